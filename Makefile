@@ -1,0 +1,64 @@
+# pecheck: one plain Makefile.  `make` builds build/pecheck; `make check`
+# runs the TAP tests under prove; `make demo` runs the gate on the built-ins.
+# SANITIZE=1 builds into build-san/ with ASan+UBSan (make check SANITIZE=1).
+
+CC      ?= cc
+PYTHON  ?= /usr/bin/python3
+WARN    = -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion
+# -ffp-contract=off: the built-ins imitate binary32 formulations operation by
+# operation; a fused multiply-add would change what they compute.
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -Iinclude -Iharness -Ireference
+LDLIBS  = -lmpfr -lgmp -lm -ldl -lpthread
+
+ifeq ($(SANITIZE),1)
+BUILD   = build-san
+CFLAGS  += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD   = build
+endif
+
+# Every .c of these folders is part of the library, except the CLI's main.
+LIB_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c reference/*.c impl/*.c properties/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC = $(wildcard tests/*_test.c)
+TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+PECHECK = $(BUILD)/pecheck
+
+.PHONY: all check demo bench clean deps
+all: $(PECHECK) $(TEST_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libpecheck.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(PECHECK): $(BUILD)/harness/main.o $(BUILD)/libpecheck.a
+	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libpecheck.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Install missing Debian packages (prints what it does; no-op when present).
+deps:
+	@scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	PECHECK=$(CURDIR)/$(PECHECK) BUILD=$(CURDIR)/$(BUILD) prove --exec '' $(TEST_BIN) $(wildcard tests/*.t)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(PECHECK) demo
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	scripts/bench.sh $(PECHECK)
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d)

@@ -1,0 +1,475 @@
+/* accuracy.c: the generic comparison engine of the accuracy gate.
+ *
+ * For each block of positions: the implementation fills GOT, the certified
+ * reference fills REF32/REF64, and every element is held to the precision
+ * model's bound (model.h).  Families differ only in how GOT and REF are made
+ * (fill_sinusoidal, fill_rope); the metrics are shared. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accuracy.h"
+#include "model.h"
+#include "opts.h"
+#include "progress.h"
+#include "rng.h"
+#include "../reference/reference.h"
+
+double pc_ulp32(float ref)
+{
+    /* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
+     * binary32 numbers at the reference (Goldberg's definition, as in
+     * Zimmermann's accuracy tables); 2^-149 at zero. */
+    if (ref == 0.0f)
+        return 0x1p-149;
+    int e;
+    frexpf(fabsf(ref), &e); /* |ref| = m 2^e, m in [0.5, 1) */
+    e -= 1;
+    if (e < -126) e = -126;
+    return ldexp(1.0, e - 23);
+}
+
+void pc_metrics_init(pc_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static void take(pc_witness *dst, const pc_witness *src) { *dst = *src; }
+
+void pc_metrics_merge(pc_metrics *a, const pc_metrics *b)
+{
+    a->count += b->count;
+    a->n_over += b->n_over;
+    a->n_exact += b->n_exact;
+    a->n_nonfinite += b->n_nonfinite;
+    a->sum_sq_err += b->sum_sq_err;
+    a->sum_sq_ref += b->sum_sq_ref;
+    if (b->max_ulp > a->max_ulp) a->max_ulp = b->max_ulp;
+    /* strictly greater: the earliest element wins ties, whatever the merge tree */
+    if (b->worst.valid && (!a->worst.valid || b->max_ratio > a->max_ratio)) {
+        a->max_ratio = b->max_ratio;
+        take(&a->worst, &b->worst);
+    }
+    if (b->worst_abs.valid && (!a->worst_abs.valid || b->max_abs > a->max_abs)) {
+        a->max_abs = b->max_abs;
+        take(&a->worst_abs, &b->worst_abs);
+    }
+    if (b->first_over.valid && !a->first_over.valid)
+        take(&a->first_over, &b->first_over);
+}
+
+double pc_rms(const pc_metrics *m)
+{
+    return m->count ? sqrt(m->sum_sq_err / (double)m->count) : 0.0;
+}
+
+double pc_nmse(const pc_metrics *m)
+{
+    /* ggml test-backend-ops: sum (ref - got)^2 / sum ref^2 */
+    return m->sum_sq_ref > 0 ? m->sum_sq_err / m->sum_sq_ref : 0.0;
+}
+
+/* Account one element. */
+static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
+                    double ref, double bound, double theta)
+{
+    m->count++;
+    pc_witness w = { 1, pos, dim, got, ref32, ref, 0, 0, bound, theta, 0, 0, 0, 0, 0, 0 };
+    uint32_t ug, ur;
+    memcpy(&ug, &got, 4);
+    memcpy(&ur, &ref32, 4);
+    if (ug == ur) m->n_exact++;
+    m->sum_sq_ref += ref * ref;
+    double ratio;
+    if (!isfinite(got)) {
+        m->n_nonfinite++;
+        w.err = INFINITY;
+        w.ulp = INFINITY;
+        ratio = INFINITY;
+    } else {
+        w.err = fabs((double)got - ref);
+        w.ulp = w.err / pc_ulp32(ref32);
+        ratio = bound > 0 ? w.err / bound : (w.err > 0 ? (double)INFINITY : 0.0);
+        m->sum_sq_err += w.err * w.err;
+    }
+    if (w.ulp > m->max_ulp) m->max_ulp = w.ulp;
+    if (!m->worst.valid || ratio > m->max_ratio) { m->max_ratio = ratio; m->worst = w; }
+    if (!m->worst_abs.valid || w.err > m->max_abs) { m->max_abs = w.err; m->worst_abs = w; }
+    if (!(w.err <= bound)) {
+        m->n_over++;
+        if (!m->first_over.valid) m->first_over = w;
+    }
+}
+
+/* Partner column of DIM in its pair, and whether DIM is the first member. */
+static int pair_of(int layout, int d, int dim, int *pair, int *first)
+{
+    int h = d / 2;
+    if (layout == 0) { *pair = dim / 2; *first = dim % 2 == 0; return dim ^ 1; }
+    *pair = dim % h; *first = dim < h;
+    return dim < h ? dim + h : dim - h;
+}
+
+typedef struct block {
+    const pc_impl *impl;
+    const pc_acc_cfg *cfg;
+    pc_freqs *freqs;
+    double *omega;        /* d/2 binary64 frequencies */
+    int64_t *pos;
+    float *got, *ref32, *x;
+    double *ref64;
+    double C, u;
+} block;
+
+/* Sinusoidal: GOT from the implementation, REF from pc_ref_sinusoidal_row. */
+static pc_status fill_sinusoidal(block *b, size_t n, pc_metrics *m, int *impl_rc)
+{
+    const pc_acc_cfg *c = b->cfg;
+    size_t d = (size_t)c->d;
+    *impl_rc = b->impl->sinusoidal(b->impl->ctx, b->pos, n, c->d, c->base, c->layout, b->got);
+    if (*impl_rc != 0) return PC_OK;
+    for (size_t r = 0; r < n; r++) {
+        pc_status st = pc_ref_sinusoidal_row(b->freqs, b->pos[r], c->layout,
+                                             b->ref32 + r * d, b->ref64 + r * d);
+        if (st != PC_OK) return st;
+        for (int j = 0; j < c->d; j++) {
+            int pair, first;
+            pair_of(c->layout, c->d, j, &pair, &first);
+            double theta = (double)b->pos[r] * b->omega[pair];
+            double bound = pc_model_bound(b->C, b->u, theta, 1.0, c->tol_abs);
+            observe(m, b->pos[r], j, b->got[r * d + (size_t)j], b->ref32[r * d + (size_t)j],
+                    b->ref64[r * d + (size_t)j], bound, theta);
+        }
+    }
+    return PC_OK;
+}
+
+/* RoPE: input rows from the seeded generator (a function of seed and
+ * position only), bound scaled by the pair's norm. */
+static pc_status fill_rope(block *b, size_t n, pc_metrics *m, int *impl_rc)
+{
+    const pc_acc_cfg *c = b->cfg;
+    size_t d = (size_t)c->d;
+    for (size_t r = 0; r < n; r++)
+        pc_normal_row(c->seed, (uint64_t)b->pos[r], c->d, b->x + r * d);
+    *impl_rc = b->impl->rope(b->impl->ctx, b->pos, n, c->d, c->base, c->layout, b->x, b->got);
+    if (*impl_rc != 0) return PC_OK;
+    for (size_t r = 0; r < n; r++) {
+        const float *x = b->x + r * d;
+        pc_status st = pc_ref_rope_row(b->freqs, b->pos[r], c->layout, x,
+                                       b->ref32 + r * d, b->ref64 + r * d);
+        if (st != PC_OK) return st;
+        for (int j = 0; j < c->d; j++) {
+            int pair, first;
+            int k = pair_of(c->layout, c->d, j, &pair, &first);
+            double theta = (double)b->pos[r] * b->omega[pair];
+            double norm = hypot((double)x[j], (double)x[k]);
+            double bound = pc_model_bound(b->C, b->u, theta, norm, c->tol_abs);
+            observe(m, b->pos[r], j, b->got[r * d + (size_t)j], b->ref32[r * d + (size_t)j],
+                    b->ref64[r * d + (size_t)j], bound, theta);
+        }
+    }
+    return PC_OK;
+}
+
+/* Error split of one witness.
+ * Implied (any source): the element's pair (got_a, got_b) against the
+ * reference pair: the angle between them and the ratio of their norms.
+ * Exact (implementations with an `angles` hook): the reference evaluated at
+ * the implementation's own binary32 angle separates the angle's error from
+ * the evaluation's. */
+static void split_witness(block *b, pc_witness *w)
+{
+    const pc_acc_cfg *c = b->cfg;
+    if (!w->valid || !isfinite(w->got)) return;
+    size_t d = (size_t)c->d;
+    int64_t pos = w->pos;
+    int pair, first;
+    int k = pair_of(c->layout, c->d, w->dim, &pair, &first);
+    int rc;
+    b->pos[0] = pos;
+    if (!strcmp(c->family, "rope")) {
+        pc_normal_row(c->seed, (uint64_t)pos, c->d, b->x);
+        rc = b->impl->rope(b->impl->ctx, b->pos, 1, c->d, c->base, c->layout, b->x, b->got);
+        if (rc == 0) rc = pc_ref_rope_row(b->freqs, pos, c->layout, b->x, NULL, b->ref64);
+    } else {
+        rc = b->impl->sinusoidal(b->impl->ctx, b->pos, 1, c->d, c->base, c->layout, b->got);
+        if (rc == 0) rc = pc_ref_sinusoidal_row(b->freqs, pos, c->layout, NULL, b->ref64);
+    }
+    if (rc != 0) return;
+    int ia = first ? w->dim : k, ib = first ? k : w->dim;
+    double ga = b->got[ia], gb = b->got[ib], ra = b->ref64[ia], rb = b->ref64[ib];
+    /* sinusoidal pairs are (sin, cos): angle = atan2(sin, cos);
+     * RoPE pairs are (x, y) points: angle = atan2(y, x) */
+    int sinus = strcmp(c->family, "rope") != 0;
+    double ag = sinus ? atan2(ga, gb) : atan2(gb, ga);
+    double ar = sinus ? atan2(ra, rb) : atan2(rb, ra);
+    double da = remainder(ag - ar, 2.0 * M_PI);
+    w->angle_err = da;
+    w->norm_err = hypot(ga, gb) / hypot(ra, rb) - 1.0;
+    w->has_split = 1;
+    if (!b->impl->angles) return;
+    float *theta = malloc(d / 2 * sizeof *theta);
+    if (!theta) return;
+    if (b->impl->angles(b->impl->ctx, b->pos, 1, c->d, c->base, theta) == 0) {
+        pc_ref2 s, co;
+        float t = theta[pair];
+        if (pc_ref_sincos_of((double)t, &s, &co) == PC_OK) {
+            double at;
+            if (sinus) at = first ? s.f64 : co.f64;
+            else {
+                double xa = b->x[ia], xb = b->x[ib];
+                at = first ? xa * co.f64 - xb * s.f64 : xa * s.f64 + xb * co.f64;
+            }
+            w->theta_impl = t;
+            w->angle_part = fabs(at - w->ref);
+            w->eval_part = fabs((double)w->got - at);
+            w->has_split = 2;
+        }
+    }
+    free(theta);
+}
+
+static void block_free(block *b)
+{
+    pc_freqs_free(b->freqs);
+    free(b->omega); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
+}
+
+pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
+                          pc_acc_result *res, pc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    pc_status st = pc_ref_check_params(cfg->d, cfg->base, err);
+    if (st != PC_OK) return st;
+    if (cfg->pos_lo < 0 || cfg->pos_hi > PC_POS_MAX || cfg->pos_lo > cfg->pos_hi)
+        return pc_seterr(err, PC_EINPUT, "positions must satisfy 0 <= A <= B <= 2^53");
+    int rope = !strcmp(cfg->family, "rope");
+    if (!rope && strcmp(cfg->family, "sinusoidal"))
+        return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
+                         "(use sinusoidal or rope)", cfg->family);
+    if ((rope && !impl->rope) || (!rope && !impl->sinusoidal)) {
+        res->status = PC_SKIP;
+        snprintf(res->note, sizeof res->note, "%s does not implement the %s family",
+                 impl->name, cfg->family);
+        return PC_OK;
+    }
+    res->u = pc_model_u(cfg->dtype);
+    res->C = pc_model_C(cfg->base);
+    size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
+    block b = { impl, cfg, pc_freqs_new(cfg->d, cfg->base), malloc(d / 2 * sizeof(double)),
+                malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
+                malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
+                malloc(B * d * sizeof(double)), res->C, res->u };
+    if (!b.freqs || !b.omega || !b.pos || !b.got || !b.ref32 || !b.x || !b.ref64) {
+        block_free(&b);
+        return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
+    }
+    for (int i = 0; i < cfg->d / 2; i++)
+        b.omega[i] = pc_freqs_omega(b.freqs, i);
+
+    pc_progress pr;
+    pc_progress_start(&pr, impl->name, cfg->quiet);
+    double t0 = pc_now();
+    uint64_t total = (uint64_t)(cfg->pos_hi - cfg->pos_lo) + 1, done = 0;
+    pc_metrics_init(&res->m);
+    st = PC_OK;
+    for (int64_t p0 = cfg->pos_lo; p0 <= cfg->pos_hi; p0 += (int64_t)B) {
+        size_t n = (size_t)((cfg->pos_hi - p0 + 1) < (int64_t)B ? cfg->pos_hi - p0 + 1 : (int64_t)B);
+        for (size_t r = 0; r < n; r++) b.pos[r] = p0 + (int64_t)r;
+        pc_metrics bm;
+        pc_metrics_init(&bm);
+        int rc = 0;
+        st = rope ? fill_rope(&b, n, &bm, &rc) : fill_sinusoidal(&b, n, &bm, &rc);
+        if (st != PC_OK) {
+            pc_seterr(err, st, "reference failed at positions %lld..%lld (precision ceiling reached)",
+                      (long long)p0, (long long)(p0 + (int64_t)n - 1));
+            break;
+        }
+        if (rc != 0) {
+            /* declining the first call means "this layout is not supported" */
+            res->status = done == 0 ? PC_SKIP : PC_FAIL;
+            if (done == 0)
+                snprintf(res->note, sizeof res->note, "%s returned %d for layout %s: "
+                         "layout not supported", impl->name, rc, pc_layout_name(cfg->layout));
+            else
+                snprintf(res->note, sizeof res->note, "%s returned error %d at positions %lld..%lld",
+                         impl->name, rc, (long long)p0, (long long)(p0 + (int64_t)n - 1));
+            break;
+        }
+        pc_metrics_merge(&res->m, &bm);
+        done += n;
+        pc_progress_update(&pr, done, total);
+    }
+    pc_progress_end(&pr);
+    if (st == PC_OK && res->status == PC_OK) {
+        res->status = res->m.n_over ? PC_FAIL : PC_OK;
+        split_witness(&b, &res->m.worst);
+        split_witness(&b, &res->m.worst_abs);
+        split_witness(&b, &res->m.first_over);
+    }
+    res->seconds = pc_now() - t0;
+    block_free(&b);
+    return st;
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static const char *verdict(pc_status s)
+{
+    return s == PC_OK ? "PASS" : s == PC_FAIL ? "FAIL" : s == PC_SKIP ? "SKIP" : "ERROR";
+}
+
+static void print_float(FILE *f, const char *label, double v)
+{
+    fprintf(f, "%s=%a (%.9g)", label, v, v);
+}
+
+/* One line on the likely cause, when the pattern is recognisable. */
+static const char *likely_cause(const pc_witness *w)
+{
+    if (!w->valid) return NULL;
+    if (!isfinite(w->got))
+        return "the implementation produced NaN or Inf";
+    if (w->has_split >= 1 && fabs(w->norm_err) > 1e-3)
+        return "the pair is not on the circle of the reference (its norm is off): a member is "
+               "missing or uses another frequency (sin-only, mismatched frequencies), or the "
+               "values carry an offset";
+    if (w->has_split == 2 && w->angle_part > 2.0 * w->eval_part)
+        return "the error comes from the angle pos*omega the implementation computed, not from "
+               "sin/cos: the position or angle is held in too little precision";
+    if (w->has_split >= 1 && fabs(w->angle_err) > 4.0 * fabs(w->norm_err))
+        return "the pair points the wrong way but has the right length: the angle is wrong "
+               "(low-precision position or angle, or error accumulated along the positions)";
+    if (w->theta == 0.0)
+        return "an error at angle 0, where sin and cos are exact: the values themselves are off";
+    return NULL;
+}
+
+static void print_witness(FILE *f, const char *title, const pc_witness *w, int rope)
+{
+    if (!w->valid) return;
+    fprintf(f, "  %s: pos=%lld dim=%d ", title, (long long)w->pos, w->dim);
+    print_float(f, "got", (double)w->got);
+    fputc(' ', f);
+    print_float(f, "ref", w->ref);
+    fprintf(f, "\n      |err| = %.3g (%.3g ulp) vs bound %.3g, theta = pos*omega = %.9g\n",
+            w->err, w->ulp, w->bound, w->theta);
+    if (w->has_split >= 1)
+        fprintf(f, "      split: the %s pair is off by %.3g rad in angle and %.3g in relative norm\n",
+                rope ? "rotated" : "(sin, cos)", w->angle_err, w->norm_err);
+    if (w->has_split == 2)
+        fprintf(f, "      the implementation's angle %a (%.9g) is off by %.3g; from the angle: %.3g, "
+                "from sin/cos evaluation: %.3g\n", (double)w->theta_impl, (double)w->theta_impl,
+                (double)w->theta_impl - w->theta, w->angle_part, w->eval_part);
+}
+
+void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
+                            const pc_acc_result *res)
+{
+    int rope = !strcmp(cfg->family, "rope");
+    fprintf(f, "%s  %s  %s d=%d base=%g layout=%s dtype=%s positions %lld..%lld",
+            verdict(res->status), impl->name, cfg->family, cfg->d, cfg->base,
+            pc_layout_name(cfg->layout), pc_dtype_name(cfg->dtype),
+            (long long)cfg->pos_lo, (long long)cfg->pos_hi);
+    if (rope) fprintf(f, " seed=%llu", (unsigned long long)cfg->seed);
+    fputc('\n', f);
+    if (res->status == PC_SKIP || res->note[0]) {
+        fprintf(f, "  %s\n", res->note);
+        if (res->status == PC_SKIP) return;
+    }
+    const pc_metrics *m = &res->m;
+    char model[160];
+    pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rope);
+    fprintf(f, "  %llu values: max abs err %.3g, max ulp err %.3g, rms %.3g, nmse %.3g, "
+            "%.2f%% correctly rounded\n", (unsigned long long)m->count, m->max_abs, m->max_ulp,
+            pc_rms(m), pc_nmse(m), m->count ? 100.0 * (double)m->n_exact / (double)m->count : 0.0);
+    fprintf(f, "  bound: %s\n", model);
+    if (res->status == PC_FAIL) {
+        fprintf(f, "  %llu values exceed the bound", (unsigned long long)m->n_over);
+        if (m->n_nonfinite) fprintf(f, " (%llu NaN/Inf)", (unsigned long long)m->n_nonfinite);
+        fprintf(f, "; the first at pos=%lld\n", (long long)m->first_over.pos);
+        print_witness(f, "worst (largest err/bound)", &m->worst, rope);
+        const char *cause = likely_cause(&m->worst);
+        if (impl->flaw) fprintf(f, "  known flaw: %s\n", impl->flaw);
+        else if (cause) fprintf(f, "  likely cause: %s\n", cause);
+    } else {
+        print_witness(f, "largest error", &m->worst_abs, rope);
+        fprintf(f, "  largest err/bound = %.3g\n", m->max_ratio);
+    }
+}
+
+void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
+{
+    if (!w->valid) { pc_json_str(j, key, NULL); return; }
+    pc_json_obj(j, key);
+    pc_json_int(j, "pos", w->pos);
+    pc_json_int(j, "dim", w->dim);
+    pc_json_float(j, "got", (double)w->got);
+    pc_json_float(j, "ref", w->ref);
+    pc_json_float(j, "ref_f32", (double)w->ref32);
+    pc_json_num(j, "abs_err", w->err);
+    pc_json_num(j, "ulp_err", w->ulp);
+    pc_json_num(j, "bound", w->bound);
+    pc_json_num(j, "theta", w->theta);
+    if (w->has_split >= 1) {
+        pc_json_obj(j, "split");
+        pc_json_num(j, "angle_err_rad", w->angle_err);
+        pc_json_num(j, "norm_err_rel", w->norm_err);
+        if (w->has_split == 2) {
+            pc_json_float(j, "impl_angle", (double)w->theta_impl);
+            pc_json_num(j, "from_angle", w->angle_part);
+            pc_json_num(j, "from_evaluation", w->eval_part);
+        }
+        pc_json_end(j);
+    }
+    pc_json_end(j);
+}
+
+void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *cfg,
+                             const pc_acc_result *res)
+{
+    int rope = !strcmp(cfg->family, "rope");
+    pc_json_str(j, "implementation", impl->name);
+    pc_json_str(j, "family", cfg->family);
+    pc_json_obj(j, "params");
+    pc_json_int(j, "d", cfg->d);
+    pc_json_num(j, "base", cfg->base);
+    pc_json_str(j, "layout", pc_layout_name(cfg->layout));
+    pc_json_str(j, "dtype", pc_dtype_name(cfg->dtype));
+    pc_json_obj(j, "positions");
+    pc_json_int(j, "start", cfg->pos_lo);
+    pc_json_int(j, "end", cfg->pos_hi);
+    pc_json_end(j);
+    pc_json_end(j);
+    pc_json_int(j, "seed", (long long)cfg->seed);
+    const char *status = res->status == PC_OK ? "pass" : res->status == PC_FAIL ? "fail" :
+                         res->status == PC_SKIP ? "skip" : "error";
+    pc_json_str(j, "status", status);
+    if (res->note[0]) pc_json_str(j, "note", res->note);
+    const pc_metrics *m = &res->m;
+    pc_json_int(j, "values", (long long)m->count);
+    pc_json_int(j, "values_over_bound", (long long)m->n_over);
+    pc_json_int(j, "values_nonfinite", (long long)m->n_nonfinite);
+    pc_json_int(j, "values_correctly_rounded", (long long)m->n_exact);
+    pc_json_num(j, "max_abs_err", m->max_abs);
+    pc_json_num(j, "max_ulp_err", m->max_ulp);
+    pc_json_num(j, "rms_err", pc_rms(m));
+    pc_json_num(j, "nmse", pc_nmse(m));
+    pc_json_num(j, "max_err_over_bound", m->max_ratio);
+    pc_json_obj(j, "bound");
+    if (cfg->tol_abs >= 0) {
+        pc_json_str(j, "model", "absolute");
+        pc_json_num(j, "tol_abs", cfg->tol_abs);
+    } else {
+        pc_json_str(j, "model", rope ? "C*u*(1+|theta|)*|pair|" : "C*u*(1+|theta|)");
+        pc_json_num(j, "C", res->C);
+        pc_json_str(j, "C_formula", "2*ln(base)+4");
+        pc_json_num(j, "u", res->u);
+    }
+    pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
+    pc_json_end(j);
+    pc_witness_json(j, "worst", &m->worst);
+    pc_witness_json(j, "max_abs_at", &m->worst_abs);
+    pc_witness_json(j, "first_over_bound", &m->first_over);
+    pc_json_num(j, "seconds", res->seconds);
+}

@@ -1,0 +1,87 @@
+/* accuracy.h: compare an implementation with the certified reference over
+ * every position of a range and every dimension (the accuracy gate).
+ *
+ * Work is cut into fixed blocks of PC_ACC_BLOCK positions; each block has
+ * its own metrics and blocks are merged in position order, so the result
+ * does not depend on how blocks are scheduled. */
+#ifndef PECHECK_ACCURACY_H
+#define PECHECK_ACCURACY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "impl.h"
+#include "json.h"
+#include "status.h"
+
+#define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
+
+typedef struct pc_acc_cfg {
+    const char *family;     /* "sinusoidal" or "rope" */
+    int d;
+    double base;
+    int layout;             /* 0 interleaved, 1 half */
+    int dtype;              /* declared working precision (enum pc_dtype) */
+    int64_t pos_lo, pos_hi; /* inclusive */
+    uint64_t seed;          /* RoPE input vectors */
+    double tol_abs;         /* < 0: precision model */
+    int quiet;              /* no progress line */
+} pc_acc_cfg;
+
+/* One element, shown as a witness. */
+typedef struct pc_witness {
+    int valid;
+    int64_t pos;
+    int dim;
+    float got;
+    float ref32;      /* correctly rounded binary32 reference */
+    double ref;       /* correctly rounded binary64 reference */
+    double err;       /* |got - ref| */
+    double ulp;       /* err in ulps of ref32 */
+    double bound;
+    double theta;     /* pos * omega of the element's pair (binary64) */
+    /* error split (pecheck_accuracy_split) */
+    int has_split;    /* 1: implied split filled; 2: also the exact split */
+    double angle_err; /* implied: angle of got pair minus angle of ref pair (rad) */
+    double norm_err;  /* implied: |got pair| / |ref pair| - 1 */
+    float theta_impl; /* exact split: the binary32 angle the implementation used */
+    double angle_part;/* |ref at theta_impl - ref| */
+    double eval_part; /* |got - ref at theta_impl| */
+} pc_witness;
+
+typedef struct pc_metrics {
+    uint64_t count, n_over, n_exact, n_nonfinite;
+    double max_abs, max_ulp, max_ratio, sum_sq_err, sum_sq_ref;
+    pc_witness worst;      /* largest err / bound: decides the verdict */
+    pc_witness worst_abs;  /* largest absolute error */
+    pc_witness first_over; /* first element over the bound, in position order */
+} pc_metrics;
+
+typedef struct pc_acc_result {
+    pc_status status;      /* PC_OK pass, PC_FAIL, PC_SKIP */
+    char note[256];        /* why skipped / implementation error */
+    pc_metrics m;
+    double C, u;
+    double seconds;
+} pc_acc_result;
+
+/* Run the gate.  Returns PC_OK when the run completed (verdict in
+ * RES->status), or an error (bad parameters, reference failure). */
+pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
+                          pc_acc_result *res, pc_err *err);
+
+/* Metrics of one block, merged in order (exposed for threads and shards). */
+void pc_metrics_init(pc_metrics *m);
+void pc_metrics_merge(pc_metrics *into, const pc_metrics *from);
+
+double pc_ulp32(float ref);
+double pc_rms(const pc_metrics *m);
+double pc_nmse(const pc_metrics *m);
+
+void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
+                            const pc_acc_result *res);
+/* Writes the JSON fields of one result into the current object. */
+void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *cfg,
+                             const pc_acc_result *res);
+void pc_witness_json(pc_json *j, const char *key, const pc_witness *w);
+
+#endif

@@ -1,0 +1,115 @@
+/* cmd_accuracy.c: `pecheck accuracy`: the accuracy gate for one or more
+ * implementations, text or JSON. */
+#include <stdlib.h>
+#include <string.h>
+#include "accuracy.h"
+#include "cli.h"
+#include "output.h"
+#include "sources.h"
+#include "version.h"
+
+/* Fill CFG from the options for IMPL.  Without --family the implementation's
+ * own family is used. */
+static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg, pc_err *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->family = o->family ? o->family : impl->family_hint;
+    if (strcmp(cfg->family, "sinusoidal") && strcmp(cfg->family, "rope"))
+        return pc_seterr(err, PC_EINPUT, "--family: expected sinusoidal or rope, got '%s'",
+                         cfg->family);
+    cfg->d = o->d;
+    cfg->base = o->base;
+    cfg->layout = o->layout < 0 ? 0 : o->layout;
+    cfg->dtype = o->dtype;
+    if (cfg->dtype == PC_DT_F64)
+        return pc_seterr(err, PC_EINPUT, "--dtype: accuracy takes f32, bf16 or f16");
+    cfg->pos_lo = o->pos_lo;
+    cfg->pos_hi = o->pos_hi;
+    cfg->seed = o->seed;
+    cfg->tol_abs = o->tol_abs;
+    cfg->quiet = o->quiet;
+    return PC_OK;
+}
+
+/* Run one implementation; with no --layout, a RoPE implementation that
+ * declines the interleaved layout is run on the half layout. */
+static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
+                         pc_acc_result *res, pc_err *err)
+{
+    pc_status st = make_cfg(o, impl, cfg, err);
+    if (st != PC_OK) return st;
+    st = pc_accuracy_run(impl, cfg, res, err);
+    if (st == PC_OK && res->status == PC_SKIP && o->layout < 0 && res->m.count == 0
+        && ((!strcmp(cfg->family, "rope") && impl->rope) ||
+            (!strcmp(cfg->family, "sinusoidal") && impl->sinusoidal))) {
+        cfg->layout = 1;
+        st = pc_accuracy_run(impl, cfg, res, err);
+    }
+    return st;
+}
+
+int pc_cmd_accuracy(int argc, char **argv)
+{
+    pc_opts o;
+    pc_err err = { "" };
+    pc_opts_defaults(&o);
+    pc_status st = pc_opts_parse(argc, argv,
+        "impl plugin table table-sin family d base layout max-pos positions pos-start dtype "
+        "tol-abs seed format output quiet", 0, &o, &err);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: accuracy writes text or json"), &err);
+    if (o.family && strcmp(o.family, "sinusoidal") && strcmp(o.family, "rope"))
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT,
+                           "--family: expected sinusoidal or rope, got '%s'", o.family), &err);
+    pc_sources src;
+    st = pc_sources_open(&o, o.family, &src, &err);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+
+    pc_acc_result *res = calloc((size_t)src.n, sizeof *res);
+    pc_acc_cfg *cfg = calloc((size_t)src.n, sizeof *cfg);
+    if (!res || !cfg) {
+        free(res); free(cfg); pc_sources_close(&src);
+        return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
+    }
+    int any_fail = 0;
+    for (int k = 0; k < src.n && st == PC_OK; k++) {
+        st = run_one(&o, src.impl[k], &cfg[k], &res[k], &err);
+        if (st == PC_OK && res[k].status == PC_FAIL) any_fail = 1;
+    }
+    if (st == PC_OK) {
+        pc_out out;
+        st = pc_out_open(&out, o.output, &err);
+        if (st == PC_OK) {
+            if (o.format == PC_FMT_JSON) {
+                pc_json j;
+                pc_json_init(&j, out.f);
+                pc_json_obj(&j, NULL);
+                pc_json_str(&j, "tool", PC_TOOL);
+                pc_json_str(&j, "version", PC_VERSION);
+                if (src.n == 1) {
+                    pc_accuracy_json_fields(&j, src.impl[0], &cfg[0], &res[0]);
+                } else {
+                    pc_json_str(&j, "status", any_fail ? "fail" : "pass");
+                    pc_json_arr(&j, "results");
+                    for (int k = 0; k < src.n; k++) {
+                        pc_json_obj(&j, NULL);
+                        pc_accuracy_json_fields(&j, src.impl[k], &cfg[k], &res[k]);
+                        pc_json_end(&j);
+                    }
+                    pc_json_end(&j);
+                }
+                pc_json_end(&j);
+            } else {
+                for (int k = 0; k < src.n; k++)
+                    pc_accuracy_print_text(out.f, src.impl[k], &cfg[k], &res[k]);
+            }
+            st = pc_out_close(&out, 1, &err);
+        }
+    }
+    free(res);
+    free(cfg);
+    pc_sources_close(&src);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;
+}

@@ -1,0 +1,44 @@
+/* impl.h: one implementation under test, whatever its source.
+ *
+ * Built-ins (impl/), plugins (dlopen) and .npy tables all fill this struct;
+ * the comparison engine and the properties see only these hooks.  The hooks
+ * mirror the plugin ABI (include/pecheck_plugin.h) plus a context pointer.
+ * A NULL hook means the family is not provided (reported as skipped).
+ * Hooks return 0 on success, nonzero for an error of the implementation. */
+#ifndef PECHECK_IMPL_H
+#define PECHECK_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../include/pecheck_plugin.h"
+
+typedef struct pc_impl pc_impl;
+struct pc_impl {
+    const char *name;
+    const char *description;  /* one line, for `pecheck list` */
+    const char *family_hint;  /* family it is meant for: "sinusoidal", ... */
+    int expect_pass;          /* 1 for a correct built-in, 0 for a known-bad one */
+    const char *flaw;         /* known-bad: what is wrong, for explanations */
+    void *ctx;                /* owned by the source (plugin handle, table) */
+
+    int (*sinusoidal)(void *ctx, const int64_t *pos, size_t n, int d,
+                      double base, int layout, float *out);
+    int (*rope)(void *ctx, const int64_t *pos, size_t n, int d, double base,
+                int layout, const float *x, float *out);
+    int64_t (*learned_max_len)(void *ctx);
+    int (*learned)(void *ctx, const int64_t *pos, size_t n, int d, float *out);
+    int (*attention)(void *ctx, size_t n, int d, const float *x,
+                     const float *wq, const float *wk, const float *wv,
+                     int causal, float *out);
+    /* Optional: the binary32 angles pos*omega_i the implementation uses
+     * (N x D/2), so the error can be split into angle and evaluation. */
+    int (*angles)(void *ctx, const int64_t *pos, size_t n, int d, double base,
+                  float *theta);
+};
+
+/* The built-in implementations (impl/registry.c). */
+const pc_impl *pc_builtin_find(const char *name);
+size_t pc_builtin_count(void);
+const pc_impl *pc_builtin_at(size_t k);
+
+#endif

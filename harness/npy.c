@@ -1,0 +1,746 @@
+/* npy.c: NumPy .npy reader and writer (see npy.h).
+ *
+ * File layout (numpy.lib.format):
+ *   bytes 0..5   magic "\x93NUMPY"
+ *   byte  6, 7   major, minor version: 1.0, 2.0 or 3.0
+ *   then         header length HLEN: 2 bytes LE (1.0) or 4 bytes LE (2.0, 3.0)
+ *   then         HLEN bytes of header: a Python dict literal
+ *                {'descr': '<f4', 'fortran_order': False, 'shape': (5000, 64), }
+ *                padded with spaces and ended by '\n' (latin-1 in 1.0/2.0,
+ *                utf-8 in 3.0; only ASCII matters to us, see parse_header)
+ *   then         the array bytes, exactly count * itemsize of them.
+ *
+ * The reader never trusts a length: every read is checked against the
+ * buffer's end before it happens, and every size product is checked for
+ * size_t overflow before it is formed. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync, getpid */
+
+#include "npy.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static const unsigned char npy_magic[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
+
+/* Dims kept for messages; a header may list more (rank > 3 is rejected,
+ * but the message still says how many there were). */
+#define NPY_MSG_DIMS 8
+
+/* ------------------------------------------------------------------ */
+/* Message helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Copy S[0..N) into DST (DSTSZ >= 8 bytes) so that it can sit inside a
+ * one-line message: bytes outside printable ASCII, and backslashes, become
+ * \xNN; a string that does not fit ends with "...". */
+static void printable(char *dst, size_t dstsz, const unsigned char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        size_t need = (c >= 0x20 && c < 0x7f && c != '\\') ? 1 : 4;
+        if (o + need + 4 > dstsz) {     /* keep room for "..." and NUL */
+            memcpy(dst + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (need == 1)
+            dst[o++] = (char)c;
+        else {
+            snprintf(dst + o, 5, "\\x%02x", c);
+            o += 4;
+        }
+    }
+    dst[o] = '\0';
+}
+
+/* Python's spelling of a shape tuple: "()", "(5000,)", "(2, 3)".  NDIMS is
+ * how many dims the header had, of which min(NDIMS, NPY_MSG_DIMS) are in
+ * DIMS. */
+static void fmt_shape(char *dst, size_t dstsz, const size_t *dims, size_t ndims)
+{
+    size_t o = 0;
+    size_t shown = ndims < NPY_MSG_DIMS ? ndims : NPY_MSG_DIMS;
+    int n = snprintf(dst, dstsz, "(");
+    o = (size_t)n;
+    for (size_t i = 0; i < shown && o < dstsz; i++) {
+        n = snprintf(dst + o, dstsz - o, "%s%zu", i ? ", " : "", dims[i]);
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+    if (o < dstsz) {
+        if (ndims > shown)
+            snprintf(dst + o, dstsz - o, ", ... %zu dims)", ndims);
+        else
+            snprintf(dst + o, dstsz - o, ndims == 1 ? ",)" : ")");
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Header dict parser                                                   */
+/* ------------------------------------------------------------------ */
+
+/* What the header says. */
+typedef struct npy_header {
+    int have_descr, have_fortran, have_shape;
+    char dtype[4];                 /* canonical "<fN" once descr is accepted */
+    size_t itemsize;               /* 2, 4 or 8 */
+    int fortran;
+    size_t ndims;                  /* entries in the shape tuple */
+    size_t dims[NPY_MSG_DIMS];     /* the first NPY_MSG_DIMS of them */
+} npy_header;
+
+typedef struct hparse {
+    const unsigned char *begin, *p, *end;
+    pc_err *err;
+} hparse;
+
+static int is_space(unsigned c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void skip_ws(hparse *h)
+{
+    while (h->p < h->end && is_space(*h->p))
+        h->p++;
+}
+
+/* "malformed header: expected WHAT at byte N (near '...')" */
+static pc_status syntax(hparse *h, const char *what)
+{
+    char near[40];
+    size_t left = (size_t)(h->end - h->p);
+    if (left == 0)
+        return pc_seterr(h->err, PC_EINPUT,
+                         "malformed header: expected %s at byte %zu (end of header)",
+                         what, (size_t)(h->p - h->begin));
+    printable(near, sizeof near, h->p, left < 16 ? left : 16);
+    return pc_seterr(h->err, PC_EINPUT,
+                     "malformed header: expected %s at byte %zu (near '%s')",
+                     what, (size_t)(h->p - h->begin), near);
+}
+
+/* A Python string literal without escapes: '...' or "...".  The header
+ * strings numpy writes ('descr', '<f4', ...) never need escapes. */
+static pc_status parse_str(hparse *h, const unsigned char **s, size_t *n, const char *what)
+{
+    if (h->p == h->end || (*h->p != '\'' && *h->p != '"'))
+        return syntax(h, what);
+    unsigned char q = *h->p;
+    const unsigned char *start = h->p + 1;
+    const unsigned char *e = start;
+    while (e < h->end && *e != q) {
+        if (*e == '\\' || *e == '\n') {
+            h->p = e;
+            return syntax(h, "a string without escapes or line breaks");
+        }
+        e++;
+    }
+    if (e == h->end) {
+        h->p = e;
+        return syntax(h, "the closing quote of a string");
+    }
+    *s = start;
+    *n = (size_t)(e - start);
+    h->p = e + 1;
+    return PC_OK;
+}
+
+static int str_is(const unsigned char *s, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+/* descr: a string such as '<f4'.  Accepts '<f2', '<f4', '<f8' and the same
+ * with '=' (native order: little-endian on every host pecheck supports). */
+static pc_status parse_descr(hparse *h, npy_header *hd)
+{
+    const unsigned char *s;
+    size_t n;
+    char shown[40];
+    pc_status st;
+
+    if (h->p < h->end && (*h->p == '[' || *h->p == '{'))
+        return pc_seterr(h->err, PC_EINPUT,
+                         "unsupported dtype: structured (record) dtype "
+                         "(expected <f2, <f4 or <f8)");
+    if ((st = parse_str(h, &s, &n, "a dtype string after 'descr':")) != PC_OK)
+        return st;
+    printable(shown, sizeof shown, s, n);
+    if (n == 3 && (s[0] == '<' || s[0] == '=') && s[1] == 'f'
+        && (s[2] == '2' || s[2] == '4' || s[2] == '8')) {
+        hd->dtype[0] = '<';
+        hd->dtype[1] = 'f';
+        hd->dtype[2] = (char)s[2];
+        hd->dtype[3] = '\0';
+        hd->itemsize = (size_t)(s[2] - '0');
+        return PC_OK;
+    }
+    if (n == 3 && s[0] == '>' && s[1] == 'f')
+        return pc_seterr(h->err, PC_EINPUT,
+                         "unsupported dtype '%s': big-endian data is not supported "
+                         "(expected <f2, <f4 or <f8)", shown);
+    if (n == 3 && s[0] == '|' && s[1] == 'f')
+        return pc_seterr(h->err, PC_EINPUT,
+                         "unsupported dtype '%s': byte order '|' is not valid for floats "
+                         "(expected <f2, <f4 or <f8)", shown);
+    return pc_seterr(h->err, PC_EINPUT,
+                     "unsupported dtype '%s' (expected <f2, <f4 or <f8)", shown);
+}
+
+/* fortran_order: True or False (numpy requires a bool). */
+static pc_status parse_fortran(hparse *h, npy_header *hd)
+{
+    const unsigned char *s = h->p;
+    while (h->p < h->end && ((*h->p >= 'A' && *h->p <= 'Z') || (*h->p >= 'a' && *h->p <= 'z')
+                             || (*h->p >= '0' && *h->p <= '9') || *h->p == '_'))
+        h->p++;
+    size_t n = (size_t)(h->p - s);
+    if (str_is(s, n, "True"))
+        hd->fortran = 1;
+    else if (str_is(s, n, "False"))
+        hd->fortran = 0;
+    else {
+        h->p = s;
+        return syntax(h, "True or False after 'fortran_order':");
+    }
+    return PC_OK;
+}
+
+/* shape: a tuple of non-negative ints: (), (5000,), (2, 3), (2, 3,).
+ * "(5)" is an int in Python, not a tuple, and is rejected as numpy does.
+ * A Python 2 long suffix ("5L") is accepted; old numpy wrote it. */
+static pc_status parse_shape(hparse *h, npy_header *hd)
+{
+    int comma = 0;
+    if (h->p == h->end || *h->p != '(')
+        return syntax(h, "a tuple '(...)' after 'shape':");
+    h->p++;
+    skip_ws(h);
+    hd->ndims = 0;
+    while (h->p < h->end && *h->p != ')') {
+        if (*h->p == '-')
+            return pc_seterr(h->err, PC_EINPUT,
+                             "negative dimension in shape (dim %zu)", hd->ndims);
+        if (*h->p < '0' || *h->p > '9')
+            return syntax(h, "a dimension (a non-negative integer) in 'shape'");
+        const unsigned char *digits = h->p;
+        size_t v = 0;
+        while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
+            size_t d = (size_t)(*h->p - '0');
+            if (v > (SIZE_MAX - d) / 10) {
+                char shown[40];
+                const unsigned char *e = h->p;
+                while (e < h->end && *e >= '0' && *e <= '9')
+                    e++;
+                printable(shown, sizeof shown, digits, (size_t)(e - digits));
+                return pc_seterr(h->err, PC_EINPUT,
+                                 "dimension %zu of shape (%s) overflows size_t",
+                                 hd->ndims, shown);
+            }
+            v = v * 10 + d;
+            h->p++;
+        }
+        if (h->p < h->end && (*h->p == 'L' || *h->p == 'l'))
+            h->p++;
+        if (hd->ndims < NPY_MSG_DIMS)
+            hd->dims[hd->ndims] = v;
+        hd->ndims++;
+        skip_ws(h);
+        if (h->p < h->end && *h->p == ',') {
+            comma = 1;
+            h->p++;
+            skip_ws(h);
+        } else if (h->p < h->end && *h->p != ')')
+            return syntax(h, "',' or ')' in 'shape'");
+    }
+    if (h->p == h->end)
+        return syntax(h, "')' closing 'shape'");
+    h->p++;
+    if (hd->ndims == 1 && !comma)
+        return pc_seterr(h->err, PC_EINPUT,
+                         "malformed header: shape (%zu) is not a tuple (write (%zu,))",
+                         hd->dims[0], hd->dims[0]);
+    return PC_OK;
+}
+
+/* The dict: '{' then key: value pairs in any order, separated by commas,
+ * optional trailing comma, '}' and only whitespace after it.  Exactly the
+ * keys 'descr', 'fortran_order' and 'shape', each once. */
+static pc_status parse_header(const unsigned char *b, size_t n, npy_header *hd, pc_err *err)
+{
+    hparse h = { b, b, b + n, err };
+    pc_status st;
+
+    memset(hd, 0, sizeof *hd);
+    skip_ws(&h);
+    if (h.p == h.end || *h.p != '{')
+        return syntax(&h, "'{' opening the header dict");
+    h.p++;
+    for (;;) {
+        const unsigned char *k;
+        size_t kn;
+        skip_ws(&h);
+        if (h.p < h.end && *h.p == '}')
+            break;
+        if ((st = parse_str(&h, &k, &kn, "a quoted key or '}'")) != PC_OK)
+            return st;
+        skip_ws(&h);
+        if (h.p == h.end || *h.p != ':')
+            return syntax(&h, "':' after a key");
+        h.p++;
+        skip_ws(&h);
+        int *seen;
+        pc_status (*value)(hparse *, npy_header *);
+        if (str_is(k, kn, "descr")) {
+            seen = &hd->have_descr;
+            value = parse_descr;
+        } else if (str_is(k, kn, "fortran_order")) {
+            seen = &hd->have_fortran;
+            value = parse_fortran;
+        } else if (str_is(k, kn, "shape")) {
+            seen = &hd->have_shape;
+            value = parse_shape;
+        } else {
+            char shown[40];
+            printable(shown, sizeof shown, k, kn);
+            return pc_seterr(err, PC_EINPUT,
+                             "unexpected key '%s' in header (expected 'descr', "
+                             "'fortran_order' and 'shape')", shown);
+        }
+        if (*seen) {
+            char shown[40];
+            printable(shown, sizeof shown, k, kn);
+            return pc_seterr(err, PC_EINPUT, "duplicate key '%s' in header", shown);
+        }
+        *seen = 1;
+        if ((st = value(&h, hd)) != PC_OK)
+            return st;
+        skip_ws(&h);
+        if (h.p < h.end && *h.p == ',') {
+            h.p++;
+            continue;
+        }
+        if (h.p < h.end && *h.p == '}')
+            break;
+        return syntax(&h, "',' or '}' after a value");
+    }
+    h.p++; /* '}' */
+    skip_ws(&h);
+    if (h.p != h.end)
+        return syntax(&h, "only whitespace after the closing '}'");
+    if (!hd->have_descr)
+        return pc_seterr(err, PC_EINPUT, "header lacks key 'descr'");
+    if (!hd->have_fortran)
+        return pc_seterr(err, PC_EINPUT, "header lacks key 'fortran_order'");
+    if (!hd->have_shape)
+        return pc_seterr(err, PC_EINPUT, "header lacks key 'shape'");
+    return PC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Value conversion                                                     */
+/* ------------------------------------------------------------------ */
+
+/* IEEE binary16 bits -> the same value as a double, built bit by bit so it
+ * is exact and needs no libm:
+ *   exponent field 0:    +-M * 2^-24 (zero or subnormal), normalised here;
+ *   exponent field 31:   inf (M == 0) or NaN (payload moved to the top);
+ *   otherwise:           +-(1 + M/2^10) * 2^(E-15). */
+static double half_to_double(uint16_t h)
+{
+    uint64_t sign = (uint64_t)(h >> 15) << 63;
+    uint32_t e = (h >> 10) & 0x1fu;
+    uint64_t m = h & 0x3ffu;
+    uint64_t bits;
+
+    if (e == 0x1f)
+        bits = sign | ((uint64_t)0x7ff << 52) | (m << 42);
+    else if (e != 0)
+        bits = sign | ((uint64_t)(e - 15 + 1023) << 52) | (m << 42);
+    else if (m == 0)
+        bits = sign;
+    else {
+        /* value = m * 2^-24 with the top set bit of m at K (0..9):
+         * 2^(K-24) * (m / 2^K), significand bits (m - 2^K) << (52 - K). */
+        int k = 9;
+        while (!(m >> k))
+            k--;
+        bits = sign | ((uint64_t)(k - 24 + 1023) << 52)
+               | ((m & ~((uint64_t)1 << k)) << (52 - k));
+    }
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+static uint64_t load_le(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void convert(const unsigned char *p, size_t itemsize, size_t count, double *out)
+{
+    for (size_t i = 0; i < count; i++, p += itemsize) {
+        uint64_t u = load_le(p, itemsize);
+        if (itemsize == 2)
+            out[i] = half_to_double((uint16_t)u);
+        else if (itemsize == 4) {
+            uint32_t u32 = (uint32_t)u;
+            float f;
+            memcpy(&f, &u32, sizeof f);
+            out[i] = (double)f;
+        } else {
+            double d;
+            memcpy(&d, &u, sizeof d);
+            out[i] = d;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                              */
+/* ------------------------------------------------------------------ */
+
+pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
+{
+    npy_header hd;
+    char shp[160];
+    pc_status st;
+
+    if (!out)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL output");
+    memset(out, 0, sizeof *out);
+    if (!buf && len > 0)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL buffer");
+
+    /* Magic and version. */
+    if (len == 0)
+        return pc_seterr(err, PC_EINPUT, "empty input (0 bytes), not a .npy file");
+    size_t m = len < sizeof npy_magic ? len : sizeof npy_magic;
+    if (memcmp(buf, npy_magic, m) != 0) {
+        char shown[40];
+        printable(shown, sizeof shown, buf, m);
+        return pc_seterr(err, PC_EINPUT,
+                         "bad magic: not a .npy file (starts with '%s', expected '\\x93NUMPY')",
+                         shown);
+    }
+    if (len < 8)
+        return pc_seterr(err, PC_EINPUT,
+                         "truncated header: %zu bytes, too short for the magic and version", len);
+    unsigned major = buf[6], minor = buf[7];
+    if (major < 1 || major > 3 || minor != 0)
+        return pc_seterr(err, PC_EINPUT,
+                         "unsupported version %u.%u (expected 1.0, 2.0 or 3.0)", major, minor);
+
+    /* Header length and header. */
+    size_t lenbytes = major == 1 ? 2 : 4;
+    size_t prefix = 8 + lenbytes;
+    if (len < prefix)
+        return pc_seterr(err, PC_EINPUT,
+                         "truncated header: %zu bytes, too short for the version %u.0 "
+                         "header length field", len, major);
+    uint64_t hlen64 = load_le(buf + 8, lenbytes);
+    if (hlen64 > PC_NPY_MAX_HEADER)
+        return pc_seterr(err, PC_EINPUT,
+                         "header too long: header length %llu exceeds the limit of %zu bytes",
+                         (unsigned long long)hlen64, PC_NPY_MAX_HEADER);
+    size_t hlen = (size_t)hlen64;
+    if (hlen > len - prefix)
+        return pc_seterr(err, PC_EINPUT,
+                         "truncated header: header length %zu is more than the %zu bytes "
+                         "left in the file (header too long, or file cut short)",
+                         hlen, len - prefix);
+    if ((st = parse_header(buf + prefix, hlen, &hd, err)) != PC_OK)
+        return st;
+
+    /* What the header describes. */
+    fmt_shape(shp, sizeof shp, hd.dims, hd.ndims);
+    if (hd.fortran)
+        return pc_seterr(err, PC_EINPUT,
+                         "Fortran order (fortran_order: True) is not supported; "
+                         "save the table in C order");
+    if (hd.ndims == 0 || hd.ndims > PC_NPY_MAX_RANK)
+        return pc_seterr(err, PC_EINPUT,
+                         "rank %zu (shape %s): expected rank 1, 2 or 3", hd.ndims, shp);
+    size_t count = 1;
+    for (size_t i = 0; i < hd.ndims; i++) {
+        if (hd.dims[i] == 0) {
+            if (i == 0)
+                return pc_seterr(err, PC_EINPUT, "table has 0 rows (shape %s)", shp);
+            return pc_seterr(err, PC_EINPUT,
+                             "shape %s has a zero dimension (dim %zu): table is empty", shp, i);
+        }
+        if (count > SIZE_MAX / hd.dims[i])
+            return pc_seterr(err, PC_EINPUT,
+                             "shape %s: element count overflows size_t", shp);
+        count *= hd.dims[i];
+    }
+    if (count > SIZE_MAX / hd.itemsize)
+        return pc_seterr(err, PC_EINPUT,
+                         "shape %s of %s: byte count overflows size_t", shp, hd.dtype);
+    size_t nbytes = count * hd.itemsize;
+
+    /* The data: exactly NBYTES after the header. */
+    size_t off = prefix + hlen;
+    size_t have = len - off;
+    if (have < nbytes)
+        return pc_seterr(err, PC_EINPUT,
+                         "truncated data: shape %s of %s needs %zu bytes, "
+                         "the file has %zu after the header", shp, hd.dtype, nbytes, have);
+    if (have > nbytes)
+        return pc_seterr(err, PC_EINPUT,
+                         "trailing data: %zu bytes after the array data (shape %s of %s "
+                         "needs %zu bytes, the file has %zu after the header)",
+                         have - nbytes, shp, hd.dtype, nbytes, have);
+    if (count > SIZE_MAX / sizeof(double))
+        return pc_seterr(err, PC_EINPUT,
+                         "shape %s: too large to convert to double (size_t overflow)", shp);
+    double *data = malloc(count * sizeof(double));
+    if (!data)
+        return pc_seterr(err, PC_ENOMEM,
+                         "out of memory for %zu values (shape %s)", count, shp);
+    convert(buf + off, hd.itemsize, count, data);
+
+    out->rank = (int)hd.ndims;
+    for (size_t i = 0; i < 3; i++)
+        out->shape[i] = i < hd.ndims ? hd.dims[i] : 1;
+    out->count = count;
+    memcpy(out->dtype, hd.dtype, sizeof out->dtype);
+    out->data = data;
+    return PC_OK;
+}
+
+pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
+{
+    pc_err e;
+    struct stat sb;
+
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!path || !out)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_read: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pc_seterr(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fileno(f), &sb) != 0) {
+        int saved = errno;
+        fclose(f);
+        return pc_seterr(err, PC_EIO, "%s: cannot stat: %s", path, strerror(saved));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return pc_seterr(err, PC_EIO, "%s: is a directory, not a .npy file", path);
+    }
+
+    /* Read it all.  A regular file's size is known (one spare byte shows
+     * EOF without a second allocation); a pipe grows the buffer. */
+    size_t cap = 1 << 16;
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uintmax_t)sb.st_size < SIZE_MAX)
+        cap = (size_t)sb.st_size + 1;
+    size_t n = 0;
+    unsigned char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap);
+    }
+    for (;;) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        if (cap > SIZE_MAX / 2) {
+            free(buf);
+            fclose(f);
+            return pc_seterr(err, PC_EINPUT, "%s: file too large", path);
+        }
+        unsigned char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            fclose(f);
+            return pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap * 2);
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (ferror(f)) {
+        int saved = errno;
+        free(buf);
+        fclose(f);
+        return pc_seterr(err, PC_EIO, "%s: read error: %s", path, strerror(saved));
+    }
+    fclose(f);
+    if (n == 0) {
+        free(buf);
+        return pc_seterr(err, PC_EINPUT, "%s: empty file (0 bytes), not a .npy file", path);
+    }
+    pc_status st = pc_npy_parse(buf, n, out, &e);
+    free(buf);
+    if (st != PC_OK)
+        return pc_seterr(err, st, "%s: %s", path, e.msg);
+    return PC_OK;
+}
+
+void pc_npy_free(pc_npy *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The header np.save writes, padded with spaces and ended by '\n' so
+ * that the data starts at a multiple of 64 bytes.  Returns the byte count
+ * of magic + version + length + header, written to HDR. */
+static size_t build_header(unsigned char *hdr, size_t hdrsz, const char *descr, int rank,
+                           const size_t *shape)
+{
+    char dims[96];
+    char dict[256];
+    size_t o = 0;
+
+    for (int i = 0; i < rank; i++) {
+        int n = snprintf(dims + o, sizeof dims - o, "%s%zu", i ? ", " : "", shape[i]);
+        o += (size_t)n;
+    }
+    if (rank == 1)
+        snprintf(dims + o, sizeof dims - o, ",");
+    int dn = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
+                      descr, dims);
+    size_t dlen = (size_t)dn;
+
+    /* numpy >= 1.23 leaves room for the first dimension to grow to 21
+     * digits (GROWTH_AXIS_MAX_DIGITS, for appending in place); copying that
+     * makes our files byte-identical to np.save's. */
+    int d0 = snprintf(dims, sizeof dims, "%zu", shape[0]);
+    size_t body = dlen + (d0 < 21 ? (size_t)(21 - d0) : 0) + 1;
+
+    /* Version 1.0 unless the header length exceeds 2 bytes (it cannot for
+     * rank <= 3, but the rule is numpy's). */
+    size_t prefix = 10;
+    size_t hlen = body + (64 - (prefix + body) % 64) % 64;
+    if (hlen > 0xffff) {
+        prefix = 12;
+        hlen = body + (64 - (prefix + body) % 64) % 64;
+    }
+    if (prefix + hlen > hdrsz)
+        return 0;
+    memcpy(hdr, npy_magic, sizeof npy_magic);
+    hdr[6] = prefix == 10 ? 1 : 2;
+    hdr[7] = 0;
+    for (size_t i = 0; i < prefix - 8; i++)
+        hdr[8 + i] = (unsigned char)(hlen >> (8 * i));
+    memcpy(hdr + prefix, dict, dlen);
+    memset(hdr + prefix + dlen, ' ', hlen - dlen - 1);
+    hdr[prefix + hlen - 1] = '\n';
+    return prefix + hlen;
+}
+
+static pc_status npy_write(const char *path, const void *data, size_t itemsize, int rank,
+                           const size_t *shape, pc_err *err)
+{
+    unsigned char hdr[512];
+    unsigned char chunk[8192];
+    const char *descr = itemsize == 4 ? "<f4" : "<f8";
+
+    if (!path || !data || !shape)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_write: NULL argument");
+    if (rank < 1 || rank > PC_NPY_MAX_RANK)
+        return pc_seterr(err, PC_EINPUT, "%s: cannot write rank %d (expected 1, 2 or 3)",
+                         path, rank);
+    size_t count = 1;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] == 0)
+            return pc_seterr(err, PC_EINPUT, "%s: cannot write a zero dimension (dim %d)",
+                             path, i);
+        if (count > SIZE_MAX / shape[i] / itemsize)
+            return pc_seterr(err, PC_EINPUT, "%s: shape too large (size_t overflow)", path);
+        count *= shape[i];
+    }
+    size_t hn = build_header(hdr, sizeof hdr, descr, rank, shape);
+    if (hn == 0)
+        return pc_seterr(err, PC_EINTERNAL, "%s: .npy header does not fit", path);
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp)
+        return pc_seterr(err, PC_ENOMEM, "%s: out of memory", path);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        pc_status st = pc_seterr(err, PC_EIO, "%s: cannot create %s: %s", path, tmp,
+                                 strerror(errno));
+        free(tmp);
+        return st;
+    }
+    int ok = fwrite(hdr, 1, hn, f) == hn;
+    const unsigned char *src = data;
+    size_t per = sizeof chunk / itemsize;
+    for (size_t i = 0; ok && i < count; i += per) {
+        size_t k = count - i < per ? count - i : per;
+        for (size_t j = 0; j < k; j++) {
+            uint64_t u = 0;
+            if (itemsize == 4) {
+                uint32_t u32;
+                memcpy(&u32, src + (i + j) * 4, 4);
+                u = u32;
+            } else
+                memcpy(&u, src + (i + j) * 8, 8);
+            for (size_t b = 0; b < itemsize; b++)
+                chunk[j * itemsize + b] = (unsigned char)(u >> (8 * b));
+        }
+        ok = fwrite(chunk, itemsize, k, f) == k;
+    }
+    int saved = ok ? 0 : errno;
+    if (ok && fflush(f) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
+        ok = 0;                /* EINVAL/EROFS: the file kind cannot sync */
+        saved = errno;
+    }
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    if (!ok) {
+        remove(tmp);
+        free(tmp);
+        return pc_seterr(err, PC_EIO, "%s: write failed: %s", path,
+                         saved ? strerror(saved) : "short write");
+    }
+    free(tmp);
+    return PC_OK;
+}
+
+pc_status pc_npy_write_f32(const char *path, const float *data, int rank, const size_t *shape,
+                           pc_err *err)
+{
+    return npy_write(path, data, 4, rank, shape, err);
+}
+
+pc_status pc_npy_write_f64(const char *path, const double *data, int rank, const size_t *shape,
+                           pc_err *err)
+{
+    return npy_write(path, data, 8, rank, shape, err);
+}

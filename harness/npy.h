@@ -1,0 +1,76 @@
+/* npy.h: read and write NumPy .npy files holding float tables.
+ *
+ * pecheck reads reference and exported positional-encoding tables from .npy
+ * files (format spec: numpy.lib.format, versions 1.0, 2.0 and 3.0).  Only
+ * what a PE table can be is accepted: a little-endian, C-order array of
+ * float16, float32 or float64 with rank 1, 2 or 3 (rank 3 for RoPE tables
+ * laid out as (n, d/2, 2)) and no zero dimension.  Everything else is
+ * rejected with PC_EINPUT and a one-line message that names the defect.
+ *
+ * Values are converted to double EXACTLY: every binary16, binary32 and
+ * binary64 value, subnormals, infinities and signed zeros included, is a
+ * binary64 value.  NaN and Inf are NOT rejected here: the caller reports
+ * them.  (A float32 signalling NaN comes back quiet; a float16 NaN keeps
+ * its payload, shifted into the top of the double's significand.)
+ *
+ * Byte order: '<' is little-endian.  '=' (native) is read as little-endian,
+ * which is what it means on the little-endian hosts pecheck supports, and
+ * is reported as '<' in pc_npy.dtype.  '>' (big-endian) is rejected, and
+ * so is '|' ("not applicable"), which numpy never writes for floats. */
+#ifndef PECHECK_NPY_H
+#define PECHECK_NPY_H
+
+#include <stddef.h>
+#include "status.h"
+
+/* Limits */
+#define PC_NPY_MAX_RANK 3
+/* The largest header length accepted: 65535 * 16 bytes.  numpy's own reader
+ * stops at 10000 by default; 65535*16 leaves room for any header numpy has
+ * written, while a corrupt length field cannot make us read megabytes. */
+#define PC_NPY_MAX_HEADER ((size_t)65535 * 16)
+
+/* An array read from a .npy file. */
+typedef struct pc_npy {
+    int     rank;          /* 1, 2 or 3 */
+    size_t  shape[3];      /* dimensions, row-major; unused dims = 1 */
+    size_t  count;         /* product of shape */
+    char    dtype[4];      /* "<f2", "<f4" or "<f8" ('=' reads as '<') */
+    double *data;          /* COUNT values, row-major, converted exactly;
+                              malloc'd, released by pc_npy_free */
+} pc_npy;
+
+/* Reading */
+
+/* Parse the .npy file held in BUF[0..LEN).  On success returns PC_OK and
+ * fills OUT; otherwise returns PC_EINPUT (a defect in the bytes),
+ * PC_ENOMEM or PC_EINTERNAL (a NULL OUT), leaves OUT empty (data NULL, safe
+ * to pc_npy_free) and writes a one-line message without a path to ERR
+ * (which may be NULL).  BUF may be NULL when LEN is 0.  Never reads outside
+ * BUF[0..LEN), whatever the bytes. */
+pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err);
+
+/* Read and parse the file at PATH.  Errors as pc_npy_parse, the message
+ * prefixed with "PATH: ".  A path that cannot be opened or read, or is a
+ * directory, gives PC_EIO; an empty file gives PC_EINPUT. */
+pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err);
+
+/* Release A's data and reset A to empty.  A may be NULL. */
+void      pc_npy_free(pc_npy *a);
+
+/* Writing */
+
+/* Write DATA (RANK dims given by SHAPE[0..RANK), row-major) to PATH as a
+ * little-endian, C-order .npy file of '<f4' or '<f8': version 1.0, or 2.0
+ * only if the header does not fit a 2-byte length (never for rank <= 3).
+ * The header is padded so the data starts at a multiple of 64 bytes, as
+ * numpy does.  The bytes go to PATH.tmp.<pid>, which is then renamed to
+ * PATH, so a failed write never leaves a partial file at PATH.
+ * RANK must be 1..3 and every dimension at least 1 (what the reader
+ * accepts); otherwise PC_EINPUT.  File errors give PC_EIO. */
+pc_status pc_npy_write_f32(const char *path, const float *data, int rank,
+                           const size_t *shape, pc_err *err);
+pc_status pc_npy_write_f64(const char *path, const double *data, int rank,
+                           const size_t *shape, pc_err *err);
+
+#endif

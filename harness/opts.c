@@ -1,0 +1,245 @@
+/* opts.c: the option parser of the pecheck CLI. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "opts.h"
+#include "rng.h"
+#include "../reference/reference.h"
+
+void pc_opts_defaults(pc_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->d = 128;            /* a common head/model width; d_model 512 in the articles */
+    o->base = 10000.0;     /* the paper's base */
+    o->layout = -1;
+    o->pos_lo = 0;
+    o->pos_hi = 4095;      /* default range of `accuracy`: 4096 positions */
+    o->dtype = PC_DT_F32;
+    o->tol_abs = -1.0;
+    o->seed = PC_DEFAULT_SEED;
+    o->format = PC_FMT_TEXT;
+    o->timeout_ms = 5000;  /* per call of code under test */
+    o->cases = 100;
+    o->shard_k = 1;
+    o->shard_n = 1;
+}
+
+const char *pc_dtype_name(int dtype)
+{
+    static const char *const names[] = { "f32", "bf16", "f16", "f64" };
+    return dtype >= 0 && dtype < 4 ? names[dtype] : "?";
+}
+
+const char *pc_layout_name(int layout)
+{
+    return layout == 0 ? "interleaved" : layout == 1 ? "half" : "default";
+}
+
+pc_status pc_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi,
+                       int64_t *v, pc_err *err)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE)
+        return pc_seterr(err, PC_EINPUT, "%s: expected an integer, got '%s'", opt, s);
+    if (x < lo || x > hi)
+        return pc_seterr(err, PC_EINPUT, "%s: %lld is out of range [%" PRId64 ", %" PRId64 "]",
+                         opt, x, lo, hi);
+    *v = x;
+    return PC_OK;
+}
+
+pc_status pc_parse_double(const char *opt, const char *s, double *v, pc_err *err)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return pc_seterr(err, PC_EINPUT, "%s: expected a finite number, got '%s'", opt, s);
+    *v = x;
+    return PC_OK;
+}
+
+static pc_status parse_u64(const char *opt, const char *s, uint64_t *v, pc_err *err)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '\0')
+        return pc_seterr(err, PC_EINPUT, "%s: expected a non-negative integer, got '%s'", opt, s);
+    unsigned long long x = strtoull(s, &end, 0);
+    if (*end != '\0' || errno == ERANGE)
+        return pc_seterr(err, PC_EINPUT, "%s: expected a non-negative integer, got '%s'", opt, s);
+    *v = x;
+    return PC_OK;
+}
+
+static int allowed_has(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static pc_status add_source(const char **list, int *n, const char *opt, const char *v, pc_err *err)
+{
+    if (*n >= PC_MAX_SOURCES)
+        return pc_seterr(err, PC_EINPUT, "--%s: at most %d allowed", opt, PC_MAX_SOURCES);
+    list[(*n)++] = v;
+    return PC_OK;
+}
+
+/* "A:B" with 0 <= A <= B <= 2^53 */
+static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return pc_seterr(err, PC_EINPUT, "--positions: expected A:B, got '%s'", s);
+    char a[32];
+    size_t la = (size_t)(colon - s);
+    if (la == 0 || la >= sizeof a)
+        return pc_seterr(err, PC_EINPUT, "--positions: expected A:B, got '%s'", s);
+    memcpy(a, s, la);
+    a[la] = '\0';
+    if (a[0] == '-' || colon[1] == '-')
+        return pc_seterr(err, PC_EINPUT, "--positions: negative position in '%s'", s);
+    pc_status st = pc_parse_i64("--positions", a, 0, PC_POS_MAX, &o->pos_lo, err);
+    if (st == PC_OK)
+        st = pc_parse_i64("--positions", colon + 1, 0, PC_POS_MAX, &o->pos_hi, err);
+    if (st == PC_OK && o->pos_lo > o->pos_hi)
+        return pc_seterr(err, PC_EINPUT, "--positions: start %" PRId64 " is after end %" PRId64,
+                         o->pos_lo, o->pos_hi);
+    return st;
+}
+
+static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    int64_t x;
+    pc_status st = PC_OK;
+    if (!strcmp(name, "impl"))          st = add_source(o->impls, &o->n_impls, name, v, err);
+    else if (!strcmp(name, "plugin"))   st = add_source(o->plugins, &o->n_plugins, name, v, err);
+    else if (!strcmp(name, "table"))    st = add_source(o->tables, &o->n_tables, name, v, err);
+    else if (!strcmp(name, "property")) st = add_source(o->properties, &o->n_properties, name, v, err);
+    else if (!strcmp(name, "table-sin")) o->table_sin = v;
+    else if (!strcmp(name, "family"))   o->family = v;
+    else if (!strcmp(name, "d")) {
+        if (v[0] == '-' && strcmp(v, "-0") != 0)
+            return pc_seterr(err, PC_EINPUT, "--d: must be a positive even integer, got '%s'", v);
+        if ((st = pc_parse_i64("--d", v, 0, INT32_MAX, &x, err)) != PC_OK) return st;
+        if (x < 2 || x % 2 != 0 || x > PC_D_MAX)
+            return pc_seterr(err, PC_EINPUT,
+                             "--d: must be an even integer in [2, %d], got %s", PC_D_MAX, v);
+        o->d = (int)x;
+    } else if (!strcmp(name, "base")) {
+        if ((st = pc_parse_double("--base", v, &o->base, err)) != PC_OK) return st;
+        if (!(o->base > 1.0))
+            return pc_seterr(err, PC_EINPUT, "--base: must be > 1, got %s", v);
+    } else if (!strcmp(name, "layout")) {
+        if (!strcmp(v, "interleaved")) o->layout = 0;
+        else if (!strcmp(v, "half")) o->layout = 1;
+        else return pc_seterr(err, PC_EINPUT, "--layout: expected interleaved or half, got '%s'", v);
+    } else if (!strcmp(name, "max-pos")) {
+        if (v[0] == '-')
+            return pc_seterr(err, PC_EINPUT, "--max-pos: negative position '%s'", v);
+        if ((st = pc_parse_i64("--max-pos", v, 0, PC_POS_MAX, &o->pos_hi, err)) != PC_OK) return st;
+        o->pos_lo = 0;
+    } else if (!strcmp(name, "positions")) st = parse_range(v, o, err);
+    else if (!strcmp(name, "pos-start")) {
+        if (v[0] == '-')
+            return pc_seterr(err, PC_EINPUT, "--pos-start: negative position '%s'", v);
+        st = pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);
+    } else if (!strcmp(name, "dtype")) {
+        if (!strcmp(v, "f32")) o->dtype = PC_DT_F32;
+        else if (!strcmp(v, "bf16")) o->dtype = PC_DT_BF16;
+        else if (!strcmp(v, "f16")) o->dtype = PC_DT_F16;
+        else if (!strcmp(v, "f64")) o->dtype = PC_DT_F64;
+        else return pc_seterr(err, PC_EINPUT, "--dtype: expected f32, bf16, f16 or f64, got '%s'", v);
+        o->dtype_set = 1;
+    } else if (!strcmp(name, "tol-abs")) {
+        if ((st = pc_parse_double("--tol-abs", v, &o->tol_abs, err)) != PC_OK) return st;
+        if (!(o->tol_abs >= 0.0))
+            return pc_seterr(err, PC_EINPUT, "--tol-abs: must be >= 0, got %s", v);
+    } else if (!strcmp(name, "seed")) st = parse_u64("--seed", v, &o->seed, err);
+    else if (!strcmp(name, "replay")) { st = parse_u64("--replay", v, &o->replay, err); o->replay_set = 1; }
+    else if (!strcmp(name, "format")) {
+        if (!strcmp(v, "text")) o->format = PC_FMT_TEXT;
+        else if (!strcmp(v, "json")) o->format = PC_FMT_JSON;
+        else if (!strcmp(v, "tap")) o->format = PC_FMT_TAP;
+        else if (!strcmp(v, "junit")) o->format = PC_FMT_JUNIT;
+        else return pc_seterr(err, PC_EINPUT, "--format: expected text, json, tap or junit, got '%s'", v);
+    } else if (!strcmp(name, "output")) o->output = v;
+    else if (!strcmp(name, "out")) o->out = v;
+    else if (!strcmp(name, "threads")) {
+        if ((st = pc_parse_i64("--threads", v, 0, 1024, &x, err)) != PC_OK) return st;
+        o->threads = (int)x;
+    } else if (!strcmp(name, "shard")) {
+        int64_t k, n;
+        const char *slash = strchr(v, '/');
+        char a[24];
+        size_t la = slash ? (size_t)(slash - v) : 0;
+        if (!slash || la == 0 || la >= sizeof a)
+            return pc_seterr(err, PC_EINPUT, "--shard: expected K/N, got '%s'", v);
+        memcpy(a, v, la);
+        a[la] = '\0';
+        if ((st = pc_parse_i64("--shard", slash + 1, 1, 1 << 20, &n, err)) != PC_OK) return st;
+        if ((st = pc_parse_i64("--shard", a, 1, n, &k, err)) != PC_OK) return st;
+        o->shard_k = (int)k;
+        o->shard_n = (int)n;
+    } else if (!strcmp(name, "timeout-ms")) {
+        if ((st = pc_parse_i64("--timeout-ms", v, 1, 3600000, &x, err)) != PC_OK) return st;
+        o->timeout_ms = (long)x;
+    } else if (!strcmp(name, "cases")) {
+        if ((st = pc_parse_i64("--cases", v, 1, 100000000, &x, err)) != PC_OK) return st;
+        o->cases = (long)x;
+    } else
+        return pc_seterr(err, PC_EINPUT, "unknown option --%s", name);
+    return st;
+}
+
+/* options that take no value */
+static int is_flag(const char *name)
+{
+    return !strcmp(name, "quiet") || !strcmp(name, "causal");
+}
+
+pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
+                        pc_opts *o, pc_err *err)
+{
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
+            if (a[0] == '-' && a[1] != '\0')
+                return pc_seterr(err, PC_EINPUT, "unknown option '%s' (options are --long)", a);
+            if (o->n_args >= max_args || o->n_args >= 64)
+                return pc_seterr(err, PC_EINPUT, "unexpected argument '%s'", a);
+            o->args[o->n_args++] = a;
+            continue;
+        }
+        char name[64];
+        const char *eq = strchr(a + 2, '=');
+        size_t ln = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+        if (ln >= sizeof name)
+            return pc_seterr(err, PC_EINPUT, "unknown option '%s'", a);
+        memcpy(name, a + 2, ln);
+        name[ln] = '\0';
+        if (!allowed_has(allowed, name))
+            return pc_seterr(err, PC_EINPUT, "option --%s is not accepted by this command", name);
+        if (is_flag(name)) {
+            if (eq) return pc_seterr(err, PC_EINPUT, "--%s takes no value", name);
+            if (!strcmp(name, "quiet")) o->quiet = 1;
+            else o->causal = 1;
+            continue;
+        }
+        const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
+        if (!v)
+            return pc_seterr(err, PC_EINPUT, "--%s needs a value", name);
+        pc_status st = set_option(name, v, o, err);
+        if (st != PC_OK)
+            return st;
+    }
+    return PC_OK;
+}

@@ -1,0 +1,54 @@
+/* rotate-recurrence (known bad): PE(pos+1) = R(omega_i) PE(pos), applied
+ * repeatedly in binary32 from PE(0) = (0, 1).  Each step adds a rounding
+ * error, so the error grows with the position (a random walk in the angle
+ * and a drift of the pair's norm).
+ * The state of the last row is kept per thread so increasing positions cost
+ * one step each; a smaller position restarts from 0. */
+#include "common.h"
+
+static _Thread_local struct {
+    int64_t pos;
+    int d;
+    double base;
+    float s[4096], c[4096];
+} st = { -1, 0, 0.0, {0}, {0} };
+
+static void advance(int64_t pos, int d, double base)
+{
+    int h = d / 2;
+    if (st.d != d || st.base != base || st.pos < 0 || st.pos > pos) {
+        for (int i = 0; i < h; i++) { st.s[i] = 0.0f; st.c[i] = 1.0f; }
+        st.pos = 0; st.d = d; st.base = base;
+    }
+    for (; st.pos < pos; st.pos++)
+        for (int i = 0; i < h; i++) {
+            float w = pc_torch_div_term(i, d, base);
+            float cw = cosf(w), sw = sinf(w);
+            float s = st.s[i] * cw + st.c[i] * sw;
+            float c = st.c[i] * cw - st.s[i] * sw;
+            st.s[i] = s; st.c[i] = c;
+        }
+}
+
+static int run(void *ctx, const int64_t *pos, size_t n, int d, double base,
+               int layout, float *out)
+{
+    (void)ctx;
+    if (!pc_layout_ok(layout)) return 1;
+    for (size_t r = 0; r < n; r++) {
+        advance(pos[r], d, base);
+        for (int i = 0; i < d / 2; i++) {
+            out[r * (size_t)d + pc_col(layout, d, i, 0)] = st.s[i];
+            out[r * (size_t)d + pc_col(layout, d, i, 1)] = st.c[i];
+        }
+    }
+    return 0;
+}
+
+const pc_impl pc_impl_rotate_recurrence = {
+    .name = "rotate-recurrence",
+    .description = "KNOWN BAD: PE(pos+1) = R(omega) PE(pos) iterated in binary32 from PE(0)",
+    .family_hint = "sinusoidal",
+    .flaw = "each row is the previous one rotated in binary32: rounding errors accumulate with the position",
+    .sinusoidal = run,
+};

@@ -1,0 +1,44 @@
+/* torch-pow: the second formulation of the source articles, in binary32:
+ *   omega = arange(d//2).float() / (d/2); omega = 1/(base**omega);
+ *   sita = pos[:,None] @ omega[None,:]; sin(sita), cos(sita) */
+#include "common.h"
+
+static float omega(int i, int d, double base)
+{
+    float e = (float)i / (float)(d / 2);
+    return 1.0f / powf((float)base, e);
+}
+
+static int run(void *ctx, const int64_t *pos, size_t n, int d, double base,
+               int layout, float *out)
+{
+    (void)ctx;
+    if (!pc_layout_ok(layout)) return 1;
+    for (size_t r = 0; r < n; r++) {
+        float p = (float)pos[r];
+        for (int i = 0; i < d / 2; i++) {
+            float a = p * omega(i, d, base);
+            out[r * (size_t)d + pc_col(layout, d, i, 0)] = sinf(a);
+            out[r * (size_t)d + pc_col(layout, d, i, 1)] = cosf(a);
+        }
+    }
+    return 0;
+}
+
+static int angles(void *ctx, const int64_t *pos, size_t n, int d, double base, float *theta)
+{
+    (void)ctx;
+    for (size_t r = 0; r < n; r++)
+        for (int i = 0; i < d / 2; i++)
+            theta[r * (size_t)(d / 2) + (size_t)i] = (float)pos[r] * omega(i, d, base);
+    return 0;
+}
+
+const pc_impl pc_impl_torch_pow = {
+    .name = "torch-pow",
+    .description = "source articles' second form: omega = 1/powf(base, i/(d/2)), sita = pos @ omega, binary32",
+    .family_hint = "sinusoidal",
+    .expect_pass = 1,
+    .sinusoidal = run,
+    .angles = angles,
+};

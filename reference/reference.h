@@ -1,0 +1,54 @@
+/* reference.h: certified references computed with GNU MPFR.
+ *
+ * Every value returned here is the exact mathematical value correctly
+ * rounded (round-to-nearest-even) to binary32 and to binary64.  The
+ * frequencies are omega_i = base^(-2i/d); the angle is pos * omega_i with an
+ * integer position.  See docs/reference.md for the error analysis of the Ziv
+ * loop (the bound handed to mpfr_can_round at each step). */
+#ifndef PECHECK_REFERENCE_H
+#define PECHECK_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../harness/status.h"
+
+/* A reference value rounded both ways. */
+typedef struct pc_ref2 {
+    float  f32;   /* RN to binary32 */
+    double f64;   /* RN to binary64 */
+} pc_ref2;
+
+/* Limits of the reference (checked by every entry point). */
+#define PC_D_MAX    8192                     /* largest even model dimension */
+#define PC_POS_MAX  ((int64_t)1 << 53)       /* largest position: 2^53 */
+
+/* Validate (d, base): even d in [2, PC_D_MAX], finite base > 1. */
+pc_status pc_ref_check_params(int d, double base, pc_err *err);
+
+/* Frequencies of one table, computed once at high precision and reused for
+ * every position (opaque). */
+typedef struct pc_freqs pc_freqs;
+pc_freqs *pc_freqs_new(int d, double base);
+void      pc_freqs_free(pc_freqs *f);
+/* omega_i correctly rounded to binary64 (for display and error models). */
+double    pc_freqs_omega(const pc_freqs *f, int i);
+
+/* sin(pos*omega_i) and cos(pos*omega_i), 0 <= i < d/2, 0 <= pos <= 2^53. */
+pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);
+
+/* sin and cos of an exact binary32 or binary64 angle (no frequency): used to
+ * split an implementation's error into angle and evaluation parts. */
+pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c);
+
+/* One table row of sinusoidal PE for position POS, layout
+ * 0 = interleaved (sin at 2i, cos at 2i+1), 1 = half (sin in [0,d/2), cos in
+ * [d/2,d)).  OUT32/OUT64 hold d values each (either may be NULL). */
+pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
+                                float *out32, double *out64);
+
+/* RoPE: rotate the d binary32 values X (exact inputs) by the angles of
+ * position POS on the pairs of LAYOUT; the exact rotated vector rounded once. */
+pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
+                          float *out32, double *out64);
+
+#endif

@@ -1,0 +1,273 @@
+/* sincos.c: certified sin and cos of pos * omega_i, omega_i = base^(-2i/d).
+ *
+ * Ziv's strategy (MPFR's pattern): evaluate at working precision p with a
+ * rigorous error bound, ask whether the binary32 and binary64 roundings are
+ * determined (round.c), otherwise raise p and retry.  The error analysis is
+ * written next to each step; docs/reference.md collects it. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "round.h"
+
+static float fabsf_max(float a, float b)
+{
+    a = fabsf(a); b = fabsf(b);
+    return a > b ? a : b;
+}
+
+struct pc_freqs {
+    int d;
+    double base;
+    mpfr_prec_t *wprec;   /* precision omega[i] was computed at */
+    mpfr_t *omega;        /* omega_i, relative error < 4 * 2^-wprec[i] */
+    mpfr_t theta, s, c;   /* scratch, reset to the loop's precision */
+};
+
+/* Starting precision of omega: enough for every first Ziv step at
+ * positions up to 2^53 (53 integer bits + 53 result bits + guard). */
+#define PC_OMEGA_PREC0 192
+
+pc_status pc_ref_check_params(int d, double base, pc_err *err)
+{
+    if (d < 2 || d > PC_D_MAX || d % 2 != 0)
+        return pc_seterr(err, PC_EINPUT,
+                         "d must be an even integer in [2, %d], got %d", PC_D_MAX, d);
+    if (!(base > 1.0) || base > 1.7976931348623157e308)
+        return pc_seterr(err, PC_EINPUT, "base must be a finite number > 1, got %g", base);
+    return PC_OK;
+}
+
+static unsigned gcd_u(unsigned a, unsigned b)
+{
+    while (b) { unsigned t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* omega_i = 1 / rootn(base^(2i/g), d/g) with g = gcd(2i, d): three correctly
+ * rounded operations at precision P, each with relative error <= 2^-P; the
+ * root divides its input's relative error by d/g, so the product of the
+ * three factors gives |omega~ - omega| < 4 * 2^-P * omega for P >= 4. */
+static void compute_omega(pc_freqs *f, int i, mpfr_prec_t prec)
+{
+    mpfr_set_prec(f->omega[i], prec);
+    f->wprec[i] = prec;
+    if (i == 0) {
+        mpfr_set_ui(f->omega[i], 1, MPFR_RNDN); /* exact */
+        return;
+    }
+    unsigned num = 2u * (unsigned)i, den = (unsigned)f->d;
+    unsigned g = gcd_u(num, den);
+    num /= g; den /= g;
+    mpfr_t b;
+    mpfr_init2(b, 64);
+    mpfr_set_d(b, f->base, MPFR_RNDN);                       /* exact: a double */
+    mpfr_pow_ui(f->omega[i], b, num, MPFR_RNDN);             /* base^(2i/g) */
+    mpfr_rootn_ui(f->omega[i], f->omega[i], den, MPFR_RNDN); /* ^(g/d) */
+    mpfr_ui_div(f->omega[i], 1, f->omega[i], MPFR_RNDN);     /* 1/x */
+    mpfr_clear(b);
+}
+
+pc_freqs *pc_freqs_new(int d, double base)
+{
+    if (pc_ref_check_params(d, base, NULL) != PC_OK)
+        return NULL;
+    pc_freqs *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    int h = d / 2;
+    f->d = d;
+    f->base = base;
+    f->wprec = calloc((size_t)h, sizeof *f->wprec);
+    f->omega = calloc((size_t)h, sizeof *f->omega);
+    if (!f->wprec || !f->omega) {
+        free(f->wprec); free(f->omega); free(f);
+        return NULL;
+    }
+    for (int i = 0; i < h; i++) {
+        mpfr_init2(f->omega[i], PC_OMEGA_PREC0);
+        compute_omega(f, i, PC_OMEGA_PREC0);
+    }
+    mpfr_inits2(64, f->theta, f->s, f->c, (mpfr_ptr)0);
+    return f;
+}
+
+void pc_freqs_free(pc_freqs *f)
+{
+    if (!f) return;
+    for (int i = 0; i < f->d / 2; i++)
+        mpfr_clear(f->omega[i]);
+    mpfr_clears(f->theta, f->s, f->c, (mpfr_ptr)0);
+    free(f->omega);
+    free(f->wprec);
+    free(f);
+}
+
+double pc_freqs_omega(const pc_freqs *f, int i)
+{
+    return mpfr_get_d(f->omega[i], MPFR_RNDN);
+}
+
+/* Bits of the integer part of pos * omega_i, from a double estimate. */
+static mpfr_prec_t start_prec(const pc_freqs *f, int64_t pos, int i)
+{
+    double t = (double)pos * mpfr_get_d(f->omega[i], MPFR_RNDN);
+    int e = 0;
+    if (t >= 1.0) { double u = t; while (u >= 1.0) { u *= 0.5; e++; } }
+    /* 53 result bits, 32 guard bits, plus the integer bits lost to the
+     * argument reduction (sin of a large angle needs its low bits). */
+    return (mpfr_prec_t)(53 + 32 + e);
+}
+
+/* One Ziv step at precision P: f->s, f->c approximate sin(theta), cos(theta)
+ * with |f->s - sin| <= 2^*ES and |f->c - cos| <= 2^*EC.
+ *
+ * theta~ = RN_p(pos * omega~):
+ *   |theta~ - theta| <= |theta~ - pos omega~| + pos |omega~ - omega|
+ *                    <= 2^(E(theta~)-p-1) + 4 * 2^-wprec |theta|
+ *                    <= 2^(E(theta~)-p)          since wprec >= p + 8.
+ * s~ = RN_p(sin theta~): sin is 1-Lipschitz, so
+ *   |s~ - sin theta| <= 2^(E(theta~)-p) + 2^(E(s~)-p-1)
+ *                    <= 2^(max(E(theta~)-p, E(s~)-p-1) + 1), same for cos. */
+static void ziv_step(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p,
+                     mpfr_exp_t *es, mpfr_exp_t *ec)
+{
+    if (f->wprec[i] < p + 8)
+        compute_omega(f, i, 2 * (p + 8));
+    mpfr_set_prec(f->theta, p);
+    mpfr_set_prec(f->s, p);
+    mpfr_set_prec(f->c, p);
+    mpfr_mul_si(f->theta, f->omega[i], (long)pos, MPFR_RNDN);
+    mpfr_sin_cos(f->s, f->c, f->theta, MPFR_RNDN);
+    mpfr_exp_t et = mpfr_get_exp(f->theta) - p;
+    mpfr_exp_t e_s = mpfr_zero_p(f->s) ? et : mpfr_get_exp(f->s) - p - 1;
+    mpfr_exp_t e_c = mpfr_zero_p(f->c) ? et : mpfr_get_exp(f->c) - p - 1;
+    *es = (et > e_s ? et : e_s) + 1;
+    *ec = (et > e_c ? et : e_c) + 1;
+}
+
+static void set_exact(pc_ref2 *r, double v)
+{
+    r->f64 = v;
+    r->f32 = (float)v; /* v is 0 or 1 here: exact in binary32 */
+}
+
+pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
+{
+    if (pos < 0 || pos > PC_POS_MAX || i < 0 || i >= f->d / 2)
+        return PC_EINPUT;
+    if (pos == 0) { /* angle exactly 0 */
+        set_exact(s, 0.0);
+        set_exact(c, 1.0);
+        return PC_OK;
+    }
+    int have_s = 0, have_c = 0;
+    for (mpfr_prec_t p = start_prec(f, pos, i); p <= PC_ZIV_MAX_PREC; p += p / 2) {
+        mpfr_exp_t es, ec;
+        ziv_step(f, pos, i, p, &es, &ec);
+        if (!have_s) have_s = pc_round_certified(f->s, es, s);
+        if (!have_c) have_c = pc_round_certified(f->c, ec, c);
+        if (have_s && have_c)
+            return PC_OK;
+    }
+    return PC_EINTERNAL;
+}
+
+pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
+{
+    if (theta == 0.0) {
+        set_exact(s, theta); /* keeps the sign of zero, like sin */
+        set_exact(c, 1.0);
+        return PC_OK;
+    }
+    mpfr_t x, ms, mc;
+    mpfr_init2(x, 53);
+    mpfr_set_d(x, theta, MPFR_RNDN); /* exact */
+    mpfr_inits2(64, ms, mc, (mpfr_ptr)0);
+    int have_s = 0, have_c = 0;
+    for (mpfr_prec_t p = 53 + 64; p <= PC_ZIV_MAX_PREC && !(have_s && have_c); p += p / 2) {
+        mpfr_set_prec(ms, p);
+        mpfr_set_prec(mc, p);
+        mpfr_sin_cos(ms, mc, x, MPFR_RNDN);
+        /* exact argument: the only error is the final rounding, half an ulp */
+        if (!have_s) have_s = pc_round_certified(ms, mpfr_get_exp(ms) - p - 1 + 1, s);
+        if (!have_c) have_c = pc_round_certified(mc, mpfr_get_exp(mc) - p - 1 + 1, c);
+    }
+    mpfr_clears(x, ms, mc, (mpfr_ptr)0);
+    return have_s && have_c ? PC_OK : PC_EINTERNAL;
+}
+
+pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
+                                float *out32, double *out64)
+{
+    int h = f->d / 2;
+    for (int i = 0; i < h; i++) {
+        pc_ref2 s, c;
+        pc_status st = pc_ref_sincos(f, pos, i, &s, &c);
+        if (st != PC_OK)
+            return st;
+        int js = layout == 0 ? 2 * i : i;
+        int jc = layout == 0 ? 2 * i + 1 : i + h;
+        if (out32) { out32[js] = s.f32; out32[jc] = c.f32; }
+        if (out64) { out64[js] = s.f64; out64[jc] = c.f64; }
+    }
+    return PC_OK;
+}
+
+/* RoPE pair (a, b) of X rotated by theta:
+ *   y_a = x_a cos - x_b sin,  y_b = x_a sin + x_b cos.
+ * At precision p with the bounds of ziv_step, mpfr_fmms rounds once:
+ *   |y~ - y| <= |x_a| 2^EC + |x_b| 2^ES + 2^(E(y~)-p-1)
+ *            <= 2^(E(M) + max(EC,ES) + 1) + 2^(E(y~)-p-1),  M = max(|x_a|,|x_b|)
+ *            <= 2^(max(E(M)+max(EC,ES)+1, E(y~)-p-1) + 1). */
+static mpfr_exp_t rope_err(const mpfr_t y, mpfr_exp_t em, mpfr_exp_t esc, mpfr_prec_t p)
+{
+    mpfr_exp_t a = em + esc + 1;
+    mpfr_exp_t b = mpfr_zero_p(y) ? a : mpfr_get_exp(y) - p - 1;
+    return (a > b ? a : b) + 1;
+}
+
+pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
+                          float *out32, double *out64)
+{
+    int h = f->d / 2;
+    if (pos < 0 || pos > PC_POS_MAX)
+        return PC_EINPUT;
+    mpfr_t xa, xb, ya, yb;
+    mpfr_inits2(24, xa, xb, (mpfr_ptr)0);
+    mpfr_inits2(64, ya, yb, (mpfr_ptr)0);
+    pc_status st = PC_OK;
+    for (int i = 0; i < h && st == PC_OK; i++) {
+        int ia = layout == 0 ? 2 * i : i;
+        int ib = layout == 0 ? 2 * i + 1 : i + h;
+        pc_ref2 ra, rb;
+        if (pos == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
+            /* rotation by 0, or of the zero pair: exact */
+            set_exact(&ra, pos == 0 ? (double)x[ia] : 0.0);
+            set_exact(&rb, pos == 0 ? (double)x[ib] : 0.0);
+        } else {
+            mpfr_set_flt(xa, x[ia], MPFR_RNDN); /* exact */
+            mpfr_set_flt(xb, x[ib], MPFR_RNDN);
+            float m = fabsf_max(x[ia], x[ib]);
+            mpfr_exp_t em;
+            { int e; frexpf(m, &e); em = e; } /* m < 2^em */
+            int have_a = 0, have_b = 0;
+            mpfr_prec_t p = start_prec(f, pos, i);
+            for (; p <= PC_ZIV_MAX_PREC; p += p / 2) {
+                mpfr_exp_t es, ec;
+                ziv_step(f, pos, i, p, &es, &ec);
+                mpfr_exp_t esc = es > ec ? es : ec;
+                mpfr_set_prec(ya, p);
+                mpfr_set_prec(yb, p);
+                mpfr_fmms(ya, xa, f->c, xb, f->s, MPFR_RNDN);
+                mpfr_fmma(yb, xa, f->s, xb, f->c, MPFR_RNDN);
+                if (!have_a) have_a = pc_round_certified(ya, rope_err(ya, em, esc, p), &ra);
+                if (!have_b) have_b = pc_round_certified(yb, rope_err(yb, em, esc, p), &rb);
+                if (have_a && have_b) break;
+            }
+            if (!(have_a && have_b)) { st = PC_EINTERNAL; break; }
+        }
+        if (out32) { out32[ia] = ra.f32; out32[ib] = rb.f32; }
+        if (out64) { out64[ia] = ra.f64; out64[ib] = rb.f64; }
+    }
+    mpfr_clears(xa, xb, ya, yb, (mpfr_ptr)0);
+    return st;
+}
