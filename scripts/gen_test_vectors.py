@@ -319,15 +319,29 @@ def near_midpoint(rng):
     return out
 
 
-# Positions pos <= 2^30 (i = 0, so the angle pos is exact) where sin(pos) or
+# Positions pos <= 2^31 (i = 0, so the angle pos is exact) where sin(pos) or
 # cos(pos) lies within DR32_ULPS binary64 ulps of a binary32 rounding
 # midpoint: the cases a reference that rounds a binary64 result to binary32
-# (double rounding) can get wrong.  Found by `--search-dr32 1073741824`
+# (double rounding) can get wrong.  Found by `--search-dr32 2147483648`
 # (numpy screen of the low 29 bits of np.sin/np.cos, window +-16 ulps, then
 # mpmath at SEARCH_DPS digits keeps those truly within DR32_ULPS); the list
 # is stored here so that the default run needs mpmath only.
 DR32_ULPS = 4
-DR32_POSITIONS = []
+DR32_POSITIONS = [
+    2127657, 5428171, 46204913, 59297659, 76292798, 128848729, 151511057,
+    167905059, 232845366, 251783930, 313592870, 319907281, 355554995,
+    366133258, 366856801, 370105904, 413840860, 474766471, 511794296,
+    557974658, 624422741, 630020359, 642399238, 876679497, 919815829,
+    954295623, 967608870, 978740300, 981831581, 992417828, 1004601474,
+    1011669185, 1033928025, 1082628835, 1092175607, 1092563608,
+    1125336878, 1136435915, 1138698722, 1195046232, 1223658032,
+    1309834377, 1321792316, 1421180784, 1444641019, 1446177366,
+    1495293978, 1495899232, 1498746641, 1544900655, 1555718690,
+    1579401154, 1594286576, 1616024572, 1663478731, 1699129905,
+    1718649840, 1775446565, 1789012305, 1823176865, 1867057803,
+    1877362641, 1890841534, 1913880315, 1941997987, 1954667270,
+    1958057544, 1970314490, 1971923520, 2013545283, 2023870140,
+    2030075072, 2137270021]
 
 
 def search_dr32(nmax):
@@ -425,6 +439,12 @@ def main():
                  "pi/2 (continued fractions of 2*omega_i/pi), best %d per "
                  "base-10000 table, %d per other table"
                  % (N_HARD_MAIN, N_HARD_EXTRA), hard))
+
+    dr32 = [(p, 0, 512, 10000.0) for p in DR32_POSITIONS]
+    cats.append(("double-rounding32", "i=0, pos <= 2^31: sin(pos) or cos(pos) "
+                 "within %d binary64 ulps of a binary32 rounding midpoint "
+                 "(traps for rounding a binary64 result to binary32)"
+                 % DR32_ULPS, dr32))
 
     mid = near_midpoint(rng)
     cats.append(("near-midpoint", "of %d random cases, the %d whose sin or cos "

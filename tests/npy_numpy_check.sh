@@ -8,7 +8,10 @@
 # matter (signed zeros, subnormals, extremes, inf, NaN), plus files our
 # reader must reject (big-endian, Fortran order, int64, bool, rank 0, 0
 # rows).  NPY_TEST --numpy-dir DIR then reads each one back and compares it
-# bit for bit with float.hex() of numpy's values.  Output is TAP.
+# bit for bit with float.hex() of numpy's values.  The other way round,
+# NPY_TEST --write-dir DIR writes f32/f64 tables of rank 1..3 with our
+# writer, and numpy checks that np.load reads them and that np.save writes
+# the very same bytes.  Output is TAP.
 #
 # Optional: without a Python that can import numpy (Debian: python3-numpy;
 # $PYTHON picks one) it prints "ok 1 # SKIP numpy not available" and passes.
@@ -31,6 +34,8 @@ fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/npy_numpy.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
+
+"$bin" --write-dir "$dir"
 
 "$py" - "$dir" <<'EOF'
 import os, sys
@@ -87,6 +92,28 @@ bad('c8', np.ones(6, dtype='<c8'), "unsupported dtype '<c8'")
 bad('rank0', np.float32(1.0).reshape(()), 'rank 0')
 bad('rank4', np.zeros((1, 2, 3, 4), dtype='<f4'), 'rank 4')
 bad('zero_rows', np.zeros((0, 64), dtype='<f4'), 'table has 0 rows')
+
+# our writer, read by numpy: np.load must take it and np.save must give
+# back the same bytes (header padding included)
+import io
+for bits in (32, 64):
+    for r in (1, 2, 3):
+        name = 'ours_f%d_r%d.npy' % (bits, r)
+        desc = 'numpy reads %s, np.save writes identical bytes' % name
+        try:
+            with open(os.path.join(out, name), 'rb') as f:
+                ours = f.read()
+            a = np.load(io.BytesIO(ours))
+            b = io.BytesIO()
+            np.save(b, a)
+            if a.dtype.str != '<f%d' % (bits // 8) or a.ndim != r:
+                manifest.append('@fail %s: dtype %s rank %d' % (desc, a.dtype.str, a.ndim))
+            elif b.getvalue() != ours:
+                manifest.append('@fail %s: bytes differ' % desc)
+            else:
+                manifest.append('@ok ' + desc)
+        except Exception as e:
+            manifest.append('@fail %s: %s' % (desc, str(e).replace('\n', ' ')))
 
 with open(os.path.join(out, 'manifest.txt'), 'w') as f:
     f.write('\n'.join(manifest) + '\n')

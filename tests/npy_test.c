@@ -2,9 +2,11 @@
  *
  *   npy_test                    the built-in tests: round trips, hand-made
  *                               headers, binary16 conversion, every defect
+ *   npy_test --write-dir DIR    write ours_f{32,64}_r{1,2,3}.npy into DIR for
+ *                               numpy to check (tests/npy_numpy_check.sh)
  *   npy_test --numpy-dir DIR    check the files numpy wrote into DIR against
  *                               DIR/manifest.txt (tests/npy_numpy_check.sh
- *                               makes them; see there for the format)
+ *                               makes them; see numpy_dir for the format)
  *
  * Output is TAP: "1..N", then one "ok N - ..." or "not ok N - ..." line a
  * test, with "# ..." lines saying why a test failed.  Exit status 0 when
@@ -734,7 +736,9 @@ static void t_read_prefixes_path(void)
  *   NAME.npy DTYPE RANK D0 D1 D2 VALUES.txt   file numpy wrote; VALUES.txt
  *                                             holds float.hex() of each value
  *   NAME.npy ! WORD...                        a file the reader must reject
- *                                             with WORD... in the message */
+ *                                             with WORD... in the message
+ *   @ok DESCRIPTION | @fail DESCRIPTION       a check numpy made itself (on
+ *                                             the files of --write-dir) */
 static int numpy_dir(const char *dir)
 {
     char path[1024], line[1024];
@@ -757,6 +761,13 @@ static int numpy_dir(const char *dir)
         if (sscanf(line, "%255s", name) != 1) {
             fail("bad manifest line '%s'", line);
             report("manifest");
+            continue;
+        }
+        if (strncmp(line, "@ok ", 4) == 0 || strncmp(line, "@fail ", 6) == 0) {
+            const char *desc = strchr(line, ' ') + 1;
+            if (line[1] == 'f')
+                fail("numpy says: %s", desc);
+            report(desc);
             continue;
         }
         snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -823,6 +834,41 @@ static int numpy_dir(const char *dir)
     return tap_failed == 0;
 }
 
+/* Files for numpy to read: the round-trip tables (same shapes, same
+ * values as t_rt_*). */
+static int write_dir(const char *dir)
+{
+    static const size_t shapes[3][3] = { { 1000, 1, 1 }, { 37, 64, 1 }, { 50, 16, 2 } };
+    int ok = 1;
+    for (int is64 = 0; is64 < 2; is64++) {
+        for (int r = 1; r <= 3; r++) {
+            char path[1024];
+            size_t count = shapes[r - 1][0] * shapes[r - 1][1] * shapes[r - 1][2];
+            float *f = malloc(count * sizeof *f);
+            double *d = malloc(count * sizeof *d);
+            pc_err e;
+            pc_status st = PC_ENOMEM;
+            snprintf(path, sizeof path, "%s/ours_f%d_r%d.npy", dir, is64 ? 64 : 32, r);
+            if (f && d) {
+                for (size_t i = 0; i < count; i++) {
+                    f[i] = f32_value(i);
+                    d[i] = f64_value(i);
+                }
+                st = is64 ? pc_npy_write_f64(path, d, r, shapes[r - 1], &e)
+                          : pc_npy_write_f32(path, f, r, shapes[r - 1], &e);
+            } else
+                snprintf(e.msg, sizeof e.msg, "out of memory");
+            if (st != PC_OK) {
+                fprintf(stderr, "npy_test: %s\n", e.msg);
+                ok = 0;
+            }
+            free(f);
+            free(d);
+        }
+    }
+    return ok;
+}
+
 /* ------------------------------------------------------------------ */
 
 static const struct {
@@ -857,8 +903,10 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--numpy-dir") == 0)
         return numpy_dir(argv[2]) ? 0 : 1;
+    if (argc == 3 && strcmp(argv[1], "--write-dir") == 0)
+        return write_dir(argv[2]) ? 0 : 1;
     if (argc != 1) {
-        fprintf(stderr, "usage: npy_test [--numpy-dir DIR]\n");
+        fprintf(stderr, "usage: npy_test [--numpy-dir DIR | --write-dir DIR]\n");
         return 2;
     }
     if (!mkdtemp(tmpdir)) {

@@ -1,0 +1,37 @@
+/* verdict.h: the result of one check (the accuracy gate or one property) on
+ * one implementation and family.  `pecheck check` collects verdicts and the
+ * output formats (text, json, tap, junit) print them; the report reads them. */
+#ifndef PECHECK_VERDICT_H
+#define PECHECK_VERDICT_H
+
+#include <stdint.h>
+#include "status.h"
+
+typedef struct pc_verdict {
+    char check[48];        /* "accuracy", "unique", "linear-shift", ... */
+    char family[24];       /* "sinusoidal", "rope", "learned", "attention", ... */
+    char impl[160];        /* implementation name (built-in, plugin path, table path) */
+    char layout[16];       /* "interleaved", "half" or "" */
+    pc_status status;      /* PC_OK pass, PC_FAIL fail, PC_SKIP skipped */
+    double measured;       /* the measured quantity ... */
+    double bound;          /* ... and the bound it was held to */
+    char measured_what[64];/* what MEASURED is, e.g. "max |err|/bound" */
+    uint64_t seed;
+    double seconds;
+    char summary[512];     /* one line: expected vs measured, or why skipped */
+    char *details;         /* multi-line text (witness, counterexample, cause); malloc'd or NULL */
+    char *json;            /* a JSON object (witness / counterexample); malloc'd or NULL */
+} pc_verdict;
+
+typedef struct pc_verdicts {
+    pc_verdict *v;
+    int n, cap;
+} pc_verdicts;
+
+/* Append a zeroed verdict; NULL when out of memory. */
+pc_verdict *pc_verdicts_add(pc_verdicts *vs);
+void pc_verdicts_free(pc_verdicts *vs);
+/* PC_FAIL if any verdict failed, else PC_OK. */
+pc_status pc_verdicts_status(const pc_verdicts *vs);
+
+#endif
