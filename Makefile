@@ -9,7 +9,7 @@ WARN    = -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion
 # operation; a fused multiply-add would change what they compute.
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -Iinclude -Iharness -Ireference
-LDLIBS  = -lmpfr -lgmp -lm -ldl -lpthread
+LDLIBS  = -lmpfi -lmpfr -lgmp -lm -ldl -lpthread
 
 ifeq ($(SANITIZE),1)
 BUILD   = build-san

@@ -137,14 +137,14 @@ static pc_status parse_str(hparse *h, const unsigned char **s, size_t *n, const 
     unsigned char q = *h->p;
     const unsigned char *start = h->p + 1;
     const unsigned char *e = start;
-    while (e < h->end && *e != q) {
-        if (*e == '\\' || *e == '\n') {
+    while (e < h->end && *e != q && *e != '\n') {
+        if (*e == '\\') {
             h->p = e;
-            return syntax(h, "a string without escapes or line breaks");
+            return syntax(h, "a string without escapes");
         }
         e++;
     }
-    if (e == h->end) {
+    if (e == h->end || *e == '\n') {
         h->p = e;
         return syntax(h, "the closing quote of a string");
     }

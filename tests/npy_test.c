@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "npy.h"
@@ -302,8 +304,11 @@ static void t_write_fails_cleanly(void)
     /* rename() onto a non-empty directory fails after the data is written */
     tmp_path(path, sizeof path, "adir");
     tmp_path(tmp, sizeof tmp, "adir/inside");
-    if (mkdir(path, 0700) != 0 || !fopen(tmp, "w"))
+    FILE *fp = mkdir(path, 0700) == 0 ? fopen(tmp, "w") : NULL;
+    if (!fp)
         fail("cannot set up %s", path);
+    else
+        fclose(fp);
     if (pc_npy_write_f32(path, v, 1, s, &e) != PC_EIO)
         fail("write over a directory did not give PC_EIO");
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -627,6 +632,30 @@ static const struct defect {
     { "garbage after the dict", 1, 0, F4_3 " x", 12, -1, 0, 0, "malformed header" },
     { "unterminated string", 1, 0, "{'descr: '<f4'}", 12, -1, 0, 0, "malformed header" },
     { "empty header", 1, 0, "", 12, 0, 0, 0, "malformed header" },
+    { "unquoted key", 1, 0, "{descr: '<f4', 'fortran_order': False, 'shape': (3,)}", 12, -1, 0, 0,
+      "a quoted key" },
+    { "no closing brace", 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", 12, -1,
+      0, 0, "after a value" },
+    { "no closing parenthesis", 1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (3", 12,
+      -1, 0, 0, "')' closing 'shape'" },
+    { "junk in shape", 1, 0, HDR("'<f4'", "False", "(3, x)"), 12, -1, 0, 0, "a dimension" },
+    { "two dims without a comma", 1, 0, HDR("'<f4'", "False", "(3 4)"), 12, -1, 0, 0,
+      "',' or ')'" },
+    { "unterminated dtype string", 1, 0, "{'fortran_order': False, 'shape': (3,), 'descr': '<f4",
+      12, -1, 0, 0, "closing quote" },
+    { "escape in a string", 1, 0, HDR("'<f\\x34'", "False", "(3,)"), 12, -1, 0, 0,
+      "without escapes" },
+    { "missing descr", 1, 0, "{'fortran_order': False, 'shape': (3,)}", 12, -1, 0, 0,
+      "lacks key 'descr'" },
+    { "missing fortran_order", 1, 0, "{'descr': '<f4', 'shape': (3,)}", 12, -1, 0, 0,
+      "lacks key 'fortran_order'" },
+    { "rank 9: all dims counted", 1, 0, HDR("'<f4'", "False", "(1, 1, 1, 1, 1, 1, 1, 1, 3)"), 12, -1,
+      0, 0, "rank 9 (shape (1, 1, 1, 1, 1, 1, 1, 1, ... 9 dims))" },
+    { "long dtype string is cut", 1, 0,
+      HDR("'<ffffffffffffffffffffffffffffffffffffffffffffffff'", "False", "(3,)"), 12, -1, 0, 0,
+      "unsupported dtype '<fffffffff" },
+    { "non-ASCII dtype shown escaped", 1, 0, HDR("'<f\xc3\xa9'", "False", "(3,)"), 12, -1, 0, 0,
+      "unsupported dtype '<f\\xc3\\xa9'" },
 };
 
 static const struct defect *defect_current;
@@ -655,6 +684,23 @@ static void t_defect(void)
     if (st == PC_OK)
         pc_npy_free(&a);
     free(b);
+}
+
+static void t_null_arguments(void)
+{
+    unsigned char b[16] = { 0 };
+    pc_npy a;
+    pc_err e;
+    if (pc_npy_parse(b, sizeof b, NULL, &e) != PC_EINTERNAL)
+        fail("NULL output accepted");
+    if (pc_npy_parse(NULL, 10, &a, &e) != PC_EINTERNAL)
+        fail("NULL buffer of length 10 accepted");
+    if (pc_npy_parse(b, sizeof b, &a, NULL) != PC_EINPUT)    /* ERR may be NULL */
+        fail("NULL error buffer");
+    if (pc_npy_read(NULL, &a, &e) != PC_EINTERNAL)
+        fail("NULL path accepted");
+    pc_npy_free(NULL);
+    pc_npy_free(&a);
 }
 
 static void t_empty_buffer(void)
@@ -700,6 +746,55 @@ static void t_read_empty(void)
     if (pc_npy_read(path, &a, &e) != PC_EINPUT || !strstr(e.msg, "empty file"))
         fail("empty file: %s", e.msg);
     unlink(path);
+}
+
+/* A pipe (unknown size, read in growing chunks): a 512 KiB table through
+ * a FIFO fed by a child process. */
+static void t_read_fifo(void)
+{
+    char path[256];
+    size_t n = 65536, len;
+    tmp_path(path, sizeof path, "fifo.npy");
+    if (mkfifo(path, 0600) != 0) {
+        fail("mkfifo %s failed", path);
+        return;
+    }
+    unsigned char *d = malloc(n * 8);
+    if (!d) {
+        fail("out of memory");
+        unlink(path);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        put_f64(d + 8 * i, (double)i * 0.25);
+    unsigned char *b = build(1, 0, HDR("'<f8'", "False", "(256, 256)"), 1, -1, d, n * 8, &len);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = fopen(path, "wb");
+        int good = f && fwrite(b, 1, len, f) == len;
+        if (f)
+            fclose(f);
+        _exit(good ? 0 : 1);
+    }
+    pc_npy a;
+    pc_err e;
+    if (pid < 0)
+        fail("fork failed");
+    else if (pc_npy_read(path, &a, &e) != PC_OK)
+        fail("read: %s", e.msg);
+    else {
+        if (a.count != n || a.data[n - 1] != (double)(n - 1) * 0.25)
+            fail("count %zu, last %a", a.count, a.data[a.count - 1]);
+        pc_npy_free(&a);
+    }
+    if (pid > 0) {
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    unlink(path);
+    free(b);
+    free(d);
 }
 
 /* The message of pc_npy_read is "PATH: <what pc_npy_parse says>". */
@@ -893,6 +988,8 @@ static const struct {
     { "shape (5000,)", t_parse_5000 },
     { "all 65536 binary16 values exact", t_half_exhaustive },
     { "empty buffer rejected", t_empty_buffer },
+    { "NULL arguments: PC_EINTERNAL, NULL err allowed", t_null_arguments },
+    { "read through a pipe (unknown size)", t_read_fifo },
     { "directory rejected (PC_EIO)", t_read_directory },
     { "nonexistent path rejected (PC_EIO)", t_read_missing },
     { "empty file rejected (PC_EINPUT)", t_read_empty },

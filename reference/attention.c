@@ -1,0 +1,225 @@
+/* attention.c: certified single-head attention with interval arithmetic.
+ *
+ * Each quantity is an MPFI interval that contains the exact value.  Inputs
+ * are binary32 (exact); Q, K, V, the scores, the softmax and the output are
+ * evaluated at precision P.  An output element is certified when both ends
+ * of its interval round to the same binary32 and binary64 value (rounding to
+ * nearest is monotone); otherwise P is doubled (Ziv) up to PC_ZIV_MAX_PREC.
+ *
+ * Ties: a row whose visible scores are all exactly equal (e.g. identical or
+ * zero keys) has exact weights 1/m; its output (sum_j V_j)/m is rational and
+ * may be a rounding midpoint, so it is evaluated as one division at the end
+ * (an exactly representable quotient gives a point interval). */
+#include <math.h>
+#include <mpfi.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attention.h"
+#include "round.h"
+
+typedef struct att {
+    size_t n;
+    int d;
+    mpfi_t *q, *k, *v;  /* n x d */
+    mpfi_t *s;          /* scores of one row, n */
+    mpfi_t acc, t, sum, c;
+} att;
+
+static mpfi_t *alloc_iv(size_t count, mpfr_prec_t p)
+{
+    mpfi_t *a = malloc(count * sizeof *a);
+    if (a)
+        for (size_t k = 0; k < count; k++)
+            mpfi_init2(a[k], p);
+    return a;
+}
+
+static void free_iv(mpfi_t *a, size_t count)
+{
+    if (!a) return;
+    for (size_t k = 0; k < count; k++)
+        mpfi_clear(a[k]);
+    free(a);
+}
+
+/* C = X W for row-major X (n x d) and W (d x d). */
+static void matmul_iv(att *A, const float *x, const float *w, mpfi_t *c)
+{
+    size_t d = (size_t)A->d;
+    for (size_t r = 0; r < A->n; r++)
+        for (size_t j = 0; j < d; j++) {
+            mpfi_set_ui(A->acc, 0);
+            for (size_t k = 0; k < d; k++) {
+                mpfi_set_d(A->t, (double)x[r * d + k]);   /* exact */
+                mpfi_mul_d(A->t, A->t, (double)w[k * d + j]);
+                mpfi_add(A->acc, A->acc, A->t);
+            }
+            mpfi_set(c[r * d + j], A->acc);
+        }
+}
+
+static int same_point(mpfi_srcptr a, mpfi_srcptr b)
+{
+    return mpfr_equal_p(&a->left, &a->right) && mpfr_equal_p(&b->left, &b->right)
+        && mpfr_equal_p(&a->left, &b->left);
+}
+
+/* Round interval Y: both ends must agree for binary32 and binary64.  Values
+ * are compared with == so that an exact zero enclosed as [-0, +0] counts as
+ * one value, reported as +0. */
+static int round_iv(mpfi_srcptr y, float *o32, double *o64)
+{
+    float l32 = mpfr_get_flt(&y->left, MPFR_RNDN), r32 = mpfr_get_flt(&y->right, MPFR_RNDN);
+    double l64 = mpfr_get_d(&y->left, MPFR_RNDN), r64 = mpfr_get_d(&y->right, MPFR_RNDN);
+    if (!(l32 == r32) || !(l64 == r64))
+        return 0;
+    if (o32) *o32 = l32 == 0.0f ? 0.0f : l32;
+    if (o64) *o64 = l64 == 0.0 ? 0.0 : l64;
+    return 1;
+}
+
+/* One evaluation at precision P; returns 1 when every element is certified. */
+static int attempt(att *A, const float *x, const float *wq, const float *wk, const float *wv,
+                   int causal, float *out32, double *out64)
+{
+    size_t n = A->n, d = (size_t)A->d;
+    matmul_iv(A, x, wq, A->q);
+    matmul_iv(A, x, wk, A->k);
+    matmul_iv(A, x, wv, A->v);
+    mpfi_t sq;
+    mpfi_init2(sq, mpfi_get_prec(A->acc));
+    mpfi_set_ui(sq, (unsigned long)d);
+    mpfi_sqrt(sq, sq);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t last = causal ? i + 1 : n;
+        int all_equal = 1;
+        for (size_t j = 0; j < last; j++) {
+            mpfi_set_ui(A->s[j], 0);
+            for (size_t t = 0; t < d; t++) {
+                mpfi_mul(A->t, A->q[i * d + t], A->k[j * d + t]);
+                mpfi_add(A->s[j], A->s[j], A->t);
+            }
+            if (j > 0 && !same_point(A->s[j], A->s[0])) all_equal = 0;
+        }
+        if (all_equal) {
+            /* exact weights 1/m: out = (sum_j V_j) / m */
+            for (size_t t = 0; t < d && ok; t++) {
+                mpfi_set_ui(A->acc, 0);
+                for (size_t j = 0; j < last; j++)
+                    mpfi_add(A->acc, A->acc, A->v[j * d + t]);
+                mpfi_div_ui(A->acc, A->acc, (unsigned long)last);
+                ok = round_iv(A->acc, out32 ? out32 + i * d + t : NULL,
+                              out64 ? out64 + i * d + t : NULL);
+            }
+            continue;
+        }
+        /* shift by c = the largest upper end (any constant is exact math) */
+        mpfr_set(&A->c->left, &A->s[0]->right, MPFR_RNDN);
+        for (size_t j = 1; j < last; j++)
+            if (mpfr_greater_p(&A->s[j]->right, &A->c->left))
+                mpfr_set(&A->c->left, &A->s[j]->right, MPFR_RNDN);
+        mpfr_set(&A->c->right, &A->c->left, MPFR_RNDN);
+        mpfi_set_ui(A->sum, 0);
+        for (size_t j = 0; j < last; j++) {
+            mpfi_sub(A->s[j], A->s[j], A->c);
+            mpfi_div(A->s[j], A->s[j], sq);
+            mpfi_exp(A->s[j], A->s[j]);
+            mpfi_add(A->sum, A->sum, A->s[j]);
+        }
+        for (size_t t = 0; t < d && ok; t++) {
+            mpfi_set_ui(A->acc, 0);
+            for (size_t j = 0; j < last; j++) {
+                mpfi_mul(A->t, A->s[j], A->v[j * d + t]);
+                mpfi_add(A->acc, A->acc, A->t);
+            }
+            mpfi_div(A->acc, A->acc, A->sum);
+            ok = round_iv(A->acc, out32 ? out32 + i * d + t : NULL,
+                          out64 ? out64 + i * d + t : NULL);
+        }
+    }
+    mpfi_clear(sq);
+    return ok;
+}
+
+pc_status pc_ref_attention(size_t n, int d, const float *x, const float *wq,
+                           const float *wk, const float *wv, int causal,
+                           float *out32, double *out64, pc_err *err)
+{
+    if (n < 1 || n > PC_ATT_N_MAX)
+        return pc_seterr(err, PC_EINPUT, "attention: n must be in [1, %d], got %zu", PC_ATT_N_MAX, n);
+    if (d < 1 || d > PC_ATT_D_MAX)
+        return pc_seterr(err, PC_EINPUT, "attention: d must be in [1, %d], got %d", PC_ATT_D_MAX, d);
+    size_t nd = n * (size_t)d;
+    for (size_t k = 0; k < nd; k++)
+        if (!isfinite(x[k]))
+            return pc_seterr(err, PC_EINPUT, "attention: x[%zu] is not finite", k);
+    for (size_t k = 0; k < (size_t)d * (size_t)d; k++)
+        if (!isfinite(wq[k]) || !isfinite(wk[k]) || !isfinite(wv[k]))
+            return pc_seterr(err, PC_EINPUT, "attention: weight %zu is not finite", k);
+    /* 128 bits: products of binary32 are exact at 48 bits; the rest is
+     * margin for the sums, exp and the division. */
+    for (mpfr_prec_t p = 128; p <= PC_ZIV_MAX_PREC; p *= 2) {
+        att A;
+        memset(&A, 0, sizeof A);
+        A.n = n;
+        A.d = d;
+        A.q = alloc_iv(nd, p);
+        A.k = alloc_iv(nd, p);
+        A.v = alloc_iv(nd, p);
+        A.s = alloc_iv(n, p);
+        if (!A.q || !A.k || !A.v || !A.s) {
+            free_iv(A.q, A.q ? nd : 0); free_iv(A.k, A.k ? nd : 0);
+            free_iv(A.v, A.v ? nd : 0); free_iv(A.s, A.s ? n : 0);
+            return pc_seterr(err, PC_ENOMEM, "attention: out of memory");
+        }
+        mpfi_init2(A.acc, p); mpfi_init2(A.t, p); mpfi_init2(A.sum, p); mpfi_init2(A.c, p);
+        int ok = attempt(&A, x, wq, wk, wv, causal, out32, out64);
+        mpfi_clear(A.acc); mpfi_clear(A.t); mpfi_clear(A.sum); mpfi_clear(A.c);
+        free_iv(A.q, nd); free_iv(A.k, nd); free_iv(A.v, nd); free_iv(A.s, n);
+        if (ok) return PC_OK;
+    }
+    return pc_seterr(err, PC_EINTERNAL, "attention: precision ceiling reached");
+}
+
+void pc_attention_bound(size_t n, int d, const float *x, const float *wq,
+                        const float *wk, const float *wv, int causal, double u,
+                        double *bounds)
+{
+    size_t dd = (size_t)d;
+    double *aq = calloc(n * dd, sizeof *aq), *ak = calloc(n * dd, sizeof *ak);
+    double vmax = 0.0;
+    if (!aq || !ak) {
+        free(aq); free(ak);
+        for (size_t i = 0; i < n; i++) bounds[i] = INFINITY; /* no memory: no claim */
+        return;
+    }
+    /* |X||W| row by row, in binary64 (the bound needs no more accuracy) */
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < dd; j++) {
+            double sq = 0, sk = 0, sv = 0;
+            for (size_t k = 0; k < dd; k++) {
+                double a = fabs((double)x[r * dd + k]);
+                sq += a * fabs((double)wq[k * dd + j]);
+                sk += a * fabs((double)wk[k * dd + j]);
+                sv += a * fabs((double)wv[k * dd + j]);
+            }
+            aq[r * dd + j] = sq;
+            ak[r * dd + j] = sk;
+            if (sv > vmax) vmax = sv;
+        }
+    for (size_t i = 0; i < n; i++) {
+        size_t last = causal ? i + 1 : n;
+        double kappa = 0;
+        for (size_t j = 0; j < last; j++) {
+            double s = 0;
+            for (size_t t = 0; t < dd; t++)
+                s += aq[i * dd + t] * ak[j * dd + t];
+            if (s > kappa) kappa = s;
+        }
+        kappa /= sqrt((double)d);
+        bounds[i] = PC_ATT_C * u * (4.0 * (double)d * kappa + 2.0 * (double)last + (double)d + 8.0) * vmax;
+    }
+    free(aq);
+    free(ak);
+}

@@ -1,0 +1,117 @@
+/* attention_ref_test.c: the certified attention reference (TAP).
+ * Checks it against an independent long double evaluation, the tie rule
+ * (equal scores give exact weights), and that the normwise bound accepts
+ * the binary32 built-in and rejects a perturbed one. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attention.h"
+#include "impl.h"
+#include "rng.h"
+
+static int t_no = 0, failed = 0;
+static void ok(int cond, const char *what)
+{
+    printf("%s %d - %s\n", cond ? "ok" : "not ok", ++t_no, what);
+    if (!cond) failed = 1;
+}
+
+/* long double attention (x87: 64-bit significand), for comparison */
+static void attention_ld(size_t n, int d, const float *x, const float *wq, const float *wk,
+                         const float *wv, int causal, long double *out)
+{
+    size_t dd = (size_t)d;
+    long double *q = calloc(n * dd, sizeof *q), *k = calloc(n * dd, sizeof *k);
+    long double *v = calloc(n * dd, sizeof *v), *p = calloc(n, sizeof *p);
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < dd; j++)
+            for (size_t t = 0; t < dd; t++) {
+                q[r * dd + j] += (long double)x[r * dd + t] * wq[t * dd + j];
+                k[r * dd + j] += (long double)x[r * dd + t] * wk[t * dd + j];
+                v[r * dd + j] += (long double)x[r * dd + t] * wv[t * dd + j];
+            }
+    for (size_t i = 0; i < n; i++) {
+        size_t last = causal ? i + 1 : n;
+        long double m = -INFINITY, sum = 0;
+        for (size_t j = 0; j < last; j++) {
+            long double s = 0;
+            for (size_t t = 0; t < dd; t++) s += q[i * dd + t] * k[j * dd + t];
+            p[j] = s / sqrtl((long double)d);
+            if (p[j] > m) m = p[j];
+        }
+        for (size_t j = 0; j < last; j++) { p[j] = expl(p[j] - m); sum += p[j]; }
+        for (size_t t = 0; t < dd; t++) {
+            long double acc = 0;
+            for (size_t j = 0; j < last; j++) acc += p[j] * v[j * dd + t];
+            out[i * dd + t] = acc / sum;
+        }
+    }
+    free(q); free(k); free(v); free(p);
+}
+
+static void gen(uint64_t seed, size_t n, int d, float *x, float *wq, float *wk, float *wv)
+{
+    pc_rng r;
+    pc_rng_seed(&r, seed);
+    float sc = 1.0f / sqrtf((float)d); /* weights ~ N(0, 1/d): unit-scale Q, K, V */
+    for (size_t k = 0; k < n * (size_t)d; k++) x[k] = pc_rng_normal_f32(&r);
+    for (size_t k = 0; k < (size_t)d * (size_t)d; k++) {
+        wq[k] = pc_rng_normal_f32(&r) * sc;
+        wk[k] = pc_rng_normal_f32(&r) * sc;
+        wv[k] = pc_rng_normal_f32(&r) * sc;
+    }
+}
+
+int main(void)
+{
+    printf("1..8\n");
+    enum { N = 12, D = 16 };
+    float x[N * D], wq[D * D], wk[D * D], wv[D * D], o32[N * D], got[N * D];
+    double o64[N * D], bounds[N];
+    long double ld[N * D];
+    const pc_impl *impl = pc_builtin_find("attention-f32");
+    for (int causal = 0; causal <= 1; causal++) {
+        gen(7u + (unsigned)causal, N, D, x, wq, wk, wv);
+        pc_err err;
+        int st = pc_ref_attention(N, D, x, wq, wk, wv, causal, o32, o64, &err);
+        ok(st == PC_OK, causal ? "causal reference computed" : "reference computed");
+        attention_ld(N, D, x, wq, wk, wv, causal, ld);
+        double worst = 0;
+        for (int k = 0; k < N * D; k++) {
+            double rel = fabs((double)(ld[k] - (long double)o64[k])) / (fabs(o64[k]) + 1e-300);
+            if (rel > worst) worst = rel;
+        }
+        /* long double carries ~2^-64 per op; a few hundred ops -> < 2^-50 */
+        printf("# max relative difference to long double: %.3g\n", worst);
+        ok(worst < 0x1p-50, "reference agrees with an independent long double evaluation");
+        impl->attention(NULL, N, D, x, wq, wk, wv, causal, got);
+        pc_attention_bound(N, D, x, wq, wk, wv, causal, 0x1p-24, bounds);
+        int inside = 1, outside = 0;
+        for (int i = 0; i < N; i++)
+            for (int t = 0; t < D; t++) {
+                double e = fabs((double)got[i * D + t] - o64[i * D + t]);
+                if (e > bounds[i]) inside = 0;
+                if (fabs((double)(got[i * D + t] + 1e-2f) - o64[i * D + t]) > bounds[i]) outside = 1;
+            }
+        ok(inside && outside, "binary32 built-in within the bound, a 1e-2 offset outside it");
+    }
+    /* ties: all-zero X gives zero scores, weights exactly 1/n, output 0 */
+    memset(x, 0, sizeof x);
+    pc_err err;
+    int st = pc_ref_attention(N, D, x, wq, wk, wv, 0, o32, o64, &err);
+    int zeros = st == PC_OK;
+    for (int k = 0; k < N * D && zeros; k++) zeros = o64[k] == 0.0;
+    ok(zeros, "equal scores: exact weights, zero output for zero input");
+    /* one visible key: the output is V rounded once */
+    for (int k = 0; k < D; k++) x[k] = (float)(k + 1) * 0.25f;
+    st = pc_ref_attention(1, D, x, wq, wk, wv, 1, o32, o64, &err);
+    int vrow = st == PC_OK;
+    for (int t = 0; t < D && vrow; t++) {
+        long double v = 0;
+        for (int k = 0; k < D; k++) v += (long double)x[k] * wv[k * D + t];
+        vrow = fabs((double)(v - (long double)o64[t])) <= fabs(o64[t]) * 0x1p-52;
+    }
+    ok(vrow, "a single key: output equals V");
+    return failed;
+}
