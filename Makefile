@@ -26,7 +26,7 @@ TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
-.PHONY: all check demo bench clean deps
+.PHONY: all check demo bench clean deps fuzz fuzz-replay
 all: $(PECHECK) $(TEST_BIN)
 
 $(BUILD)/%.o: %.c
@@ -58,7 +58,22 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	scripts/bench.sh $(PECHECK)
 
+# libFuzzer target of the .npy reader (clang); fuzz-replay runs the committed
+# corpus once, then fuzzes for FUZZ_SECONDS (default 20) from a scratch copy.
+FUZZ_SECONDS ?= 20
+$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/status.c harness/npy.h
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
+fuzz: $(BUILD)/fuzz/npy_fuzz
+fuzz-replay: $(BUILD)/fuzz/npy_fuzz
+	$(BUILD)/fuzz/npy_fuzz -runs=0 fuzz/corpus/npy/
+	rm -rf $(BUILD)/fuzz/work && mkdir -p $(BUILD)/fuzz/work
+	$(BUILD)/fuzz/npy_fuzz -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/npy.dict $(BUILD)/fuzz/work fuzz/corpus/npy/ \
+	    >$(BUILD)/fuzz/log 2>&1 || { tail -40 $(BUILD)/fuzz/log; exit 1; }
+	@tail -1 $(BUILD)/fuzz/log
+
 clean:
 	rm -rf build build-san
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d)
+.SECONDARY:

@@ -5,8 +5,10 @@
  * model's bound (model.h).  Families differ only in how GOT and REF are made
  * (fill_sinusoidal, fill_rope); the metrics are shared. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "accuracy.h"
 #include "model.h"
 #include "opts.h"
@@ -31,18 +33,35 @@ double pc_ulp32(float ref)
 void pc_metrics_init(pc_metrics *m)
 {
     memset(m, 0, sizeof *m);
+    pc_xsum_init(&m->xsq_err);
+    pc_xsum_init(&m->xsq_ref);
 }
 
 static void take(pc_witness *dst, const pc_witness *src) { *dst = *src; }
 
-void pc_metrics_merge(pc_metrics *a, const pc_metrics *b)
+void pc_metrics_finish(pc_metrics *m)
+{
+    /* exact total of the merged blocks plus the running block sum, rounded once */
+    pc_xsum t = m->xsq_err;
+    pc_xsum_add(&t, m->blk_sq_err);
+    m->sum_sq_err = pc_xsum_value(&t);
+    t = m->xsq_ref;
+    pc_xsum_add(&t, m->blk_sq_ref);
+    m->sum_sq_ref = pc_xsum_value(&t);
+}
+
+/* Merge without refreshing the rounded sums (the engine finishes once). */
+static void merge_raw(pc_metrics *a, const pc_metrics *b)
 {
     a->count += b->count;
     a->n_over += b->n_over;
     a->n_exact += b->n_exact;
     a->n_nonfinite += b->n_nonfinite;
-    a->sum_sq_err += b->sum_sq_err;
-    a->sum_sq_ref += b->sum_sq_ref;
+    /* exact: B's merged blocks and B's own running block sum */
+    pc_xsum_merge(&a->xsq_err, &b->xsq_err);
+    pc_xsum_add(&a->xsq_err, b->blk_sq_err);
+    pc_xsum_merge(&a->xsq_ref, &b->xsq_ref);
+    pc_xsum_add(&a->xsq_ref, b->blk_sq_ref);
     if (b->max_ulp > a->max_ulp) a->max_ulp = b->max_ulp;
     /* strictly greater: the earliest element wins ties, whatever the merge tree */
     if (b->worst.valid && (!a->worst.valid || b->max_ratio > a->max_ratio)) {
@@ -55,6 +74,12 @@ void pc_metrics_merge(pc_metrics *a, const pc_metrics *b)
     }
     if (b->first_over.valid && !a->first_over.valid)
         take(&a->first_over, &b->first_over);
+}
+
+void pc_metrics_merge(pc_metrics *a, const pc_metrics *b)
+{
+    merge_raw(a, b);
+    pc_metrics_finish(a);
 }
 
 double pc_rms(const pc_metrics *m)
@@ -78,7 +103,7 @@ static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
     memcpy(&ug, &got, 4);
     memcpy(&ur, &ref32, 4);
     if (ug == ur) m->n_exact++;
-    m->sum_sq_ref += ref * ref;
+    m->blk_sq_ref += ref * ref;
     double ratio;
     if (!isfinite(got)) {
         m->n_nonfinite++;
@@ -89,7 +114,7 @@ static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
         w.err = fabs((double)got - ref);
         w.ulp = w.err / pc_ulp32(ref32);
         ratio = bound > 0 ? w.err / bound : (w.err > 0 ? (double)INFINITY : 0.0);
-        m->sum_sq_err += w.err * w.err;
+        m->blk_sq_err += w.err * w.err;
     }
     if (w.ulp > m->max_ulp) m->max_ulp = w.ulp;
     if (!m->worst.valid || ratio > m->max_ratio) { m->max_ratio = ratio; m->worst = w; }
@@ -235,14 +260,191 @@ static void block_free(block *b)
     free(b->omega); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
 }
 
+/* Scratch of one worker: its own frequencies (a pc_freqs is not shared
+ * between threads) and buffers for one block. */
+static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
+                           double C, double u, pc_err *err)
+{
+    size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
+    block z = { impl, cfg, pc_freqs_new(cfg->d, cfg->base), malloc(d / 2 * sizeof(double)),
+                malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
+                malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
+                malloc(B * d * sizeof(double)), C, u };
+    *b = z;
+    if (!b->freqs || !b->omega || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
+        block_free(b);
+        memset(b, 0, sizeof *b);
+        return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
+    }
+    for (int i = 0; i < cfg->d / 2; i++)
+        b->omega[i] = pc_freqs_omega(b->freqs, i);
+    return PC_OK;
+}
+
+int pc_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 ? (n > 1024 ? 1024 : (int)n) : 1;
+}
+
+int64_t pc_acc_nblocks(int64_t pos_lo, int64_t pos_hi)
+{
+    return (pos_hi - pos_lo) / PC_ACC_BLOCK + 1;
+}
+
+void pc_acc_shard_blocks(int64_t nb, int k, int n, int64_t *b0, int64_t *b1)
+{
+    if (n < 1 || k < 1 || k > n) { k = 1; n = 1; }
+    /* the first nb % n shards get one block more; no overflow for any nb */
+    int64_t q = nb / n, r = nb % n;
+    *b0 = q * (k - 1) + (k - 1 < r ? k - 1 : r);
+    *b1 = q * k + (k < r ? k : r);
+}
+
+/* ---- the parallel block loop ------------------------------------------ *
+ * Workers claim blocks in increasing order; each block's metrics go to a
+ * ring of PC_ACC_WINDOW slots, and whoever completes a block merges every
+ * ready block at the head of the ring, in position order.  A worker waits
+ * when its next block would not fit the window, so memory is bounded by
+ * the window whatever the number of positions.  The first block (in
+ * position order) that ends the run (reference error, implementation
+ * error) stops the merge there: what follows it is discarded, exactly as
+ * the single-threaded loop would. */
+
+#define PC_ACC_WINDOW_PER_THREAD 4 /* slots per worker: enough to hide uneven block times */
+
+typedef struct slot {
+    int ready;
+    pc_status st;
+    int rc;
+    pc_metrics m;
+} slot;
+
+typedef struct run {
+    const pc_impl *impl;
+    const pc_acc_cfg *cfg;
+    int rope;
+    int64_t b0, b1;           /* blocks of this shard */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t next, merged;     /* next block to claim, next to merge */
+    int stop;
+    slot *ring;
+    int64_t window;
+    /* outcome, in position order */
+    pc_acc_result *res;
+    pc_status st;             /* reference error */
+    int64_t st_lo, st_hi;
+    uint64_t done, total;
+    pc_progress pr;
+} run;
+
+typedef struct worker {
+    run *r;
+    block b;
+    pthread_t tid;
+} worker;
+
+static void block_range(const run *r, int64_t blk, int64_t *p0, size_t *n)
+{
+    const pc_acc_cfg *c = r->cfg;
+    *p0 = c->pos_lo + blk * (int64_t)PC_ACC_BLOCK;
+    int64_t left = c->pos_hi - *p0 + 1;
+    *n = (size_t)(left < PC_ACC_BLOCK ? left : PC_ACC_BLOCK);
+}
+
+void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first,
+                      int layout, int64_t lo, int64_t hi)
+{
+    if (first)
+        snprintf(buf, len, "%s returned %d for layout %s: layout not supported", impl, rc,
+                 pc_layout_name(layout));
+    else
+        snprintf(buf, len, "%s returned error %d at positions %lld..%lld", impl, rc,
+                 (long long)lo, (long long)hi);
+}
+
+/* Merge every ready block at the head of the ring (caller holds the lock). */
+static void merge_ready(run *r)
+{
+    while (!r->stop && r->merged < r->b1) {
+        slot *s = &r->ring[r->merged % r->window];
+        if (!s->ready) break;
+        int64_t p0;
+        size_t n;
+        block_range(r, r->merged, &p0, &n);
+        if (s->st != PC_OK) {
+            r->st = s->st;
+            r->st_lo = p0;
+            r->st_hi = p0 + (int64_t)n - 1;
+            r->stop = 1;
+            break;
+        }
+        if (s->rc != 0) {
+            /* declining the first call means "this layout is not supported" */
+            pc_acc_result *res = r->res;
+            int first = r->merged == r->b0;
+            res->status = first ? PC_SKIP : PC_FAIL;
+            res->impl_rc = s->rc;
+            res->impl_rc_lo = p0;
+            res->impl_rc_hi = p0 + (int64_t)n - 1;
+            pc_acc_impl_note(res->note, sizeof res->note, r->impl->name, s->rc, first,
+                             r->cfg->layout, p0, p0 + (int64_t)n - 1);
+            r->stop = 1;
+            break;
+        }
+        merge_raw(&r->res->m, &s->m);
+        s->ready = 0;
+        r->merged++;
+        r->done += n;
+        pc_progress_update(&r->pr, r->done, r->total);
+    }
+    pthread_cond_broadcast(&r->cv);
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    run *r = w->r;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->next < r->b1 && r->next >= r->merged + r->window)
+            pthread_cond_wait(&r->cv, &r->mu);
+        if (r->stop || r->next >= r->b1) break;
+        int64_t blk = r->next++;
+        pthread_mutex_unlock(&r->mu);
+
+        int64_t p0;
+        size_t n;
+        block_range(r, blk, &p0, &n);
+        for (size_t k = 0; k < n; k++) w->b.pos[k] = p0 + (int64_t)k;
+        slot s;
+        s.ready = 1;
+        s.rc = 0;
+        pc_metrics_init(&s.m);
+        s.st = r->rope ? fill_rope(&w->b, n, &s.m, &s.rc) : fill_sinusoidal(&w->b, n, &s.m, &s.rc);
+
+        pthread_mutex_lock(&r->mu);
+        r->ring[blk % r->window] = s;
+        merge_ready(r);
+    }
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
 pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
                           pc_acc_result *res, pc_err *err)
 {
     memset(res, 0, sizeof *res);
+    pc_metrics_init(&res->m);
     pc_status st = pc_ref_check_params(cfg->d, cfg->base, err);
     if (st != PC_OK) return st;
     if (cfg->pos_lo < 0 || cfg->pos_hi > PC_POS_MAX || cfg->pos_lo > cfg->pos_hi)
         return pc_seterr(err, PC_EINPUT, "positions must satisfy 0 <= A <= B <= 2^53");
+    int shard_n = cfg->shard_n > 0 ? cfg->shard_n : 1, shard_k = cfg->shard_n > 0 ? cfg->shard_k : 1;
+    if (shard_k < 1 || shard_k > shard_n)
+        return pc_seterr(err, PC_EINPUT, "--shard: K must be in [1, N], got %d/%d", shard_k, shard_n);
     int rope = !strcmp(cfg->family, "rope");
     if (!rope && strcmp(cfg->family, "sinusoidal"))
         return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
@@ -255,60 +457,70 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     }
     res->u = pc_model_u(cfg->dtype);
     res->C = pc_model_C(cfg->base);
-    size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
-    block b = { impl, cfg, pc_freqs_new(cfg->d, cfg->base), malloc(d / 2 * sizeof(double)),
-                malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(double)), res->C, res->u };
-    if (!b.freqs || !b.omega || !b.pos || !b.got || !b.ref32 || !b.x || !b.ref64) {
-        block_free(&b);
-        return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
-    }
-    for (int i = 0; i < cfg->d / 2; i++)
-        b.omega[i] = pc_freqs_omega(b.freqs, i);
 
-    pc_progress pr;
-    pc_progress_start(&pr, impl->name, cfg->quiet);
-    double t0 = pc_now();
-    uint64_t total = (uint64_t)(cfg->pos_hi - cfg->pos_lo) + 1, done = 0;
-    pc_metrics_init(&res->m);
-    st = PC_OK;
-    for (int64_t p0 = cfg->pos_lo; p0 <= cfg->pos_hi; p0 += (int64_t)B) {
-        size_t n = (size_t)((cfg->pos_hi - p0 + 1) < (int64_t)B ? cfg->pos_hi - p0 + 1 : (int64_t)B);
-        for (size_t r = 0; r < n; r++) b.pos[r] = p0 + (int64_t)r;
-        pc_metrics bm;
-        pc_metrics_init(&bm);
-        int rc = 0;
-        st = rope ? fill_rope(&b, n, &bm, &rc) : fill_sinusoidal(&b, n, &bm, &rc);
-        if (st != PC_OK) {
-            pc_seterr(err, st, "reference failed at positions %lld..%lld (precision ceiling reached)",
-                      (long long)p0, (long long)(p0 + (int64_t)n - 1));
-            break;
-        }
-        if (rc != 0) {
-            /* declining the first call means "this layout is not supported" */
-            res->status = done == 0 ? PC_SKIP : PC_FAIL;
-            if (done == 0)
-                snprintf(res->note, sizeof res->note, "%s returned %d for layout %s: "
-                         "layout not supported", impl->name, rc, pc_layout_name(cfg->layout));
-            else
-                snprintf(res->note, sizeof res->note, "%s returned error %d at positions %lld..%lld",
-                         impl->name, rc, (long long)p0, (long long)(p0 + (int64_t)n - 1));
-            break;
-        }
-        pc_metrics_merge(&res->m, &bm);
-        done += n;
-        pc_progress_update(&pr, done, total);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.impl = impl;
+    r.cfg = cfg;
+    r.rope = rope;
+    r.res = res;
+    pc_acc_shard_blocks(pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi), shard_k, shard_n, &r.b0, &r.b1);
+    r.next = r.merged = r.b0;
+    int64_t nblk = r.b1 - r.b0;
+    int nt = cfg->threads > 0 ? cfg->threads : pc_cores();
+    if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;
+    r.window = (int64_t)nt * PC_ACC_WINDOW_PER_THREAD;
+    r.ring = calloc((size_t)r.window, sizeof *r.ring);
+    worker *w = calloc((size_t)nt, sizeof *w);
+    if (!r.ring || !w) {
+        free(r.ring); free(w);
+        return pc_seterr(err, PC_ENOMEM, "out of memory for %d threads", nt);
     }
-    pc_progress_end(&pr);
+    for (int t = 0; t < nt && st == PC_OK; t++) {
+        w[t].r = &r;
+        st = block_new(&w[t].b, impl, cfg, res->C, res->u, err);
+    }
+    if (st != PC_OK) {
+        for (int t = 0; t < nt; t++) block_free(&w[t].b);
+        free(r.ring); free(w);
+        return st;
+    }
+    if (nblk > 0) {
+        int64_t plo, phi;
+        size_t n;
+        block_range(&r, r.b0, &plo, &n);
+        block_range(&r, r.b1 - 1, &phi, &n);
+        r.total = (uint64_t)(phi + (int64_t)n - plo);
+    }
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    pc_progress_start(&r.pr, impl->name, cfg->quiet);
+    double t0 = pc_now();
+    int started = 1; /* worker 0 runs in this thread */
+    for (int t = 1; t < nt; t++) {
+        if (pthread_create(&w[t].tid, NULL, work, &w[t]) != 0) break; /* fewer threads: same result */
+        started++;
+    }
+    work(&w[0]);
+    for (int t = 1; t < started; t++) pthread_join(w[t].tid, NULL);
+    pc_progress_end(&r.pr);
+    pc_metrics_finish(&res->m);
+    st = r.st;
+    if (st != PC_OK)
+        pc_seterr(err, st, "reference failed at positions %lld..%lld (precision ceiling reached)",
+                  (long long)r.st_lo, (long long)r.st_hi);
     if (st == PC_OK && res->status == PC_OK) {
         res->status = res->m.n_over ? PC_FAIL : PC_OK;
-        split_witness(&b, &res->m.worst);
-        split_witness(&b, &res->m.worst_abs);
-        split_witness(&b, &res->m.first_over);
+        split_witness(&w[0].b, &res->m.worst);
+        split_witness(&w[0].b, &res->m.worst_abs);
+        split_witness(&w[0].b, &res->m.first_over);
     }
     res->seconds = pc_now() - t0;
-    block_free(&b);
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.cv);
+    for (int t = 0; t < nt; t++) block_free(&w[t].b);
+    free(r.ring);
+    free(w);
     return st;
 }
 
@@ -425,6 +637,22 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
     pc_json_end(j);
 }
 
+static void exact_sum_json(pc_json *j, const char *key, const pc_xsum *x, double blk)
+{
+    pc_xsum t = *x;
+    pc_xsum_add(&t, blk);
+    double terms[64]; /* an expansion of a binary64-range sum has at most 40 terms */
+    int n = pc_xsum_expansion(&t, terms, 64);
+    if (n < 0) { pc_json_str(j, key, NULL); return; } /* not finite */
+    pc_json_arr(j, key);
+    for (int k = 0; k < n; k++) {
+        char buf[40];
+        snprintf(buf, sizeof buf, "%a", terms[k]);
+        pc_json_str(j, NULL, buf);
+    }
+    pc_json_end(j);
+}
+
 void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *cfg,
                              const pc_acc_result *res)
 {
@@ -442,6 +670,12 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
     pc_json_end(j);
     pc_json_end(j);
     pc_json_int(j, "seed", (long long)cfg->seed);
+    if (cfg->shard_n > 1) { /* only in a shard's result: a merged one has none */
+        pc_json_obj(j, "shard");
+        pc_json_int(j, "k", cfg->shard_k);
+        pc_json_int(j, "n", cfg->shard_n);
+        pc_json_end(j);
+    }
     const char *status = res->status == PC_OK ? "pass" : res->status == PC_FAIL ? "fail" :
                          res->status == PC_SKIP ? "skip" : "error";
     pc_json_str(j, "status", status);
@@ -456,6 +690,17 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
     pc_json_num(j, "rms_err", pc_rms(m));
     pc_json_num(j, "nmse", pc_nmse(m));
     pc_json_num(j, "max_err_over_bound", m->max_ratio);
+    /* the exact sums behind rms and nmse, as exact expansions (hex binary64
+     * terms, largest first): `pecheck merge` adds shards' sums exactly */
+    exact_sum_json(j, "sum_sq_err_exact", &m->xsq_err, m->blk_sq_err);
+    exact_sum_json(j, "sum_sq_ref_exact", &m->xsq_ref, m->blk_sq_ref);
+    if (res->impl_rc) {
+        pc_json_obj(j, "impl_error");
+        pc_json_int(j, "rc", res->impl_rc);
+        pc_json_int(j, "start", res->impl_rc_lo);
+        pc_json_int(j, "end", res->impl_rc_hi);
+        pc_json_end(j);
+    }
     pc_json_obj(j, "bound");
     if (cfg->tol_abs >= 0) {
         pc_json_str(j, "model", "absolute");

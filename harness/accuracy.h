@@ -1,9 +1,12 @@
 /* accuracy.h: compare an implementation with the certified reference over
  * every position of a range and every dimension (the accuracy gate).
  *
- * Work is cut into fixed blocks of PC_ACC_BLOCK positions; each block has
- * its own metrics and blocks are merged in position order, so the result
- * does not depend on how blocks are scheduled. */
+ * Work is cut into fixed blocks of PC_ACC_BLOCK positions counted from the
+ * first position; each block has its own metrics and blocks are merged in
+ * position order, with the sums of squares added exactly (xsum.h), so the
+ * result does not depend on how blocks are scheduled: the same bits for any
+ * --threads N, and for shards (--shard K/N: a contiguous run of blocks)
+ * combined by `pecheck merge` (shard.h). */
 #ifndef PECHECK_ACCURACY_H
 #define PECHECK_ACCURACY_H
 
@@ -12,6 +15,7 @@
 #include "impl.h"
 #include "json.h"
 #include "status.h"
+#include "xsum.h"
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 
@@ -25,6 +29,8 @@ typedef struct pc_acc_cfg {
     uint64_t seed;          /* RoPE input vectors */
     double tol_abs;         /* < 0: precision model */
     int quiet;              /* no progress line */
+    int threads;            /* worker threads; 0: every online core */
+    int shard_k, shard_n;   /* this run covers shard K of N (1-based); 0, 0 or 1, 1: all */
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */
@@ -50,7 +56,14 @@ typedef struct pc_witness {
 
 typedef struct pc_metrics {
     uint64_t count, n_over, n_exact, n_nonfinite;
-    double max_abs, max_ulp, max_ratio, sum_sq_err, sum_sq_ref;
+    double max_abs, max_ulp, max_ratio;
+    /* sums of squares: exact totals of the merged blocks (x*) plus the
+     * running binary64 sum of the current block (blk_*); sum_sq_* is the
+     * exact total rounded once, up to date after pc_metrics_merge and
+     * pc_metrics_finish */
+    double sum_sq_err, sum_sq_ref;
+    double blk_sq_err, blk_sq_ref;
+    pc_xsum xsq_err, xsq_ref;
     pc_witness worst;      /* largest err / bound: decides the verdict */
     pc_witness worst_abs;  /* largest absolute error */
     pc_witness first_over; /* first element over the bound, in position order */
@@ -62,6 +75,10 @@ typedef struct pc_acc_result {
     pc_metrics m;
     double C, u;
     double seconds;
+    /* the implementation's error that ended the run (0: none), and the
+     * positions of the block it came from (for `pecheck merge`) */
+    int impl_rc;
+    int64_t impl_rc_lo, impl_rc_hi;
 } pc_acc_result;
 
 /* Run the gate.  Returns PC_OK when the run completed (verdict in
@@ -71,7 +88,23 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
 
 /* Metrics of one block, merged in order (exposed for threads and shards). */
 void pc_metrics_init(pc_metrics *m);
+/* INTO (earlier positions) absorbs FROM (later positions). */
 void pc_metrics_merge(pc_metrics *into, const pc_metrics *from);
+/* Bring sum_sq_err and sum_sq_ref up to date (after merges). */
+void pc_metrics_finish(pc_metrics *m);
+
+/* The blocks of a run: block b covers positions pos_lo + b*PC_ACC_BLOCK ..;
+ * shard K of N takes blocks [*B0, *B1) (balanced contiguous split). */
+int64_t pc_acc_nblocks(int64_t pos_lo, int64_t pos_hi);
+void    pc_acc_shard_blocks(int64_t nblocks, int k, int n, int64_t *b0, int64_t *b1);
+
+/* The note of a run ended by the implementation's error RC on the block
+ * LO..HI: FIRST (the run's first block) means "layout not supported". */
+void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first,
+                      int layout, int64_t lo, int64_t hi);
+
+/* Cores online (>= 1): the default of --threads. */
+int pc_cores(void);
 
 double pc_ulp32(float ref);
 double pc_rms(const pc_metrics *m);

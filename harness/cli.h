@@ -20,7 +20,11 @@ int pc_exit_code(pc_status status);
 
 int pc_cmd_list(int argc, char **argv);
 int pc_cmd_accuracy(int argc, char **argv);
+int pc_cmd_check(int argc, char **argv);
 int pc_cmd_reference(int argc, char **argv);
 int pc_cmd_demo(int argc, char **argv);
+int pc_cmd_merge(int argc, char **argv);
+int pc_cmd_report(int argc, char **argv);
+int pc_cmd_explain(int argc, char **argv);
 
 #endif

@@ -28,6 +28,9 @@ static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg
     cfg->seed = o->seed;
     cfg->tol_abs = o->tol_abs;
     cfg->quiet = o->quiet;
+    cfg->threads = o->threads;
+    cfg->shard_k = o->shard_k;
+    cfg->shard_n = o->shard_n;
     return PC_OK;
 }
 
@@ -38,6 +41,7 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
 {
     pc_status st = make_cfg(o, impl, cfg, err);
     if (st != PC_OK) return st;
+    pc_sources_adjust_cfg(impl, cfg); /* a table fixes d and the positions */
     st = pc_accuracy_run(impl, cfg, res, err);
     if (st == PC_OK && res->status == PC_SKIP && o->layout < 0 && res->m.count == 0
         && ((!strcmp(cfg->family, "rope") && impl->rope) ||
@@ -45,6 +49,7 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
         cfg->layout = 1;
         st = pc_accuracy_run(impl, cfg, res, err);
     }
+    if (st == PC_OK) pc_sources_apply_fault(impl, res); /* a crashed plugin fails, with the cause */
     return st;
 }
 
@@ -55,7 +60,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv,
         "impl plugin table table-sin family d base layout max-pos positions pos-start dtype "
-        "tol-abs seed format output quiet", 0, &o, &err);
+        "tol-abs seed format output quiet timeout-ms threads shard", 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: accuracy writes text or json"), &err);

@@ -34,6 +34,23 @@ struct pc_impl {
      * (N x D/2), so the error can be split into angle and evaluation. */
     int (*angles)(void *ctx, const int64_t *pos, size_t n, int d, double base,
                   float *theta);
+    /* Positions the source can serve, inclusive (a .npy table knows its
+     * rows); 0, 0 = unlimited.  Properties draw positions from this range. */
+    int64_t pos_min, pos_max;
+    /* Relative-position families (optional; appended, see the boxed section
+     * of pecheck_plugin.h for the contracts). */
+    int (*t5_bucket)(void *ctx, const int64_t *rel, size_t n, int bidirectional,
+                     int num_buckets, int max_distance, int32_t *out);
+    int (*t5_bias)(void *ctx, const float *emb, int heads, int bidirectional,
+                   int num_buckets, int max_distance, const int64_t *qpos, size_t nq,
+                   const int64_t *kpos, size_t nk, float *out);
+    int (*alibi_slopes)(void *ctx, int heads, float *out);
+    int (*alibi_bias)(void *ctx, int heads, const int64_t *qpos, size_t nq,
+                      const int64_t *kpos, size_t nk, int causal, float *out);
+    int (*txl_score)(void *ctx, size_t nq, size_t nk, int d, double base, int layout,
+                     const float *q, const float *k, const float *u, const float *v,
+                     const float *wr, const int64_t *qpos, const int64_t *kpos,
+                     float *out);
 };
 
 /* The built-in implementations (impl/registry.c). */

@@ -7,8 +7,8 @@
  * and the properties need no change.  Per call:
  *
  *   - OUT lives in shared memory (mmap MAP_SHARED) laid out as
- *       [guard page][canary 64 B][OUT][canary >= 64 B][guard page]
- *     (guard pages are PROT_NONE).  OUT starts 64-byte aligned.  A write
+ *       [guard 64 KiB][canary 64 B][OUT][canary >= 64 B][guard 64 KiB]
+ *     (guards are PROT_NONE).  OUT starts 64-byte aligned.  A write
  *     just outside OUT lands on a canary byte (seen after the call); a
  *     write farther out hits a guard page (SIGSEGV, whose address the child
  *     records).  OUT is copied in from the caller's buffer before the call
@@ -54,8 +54,9 @@
 pc_impl *pc_isolate_wrap(const pc_impl *inner, long timeout_ms);
 void pc_isolate_free(pc_impl *wrapped);
 
-/* Is IMPL a wrapper made by pc_isolate_wrap? */
+/* Is IMPL a wrapper made by pc_isolate_wrap?  Its inner pc_impl, or NULL. */
 int pc_isolate_is(const pc_impl *impl);
+const pc_impl *pc_isolate_inner(const pc_impl *impl);
 
 /* Number of faults recorded since the last pc_isolate_clear (0 for an impl
  * that is not a wrapper); the first fault's cause goes to CAUSE (may be

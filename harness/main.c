@@ -12,12 +12,26 @@ static const pc_command commands[] = {
       "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
       "[--tol-abs X] [--seed S] [--format text|json] [--output FILE] [--quiet]",
       "compare an implementation with the certified reference (exit 0 pass, 1 fail)" },
+    { "check", pc_cmd_check,
+      "pecheck check [--impl NAME|all] [--plugin PATH.so] [--table PE.npy [--table-sin SIN.npy] "
+      "[--pos-start P]] [--family sinusoidal|rope|learned|attention|all] [--d N] [--base B] "
+      "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
+      "[--tol-abs X] [--seed S] [--causal] [--timeout-ms T] [--cases N] [--property NAME] "
+      "[--format text|json|tap|junit] [--output FILE] [--quiet]",
+      "gate implementations, plugins and .npy tables on every family they provide "
+      "(accuracy, contracts, properties; exit 0 pass, 1 fail)" },
     { "reference", pc_cmd_reference,
       "pecheck reference --family sinusoidal|rope --d N [--base B] [--layout ...] "
       "--positions A:B --out FILE.npy [--dtype f32|f64]",
       "write the certified reference table as .npy" },
+    { "explain", pc_cmd_explain, "pecheck explain [NAME] [--d N] [--seed S] [--cases N] [--max-pos N]",
+      "list the properties, or show one's math and a live minimal counterexample" },
+    { "merge", pc_cmd_merge, "pecheck merge [--format text|json] [--output FILE] SHARD.json...",
+      "combine the JSON results of `accuracy --shard K/N` into one verdict and report" },
     { "demo", pc_cmd_demo, "pecheck demo [--d N] [--max-pos N] [--quiet]",
       "run the gate on every built-in and print a summary table" },
+    { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PATH.npy)... [--d N] [--base B] [--max-pos N] [--seed S] [--quiet]",
+      "write an HTML accuracy report with gnuplot plots into DIR" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -25,9 +25,10 @@
 
 /* Limits */
 #define PC_NPY_MAX_RANK 3
-/* The largest header length accepted: 65535 * 16 bytes.  numpy's own reader
- * stops at 10000 by default; 65535*16 leaves room for any header numpy has
- * written, while a corrupt length field cannot make us read megabytes. */
+/* The largest header length accepted: 65535 * 16 bytes.  numpy's reader
+ * (numpy/lib/format.py, _MAX_HEADER_SIZE in 1.24) stops at 10000 by
+ * default; 65535*16 leaves room for any header a writer could mean, while
+ * a corrupt length field cannot make us parse megabytes. */
 #define PC_NPY_MAX_HEADER ((size_t)65535 * 16)
 
 /* An array read from a .npy file. */

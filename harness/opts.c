@@ -134,6 +134,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
             return pc_seterr(err, PC_EINPUT,
                              "--d: must be an even integer in [2, %d], got %s", PC_D_MAX, v);
         o->d = (int)x;
+        o->d_set = 1;
     } else if (!strcmp(name, "base")) {
         if ((st = pc_parse_double("--base", v, &o->base, err)) != PC_OK) return st;
         if (!(o->base > 1.0))
@@ -172,6 +173,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         else if (!strcmp(v, "junit")) o->format = PC_FMT_JUNIT;
         else return pc_seterr(err, PC_EINPUT, "--format: expected text, json, tap or junit, got '%s'", v);
     } else if (!strcmp(name, "output")) o->output = v;
+    else if (!strcmp(name, "regressions")) o->regressions = v;
     else if (!strcmp(name, "out")) o->out = v;
     else if (!strcmp(name, "threads")) {
         if ((st = pc_parse_i64("--threads", v, 0, 1024, &x, err)) != PC_OK) return st;

@@ -23,6 +23,7 @@ typedef struct pc_opts {
     const char *family;                                  /* --family */
     /* parameters */
     int d;                  /* --d (default 128) */
+    int d_set;              /* --d was given (tables take d from their shape) */
     double base;            /* --base (default 10000) */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 = the implementation's */
     int64_t pos_lo, pos_hi; /* --positions A:B or --max-pos N (inclusive) */
@@ -44,6 +45,7 @@ typedef struct pc_opts {
     long cases;             /* --cases N */
     const char *properties[PC_MAX_SOURCES]; int n_properties; /* --property */
     int replay_set; uint64_t replay;                  /* --replay SEED */
+    const char *regressions; /* --regressions FILE (NULL: .pecheck-regressions, "off": none) */
     /* positional arguments left over (e.g. `explain NAME`, `merge FILES`) */
     const char *args[64]; int n_args;
 } pc_opts;

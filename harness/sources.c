@@ -1,6 +1,10 @@
 /* sources.c: resolve the implementations named on the command line. */
+#include <stdio.h>
 #include <string.h>
+#include "isolate.h"
+#include "plugin.h"
 #include "sources.h"
+#include "table.h"
 
 static pc_status add(pc_sources *s, const pc_impl *impl, pc_err *err)
 {
@@ -8,6 +12,13 @@ static pc_status add(pc_sources *s, const pc_impl *impl, pc_err *err)
         return pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
     s->impl[s->n++] = impl;
     return PC_OK;
+}
+
+/* Keep IMPL (a plugin or table) to free it, and test it. */
+static pc_status add_owned(pc_sources *s, pc_impl *impl, pc_err *err)
+{
+    s->owned[s->n_owned++] = impl;
+    return add(s, impl, err);
 }
 
 pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, pc_err *err)
@@ -30,10 +41,33 @@ pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, p
         else
             st = add(s, impl, err);
     }
-    if (st == PC_OK && (o->n_plugins > 0 || o->n_tables > 0))
-        st = pc_seterr(err, PC_EINPUT, "--plugin and --table are not supported yet");
+    for (int k = 0; k < o->n_plugins && st == PC_OK; k++) {
+        if (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS) {
+            st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
+            break;
+        }
+        pc_impl *impl;
+        st = pc_plugin_open(o->plugins[k], o->timeout_ms, &impl, err);
+        if (st == PC_OK) st = add_owned(s, impl, err);
+    }
+    if (st == PC_OK && o->table_sin && o->n_tables != 1)
+        st = pc_seterr(err, PC_EINPUT, "--table-sin SIN.npy goes with exactly one --table COS.npy");
+    const char *tfam = o->table_sin ? "rope" : "sinusoidal";
+    if (family && strcmp(family, "all") != 0) tfam = family;
+    for (int k = 0; k < o->n_tables && st == PC_OK; k++) {
+        if (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS) {
+            st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
+            break;
+        }
+        pc_impl *impl;
+        st = pc_table_open(o, o->tables[k], o->table_sin, tfam, &impl, err);
+        if (st == PC_OK) st = add_owned(s, impl, err);
+    }
+    if (st == PC_OK && !o->n_tables && o->table_sin)
+        st = pc_seterr(err, PC_EINPUT, "--table-sin needs --table COS.npy");
     if (st == PC_OK && s->n == 0)
-        st = pc_seterr(err, PC_EINPUT, "no implementation given (use --impl NAME; see `pecheck list`)");
+        st = pc_seterr(err, PC_EINPUT, "no implementation given (use --impl NAME, --plugin PATH.so "
+                       "or --table PATH.npy; see `pecheck list`)");
     if (st != PC_OK)
         pc_sources_close(s);
     return st;
@@ -41,6 +75,30 @@ pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, p
 
 void pc_sources_close(pc_sources *s)
 {
+    for (int k = 0; k < s->n_owned; k++) {
+        if (pc_plugin_is(s->owned[k])) pc_plugin_close(s->owned[k]);
+        else pc_table_close(s->owned[k]);
+    }
     s->n = 0;
     s->n_owned = 0;
+}
+
+void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (!t) return;
+    cfg->d = t->d;
+    cfg->pos_lo = t->pos_lo;
+    cfg->pos_hi = t->pos_hi;
+}
+
+int pc_sources_apply_fault(const pc_impl *impl, pc_acc_result *res)
+{
+    char cause[PC_ERR_LEN];
+    int n = pc_isolate_fault(impl, cause, sizeof cause);
+    pc_isolate_clear(impl);
+    if (!n) return 0;
+    res->status = PC_FAIL;
+    snprintf(res->note, sizeof res->note, "%.200s%s", cause, n > 1 ? " (and more faults)" : "");
+    return 1;
 }

@@ -1,7 +1,12 @@
-/* sources.h: turn --impl / --plugin / --table options into pc_impl objects. */
+/* sources.h: turn --impl / --plugin / --table options into pc_impl objects.
+ *
+ * Built-ins are used as they are; plugins are loaded with dlopen and every
+ * hook runs isolated in a forked child (plugin.h, isolate.h); tables are
+ * read from .npy (table.h). */
 #ifndef PECHECK_SOURCES_H
 #define PECHECK_SOURCES_H
 
+#include "accuracy.h"
 #include "impl.h"
 #include "opts.h"
 #include "status.h"
@@ -15,8 +20,21 @@ typedef struct pc_sources {
     int n_owned;
 } pc_sources;
 
-/* FAMILY filters `--impl all` (NULL: every built-in). */
+/* FAMILY filters `--impl all` (NULL: every built-in) and picks what a
+ * --table holds (NULL or "all": rope with --table-sin, else sinusoidal).
+ * Errors (PC_EINPUT, exit 2): unknown built-in, a plugin that does not load
+ * (dlerror's text), a bad table, nothing given. */
 pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, pc_err *err);
 void pc_sources_close(pc_sources *s);
+
+/* Tables fix d and the positions: set CFG's d and range from IMPL's table
+ * (no change for other implementations). */
+void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg);
+
+/* After pc_accuracy_run on an isolated IMPL: when a call crashed, hung or
+ * wrote outside OUT, RES becomes a failure whose note is the cause (the
+ * engine saw only an error return, which on the first call reads as "layout
+ * not supported").  Clears IMPL's fault record.  Returns 1 when it did. */
+int pc_sources_apply_fault(const pc_impl *impl, pc_acc_result *res);
 
 #endif

@@ -8,7 +8,9 @@
     X(bf16_positions) X(sin_only) X(cos_shifted) X(rotate_recurrence) X(plus_1e4) \
     X(rope_polar) X(rope_half) X(rope_bf16_cache) \
     X(learned_table) X(learned_clamp) \
-    X(attention_f32)
+    X(attention_f32) \
+    X(attention_sinpe) X(attention_nocausal) \
+    X(t5_hf) X(t5_round) X(t5_max_exact) X(t5_no_clamp) X(alibi_paper) X(alibi_pow2) X(txl_f32) X(txl_absolute)
 
 #define DECLARE(n) extern const pc_impl pc_impl_##n;
 PC_BUILTINS(DECLARE)

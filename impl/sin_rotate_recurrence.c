@@ -13,14 +13,29 @@ static _Thread_local struct {
     float s[4096], c[4096];
 } st = { -1, 0, 0.0, {0}, {0} };
 
+/*@ requires dim: pc_dim_ok(d);
+    requires position: 0 <= pos <= PC_ACSL_POS_MAX;
+    assigns st, errno;
+    ensures state: st.pos == pos && st.d == d;
+*/
 static void advance(int64_t pos, int d, double base)
 {
     int h = d / 2;
     if (st.d != d || st.base != base || st.pos < 0 || st.pos > pos) {
+        /*@ loop invariant pairs: 0 <= i <= h;
+            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1];
+            loop variant h - i; */
         for (int i = 0; i < h; i++) { st.s[i] = 0.0f; st.c[i] = 1.0f; }
         st.pos = 0; st.d = d; st.base = base;
     }
+    /*@ loop invariant steps: 0 <= st.pos <= pos;
+        loop invariant same_d: st.d == d;
+        loop assigns st.pos, st.s[0 .. h - 1], st.c[0 .. h - 1], errno;
+        loop variant pos - st.pos; */
     for (; st.pos < pos; st.pos++)
+        /*@ loop invariant pairs: 0 <= i <= h;
+            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1], errno;
+            loop variant h - i; */
         for (int i = 0; i < h; i++) {
             float w = pc_torch_div_term(i, d, base);
             float cw = cosf(w), sw = sinf(w);
@@ -30,13 +45,32 @@ static void advance(int64_t pos, int d, double base)
         }
 }
 
+/*@ requires valid: pc_encoding_args(pos, n, d, out);
+    assigns out[0 .. n * d - 1], st, errno;
+    behavior supported:
+      assumes layout_ok: pc_layout_valid(layout);
+      ensures ok: \result == 0;
+    behavior unsupported:
+      assumes layout_bad: !pc_layout_valid(layout);
+      assigns \nothing;
+      ensures rejected: \result == 1;
+    complete behaviors;
+    disjoint behaviors;
+*/
 static int run(void *ctx, const int64_t *pos, size_t n, int d, double base,
                int layout, float *out)
 {
     (void)ctx;
     if (!pc_layout_ok(layout)) return 1;
+    /*@ loop invariant rows: 0 <= r <= n;
+        loop assigns r, out[0 .. n * d - 1], st, errno;
+        loop variant n - r; */
     for (size_t r = 0; r < n; r++) {
         advance(pos[r], d, base);
+        //@ assert row_fits: r * d + d <= n * d <= SIZE_MAX;
+        /*@ loop invariant pairs: 0 <= i <= d / 2;
+            loop assigns i, out[r * d .. r * d + d - 1];
+            loop variant d / 2 - i; */
         for (int i = 0; i < d / 2; i++) {
             out[r * (size_t)d + pc_col(layout, d, i, 0)] = st.s[i];
             out[r * (size_t)d + pc_col(layout, d, i, 1)] = st.c[i];

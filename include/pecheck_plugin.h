@@ -56,6 +56,64 @@ int pecheck_attention_f32(size_t n, int d, const float *x, const float *wq,
                           const float *wk, const float *wv, int causal,
                           float *out);
 
+/* ------------------------------------------------------------------------
+ * Relative-position families (optional, ABI version 1)
+ *
+ * Added without changing PECHECK_ABI_VERSION: each entry point below is
+ * optional, a plugin built against the first v1 header simply lacks them
+ * and those families are reported as skipped.  Relative distances follow
+ * HF transformers: REL = key position - query position (j - i, HF's
+ * memory_position - context_position); "distance" is |j - i|.
+ * ------------------------------------------------------------------------ */
+
+/* T5 relative-position buckets (Raffel et al.; HF T5Attention
+ * ._relative_position_bucket, Mesh TF).  OUT[r] = bucket of REL[r]:
+ *   BIDIRECTIONAL != 0: NB = NUM_BUCKETS / 2 per sign, REL > 0 adds NB,
+ *                       N = |REL|;
+ *   BIDIRECTIONAL == 0: NB = NUM_BUCKETS, N = max(-REL, 0) (keys after the
+ *                       query all share bucket 0);
+ *   MAX_EXACT = NB / 2; N < MAX_EXACT: bucket N (exact);
+ *   else min(MAX_EXACT + floor(ln(N/MAX_EXACT) / ln(MAX_DISTANCE/MAX_EXACT)
+ *            * (NB - MAX_EXACT)), NB - 1)   (logarithmic, saturating).
+ * Integer divisions truncate.  pecheck calls it with MAX_EXACT >= 1 and
+ * MAX_DISTANCE > MAX_EXACT. */
+int pecheck_t5_bucket(const int64_t *rel, size_t n, int bidirectional,
+                      int num_buckets, int max_distance, int32_t *out);
+
+/* T5 attention bias: EMB is the NUM_BUCKETS x HEADS embedding table
+ * (row-major, nn.Embedding(num_buckets, heads).weight); OUT is
+ * HEADS x NQ x NK with OUT[h][r][c] = EMB[bucket(KPOS[c] - QPOS[r])][h]. */
+int pecheck_t5_bias(const float *emb, int heads, int bidirectional,
+                    int num_buckets, int max_distance,
+                    const int64_t *qpos, size_t nq,
+                    const int64_t *kpos, size_t nk, float *out);
+
+/* ALiBi slopes (Press et al., the paper's get_slopes): OUT[h], 0 <= h < HEADS.
+ * HEADS a power of two: 2^(-8(h+1)/HEADS).  Otherwise, with
+ * C = 2^floor(log2 HEADS): the C slopes of the power-of-two rule for C,
+ * then the first HEADS - C slopes of the rule for 2C taken at even 0-based
+ * indices 0, 2, 4, ... (exponents -8(2m+1)/(2C)). */
+int pecheck_alibi_slopes(int heads, float *out);
+
+/* ALiBi bias: OUT is HEADS x NQ x NK, OUT[h][r][c] = -slope_h * |KPOS[c] -
+ * QPOS[r]|.  CAUSAL != 0: entries with KPOS[c] > QPOS[r] are masked and not
+ * read by pecheck (write -INFINITY or leave them). */
+int pecheck_alibi_bias(int heads, const int64_t *qpos, size_t nq,
+                       const int64_t *kpos, size_t nk, int causal, float *out);
+
+/* Transformer-XL relative attention score (Dai et al., the four terms):
+ *   OUT[r][c] = q_r . k_c + q_r . (WR R_{i-j}) + U . k_c + V . (WR R_{i-j})
+ * with i = QPOS[r], j = KPOS[c]; Q (NQ x D) and K (NK x D) are the already
+ * projected queries and keys, U and V the global biases (D), WR the D x D
+ * position projection ((WR R)_a = sum_b WR[a*D+b] R_b), and R_p the
+ * sinusoidal encoding of the relative distance p (may be negative:
+ * sin(p omega_i), cos(p omega_i), omega_i = BASE^(-2i/D)) in LAYOUT (the
+ * original code concatenates [sin | cos]: PECHECK_LAYOUT_HALF). */
+int pecheck_txl_score(size_t nq, size_t nk, int d, double base, int layout,
+                      const float *q, const float *k, const float *u,
+                      const float *v, const float *wr,
+                      const int64_t *qpos, const int64_t *kpos, float *out);
+
 #ifdef __cplusplus
 }
 #endif

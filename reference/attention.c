@@ -191,7 +191,7 @@ void pc_attention_bound(size_t n, int d, const float *x, const float *wq,
     double vmax = 0.0;
     if (!aq || !ak) {
         free(aq); free(ak);
-        for (size_t i = 0; i < n; i++) bounds[i] = INFINITY; /* no memory: no claim */
+        for (size_t i = 0; i < n; i++) bounds[i] = (double)INFINITY; /* no memory: no claim */
         return;
     }
     /* |X||W| row by row, in binary64 (the bound needs no more accuracy) */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "fastpath.h"
 #include "round.h"
 
 static float fabsf_max(float a, float b)
@@ -21,7 +22,13 @@ struct pc_freqs {
     mpfr_prec_t *wprec;   /* precision omega[i] was computed at */
     mpfr_t *omega;        /* omega_i, relative error < 4 * 2^-wprec[i] */
     mpfr_t theta, s, c;   /* scratch, reset to the loop's precision */
+    pc_fast *fast;        /* double-double fast path (fastpath.c); NULL: MPFR only */
+    int use_fast;         /* pc_freqs_use_fast */
+    uint64_t n_fast, n_mpfr; /* pairs decided by each path */
 };
+
+/* Precision of the omega handed to the fast path (pc_fast_set needs >= 300). */
+#define PC_OMEGA_PREC_FAST 320
 
 /* Starting precision of omega: enough for every first Ziv step at
  * positions up to 2^53 (53 integer bits + 53 result bits + guard). */
@@ -47,24 +54,29 @@ static unsigned gcd_u(unsigned a, unsigned b)
  * rounded operations at precision P, each with relative error <= 2^-P; the
  * root divides its input's relative error by d/g, so the product of the
  * three factors gives |omega~ - omega| < 4 * 2^-P * omega for P >= 4. */
-static void compute_omega(pc_freqs *f, int i, mpfr_prec_t prec)
+static void omega_into(mpfr_t out, int d, double base, int i)
 {
-    mpfr_set_prec(f->omega[i], prec);
-    f->wprec[i] = prec;
     if (i == 0) {
-        mpfr_set_ui(f->omega[i], 1, MPFR_RNDN); /* exact */
+        mpfr_set_ui(out, 1, MPFR_RNDN); /* exact */
         return;
     }
-    unsigned num = 2u * (unsigned)i, den = (unsigned)f->d;
+    unsigned num = 2u * (unsigned)i, den = (unsigned)d;
     unsigned g = gcd_u(num, den);
     num /= g; den /= g;
     mpfr_t b;
     mpfr_init2(b, 64);
-    mpfr_set_d(b, f->base, MPFR_RNDN);                       /* exact: a double */
-    mpfr_pow_ui(f->omega[i], b, num, MPFR_RNDN);             /* base^(2i/g) */
-    mpfr_rootn_ui(f->omega[i], f->omega[i], den, MPFR_RNDN); /* ^(g/d) */
-    mpfr_ui_div(f->omega[i], 1, f->omega[i], MPFR_RNDN);     /* 1/x */
+    mpfr_set_d(b, base, MPFR_RNDN);                 /* exact: a double */
+    mpfr_pow_ui(out, b, num, MPFR_RNDN);            /* base^(2i/g) */
+    mpfr_rootn_ui(out, out, den, MPFR_RNDN);        /* ^(g/d) */
+    mpfr_ui_div(out, 1, out, MPFR_RNDN);            /* 1/x */
     mpfr_clear(b);
+}
+
+static void compute_omega(pc_freqs *f, int i, mpfr_prec_t prec)
+{
+    mpfr_set_prec(f->omega[i], prec);
+    f->wprec[i] = prec;
+    omega_into(f->omega[i], f->d, f->base, i);
 }
 
 pc_freqs *pc_freqs_new(int d, double base)
@@ -87,6 +99,18 @@ pc_freqs *pc_freqs_new(int d, double base)
         compute_omega(f, i, PC_OMEGA_PREC0);
     }
     mpfr_inits2(64, f->theta, f->s, f->c, (mpfr_ptr)0);
+    /* Without memory for the fast path every value still comes from MPFR. */
+    f->fast = pc_fast_new(d);
+    if (f->fast) {
+        mpfr_t w;
+        mpfr_init2(w, PC_OMEGA_PREC_FAST);
+        for (int i = 0; i < h; i++) {
+            omega_into(w, d, base, i); /* relative error < 4 * 2^-320 */
+            pc_fast_set(f->fast, i, w);
+        }
+        mpfr_clear(w);
+        f->use_fast = 1;
+    }
     return f;
 }
 
@@ -96,6 +120,7 @@ void pc_freqs_free(pc_freqs *f)
     for (int i = 0; i < f->d / 2; i++)
         mpfr_clear(f->omega[i]);
     mpfr_clears(f->theta, f->s, f->c, (mpfr_ptr)0);
+    pc_fast_free(f->fast);
     free(f->omega);
     free(f->wprec);
     free(f);
@@ -150,7 +175,23 @@ static void set_exact(pc_ref2 *r, double v)
     r->f32 = (float)v; /* v is 0 or 1 here: exact in binary32 */
 }
 
-pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
+int pc_fast_sincos_of_freqs(const pc_freqs *f, int64_t pos, int i, double s[2], double c[2])
+{
+    return f->fast && i >= 0 && i < f->d / 2 && pc_fast_sincos(f->fast, pos, i, s, c);
+}
+
+void pc_freqs_use_fast(pc_freqs *f, int on)
+{
+    f->use_fast = on && f->fast;
+}
+
+void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr)
+{
+    *fast = f->n_fast;
+    *mpfr = f->n_mpfr;
+}
+
+pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
 {
     if (pos < 0 || pos > PC_POS_MAX || i < 0 || i >= f->d / 2)
         return PC_EINPUT;
@@ -169,6 +210,29 @@ pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
             return PC_OK;
     }
     return PC_EINTERNAL;
+}
+
+/* The fast path (fastpath.c) when its rounding test decides every value
+ * asked for, otherwise the Ziv loop.  NEED64 = 0 leaves the f64 fields
+ * unset. */
+static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64,
+                             pc_ref2 *s, pc_ref2 *c)
+{
+    double ys[2], yc[2];
+    if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2
+        && pc_fast_sincos(f->fast, pos, i, ys, yc)
+        && pc_fast_round(ys, pc_fast_bound(ys), need64, s)
+        && pc_fast_round(yc, pc_fast_bound(yc), need64, c)) {
+        f->n_fast++;
+        return PC_OK;
+    }
+    f->n_mpfr++;
+    return pc_ref_sincos_mpfr(f, pos, i, s, c);
+}
+
+pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
+{
+    return sincos_pair(f, pos, i, 1, s, c);
 }
 
 pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
@@ -201,7 +265,7 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
     int h = f->d / 2;
     for (int i = 0; i < h; i++) {
         pc_ref2 s, c;
-        pc_status st = pc_ref_sincos(f, pos, i, &s, &c);
+        pc_status st = sincos_pair(f, pos, i, out64 != NULL, &s, &c);
         if (st != PC_OK)
             return st;
         int js = layout == 0 ? 2 * i : i;
@@ -225,6 +289,18 @@ static mpfr_exp_t rope_err(const mpfr_t y, mpfr_exp_t em, mpfr_exp_t esc, mpfr_p
     return (a > b ? a : b) + 1;
 }
 
+/* One RoPE pair by the fast path; 1 when every value asked for is decided. */
+static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int need64,
+                     pc_ref2 *ra, pc_ref2 *rb)
+{
+    double s[2], c[2], ya[2], yb[2];
+    if (!f->use_fast || !pc_fast_sincos(f->fast, pos, i, s, c))
+        return 0;
+    double ea = pc_fast_lincomb((double)xa, c, -(double)xb, s, ya); /* x_a cos - x_b sin */
+    double eb = pc_fast_lincomb((double)xa, s, (double)xb, c, yb);  /* x_a sin + x_b cos */
+    return pc_fast_round(ya, ea, need64, ra) && pc_fast_round(yb, eb, need64, rb);
+}
+
 pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
                           float *out32, double *out64)
 {
@@ -243,7 +319,10 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
             /* rotation by 0, or of the zero pair: exact */
             set_exact(&ra, pos == 0 ? (double)x[ia] : 0.0);
             set_exact(&rb, pos == 0 ? (double)x[ib] : 0.0);
+        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, &ra, &rb)) {
+            f->n_fast++;
         } else {
+            f->n_mpfr++;
             mpfr_set_flt(xa, x[ia], MPFR_RNDN); /* exact */
             mpfr_set_flt(xb, x[ib], MPFR_RNDN);
             float m = fabsf_max(x[ia], x[ib]);

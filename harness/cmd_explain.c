@@ -1,0 +1,132 @@
+/* cmd_explain.c: `pecheck explain [NAME]`: the property catalogue, and for
+ * one property its math, why it holds, the tolerance in force, a live run
+ * on correct built-ins and on a built-in that breaks it (the shrunk
+ * counterexample). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "impl.h"
+#include "verdict.h"
+#include "../properties/property.h"
+
+static void indent(const char *text, const char *pad)
+{
+    for (const char *s = text; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        printf("%s%.*s\n", pad, (int)n, s);
+        s += n + (e ? 1 : 0);
+    }
+}
+
+static int list(void)
+{
+    printf("%-17s %-24s %-18s %s\n", "PROPERTY", "FAMILIES", "BROKEN BY", "STATEMENT");
+    for (size_t k = 0; k < pc_property_count(); k++) {
+        const pc_property *p = pc_property_at(k);
+        printf("%-17s %-24s %-18s %s%s\n", p->name, p->families, p->teach_impl ? p->teach_impl : "-",
+               p->title, p->default_off ? " (only with --property)" : "");
+    }
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample.\n");
+    return PC_EXIT_PASS;
+}
+
+/* run P on IMPL for FAMILY; prints one line, or the details when FULL */
+static pc_status run(const pc_property *p, const pc_impl *impl, const char *family,
+                     const pc_opts *o, int full, int *failed, pc_err *err)
+{
+    pc_verdict v;
+    memset(&v, 0, sizeof v);
+    pc_status st = pc_property_run_one(p, impl, family, o, &v, err);
+    if (st != PC_OK) return st;
+    const char *tag = v.status == PC_OK ? "PASS" : v.status == PC_SKIP ? "SKIP" : "FAIL";
+    if (full && v.details) {
+        indent(v.details, "  ");
+    } else {
+        printf("  %s  %s (%s%s%s): %s\n", tag, impl->name, family, v.layout[0] ? ", " : "",
+               v.layout, v.summary);
+    }
+    *failed = v.status == PC_FAIL;
+    free(v.details);
+    free(v.json);
+    return PC_OK;
+}
+
+static const char *first_family(const pc_property *p, char *buf, size_t len)
+{
+    size_t n = strcspn(p->families, " ");
+    snprintf(buf, len, "%.*s", (int)n, p->families);
+    return buf;
+}
+
+int pc_cmd_explain(int argc, char **argv)
+{
+    pc_opts o;
+    pc_err err = { "" };
+    pc_opts_defaults(&o);
+    pc_status st = pc_opts_parse(argc, argv, "d base seed cases max-pos positions", 1, &o, &err);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (o.n_args == 0) return list();
+    const pc_property *p = pc_property_find(o.args[0]);
+    if (!p)
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "unknown property '%s' (`pecheck explain` "
+                                     "lists them)", o.args[0]), &err);
+    o.regressions = "off"; /* a lesson never writes the regression file */
+    o.quiet = 1;
+
+    printf("%s: %s\n  applies to: %s\n\n", p->name, p->title, p->families);
+    printf("THE PROPERTY\n");
+    indent(p->math, "  ");
+    printf("\nWHY IT HOLDS\n");
+    indent(p->why, "  ");
+    printf("\nTOLERANCE\n");
+    indent(p->tolerance, "  ");
+    printf("  measured: %s\n", p->measured_what);
+
+    printf("\nCORRECT IMPLEMENTATIONS (d = %d, positions %lld..%lld, %ld cases, seed %llu)\n",
+           o.d, (long long)o.pos_lo, (long long)o.pos_hi, o.cases, (unsigned long long)o.seed);
+    int failed = 0;
+    for (const char *s = p->families; *s;) {
+        size_t n = strcspn(s, " ");
+        char fam[32];
+        snprintf(fam, sizeof fam, "%.*s", (int)n, s);
+        for (size_t k = 0; k < pc_builtin_count(); k++) {
+            const pc_impl *impl = pc_builtin_at(k);
+            if (!impl->expect_pass || strcmp(impl->family_hint, fam)) continue;
+            st = run(p, impl, fam, &o, 0, &failed, &err);
+            if (st != PC_OK) return pc_cli_fail(st, &err);
+            break;
+        }
+        s += n;
+        while (*s == ' ') s++;
+    }
+    if (!strcmp(p->name, "equivariance")) {
+        pc_opts oc = o;
+        oc.causal = 1;
+        const pc_impl *a = pc_builtin_find("attention-f32");
+        if (a) {
+            printf("  with --causal the mask must break equivariance:\n");
+            st = run(p, a, "attention", &oc, 0, &failed, &err);
+            if (st != PC_OK) return pc_cli_fail(st, &err);
+        }
+    }
+
+    const pc_impl *bad = p->teach_impl ? pc_builtin_find(p->teach_impl) : NULL;
+    if (!bad) {
+        printf("\n(no built-in breaks this property)\n");
+        return PC_EXIT_PASS;
+    }
+    char fam[32];
+    const char *family = pc_property_applies(p, bad->family_hint) ? bad->family_hint
+                                                                   : first_family(p, fam, sizeof fam);
+    printf("\nA BUILT-IN THAT BREAKS IT: %s\n  %s\n  %s\n\n", bad->name, bad->description,
+           p->teach_note ? p->teach_note : "");
+    st = run(p, bad, family, &o, 1, &failed, &err);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (!failed) {
+        printf("\n(the teaching run found no counterexample with these options)\n");
+        return PC_EXIT_FAIL;
+    }
+    return PC_EXIT_PASS;
+}

@@ -1,0 +1,297 @@
+/* cmd_report.c: `pecheck report --out DIR`: an HTML accuracy report with
+ * gnuplot plots for the selected implementations (docs/report.md).
+ *
+ * The folder is written as DIR.tmp.PID and renamed to DIR only when
+ * complete, so an error never leaves a partial report under DIR.  An
+ * existing DIR is replaced only when it is a previous report (it holds
+ * summary.json) or empty.  Exit 0 when the report was written (whatever
+ * the verdicts: `pecheck check` is the gate), 2 for a usage or input
+ * error, 3 for an internal error. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+#include "model.h"
+#include "progress.h"
+#include "report.h"
+
+/* Plots 1-3 scan positions up to max(2^17, --max-pos): 2^17 = 131072 is
+ * past the 2^16..2^17 context lengths of current models, and where the
+ * binary32 angle's absolute error (about pos * 2^-24) reaches 1e-2. */
+#define PC_REP_SCAN_MAX ((int64_t)1 << 17)
+
+static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS] = {
+    { "error_vs_position", "Max absolute error vs position",
+      "Upper panel: each curve is one implementation; a point is the largest |got &minus; exact| "
+      "over every dimension of the positions sampled in one bin (8 log-spaced bins per doubling "
+      "of the position, up to 8 positions each), against the position; both axes are "
+      "logarithmic. The black line is the precision model's bound C&middot;u&middot;(1 + pos) "
+      "for the highest-frequency pair (&omega;<sub>0</sub> = 1), the largest bound at that "
+      "position. Lower panel: every element's error divided by its own bound (which is smaller "
+      "for the low-frequency pairs), maximum per bin: above the line at 1 an element fails the "
+      "gate. How to read it: correct binary32 implementations rise with the position like the "
+      "bound (the angle pos&middot;&omega; is rounded to binary32, so its absolute error grows "
+      "with pos) and stay under it; the position where a curve leaves the bound is where an "
+      "implementation breaks. RoPE implementations rotate unit-norm pairs here, so the same bound "
+      "applies to both families." },
+    { "error_heatmap", "Error heatmap: position &times; pair",
+      "Colour: log<sub>10</sub> of the largest |error| of the two members of pair i (x axis; "
+      "pair 0 has the highest frequency &omega;<sub>0</sub> = 1, the last pair the lowest) over "
+      "the sampled positions of a bin (y axis, logarithmic), for the implementation with the "
+      "largest error/bound in the scan (left) and the one with the smallest (right), on the same "
+      "colour scale; errors under 10<sup>&minus;10</sup> are drawn at the floor. How to read it: "
+      "an error that grows with the position and fades towards the low-frequency pairs comes "
+      "from the angle (its error scales with pos&middot;&omega;<sub>i</sub>); a uniform colour is "
+      "an offset or a wrong value everywhere; a vertical band points at particular pairs." },
+    { "ulp_histogram", "ULP error histogram",
+      "For each implementation, the fraction of the scanned elements (plot 1's positions "
+      "&times; every dimension) whose error falls in each bucket, in units in the last place of "
+      "the correctly rounded binary32 value: CR = bit-identical to the correctly rounded value; "
+      "k = error in (2<sup>k&minus;1</sup>, 2<sup>k</sup>] ulp (k = 0: at most 1 ulp but not "
+      "correctly rounded). Both axes are logarithmic. How to read it: a correctly rounded "
+      "implementation puts everything in CR and 0; ordinary binary32 formulations spread to "
+      "many ulps, because near a zero of sin the ulp of the result is tiny while the error is "
+      "set by the angle; that is why the gate bounds the absolute error, not ulps. Compare "
+      "the shapes; a bump far right is an error much larger than rounding." },
+    { "rope_decay", "RoPE long-term decay",
+      "The RoFormer bound on the attention score of two rotated vectors at relative distance r "
+      "(RoFormer, section 3.4.3): (1/(d/2)) &Sigma;<sub>j</sub> |S<sub>j</sub>| with "
+      "S<sub>j</sub> = &Sigma;<sub>k&lt;j</sub> e<sup>i r &theta;<sub>k</sub></sup>, "
+      "&theta;<sub>k</sub> = base<sup>&minus;2k/d</sup>. Left: the exact value for d = 64, 128, "
+      "256 and base 10<sup>4</sup> and 5&middot;10<sup>5</sup> against r (log axis): it starts at "
+      "(d/2 + 1)/2 at r = 0 and decays with the distance, more slowly with the larger base, which "
+      "is why long-context models raise the base. Right: the same bound computed from each RoPE "
+      "implementation's own rotation of unit vectors, at the report's d and base, as the absolute "
+      "deviation from the exact bound (log&ndash;log): a small deviation means the implementation "
+      "keeps RoPE's decay; the gap between float32 and bfloat16 caches shows here." },
+    { "dot_product", "Sinusoidal PE(p)&middot;PE(q) vs q &minus; p",
+      "Left: the certified sinusoidal PE: the dot product of the rows at p and q = p + k, for "
+      "three anchor positions p, against k. It equals &Sigma;<sub>i</sub> cos(k&middot;&omega;"
+      "<sub>i</sub>), a function of k alone, so the three curves lie exactly on top of each other: "
+      "attention can read the relative distance from absolute PE. Middle: the sin-only "
+      "counterexample (both members of a pair are sin): the product also depends on p + q and "
+      "the curves separate. Right: mismatched frequencies (the cos member uses base<sup>&minus;"
+      "(2i+1)/d</sup> instead of base<sup>&minus;2i/d</sup>): the curves separate too. How to "
+      "read it: any spread between the three curves of a panel is a dependence on absolute "
+      "position." },
+    { "rope_shift", "RoPE shift invariance vs absolute offset",
+      "RoPE promises &lang;R<sub>m+&delta;</sub>q, R<sub>m</sub>k&rang; = &lang;R<sub>&delta;"
+      "</sub>q, k&rang; for every offset m. Each curve: the largest error of an implementation's "
+      "score against the exact score, over 8 random (q, k, &delta;) triples with &delta; in "
+      "1..255, relative to |q|&middot;|k|, against m (log&ndash;log). The dashed lines are the "
+      "unit roundoffs of binary32 (2<sup>&minus;24</sup>) and bfloat16 (2<sup>&minus;8</sup>). "
+      "How to read it: a float32 implementation's error grows with the offset (the angles "
+      "m&middot;&theta; lose absolute precision as m grows); an implementation with a bfloat16 "
+      "cos/sin cache is far above it from the first positions: the same query&ndash;key pair "
+      "gets a different score depending on where it sits in the sequence." },
+    { "pe_matrix", "The PE matrix and the wavelength per dimension",
+      "Left: the certified sinusoidal PE for positions 0&ndash;50 (y) and dimensions 0&ndash;511 "
+      "(x), d = 512, interleaved layout (sin in even, cos in odd dimensions), colour from "
+      "&minus;1 (blue) to 1 (red): the classic figure of the source articles. The low dimensions "
+      "oscillate quickly along the positions; the high ones barely change over 50 positions. "
+      "Right: the wavelength 2&pi;&middot;base<sup>2i/d</sup> of each dimension (pair i = "
+      "dim/2) on a log axis: a geometric progression from 2&pi; to almost 2&pi;&middot;base, "
+      "so the table mixes local and long-range position signals." },
+    { "attention_equivariance", "Attention permutation equivariance, with and without PE",
+      "Single-head self-attention without a mask is permutation equivariant: T(PX) = "
+      "P&middot;T(X). Each point: the largest |T(PX + E) &minus; P&middot;T(X + E)| over the "
+      "output, for 4 random permutations P, against the sequence length n (log&ndash;log), with "
+      "E = 0 (no PE, solid) and E = the certified sinusoidal PE added by position (with PE, "
+      "dashed). How to read it: without PE the difference is only rounding (the sums run in "
+      "another order), near binary32's 10<sup>&minus;7</sup>: attention cannot see order. With "
+      "PE it is of the order of the outputs themselves: the PE is what tells attention where a "
+      "token is." },
+};
+
+/* Remove the regular files of a flat folder, then the folder. */
+static int remove_flat(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    char path[PC_REP_FPATH];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    return rmdir(dir);
+}
+
+/* DIR may be replaced: missing, an empty folder, or a previous report. */
+static pc_status check_target(const char *dir, int *exists, pc_err *err)
+{
+    struct stat sb;
+    *exists = 0;
+    if (stat(dir, &sb) != 0) {
+        if (errno == ENOENT) return PC_OK;
+        return pc_seterr(err, PC_EIO, "--out %s: %s", dir, strerror(errno));
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return pc_seterr(err, PC_EINPUT, "--out %s: exists and is not a folder", dir);
+    *exists = 1;
+    char probe[PC_REP_FPATH];
+    snprintf(probe, sizeof probe, "%s/summary.json", dir);
+    if (access(probe, F_OK) == 0) return PC_OK;
+    DIR *d = opendir(dir);
+    if (!d) return pc_seterr(err, PC_EIO, "--out %s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int empty = 1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
+    closedir(d);
+    if (!empty)
+        return pc_seterr(err, PC_EINPUT, "--out %s: the folder exists and is not a pecheck report "
+                         "(no summary.json); refusing to overwrite it", dir);
+    return PC_OK;
+}
+
+/* Copy a file (the proof report) into the report; 0 on success. */
+static int copy_file(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(dst, "wb");
+    if (!out) { fclose(in); return -1; }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    int bad = ferror(in) || ferror(out);
+    fclose(in);
+    if (fclose(out) != 0) bad = 1;
+    return bad ? -1 : 0;
+}
+
+/* build/prove/report.txt of the ACSL proofs, next to the binary or under
+ * the current folder. */
+static void copy_proof(pc_report *r)
+{
+    char cand[2][PC_REP_FPATH], exe[PC_REP_PATH];
+    int nc = 0;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(cand[nc++], sizeof cand[0], "%s/prove/report.txt", exe);
+        }
+    }
+    snprintf(cand[nc++], sizeof cand[0], "build/prove/report.txt");
+    char dst[PC_REP_FPATH];
+    snprintf(dst, sizeof dst, "%s/proof-report.txt", r->dir);
+    for (int k = 0; k < nc && !r->has_proof; k++)
+        if (access(cand[k], R_OK) == 0 && copy_file(cand[k], dst) == 0) r->has_proof = 1;
+}
+
+static void note(const pc_report *r, const char *msg)
+{
+    if (!r->o.quiet) fprintf(stderr, "pecheck report: %s\n", msg);
+}
+
+static pc_status build(pc_report *r, pc_err *err)
+{
+    double t0 = pc_now();
+    char msg[160];
+    snprintf(msg, sizeof msg, "accuracy gate and properties for %d implementation%s",
+             r->n_impls, r->n_impls == 1 ? "" : "s");
+    note(r, msg);
+    pc_status st = pc_report_summary(r, err);
+    if (st == PC_OK) {
+        note(r, "computing the data of the plots");
+        st = pc_report_data(r, err);
+    }
+    double t1 = pc_now();
+    r->seconds_data = t1 - t0;
+    if (st == PC_OK) {
+        note(r, "drawing the plots with gnuplot");
+        st = pc_report_draw(r, err);
+    }
+    r->seconds_plots = pc_now() - t1;
+    if (st == PC_OK) copy_proof(r);
+    r->seconds_total = pc_now() - t0;
+    if (st == PC_OK) st = pc_report_write_json(r, err);
+    if (st == PC_OK) st = pc_report_write_html(r, err);
+    return st;
+}
+
+int pc_cmd_report(int argc, char **argv)
+{
+    pc_err err = { "" };
+    pc_report *r = calloc(1, sizeof *r);
+    if (!r) return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
+    pc_opts_defaults(&r->o);
+    pc_status st = pc_opts_parse(argc, argv, "impl plugin table d base max-pos positions seed "
+                                 "quiet out", 0, &r->o, &err);
+    if (st == PC_OK && (!r->o.out || !r->o.out[0]))
+        st = pc_seterr(&err, PC_EINPUT, "--out DIR is required (the folder to write the report to)");
+    size_t len = st == PC_OK ? strlen(r->o.out) : 0;
+    if (st == PC_OK && len + 40 >= sizeof r->dir)
+        st = pc_seterr(&err, PC_EINPUT, "--out: path too long");
+    if (st == PC_OK) {
+        snprintf(r->final_dir, sizeof r->final_dir, "%s", r->o.out);
+        while (len > 1 && r->final_dir[len - 1] == '/') r->final_dir[--len] = '\0';
+    }
+    pc_sources src;
+    int have_src = 0;
+    if (st == PC_OK) {
+        st = pc_sources_open(&r->o, NULL, &src, &err);
+        have_src = st == PC_OK;
+    }
+    if (st == PC_OK) st = pc_report_find_scripts(r, &err);
+    int exists = 0;
+    if (st == PC_OK) st = check_target(r->final_dir, &exists, &err);
+    if (st == PC_OK) {
+        r->n_impls = src.n;
+        r->impls = calloc((size_t)src.n, sizeof *r->impls);
+        if (!r->impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+        for (int k = 0; k < src.n && r->impls; k++) r->impls[k].impl = src.impl[k];
+    }
+    int made = 0;
+    if (st == PC_OK) {
+        snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
+        if (mkdir(r->dir, 0755) != 0)
+            st = pc_seterr(&err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
+        else made = 1;
+    }
+    if (st == PC_OK) {
+        for (int k = 0; k < PC_REP_PLOTS; k++) {
+            r->plots[k].id = plot_defs[k].id;
+            r->plots[k].title = plot_defs[k].title;
+            r->plots[k].caption = plot_defs[k].caption;
+        }
+        r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
+        r->u = pc_model_u(PC_DT_F32);
+        r->C = pc_model_C(r->o.base);
+        pc_model_describe(r->model, sizeof r->model, r->C, r->u, PC_DT_F32, -1.0, 0);
+        st = build(r, &err);
+    }
+    if (st == PC_OK) {
+        /* move the finished report into place */
+        char old[PC_REP_FPATH];
+        snprintf(old, sizeof old, "%s.old.%ld", r->final_dir, (long)getpid());
+        if (exists && rename(r->final_dir, old) != 0)
+            st = pc_seterr(&err, PC_EIO, "cannot replace %s: %s", r->final_dir, strerror(errno));
+        else if (rename(r->dir, r->final_dir) != 0) {
+            st = pc_seterr(&err, PC_EIO, "cannot rename %s to %s: %s", r->dir, r->final_dir,
+                           strerror(errno));
+            if (exists) rename(old, r->final_dir);
+        } else {
+            made = 0;
+            if (exists && remove_flat(old) != 0)
+                fprintf(stderr, "pecheck report: could not remove the previous report %s\n", old);
+        }
+    }
+    if (made) remove_flat(r->dir);
+    for (int k = 0; r->impls && k < r->n_impls; k++) pc_verdicts_free(&r->impls[k].props);
+    free(r->impls);
+    if (have_src) pc_sources_close(&src);
+    if (st == PC_OK) printf("report written to %s/index.html\n", r->final_dir);
+    int rc = st == PC_OK ? PC_EXIT_PASS : pc_cli_fail(st, &err);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,108 @@
+/* report.h: `pecheck report` internals, shared by harness/report_*.c and
+ * harness/cmd_report.c.  Not a public API.
+ *
+ * A report is a folder: the data of every plot (.dat, whitespace-separated,
+ * one header line naming the columns), the gnuplot script that draws it
+ * (reports/NAME.gp with the run's parameters prepended), the image
+ * (NAME.png), summary.json and index.html.  The data is computed here from
+ * the public APIs (implementation hooks, the certified references, the
+ * accuracy engine, the property engine, the precision model); gnuplot only
+ * draws it, so a report without gnuplot still carries every number. */
+#ifndef PECHECK_REPORT_H
+#define PECHECK_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "accuracy.h"
+#include "impl.h"
+#include "opts.h"
+#include "sources.h"
+#include "status.h"
+#include "verdict.h"
+
+#define PC_REP_PLOTS 8      /* the eight plots of issue 5 */
+#define PC_REP_FILES 3      /* data files per plot, at most */
+#define PC_REP_PATH 4096
+#define PC_REP_FPATH (PC_REP_PATH + 640) /* a path in the report folder: dir + .tmp.PID + a file name */
+
+/* One data file of a plot: name in the report folder and its row count
+ * (data lines, without the header line). */
+typedef struct pc_rep_data {
+    char name[64];
+    long rows;
+} pc_rep_data;
+
+typedef struct pc_rep_plot {
+    const char *id;          /* NAME: NAME.gp draws NAME.png from NAME*.dat */
+    const char *title;       /* heading in index.html */
+    const char *caption;     /* what it shows and how to read it (HTML) */
+    char note[1024];         /* computed remarks for this run (HTML-escaped text) */
+    char vars[1024];         /* gnuplot variable lines prepended to the script */
+    pc_rep_data data[PC_REP_FILES];
+    int n_data;
+    int has_data;            /* 0: nothing to plot with this selection */
+    int drawn;               /* NAME.png exists and is a PNG */
+    char why[256];           /* not drawn: why */
+} pc_rep_plot;
+
+/* One selected implementation. */
+typedef struct pc_rep_impl {
+    const pc_impl *impl;
+    const char *family;      /* "sinusoidal", "rope", "learned", "attention", ... */
+    int layout;              /* layout it accepts (0 interleaved, 1 half), -1 none */
+    int has_acc;             /* accuracy gate ran */
+    pc_acc_cfg cfg;
+    pc_acc_result acc;
+    pc_verdicts props;       /* property verdicts (whatever the engine returns) */
+    char prop_error[PC_ERR_LEN]; /* the property engine returned an error */
+    /* scan of plot 1/2/3 (sinusoidal and RoPE) */
+    double scan_max_abs, scan_max_ratio;
+    int64_t scan_first_over; /* first sampled position over the bound, -1 none */
+} pc_rep_impl;
+
+typedef struct pc_report {
+    pc_opts o;
+    pc_rep_impl *impls;
+    int n_impls;
+    char dir[PC_REP_PATH + 32];  /* folder being written (DIR.tmp.PID) */
+    char final_dir[PC_REP_PATH]; /* DIR */
+    char scripts[PC_REP_PATH];   /* folder holding the NAME.gp scripts */
+    const char *gnuplot;         /* program: $PECHECK_GNUPLOT or "gnuplot" */
+    char gnuplot_version[128];   /* "" when gnuplot cannot be run */
+    char gnuplot_missing[512];   /* why gnuplot cannot be run, "" when it can */
+    pc_rep_plot plots[PC_REP_PLOTS];
+    double C, u;                 /* precision model at --base, f32 */
+    char model[256];             /* pc_model_describe */
+    int64_t scan_max;            /* largest position of the error scan */
+    double seconds_data, seconds_plots, seconds_total;
+    int has_proof;               /* proof-report.txt copied */
+} pc_report;
+
+/* ---- data (report_data.c) ------------------------------------------- */
+/* Fill every plot's data files in R->dir, and the summary (accuracy gate,
+ * properties) of every implementation. */
+pc_status pc_report_summary(pc_report *r, pc_err *err);
+pc_status pc_report_data(pc_report *r, pc_err *err);
+
+/* ---- drawing (report_plot.c) ---------------------------------------- */
+/* Probe gnuplot; copy every script into R->dir with its variables; draw.
+ * A missing gnuplot is not an error: plots are marked not drawn. */
+pc_status pc_report_find_scripts(pc_report *r, pc_err *err);
+pc_status pc_report_draw(pc_report *r, pc_err *err);
+
+/* ---- pages (report_html.c) ------------------------------------------ */
+pc_status pc_report_write_html(pc_report *r, pc_err *err);
+pc_status pc_report_write_json(pc_report *r, pc_err *err);
+
+/* ---- helpers (report_data.c) ----------------------------------------- */
+/* Open R->dir/NAME for writing (an error names the file). */
+FILE *pc_report_fopen(const pc_report *r, const char *name, pc_err *err, pc_status *st);
+/* Close; an error of fclose/ferror becomes PC_EIO naming the file. */
+pc_status pc_report_fclose(const pc_report *r, FILE *f, const char *name, pc_err *err);
+/* Record data file NAME with ROWS rows on PLOT. */
+void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows);
+/* A column name for IMPL (no spaces; gnuplot and CSV friendly). */
+void pc_report_colname(const pc_impl *impl, char *buf, size_t len);
+void pc_html_escape(FILE *f, const char *s);
+
+#endif

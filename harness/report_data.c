@@ -1,0 +1,882 @@
+/* report_data.c: the numbers behind `pecheck report`: the summary (accuracy
+ * gate and property verdicts of every implementation) and the data file of
+ * every plot.  Everything is computed from public APIs: the implementation
+ * hooks (impl.h), the certified references (reference.h), the accuracy
+ * engine (accuracy.h), the property engine (property.h) and the precision
+ * model (model.h).  Sizes are chosen so that `pecheck report --impl all`
+ * takes seconds: each MPFR sin/cos pair costs about 1.5 us. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "property.h"
+#include "report.h"
+#include "rng.h"
+#include "../reference/reference.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+FILE *pc_report_fopen(const pc_report *r, const char *name, pc_err *err, pc_status *st)
+{
+    char path[PC_REP_FPATH];
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) *st = pc_seterr(err, PC_EIO, "cannot write %s/%s", r->final_dir, name);
+    else *st = PC_OK;
+    return f;
+}
+
+pc_status pc_report_fclose(const pc_report *r, FILE *f, const char *name, pc_err *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return pc_seterr(err, PC_EIO, "error writing %s/%s", r->final_dir, name);
+    return PC_OK;
+}
+
+void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows)
+{
+    if (plot->n_data >= PC_REP_FILES) return;
+    pc_rep_data *d = &plot->data[plot->n_data++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->rows = rows;
+    plot->has_data = 1;
+}
+
+void pc_report_colname(const pc_impl *impl, char *buf, size_t len)
+{
+    /* plugin and table names are paths: keep the file name only */
+    const char *s = impl->name, *slash = strrchr(s, '/');
+    if (slash && slash[1]) s = slash + 1;
+    size_t k = 0;
+    for (; *s && k + 1 < len; s++)
+        buf[k++] = (*s == ' ' || *s == '\t' || *s == '"' || *s == '\'' || *s == ',') ? '_' : *s;
+    buf[k] = '\0';
+    if (k == 0) snprintf(buf, len, "impl");
+}
+
+/* A number for a data file: "NaN" where there is no value. */
+static void put_num(FILE *f, double v)
+{
+    if (isnan(v)) fputs(" NaN", f);
+    else fprintf(f, " %.9g", v);
+}
+
+static void header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel, const char *prefix)
+{
+    char name[96];
+    for (int k = 0; k < n_sel; k++) {
+        pc_report_colname(r->impls[sel[k]].impl, name, sizeof name);
+        fprintf(f, " %s%s", prefix, name);
+    }
+}
+
+/* The layout an implementation accepts for FAMILY: interleaved when it
+ * does, else half, else -1 (it declines both). */
+static int probe_layout(const pc_impl *impl, int rope, int d, double base)
+{
+    float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
+    int found = -1;
+    int64_t pos = 1;
+    for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
+        int rc = rope ? impl->rope(impl->ctx, &pos, 1, d, base, layout, x, out)
+                      : impl->sinusoidal(impl->ctx, &pos, 1, d, base, layout, out);
+        if (rc == 0) found = layout;
+    }
+    free(x);
+    free(out);
+    return found;
+}
+
+static int is_family(const pc_rep_impl *ri, const char *fam)
+{
+    return !strcmp(ri->family, fam);
+}
+
+/* ---- summary: the accuracy gate and the properties -------------------- */
+
+pc_status pc_report_summary(pc_report *r, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    for (int k = 0; k < r->n_impls; k++) {
+        pc_rep_impl *ri = &r->impls[k];
+        const pc_impl *impl = ri->impl;
+        ri->family = impl->family_hint ? impl->family_hint
+                   : impl->sinusoidal ? "sinusoidal" : impl->rope ? "rope"
+                   : impl->learned ? "learned" : impl->attention ? "attention" : "none";
+        ri->layout = -1;
+        ri->scan_first_over = -1;
+        ri->scan_max_abs = NAN;
+        ri->scan_max_ratio = NAN;
+        int rope = is_family(ri, "rope");
+        if ((rope && impl->rope) || (is_family(ri, "sinusoidal") && impl->sinusoidal))
+            ri->layout = probe_layout(impl, rope, o->d, o->base);
+        if (ri->layout >= 0) {
+            pc_acc_cfg cfg = { rope ? "rope" : "sinusoidal", o->d, o->base, ri->layout, PC_DT_F32,
+                               o->pos_lo, o->pos_hi, o->seed, -1.0, o->quiet };
+            ri->cfg = cfg;
+            pc_status st = pc_accuracy_run(impl, &ri->cfg, &ri->acc, err);
+            if (st != PC_OK) return st;
+            ri->has_acc = 1;
+        }
+        pc_err perr = { "" };
+        pc_status st = pc_properties_run(impl, ri->family, o, &ri->props, &perr);
+        if (st < 0) /* shown in the report; the other results still stand */
+            snprintf(ri->prop_error, sizeof ri->prop_error, "%s",
+                     perr.msg[0] ? perr.msg : "the property engine failed");
+    }
+    return PC_OK;
+}
+
+/* ---- plots 1-3: the error scan over log-spaced positions --------------- */
+
+#define SCAN_PER_OCTAVE 8   /* bins per doubling of the position */
+#define SCAN_PER_BIN 8      /* positions sampled in each bin, spread evenly */
+#define SCAN_CHUNK 256      /* positions per call of an implementation */
+#define HIST_K 40           /* ulp buckets (2^(k-1), 2^k], k = 0..HIST_K, then > 2^HIST_K */
+#define HIST_N (HIST_K + 3) /* + "correctly rounded" + overflow */
+/* errors below this are drawn at the floor of the heatmap: 1e-10 is far
+ * under the 2^-24 ~ 6e-8 rounding of values near 1 */
+#define HEAT_FLOOR 1e-10
+
+typedef struct scan_acc {
+    double *max_abs, *max_ratio;  /* per bin */
+    double *heat;                 /* bin x pair: max |err| */
+    double hist[HIST_N];
+    double count;
+} scan_acc;
+
+/* Bucket of one element: 0 correctly rounded, 1 + k for (2^(k-1), 2^k]. */
+static int hist_bucket(float got, float ref32, double ulp)
+{
+    uint32_t a, b;
+    memcpy(&a, &got, 4);
+    memcpy(&b, &ref32, 4);
+    if (a == b) return 0;
+    if (!(ulp <= ldexp(1.0, HIST_K))) return HIST_N - 1; /* also NaN */
+    int k = ulp <= 1.0 ? 0 : (int)ceil(log2(ulp));
+    if (k > HIST_K) k = HIST_K;
+    return 1 + k;
+}
+
+/* Unit-norm input pairs for RoPE in the scan, (cos phi, sin phi) with phi
+ * from the seed: every pair has norm 1 (to rounding), so one bound line
+ * serves both families. */
+static void unit_pairs(uint64_t seed, int64_t pos, int d, int layout, float *x)
+{
+    int h = d / 2;
+    for (int i = 0; i < h; i++) {
+        double phi = 2.0 * M_PI * (double)(pc_hash3(seed, (uint64_t)pos, (uint64_t)i) >> 11) * 0x1p-53;
+        size_t a = layout == 0 ? (size_t)(2 * i) : (size_t)i;
+        size_t b = layout == 0 ? (size_t)(2 * i + 1) : (size_t)(i + h);
+        x[a] = (float)cos(phi);
+        x[b] = (float)sin(phi);
+    }
+}
+
+static pc_status scan(pc_report *r, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    int d = o->d, h = d / 2;
+    int sel[PC_MAX_IMPLS], n_sel = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        if (r->impls[k].has_acc && r->impls[k].acc.status != PC_SKIP) sel[n_sel++] = k;
+    pc_rep_plot *p1 = &r->plots[0], *p2 = &r->plots[1], *p3 = &r->plots[2];
+    if (n_sel == 0) {
+        const char *why = "no sinusoidal or RoPE implementation among the selected ones";
+        snprintf(p1->note, sizeof p1->note, "%s", why);
+        snprintf(p2->note, sizeof p2->note, "%s", why);
+        snprintf(p3->note, sizeof p3->note, "%s", why);
+        return PC_OK;
+    }
+    /* bin edges round(2^(k/8)), deduplicated, up to scan_max + 1 */
+    int cap = 64 * SCAN_PER_OCTAVE + 2, nb = 0;
+    int64_t *edge = malloc((size_t)cap * sizeof *edge);
+    if (!edge) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    edge[nb++] = 1;
+    for (int k = 1; k < cap - 1; k++) {
+        double v = nearbyint(exp2((double)k / SCAN_PER_OCTAVE));
+        if (v >= (double)r->scan_max) break;
+        if ((int64_t)v > edge[nb - 1]) edge[nb++] = (int64_t)v;
+    }
+    edge[nb] = r->scan_max + 1;
+    /* positions: SCAN_PER_BIN per bin, stratified: one at a seeded random
+     * place in each of SCAN_PER_BIN equal slices of [edge_b, edge_b+1), so
+     * a bin is not all even positions (evenly spaced samples alias with
+     * errors that depend on the position's low bits, like bfloat16's) */
+    int64_t *pos = malloc((size_t)nb * SCAN_PER_BIN * sizeof *pos);
+    int *bin = malloc((size_t)nb * SCAN_PER_BIN * sizeof *bin);
+    int np = 0;
+    for (int b = 0; b < nb && pos && bin; b++) {
+        int64_t w = edge[b + 1] - edge[b];
+        for (int j = 0; j < SCAN_PER_BIN; j++) {
+            double u = (double)(pc_hash3(o->seed, (uint64_t)b, (uint64_t)j) >> 11) * 0x1p-53;
+            int64_t p = edge[b] + (int64_t)((double)w * (j + u) / SCAN_PER_BIN);
+            if (np > 0 && p <= pos[np - 1]) continue;
+            pos[np] = p;
+            bin[np++] = b;
+        }
+    }
+    size_t D = (size_t)d, C = SCAN_CHUNK;
+    scan_acc *acc = calloc((size_t)n_sel, sizeof *acc);
+    pc_freqs *fr = pc_freqs_new(d, o->base);
+    double *omega = malloc((size_t)h * sizeof *omega);
+    float *got = malloc(C * D * sizeof *got), *x = malloc(2 * C * D * sizeof *x);
+    float *ref32 = malloc(4 * C * D * sizeof *ref32);   /* [sin il, sin half, rope il, rope half] */
+    double *ref64 = malloc(4 * C * D * sizeof *ref64);
+    double *bound = malloc((size_t)nb * sizeof *bound);
+    pc_status st = pos && bin && acc && fr && omega && got && x && ref32 && ref64 && bound
+                 ? PC_OK : pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
+    for (int k = 0; k < n_sel && st == PC_OK; k++) {
+        acc[k].max_abs = malloc((size_t)nb * sizeof(double));
+        acc[k].max_ratio = malloc((size_t)nb * sizeof(double));
+        acc[k].heat = calloc((size_t)nb * (size_t)h, sizeof(double));
+        if (!acc[k].max_abs || !acc[k].max_ratio || !acc[k].heat)
+            st = pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
+        for (int b = 0; b < nb && st == PC_OK; b++)
+            acc[k].max_abs[b] = acc[k].max_ratio[b] = NAN;
+    }
+    /* which references the selection needs: family x layout */
+    int need[4] = { 0, 0, 0, 0 };
+    for (int k = 0; k < n_sel; k++) {
+        const pc_rep_impl *ri = &r->impls[sel[k]];
+        need[(is_family(ri, "rope") ? 2 : 0) + ri->layout] = 1;
+    }
+    if (st == PC_OK) {
+        for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
+        /* envelope of the bound: the highest-frequency pair (omega_0 = 1),
+         * so theta = pos, at the bin's last sampled position, unit scale */
+        for (int q = 0; q < np; q++)
+            bound[bin[q]] = pc_model_bound(r->C, r->u, (double)pos[q] * omega[0], 1.0, -1.0);
+    }
+    for (int q0 = 0; q0 < np && st == PC_OK; q0 += (int)C) {
+        size_t n = (size_t)(np - q0) < C ? (size_t)(np - q0) : C;
+        const int64_t *pp = pos + q0;
+        for (size_t row = 0; row < n && st == PC_OK; row++) {
+            for (int v = 0; v < 4 && st == PC_OK; v++) {
+                if (!need[v]) continue;
+                float *o32 = ref32 + ((size_t)v * C + row) * D;
+                double *o64 = ref64 + ((size_t)v * C + row) * D;
+                if (v < 2) st = pc_ref_sinusoidal_row(fr, pp[row], v, o32, o64);
+                else {
+                    float *xr = x + ((size_t)(v - 2) * C + row) * D;
+                    unit_pairs(o->seed, pp[row], d, v - 2, xr);
+                    st = pc_ref_rope_row(fr, pp[row], v - 2, xr, o32, o64);
+                }
+            }
+            if (st != PC_OK)
+                st = pc_seterr(err, PC_EINTERNAL, "reference failed at position %lld",
+                               (long long)pp[row]);
+        }
+        for (int k = 0; k < n_sel && st == PC_OK; k++) {
+            pc_rep_impl *ri = &r->impls[sel[k]];
+            int rope = is_family(ri, "rope"), v = (rope ? 2 : 0) + ri->layout;
+            int rc = rope ? ri->impl->rope(ri->impl->ctx, pp, n, d, o->base, ri->layout,
+                                           x + (size_t)ri->layout * C * D, got)
+                          : ri->impl->sinusoidal(ri->impl->ctx, pp, n, d, o->base, ri->layout, got);
+            if (rc != 0) continue; /* positions it does not cover stay NaN */
+            scan_acc *a = &acc[k];
+            for (size_t row = 0; row < n; row++) {
+                int b = bin[q0 + (int)row];
+                const float *xr = x + ((size_t)ri->layout * C + row) * D;
+                for (int j = 0; j < d; j++) {
+                    int pair = ri->layout == 0 ? j / 2 : j % h;
+                    int partner = ri->layout == 0 ? j ^ 1 : (j < h ? j + h : j - h);
+                    float g = got[row * D + (size_t)j];
+                    float r32 = ref32[((size_t)v * C + row) * D + (size_t)j];
+                    double r64 = ref64[((size_t)v * C + row) * D + (size_t)j];
+                    double e = isfinite(g) ? fabs((double)g - r64) : (double)INFINITY;
+                    double s = rope ? hypot((double)xr[j], (double)xr[partner]) : 1.0;
+                    double bd = pc_model_bound(r->C, r->u, (double)pp[row] * omega[pair], s, -1.0);
+                    double ratio = e / bd;
+                    if (isnan(a->max_abs[b]) || e > a->max_abs[b]) a->max_abs[b] = e;
+                    if (isnan(a->max_ratio[b]) || ratio > a->max_ratio[b]) a->max_ratio[b] = ratio;
+                    double *hc = &a->heat[(size_t)b * (size_t)h + (size_t)pair];
+                    if (e > *hc) *hc = e;
+                    a->hist[hist_bucket(g, r32, e / pc_ulp32(r32))] += 1.0;
+                    a->count += 1.0;
+                    if (ratio > 1.0 && ri->scan_first_over < 0) ri->scan_first_over = pp[row];
+                    if (isnan(ri->scan_max_abs) || e > ri->scan_max_abs) ri->scan_max_abs = e;
+                    if (isnan(ri->scan_max_ratio) || ratio > ri->scan_max_ratio)
+                        ri->scan_max_ratio = ratio;
+                }
+            }
+        }
+    }
+    /* plot 1: error_vs_position.dat and error_ratio.dat */
+    FILE *f = NULL;
+    if (st == PC_OK && (f = pc_report_fopen(r, "error_vs_position.dat", err, &st)) != NULL) {
+        fprintf(f, "pos_lo pos_hi bound");
+        header_impls(f, r, sel, n_sel, "");
+        fputc('\n', f);
+        for (int b = 0; b < nb; b++) {
+            fprintf(f, "%lld %lld", (long long)edge[b], (long long)(edge[b + 1] - 1));
+            put_num(f, bound[b]);
+            for (int k = 0; k < n_sel; k++) put_num(f, acc[k].max_abs[b]);
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "error_vs_position.dat", err);
+        pc_report_add_data(p1, "error_vs_position.dat", nb);
+    }
+    if (st == PC_OK && (f = pc_report_fopen(r, "error_ratio.dat", err, &st)) != NULL) {
+        fprintf(f, "pos_lo pos_hi");
+        header_impls(f, r, sel, n_sel, "");
+        fputc('\n', f);
+        for (int b = 0; b < nb; b++) {
+            fprintf(f, "%lld %lld", (long long)edge[b], (long long)(edge[b + 1] - 1));
+            for (int k = 0; k < n_sel; k++) put_num(f, acc[k].max_ratio[b]);
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "error_ratio.dat", err);
+        pc_report_add_data(p1, "error_ratio.dat", nb);
+    }
+    if (st == PC_OK) {
+        size_t len = 0;
+        for (int k = 0; k < n_sel && len < sizeof p1->note; k++) {
+            const pc_rep_impl *ri = &r->impls[sel[k]];
+            if (ri->scan_first_over < 0) continue;
+            len += (size_t)snprintf(p1->note + len, sizeof p1->note - len, "%s%s leaves its bound at "
+                                    "position %lld", len ? "; " : "In this run: ", ri->impl->name,
+                                    (long long)ri->scan_first_over);
+        }
+        if (len == 0)
+            snprintf(p1->note, sizeof p1->note, "In this run every sampled element is within its bound.");
+        else if (len < sizeof p1->note - 2)
+            snprintf(p1->note + len, sizeof p1->note - len, ".");
+    }
+    /* plot 2: the worst implementation (largest err/bound in the scan) and
+     * a good one: the first that passes the gate and stays within its bound
+     * in the scan (with --impl all, the articles' own formulation), else
+     * the one with the smallest err/bound */
+    int worst = -1, good = -1, best = -1;
+    for (int k = 0; k < n_sel; k++) {
+        const pc_rep_impl *ri = &r->impls[sel[k]];
+        double m = ri->scan_max_ratio;
+        if (isnan(m)) continue;
+        if (worst < 0 || m > r->impls[sel[worst]].scan_max_ratio) worst = k;
+        if (best < 0 || m < r->impls[sel[best]].scan_max_ratio) best = k;
+        if (good < 0 && ri->acc.status == PC_OK && m <= 1.0) good = k;
+    }
+    if (good < 0) good = best;
+    if (good == worst) good = -1;
+    char wname[96] = "", gname[96] = "";
+    for (int w = 0; w < 2 && st == PC_OK; w++) {
+        int k = w == 0 ? worst : good;
+        if (k < 0) continue;
+        const char *fname = w == 0 ? "heatmap_worst.dat" : "heatmap_good.dat";
+        pc_report_colname(r->impls[sel[k]].impl, w == 0 ? wname : gname, sizeof wname);
+        if ((f = pc_report_fopen(r, fname, err, &st)) == NULL) break;
+        fprintf(f, "pair pos_lo pos_hi max_abs_err log10_err\n");
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < h; i++) {
+                double e = acc[k].heat[(size_t)b * (size_t)h + (size_t)i];
+                fprintf(f, "%d %lld %lld %.9g %.6g\n", i, (long long)edge[b],
+                        (long long)(edge[b + 1] - 1), e, log10(e > HEAT_FLOOR ? e : HEAT_FLOOR));
+            }
+        st = pc_report_fclose(r, f, fname, err);
+        pc_report_add_data(p2, fname, (long)nb * h);
+    }
+    if (st == PC_OK)
+        snprintf(p2->vars, sizeof p2->vars, "worst = \"%s\"\ngood = \"%s\"\nfloor = %g\n"
+                 "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
+    if (st == PC_OK && worst >= 0)
+        snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, %.3g). %s%s%s%.3g%s",
+                 r->impls[sel[worst]].impl->name, r->impls[sel[worst]].scan_max_ratio,
+                 good >= 0 ? "Right: " : "Only one implementation was selected, so there is no "
+                 "second panel.", good >= 0 ? r->impls[sel[good]].impl->name : "",
+                 good >= 0 ? " (error/bound at most " : "",
+                 good >= 0 ? r->impls[sel[good]].scan_max_ratio : 0.0, good >= 0 ? ")." : "");
+    /* plot 3: ulp histogram (fractions of the scanned elements) */
+    if (st == PC_OK && (f = pc_report_fopen(r, "ulp_histogram.dat", err, &st)) != NULL) {
+        fprintf(f, "log2_ulp_hi label");
+        header_impls(f, r, sel, n_sel, "");
+        fputc('\n', f);
+        for (int b = 0; b < HIST_N; b++) {
+            /* x: -1 for "correctly rounded", k for (2^(k-1), 2^k], HIST_K+1 for more */
+            if (b == 0) fprintf(f, "-1 CR");
+            else if (b == HIST_N - 1) fprintf(f, "%d >2^%d", HIST_K + 1, HIST_K);
+            else fprintf(f, "%d %d", b - 1, b - 1);
+            for (int k = 0; k < n_sel; k++)
+                put_num(f, acc[k].count > 0 ? acc[k].hist[b] / acc[k].count : (double)NAN);
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "ulp_histogram.dat", err);
+        pc_report_add_data(p3, "ulp_histogram.dat", HIST_N);
+        snprintf(p3->note, sizeof p3->note, "%.0f elements per implementation (%d positions x %d "
+                 "dimensions).", acc[0].count, np, d);
+    }
+    if (st == PC_OK)
+        snprintf(p1->vars, sizeof p1->vars, "scan_max = %lld\n", (long long)r->scan_max);
+    for (int k = 0; acc && k < n_sel; k++) {
+        free(acc[k].max_abs);
+        free(acc[k].max_ratio);
+        free(acc[k].heat);
+    }
+    free(acc); free(edge); free(pos); free(bin); free(omega); free(got); free(x);
+    free(ref32); free(ref64); free(bound);
+    pc_freqs_free(fr);
+    return st;
+}
+
+/* ---- plot 4: RoPE long-term decay (RoFormer section 3.4.3) ------------
+ * bound(r) = (1/(d/2)) sum_{j=1..d/2} |S_j|,  S_j = sum_{k<j} e^{i r theta_k}:
+ * the relative upper bound of |q^T R_r k| by Abel summation. */
+
+#define DECAY_LINEAR 256     /* every r in 1..256 (the RoFormer figure's range) */
+#define DECAY_MAX 65536      /* then 16 samples per doubling up to 2^16 */
+
+static double decay_bound(const double *c, const double *s, int h)
+{
+    double re = 0, im = 0, sum = 0;
+    for (int j = 0; j < h; j++) {   /* |S_{j+1}| after adding term j */
+        re += c[j];
+        im += s[j];
+        sum += hypot(re, im);
+    }
+    return sum / h;
+}
+
+static int decay_rs(int64_t *rs)
+{
+    int n = 0;
+    for (int64_t v = 1; v <= DECAY_LINEAR; v++) rs[n++] = v;
+    for (int k = 1; ; k++) {
+        double v = nearbyint(DECAY_LINEAR * exp2(k / 16.0));
+        if (v > DECAY_MAX) break;
+        if ((int64_t)v > rs[n - 1]) rs[n++] = (int64_t)v;
+    }
+    return n;
+}
+
+static pc_status plot_decay(pc_report *r, pc_err *err)
+{
+    static const int ds[3] = { 64, 128, 256 };
+    static const double bases[2] = { 1e4, 5e5 }; /* the paper's base; Llama 3's 5e5 */
+    const pc_opts *o = &r->o;
+    pc_rep_plot *pl = &r->plots[3];
+    int64_t rs[512];
+    int nr = decay_rs(rs);
+    int hmax = (o->d > 256 ? o->d : 256) / 2;
+    double *c = malloc((size_t)hmax * sizeof *c), *s = malloc((size_t)hmax * sizeof *s);
+    double *th = malloc((size_t)hmax * sizeof *th);
+    float *x = malloc((size_t)o->d * sizeof *x), *out = malloc((size_t)o->d * sizeof *out);
+    if (!c || !s || !th || !x || !out) {
+        free(c); free(s); free(th); free(x); free(out);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "rope_decay.dat", err, &st);
+    if (f) {
+        fprintf(f, "r");
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 3; k++) fprintf(f, " d%d_base%g", ds[k], bases[b]);
+        fputc('\n', f);
+        for (int q = 0; q < nr; q++) {
+            fprintf(f, "%lld", (long long)rs[q]);
+            for (int b = 0; b < 2; b++)
+                for (int k = 0; k < 3; k++) {
+                    int h = ds[k] / 2;
+                    /* binary64: theta_k = base^(-2k/d) and r theta_k to ~1e-16
+                     * relative, far below what the plot resolves */
+                    for (int i = 0; i < h; i++) {
+                        double a = (double)rs[q] * pow(bases[b], -2.0 * i / ds[k]);
+                        c[i] = cos(a);
+                        s[i] = sin(a);
+                    }
+                    put_num(f, decay_bound(c, s, h));
+                }
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "rope_decay.dat", err);
+        pc_report_add_data(pl, "rope_decay.dat", nr);
+    }
+    /* implementations at --d/--base: e^{i r theta_k} is what the
+     * implementation makes of the unit vector (1, 0) of each pair */
+    int sel[PC_MAX_IMPLS], n_sel = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        if (is_family(&r->impls[k], "rope") && r->impls[k].layout >= 0) sel[n_sel++] = k;
+    int h = o->d / 2;
+    pc_freqs *fr = st == PC_OK ? pc_freqs_new(o->d, o->base) : NULL;
+    if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
+        fprintf(f, "r reference");
+        header_impls(f, r, sel, n_sel, "");
+        fputc('\n', f);
+        for (int i = 0; i < h; i++) th[i] = pc_freqs_omega(fr, i);
+        for (int q = 0; q < nr && st == PC_OK; q++) {
+            fprintf(f, "%lld", (long long)rs[q]);
+            for (int i = 0; i < h; i++) {
+                c[i] = cos((double)rs[q] * th[i]);
+                s[i] = sin((double)rs[q] * th[i]);
+            }
+            put_num(f, decay_bound(c, s, h));
+            for (int k = 0; k < n_sel; k++) {
+                const pc_rep_impl *ri = &r->impls[sel[k]];
+                int L = ri->layout;
+                memset(x, 0, (size_t)o->d * sizeof *x);
+                for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
+                int rc = ri->impl->rope(ri->impl->ctx, &rs[q], 1, o->d, o->base, L, x, out);
+                for (int i = 0; i < h && rc == 0; i++) {
+                    c[i] = out[L == 0 ? 2 * i : i];
+                    s[i] = out[L == 0 ? 2 * i + 1 : i + h];
+                }
+                put_num(f, rc == 0 ? decay_bound(c, s, h) : (double)NAN);
+            }
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "rope_decay_impl.dat", err);
+        pc_report_add_data(pl, "rope_decay_impl.dat", nr);
+    }
+    if (st == PC_OK) {
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", o->d, o->base, n_sel);
+        if (n_sel == 0)
+            snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: the right "
+                     "panel shows the reference only.");
+    }
+    pc_freqs_free(fr);
+    free(c); free(s); free(th); free(x); free(out);
+    return st;
+}
+
+/* ---- plot 5: sinusoidal PE(p).PE(q) against q - p ---------------------- */
+
+#define DOT_K 256   /* q - p in [-256, 256] */
+static const int64_t dot_anchor[3] = { 512, 4096, 32768 };
+
+static pc_status plot_dot(pc_report *r, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    pc_rep_plot *pl = &r->plots[4];
+    int d = o->d, h = d / 2;
+    /* reference frequencies omega_i = base^(-2i/d); the mismatched cos
+     * frequency base^(-(2i+1)/d) is frequency 2i+1 of a table of width 2d */
+    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_freqs *f2 = d * 2 <= PC_D_MAX ? pc_freqs_new(2 * d, o->base) : NULL;
+    double *as = malloc(3 * (size_t)h * sizeof *as), *ac = malloc(3 * (size_t)h * sizeof *ac);
+    double *am = malloc(3 * (size_t)h * sizeof *am);
+    if (!fr || !as || !ac || !am) {
+        pc_freqs_free(fr); pc_freqs_free(f2); free(as); free(ac); free(am);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    pc_status st = PC_OK;
+    pc_ref2 s, c;
+    /* anchors: sin, cos and mismatched cos of each pair */
+    for (int a = 0; a < 3 && st == PC_OK; a++)
+        for (int i = 0; i < h && st == PC_OK; i++) {
+            st = pc_ref_sincos(fr, dot_anchor[a], i, &s, &c);
+            as[a * h + i] = s.f64;
+            ac[a * h + i] = c.f64;
+            if (st == PC_OK && f2) st = pc_ref_sincos(f2, dot_anchor[a], 2 * i + 1, &s, &c);
+            am[a * h + i] = f2 ? c.f64 : (double)NAN;
+        }
+    FILE *f = NULL;
+    if (st == PC_OK && (f = pc_report_fopen(r, "dot_product.dat", err, &st)) != NULL) {
+        fprintf(f, "k");
+        static const char *const kind[3] = { "reference", "sin_only", "mismatched" };
+        for (int v = 0; v < 3; v++)
+            for (int a = 0; a < 3; a++) fprintf(f, " %s_p%lld", kind[v], (long long)dot_anchor[a]);
+        fputc('\n', f);
+        for (int k = -DOT_K; k <= DOT_K && st == PC_OK; k++) {
+            double dot[3][3] = { { 0 } };
+            for (int a = 0; a < 3 && st == PC_OK; a++) {
+                int64_t q = dot_anchor[a] + k;
+                for (int i = 0; i < h && st == PC_OK; i++) {
+                    pc_ref2 s2, c2;
+                    st = pc_ref_sincos(fr, q, i, &s, &c);
+                    double mc = NAN;
+                    if (st == PC_OK && f2) {
+                        st = pc_ref_sincos(f2, q, 2 * i + 1, &s2, &c2);
+                        mc = c2.f64;
+                    }
+                    dot[0][a] += as[a * h + i] * s.f64 + ac[a * h + i] * c.f64;
+                    dot[1][a] += 2.0 * as[a * h + i] * s.f64;  /* sin in both members */
+                    dot[2][a] += as[a * h + i] * s.f64 + am[a * h + i] * mc;
+                }
+            }
+            fprintf(f, "%d", k);
+            for (int v = 0; v < 3; v++)
+                for (int a = 0; a < 3; a++) put_num(f, dot[v][a]);
+            fputc('\n', f);
+        }
+        if (st != PC_OK) {
+            fclose(f);
+            return pc_seterr(err, PC_EINTERNAL, "reference failed in the dot-product plot");
+        }
+        st = pc_report_fclose(r, f, "dot_product.dat", err);
+        pc_report_add_data(pl, "dot_product.dat", 2 * DOT_K + 1);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\np1 = %lld\np2 = %lld\np3 = %lld\n",
+                 d, o->base, (long long)dot_anchor[0], (long long)dot_anchor[1],
+                 (long long)dot_anchor[2]);
+    }
+    pc_freqs_free(fr); pc_freqs_free(f2); free(as); free(ac); free(am);
+    return st;
+}
+
+/* ---- plot 6: RoPE shift invariance against the absolute offset --------
+ * <R_{m+delta} q, R_m k> = <R_delta q, k> for every m (exact); the error of
+ * an implementation's score at offset m, relative to |q| |k|. */
+
+#define SHIFT_TRIALS 8        /* (q, k, delta) triples; the max is plotted */
+#define SHIFT_MAX_LOG2 20     /* offsets up to 2^20, 4 per doubling */
+
+static pc_status plot_shift(pc_report *r, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    pc_rep_plot *pl = &r->plots[5];
+    int sel[PC_MAX_IMPLS], n_sel = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        if (is_family(&r->impls[k], "rope") && r->impls[k].layout >= 0) sel[n_sel++] = k;
+    if (n_sel == 0) {
+        snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: nothing to draw.");
+        return PC_OK;
+    }
+    int d = o->d;
+    size_t D = (size_t)d;
+    int64_t ms[4 * SHIFT_MAX_LOG2 + 2];
+    int nm = 0;
+    for (int k = 0; k <= 4 * SHIFT_MAX_LOG2; k++) {
+        int64_t v = (int64_t)nearbyint(exp2(k / 4.0));
+        if (nm == 0 || v > ms[nm - 1]) ms[nm++] = v;
+    }
+    float *q = malloc(SHIFT_TRIALS * D * sizeof *q), *kk = malloc(SHIFT_TRIALS * D * sizeof *kk);
+    float *gq = malloc(D * sizeof *gq), *gk = malloc(D * sizeof *gk);
+    double *rq = malloc(D * sizeof *rq), *exact = malloc(2 * SHIFT_TRIALS * sizeof *exact);
+    double *nrm = malloc(SHIFT_TRIALS * sizeof *nrm);
+    int64_t delta[SHIFT_TRIALS];
+    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_status st = q && kk && gq && gk && rq && exact && nrm && fr ? PC_OK
+                 : pc_seterr(err, PC_ENOMEM, "out of memory");
+    pc_rng rng;
+    pc_rng_seed(&rng, o->seed ^ UINT64_C(0x5348494654)); /* "SHIFT": a stream of its own */
+    for (int t = 0; t < SHIFT_TRIALS && st == PC_OK; t++) {
+        delta[t] = 1 + (int64_t)pc_rng_below(&rng, 255);  /* 1..255: short-range attention */
+        pc_normal_row(o->seed, UINT64_C(0x71000000) + (uint64_t)t, d, q + (size_t)t * D);
+        pc_normal_row(o->seed, UINT64_C(0x6b000000) + (uint64_t)t, d, kk + (size_t)t * D);
+        double nq = 0, nk = 0;
+        for (size_t j = 0; j < D; j++) {
+            nq += (double)q[(size_t)t * D + j] * (double)q[(size_t)t * D + j];
+            nk += (double)kk[(size_t)t * D + j] * (double)kk[(size_t)t * D + j];
+        }
+        nrm[t] = sqrt(nq) * sqrt(nk);
+        /* exact score per layout: <R_delta q, k> with the certified rotation */
+        for (int L = 0; L < 2 && st == PC_OK; L++) {
+            if (pc_ref_rope_row(fr, delta[t], L, q + (size_t)t * D, NULL, rq) != PC_OK)
+                st = pc_seterr(err, PC_EINTERNAL, "reference failed in the shift-invariance plot");
+            double dot = 0;
+            for (size_t j = 0; j < D; j++) dot += rq[j] * (double)kk[(size_t)t * D + j];
+            exact[2 * t + L] = dot;
+        }
+    }
+    FILE *f = NULL;
+    if (st == PC_OK && (f = pc_report_fopen(r, "rope_shift.dat", err, &st)) != NULL) {
+        fprintf(f, "offset");
+        header_impls(f, r, sel, n_sel, "");
+        fputc('\n', f);
+        for (int a = 0; a < nm; a++) {
+            fprintf(f, "%lld", (long long)ms[a]);
+            for (int k = 0; k < n_sel; k++) {
+                const pc_rep_impl *ri = &r->impls[sel[k]];
+                double worst = 0;
+                int ok = 1;
+                for (int t = 0; t < SHIFT_TRIALS && ok; t++) {
+                    int64_t pq = ms[a] + delta[t], pk = ms[a];
+                    ok = ri->impl->rope(ri->impl->ctx, &pq, 1, d, o->base, ri->layout,
+                                        q + (size_t)t * D, gq) == 0
+                      && ri->impl->rope(ri->impl->ctx, &pk, 1, d, o->base, ri->layout,
+                                        kk + (size_t)t * D, gk) == 0;
+                    double dot = 0;
+                    for (size_t j = 0; j < D; j++) dot += (double)gq[j] * (double)gk[j];
+                    double e = fabs(dot - exact[2 * t + ri->layout]) / nrm[t];
+                    if (!(e <= worst)) worst = e; /* NaN sticks */
+                }
+                put_num(f, ok ? worst : (double)NAN);
+            }
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "rope_shift.dat", err);
+        pc_report_add_data(pl, "rope_shift.dat", nm);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\n", d, o->base);
+    }
+    free(q); free(kk); free(gq); free(gk); free(rq); free(exact); free(nrm);
+    pc_freqs_free(fr);
+    return st;
+}
+
+/* ---- plot 7: the PE matrix and the wavelengths ------------------------- */
+
+#define PE_D 512      /* the articles' figure: d_model = 512 ... */
+#define PE_POS 50     /* ... positions 0..50 */
+
+static pc_status plot_pe(pc_report *r, pc_err *err)
+{
+    pc_rep_plot *pl = &r->plots[6];
+    double base = r->o.base;
+    pc_freqs *fr = pc_freqs_new(PE_D, base);
+    double *row = malloc(PE_D * sizeof *row);
+    if (!fr || !row) {
+        pc_freqs_free(fr); free(row);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "pe_matrix.dat", err, &st);
+    if (f) {
+        fprintf(f, "pos dim value\n");
+        for (int64_t p = 0; p <= PE_POS && st == PC_OK; p++) {
+            st = pc_ref_sinusoidal_row(fr, p, 0, NULL, row);
+            for (int j = 0; j < PE_D && st == PC_OK; j++)
+                fprintf(f, "%lld %d %.9g\n", (long long)p, j, row[j]);
+        }
+        if (st != PC_OK) {
+            fclose(f);
+            pc_freqs_free(fr); free(row);
+            return pc_seterr(err, PC_EINTERNAL, "reference failed in the PE matrix plot");
+        }
+        st = pc_report_fclose(r, f, "pe_matrix.dat", err);
+        pc_report_add_data(pl, "pe_matrix.dat", (PE_POS + 1) * PE_D);
+    }
+    if (st == PC_OK && (f = pc_report_fopen(r, "wavelength.dat", err, &st)) != NULL) {
+        fprintf(f, "dim pair omega wavelength\n");
+        for (int j = 0; j < PE_D; j++) {
+            double w = pc_freqs_omega(fr, j / 2);
+            fprintf(f, "%d %d %.17g %.17g\n", j, j / 2, w, 2.0 * M_PI / w);
+        }
+        st = pc_report_fclose(r, f, "wavelength.dat", err);
+        pc_report_add_data(pl, "wavelength.dat", PE_D);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nnpos = %d\n", PE_D, base, PE_POS);
+    }
+    pc_freqs_free(fr);
+    free(row);
+    return st;
+}
+
+/* ---- plot 8: attention permutation equivariance ----------------------- */
+
+#define ATT_D_MAX 128   /* width for this plot: min(--d, 128) keeps it under 0.1 s */
+#define ATT_TRIALS 4    /* random permutations per length; the max is plotted */
+static const int att_n[] = { 2, 4, 8, 16, 32, 64, 128 };
+#define ATT_NN ((int)(sizeof att_n / sizeof att_n[0]))
+
+/* max |T(P X + E) - P T(X + E)| with E = PE (with_pe) or 0 */
+static int equiv_err(const pc_impl *impl, size_t n, int d, const float *x, const float *pe,
+                     const float *w, const size_t *perm, float *buf, double *out)
+{
+    size_t D = (size_t)d;
+    float *a = buf, *b = buf + n * D, *ta = buf + 2 * n * D, *tb = buf + 3 * n * D;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < D; j++) {
+            float e = pe ? pe[i * D + j] : 0.0f;
+            a[i * D + j] = x[perm[i] * D + j] + e;   /* token perm[i] at position i */
+            b[i * D + j] = x[i * D + j] + e;         /* token i at position i */
+        }
+    const float *wq = w, *wk = w + D * D, *wv = w + 2 * D * D;
+    if (impl->attention(impl->ctx, n, d, a, wq, wk, wv, 0, ta) != 0) return 1;
+    if (impl->attention(impl->ctx, n, d, b, wq, wk, wv, 0, tb) != 0) return 1;
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < D; j++) {
+            double e = fabs((double)ta[i * D + j] - (double)tb[perm[i] * D + j]);
+            if (!(e <= m)) m = e;
+        }
+    *out = m;
+    return 0;
+}
+
+static pc_status plot_attention(pc_report *r, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    pc_rep_plot *pl = &r->plots[7];
+    const pc_impl *list[PC_MAX_IMPLS];
+    int n_sel = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        if (r->impls[k].impl->attention) list[n_sel++] = r->impls[k].impl;
+    if (n_sel == 0) {
+        const pc_impl *b = pc_builtin_find("attention-f32");
+        if (!b || !b->attention) {
+            snprintf(pl->note, sizeof pl->note, "No attention implementation: nothing to draw.");
+            return PC_OK;
+        }
+        list[n_sel++] = b;
+        snprintf(pl->note, sizeof pl->note, "No attention implementation was selected: the "
+                 "built-in attention-f32 is shown.");
+    }
+    int d = o->d < ATT_D_MAX ? o->d : ATT_D_MAX;
+    size_t D = (size_t)d, N = (size_t)att_n[ATT_NN - 1];
+    float *x = malloc(N * D * sizeof *x), *pe = malloc(N * D * sizeof *pe);
+    float *w = malloc(3 * D * D * sizeof *w), *buf = malloc(4 * N * D * sizeof *buf);
+    size_t *perm = malloc(N * sizeof *perm);
+    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_status st = x && pe && w && buf && perm && fr ? PC_OK : pc_seterr(err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK) {
+        /* tokens N(0,1); weights N(0,1)/sqrt(d) so the scores are O(1) */
+        for (size_t i = 0; i < N; i++) pc_normal_row(o->seed, UINT64_C(0x41000000) + i, d, x + i * D);
+        for (size_t i = 0; i < 3 * D; i++) {
+            pc_normal_row(o->seed, UINT64_C(0x57000000) + i, d, w + i * D);
+            for (size_t j = 0; j < D; j++) w[i * D + j] /= sqrtf((float)d);
+        }
+        for (size_t i = 0; i < N && st == PC_OK; i++)
+            st = pc_ref_sinusoidal_row(fr, (int64_t)i, 0, pe + i * D, NULL);
+        if (st != PC_OK) st = pc_seterr(err, PC_EINTERNAL, "reference failed in the attention plot");
+    }
+    FILE *f = NULL;
+    if (st == PC_OK && (f = pc_report_fopen(r, "attention_equivariance.dat", err, &st)) != NULL) {
+        char name[96];
+        fprintf(f, "n");
+        for (int k = 0; k < n_sel; k++) {
+            pc_report_colname(list[k], name, sizeof name);
+            fprintf(f, " no_pe:%s with_pe:%s", name, name);
+        }
+        fputc('\n', f);
+        pc_rng rng;
+        pc_rng_seed(&rng, o->seed ^ UINT64_C(0x5045524d)); /* "PERM": a stream of its own */
+        for (int a = 0; a < ATT_NN; a++) {
+            size_t n = (size_t)att_n[a];
+            double mx[PC_MAX_IMPLS][2];
+            int ok[PC_MAX_IMPLS];
+            for (int k = 0; k < n_sel; k++) { mx[k][0] = mx[k][1] = 0; ok[k] = 1; }
+            for (int t = 0; t < ATT_TRIALS; t++) {
+                /* Fisher-Yates; a derangement is not needed (fixed points
+                 * only make the error smaller, the max over trials stays),
+                 * only the identity is replaced */
+                for (size_t i = 0; i < n; i++) perm[i] = i;
+                for (size_t i = n - 1; i > 0; i--) {
+                    size_t j = (size_t)pc_rng_below(&rng, i + 1), tmp = perm[i];
+                    perm[i] = perm[j];
+                    perm[j] = tmp;
+                }
+                size_t fixed = 0;
+                for (size_t i = 0; i < n; i++) fixed += perm[i] == i;
+                if (fixed == n) /* the identity tests nothing: rotate by one */
+                    for (size_t i = 0; i < n; i++) perm[i] = (i + 1) % n;
+                for (int k = 0; k < n_sel; k++)
+                    for (int with = 0; with < 2 && ok[k]; with++) {
+                        double e;
+                        if (equiv_err(list[k], n, d, x, with ? pe : NULL, w, perm, buf, &e)) ok[k] = 0;
+                        else if (!(e <= mx[k][with])) mx[k][with] = e;
+                    }
+            }
+            fprintf(f, "%zu", n);
+            for (int k = 0; k < n_sel; k++) {
+                put_num(f, ok[k] ? mx[k][0] : (double)NAN);
+                put_num(f, ok[k] ? mx[k][1] : (double)NAN);
+            }
+            fputc('\n', f);
+        }
+        st = pc_report_fclose(r, f, "attention_equivariance.dat", err);
+        pc_report_add_data(pl, "attention_equivariance.dat", ATT_NN);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\ntrials = %d\n", d, ATT_TRIALS);
+    }
+    free(x); free(pe); free(w); free(buf); free(perm);
+    pc_freqs_free(fr);
+    return st;
+}
+
+pc_status pc_report_data(pc_report *r, pc_err *err)
+{
+    pc_status st = scan(r, err);
+    if (st == PC_OK) st = plot_decay(r, err);
+    if (st == PC_OK) st = plot_dot(r, err);
+    if (st == PC_OK) st = plot_shift(r, err);
+    if (st == PC_OK) st = plot_pe(r, err);
+    if (st == PC_OK) st = plot_attention(r, err);
+    return st;
+}

@@ -1,0 +1,408 @@
+/* report_html.c: index.html and summary.json of `pecheck report`.
+ *
+ * index.html is self-contained: inline CSS, images referenced by relative
+ * names, no network.  A few lines of JavaScript record, once the page has
+ * loaded, whether every plot image decoded (data-loaded on each <img>, and
+ * counts on #pc-images) so a headless browser can check the page. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+#include "report.h"
+#include "version.h"
+
+void pc_html_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+static const char *vname(pc_status s)
+{
+    return s == PC_OK ? "PASS" : s == PC_FAIL ? "FAIL" : s == PC_SKIP ? "SKIP" : "ERROR";
+}
+
+static const char *vclass(pc_status s)
+{
+    return s == PC_OK ? "pass" : s == PC_FAIL ? "fail" : s == PC_SKIP ? "skip" : "error";
+}
+
+static const char *layout_name(int layout)
+{
+    return layout == 0 ? "interleaved" : layout == 1 ? "half" : "";
+}
+
+/* The property checks reported by any implementation, in first-seen order. */
+#define MAX_CHECKS 48
+static int collect_checks(const pc_report *r, const char **names)
+{
+    int n = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        for (int v = 0; v < r->impls[k].props.n; v++) {
+            const char *c = r->impls[k].props.v[v].check;
+            int seen = 0;
+            for (int j = 0; j < n && !seen; j++) seen = !strcmp(names[j], c);
+            if (!seen && n < MAX_CHECKS) names[n++] = c;
+        }
+    return n;
+}
+
+static const pc_verdict *find_verdict(const pc_rep_impl *ri, const char *check)
+{
+    for (int v = 0; v < ri->props.n; v++)
+        if (!strcmp(ri->props.v[v].check, check)) return &ri->props.v[v];
+    return NULL;
+}
+
+static const pc_witness *shown_witness(const pc_rep_impl *ri)
+{
+    return ri->acc.status == PC_FAIL ? &ri->acc.m.worst : &ri->acc.m.worst_abs;
+}
+
+static const char *css =
+    "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:1100px;margin:1.5em auto;"
+    "padding:0 1em;color:#222;line-height:1.4}\n"
+    "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\n"
+    "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.25em .5em;"
+    "vertical-align:top}th{background:#f3f3f3}\n"
+    "td.pass{background:#dff0d8;color:#1d5e1d;font-weight:bold}td.fail{background:#f8d7da;"
+    "color:#8a1c25;font-weight:bold}td.skip,td.na{background:#f3f3f3;color:#777}"
+    "td.error{background:#fff3cd}\n"
+    "code,pre,.mono{font-family:'DejaVu Sans Mono',monospace;font-size:.9em}\n"
+    "pre{background:#f7f7f7;padding:.5em;overflow-x:auto}\n"
+    "img.plot{max-width:100%;border:1px solid #ddd}\n"
+    ".scroll{overflow-x:auto}td.mono{white-space:nowrap}\n"
+    ".missing{border:2px dashed #c33;padding:1em;background:#fff5f5}\n"
+    ".caption{margin:.5em 0}.note{color:#444;font-style:italic}.files{font-size:.85em;color:#555}\n"
+    ".warn{border:2px solid #c33;background:#fff5f5;padding:.5em 1em}\n";
+
+static const char *js =
+    "window.addEventListener('load', function () {\n"
+    "  var imgs = document.querySelectorAll('img.plot'), ok = 0, bad = 0;\n"
+    "  for (var i = 0; i < imgs.length; i++) {\n"
+    "    var good = imgs[i].complete && imgs[i].naturalWidth > 0;\n"
+    "    imgs[i].setAttribute('data-loaded', good ? 'yes' : 'no');\n"
+    "    if (good) ok++; else bad++;\n"
+    "  }\n"
+    "  var s = document.getElementById('pc-images');\n"
+    "  s.setAttribute('data-total', imgs.length);\n"
+    "  s.setAttribute('data-loaded', ok);\n"
+    "  s.setAttribute('data-broken', bad);\n"
+    "  s.textContent = ok + ' of ' + imgs.length + ' plot images loaded' +\n"
+    "    (bad ? ', ' + bad + ' broken' : '') + '.';\n"
+    "});\n";
+
+static void witness_html(FILE *f, const pc_witness *w)
+{
+    if (!w->valid) return;
+    fprintf(f, "pos=%lld dim=%d<br>got=%a (%.9g)<br>ref=%a (%.9g)", (long long)w->pos, w->dim,
+            (double)w->got, (double)w->got, w->ref, w->ref);
+}
+
+static void summary_table(FILE *f, const pc_report *r)
+{
+    const char *checks[MAX_CHECKS];
+    int nc = collect_checks(r, checks);
+    fputs("<div class=\"scroll\"><table id=\"summary\">\n<tr><th>implementation</th><th>family</th>"
+          "<th>layout</th><th>documented</th><th>accuracy</th><th>max abs err</th>"
+          "<th>max ulp err</th><th>worst witness</th>", f);
+    for (int c = 0; c < nc; c++) {
+        fputs("<th>", f);
+        pc_html_escape(f, checks[c]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        fputs("<tr><td class=\"mono\">", f);
+        pc_html_escape(f, ri->impl->name);
+        fputs("</td><td>", f);
+        pc_html_escape(f, ri->family);
+        fprintf(f, "</td><td>%s</td><td>%s</td>", layout_name(ri->layout),
+                ri->impl->expect_pass ? "correct" : ri->impl->flaw ? "known bad" : "");
+        if (ri->has_acc) {
+            fprintf(f, "<td class=\"%s\" title=\"", vclass(ri->acc.status));
+            pc_html_escape(f, ri->acc.note[0] ? ri->acc.note : "accuracy gate, precision model bound");
+            fprintf(f, "\">%s</td>", vname(ri->acc.status));
+        } else
+            fputs("<td class=\"na\" title=\"no certified reference for this family in the "
+                  "accuracy gate\">n/a</td>", f);
+        if (ri->has_acc && ri->acc.status != PC_SKIP) {
+            fprintf(f, "<td>%.3g</td><td>%.3g</td><td class=\"mono\">", ri->acc.m.max_abs,
+                    ri->acc.m.max_ulp);
+            witness_html(f, shown_witness(ri));
+            fputs("</td>", f);
+        } else
+            fputs("<td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td>", f);
+        for (int c = 0; c < nc; c++) {
+            const pc_verdict *v = find_verdict(ri, checks[c]);
+            if (!v) { fputs("<td class=\"na\">&ndash;</td>", f); continue; }
+            fprintf(f, "<td class=\"%s\" title=\"", vclass(v->status));
+            pc_html_escape(f, v->summary);
+            fprintf(f, "\">%s</td>", vname(v->status));
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n", f);
+    if (nc == 0)
+        fputs("<p class=\"note\">The property engine returned no verdicts for these "
+              "implementations (only the accuracy gate is shown).</p>\n", f);
+}
+
+/* The gate's text explanation and each property's details, per implementation. */
+static void details(FILE *f, const pc_report *r)
+{
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        int any = ri->has_acc || ri->props.n || ri->prop_error[0];
+        if (!any) continue;
+        fputs("<details><summary class=\"mono\">", f);
+        pc_html_escape(f, ri->impl->name);
+        fputs("</summary>\n", f);
+        if (ri->impl->flaw) {
+            fputs("<p>Known flaw: ", f);
+            pc_html_escape(f, ri->impl->flaw);
+            fputs("</p>\n", f);
+        }
+        if (ri->has_acc) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&buf, &len);
+            if (m) {
+                pc_accuracy_print_text(m, ri->impl, &ri->cfg, &ri->acc);
+                fclose(m);
+                fputs("<pre>", f);
+                pc_html_escape(f, buf);
+                fputs("</pre>\n", f);
+            }
+            free(buf);
+        }
+        if (ri->prop_error[0]) {
+            fputs("<p class=\"warn\">The property engine failed: ", f);
+            pc_html_escape(f, ri->prop_error);
+            fputs("</p>\n", f);
+        }
+        for (int v = 0; v < ri->props.n; v++) {
+            const pc_verdict *vd = &ri->props.v[v];
+            fprintf(f, "<p><b>%s</b> ", vname(vd->status));
+            pc_html_escape(f, vd->check);
+            fputs(": ", f);
+            pc_html_escape(f, vd->summary);
+            fprintf(f, " (seed %llu)</p>\n", (unsigned long long)vd->seed);
+            if (vd->details) {
+                fputs("<pre>", f);
+                pc_html_escape(f, vd->details);
+                fputs("</pre>\n", f);
+            }
+        }
+        fputs("</details>\n", f);
+    }
+}
+
+static void plot_section(FILE *f, const pc_report *r, int k)
+{
+    const pc_rep_plot *p = &r->plots[k];
+    fprintf(f, "<section id=\"%s\">\n<h2>%d. ", p->id, k + 1);
+    pc_html_escape(f, p->title);
+    fputs("</h2>\n", f);
+    if (p->drawn) {
+        fprintf(f, "<img class=\"plot\" src=\"%s.png\" alt=\"", p->id);
+        pc_html_escape(f, p->title);
+        fputs("\">\n", f);
+    } else if (p->has_data) {
+        fprintf(f, "<div class=\"missing\">Plot not drawn: ");
+        pc_html_escape(f, p->why);
+        if (r->gnuplot_missing[0])
+            fprintf(f, ". Install gnuplot (<code>apt-get install gnuplot-nox</code>) and run "
+                    "<code>gnuplot %s.gp</code> in this folder, or rerun <code>pecheck report</code>.", p->id);
+        fputs("</div>\n", f);
+    } else {
+        fputs("<div class=\"missing\">Nothing to draw: ", f);
+        pc_html_escape(f, p->note[0] ? p->note : p->why);
+        fputs("</div>\n", f);
+    }
+    fprintf(f, "<p class=\"caption\">%s</p>\n", p->caption);
+    if (p->note[0] && p->has_data) {
+        fputs("<p class=\"note\">", f);
+        pc_html_escape(f, p->note);
+        fputs("</p>\n", f);
+    }
+    if (p->has_data) {
+        fputs("<p class=\"files\">Data: ", f);
+        for (int d = 0; d < p->n_data; d++)
+            fprintf(f, "%s<a href=\"%s\">%s</a> (%ld rows)", d ? ", " : "", p->data[d].name,
+                    p->data[d].name, p->data[d].rows);
+        fprintf(f, "; script: <a href=\"%s.gp\">%s.gp</a></p>\n", p->id, p->id);
+    }
+    fputs("</section>\n", f);
+}
+
+pc_status pc_report_write_html(pc_report *r, pc_err *err)
+{
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "index.html", err, &st);
+    if (!f) return st;
+    const pc_opts *o = &r->o;
+    int drawn = 0;
+    for (int k = 0; k < PC_REP_PLOTS; k++) drawn += r->plots[k].drawn;
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<title>pecheck accuracy report</title>\n<style>\n%s</style>\n<script>\n%s</script>\n"
+            "</head>\n<body>\n<h1>pecheck accuracy report</h1>\n", css, js);
+    fprintf(f, "<p>%s %s: %d implementation%s compared with the certified MPFR references. "
+            "Files: <a href=\"summary.json\">summary.json</a>", PC_TOOL, PC_VERSION, r->n_impls,
+            r->n_impls == 1 ? "" : "s");
+    if (r->has_proof) fputs(", <a href=\"proof-report.txt\">proof report</a> (Frama-C/WP)", f);
+    fputs(".</p>\n", f);
+    if (r->gnuplot_missing[0]) {
+        fputs("<p class=\"warn\">No plots were drawn: ", f);
+        pc_html_escape(f, r->gnuplot_missing);
+        fputs(". The data files and gnuplot scripts are in this folder; after installing gnuplot "
+              "run <code>for f in *.gp; do gnuplot $f; done</code> here, or rerun "
+              "<code>pecheck report</code>.</p>\n", f);
+    }
+    fputs("<h2>Summary</h2>\n", f);
+    summary_table(f, r);
+    fputs("<p class=\"files\">Hover a verdict for its one-line summary. Witnesses are printed in hex "
+          "(exact) and decimal; for a failed gate the witness is the element with the largest "
+          "error/bound, otherwise the one with the largest absolute error.</p>\n", f);
+    details(f, r);
+    fputs("<h2>Parameters</h2>\n<table>\n", f);
+    fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n<tr><th>base</th><td>%.17g</td></tr>\n", o->d, o->base);
+    fprintf(f, "<tr><th>accuracy gate positions</th><td>%lld..%lld (every position, every "
+            "dimension)</td></tr>\n", (long long)o->pos_lo, (long long)o->pos_hi);
+    fprintf(f, "<tr><th>error scan (plots 1&ndash;3)</th><td>log-spaced positions 1..%lld</td></tr>\n",
+            (long long)r->scan_max);
+    fprintf(f, "<tr><th>seed</th><td>%llu (RoPE inputs, permutations, q/k vectors; rerun with "
+            "<code>--seed %llu</code>)</td></tr>\n", (unsigned long long)o->seed,
+            (unsigned long long)o->seed);
+    fputs("<tr><th>working precision</th><td>f32 (binary32)</td></tr>\n", f);
+    fputs("<tr><th>gnuplot</th><td>", f);
+    pc_html_escape(f, r->gnuplot_version[0] ? r->gnuplot_version : "not found");
+    fputs(", terminal pngcairo</td></tr>\n", f);
+    fprintf(f, "<tr><th>time</th><td>%.1f s (data %.1f s, plots %.1f s)</td></tr>\n</table>\n",
+            r->seconds_total, r->seconds_data, r->seconds_plots);
+    fputs("<h2>Precision model</h2>\n<p>", f);
+    pc_html_escape(f, r->model);
+    fprintf(f, "</p>\n<p>Per element: |got &minus; exact| &le; C&middot;u&middot;(1 + |&theta;|)"
+            "&middot;s, with &theta; = pos&middot;&omega;<sub>i</sub> the exact angle of the "
+            "element's pair, u = 2<sup>&minus;24</sup> = %.3g (unit roundoff of binary32), "
+            "C = 2&nbsp;ln(base) + 4 = %.4g, s = 1 for sinusoidal PE and the pair's norm for RoPE. "
+            "The derivation is in docs/precision-model.md of the pecheck sources.</p>\n", r->u, r->C);
+    for (int k = 0; k < PC_REP_PLOTS; k++) plot_section(f, r, k);
+    fprintf(f, "<hr>\n<p id=\"pc-images\" data-expected=\"%d\">%d plot image%s (image check needs "
+            "JavaScript).</p>\n</body>\n</html>\n", drawn, drawn, drawn == 1 ? "" : "s");
+    return pc_report_fclose(r, f, "index.html", err);
+}
+
+pc_status pc_report_write_json(pc_report *r, pc_err *err)
+{
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "summary.json", err, &st);
+    if (!f) return st;
+    const pc_opts *o = &r->o;
+    pc_json j;
+    pc_json_init(&j, f);
+    pc_json_obj(&j, NULL);
+    pc_json_str(&j, "tool", PC_TOOL);
+    pc_json_str(&j, "version", PC_VERSION);
+    pc_json_str(&j, "command", "report");
+    pc_json_obj(&j, "parameters");
+    pc_json_int(&j, "d", o->d);
+    pc_json_num(&j, "base", o->base);
+    pc_json_int(&j, "pos_lo", o->pos_lo);
+    pc_json_int(&j, "pos_hi", o->pos_hi);
+    pc_json_int(&j, "scan_max", r->scan_max);
+    pc_json_int(&j, "seed", (long long)o->seed);
+    pc_json_str(&j, "dtype", "f32");
+    pc_json_end(&j);
+    pc_json_obj(&j, "model");
+    pc_json_num(&j, "C", r->C);
+    pc_json_num(&j, "u", r->u);
+    pc_json_str(&j, "description", r->model);
+    pc_json_end(&j);
+    pc_json_obj(&j, "gnuplot");
+    pc_json_str(&j, "program", r->gnuplot);
+    pc_json_bool(&j, "found", r->gnuplot_missing[0] == '\0');
+    pc_json_str(&j, "version", r->gnuplot_version[0] ? r->gnuplot_version : NULL);
+    pc_json_str(&j, "missing", r->gnuplot_missing[0] ? r->gnuplot_missing : NULL);
+    pc_json_str(&j, "terminal", "pngcairo");
+    pc_json_end(&j);
+    pc_json_arr(&j, "implementations");
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        pc_json_obj(&j, NULL);
+        pc_json_str(&j, "name", ri->impl->name);
+        pc_json_str(&j, "family", ri->family);
+        pc_json_str(&j, "layout", ri->layout >= 0 ? layout_name(ri->layout) : NULL);
+        pc_json_bool(&j, "documented_correct", ri->impl->expect_pass);
+        if (ri->has_acc) {
+            pc_json_obj(&j, "accuracy");
+            pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc);
+            pc_json_end(&j);
+            pc_json_obj(&j, "scan");
+            pc_json_num(&j, "max_abs", ri->scan_max_abs);
+            pc_json_num(&j, "max_err_over_bound", ri->scan_max_ratio);
+            if (ri->scan_first_over >= 0) pc_json_int(&j, "first_over", ri->scan_first_over);
+            else pc_json_str(&j, "first_over", NULL);
+            pc_json_end(&j);
+        }
+        pc_json_arr(&j, "properties");
+        for (int v = 0; v < ri->props.n; v++) {
+            const pc_verdict *vd = &ri->props.v[v];
+            pc_json_obj(&j, NULL);
+            pc_json_str(&j, "check", vd->check);
+            pc_json_str(&j, "status", vd->status == PC_OK ? "pass" : vd->status == PC_FAIL ? "fail"
+                                      : vd->status == PC_SKIP ? "skip" : "error");
+            pc_json_num(&j, "measured", vd->measured);
+            pc_json_num(&j, "bound", vd->bound);
+            pc_json_str(&j, "measured_what", vd->measured_what);
+            pc_json_int(&j, "seed", (long long)vd->seed);
+            pc_json_str(&j, "summary", vd->summary);
+            pc_json_end(&j);
+        }
+        pc_json_end(&j);
+        if (ri->prop_error[0]) pc_json_str(&j, "property_error", ri->prop_error);
+        pc_json_end(&j);
+    }
+    pc_json_end(&j);
+    pc_json_arr(&j, "plots");
+    for (int k = 0; k < PC_REP_PLOTS; k++) {
+        const pc_rep_plot *p = &r->plots[k];
+        char name[96];
+        pc_json_obj(&j, NULL);
+        pc_json_str(&j, "id", p->id);
+        pc_json_str(&j, "title", p->title);
+        snprintf(name, sizeof name, "%s.png", p->id);
+        pc_json_str(&j, "image", p->drawn ? name : NULL);
+        pc_json_bool(&j, "drawn", p->drawn);
+        pc_json_str(&j, "why_not_drawn", p->drawn ? NULL : p->why);
+        snprintf(name, sizeof name, "%s.gp", p->id);
+        pc_json_str(&j, "script", p->has_data ? name : NULL);
+        pc_json_str(&j, "note", p->note[0] ? p->note : NULL);
+        pc_json_arr(&j, "data");
+        for (int d = 0; d < p->n_data; d++) {
+            pc_json_obj(&j, NULL);
+            pc_json_str(&j, "file", p->data[d].name);
+            pc_json_int(&j, "rows", p->data[d].rows);
+            pc_json_end(&j);
+        }
+        pc_json_end(&j);
+        pc_json_end(&j);
+    }
+    pc_json_end(&j);
+    pc_json_obj(&j, "seconds");
+    pc_json_num(&j, "data", r->seconds_data);
+    pc_json_num(&j, "plots", r->seconds_plots);
+    pc_json_num(&j, "total", r->seconds_total);
+    pc_json_end(&j);
+    pc_json_bool(&j, "proof_report", r->has_proof);
+    pc_json_end(&j);
+    fputc('\n', f);
+    return pc_report_fclose(r, f, "summary.json", err);
+}

@@ -1,0 +1,34 @@
+/* shard.h: results of `pecheck accuracy --shard K/N` read back from their
+ * JSON and combined into the result of the unsharded run.
+ *
+ * A shard covers a contiguous run of the run's blocks (pc_acc_shard_blocks);
+ * its JSON carries every metric exactly (counts, hex witnesses, %.17g
+ * maxima that read back to the same binary64, and the sums of squares as
+ * exact expansions), so merging shards 1..N in order with the engine's own
+ * merge gives bit for bit the metrics of the unsharded run. */
+#ifndef PECHECK_SHARD_H
+#define PECHECK_SHARD_H
+
+#include "accuracy.h"
+#include "jsonread.h"
+#include "status.h"
+
+/* One result read from a shard file. */
+typedef struct pc_shard_item {
+    char name[256];        /* implementation */
+    char family[32];
+    pc_acc_cfg cfg;        /* cfg.family points into FAMILY */
+    pc_acc_result res;
+} pc_shard_item;
+
+/* Read one result object (the top object of a single-result file, or an
+ * element of "results").  FILE names the input in messages. */
+pc_status pc_shard_read(const pc_jnode *obj, const char *file, pc_shard_item *out, pc_err *err);
+
+/* Combine N results of the same check, one per shard 1..N in any order,
+ * into OUT (cfg.shard_n = 1: the unsharded run).  Errors when they are not
+ * the N shards of one run (different implementation, parameters, bound or
+ * shard count, a shard missing or repeated). */
+pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, pc_err *err);
+
+#endif

@@ -1,0 +1,343 @@
+/* table.c: .npy positional-encoding tables as implementations under test. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "npy.h"
+#include "table.h"
+#include "../reference/reference.h"
+
+#define TABLE_MAGIC 0x7AB1Eu
+
+typedef struct table {
+    pc_impl impl;         /* first: what is handed out */
+    unsigned magic;
+    pc_table_info info;
+    char *name, *path, *sin_path;
+    char description[256];
+    size_t rows, cols;    /* of each file */
+    float *a;             /* sinusoidal: the table; rope: cos */
+    float *s;             /* rope: sin */
+} table;
+
+static table *table_of(const pc_impl *impl)
+{
+    if (!impl || impl->ctx != (const void *)impl) return NULL;
+    table *t = impl->ctx;
+    return t->magic == TABLE_MAGIC ? t : NULL;
+}
+
+const pc_table_info *pc_table_info_of(const pc_impl *impl)
+{
+    table *t = table_of(impl);
+    return t ? &t->info : NULL;
+}
+
+/* Row of POS, or -1 when POS is not in the table. */
+static int64_t row_of(const table *t, int64_t pos)
+{
+    if (pos < t->info.pos_lo || pos > t->info.pos_hi) return -1;
+    return pos - t->info.pos_lo;
+}
+
+/* ---- hooks ------------------------------------------------------------- */
+
+static int sin_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
+                    float *out)
+{
+    (void)base; /* a table has its base baked in; the gate's --base is what it is held to */
+    table *t = ctx;
+    if (d != t->info.d) return 2;
+    if (layout != t->info.layout) return 1;
+    for (size_t r = 0; r < n; r++)
+        if (row_of(t, pos[r]) < 0) return 3;
+    size_t w = (size_t)d;
+    for (size_t r = 0; r < n; r++)
+        memcpy(out + r * w, t->a + (size_t)row_of(t, pos[r]) * t->cols, w * sizeof *out);
+    return 0;
+}
+
+static int rope_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
+                     const float *x, float *out)
+{
+    (void)base;
+    table *t = ctx;
+    if (d != t->info.d) return 2;
+    if (t->info.layout >= 0 && layout != t->info.layout) return 1;
+    if (layout != PECHECK_LAYOUT_INTERLEAVED && layout != PECHECK_LAYOUT_HALF) return 1;
+    for (size_t r = 0; r < n; r++)
+        if (row_of(t, pos[r]) < 0) return 3;
+    int h = d / 2;
+    for (size_t r = 0; r < n; r++) {
+        size_t row = (size_t)row_of(t, pos[r]) * t->cols;
+        const float *xr = x + r * (size_t)d;
+        float *o = out + r * (size_t)d;
+        for (int i = 0; i < h; i++) {
+            size_t a = layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i) : (size_t)i;
+            size_t b = layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i + 1) : (size_t)(i + h);
+            /* (n, d): each output column has its own cached value; (n, d/2): one per pair */
+            size_t ca = t->info.full_width ? a : (size_t)i, cb = t->info.full_width ? b : (size_t)i;
+            float cos_a = t->a[row + ca], sin_a = t->s[row + ca];
+            float cos_b = t->a[row + cb], sin_b = t->s[row + cb];
+            /* x * cos + rotate_half(x) * sin, each product rounded (binary32) */
+            float pa = xr[a] * cos_a, qa = xr[b] * sin_a;
+            float pb = xr[b] * cos_b, qb = xr[a] * sin_b;
+            o[a] = pa - qa;
+            o[b] = pb + qb;
+        }
+    }
+    return 0;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err)
+{
+    pc_status st = pc_npy_read(path, a, err);
+    if (st == PC_EIO) st = PC_EINPUT; /* a missing or unreadable table is bad input (exit 2) */
+    if (st != PC_OK) return st;
+    if (a->rank != 2)
+        return pc_seterr(err, PC_EINPUT, "%s: %s must have shape (n, d), got rank %d",
+                         path, what, a->rank);
+    return PC_OK;
+}
+
+static float *to_f32(const pc_npy *a)
+{
+    float *f = malloc(a->count * sizeof *f);
+    if (!f) return NULL;
+    /* exact for <f2 and <f4; <f8 rounds to nearest binary32: the table is
+     * gated as a binary32 implementation */
+    for (size_t k = 0; k < a->count; k++) f[k] = (float)a->data[k];
+    return f;
+}
+
+static void scan_nonfinite(table *t, const pc_npy *a, const char *file)
+{
+    for (size_t k = 0; k < a->count; k++)
+        if (!isfinite(a->data[k])) {
+            if (t->info.nonfinite++ == 0 || (int64_t)(k / t->cols) + t->info.pos_lo < t->info.nf_pos) {
+                t->info.nf_pos = t->info.pos_lo + (int64_t)(k / t->cols);
+                t->info.nf_col = (int)(k % t->cols);
+                t->info.nf_val = a->data[k];
+                t->info.nf_file = file;
+            }
+        }
+}
+
+/* Sinusoidal layout from the first pair: columns (0, 1) (interleaved) or
+ * (0, d/2) (half) hold sin and cos of the same angle pos*omega_0 = pos, so
+ * sin^2 + cos^2 - 1 is about 0 for the right layout and not the other. */
+static int detect_sin_layout(const table *t, char *note, size_t len)
+{
+    size_t h = t->cols / 2;
+    if (h == 1) {
+        snprintf(note, len, "d = 2: both layouts are the same table (interleaved used)");
+        return 0;
+    }
+    double e[2] = { 0, 0 };
+    size_t used = 0;
+    for (size_t r = 0; r < t->rows; r++) {
+        double s = t->a[r * t->cols], c0 = t->a[r * t->cols + 1], c1 = t->a[r * t->cols + h];
+        if (!isfinite(s) || !isfinite(c0) || !isfinite(c1)) continue;
+        e[0] += fabs(s * s + c0 * c0 - 1.0);
+        e[1] += fabs(s * s + c1 * c1 - 1.0);
+        used++;
+    }
+    int layout = e[1] < e[0] ? 1 : 0;
+    if (used) { e[0] /= (double)used; e[1] /= (double)used; }
+    snprintf(note, len, "layout %s detected: mean |sin^2+cos^2-1| of columns (0, 1) is %.3g, "
+             "of columns (0, d/2) %.3g", layout ? "half" : "interleaved", e[0], e[1]);
+    return layout;
+}
+
+/* RoPE (n, d) caches: count the pairs of columns that should hold the same
+ * value under LAYOUT (half: j and j+d/2; interleaved: 2i and 2i+1) but do
+ * not (bit patterns, so -0 != +0 and NaN == NaN only by bits). */
+static size_t dup_mismatches(const table *t, int layout, char *first, size_t len)
+{
+    size_t h = t->cols / 2, bad = 0;
+    for (int m = 0; m < 2; m++) {
+        const float *v = m ? t->s : t->a;
+        for (size_t r = 0; r < t->rows; r++)
+            for (size_t i = 0; i < h; i++) {
+                size_t ca = layout ? i : 2 * i, cb = layout ? i + h : 2 * i + 1;
+                float x = v[r * t->cols + ca], y = v[r * t->cols + cb];
+                if (memcmp(&x, &y, sizeof x) != 0) {
+                    if (bad++ == 0 && first)
+                        snprintf(first, len, "%s row %zu (pos %" PRId64 "): column %zu = %a (%.9g) "
+                                 "but column %zu = %a (%.9g)", m ? "sin" : "cos", r,
+                                 t->info.pos_lo + (int64_t)r, ca, (double)x, (double)x, cb,
+                                 (double)y, (double)y);
+                }
+            }
+    }
+    return bad;
+}
+
+static pc_status setup_rope(table *t, const pc_opts *o, pc_err *err)
+{
+    pc_table_info *in = &t->info;
+    size_t c = t->cols;
+    char first[2][200] = { "", "" };
+    size_t bad[2] = { (size_t)-1, (size_t)-1 };
+    if (c % 2 == 0) {
+        bad[0] = dup_mismatches(t, 0, first[0], sizeof first[0]);
+        bad[1] = dup_mismatches(t, 1, first[1], sizeof first[1]);
+    }
+    int full;
+    if (o->d_set) {
+        if ((size_t)o->d == c) full = 1;
+        else if ((size_t)o->d == 2 * c) full = 0;
+        else
+            return pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu): a RoPE "
+                             "cache has d/2 or d columns", o->d, t->path, t->rows, c);
+    } else {
+        /* (n, d) when some layout's repeated columns are (nearly) all
+         * equal: a real (n, d/2) cache has distinct frequencies in those
+         * columns, equal only where cos/sin round alike (near position 0),
+         * so under 10% of its column pairs match; a (n, d) cache with a
+         * few corrupted entries still matches in over 90% (and its
+         * mismatches are then reported) */
+        size_t pairs = 2 * t->rows * (c / 2);
+        size_t best = bad[0] < bad[1] ? bad[0] : bad[1];
+        full = c % 2 == 0 && best <= pairs / 10;
+    }
+    in->full_width = full;
+    in->d = full ? (int)c : (int)(2 * c);
+    if (in->d < 2 || in->d > PC_D_MAX || in->d % 2)
+        return pc_seterr(err, PC_EINPUT, "%s: %zu columns give d = %d; RoPE needs an even d in "
+                         "[2, %d]", t->path, c, in->d, PC_D_MAX);
+    if (!full) {
+        in->layout = o->layout; /* -1: either layout */
+        snprintf(in->layout_note, sizeof in->layout_note, "(n, d/2) cache: one column per pair, "
+                 "usable with either layout%s", o->d_set ? "" : " (no repeated columns found)");
+        return PC_OK;
+    }
+    int layout;
+    if (o->layout >= 0)
+        layout = o->layout;
+    else if (bad[0] == 0 && bad[1] == 0)
+        layout = 1;
+    else
+        layout = bad[1] <= bad[0] ? 1 : 0;
+    in->layout = layout;
+    if (bad[layout] == 0)
+        snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s: %s",
+                 layout ? "half" : "interleaved", o->layout >= 0 ? "(--layout)" : "detected",
+                 layout ? "columns j and j+d/2 are equal (cat(freqs, freqs))"
+                        : "columns 2i and 2i+1 are equal (repeat_interleave)");
+    else
+        snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s, but "
+                 "%zu repeated column pairs differ", layout ? "half" : "interleaved",
+                 o->layout >= 0 ? "(--layout)" : "(closest)", bad[layout]);
+    if (bad[0] == 0 && bad[1] == 0 && o->layout < 0)
+        snprintf(in->layout_note + strlen(in->layout_note),
+                 sizeof in->layout_note - strlen(in->layout_note),
+                 " (both layouts fit these rows; pass --layout)");
+    in->dup_mismatch = (int)(bad[layout] > INT32_MAX ? INT32_MAX : bad[layout]);
+    if (bad[layout])
+        snprintf(in->dup_note, sizeof in->dup_note, "%s", first[layout]);
+    return PC_OK;
+}
+
+pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
+                        const char *family, pc_impl **out, pc_err *err)
+{
+    *out = NULL;
+    int rope = !strcmp(family, "rope");
+    if (!rope && strcmp(family, "sinusoidal"))
+        return pc_seterr(err, PC_EINPUT, "--table: tables are sinusoidal or rope, not '%s'", family);
+    if (rope && !sin_path)
+        return pc_seterr(err, PC_EINPUT, "--family rope with --table COS.npy needs --table-sin SIN.npy");
+    if (!rope && sin_path)
+        return pc_seterr(err, PC_EINPUT, "--table-sin is for RoPE caches (--family rope)");
+    pc_npy a = { 0 }, s = { 0 };
+    pc_status st = load(path, rope ? "a RoPE cos cache" : "a sinusoidal table", &a, err);
+    if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
+    if (st == PC_OK && rope && (a.shape[0] != s.shape[0] || a.shape[1] != s.shape[1]))
+        st = pc_seterr(err, PC_EINPUT, "%s has shape (%zu, %zu) but %s has shape (%zu, %zu): the "
+                       "cos and sin caches must match", path, a.shape[0], a.shape[1], sin_path,
+                       s.shape[0], s.shape[1]);
+    if (st == PC_OK && a.shape[0] > (size_t)(PC_POS_MAX - o->pos_start))
+        st = pc_seterr(err, PC_EINPUT, "%s: %zu rows from --pos-start %" PRId64 " pass position 2^53",
+                       path, a.shape[0], o->pos_start);
+    if (st == PC_OK && !rope) {
+        size_t c = a.shape[1];
+        if (c < 2 || c % 2 || c > PC_D_MAX)
+            st = pc_seterr(err, PC_EINPUT, "%s: d = %zu columns; a sinusoidal table needs an even d "
+                           "in [2, %d]", path, c, PC_D_MAX);
+        else if (o->d_set && (size_t)o->d != c)
+            st = pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu)", o->d, path,
+                           a.shape[0], c);
+    }
+    table *t = NULL;
+    if (st == PC_OK) {
+        t = calloc(1, sizeof *t);
+        if (!t) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    if (st == PC_OK) {
+        t->magic = TABLE_MAGIC;
+        t->impl.ctx = t;
+        t->rows = a.shape[0];
+        t->cols = a.shape[1];
+        t->path = strdup(path);
+        t->sin_path = rope ? strdup(sin_path) : NULL;
+        t->a = to_f32(&a);
+        t->s = rope ? to_f32(&s) : NULL;
+        t->name = strdup(path); /* the name is the (cos) table's path */
+        if (!t->path || !t->a || !t->name || (rope && (!t->sin_path || !t->s)))
+            st = pc_seterr(err, PC_ENOMEM, "out of memory for %s", path);
+    }
+    if (st == PC_OK) {
+        pc_table_info *in = &t->info;
+        in->family = rope ? "rope" : "sinusoidal";
+        in->path = t->path;
+        in->sin_path = t->sin_path;
+        in->pos_lo = o->pos_start;
+        in->pos_hi = o->pos_start + (int64_t)t->rows - 1;
+        scan_nonfinite(t, &a, t->path);
+        if (rope) scan_nonfinite(t, &s, t->sin_path);
+        if (rope)
+            st = setup_rope(t, o, err);
+        else {
+            in->d = (int)t->cols;
+            if (o->layout >= 0) {
+                in->layout = o->layout;
+                snprintf(in->layout_note, sizeof in->layout_note, "layout %s (--layout)",
+                         pc_layout_name(o->layout));
+            } else
+                in->layout = detect_sin_layout(t, in->layout_note, sizeof in->layout_note);
+        }
+    }
+    pc_npy_free(&a);
+    pc_npy_free(&s);
+    if (st != PC_OK) {
+        if (t) pc_table_close(&t->impl);
+        return st;
+    }
+    pc_impl *im = &t->impl;
+    snprintf(t->description, sizeof t->description, "%s table (%zu, %zu), positions %" PRId64
+             "..%" PRId64 "%s%.150s", t->info.family, t->rows, t->cols, t->info.pos_lo,
+             t->info.pos_hi, rope ? ", sin cache " : "", rope ? t->sin_path : "");
+    im->name = t->name;
+    im->description = t->description;
+    im->family_hint = t->info.family;
+    im->expect_pass = 1;
+    im->ctx = t;
+    im->pos_min = t->info.pos_lo; /* properties draw positions from the rows */
+    im->pos_max = t->info.pos_hi;
+    if (rope) im->rope = rope_hook;
+    else im->sinusoidal = sin_hook;
+    *out = im;
+    return PC_OK;
+}
+
+void pc_table_close(pc_impl *impl)
+{
+    table *t = table_of(impl);
+    if (!t) return;
+    free(t->a); free(t->s); free(t->path); free(t->sin_path); free(t->name);
+    free(t);
+}

@@ -1,0 +1,57 @@
+/* table.h: a positional-encoding table saved as .npy, as an implementation
+ * under test.
+ *
+ *   sinusoidal: PE.npy of shape (n, d): row r is position P + r
+ *               (P = --pos-start); the hook serves those rows and declines
+ *               any other position, d or layout.
+ *   rope:       COS.npy and SIN.npy of the same shape, (n, d/2) (one column
+ *               per pair: either layout) or (n, d) (the framework caches
+ *               that repeat the frequencies: cat(freqs, freqs) for the half
+ *               layout, repeat_interleave for the interleaved one).  The
+ *               hook rotates the engine's X with the cached values in
+ *               binary32, as the framework does:
+ *                 out_a = x_a cos_a - x_b sin_a,  out_b = x_b cos_b + x_a sin_b
+ *               for each pair (a, b) of the layout.
+ *
+ * d comes from the table's shape (an error when it contradicts --d); the
+ * gate's position range is exactly the table's rows (pc_table_info).  The
+ * values are converted exactly by the .npy reader and rounded to binary32
+ * (exact for <f4 and <f2 tables). */
+#ifndef PECHECK_TABLE_H
+#define PECHECK_TABLE_H
+
+#include <stdint.h>
+#include "impl.h"
+#include "opts.h"
+#include "status.h"
+
+typedef struct pc_table_info {
+    const char *family;       /* "sinusoidal" or "rope" */
+    const char *path, *sin_path;
+    int d;
+    int64_t pos_lo, pos_hi;   /* positions of the first and last row */
+    int layout;               /* 0, 1, or -1: either (a (n, d/2) RoPE cache) */
+    char layout_note[256];    /* how the layout was found */
+    int full_width;           /* RoPE: (n, d) cache */
+    /* the first NaN or Inf in the table(s), in row order */
+    int nonfinite;            /* count */
+    int64_t nf_pos;
+    int nf_col;
+    double nf_val;
+    const char *nf_file;
+    /* RoPE (n, d) caches: columns that must repeat but differ */
+    int dup_mismatch;         /* count of mismatching column pairs (over rows) */
+    char dup_note[256];       /* the first: row, columns, values */
+} pc_table_info;
+
+/* Open a table (FAMILY "sinusoidal" or "rope"; SIN_PATH for rope).  Uses
+ * O's d, d_set, layout and pos_start.  PC_EINPUT with a message naming the
+ * file on any defect of the files or a contradiction with the options. */
+pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
+                        const char *family, pc_impl **out, pc_err *err);
+void pc_table_close(pc_impl *impl);
+
+/* The table behind IMPL, or NULL when IMPL is not a table. */
+const pc_table_info *pc_table_info_of(const pc_impl *impl);
+
+#endif

@@ -1,0 +1,184 @@
+/* property.h (internal to properties/): the property descriptor, the case a
+ * generator draws, and the helpers the catalogue shares.
+ *
+ * A property is one file in properties/ defining one pc_property:
+ *   - NAME and the FAMILIES it applies to ("sinusoidal rope", ...);
+ *   - GEN: draws one case from a seeded PRNG (positions, offset, d, vectors,
+ *     permutation); the case is a plain value, so shrinking copies it;
+ *   - CHECK: runs the implementation on the case and returns an outcome:
+ *     pass/fail, the MEASURED quantity and the BOUND it was held to (the
+ *     bound derives from the precision model, harness/model.h);
+ *   - SHRINK: which fields of the case the engine's generic shrinker may
+ *     simplify (and an optional VALID predicate and position targets);
+ *   - the explanation: the math, why it holds, the tolerance in force;
+ *   - optional SHOW / CAUSE / REPORT: the counterexample's values, a likely
+ *     cause line, and whole-run extras (sweeps, fits, curves).
+ *
+ * Engine: properties/engine.c.  Adding a property: one file here and one
+ * line in the PC_PROPERTIES list of engine.c. */
+#ifndef PECHECK_PROPERTIES_PROPERTY_H
+#define PECHECK_PROPERTIES_PROPERTY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "../harness/impl.h"
+#include "../harness/opts.h"
+#include "../harness/rng.h"
+#include "../harness/status.h"
+#include "../reference/reference.h"
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                              */
+
+#define PC_CASE_MAXPOS 16   /* positions in one case (learned batches) */
+
+enum pc_vmode {             /* how the case's vectors are made */
+    PC_V_DENSE = 0,         /* every entry standard normal (from VSEED) */
+    PC_V_PAIR  = 1,         /* normal entries on pair PAIR only, zero elsewhere */
+    PC_V_UNIT  = 2          /* (1, 0) on pair PAIR only: the simplest vector */
+};
+
+typedef struct pc_case {
+    int d;                        /* model dimension */
+    int npos;                     /* positions used */
+    int64_t pos[PC_CASE_MAXPOS];  /* positions (p, q; m, n; a batch) */
+    int64_t k;                    /* offset k, shift s or relative distance r */
+    int n;                        /* sequence length (attention) */
+    int vmode, pair;              /* vectors (enum pc_vmode) */
+    int perm;                     /* attention: 0 random permutation, 1 swap rows 0,1 */
+    uint64_t vseed;               /* vectors, weights, permutation */
+} pc_case;
+
+/* ------------------------------------------------------------------ */
+/* One run of one property on one implementation                      */
+
+typedef struct pc_prun {
+    const pc_impl *impl;
+    const char *family;
+    const pc_opts *o;
+    int layout;               /* pair layout in force (0 interleaved, 1 half) */
+    int64_t lo, hi;           /* positions the cases draw from (inclusive) */
+    double C, u, tol_abs;     /* precision model (model.h) */
+    int64_t max_len;          /* learned: rows of the table */
+    int causal;               /* attention: --causal */
+    pc_freqs *freqs;          /* certified frequencies for FREQS_D (cache) */
+    int freqs_d;
+    long calls;               /* hook calls made */
+    int faulted;              /* the last failed call crashed or timed out (isolated hooks) */
+    char implmsg[256];        /* last implementation error */
+} pc_prun;
+
+enum pc_okind { PC_O_PASS = 0, PC_O_FAIL = 1, PC_O_IMPLERR = 2 };
+
+typedef struct pc_outcome {
+    int kind;                 /* enum pc_okind */
+    int sub;                  /* failure class; the shrinker keeps it */
+    double measured, bound;   /* the verdict's numbers */
+    double score;             /* badness, > 1 fails for most properties */
+    char where[200];          /* where the worst element is, e.g. "pair 0 (dims 0,1)" */
+    int pair;                 /* the worst pair (the shrinker tries it first), -1 none */
+    int above;                /* 1: MEASURED must exceed BOUND (a margin), 0: stay within */
+    char msg[256];            /* implementation error or note */
+} pc_outcome;
+
+/* shrink flags: which fields the generic shrinker simplifies */
+enum {
+    PC_SH_D    = 1 << 0,  /* d toward 2 */
+    PC_SH_POS  = 1 << 1,  /* positions toward their target (default r->lo) */
+    PC_SH_K    = 1 << 2,  /* k toward K_MIN */
+    PC_SH_N    = 1 << 3,  /* n toward 2 */
+    PC_SH_VEC  = 1 << 4,  /* dense -> one pair -> unit vector; pair toward 0 */
+    PC_SH_PERM = 1 << 5,  /* random permutation -> swap of rows 0 and 1 */
+    PC_SH_DROP = 1 << 6   /* drop positions from the batch (npos toward 1) */
+};
+
+typedef struct pc_property {
+    const char *name;
+    const char *families;      /* space-separated */
+    const char *title;         /* one line for the registry */
+    const char *measured_what; /* what MEASURED is */
+    const char *expect;        /* one line: what a correct implementation gives */
+    const char *pos_names;     /* names of the case's positions, e.g. "p" or "m n" */
+    const char *k_name;        /* name of K ("k", "s", "r"), NULL when unused */
+    const char *math;          /* the statement, a few lines */
+    const char *why;           /* why it holds */
+    const char *tolerance;     /* the bound and where it comes from */
+    const char *teach_impl;    /* a built-in that breaks it (explain) */
+    const char *teach_note;    /* one line on the teaching run */
+    int default_off;           /* run only when selected with --property */
+    int shrink;                /* PC_SH_* */
+    int64_t k_min;             /* smallest k (shrink target) */
+    /* PC_OK applicable; PC_SKIP with the reason in OC->msg */
+    pc_status (*setup)(pc_prun *r, pc_outcome *oc);
+    void (*gen)(pc_prun *r, pc_rng *g, pc_case *c);
+    /* Returns PC_OK with *OC filled, or an error of pecheck itself. */
+    pc_status (*check)(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err);
+    int (*valid)(const pc_prun *r, const pc_case *c);             /* NULL: all */
+    int64_t (*pos_target)(const pc_prun *r, const pc_case *c, int j); /* NULL: r->lo */
+    /* The counterexample's inputs and values (indented lines). */
+    void (*show)(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f);
+    /* One line on the likely cause, or NULL. */
+    const char *(*cause)(pc_prun *r, const pc_case *c, const pc_outcome *oc,
+                         char *buf, size_t len);
+    /* After the cases: a sweep that may find a failing case (*FOUND = 1). */
+    pc_status (*sweep)(pc_prun *r, pc_case *c, int *found, pc_err *err);
+    /* Extra lines for the details (curves, fits); may turn a pass into a
+     * fail by setting OC (kind, measured, bound, where). */
+    pc_status (*report)(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err);
+    /* A property that is a whole check of its own (accuracy). */
+    pc_status (*whole)(pc_prun *r, void *verdict, pc_err *err);
+} pc_property;
+
+/* ------------------------------------------------------------------ */
+/* The catalogue                                                      */
+
+size_t pc_property_count(void);
+const pc_property *pc_property_at(size_t k);
+const pc_property *pc_property_find(const char *name);
+int pc_property_applies(const pc_property *p, const char *family);
+/* Run P on IMPL for FAMILY into V (what pc_properties_run does for each
+ * selected property; `pecheck explain` calls it on a teaching built-in). */
+struct pc_verdict;
+pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
+                              const pc_opts *o, struct pc_verdict *v, pc_err *err);
+
+/* ------------------------------------------------------------------ */
+/* Helpers for properties (properties/util.c)                         */
+
+/* omega_i = base^(-2i/d) in binary64 (a few binary64 ulps: 2^-50
+ * relative, negligible beside binary32's u = 2^-24). */
+double pc_p_omega(const pc_prun *r, int d, int i);
+/* the precision model's bound for one element of angle THETA */
+double pc_p_bound(const pc_prun *r, double theta, double scale);
+/* column of member K (0 sin/x, 1 cos/y) of pair I */
+size_t pc_p_col(int layout, int d, int i, int k);
+/* certified frequencies for D (cached in R) */
+pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err);
+
+/* Hook calls: 0 on success; nonzero: the implementation failed (message
+ * in R->implmsg, naming the hook, the inputs and the fault if isolated). */
+int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out);
+int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, float *out);
+int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out);
+int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
+                   const float *wk, const float *wv, int causal, float *out);
+/* Fill OC as an implementation error from R->implmsg. */
+void pc_p_implerr(pc_prun *r, pc_outcome *oc);
+
+/* The case's vectors: D values for vector number WHICH (pairs of LAYOUT). */
+void pc_p_vector(const pc_case *c, int layout, int which, float *out);
+
+/* A position in [lo, hi] (uniform) and an offset drawn for k-type fields:
+ * 1 with probability 1/4, small (1..64) 1/4, anywhere up to SPAN 1/2. */
+int64_t pc_p_pos(pc_rng *g, int64_t lo, int64_t hi);
+int64_t pc_p_offset(pc_rng *g, int64_t kmin, int64_t span);
+
+/* "0.841470957 (0x1.aed548p-1)" */
+void pc_p_float(FILE *f, double v);
+/* a row (or its first pairs) as "[a, b, ...]" with hex */
+void pc_p_row(FILE *f, const float *v, int d, int max);
+
+/* The message of a pc_status error of pecheck itself */
+pc_status pc_p_nomem(pc_err *err);
+
+#endif

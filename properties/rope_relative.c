@@ -1,0 +1,340 @@
+/* rope-relative and rope-norm: the two properties RoPE is built on.
+ *
+ * rope-relative: <R_m q, R_n k> = <R_{m+s} q, R_{n+s} k> for every shift s
+ * (the score depends on m - n only), checked pair by pair, so a small
+ * relative error on one slow pair is not hidden by the fast pairs' larger
+ * bounds.  The report shows the shift-invariance error as a function of
+ * the absolute offset (what bfloat16 RoPE breaks at long context).
+ * rope-norm: a rotation preserves every pair's norm. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "property.h"
+
+static pc_status setup(pc_prun *r, pc_outcome *oc)
+{
+    if (r->hi <= r->lo) {
+        snprintf(oc->msg, sizeof oc->msg, "fewer than two positions in range");
+        return PC_SKIP;
+    }
+    return PC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* rope-relative                                                      */
+
+static void gen_rel(pc_prun *r, pc_rng *g, pc_case *c)
+{
+    c->npos = 2;
+    c->k = pc_p_offset(g, 1, r->hi - r->lo);
+    int64_t top = r->hi - c->k;
+    c->pos[0] = pc_p_pos(g, r->lo, top);
+    c->pos[1] = pc_rng_below(g, 2) ? c->pos[0] + pc_p_offset(g, 0, top - c->pos[0])
+                                   : pc_p_pos(g, r->lo, top);
+    c->vmode = PC_V_DENSE;
+}
+
+static int valid_rel(const pc_prun *r, const pc_case *c)
+{
+    for (int j = 0; j < 2; j++)
+        if (c->pos[j] < r->lo || c->pos[j] + c->k > r->hi) return 0;
+    return c->k >= 1;
+}
+
+typedef struct { double err, bound, d1, d2; int pair; double qk; } relv;
+
+/* Per pair i: |<R_m q, R_n k>_i - <R_{m+s} q, R_{n+s} k>_i| against its
+ * bound; returns the worst pair (by ratio) in *W; 1 on a hook error. */
+static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const float *q,
+                    const float *k, float *buf, relv *w)
+{
+    size_t dd = (size_t)d;
+    float *x = buf, *out = buf + 4 * dd;
+    memcpy(x, q, dd * sizeof *x);
+    memcpy(x + dd, k, dd * sizeof *x);
+    memcpy(x + 2 * dd, q, dd * sizeof *x);
+    memcpy(x + 3 * dd, k, dd * sizeof *x);
+    int64_t pos[4] = { m, n, m + s, n + s };
+    if (pc_p_rope(r, pos, 4, d, x, out)) return 1;
+    double worst = -1;
+    memset(w, 0, sizeof *w);
+    for (int i = 0; i < d / 2; i++) {
+        size_t a = pc_p_col(r->layout, d, i, 0), b = pc_p_col(r->layout, d, i, 1);
+        double d1 = (double)out[a] * (double)out[dd + a] + (double)out[b] * (double)out[dd + b];
+        double d2 = (double)out[2 * dd + a] * (double)out[3 * dd + a]
+                  + (double)out[2 * dd + b] * (double)out[3 * dd + b];
+        double nq = hypot(q[a], q[b]), nk = hypot(k[a], k[b]);
+        double wi = pc_p_omega(r, d, i);
+        /* |R_m q + e| with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale |pair|):
+         * |<a+ea, b+eb> - <a, b>| <= |ea||b| + |a||eb| + |ea||eb| */
+        double bm = sqrt(2.0) * pc_p_bound(r, (double)m * wi, 1.0);
+        double bn = sqrt(2.0) * pc_p_bound(r, (double)n * wi, 1.0);
+        double bm2 = sqrt(2.0) * pc_p_bound(r, (double)(m + s) * wi, 1.0);
+        double bn2 = sqrt(2.0) * pc_p_bound(r, (double)(n + s) * wi, 1.0);
+        double bound = nq * nk * (bm + bn + bm * bn + bm2 + bn2 + bm2 * bn2)
+                     + 4.0 * 0x1p-52 * nq * nk; /* binary64 products and sums */
+        double e = fabs(d1 - d2);
+        if (isnan(e)) e = (double)INFINITY;
+        double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
+        if (sc > worst) {
+            worst = sc;
+            w->err = e; w->bound = bound; w->d1 = d1; w->d2 = d2; w->pair = i; w->qk = nq * nk;
+        }
+    }
+    return 0;
+}
+
+static pc_status check_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err)
+{
+    size_t dd = (size_t)c->d;
+    float *v = malloc(10 * dd * sizeof *v);
+    if (!v) return pc_p_nomem(err);
+    pc_p_vector(c, r->layout, 0, v);
+    pc_p_vector(c, r->layout, 1, v + dd);
+    memset(oc, 0, sizeof *oc);
+    oc->pair = -1;
+    relv w;
+    if (rel_eval(r, c->d, c->pos[0], c->pos[1], c->k, v, v + dd, v + 2 * dd, &w)) {
+        pc_p_implerr(r, oc); free(v); return PC_OK;
+    }
+    oc->measured = w.err;
+    oc->bound = w.bound;
+    oc->score = w.bound > 0 ? w.err / w.bound : (w.err > 0 ? (double)INFINITY : 0);
+    oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
+    oc->pair = w.pair;
+    snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu): <R_m q, R_n k> = %.9g, "
+             "shifted by s: %.9g", w.pair, pc_p_col(r->layout, c->d, w.pair, 0),
+             pc_p_col(r->layout, c->d, w.pair, 1), w.d1, w.d2);
+    free(v);
+    return PC_OK;
+}
+
+static void show_vec(FILE *f, const char *name, const float *v, int layout, int d, int pair)
+{
+    fprintf(f, "      %s pair %d = (", name, pair);
+    pc_p_float(f, v[pc_p_col(layout, d, pair, 0)]);
+    fputs(", ", f);
+    pc_p_float(f, v[pc_p_col(layout, d, pair, 1)]);
+    fputs(")\n", f);
+}
+
+static void show_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
+{
+    size_t dd = (size_t)c->d;
+    float *v = malloc(10 * dd * sizeof *v);
+    if (!v) return;
+    pc_p_vector(c, r->layout, 0, v);
+    pc_p_vector(c, r->layout, 1, v + dd);
+    int i = oc->pair < 0 ? 0 : oc->pair;
+    show_vec(f, "q", v, r->layout, c->d, i);
+    show_vec(f, "k", v + dd, r->layout, c->d, i);
+    relv w;
+    if (!rel_eval(r, c->d, c->pos[0], c->pos[1], c->k, v, v + dd, v + 2 * dd, &w)) {
+        fprintf(f, "      <R_%" PRId64 " q, R_%" PRId64 " k> on pair %d       = ", c->pos[0], c->pos[1], i);
+        pc_p_float(f, w.d1);
+        fprintf(f, "\n      <R_%" PRId64 " q, R_%" PRId64 " k> on pair %d       = ", c->pos[0] + c->k,
+                c->pos[1] + c->k, i);
+        pc_p_float(f, w.d2);
+        fputc('\n', f);
+    }
+    free(v);
+}
+
+/* how far one rotation moves a pair's norm: (|R_m x| / |x| - 1) for the unit x */
+static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
+{
+    size_t dd = (size_t)d;
+    float *x = calloc(2 * dd, sizeof *x);
+    double res = NAN;
+    if (!x) return res;
+    x[pc_p_col(r->layout, d, pair, 0)] = 1.0f;
+    if (!pc_p_rope(r, &m, 1, d, x, x + dd))
+        res = hypot(x[dd + pc_p_col(r->layout, d, pair, 0)], x[dd + pc_p_col(r->layout, d, pair, 1)]) - 1.0;
+    free(x);
+    return res;
+}
+
+static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
+{
+    int i = oc->pair < 0 ? 0 : oc->pair;
+    double worst = 0;
+    int64_t at = 0;
+    int64_t probe[3] = { c->pos[0], c->pos[1], c->pos[0] + c->k };
+    for (int t = 0; t < 3; t++) {
+        double e = fabs(norm_drift(r, c->d, probe[t], i));
+        if (e > worst) { worst = e; at = probe[t]; }
+    }
+    if (worst > 0x1p-12) { /* far above binary32's rounding of a rotation (a few 2^-24) */
+        snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g "
+                 "(about 2^%.1f): cos and sin are held in low precision (a bfloat16 cache has "
+                 "relative error up to 2^-9)", at, i, worst, log2(worst));
+        return buf;
+    }
+    return "errors grow with the absolute position and are constant in relative terms: the "
+           "angle pos*w is computed in low precision";
+}
+
+/* The shift-invariance error as a function of the absolute offset. */
+static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err)
+{
+    (void)oc;
+    size_t dd = (size_t)c->d;
+    float *v = malloc(10 * dd * sizeof *v);
+    if (!v) return pc_p_nomem(err);
+    pc_p_vector(c, r->layout, 0, v);
+    pc_p_vector(c, r->layout, 1, v + dd);
+    int64_t m = r->lo, n = r->lo + 1 <= r->hi ? r->lo + 1 : r->lo;
+    fprintf(f, "  shift-invariance error against the absolute offset s (m = %" PRId64 ", n = %" PRId64
+            ", the case's vectors, worst pair):\n", m, n);
+    fprintf(f, "      %12s  %14s  %14s  %10s\n", "offset s", "|error|", "bound", "error/bound");
+    for (int64_t s = 1; ; s *= 4) {
+        int64_t top = n > m ? n : m;
+        if (s > r->hi - top) s = r->hi - top;
+        if (s < 1) break;
+        relv w;
+        if (rel_eval(r, c->d, m, n, s, v, v + dd, v + 2 * dd, &w)) break;
+        fprintf(f, "      %12" PRId64 "  %14.6g  %14.6g  %10.3g\n", s, w.err, w.bound,
+                w.bound > 0 ? w.err / w.bound : 0.0);
+        if (s == r->hi - top) break;
+    }
+    free(v);
+    return PC_OK;
+}
+
+const pc_property pc_prop_rope_relative = {
+    .name = "rope-relative",
+    .families = "rope",
+    .title = "<R_m q, R_n k> depends only on m - n",
+    .measured_what = "|<R_m q, R_n k> - <R_{m+s} q, R_{n+s} k>| on one pair",
+    .expect = "<R_m q, R_n k> = <R_{m+s} q, R_{n+s} k> on every pair, within the rotations' error bound",
+    .pos_names = "m n",
+    .k_name = "s",
+    .math =
+        "RoPE rotates pair i of a vector at position m by m*w_i: (R_m x)_i = R(m w_i) x_i.\n"
+        "<R_m q, R_n k> = sum_i <R(m w_i) q_i, R(n w_i) k_i> = sum_i <q_i, R((n - m) w_i) k_i>\n"
+        "so shifting both positions by s changes nothing, pair by pair.",
+    .why =
+        "Rotations compose and preserve inner products: R(a)^T R(b) = R(b - a).  The attention\n"
+        "score therefore sees only the relative position.  A rotation that is not orthogonal\n"
+        "(cos and sin rounded to bfloat16: c^2 + s^2 != 1) scales the score by a factor that\n"
+        "depends on the absolute positions, and low-precision angles pos*w lose the relative\n"
+        "angle as positions grow.",
+    .tolerance =
+        "per pair: |q_i||k_i| (b_m + b_n + b_m b_n + b_m' + b_n' + b_m' b_n'), b_x = sqrt(2) B(x w_i),\n"
+        "B(theta) = C*u*(1+|theta|) relative to the pair's norm (harness/model.h), primes at the\n"
+        "shifted positions.  Checked per pair so a slow pair's tight bound is not hidden by the\n"
+        "fast pairs' loose ones.",
+    .teach_impl = "rope-bf16-cache",
+    .teach_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
+    .shrink = PC_SH_D | PC_SH_POS | PC_SH_K | PC_SH_VEC,
+    .k_min = 1,
+    .setup = setup,
+    .gen = gen_rel,
+    .check = check_rel,
+    .valid = valid_rel,
+    .show = show_rel,
+    .cause = cause_rel,
+    .report = report_rel,
+};
+
+/* ------------------------------------------------------------------ */
+/* rope-norm                                                          */
+
+static void gen_norm(pc_prun *r, pc_rng *g, pc_case *c)
+{
+    c->npos = 1;
+    c->pos[0] = pc_p_pos(g, r->lo, r->hi);
+    c->vmode = PC_V_DENSE;
+}
+
+static int valid_norm(const pc_prun *r, const pc_case *c)
+{
+    return c->pos[0] >= r->lo && c->pos[0] <= r->hi;
+}
+
+static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err)
+{
+    size_t dd = (size_t)c->d;
+    float *x = malloc(2 * dd * sizeof *x);
+    if (!x) return pc_p_nomem(err);
+    pc_p_vector(c, r->layout, 0, x);
+    memset(oc, 0, sizeof *oc);
+    oc->pair = -1;
+    if (pc_p_rope(r, &c->pos[0], 1, c->d, x, x + dd)) { pc_p_implerr(r, oc); free(x); return PC_OK; }
+    oc->score = -1;
+    for (int i = 0; i < c->d / 2; i++) {
+        size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
+        double n0 = hypot(x[a], x[b]), n1 = hypot(x[dd + a], x[dd + b]);
+        double e = fabs(n1 - n0);
+        if (isnan(e)) e = (double)INFINITY;
+        /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
+        double bound = (sqrt(2.0) * pc_p_bound(r, (double)c->pos[0] * pc_p_omega(r, c->d, i), 1.0)
+                        + 0x1p-51) * n0;
+        double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
+        if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
+    }
+    oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
+    snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu) at position %" PRId64, oc->pair,
+             pc_p_col(r->layout, c->d, oc->pair, 0), pc_p_col(r->layout, c->d, oc->pair, 1), c->pos[0]);
+    free(x);
+    return PC_OK;
+}
+
+static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
+{
+    size_t dd = (size_t)c->d;
+    float *x = malloc(2 * dd * sizeof *x);
+    if (!x) return;
+    pc_p_vector(c, r->layout, 0, x);
+    int i = oc->pair < 0 ? 0 : oc->pair;
+    if (!pc_p_rope(r, &c->pos[0], 1, c->d, x, x + dd)) {
+        show_vec(f, "x", x, r->layout, c->d, i);
+        char name[48];
+        snprintf(name, sizeof name, "R_%" PRId64 " x", c->pos[0]);
+        show_vec(f, name, x + dd, r->layout, c->d, i);
+        size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
+        fprintf(f, "      |x| = ");
+        pc_p_float(f, hypot(x[a], x[b]));
+        fprintf(f, ", |R x| = ");
+        pc_p_float(f, hypot(x[dd + a], x[dd + b]));
+        fputc('\n', f);
+    }
+    free(x);
+}
+
+static const char *cause_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
+{
+    double e = norm_drift(r, c->d, c->pos[0], oc->pair < 0 ? 0 : oc->pair);
+    if (fabs(e) > 0x1p-12) {
+        snprintf(buf, len, "the rotation scales the pair by 1 %+.3g (about 2^%.1f): cos and sin are "
+                 "held in low precision (bfloat16 has relative error up to 2^-9)", e, log2(fabs(e)));
+        return buf;
+    }
+    return NULL;
+}
+
+const pc_property pc_prop_rope_norm = {
+    .name = "rope-norm",
+    .families = "rope",
+    .title = "the rotation preserves every pair's norm",
+    .measured_what = "| |(R_m x)_i| - |x_i| |",
+    .expect = "|(R_m x)_i| = |x_i| for every pair i, within sqrt(2) B(m w_i) |x_i|",
+    .pos_names = "m",
+    .math = "|(R_m x)_i| = |R(m w_i) x_i| = |x_i|, since cos^2 + sin^2 = 1",
+    .why =
+        "A rotation is orthogonal.  Norm growth or shrinkage that depends on the position\n"
+        "changes attention scores with absolute position (see rope-relative).",
+    .tolerance =
+        "sqrt(2) B(m w_i) |x_i| + 2^-51 |x_i|: the pair's error vector (two elements within\n"
+        "B = C*u*(1+|theta|) times the pair norm, harness/model.h) and binary64's hypot.",
+    .teach_impl = "rope-bf16-cache",
+    .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
+    .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,
+    .setup = setup,
+    .gen = gen_norm,
+    .check = check_norm,
+    .valid = valid_norm,
+    .show = show_norm,
+    .cause = cause_norm,
+};

@@ -1,0 +1,209 @@
+/* util.c: helpers shared by the property catalogue: hook calls that turn an
+ * implementation's error into a message, frequencies, the precision model,
+ * case vectors and counterexample printing. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include "property.h"
+#include "../harness/isolate.h"
+#include "../harness/model.h"
+
+double pc_p_omega(const pc_prun *r, int d, int i)
+{
+    return pow(r->o->base, -2.0 * (double)i / (double)d);
+}
+
+double pc_p_bound(const pc_prun *r, double theta, double scale)
+{
+    return pc_model_bound(r->C, r->u, theta, scale, r->tol_abs);
+}
+
+size_t pc_p_col(int layout, int d, int i, int k)
+{
+    return layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i + k)
+                                                : (size_t)(i + k * (d / 2));
+}
+
+pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err)
+{
+    if (r->freqs && r->freqs_d == d)
+        return r->freqs;
+    pc_freqs_free(r->freqs);
+    r->freqs = pc_freqs_new(d, r->o->base);
+    r->freqs_d = r->freqs ? d : 0;
+    if (!r->freqs)
+        pc_seterr(err, PC_ENOMEM, "out of memory (frequencies for d=%d)", d);
+    return r->freqs;
+}
+
+static void positions_text(char *buf, size_t len, const int64_t *pos, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n && used + 24 < len; k++) {
+        if (k == 6 && n > 7) {
+            snprintf(buf + used, len - used, ", ... (%zu)", n);
+            return;
+        }
+        int w = snprintf(buf + used, len - used, "%s%" PRId64, k ? ", " : "", pos[k]);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+}
+
+static int hook_failed(pc_prun *r, const char *hook, int rc, const char *what)
+{
+    char cause[160] = "";
+    r->faulted = 0;
+    if (pc_isolate_fault(r->impl, cause, sizeof cause) > 0) {
+        r->faulted = 1;
+        pc_isolate_clear(r->impl);
+        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%s) for %s", hook, cause, what);
+    } else {
+        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", hook, rc, what);
+    }
+    return rc ? rc : 1;
+}
+
+int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
+{
+    r->calls++;
+    if (!r->impl->sinusoidal) {
+        snprintf(r->implmsg, sizeof r->implmsg, "no sinusoidal hook");
+        return 1;
+    }
+    int rc = r->impl->sinusoidal(r->impl->ctx, pos, n, d, r->o->base, r->layout, out);
+    if (rc == 0) return 0;
+    char p[120], what[200];
+    positions_text(p, sizeof p, pos, n);
+    snprintf(what, sizeof what, "positions [%s], d=%d, layout %s", p, d, pc_layout_name(r->layout));
+    return hook_failed(r, "pecheck_sinusoidal_f32", rc, what);
+}
+
+int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, float *out)
+{
+    r->calls++;
+    if (!r->impl->rope) {
+        snprintf(r->implmsg, sizeof r->implmsg, "no rope hook");
+        return 1;
+    }
+    int rc = r->impl->rope(r->impl->ctx, pos, n, d, r->o->base, r->layout, x, out);
+    if (rc == 0) return 0;
+    char p[120], what[200];
+    positions_text(p, sizeof p, pos, n);
+    snprintf(what, sizeof what, "positions [%s], d=%d, layout %s", p, d, pc_layout_name(r->layout));
+    return hook_failed(r, "pecheck_rope_f32", rc, what);
+}
+
+int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
+{
+    r->calls++;
+    if (!r->impl->learned) {
+        snprintf(r->implmsg, sizeof r->implmsg, "no learned hook");
+        return 1;
+    }
+    int rc = r->impl->learned(r->impl->ctx, pos, n, d, out);
+    if (rc == 0) return 0;
+    char p[120], what[200];
+    positions_text(p, sizeof p, pos, n);
+    snprintf(what, sizeof what, "positions [%s], d=%d", p, d);
+    return hook_failed(r, "pecheck_learned_f32", rc, what);
+}
+
+int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
+                   const float *wk, const float *wv, int causal, float *out)
+{
+    r->calls++;
+    if (!r->impl->attention) {
+        snprintf(r->implmsg, sizeof r->implmsg, "no attention hook");
+        return 1;
+    }
+    int rc = r->impl->attention(r->impl->ctx, n, d, x, wq, wk, wv, causal, out);
+    if (rc == 0) return 0;
+    char what[120];
+    snprintf(what, sizeof what, "n=%zu, d=%d, causal=%d", n, d, causal);
+    return hook_failed(r, "pecheck_attention_f32", rc, what);
+}
+
+void pc_p_implerr(pc_prun *r, pc_outcome *oc)
+{
+    memset(oc, 0, sizeof *oc);
+    oc->kind = PC_O_IMPLERR;
+    oc->measured = NAN;
+    oc->bound = NAN;
+    oc->score = (double)INFINITY;
+    snprintf(oc->msg, sizeof oc->msg, "%s", r->implmsg);
+    snprintf(oc->where, sizeof oc->where, "the implementation reported an error");
+}
+
+void pc_p_vector(const pc_case *c, int layout, int which, float *out)
+{
+    uint64_t key = 0x56454354u + (uint64_t)which; /* "VECT" + which */
+    if (c->vmode == PC_V_DENSE) {
+        pc_normal_row(c->vseed, key, c->d, out);
+        return;
+    }
+    memset(out, 0, (size_t)c->d * sizeof *out);
+    int i = c->pair < c->d / 2 ? c->pair : 0;
+    size_t c0 = pc_p_col(layout, c->d, i, 0), c1 = pc_p_col(layout, c->d, i, 1);
+    if (c->vmode == PC_V_UNIT) {
+        out[c0] = 1.0f;
+    } else {
+        float tmp[2];
+        pc_rng g;
+        pc_rng_seed(&g, pc_hash3(c->vseed, key, (uint64_t)i));
+        tmp[0] = pc_rng_normal_f32(&g);
+        tmp[1] = pc_rng_normal_f32(&g);
+        out[c0] = tmp[0];
+        out[c1] = tmp[1];
+    }
+}
+
+int64_t pc_p_pos(pc_rng *g, int64_t lo, int64_t hi)
+{
+    if (hi <= lo) return lo;
+    /* half the cases uniform over the range, half log-uniform, so that
+     * both long and short positions are drawn often */
+    uint64_t span = (uint64_t)(hi - lo);
+    if (pc_rng_below(g, 2) == 0)
+        return lo + (int64_t)pc_rng_below(g, span + 1);
+    int bits = 0;
+    while (bits < 63 && (span >> bits) > 0) bits++;
+    uint64_t cap = (uint64_t)1 << pc_rng_below(g, (uint64_t)bits + 1);
+    if (cap > span + 1) cap = span + 1;
+    return lo + (int64_t)pc_rng_below(g, cap);
+}
+
+int64_t pc_p_offset(pc_rng *g, int64_t kmin, int64_t span)
+{
+    if (span <= kmin) return kmin;
+    uint64_t r = pc_rng_below(g, 4);
+    if (r == 0) return kmin;
+    if (r == 1) {
+        int64_t hi = span < kmin + 63 ? span : kmin + 63;
+        return kmin + (int64_t)pc_rng_below(g, (uint64_t)(hi - kmin) + 1);
+    }
+    return kmin + (int64_t)pc_rng_below(g, (uint64_t)(span - kmin) + 1);
+}
+
+void pc_p_float(FILE *f, double v)
+{
+    fprintf(f, "%.9g (%a)", v, v);
+}
+
+void pc_p_row(FILE *f, const float *v, int d, int max)
+{
+    fputc('[', f);
+    for (int j = 0; j < d && j < max; j++) {
+        if (j) fputs(", ", f);
+        fprintf(f, "%.9g", (double)v[j]);
+    }
+    if (d > max) fprintf(f, ", ... (%d values)", d);
+    fputc(']', f);
+}
+
+pc_status pc_p_nomem(pc_err *err)
+{
+    return pc_seterr(err, PC_ENOMEM, "out of memory");
+}

@@ -1,0 +1,78 @@
+/* fastpath.h: the certified fast path of the sin/cos reference (internal to
+ * reference/, and exposed to the tests that check it).
+ *
+ * sin(pos * omega_i) and cos(pos * omega_i) are approximated in
+ * double-double arithmetic with a proven error bound (docs/reference.md,
+ * "Fast path"; the analysis is written next to each step in fastpath.c):
+ *
+ *     |y~ - y| <= PC_FAST_REL * |y~| + PC_FAST_ABS,   y~ = hi + lo,
+ *
+ * then a rounding test decides RN_binary32(y) (and RN_binary64(y)) from
+ * y~ and that bound.  When the test cannot decide (about 1 value in 2^40 for
+ * binary32, 1 in 2^11 for binary64) the caller falls back to the MPFR Ziv
+ * loop.  No libm function is used: the only operations are IEEE-754 binary64
+ * +, -, *, fma and conversions (all correctly rounded to nearest), and
+ * 64 x 64 -> 128-bit integer products. */
+#ifndef PECHECK_FASTPATH_H
+#define PECHECK_FASTPATH_H
+
+#include <stdint.h>
+#include <mpfr.h>
+#include "reference.h"
+
+/* Proven bound of pc_fast_sincos (derivation in fastpath.c): the relative
+ * part is dominated by the Taylor tail of sin evaluated in binary64
+ * (<= 2^-65.8 after summing every term), the absolute part is the
+ * truncation of omega * 2/pi to 192 fractional bits (<= 2^-127.3). */
+#define PC_FAST_REL 0x1p-65
+#define PC_FAST_ABS 0x1p-127
+
+/* Per-table constants of the fast path (one per pc_freqs). */
+typedef struct pc_fast pc_fast;
+
+pc_fast *pc_fast_new(int d);
+void     pc_fast_free(pc_fast *f);
+/* Set frequency I from OMEGA, computed with relative error <= 4 * 2^-prec
+ * and prec >= 300 (compute_omega in sincos.c). */
+void     pc_fast_set(pc_fast *f, int i, const mpfr_t omega);
+
+/* Double-double sin and cos of pos * omega_i, 0 < pos <= 2^53: S[0] + S[1]
+ * and C[0] + C[1] with the bound above (S[0] = RN(S[0] + S[1])).  Returns 0
+ * when the fast path does not apply (tiny omega, or an angle within 2^-41
+ * of a multiple of pi/2): the caller uses MPFR. */
+int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2]);
+
+/* Rounding test.  Y[0] + Y[1] (Y[0] = RN(Y[0] + Y[1])) approximates a real
+ * z with |Y - z| <= ERR (ERR >= 0, a valid upper bound).  Returns 1 and
+ * stores RN_binary32(z) (and RN_binary64(z) when NEED64) when they are
+ * determined, 0 otherwise. */
+int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out);
+
+/* RoPE: Y = U A + V B in double-double for exact binary64 U, V (binary32
+ * inputs) and A, B values of pc_fast_sincos; returns a valid bound of
+ * |Y - (U a + V b)| where a, b are the exact sin/cos that A, B approximate
+ * (|U| bound(A) + |V| bound(B) + 2^-101 max(|U|, |V|), derivation in
+ * fastpath.c). */
+double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], double y[2]);
+
+/* Error bound of a value of pc_fast_sincos, as used by the rounding test
+ * (PC_FAST_REL * |y~| + PC_FAST_ABS, rounded up). */
+double pc_fast_bound(const double y[2]);
+
+/* ---- for tests and benchmarks ------------------------------------------- */
+
+/* The pure MPFR Ziv loop of pc_ref_sincos (no fast path). */
+pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);
+
+/* pc_fast_sincos with the constants of F (0 when F has no fast path). */
+int pc_fast_sincos_of_freqs(const pc_freqs *f, int64_t pos, int i, double s[2], double c[2]);
+
+/* Turn the fast path of F off (ON = 0: every value from the Ziv loop, for
+ * cross-checks and benchmarks) or back on. */
+void pc_freqs_use_fast(pc_freqs *f, int on);
+
+/* Counters of one pc_freqs: values decided by the fast path and pairs sent
+ * to MPFR since pc_freqs_new (not thread-safe: a pc_freqs is per thread). */
+void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr);
+
+#endif

@@ -1,0 +1,20 @@
+# Plot 6: RoPE shift invariance: max over (q, k, delta) of
+# |<R_{m+delta} q, R_m k> - <R_delta q, k>| / (|q| |k|) against the offset m.
+# Data: rope_shift.dat (offset IMPL...).
+set terminal pngcairo size 1000,600 enhanced font 'DejaVu Sans,10'
+set output 'rope_shift.png'
+set datafile columnheaders
+stats 'rope_shift.dat' using 1 nooutput
+N = STATS_columns
+set title sprintf("{/:Bold RoPE shift invariance}: score error against the absolute offset m  (d = %d, base = %g)", d, base) font ',12'
+set logscale xy
+set format x "2^{%L}"
+set logscale x 2
+set format y "10^{%L}"
+set grid xtics ytics lc rgb '#dddddd'
+set xlabel "absolute offset m of the key (log scale); the query sits at m + δ"
+set ylabel "max |score - exact score| / (|q| |k|) (log scale)"
+set key outside right top noenhanced
+plot for [c=2:N] 'rope_shift.dat' using 1:(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 pt (c % 7 + 1) ps 0.6 title columnhead(c), \
+     2**-24 with lines dt 2 lc rgb 'black' title 'binary32 unit roundoff 2^-24', \
+     2**-8 with lines dt 3 lw 2 lc rgb 'black' title 'bfloat16 unit roundoff 2^-8'

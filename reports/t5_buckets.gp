@@ -1,0 +1,25 @@
+# T5 relative-position buckets: the staircase of bucket against j - i at
+# HF's defaults (num_buckets 32, max_distance 128), exact (MPFR floor of the
+# log term), bidirectional and causal; implementations' buckets on top.
+# Data: t5_buckets.dat (j-i, exact_bidirectional, exact_causal, then two
+#       columns per implementation), written by pc_relative_plot_data.
+# Variables: n_impl (implementations in the file; 0 when undefined).
+if (!exists("n_impl")) n_impl = 0
+set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
+set output 't5_buckets.png'
+set datafile columnheaders
+set multiplot layout 1,2 title "{/:Bold T5 relative-position buckets} (num\\_buckets 32, max\\_distance 128)" font ',12'
+set grid xtics ytics lc rgb '#dddddd'
+set xlabel "relative position j - i (key minus query)"
+set ylabel "bucket"
+set key top left noenhanced
+set xrange [-200:200]
+set arrow 1 from -128, graph 0 to -128, graph 1 nohead dt 2 lc rgb '#888888'
+set arrow 2 from 128, graph 0 to 128, graph 1 nohead dt 2 lc rgb '#888888'
+set title "bidirectional: exact for |j-i| < 8, logarithmic to 128, then saturated"
+plot 't5_buckets.dat' using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'exact', \
+     for [c=0:n_impl-1] 't5_buckets.dat' using 1:(column(4+2*c)) with steps lw 1 dt 2 title columnhead(4+2*c)
+set title "causal: keys after the query share bucket 0"
+plot 't5_buckets.dat' using 1:3 with steps lw 2 lc rgb '#d62728' title 'exact', \
+     for [c=0:n_impl-1] 't5_buckets.dat' using 1:(column(5+2*c)) with steps lw 1 dt 2 title columnhead(5+2*c)
+unset multiplot

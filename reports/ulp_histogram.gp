@@ -1,0 +1,22 @@
+# Plot 3: distribution of the error in ulps (log2 buckets), one curve per
+# implementation.  Data: ulp_histogram.dat (log2_ulp_hi label IMPL...):
+# x = -1 for "correctly rounded" (drawn at -3, apart from the others), k for (2^(k-1), 2^k] ulp, 41 for > 2^40.
+set terminal pngcairo size 1000,600 enhanced font 'DejaVu Sans,10'
+set output 'ulp_histogram.png'
+set datafile columnheaders
+stats 'ulp_histogram.dat' using 1 nooutput
+N = STATS_columns
+set title "{/:Bold ULP error histogram}: fraction of the scanned elements per error bucket" font ',12'
+set logscale y
+set format y "10^{%L}"
+set yrange [1e-6:1.5]
+set xrange [-3.5:42]
+set xtics ("CR" -3)
+do for [k=0:36:4] { set xtics add (sprintf("2^{%d}", k) k) }
+set xtics add (">2^{40}" 41)
+set mxtics 4
+set grid xtics ytics lc rgb '#dddddd'
+set xlabel "error in ulps of the correctly rounded binary32 value (bucket upper edge, log_2 scale; CR = correctly rounded)"
+set ylabel "fraction of elements (log scale)"
+set key outside right top noenhanced
+plot for [c=3:N] 'ulp_histogram.dat' using (column(1) < 0 ? -3 : column(1)):(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 pt (c % 7 + 1) ps 0.7 dt int(c / 8) + 1 title columnhead(c)

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""dump_torch_pe.py: dump a PyTorch positional-encoding table to .npy for
+`pecheck check --table`.
+
+Runs with Debian's python3-torch (1.13) and python3-numpy:
+
+  # the source article's PositionalEncoding buffer (d_model 512, max_len 5000)
+  scripts/dump_torch_pe.py sinusoidal --out pe.npy
+  pecheck check --table pe.npy --family sinusoidal
+
+  # a rotary embedding's cos/sin cache (rotate_half / Llama / GPT-NeoX style,
+  # cat(freqs, freqs): shape (max_len, head_dim), float32)
+  scripts/dump_torch_pe.py rope --cos cos.npy --sin sin.npy
+  pecheck check --table cos.npy --table-sin sin.npy --family rope
+
+  # your own module: any nn.Module with a PE buffer
+  scripts/dump_torch_pe.py sinusoidal --module mymodel.py:PositionalEncoding \\
+      --kwargs d_model=768,max_len=2048 --buffer pe --out pe.npy
+
+Options
+  --positions-dtype bfloat16   build the table from positions held in
+                               bfloat16 (torch.arange(...).to(torch.bfloat16)),
+                               the mistake of a model cast to bf16 before its
+                               buffers are built: pecheck fails such a table.
+  --layout interleaved         (rope) a repeat_interleave cache instead of
+                               cat(freqs, freqs); --compact: one column per
+                               pair, shape (max_len, head_dim/2).
+
+The tables are written float32, C order, little-endian (np.save), the
+dtypes pecheck reads.  Exit status: 0 written, 2 bad arguments or a module
+that cannot be loaded, 3 PyTorch or NumPy missing.
+"""
+import argparse
+import importlib.util
+import math
+import sys
+
+
+def fail(msg, code=2):
+    sys.stderr.write("dump_torch_pe.py: %s\n" % msg)
+    sys.exit(code)
+
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+except ImportError as e:  # pragma: no cover - depends on the machine
+    fail("PyTorch and NumPy are needed (Debian: apt-get install python3-torch python3-numpy): %s" % e, 3)
+
+
+def positions(max_len, dtype):
+    """Positions 0..max_len-1 as float32, optionally rounded through DTYPE."""
+    t = torch.arange(0, max_len, dtype=torch.float)
+    if dtype == "bfloat16":
+        t = t.to(torch.bfloat16).float()
+    elif dtype == "float16":
+        t = t.to(torch.float16).float()
+    return t
+
+
+class PositionalEncoding(nn.Module):
+    """The source article's module (articles/01, /04), verbatim in its
+    arithmetic: div_term = exp(arange(0, d, 2).float() * (-ln(10000)/d)),
+    pe[:, 0::2] = sin(position * div_term), pe[:, 1::2] = cos(...), in float32.
+    POSITIONS_DTYPE only changes how `position` is built."""
+
+    def __init__(self, d_model=512, max_len=5000, positions_dtype="float32"):
+        super().__init__()
+        pe = torch.zeros(max_len, d_model)
+        position = positions(max_len, positions_dtype).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return x + self.pe[:, :x.size(1)]
+
+
+def rope_cache(head_dim, max_len, base, positions_dtype, layout, compact):
+    """cos/sin caches of the rotate_half RoPE (HF Llama's LlamaRotaryEmbedding,
+    float32): inv_freq = 1 / base^(arange(0, dim, 2).float() / dim),
+    freqs = outer(t, inv_freq), emb = cat(freqs, freqs)."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))
+    t = positions(max_len, positions_dtype)
+    freqs = torch.outer(t, inv_freq)
+    if compact:
+        emb = freqs
+    elif layout == "interleaved":
+        emb = torch.repeat_interleave(freqs, 2, dim=-1)
+    else:
+        emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().float(), emb.sin().float()
+
+
+def load_module(spec, kwargs):
+    path, _, name = spec.rpartition(":")
+    if not path or not name:
+        fail("--module: expected FILE.py:CLASS, got %r" % spec)
+    try:
+        s = importlib.util.spec_from_file_location("user_pe_module", path)
+        mod = importlib.util.module_from_spec(s)
+        s.loader.exec_module(mod)
+        return getattr(mod, name)(**kwargs)
+    except Exception as e:  # any error of the user's module is reported, not raised
+        fail("--module %s: %s: %s" % (spec, type(e).__name__, e))
+
+
+def parse_kwargs(text):
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        k, eq, v = item.partition("=")
+        if not eq:
+            fail("--kwargs: expected NAME=VALUE, got %r" % item)
+        try:
+            out[k] = int(v)
+        except ValueError:
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def save(path, tensor):
+    a = tensor.detach().cpu().float().contiguous().numpy()
+    a = np.ascontiguousarray(a, dtype="<f4")
+    np.save(path, a)
+    print("%s: %s %s" % (path, a.dtype, a.shape))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="dump a PyTorch PE table or RoPE cache to .npy")
+    sub = ap.add_subparsers(dest="kind", required=True)
+    s = sub.add_parser("sinusoidal", help="a module's PE buffer (default: the article's module)")
+    s.add_argument("--out", required=True)
+    s.add_argument("--d-model", type=int, default=512)
+    s.add_argument("--max-len", type=int, default=5000)
+    s.add_argument("--positions-dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+    s.add_argument("--module", help="FILE.py:CLASS of your own module instead of the article's")
+    s.add_argument("--kwargs", help="NAME=VALUE,... for your module's constructor")
+    s.add_argument("--buffer", default="pe", help="the buffer holding the table (default pe)")
+    r = sub.add_parser("rope", help="a rotary embedding's cos/sin cache")
+    r.add_argument("--cos", required=True)
+    r.add_argument("--sin", required=True)
+    r.add_argument("--head-dim", type=int, default=128)
+    r.add_argument("--max-len", type=int, default=4096)
+    r.add_argument("--base", type=float, default=10000.0)
+    r.add_argument("--positions-dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+    r.add_argument("--layout", choices=["half", "interleaved"], default="half")
+    r.add_argument("--compact", action="store_true", help="(max_len, head_dim/2): one column per pair")
+    a = ap.parse_args()
+
+    if a.kind == "sinusoidal":
+        if a.module:
+            m = load_module(a.module, parse_kwargs(a.kwargs))
+        else:
+            if a.d_model < 2 or a.d_model % 2 or a.max_len < 1:
+                fail("--d-model must be even and >= 2, --max-len >= 1")
+            m = PositionalEncoding(a.d_model, a.max_len, a.positions_dtype)
+        buffers = dict(m.named_buffers())
+        if a.buffer not in buffers:
+            fail("the module has no buffer %r (it has: %s)" % (a.buffer, ", ".join(buffers) or "none"))
+        pe = buffers[a.buffer]
+        while pe.dim() > 2 and pe.shape[0] == 1:  # (1, max_len, d) -> (max_len, d)
+            pe = pe[0]
+        if pe.dim() == 3 and pe.shape[1] == 1:    # (max_len, 1, d), the tutorial's layout
+            pe = pe[:, 0, :]
+        if pe.dim() != 2:
+            fail("buffer %r has shape %s; expected (max_len, d)" % (a.buffer, tuple(pe.shape)))
+        save(a.out, pe)
+    else:
+        if a.head_dim < 2 or a.head_dim % 2 or a.max_len < 1 or not a.base > 1:
+            fail("--head-dim must be even and >= 2, --max-len >= 1, --base > 1")
+        cos, sin = rope_cache(a.head_dim, a.max_len, a.base, a.positions_dtype, a.layout, a.compact)
+        save(a.cos, cos)
+        save(a.sin, sin)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+#!/bin/bash
+# prove.sh: the ACSL contracts of impl/ proved with Frama-C (make prove).
+#
+#   scripts/prove.sh            WP (-wp-rte) on every covered file, then Eva
+#                               on ACSL/eva_driver.c; exit 0 only if every WP
+#                               goal is proved and Eva leaves no alarm and no
+#                               unproved assertion.
+#   scripts/prove.sh --broken   the same WP proof on the deliberately broken
+#                               variants of ACSL/broken/ (mutants made from the
+#                               real sources); it must FAIL: exit 1.
+#   scripts/prove.sh --wp-only / --eva-only   one half only.
+#
+# Results: $PROVE_OUT (default build/prove): report.txt (the summary printed
+# here), report.json (per-file goals, Eva alarms, versions), one log per run.
+# Exit codes: 0 all proved, 1 something unproved (or alarms), 2 Frama-C or a
+# prover missing, 3 a tool crashed or printed no summary.
+# What is proved and how: docs/proofs.md.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${PROVE_OUT:-$ROOT/build/prove}
+MODE=full
+for a in "$@"; do
+    case $a in
+        --broken) MODE=broken ;;
+        --wp-only) MODE=wp ;;
+        --eva-only) MODE=eva ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        *) echo "prove.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+for t in frama-c why3 z3 cvc4; do
+    command -v $t >/dev/null 2>&1 || {
+        echo "prove.sh: $t not found (Debian: apt-get install frama-c-base why3 z3 cvc4)" >&2
+        exit 2; }
+done
+mkdir -p "$OUT"
+
+# A private Why3 configuration, so nothing depends on ~/.why3.conf.
+# memlimit: Why3's default 1000 MB made Z3 stop early on the larger goals.
+export WHY3CONFIG="$OUT/why3.conf"
+if [ ! -s "$WHY3CONFIG" ]; then
+    why3 config detect -C "$WHY3CONFIG" >"$OUT/why3-detect.log" 2>&1 || {
+        echo "prove.sh: 'why3 config detect' failed, see $OUT/why3-detect.log" >&2; exit 2; }
+    sed -i 's/^memlimit = .*/memlimit = 4000/' "$WHY3CONFIG"
+fi
+
+CPP="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference"
+# WP settings (why each: docs/proofs.md):
+#  -wp-rte                 prove the absence of runtime errors: every memory
+#                          access valid, no signed overflow, no bad shift,
+#                          no division by zero, no lossy int conversion;
+#  -wp-model typed+real    floats as reals: the WP goals are about memory,
+#                          indices and return codes, none depends on a float
+#                          value; Debian's CVC4 1.8 has no floating-point
+#                          literals and Z3 times out on the IEEE encoding;
+#  -warn-special-float none  finiteness of float results is Eva's part;
+#  -wp-timeout 10          per goal; the slowest goal takes about 2 s.
+WP_OPTS=(-warn-special-float none -wp -wp-rte -wp-model typed+real
+         -wp-prover z3,cvc4 -wp-par "${PROVE_JOBS:-2}" -wp-timeout "${PROVE_TIMEOUT:-10}")
+
+# Functions defined in FILE itself (static or not, at the start of a line).
+defined_fns() {
+    grep -oE '^(static )?(inline )?[a-z_0-9]+( \*)? \*?[a-z_0-9]+\(' "$1" |
+        sed -E 's/.*[ *]([a-z_0-9]+)\($/\1/' | sort -u | paste -sd, -
+}
+
+# The WP units: "label|source|functions".
+COMMON_FNS=pc_bf16,pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
+WP_FILES="sin_torch_exp sin_torch_pow sin_double_angle sin_bf16_positions sin_sin_only
+          sin_cos_shifted sin_rotate_recurrence sin_plus_1e4 rope_polar rope_half learned_table"
+units=()
+if [ $MODE = broken ]; then
+    # Mutants of the real sources: each must break the proof.  The sed
+    # expressions live in ACSL/broken/*.sed; a mutant that no longer changes
+    # its source is an error (the source moved on: update the .sed).
+    mkdir -p "$OUT/broken/impl"
+    cp "$ROOT"/impl/*.h "$OUT/broken/impl/"
+    for m in "$ROOT"/ACSL/broken/*.sed; do
+        name=$(basename "$m" .sed)
+        src=$(sed -n 's/^# source: //p' "$m")
+        dst="$OUT/broken/impl/$name.c"
+        sed -f "$m" "$ROOT/$src" >"$dst"
+        if cmp -s "$ROOT/$src" "$dst"; then
+            echo "prove.sh: mutant $name does not change $src: update $m" >&2; exit 3
+        fi
+        units+=("broken/$name|$dst|$(defined_fns "$dst")")
+    done
+elif [ $MODE != eva ]; then
+    units+=("impl/common.h|$ROOT/impl/sin_torch_exp.c|$COMMON_FNS")
+    for f in $WP_FILES; do
+        units+=("impl/$f.c|$ROOT/impl/$f.c|$(defined_fns "$ROOT/impl/$f.c")")
+    done
+fi
+
+status=0
+proved_all=0; total_all=0
+json_units=""
+suffix=""; [ $MODE = full ] || suffix="-$MODE"
+report="$OUT/report$suffix.txt"
+: >"$report"
+say() { echo "$@" | tee -a "$report"; }
+
+say "pecheck prove ($MODE): $(frama-c -version) | $(why3 --version 2>&1 | head -1) | $(z3 --version) | $(cvc4 --version | head -1)"
+t0=$(date +%s)
+for u in ${units[@]+"${units[@]}"}; do
+    label=${u%%|*}; rest=${u#*|}; src=${rest%%|*}; fns=${rest#*|}
+    log="$OUT/wp-$(echo "$label" | tr '/.' '__').log"
+    # Lemmas of ACSL/*.acsl are proved with the common.h unit.
+    props=()
+    [ "$label" = impl/common.h ] && props=(-wp-prop=-@invariant)
+    t1=$(date +%s)
+    frama-c -cpp-extra-args="$CPP" "$src" "${WP_OPTS[@]}" -wp-fct "$fns" \
+        ${props[@]+"${props[@]}"} >"$log" 2>&1
+    rc=$?
+    line=$(grep -E '^\[wp\] Proved goals: ' "$log" | tail -1)
+    if [ -z "$line" ]; then
+        if grep -q 'No proof obligations' "$log"; then line="[wp] Proved goals: 0 / 0"
+        else
+            say "  $label: Frama-C printed no WP summary (exit $rc), see $log"
+            status=3; continue
+        fi
+    fi
+    p=$(echo "$line" | awk '{print $4}'); t=$(echo "$line" | awk '{print $6}')
+    proved_all=$((proved_all + p)); total_all=$((total_all + t))
+    mark=ok; [ "$p" = "$t" ] && [ $rc -eq 0 ] || { mark=UNPROVED; [ $status -eq 0 ] && status=1; }
+    say "$(printf '  WP %-32s %5s / %-5s goals  %3ss  %s' "$label" "$p" "$t" $(( $(date +%s) - t1 )) "$mark")"
+    if [ $mark != ok ]; then
+        grep -E '^\[wp\] \[(Failed|Timeout|Unknown)\]|^\[wp\] \[.*\] Goal .*: (Unknown|Timeout|Failed)' "$log" |
+            sed 's/^/      /' | head -20 | tee -a "$report"
+    fi
+    json_units="$json_units${json_units:+,}{\"file\":\"$label\",\"proved\":$p,\"total\":$t}"
+done
+[ ${#units[@]} -gt 0 ] && say "  WP total: $proved_all / $total_all goals proved"
+
+eva_alarms=null; eva_unknown=null
+if [ $MODE = full ] || [ $MODE = eva ]; then
+    log="$OUT/eva.log"
+    t1=$(date +%s)
+    # -eva-precision 3: enough unrolling to keep the table index exact; the
+    # ranges come from interval arithmetic on binary32/binary64 (IEEE exact).
+    frama-c -cpp-extra-args="$CPP" "$ROOT/ACSL/eva_driver.c" \
+        $(sed -n 's/^ \* covers: //p' "$ROOT/ACSL/eva_driver.c" | sed "s|[^ ]*|$ROOT/&|g") \
+        -main pc_eva_main -eva -eva-precision 3 -eva-no-show-progress \
+        -eva-warn-key builtins:missing-spec=error -then -report >"$log" 2>&1
+    rc=$?
+    eva_alarms=$(sed -n 's/^ *\([0-9]\+\) alarms\? generated by the analysis.*/\1/p' "$log" | tail -1)
+    [ -z "$eva_alarms" ] && grep -q 'No alarms raised' "$log" && eva_alarms=0
+    eva_unknown=$(grep -cE '^\[ *(Unknown|Invalid|Partial|Dead)' "$log")
+    valid=$(sed -n 's/.*\([0-9]\+\) valid,.*/\1/p' "$log" | tail -1)
+    if [ $rc -ne 0 ] || [ -z "$eva_alarms" ]; then
+        say "  Eva ACSL/eva_driver.c: Frama-C failed (exit $rc) or printed no summary, see $log"
+        status=3; eva_alarms=null
+    else
+        mark=ok; { [ "$eva_alarms" -eq 0 ] && [ "$eva_unknown" -eq 0 ]; } || { mark=ALARMS; [ $status -eq 0 ] && status=1; }
+        say "$(printf '  Eva ACSL/eva_driver.c: %s alarms, %s properties not valid  %3ss  %s' \
+            "$eva_alarms" "$eva_unknown" $(( $(date +%s) - t1 )) "$mark")"
+        [ $mark = ok ] || grep -E '^\[ *(Unknown|Invalid|Partial)|alarm' "$log" | head -30 | sed 's/^/      /' | tee -a "$report"
+    fi
+fi
+
+secs=$(( $(date +%s) - t0 ))
+case $status in
+    0) verdict=PROVED ;; 1) verdict=UNPROVED ;; *) verdict=ERROR ;;
+esac
+say "prove ($MODE): $verdict: $proved_all / $total_all WP goals, Eva alarms: $eva_alarms, ${secs}s"
+[ $MODE = broken ] && [ $status -eq 1 ] && say "(--broken: the proof is expected to fail, and it did)"
+cat >"$OUT/report$suffix.json.tmp" <<EOF
+{"mode":"$MODE","verdict":"$verdict","wp_proved":$proved_all,"wp_total":$total_all,
+ "wp_units":[$json_units],"eva_alarms":$eva_alarms,"eva_unproved_properties":$eva_unknown,
+ "seconds":$secs,"frama_c":"$(frama-c -version)","why3":"$(why3 --version 2>&1 | head -1)",
+ "z3":"$(z3 --version)","cvc4":"$(cvc4 --version | head -1)","report":"report$suffix.txt"}
+EOF
+mv "$OUT/report$suffix.json.tmp" "$OUT/report$suffix.json"
+exit $status

@@ -1,0 +1,179 @@
+/* fastpath_test.c: the double-double fast path of the sin/cos reference
+ * against the pure MPFR Ziv loop (TAP output).
+ *
+ * Usage: fastpath_test [PAIRS [SEED]]   (default 1000000 pairs, fixed seed;
+ *        env PECHECK_SEED overrides the seed; `make bench` runs 10^7)
+ *
+ *   1. sinusoidal: PAIRS random (table, pos, i), the four bit patterns of
+ *      pc_ref_sincos (fast path) equal pc_ref_sincos_mpfr (Ziv loop only).
+ *   2. the proven bound: for every 16th pair, the double-double values of
+ *      pc_fast_sincos are within PC_FAST_REL |y~| + PC_FAST_ABS of sin/cos
+ *      computed at 400 bits from an independently computed omega
+ *      (the largest observed error / bound is printed).
+ *   3. RoPE: PAIRS/10 random rows... pairs (pos, i, x_a, x_b): fast path
+ *      against the Ziv loop, binary32 and binary64.
+ *   4. the fast path decided at least 99% of the pairs (a fast path that
+ *      silently never applies would pass 1-3).
+ * Every mismatch prints one line  FAIL pos=... i=... ref=%a got=%a  with the
+ * seed.  Positions: uniform in [1, 2^17], uniform in [1, 2^20], and
+ * log-uniform in [1, 2^53]. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpfr.h>
+#include "../harness/rng.h"
+#include "../reference/fastpath.h"
+
+typedef struct table { int d; double base; } table;
+
+/* Tables: the paper's, Llama 3's base, a wide one, a tiny base, d = 2 (only
+ * omega = 1) and a huge base (frequencies down to 1e-30). */
+static const table tables[] = {
+    { 128, 10000.0 }, { 64, 500000.0 }, { 1024, 10000.0 }, { 16, 2.5 },
+    { 2, 10000.0 }, { 96, 1e30 },
+};
+#define N_TABLES (sizeof tables / sizeof tables[0])
+
+static int same32(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+static int same64(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static int64_t draw_pos(pc_rng *r)
+{
+    switch (pc_rng_below(r, 3)) {
+    case 0: return 1 + (int64_t)pc_rng_below(r, (uint64_t)1 << 17);
+    case 1: return 1 + (int64_t)pc_rng_below(r, (uint64_t)1 << 20);
+    default: {
+        /* log-uniform: 2^e * (1 + frac), e uniform in [0, 52] */
+        unsigned e = (unsigned)pc_rng_below(r, 53);
+        int64_t p = ((int64_t)1 << e) + (int64_t)pc_rng_below(r, (uint64_t)1 << e);
+        return p > PC_POS_MAX ? PC_POS_MAX : p;
+    }
+    }
+}
+
+/* omega_i = 1 / base^(2i/d) at 400 bits, independently of sincos.c:
+ * exp(-(2i/d) log(base)) (relative error ~2^-390). */
+static void omega_hp(mpfr_t w, int d, double base, int i)
+{
+    mpfr_t t;
+    mpfr_init2(t, 420);
+    mpfr_set_d(t, base, MPFR_RNDN);
+    mpfr_log(t, t, MPFR_RNDN);
+    mpfr_mul_si(t, t, -2 * i, MPFR_RNDN);
+    mpfr_div_si(t, t, d, MPFR_RNDN);
+    mpfr_exp(w, t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+/* |dd - v| / (PC_FAST_REL |dd| + PC_FAST_ABS) */
+static double bound_ratio(const double y[2], const mpfr_t v, mpfr_t t)
+{
+    mpfr_set_d(t, y[0], MPFR_RNDN);
+    mpfr_add_d(t, t, y[1], MPFR_RNDN);
+    mpfr_sub(t, t, v, MPFR_RNDN);
+    double err = fabs(mpfr_get_d(t, MPFR_RNDU));
+    return err / (PC_FAST_REL * fabs(y[0] + y[1]) + PC_FAST_ABS);
+}
+
+int main(int argc, char **argv)
+{
+    long pairs = argc > 1 ? atol(argv[1]) : 1000000;
+    uint64_t seed = 20260422u;
+    if (argc > 2) seed = strtoull(argv[2], NULL, 0);
+    else if (getenv("PECHECK_SEED")) seed = strtoull(getenv("PECHECK_SEED"), NULL, 0);
+    if (pairs < 1) pairs = 1;
+    printf("1..4\n# seed %" PRIu64 " (rerun: fastpath_test %ld %" PRIu64 "), %ld pairs\n",
+           seed, pairs, seed, pairs);
+
+    pc_freqs *fast[N_TABLES], *slow[N_TABLES];
+    for (size_t t = 0; t < N_TABLES; t++) {
+        fast[t] = pc_freqs_new(tables[t].d, tables[t].base);
+        slow[t] = pc_freqs_new(tables[t].d, tables[t].base);
+        if (!fast[t] || !slow[t]) { printf("Bail out! out of memory\n"); return 1; }
+        pc_freqs_use_fast(slow[t], 0);
+    }
+    pc_rng r;
+    pc_rng_seed(&r, seed);
+    mpfr_t w, th, vs, vc, tmp;
+    mpfr_inits2(400, w, th, vs, vc, tmp, (mpfr_ptr)0);
+
+    long bad = 0, bound_bad = 0, checked = 0;
+    double worst = 0.0;
+    for (long k = 0; k < pairs; k++) {
+        size_t t = (size_t)pc_rng_below(&r, N_TABLES);
+        int d = tables[t].d;
+        int i = (int)pc_rng_below(&r, (uint64_t)(d / 2));
+        int64_t pos = draw_pos(&r);
+        pc_ref2 s1, c1, s2, c2;
+        pc_status a = pc_ref_sincos(fast[t], pos, i, &s1, &c1);
+        pc_status b = pc_ref_sincos_mpfr(slow[t], pos, i, &s2, &c2);
+        if (a != PC_OK || b != PC_OK || !same32(s1.f32, s2.f32) || !same32(c1.f32, c2.f32)
+            || !same64(s1.f64, s2.f64) || !same64(c1.f64, c2.f64)) {
+            if (bad++ < 10)
+                printf("# FAIL pos=%" PRId64 " i=%d d=%d base=%a seed=%" PRIu64 ": sin ref=%a/%a "
+                       "got=%a/%a cos ref=%a/%a got=%a/%a (status %d %d)\n", pos, i, d,
+                       tables[t].base, seed, (double)s2.f32, s2.f64, (double)s1.f32, s1.f64,
+                       (double)c2.f32, c2.f64, (double)c1.f32, c1.f64, a, b);
+        }
+        if (k % 16 == 0) {
+            double ys[2], yc[2];
+            if (!pc_fast_sincos_of_freqs(fast[t], pos, i, ys, yc)) continue;
+            omega_hp(w, d, tables[t].base, i);
+            mpfr_mul_si(th, w, (long)pos, MPFR_RNDN);
+            mpfr_sin_cos(vs, vc, th, MPFR_RNDN);
+            double q1 = bound_ratio(ys, vs, tmp), q2 = bound_ratio(yc, vc, tmp);
+            checked++;
+            double q = q1 > q2 ? q1 : q2;
+            if (q > worst) worst = q;
+            if (!(q <= 1.0) && bound_bad++ < 10)
+                printf("# FAIL bound pos=%" PRId64 " i=%d d=%d base=%a: err/bound sin %.3g cos %.3g\n",
+                       pos, i, d, tables[t].base, q1, q2);
+        }
+    }
+    printf("%s 1 - sinusoidal: fast path equals the Ziv loop on %ld pairs (%ld differ)\n",
+           bad ? "not ok" : "ok", pairs, bad);
+    printf("%s 2 - proven bound holds on %ld pairs (largest err/bound %.3g)\n",
+           bound_bad || checked == 0 ? "not ok" : "ok", checked, worst);
+
+    /* 3. RoPE */
+    long rbad = 0, rpairs = pairs / 10 > 0 ? pairs / 10 : 1;
+    for (long k = 0; k < rpairs; k++) {
+        size_t t = (size_t)pc_rng_below(&r, N_TABLES);
+        int d = tables[t].d;
+        int64_t pos = draw_pos(&r);
+        float x[8192];
+        for (int j = 0; j < d; j++) x[j] = pc_rng_normal_f32(&r);
+        if (k % 7 == 0) x[0] = 0.0f;              /* one member zero */
+        if (k % 11 == 0) x[1] = ldexpf(x[1], -30); /* very unequal members */
+        int layout = (int)(k & 1);
+        static float o32a[8192], o32b[8192];
+        static double o64a[8192], o64b[8192];
+        pc_status a = pc_ref_rope_row(fast[t], pos, layout, x, o32a, o64a);
+        pc_status b = pc_ref_rope_row(slow[t], pos, layout, x, o32b, o64b);
+        int diff = a != b;
+        for (int j = 0; j < d && !diff; j++)
+            diff = !same32(o32a[j], o32b[j]) || !same64(o64a[j], o64b[j]);
+        if (diff && rbad++ < 10)
+            printf("# FAIL rope pos=%" PRId64 " d=%d base=%a layout=%d seed=%" PRIu64 "\n",
+                   pos, d, tables[t].base, layout, seed);
+    }
+    printf("%s 3 - rope: fast path equals the Ziv loop on %ld rows (%ld differ)\n",
+           rbad ? "not ok" : "ok", rpairs, rbad);
+
+    uint64_t nf = 0, nm = 0;
+    for (size_t t = 0; t < N_TABLES; t++) {
+        uint64_t f1, m1;
+        pc_freqs_stats(fast[t], &f1, &m1);
+        nf += f1; nm += m1;
+    }
+    double share = (double)nf / (double)(nf + nm);
+    printf("%s 4 - the fast path decided %.5f%% of the pairs (%" PRIu64 " fast, %" PRIu64
+           " to MPFR)\n", share >= 0.99 ? "ok" : "not ok", 100.0 * share, nf, nm);
+
+    mpfr_clears(w, th, vs, vc, tmp, (mpfr_ptr)0);
+    for (size_t t = 0; t < N_TABLES; t++) { pc_freqs_free(fast[t]); pc_freqs_free(slow[t]); }
+    mpfr_free_cache();
+    return bad || bound_bad || rbad || share < 0.99 || checked == 0;
+}

@@ -1,0 +1,44 @@
+"""pctest.py: small TAP helpers shared by the Python .t tests of pecheck.
+
+Every test prints "ok N - name" or "not ok N - name" plus "# " lines saying
+why; done() prints the plan ("1..N") at the end and returns the exit status
+(0 when every test passed).  The environment gives PECHECK (the binary) and
+BUILD (the build folder), as `make check` sets them.
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PECHECK = os.environ.get("PECHECK", os.path.join(ROOT, "build", "pecheck"))
+
+_n = 0
+_failed = 0
+
+
+def ok(cond, name, why=""):
+    """One TAP line; WHY (any text) is shown as '# ' lines on failure."""
+    global _n, _failed
+    _n += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", _n, name))
+    if not cond:
+        _failed += 1
+        for line in str(why).splitlines()[:40]:
+            print("#   " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def run(args, timeout=120):
+    """Run pecheck ARGS; returns (exit code, stdout, stderr, seconds)."""
+    import time
+    t0 = time.monotonic()
+    p = subprocess.run([PECHECK] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), \
+        time.monotonic() - t0
+
+
+def done():
+    print("1..%d" % _n)
+    return 1 if _failed else 0

@@ -1,0 +1,310 @@
+#!/usr/bin/python3
+"""plugin.t: the plugin ABI, isolation and output formats of `pecheck check`.
+
+Builds each tests/plugins/NAME.c (and examples/plugin_good.c) with
+`cc -shared -fPIC` into a temporary folder and checks the verdicts, exit
+codes and messages: a correct plugin passes every family; a wrong one fails
+with a witness; crashing, aborting, hanging, exiting, NaN-writing and
+out-of-bounds-writing plugins fail that check with the cause while pecheck
+goes on; a library that does not load, lacks pecheck_abi_version or reports
+another version is an input error (exit 2).  Then the TAP output is read by
+`prove` and the JUnit output is checked against the junit-10.xsd shape.
+Runs with --max-pos 1023 --d 64 to stay fast (a few seconds in all).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from pctest import ROOT, ok, run, done  # noqa: E402
+
+# small runs: 1024 positions, d = 64, 10 cases a property, no regression file written
+ACC = ["--max-pos", "1023", "--d", "64"]
+SMALL = ACC + ["--cases", "10", "--regressions", "off"]
+tmp = tempfile.mkdtemp(prefix="pecheck-plugin-")
+
+
+def build(name, src=None):
+    src = src or os.path.join(ROOT, "tests", "plugins", name + ".c")
+    out = os.path.join(tmp, name + ".so")
+    cc = os.environ.get("CC", "cc")
+    p = subprocess.run([cc, "-O1", "-shared", "-fPIC", "-I" + os.path.join(ROOT, "include"),
+                        src, "-o", out, "-lm"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        print("# cannot build %s:\n# %s" % (src, p.stdout.decode()))
+    return out
+
+
+def check_json(plugin, *extra):
+    rc, out, err, secs = run(["check", "--plugin", plugin, "--format", "json"] + SMALL + list(extra))
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {"results": [], "status": None, "_raw": out + err}
+    return rc, doc, err, secs
+
+
+def find(doc, family, check, layout=None):
+    for r in doc.get("results", []):
+        if r["family"] == family and r["check"] == check and (layout is None or r["layout"] == layout):
+            return r
+    return None
+
+
+try:
+    names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
+             "halfonly", "nosym", "version2", "learned_bad", "attention_bad"]
+    so = {n: build(n) for n in names}
+    so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
+
+    # --- a correct plugin: every family, every layout, passes
+    rc, doc, err, _ = check_json(so["good"])
+    want = [("sinusoidal", "accuracy", "interleaved"), ("sinusoidal", "accuracy", "half"),
+            ("rope", "accuracy", "interleaved"), ("rope", "accuracy", "half"),
+            ("learned", "lookup", None), ("learned", "out-of-range", None),
+            ("attention", "accuracy", None), ("attention", "accuracy-causal", None)]
+    got = [find(doc, *w) for w in want]
+    ok(rc == 0 and all(g and g["status"] == "pass" for g in got),
+       "good plugin: 8 checks of 4 families pass, exit 0", json.dumps(doc)[:2000] + err)
+    ok(doc.get("tool") == "pecheck" and doc.get("status") == "pass" and
+       all(set(["check", "family", "implementation", "layout", "status", "measured", "bound", "seed",
+                "data"]) <= set(r) for r in doc.get("results", [])),
+       "json: tool, status and the fields of each result")
+    ok(all(r["implementation"] == so["good"] for r in doc.get("results", [])),
+       "a plugin's implementation name is its path")
+
+    # --- wrong values: a failure with a witness
+    rc, doc, err, _ = check_json(so["wrong"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and r["status"] == "fail" and "pos=0 dim=0" in r["summary"]
+       and r["data"] and r["data"]["worst"]["pos"] == 0,
+       "sin/cos swapped: accuracy fails with the witness pos=0 dim=0, exit 1", r)
+    r = find(doc, "rope", "family")
+    ok(r is not None and r["status"] == "skip" and "pecheck_rope_f32" in r["summary"],
+       "a family the plugin does not export is skipped, naming the symbol", r)
+
+    # --- crashes and hangs are failures of that check, with the cause
+    rc, doc, err, _ = check_json(so["crash"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and r["status"] == "fail" and
+       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r["summary"],
+       "SIGSEGV at position 1000: 'SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023'", r)
+    ok(find(doc, "sinusoidal", "accuracy", "half") is not None and
+       find(doc, "attention", "family") is not None,
+       "after the crash pecheck goes on with the other checks")
+
+    rc, doc, err, _ = check_json(so["abort"])
+    r1 = find(doc, "sinusoidal", "accuracy", "interleaved")
+    r2 = find(doc, "rope", "accuracy", "interleaved")
+    ok(rc == 1 and r1 and r1["status"] == "pass" and r2 and r2["status"] == "fail"
+       and "SIGABRT in pecheck_rope_f32" in r2["summary"],
+       "abort in rope: rope fails with SIGABRT, sinusoidal still passes", [r1, r2])
+
+    rc, doc, err, secs = check_json(so["hang"], "--timeout-ms", "300")
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..255" in r["summary"],
+       "a hang is killed after --timeout-ms and reported", r)
+    r = find(doc, "sinusoidal", "accuracy", "half")
+    ok(r and r["status"] == "fail" and "timed out earlier" in r["summary"] and secs < 10,
+       "a hook that timed out is not called again (%.1f s in all)" % secs, r)
+
+    rc, doc, err, _ = check_json(so["nan"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and r["status"] == "fail" and "NaN/Inf" in r["summary"]
+       and "pos=7 dim=3" in r["summary"], "NaN at pos 7 dim 3: fails with that witness", r)
+
+    rc, doc, err, _ = check_json(so["oob"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and "wrote outside OUT" in r["summary"] and "after its end" in r["summary"],
+       "one float past the end of OUT: caught by the canary", r)
+
+    rc, doc, err, _ = check_json(so["oob_far"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and "SIGSEGV" in r["summary"] and "bytes after the end of OUT" in r["summary"],
+       "a write 16 KiB past OUT: caught by the guard region", r)
+
+    rc, doc, err, _ = check_json(so["exit"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and "exited with status 0" in r["summary"], "exit() inside a hook fails", r)
+
+    rc, doc, err, _ = check_json(so["error"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and r["status"] == "fail" and "returned error 7" in r["summary"],
+       "an error returned after the first block fails", r)
+
+    rc, doc, err, _ = check_json(so["halfonly"])
+    r1 = find(doc, "sinusoidal", "accuracy", "interleaved")
+    r2 = find(doc, "sinusoidal", "accuracy", "half")
+    ok(rc == 0 and r1 and r1["status"] == "skip" and "layout not supported" in r1["summary"]
+       and r2 and r2["status"] == "pass", "a declined layout is skipped, the other passes", [r1, r2])
+
+    rc, doc, err, _ = check_json(so["learned_bad"])
+    r = find(doc, "learned", "out-of-range")
+    ok(rc == 1 and r and r["status"] == "fail" and "[64]" in r["summary"],
+       "a learned table that serves position max_len fails out-of-range", r)
+
+    rc, doc, err, _ = check_json(so["attention_bad"])
+    r = find(doc, "attention", "accuracy")
+    ok(rc == 1 and r and r["status"] == "fail" and "row=" in r["summary"],
+       "attention without 1/sqrt(d) fails with a row/col witness", r)
+
+    # --- libraries that are not plugins: exit 2 with the loader's message
+    rc, out, err, _ = run(["check", "--plugin", so["nosym"]] + SMALL)
+    ok(rc == 2 and "pecheck_abi_version" in err and out == "", "no pecheck_abi_version: exit 2", err)
+    rc, out, err, _ = run(["check", "--plugin", so["version2"]] + SMALL)
+    ok(rc == 2 and "ABI version 2" in err, "ABI version 2: exit 2", err)
+    rc, out, err, _ = run(["check", "--plugin", os.path.join(tmp, "missing.so")] + SMALL)
+    ok(rc == 2 and "cannot load plugin" in err and "No such file" in err,
+       "a missing library: exit 2 with dlerror's text", err)
+    notelf = os.path.join(tmp, "text.so")
+    with open(notelf, "w") as f:
+        f.write("not a library\n")
+    rc, out, err, _ = run(["check", "--plugin", notelf] + SMALL)
+    ok(rc == 2 and "cannot load plugin" in err and err.count("\n") == 1,
+       "a file that is not a library: exit 2, one line", err)
+
+    # --- accuracy accepts --plugin with the same JSON fields
+    rc, out, err, _ = run(["accuracy", "--plugin", so["crash"], "--format", "json"] + ACC)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {}
+    ok(rc == 1 and doc.get("status") == "fail" and "SIGSEGV" in doc.get("note", "")
+       and doc.get("implementation") == so["crash"],
+       "accuracy --plugin: a crash is a failure with the cause in 'note'", out + err)
+    rc, out, err, _ = run(["accuracy", "--plugin", so["good"], "--format", "json"] + ACC)
+    rc2, out2, err2, _ = run(["accuracy", "--impl", "double-angle", "--format", "json"] + ACC)
+    try:
+        keys, keys2 = set(json.loads(out)), set(json.loads(out2))
+    except ValueError:
+        keys, keys2 = set(), {"x"}
+    ok(rc == 0 and keys == keys2, "accuracy --plugin has the same JSON fields as a built-in",
+       sorted(keys ^ keys2))
+
+    # --- TAP 14, read by prove
+    rc, wdoc, err, _ = check_json(so["wrong"])
+    n_all = len(wdoc.get("results", []))
+    n_fail = sum(r["status"] == "fail" for r in wdoc.get("results", []))
+    tapfile = os.path.join(tmp, "wrong.tap")
+    rc, out, err, _ = run(["check", "--plugin", so["wrong"], "--format", "tap", "--output", tapfile]
+                          + SMALL)
+    tap = open(tapfile).read() if os.path.exists(tapfile) else ""
+    lines = tap.splitlines()
+    ok(rc == 1 and out == "" and n_all >= 5 and lines[1:2] == ["1..%d" % n_all]
+       and lines[0] in ("TAP version 14", "TAP version 13"),
+       "tap: version line and plan (%d tests), written to --output" % n_all, tap[:400])
+    ok(sum(l.startswith("not ok ") for l in lines) == n_fail and n_fail >= 1
+       and lines[2].startswith("not ok 1 - ") and "accuracy [interleaved]" in lines[2]
+       and any("# SKIP" in l for l in lines), "tap: %d not-ok lines and SKIP directives" % n_fail)
+    # the YAML block of the first failure
+    try:
+        i = lines.index("  ---")
+        j = lines.index("  ...", i)
+        import yaml  # python3-yaml
+        y = yaml.safe_load("\n".join(l[2:] for l in lines[i + 1:j]))
+    except (ValueError, ImportError) as e:
+        y = {"error": str(e)}
+    ok(isinstance(y, dict) and "message" in y and "measured" in y and "bound" in y
+       and "seed" in y and "pos=0 dim=0" in y.get("witness", "") and y.get("severity") == "fail",
+       "tap: YAML diagnostic with message, measured, bound, seed and witness", y)
+    # prove runs a wrapper that runs pecheck (TAP_VERSION tells pecheck what prove reads)
+    wrapper = os.path.join(tmp, "wrapped.t")
+    from pctest import PECHECK
+
+    def prove(plugin):
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec '%s' check --plugin '%s' --format tap %s\n"
+                    % (PECHECK, plugin, " ".join(SMALL)))
+        os.chmod(wrapper, 0o755)
+        env = dict(os.environ)
+        env.pop("TAP_VERSION", None)
+        p = subprocess.run(["prove", "--exec", "", wrapper], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=env)
+        return p.returncode, p.stdout.decode()
+    prc, pout = prove(so["wrong"])
+    ok(prc != 0 and "Failed %d/%d" % (n_fail, n_all) in pout and "Parse errors" not in pout,
+       "prove reads the TAP: %d of %d failed, no parse error" % (n_fail, n_all), pout)
+    prc, pout = prove(so["good"])
+    ok(prc == 0 and "Result: PASS" in pout, "prove passes the good plugin's TAP", pout)
+    env = dict(os.environ)
+    env.pop("TAP_VERSION", None)
+    p = subprocess.run([PECHECK, "check", "--plugin", so["good"], "--format", "tap"] + SMALL,
+                       stdout=subprocess.PIPE, env=env)
+    ok(p.stdout.decode().startswith("TAP version 14\n1.."),
+       "outside a harness the version line is TAP version 14", p.stdout.decode()[:100])
+
+    # --- JUnit XML: the Jenkins xunit junit-10.xsd shape
+    rc, out, err, _ = run(["check", "--plugin", so["wrong"], "--plugin", so["good"], "--plugin",
+                           so["hang"], "--timeout-ms", "200", "--format", "junit"] + SMALL)
+    problems = []
+    try:
+        root = ET.fromstring(out.encode())
+    except ET.ParseError as e:
+        root = None
+        problems.append("not XML: %s" % e)
+    if root is not None:
+        allowed = {
+            "testsuites": ({"name", "time", "tests", "failures", "errors"}, set()),
+            "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "skipped",
+                           "timestamp", "hostname", "id", "package", "file", "log", "url"},
+                          {"name", "tests", "failures", "errors"}),
+            "testcase": ({"name", "time", "classname", "group"}, {"name"}),
+            "failure": ({"type", "message"}, set()),
+            "error": ({"type", "message"}, set()),
+            "skipped": ({"type", "message"}, set()),
+        }
+        children = {"testsuites": {"testsuite"},
+                    "testsuite": {"testsuite", "properties", "testcase", "system-out", "system-err"},
+                    "testcase": {"skipped", "error", "failure", "system-out", "system-err"},
+                    "failure": set(), "error": set(), "skipped": set()}
+        if root.tag != "testsuites":
+            problems.append("root is %s" % root.tag)
+        for el in root.iter():
+            if el.tag not in allowed:
+                problems.append("element %s" % el.tag)
+                continue
+            attrs, required = allowed[el.tag]
+            if set(el.attrib) - attrs:
+                problems.append("%s has %s" % (el.tag, set(el.attrib) - attrs))
+            if required - set(el.attrib):
+                problems.append("%s lacks %s" % (el.tag, required - set(el.attrib)))
+            for ch in el:
+                if ch.tag not in children[el.tag]:
+                    problems.append("%s inside %s" % (ch.tag, el.tag))
+            if "time" in el.attrib:
+                import re
+                if not re.fullmatch(r"[0-9]*(\.[0-9]*)?", el.attrib["time"]):
+                    problems.append("time %r" % el.attrib["time"])
+        suites = root.findall("testsuite")
+        if len(suites) != 3:
+            problems.append("%d testsuites" % len(suites))
+        for s in suites:
+            cases = s.findall("testcase")
+            if int(s.get("tests", -1)) != len(cases):
+                problems.append("tests=%s but %d testcases" % (s.get("tests"), len(cases)))
+            if int(s.get("failures", -1)) != len(s.findall("testcase/failure")):
+                problems.append("failures count")
+            if int(s.get("skipped", -1)) != len(s.findall("testcase/skipped")):
+                problems.append("skipped count")
+        fails = root.findall(".//failure")
+        if not fails or not all(f.get("message") for f in fails):
+            problems.append("failures without message")
+        if not any("timed out" in (f.get("message") or "") for f in fails):
+            problems.append("no timeout failure")
+        if int(root.get("failures", -1)) != len(fails):
+            problems.append("testsuites failures=%s, %d failure elements" % (root.get("failures"), len(fails)))
+    ok(rc == 1 and not problems, "junit: junit-10.xsd shape, counts and failure messages",
+       "\n".join(problems) + "\n" + out[:1500])
+
+    # --- atomic output: an input error leaves no file
+    outfile = os.path.join(tmp, "never.json")
+    rc, out, err, _ = run(["check", "--plugin", so["nosym"], "--format", "json", "--output", outfile])
+    ok(rc == 2 and not os.path.exists(outfile), "an input error writes no --output file")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+sys.exit(done())

@@ -1,0 +1,9 @@
+/* oob_far: correct values, plus a write 16 KiB past the end of OUT. */
+#include "common.h"
+int pecheck_abi_version(void) { return 1; }
+int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int layout, float *out)
+{
+    for (size_t r = 0; r < n; r++) good_row(pos[r], d, base, layout, out + r * (size_t)d);
+    ((volatile float *)out)[n * (size_t)d + 4096] = 1.0f;
+    return 0;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""report_browser.t: index.html of `pecheck report` in headless Chromium.
+
+The page records, once loaded, whether each plot image decoded (a few
+lines of JavaScript set data-loaded on every <img class="plot"> and counts
+on #pc-images).  Chromium renders the page (--dump-dom after a virtual
+time budget) and we read those counts: every image loaded, none broken,
+as many as summary.json says were drawn.  A copy with one PNG replaced by
+garbage must show one broken image, so the check can fail.  Skipped, with
+the reason on the plan line, where Chromium or gnuplot is missing.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from pctest import ok, run, done  # noqa: E402
+
+# $PECHECK_CHROMIUM names the browser (a missing path shows the skip)
+CANDIDATES = ([os.environ["PECHECK_CHROMIUM"]] if os.environ.get("PECHECK_CHROMIUM") else
+              ["/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or ""])
+CHROMIUM = next((c for c in CANDIDATES if c and os.access(c, os.X_OK)), None)
+if not CHROMIUM:
+    print("1..0 # SKIP chromium not installed (apt-get install chromium)")
+    sys.exit(0)
+if not shutil.which("gnuplot"):
+    print("1..0 # SKIP gnuplot not installed: the report has no images to load")
+    sys.exit(0)
+
+tmp = tempfile.mkdtemp(prefix="pecheck-browser-")
+
+
+def render(page):
+    """The DOM of PAGE after its load handlers ran, and Chromium's exit code."""
+    prof = tempfile.mkdtemp(dir=tmp)
+    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                        "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync", "--user-data-dir=" + prof,
+                        "--virtual-time-budget=5000", "--dump-dom", "file://" + page],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def counts(dom):
+    m = re.search(r'<p id="pc-images"([^>]*)>', dom)
+    if not m:
+        return None
+    return {k: int(v) for k, v in re.findall(r'data-(\w+)="(\d+)"', m.group(1))}
+
+
+out = os.path.join(tmp, "report")
+rc, so, se, secs = run(["report", "--impl", "torch-exp", "--impl", "rope-half", "--impl",
+                        "rope-bf16-cache", "--impl", "attention-f32", "--out", out, "--quiet"])
+ok(rc == 0, "report written (%.1f s)" % secs, se)
+s = json.load(open(os.path.join(out, "summary.json")))
+drawn = sum(p["drawn"] for p in s["plots"])
+ok(drawn == 8, "summary.json: 8 plots drawn", [(p["id"], p["why_not_drawn"]) for p in s["plots"]])
+
+rc, dom = render(os.path.join(out, "index.html"))
+c = counts(dom)
+ok(rc == 0 and c is not None and "total" in c,
+   "Chromium renders index.html and the page's image check ran", "rc=%d %s\n%s" % (rc, c, dom[-1500:]))
+c = c or {}
+ok(c.get("total") == drawn == c.get("expected") and c.get("loaded") == drawn and c.get("broken") == 0,
+   "all %d plot images load, none broken: %s" % (drawn, c))
+ok(dom.count('data-loaded="yes"') == drawn and 'data-loaded="no"' not in dom,
+   "every <img> is marked loaded")
+ok("pecheck accuracy report" in dom and dom.count("<section") == 8 and 'id="summary"' in dom,
+   "the page has its title, summary table and 8 plot sections")
+
+# the check can fail: one image replaced by garbage
+bad = os.path.join(tmp, "broken")
+shutil.copytree(out, bad)
+with open(os.path.join(bad, "rope_shift.png"), "wb") as f:
+    f.write(b"this is not a PNG\n")
+rc, dom = render(os.path.join(bad, "index.html"))
+c = counts(dom) or {}
+ok(c.get("broken") == 1 and c.get("loaded") == drawn - 1,
+   "a page with one corrupt PNG shows 1 broken image: %s" % c)
+
+shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(done())
