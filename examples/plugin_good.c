@@ -53,7 +53,7 @@ int pecheck_rope_f32(const int64_t *pos, size_t n, int d, double base, int layou
             double c = cos(theta), s = sin(theta);
             size_t a, b;
             pair_cols(layout, d, i, &a, &b);
-            double xa = x[r * (size_t)d + a], xb = x[r * (size_t)d + b];
+            double xa = (double)x[r * (size_t)d + a], xb = (double)x[r * (size_t)d + b];
             out[r * (size_t)d + a] = (float)(xa * c - xb * s);
             out[r * (size_t)d + b] = (float)(xb * c + xa * s);
         }
@@ -94,9 +94,9 @@ int pecheck_attention_f32(size_t n, int d, const float *x, const float *wq, cons
         for (int j = 0; j < d; j++) {
             double aq = 0, ak = 0, av = 0;
             for (int t = 0; t < d; t++) {
-                double xv = x[r * (size_t)d + (size_t)t];
+                double xv = (double)x[r * (size_t)d + (size_t)t];
                 size_t w = (size_t)t * (size_t)d + (size_t)j;
-                aq += xv * wq[w]; ak += xv * wk[w]; av += xv * wv[w];
+                aq += xv * (double)wq[w]; ak += xv * (double)wk[w]; av += xv * (double)wv[w];
             }
             q[r * (size_t)d + (size_t)j] = aq;
             k[r * (size_t)d + (size_t)j] = ak;
@@ -104,7 +104,7 @@ int pecheck_attention_f32(size_t n, int d, const float *x, const float *wq, cons
         }
     for (size_t i = 0; i < n; i++) {
         size_t last = causal ? i + 1 : n;
-        double m = -INFINITY, sum = 0;
+        double m = -(double)INFINITY, sum = 0;
         for (size_t j = 0; j < last; j++) {
             double s = 0;
             for (int t = 0; t < d; t++) s += q[i * (size_t)d + (size_t)t] * k[j * (size_t)d + (size_t)t];

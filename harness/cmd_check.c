@@ -70,8 +70,8 @@ static pc_verdict *new_verdict(ctx *c, const pc_impl *impl, const char *family,
     snprintf(v->impl, sizeof v->impl, "%s", impl->name);
     snprintf(v->layout, sizeof v->layout, "%s", layout ? layout : "");
     v->seed = c->o->seed;
-    v->measured = NAN;
-    v->bound = NAN;
+    v->measured = (double)NAN;
+    v->bound = (double)NAN;
     return v;
 }
 

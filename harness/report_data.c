@@ -106,14 +106,16 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
                    : impl->learned ? "learned" : impl->attention ? "attention" : "none";
         ri->layout = -1;
         ri->scan_first_over = -1;
-        ri->scan_max_abs = NAN;
-        ri->scan_max_ratio = NAN;
+        ri->scan_max_abs = (double)NAN;
+        ri->scan_max_ratio = (double)NAN;
         int rope = is_family(ri, "rope");
         if ((rope && impl->rope) || (is_family(ri, "sinusoidal") && impl->sinusoidal))
             ri->layout = probe_layout(impl, rope, o->d, o->base);
         if (ri->layout >= 0) {
-            pc_acc_cfg cfg = { rope ? "rope" : "sinusoidal", o->d, o->base, ri->layout, PC_DT_F32,
-                               o->pos_lo, o->pos_hi, o->seed, -1.0, o->quiet };
+            pc_acc_cfg cfg = { .family = rope ? "rope" : "sinusoidal", .d = o->d, .base = o->base,
+                               .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
+                               .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
+                               .quiet = o->quiet };
             ri->cfg = cfg;
             pc_status st = pc_accuracy_run(impl, &ri->cfg, &ri->acc, err);
             if (st != PC_OK) return st;
@@ -234,7 +236,7 @@ static pc_status scan(pc_report *r, pc_err *err)
         if (!acc[k].max_abs || !acc[k].max_ratio || !acc[k].heat)
             st = pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
         for (int b = 0; b < nb && st == PC_OK; b++)
-            acc[k].max_abs[b] = acc[k].max_ratio[b] = NAN;
+            acc[k].max_abs[b] = acc[k].max_ratio[b] = (double)NAN;
     }
     /* which references the selection needs: family x layout */
     int need[4] = { 0, 0, 0, 0 };
@@ -517,8 +519,8 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
                 for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
                 int rc = ri->impl->rope(ri->impl->ctx, &rs[q], 1, o->d, o->base, L, x, out);
                 for (int i = 0; i < h && rc == 0; i++) {
-                    c[i] = out[L == 0 ? 2 * i : i];
-                    s[i] = out[L == 0 ? 2 * i + 1 : i + h];
+                    c[i] = (double)out[L == 0 ? 2 * i : i];
+                    s[i] = (double)out[L == 0 ? 2 * i + 1 : i + h];
                 }
                 put_num(f, rc == 0 ? decay_bound(c, s, h) : (double)NAN);
             }
@@ -583,7 +585,7 @@ static pc_status plot_dot(pc_report *r, pc_err *err)
                 for (int i = 0; i < h && st == PC_OK; i++) {
                     pc_ref2 s2, c2;
                     st = pc_ref_sincos(fr, q, i, &s, &c);
-                    double mc = NAN;
+                    double mc = (double)NAN;
                     if (st == PC_OK && f2) {
                         st = pc_ref_sincos(f2, q, 2 * i + 1, &s2, &c2);
                         mc = c2.f64;

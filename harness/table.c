@@ -139,7 +139,8 @@ static int detect_sin_layout(const table *t, char *note, size_t len)
     double e[2] = { 0, 0 };
     size_t used = 0;
     for (size_t r = 0; r < t->rows; r++) {
-        double s = t->a[r * t->cols], c0 = t->a[r * t->cols + 1], c1 = t->a[r * t->cols + h];
+        double s = (double)t->a[r * t->cols], c0 = (double)t->a[r * t->cols + 1];
+        double c1 = (double)t->a[r * t->cols + h];
         if (!isfinite(s) || !isfinite(c0) || !isfinite(c1)) continue;
         e[0] += fabs(s * s + c0 * c0 - 1.0);
         e[1] += fabs(s * s + c1 * c1 - 1.0);

@@ -44,10 +44,10 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     oc->score = 0;
     for (int h = 0; h < H; h++) {
         const float *row = b + (size_t)h * nk;
-        double b1 = row[c->k + 1];               /* distance +1 */
+        double b1 = (double)row[c->k + 1];               /* distance +1 */
         for (int64_t dist = 0; dist <= c->k; dist++)
             for (int sg = 0; sg < 2; sg++) {
-                double got = row[c->k + (sg ? dist : -dist)];
+                double got = (double)row[c->k + (sg ? dist : -dist)];
                 double want = (double)dist * b1;  /* exact: 24-bit times 12-bit */
                 /* half an ulp of the product, bounded by 2^-24 |want| */
                 double bound = 0x1p-24 * fabs(want);

@@ -56,6 +56,7 @@ static int64_t target(const pc_prun *r, const pc_case *c, int j)
 
 static int valid(const pc_prun *r, const pc_case *c)
 {
+    if (is_learned(r) && c->d != r->o->d) return 0; /* a table's width is not in question */
     return c->pos[0] >= nominal(r) && c->pos[0] < cap(64 * nominal(r));
 }
 

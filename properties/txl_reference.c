@@ -58,7 +58,7 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
                 st = pc_seterr(err, PC_EINTERNAL, "txl reference failed at i - j = %" PRId64, rel);
                 goto done;
             }
-            double got = a[i * L + j], e = fabs(got - r64);
+            double got = (double)a[i * L + j], e = fabs(got - r64);
             double bound = pc_txl_bound(in.d, r->o->base, rel, tabs, wq);
             double sc = isnan(got) ? (double)INFINITY : e / bound;
             if (sc > oc->score) {

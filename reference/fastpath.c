@@ -176,7 +176,8 @@ void pc_fast_set(pc_fast *f, int i, const mpfr_t omega)
 /* theta = pos * omega_i = q pi/2 + r with r~ = RH + RL, |r~ - r| <=
  * 2^-102 |r~| + 2^-127.3; returns q mod 4, or -1 when the fast path does
  * not apply. */
-static inline PC_INLINE int reduce(const pc_fast *f, int64_t pos, int i, double *rh, double *rl)
+static inline PC_INLINE int reduce(const pc_fast *f, int64_t pos, int i, double *rh, double *rl,
+                                    int *route)
 {
     double P = (double)pos; /* exact: pos <= 2^53 */
     double e, p = two_prod(P, f->o1[i], &e);
@@ -188,6 +189,7 @@ static inline PC_INLINE int reduce(const pc_fast *f, int64_t pos, int i, double 
         double t = P * f->o2[i];
         double l = e + t;
         *rh = fast_two_sum(p, l, rl);
+        *route = PC_FAST_DIRECT;
         return 0;
     }
     /* Fixed-point route: pos * w with w = W0 2^-64 + W1 2^-128 + W2 2^-192. */
@@ -221,6 +223,7 @@ static inline PC_INLINE int reduce(const pc_fast *f, int64_t pos, int i, double 
      * dropped fl Pl <= 2^-105.86 |f|; l = RN(b + c): u (|b| + |c|) <=
      * 2^-103.7 |f|; pi/2 - Ph - Pl <= 2^-107; d2 pi/2 <= 2^-104.35 |f|.
      * Sum <= 2^-102.35 |f~| <= 2^-103 |r~|. */
+    *route = PC_FAST_FIXED;
     double b, a = two_prod(fh, pio2_h, &b);
     double c = fma(fl, pio2_h, fh * pio2_l);
     double l = b + c;
@@ -320,7 +323,8 @@ static inline PC_INLINE int sincos_kernel(const pc_fast *f, int64_t pos, int i,
     if (!f->ok[i] || pos <= 0 || pos > PC_POS_MAX)
         return 0;
     double rh, rl;
-    int q = reduce(f, pos, i, &rh, &rl);
+    int route;
+    int q = reduce(f, pos, i, &rh, &rl, &route);
     if (q < 0)
         return 0;
     double sr[2], cr[2];
@@ -332,7 +336,7 @@ static inline PC_INLINE int sincos_kernel(const pc_fast *f, int64_t pos, int i,
     case 2: s[0] = -sr[0]; s[1] = -sr[1]; c[0] = -cr[0]; c[1] = -cr[1]; break;
     default: s[0] = -cr[0]; s[1] = -cr[1]; c[0] = sr[0]; c[1] = sr[1]; break;
     }
-    return 1;
+    return route;
 }
 
 /* The same kernel compiled for CPUs with a fused multiply-add instruction
@@ -355,11 +359,13 @@ int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2
     return sincos_kernel(f, pos, i, s, c);
 }
 
-double pc_fast_bound(const double y[2])
+double pc_fast_bound(const double y[2], int route)
 {
-    /* 2^-64 |y0| + 2^-126 >= 2 (PC_FAST_REL |y0 + y1| + PC_FAST_ABS): the
-     * factor 2 covers |y1| <= u |y0| and the rounding of this sum. */
-    return fabs(y[0]) * (2 * PC_FAST_REL) + 2 * PC_FAST_ABS;
+    /* 2^-64 |y0| (+ 2^-126) >= 2 (PC_FAST_REL |y0 + y1| (+ PC_FAST_ABS)): the
+     * factor 2 covers |y1| <= u |y0| and the rounding of this sum.  The
+     * direct route's reduction error is relative (2^-104 theta), so its
+     * bound has no absolute term. */
+    return fabs(y[0]) * (2 * PC_FAST_REL) + (route == PC_FAST_DIRECT ? 0.0 : 2 * PC_FAST_ABS);
 }
 
 /* Y = U A + V B.  |A1| <= u |A0| <= 2^-53: RN(U A1) and RN(V B1) err <=
@@ -369,7 +375,8 @@ double pc_fast_bound(const double y[2])
  * 2^-104.4 M + 2^-104 M + 2^-103.6 M.  Total <= 2^-102.3 M.  The bounds of
  * A and B propagate as |U| bound(A) + |V| bound(B); the factor 2 inside
  * pc_fast_bound and 2^-101 here cover the roundings of this sum. */
-double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], double y[2])
+double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], int route,
+                       double y[2])
 {
     double e1, p = two_prod(u, a[0], &e1);
     double e2, q = two_prod(v, b[0], &e2);
@@ -377,7 +384,7 @@ double pc_fast_lincomb(double u, const double a[2], double v, const double b[2],
     double L = ((l0 + e1) + e2) + (u * a[1] + v * b[1]);
     y[0] = two_sum(h, L, &y[1]); /* y0 = RN(y0 + y1) */
     double M = fabs(u) > fabs(v) ? fabs(u) : fabs(v);
-    return fabs(u) * pc_fast_bound(a) + fabs(v) * pc_fast_bound(b) + M * 0x1p-101;
+    return fabs(u) * pc_fast_bound(a, route) + fabs(v) * pc_fast_bound(b, route) + M * 0x1p-101;
 }
 
 /* ---- 3. rounding test ---------------------------------------------------- */

@@ -23,9 +23,12 @@
 /* Proven bound of pc_fast_sincos (derivation in fastpath.c): the relative
  * part is dominated by the Taylor tail of sin evaluated in binary64
  * (<= 2^-65.8 after summing every term), the absolute part is the
- * truncation of omega * 2/pi to 192 fractional bits (<= 2^-127.3). */
+ * truncation of omega * 2/pi to 192 fractional bits (<= 2^-127.3); it is
+ * present only on the fixed-point route (PC_FAST_FIXED), angles >= 1/2. */
 #define PC_FAST_REL 0x1p-65
 #define PC_FAST_ABS 0x1p-127
+#define PC_FAST_DIRECT 1  /* route of pc_fast_sincos: angle < 1/2, relative error only */
+#define PC_FAST_FIXED  2  /* angle >= 1/2, reduced in fixed point: absolute term too */
 
 /* Per-table constants of the fast path (one per pc_freqs). */
 typedef struct pc_fast pc_fast;
@@ -37,8 +40,9 @@ void     pc_fast_free(pc_fast *f);
 void     pc_fast_set(pc_fast *f, int i, const mpfr_t omega);
 
 /* Double-double sin and cos of pos * omega_i, 0 < pos <= 2^53: S[0] + S[1]
- * and C[0] + C[1] with the bound above (S[0] = RN(S[0] + S[1])).  Returns 0
- * when the fast path does not apply (tiny omega, or an angle within 2^-41
+ * and C[0] + C[1] with the bound above (S[0] = RN(S[0] + S[1])).  Returns
+ * the route (PC_FAST_DIRECT or PC_FAST_FIXED), or 0 when the fast path does
+ * not apply (tiny omega, or an angle within 2^-41
  * of a multiple of pi/2): the caller uses MPFR. */
 int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2]);
 
@@ -53,18 +57,20 @@ int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out);
  * |Y - (U a + V b)| where a, b are the exact sin/cos that A, B approximate
  * (|U| bound(A) + |V| bound(B) + 2^-101 max(|U|, |V|), derivation in
  * fastpath.c). */
-double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], double y[2]);
+double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], int route,
+                       double y[2]);
 
-/* Error bound of a value of pc_fast_sincos, as used by the rounding test
- * (PC_FAST_REL * |y~| + PC_FAST_ABS, rounded up). */
-double pc_fast_bound(const double y[2]);
+/* Error bound of a value of pc_fast_sincos computed on ROUTE, as used by the
+ * rounding test (2 (PC_FAST_REL |y~| + PC_FAST_ABS), the absolute term on
+ * the fixed route only). */
+double pc_fast_bound(const double y[2], int route);
 
 /* ---- for tests and benchmarks ------------------------------------------- */
 
 /* The pure MPFR Ziv loop of pc_ref_sincos (no fast path). */
 pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);
 
-/* pc_fast_sincos with the constants of F (0 when F has no fast path). */
+/* pc_fast_sincos with the constants of F: its route, or 0 (no fast path). */
 int pc_fast_sincos_of_freqs(const pc_freqs *f, int64_t pos, int i, double s[2], double c[2]);
 
 /* Turn the fast path of F off (ON = 0: every value from the Ziv loop, for

@@ -177,7 +177,7 @@ static void set_exact(pc_ref2 *r, double v)
 
 int pc_fast_sincos_of_freqs(const pc_freqs *f, int64_t pos, int i, double s[2], double c[2])
 {
-    return f->fast && i >= 0 && i < f->d / 2 && pc_fast_sincos(f->fast, pos, i, s, c);
+    return f->fast && i >= 0 && i < f->d / 2 ? pc_fast_sincos(f->fast, pos, i, s, c) : 0;
 }
 
 void pc_freqs_use_fast(pc_freqs *f, int on)
@@ -219,10 +219,11 @@ static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64,
                              pc_ref2 *s, pc_ref2 *c)
 {
     double ys[2], yc[2];
+    int route;
     if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2
-        && pc_fast_sincos(f->fast, pos, i, ys, yc)
-        && pc_fast_round(ys, pc_fast_bound(ys), need64, s)
-        && pc_fast_round(yc, pc_fast_bound(yc), need64, c)) {
+        && (route = pc_fast_sincos(f->fast, pos, i, ys, yc)) != 0
+        && pc_fast_round(ys, pc_fast_bound(ys, route), need64, s)
+        && pc_fast_round(yc, pc_fast_bound(yc, route), need64, c)) {
         f->n_fast++;
         return PC_OK;
     }
@@ -294,10 +295,11 @@ static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int ne
                      pc_ref2 *ra, pc_ref2 *rb)
 {
     double s[2], c[2], ya[2], yb[2];
-    if (!f->use_fast || !pc_fast_sincos(f->fast, pos, i, s, c))
+    int route = f->use_fast ? pc_fast_sincos(f->fast, pos, i, s, c) : 0;
+    if (!route)
         return 0;
-    double ea = pc_fast_lincomb((double)xa, c, -(double)xb, s, ya); /* x_a cos - x_b sin */
-    double eb = pc_fast_lincomb((double)xa, s, (double)xb, c, yb);  /* x_a sin + x_b cos */
+    double ea = pc_fast_lincomb((double)xa, c, -(double)xb, s, route, ya); /* x_a cos - x_b sin */
+    double eb = pc_fast_lincomb((double)xa, s, (double)xb, c, route, yb);  /* x_a sin + x_b cos */
     return pc_fast_round(ya, ea, need64, ra) && pc_fast_round(yb, eb, need64, rb);
 }
 

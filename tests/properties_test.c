@@ -334,7 +334,7 @@ int main(void)
     expect_pass("extrapolation", "torch-exp", "sinusoidal", 64, -1, 0);
     expect_pass("extrapolation", "rope-half", "rope", 64, -1, 0);
     expect_pass("extrapolation", "learned-table", "learned", 32, -1, 0);
-    expect_fail("extrapolation", "learned-clamp", "learned", 32, -1, 0, "d = 2, p = 512");
+    expect_fail("extrapolation", "learned-clamp", "learned", 32, -1, 0, "d = 32, p = 512");
 
     test_ranges();
     test_replay_and_regressions();

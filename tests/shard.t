@@ -1,0 +1,85 @@
+#!/bin/bash
+# Threads, shards and `pecheck merge`: the result of the accuracy gate is the
+# same bits (JSON, except "seconds") for any --threads N and for shards
+# merged in any order; merge refuses files that are not the shards of one run.
+set -u
+PECHECK=${PECHECK:-build/pecheck}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok()  { echo "ok $((++n)) - $*"; }
+nok() { echo "not ok $((++n)) - $*"; }
+strip() { grep -v '"seconds"' "$1"; }
+
+# same_json A B WHAT: identical except the timing field
+same_json() {
+    if [ -s "$1" ] && [ -s "$2" ] && diff <(strip "$1") <(strip "$2") >"$tmp/diff"; then ok "$3"
+    else nok "$3"; sed 's/^/# /' "$tmp/diff" | head -20; fi
+}
+
+# sharded N RUNARGS...: run the N shards (reverse order), merge, compare with
+# the unsharded run (JSON and exit code)
+sharded() {
+    local N=$1; shift
+    "$PECHECK" accuracy "$@" --quiet --format json --output "$tmp/full.json"; local rc0=$?
+    local files=()
+    for ((k = N; k >= 1; k--)); do
+        "$PECHECK" accuracy "$@" --quiet --shard "$k/$N" --threads 2 --format json --output "$tmp/s$k.json"
+        files+=("$tmp/s$k.json")
+    done
+    "$PECHECK" merge --format json --output "$tmp/merged.json" "${files[@]}"; local rc1=$?
+    if [ $rc0 -eq $rc1 ]; then ok "merge exit $rc1 = unsharded exit: $N shards of $*"
+    else nok "merge exit $rc1, unsharded $rc0: $N shards of $*"; fi
+    same_json "$tmp/full.json" "$tmp/merged.json" "merged JSON = unsharded JSON: $N shards of $*"
+}
+
+# expect_usage WORD ARGS...: exit 2, one stderr line containing WORD, no stdout
+expect_usage() {
+    local word=$1; shift
+    "$PECHECK" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qi -- "$word" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        ok "exit 2, one line naming '$word': pecheck ${*//$tmp\//}"
+    else
+        nok "pecheck $* -> rc=$rc, stderr: $(cat "$tmp/err")"
+    fi
+}
+
+echo "1..25"
+
+# --threads: 1, 2 and 5 give the same JSON
+for impl in torch-exp rope-polar rotate-recurrence; do
+    for t in 1 2 5; do
+        "$PECHECK" accuracy --impl "$impl" --max-pos 3000 --threads $t --quiet --format json --output "$tmp/t$t.json"
+    done
+    same_json "$tmp/t1.json" "$tmp/t2.json" "--threads 1 = --threads 2 ($impl)"
+    same_json "$tmp/t1.json" "$tmp/t5.json" "--threads 1 = --threads 5 ($impl)"
+done
+
+sharded 3 --impl torch-exp --max-pos 3000                         # pass
+sharded 4 --impl plus-1e-4 --positions 1000:4999                  # fail, offset range
+sharded 3 --impl rope-half --max-pos 2000                         # declines interleaved: retried half
+sharded 5 --impl torch-exp --impl sin-only --max-pos 700          # two results; shards without blocks
+
+# the shard files say which shard they are; the merged file does not
+if grep -q '"shard"' "$tmp/s1.json" && ! grep -q '"shard"' "$tmp/merged.json"; then ok "shard field only in shard files"
+else nok "shard field only in shard files"; fi
+
+# text verdict of a failing merge
+"$PECHECK" accuracy --impl sin-only --max-pos 600 --quiet --shard 1/2 --format json --output "$tmp/a1.json"
+"$PECHECK" accuracy --impl sin-only --max-pos 600 --quiet --shard 2/2 --format json --output "$tmp/a2.json"
+"$PECHECK" merge "$tmp/a1.json" "$tmp/a2.json" >"$tmp/out"; rc=$?
+if [ $rc -eq 1 ] && grep -q '^FAIL  sin-only' "$tmp/out"; then ok "merge text: FAIL verdict, exit 1"
+else nok "merge text: rc=$rc $(head -1 "$tmp/out")"; fi
+
+# refusals
+"$PECHECK" accuracy --impl sin-only --max-pos 600 --seed 7 --quiet --shard 2/2 --format json --output "$tmp/b2.json"
+"$PECHECK" accuracy --impl sin-only --max-pos 600 --quiet --shard 2/3 --format json --output "$tmp/c2.json"
+printf '{"tool": "pecheck", "version": ' >"$tmp/trunc.json"
+expect_usage "shard" merge "$tmp/a1.json"
+expect_usage "twice" merge "$tmp/a1.json" "$tmp/a1.json"
+expect_usage "seed" merge "$tmp/a1.json" "$tmp/b2.json"
+expect_usage "shard count" merge "$tmp/a1.json" "$tmp/c2.json"
+expect_usage "invalid JSON" merge "$tmp/a1.json" "$tmp/trunc.json"
+expect_usage "cannot open" merge "$tmp/a1.json" "$tmp/missing.json"
+expect_usage "shard files" merge
+expect_usage "shard" accuracy --impl torch-exp --shard 4/3
+expect_usage "shard" accuracy --impl torch-exp --shard 0/3
