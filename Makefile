@@ -27,7 +27,13 @@ TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
 .PHONY: all check demo bench clean deps fuzz fuzz-replay
-all: $(PECHECK) $(TEST_BIN)
+# The example plugin (docs/plugins.md): build/examples/plugin_good.so
+EXAMPLES = $(BUILD)/examples/plugin_good.so
+all: $(PECHECK) $(TEST_BIN) $(EXAMPLES)
+
+$(BUILD)/examples/%.so: examples/%.c include/pecheck_plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC $< -o $@ -lm
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
  * model's bound (model.h).  Families differ only in how GOT and REF are made
  * (fill_sinusoidal, fill_rope); the metrics are shared. */
 #include <math.h>
+#include <mpfr.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,7 @@ typedef struct run {
     int64_t st_lo, st_hi;
     uint64_t done, total;
     pc_progress pr;
+    struct worker *workers;   /* [0] runs in the calling thread */
 } run;
 
 typedef struct worker {
@@ -430,6 +432,8 @@ static void *work(void *arg)
     }
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    if (w != &r->workers[0])
+        mpfr_free_cache(); /* MPFR's caches are per thread: free this thread's */
     return NULL;
 }
 
@@ -476,6 +480,7 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
         free(r.ring); free(w);
         return pc_seterr(err, PC_ENOMEM, "out of memory for %d threads", nt);
     }
+    r.workers = w;
     for (int t = 0; t < nt && st == PC_OK; t++) {
         w[t].r = &r;
         st = block_new(&w[t].b, impl, cfg, res->C, res->u, err);

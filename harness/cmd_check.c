@@ -13,6 +13,7 @@
  *                     bound pc_attention_bound;
  *   tables            every value finite; RoPE (n, d) caches repeat their
  *                     columns as the detected layout says;
+ *   t5, alibi, txl    (relative positions) the properties only;
  * then the properties (pc_properties_run).  A plugin that crashes, hangs or
  * writes outside OUT during a check fails that check with the cause. */
 #ifndef _GNU_SOURCE
@@ -39,8 +40,11 @@
 #include "../reference/attention.h"
 #include "../reference/reference.h"
 
-static const char *const families[] = { "sinusoidal", "rope", "learned", "attention" };
-#define N_FAMILIES 4
+/* The first four have checks of their own here; the relative-position
+ * families (t5, alibi, txl) are checked by their properties alone. */
+static const char *const families[] = { "sinusoidal", "rope", "learned", "attention",
+                                        "t5", "alibi", "txl" };
+#define N_FAMILIES 7
 
 /* Attention inputs: n = 16 tokens, d = 32 (a small head; --d overrides):
  * large enough for a non-trivial softmax, small enough that the interval
@@ -81,6 +85,9 @@ static int provides(const pc_impl *impl, const char *family)
     if (!strcmp(family, "rope")) return impl->rope != NULL;
     if (!strcmp(family, "learned")) return impl->learned != NULL && impl->learned_max_len != NULL;
     if (!strcmp(family, "attention")) return impl->attention != NULL;
+    if (!strcmp(family, "t5")) return impl->t5_bucket != NULL || impl->t5_bias != NULL;
+    if (!strcmp(family, "alibi")) return impl->alibi_slopes != NULL || impl->alibi_bias != NULL;
+    if (!strcmp(family, "txl")) return impl->txl_score != NULL;
     return 0;
 }
 
@@ -89,7 +96,10 @@ static const char *symbol_of(const char *family)
     return !strcmp(family, "sinusoidal") ? "pecheck_sinusoidal_f32"
          : !strcmp(family, "rope") ? "pecheck_rope_f32"
          : !strcmp(family, "learned") ? "pecheck_learned_f32"
-         : "pecheck_attention_f32";
+         : !strcmp(family, "attention") ? "pecheck_attention_f32"
+         : !strcmp(family, "t5") ? "pecheck_t5_bucket or pecheck_t5_bias"
+         : !strcmp(family, "alibi") ? "pecheck_alibi_slopes or pecheck_alibi_bias"
+         : "pecheck_txl_score";
 }
 
 /* A fault recorded by the isolation since the last clear, into CAUSE. */
@@ -580,7 +590,9 @@ static pc_status check_impl(ctx *c, const pc_impl *impl, const char *want)
         const char *fam = families[k];
         if (want && strcmp(want, fam)) continue;
         if (!provides(impl, fam)) {
-            if (explicit_family || plugin) {
+            /* a plugin reports the four base families; the relative ones
+             * only when asked for (most plugins have none) */
+            if (explicit_family || (plugin && k < 4)) {
                 pc_verdict *v = new_verdict(c, impl, fam, "family", NULL);
                 if (!v) return oom(c);
                 v->status = PC_SKIP;
@@ -593,10 +605,10 @@ static pc_status check_impl(ctx *c, const pc_impl *impl, const char *want)
             }
             continue;
         }
-        pc_status st;
+        pc_status st = PC_OK;
         if (!strcmp(fam, "learned")) st = check_learned(c, impl);
         else if (!strcmp(fam, "attention")) st = check_attention(c, impl);
-        else st = check_accuracy(c, impl, fam);
+        else if (!strcmp(fam, "sinusoidal") || !strcmp(fam, "rope")) st = check_accuracy(c, impl, fam);
         if (st == PC_OK) st = check_properties(c, impl, fam);
         if (st != PC_OK) return st;
     }
@@ -619,7 +631,7 @@ int pc_cmd_check(int argc, char **argv)
         for (int k = 0; k < N_FAMILIES; k++) ok |= !strcmp(o.family, families[k]);
         if (!ok)
             return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected sinusoidal, rope, "
-                               "learned, attention or all, got '%s'", o.family), &err);
+                               "learned, attention, t5, alibi, txl or all, got '%s'", o.family), &err);
         want = o.family;
     }
     if (o.dtype == PC_DT_F64)

@@ -25,7 +25,7 @@ int pc_cmd_demo(int argc, char **argv)
         int rope = impl->rope != NULL;
         if (!rope && !impl->sinusoidal) continue;
         pc_acc_cfg cfg = { rope ? "rope" : "sinusoidal", o.d, o.base, 0, PC_DT_F32,
-                           o.pos_lo, o.pos_hi, o.seed, -1.0, o.quiet };
+                           o.pos_lo, o.pos_hi, o.seed, -1.0, o.quiet, 0, 1, 1 };
         pc_acc_result res;
         st = pc_accuracy_run(impl, &cfg, &res, &err);
         if (st == PC_OK && res.status == PC_SKIP) { /* declined interleaved: try half */

@@ -10,6 +10,8 @@
 #include "verdict.h"
 #include "../properties/property.h"
 
+#define EXPLAIN_SMALL_D 64 /* width of the second teaching run (see pc_cmd_explain) */
+
 static void indent(const char *text, const char *pad)
 {
     for (const char *s = text; *s;) {
@@ -124,6 +126,14 @@ int pc_cmd_explain(int argc, char **argv)
            p->teach_note ? p->teach_note : "");
     st = run(p, bad, family, &o, 1, &failed, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (!failed && o.d > EXPLAIN_SMALL_D) {
+        /* a loose bound at large d can hide the violation: show it where it is visible */
+        printf("\n  (no counterexample at d = %d, where the bound is loose; again at d = %d:)\n\n",
+               o.d, EXPLAIN_SMALL_D);
+        o.d = EXPLAIN_SMALL_D;
+        st = run(p, bad, family, &o, 1, &failed, &err);
+        if (st != PC_OK) return pc_cli_fail(st, &err);
+    }
     if (!failed) {
         printf("\n(the teaching run found no counterexample with these options)\n");
         return PC_EXIT_FAIL;

@@ -17,6 +17,7 @@
 #include "model.h"
 #include "progress.h"
 #include "report.h"
+#include "table.h"
 
 /* Plots 1-3 scan positions up to max(2^17, --max-pos): 2^17 = 131072 is
  * past the 2^16..2^17 context lengths of current models, and where the
@@ -34,18 +35,22 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "for the low-frequency pairs), maximum per bin: above the line at 1 an element fails the "
       "gate. How to read it: correct binary32 implementations rise with the position like the "
       "bound (the angle pos&middot;&omega; is rounded to binary32, so its absolute error grows "
-      "with pos) and stay under it; the position where a curve leaves the bound is where an "
+      "with pos) and stay under it, while one that computes the angle in binary64 and rounds once "
+      "stays flat near half an ulp; the position where a curve leaves the bound is where an "
       "implementation breaks. RoPE implementations rotate unit-norm pairs here, so the same bound "
       "applies to both families." },
     { "error_heatmap", "Error heatmap: position &times; pair",
       "Colour: log<sub>10</sub> of the largest |error| of the two members of pair i (x axis; "
       "pair 0 has the highest frequency &omega;<sub>0</sub> = 1, the last pair the lowest) over "
       "the sampled positions of a bin (y axis, logarithmic), for the implementation with the "
-      "largest error/bound in the scan (left) and the one with the smallest (right), on the same "
-      "colour scale; errors under 10<sup>&minus;10</sup> are drawn at the floor. How to read it: "
-      "an error that grows with the position and fades towards the low-frequency pairs comes "
-      "from the angle (its error scales with pos&middot;&omega;<sub>i</sub>); a uniform colour is "
-      "an offset or a wrong value everywhere; a vertical band points at particular pairs." },
+      "largest error/bound in the scan (left) and a good one (right: the first that passes the "
+      "gate and stays within its bound in the scan), on the same colour scale; errors under "
+      "10<sup>&minus;10</sup> are drawn at the floor. How to read it: colour that brightens "
+      "upwards is an error growing with the position, the mark of an angle pos&middot;&omega;"
+      "<sub>i</sub> rounded to binary32 (pair 0, whose frequency 1 is exact, stays darker); a "
+      "uniform colour is an offset or a wrong value everywhere; a diagonal or a vertical band "
+      "points at particular frequencies; bright cells at the bottom are wrong from the first "
+      "positions." },
     { "ulp_histogram", "ULP error histogram",
       "For each implementation, the fraction of the scanned elements (plot 1's positions "
       "&times; every dimension) whose error falls in each bucket, in units in the last place of "
@@ -65,8 +70,9 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "(d/2 + 1)/2 at r = 0 and decays with the distance, more slowly with the larger base, which "
       "is why long-context models raise the base. Right: the same bound computed from each RoPE "
       "implementation's own rotation of unit vectors, at the report's d and base, as the absolute "
-      "deviation from the exact bound (log&ndash;log): a small deviation means the implementation "
-      "keeps RoPE's decay; the gap between float32 and bfloat16 caches shows here." },
+      "deviation from the exact bound (log&ndash;log): float32 implementations start near "
+      "10<sup>&minus;7</sup> and drift up with r (the angles r&middot;&theta; are rounded); a "
+      "bfloat16 cos/sin cache is off by about 10<sup>&minus;3</sup> from the first distances." },
     { "dot_product", "Sinusoidal PE(p)&middot;PE(q) vs q &minus; p",
       "Left: the certified sinusoidal PE: the dot product of the rows at p and q = p + k, for "
       "three anchor positions p, against k. It equals &Sigma;<sub>i</sub> cos(k&middot;&omega;"
@@ -101,7 +107,8 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "output, for 4 random permutations P, against the sequence length n (log&ndash;log), with "
       "E = 0 (no PE, solid) and E = the certified sinusoidal PE added by position (with PE, "
       "dashed). How to read it: without PE the difference is only rounding (the sums run in "
-      "another order), near binary32's 10<sup>&minus;7</sup>: attention cannot see order. With "
+      "another order), of the order of binary32 rounding (10<sup>&minus;7</sup> to 10<sup>&minus;6"
+      "</sup>): attention cannot see order. With "
       "PE it is of the order of the outputs themselves: the PE is what tells attention where a "
       "token is." },
 };
@@ -225,8 +232,8 @@ int pc_cmd_report(int argc, char **argv)
     pc_report *r = calloc(1, sizeof *r);
     if (!r) return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
     pc_opts_defaults(&r->o);
-    pc_status st = pc_opts_parse(argc, argv, "impl plugin table d base max-pos positions seed "
-                                 "quiet out", 0, &r->o, &err);
+    pc_status st = pc_opts_parse(argc, argv, "impl plugin table table-sin pos-start layout d base "
+                                 "max-pos positions seed timeout-ms quiet out", 0, &r->o, &err);
     if (st == PC_OK && (!r->o.out || !r->o.out[0]))
         st = pc_seterr(&err, PC_EINPUT, "--out DIR is required (the folder to write the report to)");
     size_t len = st == PC_OK ? strlen(r->o.out) : 0;
@@ -242,14 +249,41 @@ int pc_cmd_report(int argc, char **argv)
         st = pc_sources_open(&r->o, NULL, &src, &err);
         have_src = st == PC_OK;
     }
+    /* tables take d from their shape: the report's d, unless --d is given */
+    int table_d = 0;
+    for (int k = 0; st == PC_OK && !r->o.d_set && k < src.n; k++) {
+        const pc_table_info *t = pc_table_info_of(src.impl[k]);
+        if (!t) continue;
+        if (table_d && t->d != table_d)
+            st = pc_seterr(&err, PC_EINPUT, "%s has d = %d, another table d = %d: one report "
+                           "compares one width", src.impl[k]->name, t->d, table_d);
+        table_d = t->d;
+    }
+    if (st == PC_OK && table_d) r->o.d = table_d;
     if (st == PC_OK) st = pc_report_find_scripts(r, &err);
     int exists = 0;
     if (st == PC_OK) st = check_target(r->final_dir, &exists, &err);
     if (st == PC_OK) {
-        r->n_impls = src.n;
-        r->impls = calloc((size_t)src.n, sizeof *r->impls);
+        /* one entry per implementation and family it provides, as `check` */
+        r->impls = calloc((size_t)src.n * 4 + 1, sizeof *r->impls);
         if (!r->impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-        for (int k = 0; k < src.n && r->impls; k++) r->impls[k].impl = src.impl[k];
+        for (int k = 0; k < src.n && r->impls; k++) {
+            const pc_impl *impl = src.impl[k];
+            const char *fams[4];
+            int nf = 0;
+            if (impl->sinusoidal) fams[nf++] = "sinusoidal";
+            if (impl->rope) fams[nf++] = "rope";
+            if (impl->learned && impl->learned_max_len) fams[nf++] = "learned";
+            if (impl->attention) fams[nf++] = "attention";
+            if (nf == 0) /* relative-position families: the properties only */
+                fams[nf++] = impl->family_hint ? impl->family_hint : "none";
+            for (int f = 0; f < nf; f++) {
+                pc_rep_impl *ri = &r->impls[r->n_impls++];
+                ri->impl = impl;
+                ri->family = fams[f];
+                ri->multi = nf > 1;
+            }
+        }
     }
     int made = 0;
     if (st == PC_OK) {

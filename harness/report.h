@@ -45,10 +45,12 @@ typedef struct pc_rep_plot {
     char why[256];           /* not drawn: why */
 } pc_rep_plot;
 
-/* One selected implementation. */
+/* One selected implementation and one family it provides (a plugin that
+ * exports several families has one entry per family). */
 typedef struct pc_rep_impl {
     const pc_impl *impl;
     const char *family;      /* "sinusoidal", "rope", "learned", "attention", ... */
+    int multi;               /* the implementation has entries for several families */
     int layout;              /* layout it accepts (0 interleaved, 1 half), -1 none */
     int has_acc;             /* accuracy gate ran */
     pc_acc_cfg cfg;
@@ -101,8 +103,9 @@ FILE *pc_report_fopen(const pc_report *r, const char *name, pc_err *err, pc_stat
 pc_status pc_report_fclose(const pc_report *r, FILE *f, const char *name, pc_err *err);
 /* Record data file NAME with ROWS rows on PLOT. */
 void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows);
-/* A column name for IMPL (no spaces; gnuplot and CSV friendly). */
-void pc_report_colname(const pc_impl *impl, char *buf, size_t len);
+/* A column name for IMPL (no spaces; gnuplot and CSV friendly), with
+ * ":FAMILY" appended when FAMILY is not NULL. */
+void pc_report_colname(const pc_impl *impl, const char *family, char *buf, size_t len);
 void pc_html_escape(FILE *f, const char *s);
 
 #endif

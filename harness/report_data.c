@@ -43,7 +43,7 @@ void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows)
     plot->has_data = 1;
 }
 
-void pc_report_colname(const pc_impl *impl, char *buf, size_t len)
+void pc_report_colname(const pc_impl *impl, const char *family, char *buf, size_t len)
 {
     /* plugin and table names are paths: keep the file name only */
     const char *s = impl->name, *slash = strrchr(s, '/');
@@ -53,6 +53,7 @@ void pc_report_colname(const pc_impl *impl, char *buf, size_t len)
         buf[k++] = (*s == ' ' || *s == '\t' || *s == '"' || *s == '\'' || *s == ',') ? '_' : *s;
     buf[k] = '\0';
     if (k == 0) snprintf(buf, len, "impl");
+    if (family && k + 1 < len) snprintf(buf + k, len - k, ":%s", family);
 }
 
 /* A number for a data file: "NaN" where there is no value. */
@@ -66,7 +67,8 @@ static void header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel,
 {
     char name[96];
     for (int k = 0; k < n_sel; k++) {
-        pc_report_colname(r->impls[sel[k]].impl, name, sizeof name);
+        const pc_rep_impl *ri = &r->impls[sel[k]];
+        pc_report_colname(ri->impl, ri->multi ? ri->family : NULL, name, sizeof name);
         fprintf(f, " %s%s", prefix, name);
     }
 }
@@ -77,7 +79,7 @@ static int probe_layout(const pc_impl *impl, int rope, int d, double base)
 {
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     int found = -1;
-    int64_t pos = 1;
+    int64_t pos = impl->pos_max > 0 ? impl->pos_min : 1; /* a table may start later */
     for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
         int rc = rope ? impl->rope(impl->ctx, &pos, 1, d, base, layout, x, out)
                       : impl->sinusoidal(impl->ctx, &pos, 1, d, base, layout, out);
@@ -93,6 +95,12 @@ static int is_family(const pc_rep_impl *ri, const char *fam)
     return !strcmp(ri->family, fam);
 }
 
+/* The positions an implementation serves (impl.h: 0, 0 = unlimited). */
+static int in_range(const pc_impl *impl, int64_t pos)
+{
+    return impl->pos_max <= 0 || (pos >= impl->pos_min && pos <= impl->pos_max);
+}
+
 /* ---- summary: the accuracy gate and the properties -------------------- */
 
 pc_status pc_report_summary(pc_report *r, pc_err *err)
@@ -101,9 +109,6 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
     for (int k = 0; k < r->n_impls; k++) {
         pc_rep_impl *ri = &r->impls[k];
         const pc_impl *impl = ri->impl;
-        ri->family = impl->family_hint ? impl->family_hint
-                   : impl->sinusoidal ? "sinusoidal" : impl->rope ? "rope"
-                   : impl->learned ? "learned" : impl->attention ? "attention" : "none";
         ri->layout = -1;
         ri->scan_first_over = -1;
         ri->scan_max_abs = (double)NAN;
@@ -116,6 +121,11 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
                                .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
                                .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
                                .quiet = o->quiet };
+            if (impl->pos_max > 0) { /* a table: the gate's range within its rows */
+                if (cfg.pos_lo < impl->pos_min) cfg.pos_lo = impl->pos_min;
+                if (cfg.pos_hi > impl->pos_max) cfg.pos_hi = impl->pos_max;
+                if (cfg.pos_lo > cfg.pos_hi) { cfg.pos_lo = impl->pos_min; cfg.pos_hi = impl->pos_max; }
+            }
             ri->cfg = cfg;
             pc_status st = pc_accuracy_run(impl, &ri->cfg, &ri->acc, err);
             if (st != PC_OK) return st;
@@ -273,12 +283,19 @@ static pc_status scan(pc_report *r, pc_err *err)
         for (int k = 0; k < n_sel && st == PC_OK; k++) {
             pc_rep_impl *ri = &r->impls[sel[k]];
             int rope = is_family(ri, "rope"), v = (rope ? 2 : 0) + ri->layout;
-            int rc = rope ? ri->impl->rope(ri->impl->ctx, pp, n, d, o->base, ri->layout,
-                                           x + (size_t)ri->layout * C * D, got)
-                          : ri->impl->sinusoidal(ri->impl->ctx, pp, n, d, o->base, ri->layout, got);
+            /* rows [r0, r1) of the chunk that the implementation serves
+             * (positions ascend); the others stay NaN */
+            size_t r0 = 0, r1 = n;
+            while (r0 < n && !in_range(ri->impl, pp[r0])) r0++;
+            while (r1 > r0 && !in_range(ri->impl, pp[r1 - 1])) r1--;
+            if (r0 == r1) continue;
+            int rc = rope ? ri->impl->rope(ri->impl->ctx, pp + r0, r1 - r0, d, o->base, ri->layout,
+                                           x + ((size_t)ri->layout * C + r0) * D, got + r0 * D)
+                          : ri->impl->sinusoidal(ri->impl->ctx, pp + r0, r1 - r0, d, o->base,
+                                                 ri->layout, got + r0 * D);
             if (rc != 0) continue; /* positions it does not cover stay NaN */
             scan_acc *a = &acc[k];
-            for (size_t row = 0; row < n; row++) {
+            for (size_t row = r0; row < r1; row++) {
                 int b = bin[q0 + (int)row];
                 const float *xr = x + ((size_t)ri->layout * C + row) * D;
                 for (int j = 0; j < d; j++) {
@@ -366,7 +383,8 @@ static pc_status scan(pc_report *r, pc_err *err)
         int k = w == 0 ? worst : good;
         if (k < 0) continue;
         const char *fname = w == 0 ? "heatmap_worst.dat" : "heatmap_good.dat";
-        pc_report_colname(r->impls[sel[k]].impl, w == 0 ? wname : gname, sizeof wname);
+        const pc_rep_impl *ri = &r->impls[sel[k]];
+        pc_report_colname(ri->impl, ri->multi ? ri->family : NULL, w == 0 ? wname : gname, sizeof wname);
         if ((f = pc_report_fopen(r, fname, err, &st)) == NULL) break;
         fprintf(f, "pair pos_lo pos_hi max_abs_err log10_err\n");
         for (int b = 0; b < nb; b++)
@@ -381,13 +399,18 @@ static pc_status scan(pc_report *r, pc_err *err)
     if (st == PC_OK)
         snprintf(p2->vars, sizeof p2->vars, "worst = \"%s\"\ngood = \"%s\"\nfloor = %g\n"
                  "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
-    if (st == PC_OK && worst >= 0)
-        snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, %.3g). %s%s%s%.3g%s",
-                 r->impls[sel[worst]].impl->name, r->impls[sel[worst]].scan_max_ratio,
-                 good >= 0 ? "Right: " : "Only one implementation was selected, so there is no "
-                 "second panel.", good >= 0 ? r->impls[sel[good]].impl->name : "",
-                 good >= 0 ? " (error/bound at most " : "",
-                 good >= 0 ? r->impls[sel[good]].scan_max_ratio : 0.0, good >= 0 ? ")." : "");
+    if (st == PC_OK && worst >= 0) {
+        int len = snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, "
+                           "%.3g).", r->impls[sel[worst]].impl->name,
+                           r->impls[sel[worst]].scan_max_ratio);
+        if (len < 0 || (size_t)len >= sizeof p2->note) len = 0; /* truncated: no second part */
+        else if (good >= 0)
+            snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Right: %s (error/bound at "
+                     "most %.3g).", r->impls[sel[good]].impl->name, r->impls[sel[good]].scan_max_ratio);
+        else
+            snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Only one implementation has "
+                     "scan data, so there is no second panel.");
+    }
     /* plot 3: ulp histogram (fractions of the scanned elements) */
     if (st == PC_OK && (f = pc_report_fopen(r, "ulp_histogram.dat", err, &st)) != NULL) {
         fprintf(f, "log2_ulp_hi label");
@@ -790,7 +813,7 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
     const pc_impl *list[PC_MAX_IMPLS];
     int n_sel = 0;
     for (int k = 0; k < r->n_impls; k++)
-        if (r->impls[k].impl->attention) list[n_sel++] = r->impls[k].impl;
+        if (is_family(&r->impls[k], "attention")) list[n_sel++] = r->impls[k].impl;
     if (n_sel == 0) {
         const pc_impl *b = pc_builtin_find("attention-f32");
         if (!b || !b->attention) {
@@ -824,7 +847,7 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
         char name[96];
         fprintf(f, "n");
         for (int k = 0; k < n_sel; k++) {
-            pc_report_colname(list[k], name, sizeof name);
+            pc_report_colname(list[k], NULL, name, sizeof name);
             fprintf(f, " no_pe:%s with_pe:%s", name, name);
         }
         fputc('\n', f);

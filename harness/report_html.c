@@ -66,7 +66,7 @@ static const pc_witness *shown_witness(const pc_rep_impl *ri)
 }
 
 static const char *css =
-    "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:1100px;margin:1.5em auto;"
+    "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:1280px;margin:1.5em auto;"
     "padding:0 1em;color:#222;line-height:1.4}\n"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\n"
     "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.25em .5em;"

@@ -72,20 +72,20 @@ static void get_witness(rd *r, const pc_jnode *o, const char *key, pc_witness *w
     w->got = (float)get_hex(r, v, "got");        /* exact: written from a float */
     w->ref = get_hex(r, v, "ref");
     w->ref32 = (float)get_hex(r, v, "ref_f32");  /* exact */
-    w->err = get_num(r, v, "abs_err", INFINITY);
-    w->ulp = get_num(r, v, "ulp_err", INFINITY);
-    w->bound = get_num(r, v, "bound", INFINITY);
-    w->theta = get_num(r, v, "theta", NAN);
+    w->err = get_num(r, v, "abs_err", HUGE_VAL);
+    w->ulp = get_num(r, v, "ulp_err", HUGE_VAL);
+    w->bound = get_num(r, v, "bound", HUGE_VAL);
+    w->theta = get_num(r, v, "theta", (double)NAN);
     const pc_jnode *sp = pc_jget(v, "split");
     if (sp && sp->type == PC_J_OBJ) {
         w->has_split = 1;
-        w->angle_err = get_num(r, sp, "angle_err_rad", NAN);
-        w->norm_err = get_num(r, sp, "norm_err_rel", NAN);
+        w->angle_err = get_num(r, sp, "angle_err_rad", (double)NAN);
+        w->norm_err = get_num(r, sp, "norm_err_rel", (double)NAN);
         if (pc_jget(sp, "impl_angle")) {
             w->has_split = 2;
             w->theta_impl = (float)get_hex(r, sp, "impl_angle");
-            w->angle_part = get_num(r, sp, "from_angle", NAN);
-            w->eval_part = get_num(r, sp, "from_evaluation", NAN);
+            w->angle_part = get_num(r, sp, "from_angle", (double)NAN);
+            w->eval_part = get_num(r, sp, "from_evaluation", (double)NAN);
         }
     }
 }
@@ -95,7 +95,7 @@ static void get_xsum(rd *r, const pc_jnode *o, const char *key, pc_xsum *x)
 {
     pc_xsum_init(x);
     const pc_jnode *v = pc_jget(o, key);
-    if (v && v->type == PC_J_NULL) { pc_xsum_add(x, INFINITY); return; }
+    if (v && v->type == PC_J_NULL) { pc_xsum_add(x, HUGE_VAL); return; }
     if (!v || v->type != PC_J_ARR) { bad(r, key, "is missing or not an array"); return; }
     for (size_t k = 0; k < v->n; k++) {
         char *end;
@@ -132,7 +132,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     const pc_jnode *ps = pc_jget(pa, "positions");
     if (!ps) bad(&r, "params.positions", "is missing");
     c->d = (int)get_int(&r, pa, "d");
-    c->base = get_num(&r, pa, "base", NAN);
+    c->base = get_num(&r, pa, "base", (double)NAN);
     static const char *const layouts[] = { "interleaved", "half" };
     static const char *const dtypes[] = { "f32", "bf16", "f16", "f64" };
     c->layout = name_index(get_str(&r, pa, "layout"), layouts, 2);
@@ -153,11 +153,11 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     const pc_jnode *bd = pc_jget(o, "bound");
     pc_acc_result *res = &it->res;
     if (!strcmp(get_str(&r, bd, "model"), "absolute")) {
-        c->tol_abs = get_num(&r, bd, "tol_abs", NAN);
+        c->tol_abs = get_num(&r, bd, "tol_abs", (double)NAN);
     } else {
         c->tol_abs = -1.0;
-        res->C = get_num(&r, bd, "C", NAN);
-        res->u = get_num(&r, bd, "u", NAN);
+        res->C = get_num(&r, bd, "C", (double)NAN);
+        res->u = get_num(&r, bd, "u", (double)NAN);
     }
     const char *status = get_str(&r, o, "status");
     static const char *const statuses[] = { "pass", "fail", "skip" };
@@ -173,9 +173,9 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     m->n_over = (uint64_t)get_int(&r, o, "values_over_bound");
     m->n_nonfinite = (uint64_t)get_int(&r, o, "values_nonfinite");
     m->n_exact = (uint64_t)get_int(&r, o, "values_correctly_rounded");
-    m->max_abs = get_num(&r, o, "max_abs_err", INFINITY);
-    m->max_ulp = get_num(&r, o, "max_ulp_err", INFINITY);
-    m->max_ratio = get_num(&r, o, "max_err_over_bound", INFINITY);
+    m->max_abs = get_num(&r, o, "max_abs_err", HUGE_VAL);
+    m->max_ulp = get_num(&r, o, "max_ulp_err", HUGE_VAL);
+    m->max_ratio = get_num(&r, o, "max_err_over_bound", HUGE_VAL);
     get_xsum(&r, o, "sum_sq_err_exact", &m->xsq_err);
     get_xsum(&r, o, "sum_sq_ref_exact", &m->xsq_ref);
     get_witness(&r, o, "worst", &m->worst);

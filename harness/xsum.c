@@ -75,7 +75,7 @@ static void to_mpfr(const pc_xsum *x, mpfr_t r)
 
 double pc_xsum_value(const pc_xsum *x)
 {
-    if (x->nonfinite) return x->nonfinite == 2 ? NAN : INFINITY;
+    if (x->nonfinite) return x->nonfinite == 2 ? (double)NAN : HUGE_VAL;
     mpfr_t r;
     mpfr_init2(r, XSUM_MPFR_PREC);
     to_mpfr(x, r);

@@ -12,6 +12,20 @@
  *     the other; pecheck reports that layout as skipped, not failed.
  *   - Every function must be callable repeatedly and from a forked child.
  *
+ * How pecheck calls a plugin (docs/plugins.md)
+ *   - Each call runs in a fresh forked child with a time limit
+ *     (--timeout-ms): a crash, abort, exit(), hang or write outside OUT
+ *     fails that check with its cause and pecheck goes on.  No state is
+ *     kept from one call to the next; a GPU context is created per call.
+ *   - pecheck_abi_version() is called first, in a child, while loading; a
+ *     library that lacks it or returns another version is rejected (exit 2).
+ *   - pecheck_learned_max_len and pecheck_learned_f32 come together.
+ *
+ * Build: cc -O2 -shared -fPIC -I<pecheck>/include plugin.c -o plugin.so
+ * Gate:  pecheck check --plugin ./plugin.so
+ * A complete example: examples/plugin_good.c; a CUDA host wrapper:
+ * examples/cuda/pe_kernel.cu.
+ *
  * This header is self-contained and usable from C and C++. */
 #ifndef PECHECK_PLUGIN_H
 #define PECHECK_PLUGIN_H

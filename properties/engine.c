@@ -517,8 +517,14 @@ static pc_status write_fail(const pc_property *p, pc_prun *r, pc_found *fd, pc_v
     fputc('\n', f);
     if (p->show && oc->kind != PC_O_IMPLERR) p->show(r, &fd->cur, oc, f);
     if (fd->has_seed)
-        fprintf(f, "  seed: 0x%016" PRIx64 " (%s case%s%ld, run seed %" PRIu64 ")\n", fd->seed,
-                fd->origin, fd->index >= 0 ? " " : "", fd->index, r->o->seed);
+    {
+        if (fd->index >= 0)
+            fprintf(f, "  seed: 0x%016" PRIx64 " (%s case %ld, run seed %" PRIu64 ")\n", fd->seed,
+                    fd->origin, fd->index, r->o->seed);
+        else
+            fprintf(f, "  seed: 0x%016" PRIx64 " (%s, run seed %" PRIu64 ")\n", fd->seed,
+                    fd->origin, r->o->seed);
+    }
     else
         fprintf(f, "  seed: none (found by the %s over the whole range; run seed %" PRIu64 ")\n",
                 fd->origin, r->o->seed);
@@ -713,6 +719,7 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
     woc.score = -INFINITY;
     woc.pair = -1;
     long ran = 0;
+    int exists = p->existential && p->existential(&r), shown = 0;
     for (long i = 0; i < total && st == PC_OK; i++) {
         uint64_t cs;
         const char *origin;
@@ -731,6 +738,19 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
         st = p->check(&r, &c, &o1, err);
         if (st != PC_OK) break;
         ran++;
+        if (exists) {
+            if (o1.kind == PC_O_PASS) { woc = o1; worst = c; shown = 1; break; }
+            if (o1.kind == PC_O_FAIL && !fd.any) {
+                fd.any = 1;
+                fd.orig = fd.cur = c;
+                fd.oc0 = fd.oc = o1;
+                fd.has_seed = 1;
+                fd.seed = cs;
+                fd.origin = origin;
+                fd.index = index;
+                continue;
+            }
+        }
         if (o1.kind != PC_O_PASS) {
             fd.any = 1;
             fd.orig = fd.cur = c;
@@ -743,6 +763,7 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
         }
         if (o1.score > woc.score) { woc = o1; worst = c; }
     }
+    if (exists && shown) fd.any = 0; /* some case shows the property: it holds */
     if (st == PC_OK && !fd.any && p->sweep && !o->replay_set) {
         pc_case c;
         memset(&c, 0, sizeof c);
@@ -778,7 +799,8 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
         if (st == PC_OK) st = write_fail(p, &r, &fd, v, save_note, err);
     } else if (st == PC_OK) {
         pc_outcome rep;
-        const char *note = o->replay_set ? "the replayed case passes" : NULL;
+        const char *note = o->replay_set ? "the replayed case passes"
+                         : exists ? "shown by this case (one suffices: an existential property)" : NULL;
         st = write_pass(p, &r, ran, nreg, &worst, &woc, v, &rep, note, err);
     }
     v->seconds = now() - t0;

@@ -125,6 +125,10 @@ typedef struct pc_property {
     /* Extra lines for the details (curves, fits); may turn a pass into a
      * fail by setting OC (kind, measured, bound, where). */
     pc_status (*report)(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err);
+    /* Existential for this run (NULL: universal): the property holds when
+     * SOME case passes (e.g. "the causal mask shows"); it fails, with the
+     * first case shrunk, only when no case does. */
+    int (*existential)(const pc_prun *r);
     /* A property that is a whole check of its own (accuracy). */
     pc_status (*whole)(pc_prun *r, void *verdict, pc_err *err);
 } pc_property;

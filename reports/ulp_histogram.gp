@@ -4,6 +4,21 @@
 set terminal pngcairo size 1000,600 enhanced font 'DejaVu Sans,10'
 set output 'ulp_histogram.png'
 set datafile columnheaders
+# 12 distinguishable colours (matplotlib's tab10 + 2), reused after 12 with
+# another dash type, so up to 24 implementations stay apart
+set linetype 1 lc rgb '#1f77b4'
+set linetype 2 lc rgb '#ff7f0e'
+set linetype 3 lc rgb '#2ca02c'
+set linetype 4 lc rgb '#d62728'
+set linetype 5 lc rgb '#9467bd'
+set linetype 6 lc rgb '#8c564b'
+set linetype 7 lc rgb '#e377c2'
+set linetype 8 lc rgb '#7f7f7f'
+set linetype 9 lc rgb '#bcbd22'
+set linetype 10 lc rgb '#17becf'
+set linetype 11 lc rgb '#000080'
+set linetype 12 lc rgb '#808000'
+set linetype cycle 12
 stats 'ulp_histogram.dat' using 1 nooutput
 N = STATS_columns
 set title "{/:Bold ULP error histogram}: fraction of the scanned elements per error bucket" font ',12'
@@ -19,4 +34,4 @@ set grid xtics ytics lc rgb '#dddddd'
 set xlabel "error in ulps of the correctly rounded binary32 value (bucket upper edge, log_2 scale; CR = correctly rounded)"
 set ylabel "fraction of elements (log scale)"
 set key outside right top noenhanced
-plot for [c=3:N] 'ulp_histogram.dat' using (column(1) < 0 ? -3 : column(1)):(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 pt (c % 7 + 1) ps 0.7 dt int(c / 8) + 1 title columnhead(c)
+plot for [c=3:N] 'ulp_histogram.dat' using (column(1) < 0 ? -3 : column(1)):(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 lc (c - 2) pt (c % 7 + 1) ps 0.7 dt int((c - 3) / 12) + 1 title columnhead(c)

@@ -10,8 +10,8 @@ set -eu
 CORE="gcc make libmpfr-dev libgmp-dev libmpfi-dev perl"
 # reports (gnuplot), proofs (Frama-C WP + provers), integration tests
 # (numpy, PyTorch, mpmath for independent test vectors), headless browser
-# check of the HTML report, clang for libFuzzer
-EXTRA="gnuplot-nox frama-c-base why3 z3 cvc4 python3-numpy python3-torch python3-mpmath chromium clang libclang-rt-14-dev"
+# check of the HTML report, clang for libFuzzer, PyYAML to read TAP's YAML blocks
+EXTRA="python3-yaml gnuplot-nox frama-c-base why3 z3 cvc4 python3-numpy python3-torch python3-mpmath chromium clang libclang-rt-14-dev"
 
 missing=""
 for p in $CORE $EXTRA; do

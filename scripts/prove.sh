@@ -66,7 +66,9 @@ defined_fns() {
 }
 
 # The WP units: "label|source|functions".
-COMMON_FNS=pc_bf16,pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
+# pc_bf16 is left to Eva: it reads a float's bits with memcpy, type punning
+# that WP's Typed memory model does not represent.
+COMMON_FNS=pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
 WP_FILES="sin_torch_exp sin_torch_pow sin_double_angle sin_bf16_positions sin_sin_only
           sin_cos_shifted sin_rotate_recurrence sin_plus_1e4 rope_polar rope_half learned_table"
 units=()
@@ -87,6 +89,7 @@ if [ $MODE = broken ]; then
         units+=("broken/$name|$dst|$(defined_fns "$dst")")
     done
 elif [ $MODE != eva ]; then
+    units+=("ACSL/pecheck.acsl lemmas|$ROOT/impl/sin_torch_exp.c|@lemma")
     units+=("impl/common.h|$ROOT/impl/sin_torch_exp.c|$COMMON_FNS")
     for f in $WP_FILES; do
         units+=("impl/$f.c|$ROOT/impl/$f.c|$(defined_fns "$ROOT/impl/$f.c")")
@@ -105,13 +108,11 @@ say "pecheck prove ($MODE): $(frama-c -version) | $(why3 --version 2>&1 | head -
 t0=$(date +%s)
 for u in ${units[@]+"${units[@]}"}; do
     label=${u%%|*}; rest=${u#*|}; src=${rest%%|*}; fns=${rest#*|}
-    log="$OUT/wp-$(echo "$label" | tr '/.' '__').log"
-    # Lemmas of ACSL/*.acsl are proved with the common.h unit.
-    props=()
-    [ "$label" = impl/common.h ] && props=(-wp-prop=-@invariant)
+    log="$OUT/wp-$(echo "$label" | tr '/. ' '___').log"
+    sel=(-wp-fct "$fns")
+    [ "$fns" = @lemma ] && sel=(-wp-prop @lemma)
     t1=$(date +%s)
-    frama-c -cpp-extra-args="$CPP" "$src" "${WP_OPTS[@]}" -wp-fct "$fns" \
-        ${props[@]+"${props[@]}"} >"$log" 2>&1
+    frama-c -c11 -cpp-extra-args="$CPP" "$src" "${WP_OPTS[@]}" "${sel[@]}" >"$log" 2>&1
     rc=$?
     line=$(grep -E '^\[wp\] Proved goals: ' "$log" | tail -1)
     if [ -z "$line" ]; then
@@ -139,7 +140,7 @@ if [ $MODE = full ] || [ $MODE = eva ]; then
     t1=$(date +%s)
     # -eva-precision 3: enough unrolling to keep the table index exact; the
     # ranges come from interval arithmetic on binary32/binary64 (IEEE exact).
-    frama-c -cpp-extra-args="$CPP" "$ROOT/ACSL/eva_driver.c" \
+    frama-c -c11 -cpp-extra-args="$CPP" "$ROOT/ACSL/eva_driver.c" \
         $(sed -n 's/^ \* covers: //p' "$ROOT/ACSL/eva_driver.c" | sed "s|[^ ]*|$ROOT/&|g") \
         -main pc_eva_main -eva -eva-precision 3 -eva-no-show-progress \
         -eva-warn-key builtins:missing-spec=error -then -report >"$log" 2>&1

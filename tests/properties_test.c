@@ -204,7 +204,7 @@ static void test_replay_and_regressions(void)
     const char *ae = a ? strstr(a, "\n      pair") : NULL, *be = b ? strstr(b, "\n      pair") : NULL;
     ok(v2.status == PC_FAIL && a && b && ae && be && ae - a == be - b && !strncmp(a, b, (size_t)(ae - a)),
        "--replay SEED reproduces the saved failure and its shrunk counterexample");
-    ok(v2.details && strstr(v2.details, "(replay case"), "the replayed case is marked as a replay");
+    ok(v2.details && strstr(v2.details, "(replay, run seed"), "the replayed case is marked as a replay");
 
     /* a later run with another seed and a single case tries the saved case first */
     pc_opts l = o;

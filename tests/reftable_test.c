@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <mpfr.h>
 #include "../harness/rng.h"
 #include "../reference/fastpath.h"
 
@@ -91,6 +92,7 @@ static void *work(void *arg)
     pthread_mutex_unlock(&j->mu);
     pc_freqs_free(f);
     free(o32); free(o64); free(x);
+    mpfr_free_cache(); /* this thread's MPFR caches */
     return NULL;
 }
 
