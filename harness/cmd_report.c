@@ -111,6 +111,24 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "</sup>): attention cannot see order. With "
       "PE it is of the order of the outputs themselves: the PE is what tells attention where a "
       "token is." },
+    { "t5_buckets", "T5 relative-position buckets",
+      "The bucket T5 assigns to a key at relative position j &minus; i, at Hugging Face's "
+      "defaults (32 buckets, max_distance 128): exact (MPFR, solid) and each selected T5 "
+      "implementation (dashed, on top). Left, bidirectional: one bucket per distance for "
+      "|j &minus; i| &lt; 8, then logarithmically wider buckets up to the dotted lines at "
+      "&plusmn;128, then saturation in the last bucket of each side. Right, causal: every key after "
+      "the query shares bucket 0. How to read it: a dashed staircase that leaves the solid one is "
+      "an implementation that buckets those distances differently (rounding instead of truncating "
+      "the log term, a wrong max_exact, no saturation)." },
+    { "alibi_bias", "ALiBi bias per head",
+      "The bias &minus;m<sub>h</sub>&middot;|j &minus; i| that ALiBi adds to the attention logits, "
+      "against the distance, for every head, with the exact slopes of the paper's rule. Left: "
+      "H = 8 heads, m<sub>h</sub> = 2<sup>&minus;(h+1)</sup> from 1/2 to 1/256. Right: H = 12, "
+      "which is not a power of two: the 8 slopes of the H = 8 rule, then 2<sup>&minus;0.5</sup>, "
+      "2<sup>&minus;1.5</sup>, 2<sup>&minus;2.5</sup>, 2<sup>&minus;3.5</sup> (dashed), every "
+      "other slope of the H = 16 rule. How to read it: each head is a straight line through 0; "
+      "steep heads look only at nearby tokens, flat heads far away; an implementation that applies "
+      "the power-of-two formula to every H gets the dashed heads wrong." },
 };
 
 /* Remove the regular files of a flat folder, then the folder. */

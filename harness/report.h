@@ -20,7 +20,7 @@
 #include "status.h"
 #include "verdict.h"
 
-#define PC_REP_PLOTS 8      /* the eight plots of issue 5 */
+#define PC_REP_PLOTS 10     /* the eight plots of issue 5, T5 buckets, ALiBi biases */
 #define PC_REP_FILES 3      /* data files per plot, at most */
 #define PC_REP_PATH 4096
 #define PC_REP_FPATH (PC_REP_PATH + 640) /* a path in the report folder: dir + .tmp.PID + a file name */

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "rng.h"
 #include "../reference/reference.h"
+#include "../reference/relative.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -895,6 +896,60 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
     return st;
 }
 
+/* ---- plots 9 and 10: T5 buckets and ALiBi biases ----------------------
+ * The data comes from the relative-position families' own writer
+ * (reference/relative.h); the report adds the row counts. */
+
+static long count_rows(const pc_report *r, const char *name)
+{
+    char path[PC_REP_FPATH];
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long lines = 0;
+    int c, prev = '\n', blank = 1;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\n') { if (!blank) lines++; blank = 1; }
+        else if (c != ' ' && c != '\t' && c != '\r') blank = 0;
+        prev = c;
+    }
+    if (prev != '\n' && !blank) lines++;
+    fclose(f);
+    return lines > 0 ? lines - 1 : 0; /* minus the header line */
+}
+
+static pc_status plot_relative(pc_report *r, pc_err *err)
+{
+    const pc_impl **list = calloc((size_t)r->n_impls + 1, sizeof *list);
+    if (!list) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    int n = 0, n_t5 = 0;
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_impl *impl = r->impls[k].impl;
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++) seen = list[j] == impl;
+        if (seen || !impl->t5_bucket) continue;
+        /* one that fails on j - i = 0 is left out of the plot (its verdicts say why) */
+        int64_t rel = 0;
+        int32_t b[1];
+        if (impl->t5_bucket(impl->ctx, &rel, 1, 1, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0 ||
+            impl->t5_bucket(impl->ctx, &rel, 1, 0, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0)
+            continue;
+        list[n++] = impl;
+        n_t5++;
+    }
+    pc_status st = pc_relative_plot_data(r->dir, list, n, err);
+    free(list);
+    if (st != PC_OK) return st;
+    pc_rep_plot *t5 = &r->plots[8], *al = &r->plots[9];
+    pc_report_add_data(t5, "t5_buckets.dat", count_rows(r, "t5_buckets.dat"));
+    pc_report_add_data(al, "alibi_bias.dat", count_rows(r, "alibi_bias.dat"));
+    snprintf(t5->vars, sizeof t5->vars, "n_impl = %d\n", n_t5);
+    if (n_t5 == 0)
+        snprintf(t5->note, sizeof t5->note, "No T5 implementation was selected: the exact "
+                 "buckets only.");
+    return PC_OK;
+}
+
 pc_status pc_report_data(pc_report *r, pc_err *err)
 {
     pc_status st = scan(r, err);
@@ -903,5 +958,6 @@ pc_status pc_report_data(pc_report *r, pc_err *err)
     if (st == PC_OK) st = plot_shift(r, err);
     if (st == PC_OK) st = plot_pe(r, err);
     if (st == PC_OK) st = plot_attention(r, err);
+    if (st == PC_OK) st = plot_relative(r, err);
     return st;
 }

@@ -25,17 +25,20 @@ pc_status pc_ref_attention(size_t n, int d, const float *x, const float *wq,
                            const float *wk, const float *wv, int causal,
                            float *out32, double *out64, pc_err *err);
 
-/* Normwise pass bound for row I of a binary32 implementation:
- *   max_t |out_it - ref_it| <= C_ATT * u * (4 d kappa_i + 2 n + d + 8) * vmax
- * kappa_i = max_j (|x_i||WQ|) . (|x_j||WK|) / sqrt(d)  (bounds |S_ij| and
- *           its error's growth through exp),
- * vmax    = max_j max_t (|x_j||WV|)_t                  (bounds |V| and its error),
- * C_ATT = 2 (first-order model, doubled for exp/div/sqrt's own ulps).
- * This is a worst-case bound: for random unit-scale inputs it sits about
- * 10^3 to 10^4 times above the error of a plain binary32 kernel, so it
- * catches structural faults (a missing 1/sqrt(d), a wrong mask, overflow,
- * an offset of 1e-2) without ever failing a correct kernel.
- * BOUNDS receives n values. */
+/* Normwise pass bound for row I of a binary32 implementation (first order,
+ * with the probabilistic inner-product model of Higham & Mary 2019,
+ * g(k) = 6 sqrt(k) u, which holds with probability >= 1 - 3e-8 k per inner
+ * product):
+ *   dS_i  = max_j [g(d) (|a_i| |K_j| + |Q_i| |b_j| + |Q_i| |K_j|) + u |S_ij|] / sqrt(d)
+ *   max_t |out_it - ref_it| <= C_ATT [(4 dS_i + 4u + 2 g(n) + u) vmax + g(d) cmax]
+ * a_i = |x_i||WQ|, b_j = |x_j||WK| (error radii of Q and K), |.| Euclidean
+ * norms, vmax = max |V|, cmax = max (|x||WV|); derivation in
+ * docs/precision-model.md.  C_ATT = 2 covers second-order terms and the ulps
+ * of exp, the division and the square root.  On unit-scale random inputs
+ * the bound sits 10^2 to 10^4 above the error of a plain binary32 kernel
+ * (more at large d), so it never fails a correct kernel and catches
+ * structural faults (a missing 1/sqrt(d), a wrong mask, overflow, PE added
+ * to X, an offset of 1e-2 at d <= 64). */
 #define PC_ATT_C 2.0
 void pc_attention_bound(size_t n, int d, const float *x, const float *wq,
                         const float *wk, const float *wv, int causal, double u,

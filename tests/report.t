@@ -32,7 +32,8 @@ from pngcheck import check_png  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="pecheck-report-")
 PLOTS = ["error_vs_position", "error_heatmap", "ulp_histogram", "rope_decay", "dot_product",
-         "rope_shift", "pe_matrix", "attention_equivariance"]
+         "rope_shift", "pe_matrix", "attention_equivariance", "t5_buckets", "alibi_bias"]
+NP = len(PLOTS)
 GNUPLOT = shutil.which("gnuplot")
 
 
@@ -110,7 +111,7 @@ ok(rc == 0 and "report written to %s/index.html" % out in so,
    "report --impl all: exit 0 and prints the path (%.1f s)" % secs, "rc=%d\n%s\n%s" % (rc, so, se))
 s = json.load(open(os.path.join(out, "summary.json")))
 ok([p["id"] for p in s["plots"]] == PLOTS and all(p["data"] for p in s["plots"]),
-   "summary.json lists the 8 plots, each with data files", [p["id"] for p in s["plots"]])
+   "summary.json lists the %d plots, each with data files" % NP, [p["id"] for p in s["plots"]])
 ok(not glob.glob(out + ".tmp.*") and not glob.glob(out + ".old.*"), "no temporary folder is left")
 
 if GNUPLOT:
@@ -221,6 +222,22 @@ kb, kf = head.index("rope-bf16-cache"), head.index("rope-half")
 ok(all(float(r[kb]) > 100 * float(r[kf]) for r in small),
    "plot 6: at offsets <= 16 the bfloat16 cache's score error is 100x float32's")
 
+head, rows = read_table(os.path.join(out, "t5_buckets.dat"))
+t5 = [n for n in impls if impls[n]["family"] == "t5"]
+bi = {int(r[0]): int(r[1]) for r in rows}
+ca = {int(r[0]): int(r[2]) for r in rows}
+ok(len(rows) == 401 and head[:3] == ["j-i", "exact_bidirectional", "exact_causal"] and
+   len(head) == 3 + 2 * len(t5) and bi[0] == 0 and all(bi[k] == 16 + k and bi[-k] == k
+                                                      for k in range(1, 8)) and
+   all(ca[k] == 0 for k in range(0, 201)) and bi[200] == bi[128] == 31 and bi[-200] == 15,
+   "plot 9: exact T5 buckets (|j-i| < 8 exact, 128 and past saturate, causal future = 0), "
+   "two columns per T5 implementation (%d)" % len(t5), head)
+head, rows = read_table(os.path.join(out, "alibi_bias.dat"))
+ok(len(rows) == 65 and len(head) == 1 + 8 + 12 and float(rows[64][1]) == -32.0 and
+   float(rows[64][8]) == -64 / 256 and float(rows[64][9 + 8]) == -64 * 2 ** -0.5,
+   "plot 10: ALiBi biases -m|j-i| for H = 8 and 12 (slope 1/2 ... 1/256, then 2^-0.5)",
+   head + rows[64])
+
 head, rows = read_table(os.path.join(out, "attention_equivariance.dat"))
 ok(all(float(r[1]) < 1e-4 and float(r[2]) > 1e-2 for r in rows),
    "plot 8: attention is equivariant without PE (< 1e-4) and not with PE (> 1e-2)",
@@ -236,7 +253,7 @@ dangling = [u for u in page.links if "://" not in u and not u.startswith("#")
             and not os.path.exists(os.path.join(out, u))]
 ok(not ext and not dangling, "index.html is self-contained: no network, no dangling link",
    ext + dangling)
-ok(page.sections == PLOTS and page.captions == 8, "index.html: 8 plot sections, each with a caption",
+ok(page.sections == PLOTS and page.captions == NP, "index.html: %d plot sections, each with a caption" % NP,
    "%s %d" % (page.sections, page.captions))
 html = open(os.path.join(out, "index.html")).read()
 ok(all(n in html for n in impls) and "seed" in html and "C = 2&nbsp;ln(base) + 4" in html,
@@ -269,9 +286,9 @@ for label, env in (("PECHECK_GNUPLOT=/nonexistent", {"PECHECK_GNUPLOT": "/nonexi
     p = subprocess.run([pctest.PECHECK, "report", "--out", nog] + few, env=e,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     err = p.stderr.decode()
-    ok(p.returncode == 0 and "8 plots not drawn" in err and "apt-get install gnuplot-nox" in err
+    ok(p.returncode == 0 and "%d plots not drawn" % NP in err and "apt-get install gnuplot-nox" in err
        and all(x + ".png" in err for x in PLOTS),
-       "%s: exit 0; stderr names the 8 plots not drawn and how to install gnuplot" % label,
+       "%s: exit 0; stderr names the %d plots not drawn and how to install gnuplot" % (label, NP),
        "rc=%d\n%s" % (p.returncode, err))
     if not os.path.exists(os.path.join(nog, "summary.json")):
         ok(False, "%s: summary.json written" % label)
@@ -282,7 +299,7 @@ for label, env in (("PECHECK_GNUPLOT=/nonexistent", {"PECHECK_GNUPLOT": "/nonexi
        "%s: no image, every plot marked not drawn in summary.json" % label)
     check_data_files(nog, s2, label)
     h2 = open(os.path.join(nog, "index.html")).read()
-    ok(h2.count("Plot not drawn") == 8 and "apt-get install gnuplot-nox" in h2
+    ok(h2.count("Plot not drawn") == NP and "apt-get install gnuplot-nox" in h2
        and not parse_page(os.path.join(nog, "index.html")).imgs
        and all(os.path.exists(os.path.join(nog, x + ".gp")) for x in PLOTS),
        "%s: index.html says which plots were not drawn and how to install gnuplot; scripts kept" % label)

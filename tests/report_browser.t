@@ -5,7 +5,7 @@ The page records, once loaded, whether each plot image decoded (a few
 lines of JavaScript set data-loaded on every <img class="plot"> and counts
 on #pc-images).  Chromium renders the page (--dump-dom after a virtual
 time budget) and we read those counts: every image loaded, none broken,
-as many as summary.json says were drawn.  A copy with one PNG replaced by
+as many as summary.json says were drawn (all of them).  A copy with one PNG replaced by
 garbage must show one broken image, so the check can fail.  Skipped, with
 the reason on the plan line, where Chromium or gnuplot is missing.
 """
@@ -58,7 +58,8 @@ rc, so, se, secs = run(["report", "--impl", "torch-exp", "--impl", "rope-half", 
 ok(rc == 0, "report written (%.1f s)" % secs, se)
 s = json.load(open(os.path.join(out, "summary.json")))
 drawn = sum(p["drawn"] for p in s["plots"])
-ok(drawn == 8, "summary.json: 8 plots drawn", [(p["id"], p["why_not_drawn"]) for p in s["plots"]])
+ok(drawn == len(s["plots"]) >= 8, "summary.json: all %d plots drawn" % len(s["plots"]),
+   [(p["id"], p["why_not_drawn"]) for p in s["plots"]])
 
 rc, dom = render(os.path.join(out, "index.html"))
 c = counts(dom)
@@ -69,8 +70,8 @@ ok(c.get("total") == drawn == c.get("expected") and c.get("loaded") == drawn and
    "all %d plot images load, none broken: %s" % (drawn, c))
 ok(dom.count('data-loaded="yes"') == drawn and 'data-loaded="no"' not in dom,
    "every <img> is marked loaded")
-ok("pecheck accuracy report" in dom and dom.count("<section") == 8 and 'id="summary"' in dom,
-   "the page has its title, summary table and 8 plot sections")
+ok("pecheck accuracy report" in dom and dom.count("<section") == len(s["plots"]) and 'id="summary"' in dom,
+   "the page has its title, summary table and a section per plot")
 
 # the check can fail: one image replaced by garbage
 bad = os.path.join(tmp, "broken")
