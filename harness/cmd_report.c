@@ -115,7 +115,7 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "The bucket T5 assigns to a key at relative position j &minus; i, at Hugging Face's "
       "defaults (32 buckets, max_distance 128): exact (MPFR, solid) and each selected T5 "
       "implementation (dashed, on top). Left, bidirectional: one bucket per distance for "
-      "|j &minus; i| &lt; 8, then logarithmically wider buckets up to the dotted lines at "
+      "|j &minus; i| &lt; 8, then logarithmically wider buckets up to the dashed grey lines at "
       "&plusmn;128, then saturation in the last bucket of each side. Right, causal: every key after "
       "the query shares bucket 0. How to read it: a dashed staircase that leaves the solid one is "
       "an implementation that buckets those distances differently (rounding instead of truncating "

@@ -12,7 +12,7 @@ static const pc_command commands[] = {
     { "accuracy", pc_cmd_accuracy,
       "pecheck accuracy --impl NAME --family sinusoidal|rope [--d N] [--base B] "
       "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
-      "[--tol-abs X] [--seed S] [--format text|json] [--output FILE] [--quiet]",
+      "[--tol-abs X] [--seed S] [--threads N] [--shard K/N] [--format text|json] [--output FILE] [--quiet]",
       "compare an implementation with the certified reference (exit 0 pass, 1 fail)" },
     { "check", pc_cmd_check,
       "pecheck check [--impl NAME|all] [--plugin PATH.so] [--table PE.npy [--table-sin SIN.npy] "
@@ -32,7 +32,7 @@ static const pc_command commands[] = {
       "combine the JSON results of `accuracy --shard K/N` into one verdict and report" },
     { "demo", pc_cmd_demo, "pecheck demo [--d N] [--max-pos N] [--quiet]",
       "run the gate on every built-in and print a summary table" },
-    { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PATH.npy)... [--d N] [--base B] [--max-pos N] [--seed S] [--quiet]",
+    { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PATH.npy [--table-sin SIN.npy])... [--d N] [--base B] [--max-pos N | --positions A:B] [--pos-start P] [--layout L] [--seed S] [--timeout-ms MS] [--quiet]",
       "write an HTML accuracy report with gnuplot plots into DIR" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -6,8 +6,8 @@
 set -eu
 
 # build and core: the MPFR reference (+GMP), MPFI for the attention
-# reference, perl for prove
-CORE="gcc make libmpfr-dev libgmp-dev libmpfi-dev perl"
+# reference, perl for prove, time and bc for `make bench`
+CORE="gcc make libmpfr-dev libgmp-dev libmpfi-dev perl time bc"
 # reports (gnuplot), proofs (Frama-C WP + provers), integration tests
 # (numpy, PyTorch, mpmath for independent test vectors), headless browser
 # check of the HTML report, clang for libFuzzer, PyYAML to read TAP's YAML blocks

@@ -7,7 +7,9 @@
 #                               unproved assertion.
 #   scripts/prove.sh --broken   the same WP proof on the deliberately broken
 #                               variants of ACSL/broken/ (mutants made from the
-#                               real sources); it must FAIL: exit 1.
+#                               real sources); it must FAIL: exit 1 when every
+#                               mutant has an unproved goal, as it should; exit
+#                               0 (and "PROVED") if some mutant slips through.
 #   scripts/prove.sh --wp-only / --eva-only   one half only.
 #
 # Results: $PROVE_OUT (default build/prove): report.txt (the summary printed
@@ -80,6 +82,8 @@ if [ $MODE = broken ]; then
     cp "$ROOT"/impl/*.h "$OUT/broken/impl/"
     for m in "$ROOT"/ACSL/broken/*.sed; do
         name=$(basename "$m" .sed)
+        # PROVE_MUTANTS="a b": only these (tests/prove.t keeps to one)
+        case " ${PROVE_MUTANTS:-$name} " in *" $name "*) ;; *) continue ;; esac
         src=$(sed -n 's/^# source: //p' "$m")
         dst="$OUT/broken/impl/$name.c"
         sed -f "$m" "$ROOT/$src" >"$dst"
@@ -164,12 +168,21 @@ if [ $MODE = full ] || [ $MODE = eva ]; then
     fi
 fi
 
+if [ $MODE = broken ] && [ $status -le 1 ]; then
+    # Every mutant must fail; one that proves means the proof misses it.
+    status=1
+    for u in "${units[@]}"; do
+        label=${u%%|*}
+        grep -qE "^  WP $label +.*UNPROVED" "$report" || {
+            say "  mutant $label PROVED: the contracts do not catch this defect"; status=0; }
+    done
+fi
 secs=$(( $(date +%s) - t0 ))
 case $status in
     0) verdict=PROVED ;; 1) verdict=UNPROVED ;; *) verdict=ERROR ;;
 esac
 say "prove ($MODE): $verdict: $proved_all / $total_all WP goals, Eva alarms: $eva_alarms, ${secs}s"
-[ $MODE = broken ] && [ $status -eq 1 ] && say "(--broken: the proof is expected to fail, and it did)"
+[ $MODE = broken ] && [ $status -eq 1 ] && say "(--broken: every mutant failed its proof, as it must)"
 cat >"$OUT/report$suffix.json.tmp" <<EOF
 {"mode":"$MODE","verdict":"$verdict","wp_proved":$proved_all,"wp_total":$total_all,
  "wp_units":[$json_units],"eva_alarms":$eva_alarms,"eva_unproved_properties":$eva_unknown,

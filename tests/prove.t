@@ -1,0 +1,47 @@
+#!/bin/bash
+# The Frama-C proof can fail: scripts/prove.sh --broken runs WP on the
+# learned-table lookup with its bound check off by one (ACSL/broken/
+# learned_table_le.sed: pos > 512 instead of pos >= 512) and must report an
+# unproved goal, exit 1, and name the goal that catches the defect.  The
+# full proof (about 5 minutes) is `make prove`, not part of `make check`.
+# Also checks that the mutant really differs from the shipped source and that
+# the shipped lookup itself is proved (one file, same settings).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+n=0
+ok()  { echo "ok $((++n)) - $*"; }
+nok() { echo "not ok $((++n)) - $*"; }
+
+for t in frama-c why3 z3 cvc4; do
+    if ! command -v $t >/dev/null 2>&1; then
+        echo "1..0 # SKIP $t not installed (Debian: frama-c-base why3 z3 cvc4; scripts/install-deps.sh)"
+        exit 0
+    fi
+done
+echo "1..5"
+out="$BUILD/prove-test"
+rm -rf "$out"; mkdir -p "$out"
+
+PROVE_OUT="$out" PROVE_MUTANTS=learned_table_le "$ROOT/scripts/prove.sh" --broken >"$out/broken.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok "prove.sh --broken exits 1 on the off-by-one lookup" \
+              || nok "prove.sh --broken exit $rc, expected 1: $(tail -5 "$out/broken.log")"
+grep -qE '^  WP broken/learned_table_le +[0-9]+ / [0-9]+ +goals .*UNPROVED' "$out/broken.log" \
+    && ok "the mutant's WP run has an unproved goal" || nok "no UNPROVED line: $(tail -5 "$out/broken.log")"
+grep -q 'lookup_loop_invariant_checked_preserved' "$out/broken.log" \
+    && ok "the unproved goal is the lookup's 'checked' invariant" \
+    || nok "expected goal lookup_loop_invariant_checked_preserved not reported"
+mut="$out/broken/impl/learned_table_le.c"
+{ [ ! -s "$mut" ] || cmp -s "$ROOT/impl/learned_table.c" "$mut"; } \
+    && nok "mutant missing or identical to impl/learned_table.c" \
+    || ok "mutant differs from impl/learned_table.c ($(diff "$ROOT/impl/learned_table.c" "$mut" | grep -c '^>') line changed)"
+# The shipped lookup, same settings: every goal of lookup proved.
+export WHY3CONFIG="$out/why3.conf"
+frama-c -c11 -cpp-extra-args="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference" \
+    "$ROOT/impl/learned_table.c" -warn-special-float none -wp -wp-rte -wp-model typed+real \
+    -wp-prover z3,cvc4 -wp-par 2 -wp-fct lookup >"$out/shipped.log" 2>&1
+line=$(grep -E '^\[wp\] Proved goals:' "$out/shipped.log")
+p=$(echo "$line" | awk '{print $4}'); t=$(echo "$line" | awk '{print $6}')
+[ -n "$t" ] && [ "$t" -gt 0 ] && [ "$p" = "$t" ] && ok "shipped lookup: $p / $t goals proved" \
+    || nok "shipped lookup: '$line' (see $out/shipped.log)"
