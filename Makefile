@@ -59,10 +59,12 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(PECHECK) demo
+	$(PECHECK) report --impl all --out report
 
 bench: deps
 	@$(MAKE) --no-print-directory all
 	scripts/bench.sh $(PECHECK)
+	scripts/properties_bench.sh $(PECHECK)
 
 # libFuzzer target of the .npy reader (clang); fuzz-replay runs the committed
 # corpus once, then fuzzes for FUZZ_SECONDS (default 20) from a scratch copy.
