@@ -8,13 +8,13 @@ WARN    = -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion
 # -ffp-contract=off: the built-ins imitate binary32 formulations operation by
 # operation; a fused multiply-add would change what they compute.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -Iinclude -Iharness -Ireference
+override CFLAGS += -std=c11 -D_GNU_SOURCE -ffp-contract=off $(WARN) -Iinclude -Iharness -Ireference
 LDLIBS  = -lmpfi -lmpfr -lgmp -lm -ldl -lpthread
 
 ifeq ($(SANITIZE),1)
 BUILD   = build-san
-CFLAGS  += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+override CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=address,undefined
 else
 BUILD   = build
 endif
@@ -26,7 +26,7 @@ TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
-.PHONY: all check demo bench clean deps fuzz fuzz-replay
+.PHONY: all check demo bench clean deps fuzz fuzz-replay prove prove-broken
 # The example plugin (docs/plugins.md): build/examples/plugin_good.so
 EXAMPLES = $(BUILD)/examples/plugin_good.so
 all: $(PECHECK) $(TEST_BIN) $(EXAMPLES)
@@ -54,7 +54,7 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	PECHECK=$(CURDIR)/$(PECHECK) BUILD=$(CURDIR)/$(BUILD) prove --exec '' $(TEST_BIN) $(wildcard tests/*.t)
+	PECHECK=$(abspath $(PECHECK)) BUILD=$(abspath $(BUILD)) prove --exec '' $(TEST_BIN) $(wildcard tests/*.t)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -80,8 +80,15 @@ fuzz-replay: $(BUILD)/fuzz/npy_fuzz
 	    >$(BUILD)/fuzz/log 2>&1 || { tail -40 $(BUILD)/fuzz/log; exit 1; }
 	@tail -1 $(BUILD)/fuzz/log
 
+# Frama-C WP + Eva on the ACSL contracts (docs/proofs.md); report in build/prove/.
+prove: deps
+	scripts/prove.sh
+# The same proof on deliberately broken variants (ACSL/broken/): it must fail.
+prove-broken: deps
+	@scripts/prove.sh --broken; rc=$$?; if [ $$rc -eq 1 ]; then echo "prove-broken: every broken variant fails the proof, as it must"; else echo "prove-broken: expected the proof to fail (exit 1), got exit $$rc" >&2; exit 1; fi
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d)
 .SECONDARY:

@@ -108,9 +108,9 @@ static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
     double ratio;
     if (!isfinite(got)) {
         m->n_nonfinite++;
-        w.err = INFINITY;
-        w.ulp = INFINITY;
-        ratio = INFINITY;
+        w.err = (double)INFINITY;
+        w.ulp = (double)INFINITY;
+        ratio = (double)INFINITY;
     } else {
         w.err = fabs((double)got - ref);
         w.ulp = w.err / pc_ulp32(ref32);
@@ -223,7 +223,7 @@ static void split_witness(block *b, pc_witness *w)
     }
     if (rc != 0) return;
     int ia = first ? w->dim : k, ib = first ? k : w->dim;
-    double ga = b->got[ia], gb = b->got[ib], ra = b->ref64[ia], rb = b->ref64[ib];
+    double ga = (double)b->got[ia], gb = (double)b->got[ib], ra = b->ref64[ia], rb = b->ref64[ib];
     /* sinusoidal pairs are (sin, cos): angle = atan2(sin, cos);
      * RoPE pairs are (x, y) points: angle = atan2(y, x) */
     int sinus = strcmp(c->family, "rope") != 0;
@@ -243,7 +243,7 @@ static void split_witness(block *b, pc_witness *w)
             double at;
             if (sinus) at = first ? s.f64 : co.f64;
             else {
-                double xa = b->x[ia], xb = b->x[ib];
+                double xa = (double)b->x[ia], xb = (double)b->x[ib];
                 at = first ? xa * co.f64 - xb * s.f64 : xa * s.f64 + xb * co.f64;
             }
             w->theta_impl = t;
@@ -601,7 +601,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
             "%.2f%% correctly rounded\n", (unsigned long long)m->count, m->max_abs, m->max_ulp,
             pc_rms(m), pc_nmse(m), m->count ? 100.0 * (double)m->n_exact / (double)m->count : 0.0);
     fprintf(f, "  bound: %s\n", model);
-    if (res->status == PC_FAIL) {
+    if (res->status == PC_FAIL && m->n_over > 0) {
         fprintf(f, "  %llu values exceed the bound", (unsigned long long)m->n_over);
         if (m->n_nonfinite) fprintf(f, " (%llu NaN/Inf)", (unsigned long long)m->n_nonfinite);
         fprintf(f, "; the first at pos=%lld\n", (long long)m->first_over.pos);
@@ -609,7 +609,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         const char *cause = likely_cause(&m->worst);
         if (impl->flaw) fprintf(f, "  known flaw: %s\n", impl->flaw);
         else if (cause) fprintf(f, "  likely cause: %s\n", cause);
-    } else {
+    } else if (res->status != PC_FAIL) {
         print_witness(f, "largest error", &m->worst_abs, rope);
         fprintf(f, "  largest err/bound = %.3g\n", m->max_ratio);
     }

@@ -197,6 +197,7 @@ static pc_status check_accuracy(ctx *c, const pc_impl *impl, const char *family)
         cfg.seed = o->seed;
         cfg.tol_abs = o->tol_abs;
         cfg.quiet = o->quiet;
+        cfg.threads = o->threads;
         pc_sources_adjust_cfg(impl, &cfg);
         pc_acc_result res;
         pc_isolate_clear(impl);
@@ -622,7 +623,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv,
         "impl plugin table table-sin family d base layout max-pos positions pos-start dtype "
-        "tol-abs seed causal format output quiet timeout-ms cases property replay regressions",
+        "tol-abs seed causal format output quiet timeout-ms cases property replay regressions threads",
         0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const char *want = NULL;

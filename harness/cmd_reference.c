@@ -4,10 +4,18 @@
  * rope:       shape (n, d/2, 2): [r, i, 0] = cos(pos_r * omega_i),
  *             [r, i, 1] = sin(pos_r * omega_i) (one pair per frequency;
  *             --layout does not apply).
- * Values are correctly rounded to the --dtype (f32 default, or f64). */
+ * Values are correctly rounded to the --dtype (f32 default, or f64).
+ * Rows are computed in blocks of REF_BLOCK by --threads workers (default:
+ * every core), each with its own pc_freqs; every value is correctly
+ * rounded, so the file is the same for any thread count.  Binary32 rows use
+ * the vector path (reference/vecpath.c) through pc_ref_sinusoidal_row /
+ * pc_ref_sincos_row32. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mpfr.h>
+#include "accuracy.h"
 #include "cli.h"
 #include "npy.h"
 #include "progress.h"
@@ -15,6 +23,73 @@
 
 /* Largest table written in one file: 2^28 values (1 GiB as f32). */
 #define PC_REF_MAX_VALUES ((uint64_t)1 << 28)
+
+/* Rows a worker claims at a time: as the accuracy engine's blocks (256),
+ * small enough to balance the threads, large enough to make the lock rare. */
+#define REF_BLOCK 256
+
+typedef struct ref_run {
+    const pc_opts *o;
+    int rope, f64, layout;
+    uint64_t n, d;
+    void *buf;
+    pthread_mutex_t mu;
+    uint64_t next, done;      /* next block to claim; rows finished */
+    pc_status st;             /* first failure */
+    pc_progress *pr;          /* updated by the calling thread only */
+} ref_run;
+
+/* One row of the table into BUF. */
+static pc_status ref_row(ref_run *r, pc_freqs *fr, uint64_t row)
+{
+    int64_t pos = r->o->pos_lo + (int64_t)row;
+    float *o32 = r->f64 ? NULL : (float *)r->buf + row * r->d;
+    double *o64 = r->f64 ? (double *)r->buf + row * r->d : NULL;
+    if (!r->rope)
+        return pc_ref_sinusoidal_row(fr, pos, r->layout, o32, o64);
+    if (o32)
+        return pc_ref_sincos_row32(fr, pos, 2, o32); /* (cos, sin) pairs */
+    pc_status st = PC_OK;
+    for (int i = 0; i < r->o->d / 2 && st == PC_OK; i++) {
+        pc_ref2 s, c;
+        st = pc_ref_sincos(fr, pos, i, &s, &c);
+        o64[2 * i] = c.f64; o64[2 * i + 1] = s.f64;
+    }
+    return st;
+}
+
+/* Worker: claim blocks until none is left or a row failed.  MAIN (the
+ * calling thread, IS_MAIN) also draws the progress line. */
+static void ref_work(ref_run *r, pc_freqs *fr, int is_main)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        uint64_t b = r->next++, done = r->done;
+        int stop = r->st != PC_OK;
+        pthread_mutex_unlock(&r->mu);
+        if (is_main) pc_progress_update(r->pr, done, r->n);
+        uint64_t r0 = b * REF_BLOCK;
+        if (stop || r0 >= r->n) return;
+        uint64_t r1 = r->n - r0 < REF_BLOCK ? r->n : r0 + REF_BLOCK;
+        pc_status st = fr ? PC_OK : PC_ENOMEM;
+        for (uint64_t row = r0; row < r1 && st == PC_OK; row++)
+            st = ref_row(r, fr, row);
+        pthread_mutex_lock(&r->mu);
+        r->done += r1 - r0;
+        if (st != PC_OK && r->st == PC_OK) r->st = st;
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+static void *ref_thread(void *arg)
+{
+    ref_run *r = arg;
+    pc_freqs *fr = pc_freqs_new(r->o->d, r->o->base);
+    ref_work(r, fr, 0);
+    pc_freqs_free(fr);
+    mpfr_free_cache(); /* this thread's MPFR caches */
+    return NULL;
+}
 
 int pc_cmd_reference(int argc, char **argv)
 {
@@ -27,7 +102,7 @@ int pc_cmd_reference(int argc, char **argv)
         if (!strcmp(argv[k], "--d") || !strncmp(argv[k], "--d=", 4)) have_d = 1;
     }
     pc_status st = pc_opts_parse(argc, argv,
-        "family d base layout positions max-pos out dtype quiet", 0, &o, &err);
+        "family d base layout positions max-pos out dtype quiet threads", 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (!o.family)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family is required (sinusoidal or rope)"), &err);
@@ -56,27 +131,27 @@ int pc_cmd_reference(int argc, char **argv)
         free(buf); pc_freqs_free(fr);
         return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory for the table"), &err);
     }
-    int layout = o.layout < 0 ? 0 : o.layout;
     pc_progress pr;
     pc_progress_start(&pr, "reference", o.quiet);
-    for (uint64_t r = 0; r < n && st == PC_OK; r++) {
-        int64_t pos = o.pos_lo + (int64_t)r;
-        float *o32 = f64 ? NULL : (float *)buf + r * d;
-        double *o64 = f64 ? (double *)buf + r * d : NULL;
-        if (!rope) {
-            st = pc_ref_sinusoidal_row(fr, pos, layout, o32, o64);
-        } else {
-            for (int i = 0; i < o.d / 2 && st == PC_OK; i++) {
-                pc_ref2 s, c;
-                st = pc_ref_sincos(fr, pos, i, &s, &c);
-                if (o32) { o32[2 * i] = c.f32; o32[2 * i + 1] = s.f32; }
-                if (o64) { o64[2 * i] = c.f64; o64[2 * i + 1] = s.f64; }
-            }
-        }
-        pc_progress_update(&pr, r + 1, n);
-    }
+    ref_run run = { &o, rope, f64, o.layout < 0 ? 0 : o.layout, n, d, buf,
+                    PTHREAD_MUTEX_INITIALIZER, 0, 0, PC_OK, &pr };
+    uint64_t nblk = (n + REF_BLOCK - 1) / REF_BLOCK;
+    int nt = o.threads > 0 ? o.threads : pc_cores();
+    if ((uint64_t)nt > nblk) nt = (int)nblk;
+    pthread_t tid[1024];
+    int started = 0;
+    for (int t = 1; t < nt && t < 1024; t++) /* fewer threads: same result */
+        if (pthread_create(&tid[started], NULL, ref_thread, &run) == 0) started++;
+    ref_work(&run, fr, 1);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&run.mu);
+    st = run.st;
     pc_progress_end(&pr);
     pc_freqs_free(fr);
+    if (st == PC_ENOMEM) {
+        free(buf);
+        return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory for a worker thread"), &err);
+    }
     if (st != PC_OK) {
         free(buf);
         return pc_cli_fail(pc_seterr(&err, PC_EINTERNAL, "reference: precision ceiling reached"), &err);

@@ -355,7 +355,8 @@ typedef struct iso_ctx {
     long timeout_ms;
     pthread_mutex_t mu;
     int n_faults;
-    char cause[PC_ERR_LEN];   /* the first fault since the last clear */
+    char cause[PC_ERR_LEN];   /* the fault at the lowest position since the last clear */
+    int64_t cause_key;        /* its call's first position (INT64_MAX: a consequence) */
     int hung[H_N];            /* a call of this hook timed out */
     char hung_where[H_N][128];
 } iso_ctx;
@@ -439,11 +440,17 @@ static void describe_call(const call *c, char *buf, size_t len)
     }
 }
 
-static void record(iso_ctx *ic, const char *cause)
+/* Keep the cause of the call with the lowest first position (KEY), so that
+ * the cause reported does not depend on which thread faulted first; calls
+ * skipped because the hook hung earlier pass INT64_MAX (a consequence, not
+ * a cause). */
+static void record(iso_ctx *ic, const char *cause, int64_t key)
 {
     pthread_mutex_lock(&ic->mu);
-    if (ic->n_faults++ == 0)
+    if (ic->n_faults++ == 0 || key < ic->cause_key) {
         snprintf(ic->cause, sizeof ic->cause, "%s", cause);
+        ic->cause_key = key;
+    }
     pthread_mutex_unlock(&ic->mu);
 }
 
@@ -461,6 +468,12 @@ static size_t bytes3(size_t a, size_t b, size_t c, size_t size)
 
 static size_t nonneg(int v) { return v > 0 ? (size_t)v : 0; }
 
+/* The first position a call covers (0 for calls without positions). */
+static int64_t call_key(const call *c)
+{
+    return c->n && c->pos ? c->pos[0] : 0;
+}
+
 static int run_call(iso_ctx *ic, call *c, void *out, size_t out_bytes, int64_t *ret64)
 {
     char where[160];
@@ -474,18 +487,18 @@ static int run_call(iso_ctx *ic, call *c, void *out, size_t out_bytes, int64_t *
         char cause[PC_ERR_LEN];
         snprintf(cause, sizeof cause, "not run%s: %s timed out earlier%s", where,
                  hook_names[c->hook], hung_where);
-        record(ic, cause);
+        record(ic, cause, INT64_MAX);
         return PC_ISO_FAULT;
     }
     if (out_bytes == SIZE_MAX) {
-        record(ic, "output too large to isolate");
+        record(ic, "output too large to isolate", call_key(c));
         return PC_ISO_FAULT;
     }
     c->inner = ic->inner;
     outcome oc;
     if (iso_exec(hook_names[c->hook], where, ic->timeout_ms, out_bytes, out,
                  invoke_hook, c, &oc, NULL) != 0 || oc.faulted) {
-        record(ic, oc.cause);
+        record(ic, oc.cause, call_key(c));
         if (oc.timed_out) {
             pthread_mutex_lock(&ic->mu);
             ic->hung[c->hook] = 1;

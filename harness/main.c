@@ -19,6 +19,7 @@ static const pc_command commands[] = {
       "[--pos-start P]] [--family sinusoidal|rope|learned|attention|t5|alibi|txl|all] [--d N] [--base B] "
       "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
       "[--tol-abs X] [--seed S] [--causal] [--timeout-ms T] [--cases N] [--property NAME] "
+      "[--replay SEED] [--regressions FILE|off] [--threads N] "
       "[--format text|json|tap|junit] [--output FILE] [--quiet]",
       "gate implementations, plugins and .npy tables on every family they provide "
       "(accuracy, contracts, properties; exit 0 pass, 1 fail)" },

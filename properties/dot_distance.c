@@ -98,7 +98,7 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
         for (int i = 0; i < d / 2; i++) {
             float s = row[pc_p_col(r->layout, d, i, 0)], co = row[pc_p_col(r->layout, d, i, 1)];
             same &= s == co;
-            double nn = fabs(hypot(s, co) - 1.0);
+            double nn = fabs(hypot((double)s, (double)co) - 1.0);
             if (nn > worst) { worst = nn; wi = i; }
         }
         if (same) {

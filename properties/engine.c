@@ -376,9 +376,12 @@ static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_pru
                        int has_seed, uint64_t seed)
 {
     const pc_opts *o = r->o;
-    char extra[160] = "";
+    char extra[512] = "";
     size_t u = 0;
-    if (o->dtype_set)
+    if (o->table_sin && !strcmp(source_opt(r->impl), "--table"))
+        u += (size_t)snprintf(extra + u, sizeof extra - u, " --table-sin %s", o->table_sin);
+    if (u >= sizeof extra) u = sizeof extra - 1;
+    if (o->dtype_set && u < sizeof extra)
         u += (size_t)snprintf(extra + u, sizeof extra - u, " --dtype %s", pc_dtype_name(o->dtype));
     if (o->tol_abs >= 0 && u < sizeof extra)
         u += (size_t)snprintf(extra + u, sizeof extra - u, " --tol-abs %g", o->tol_abs);
@@ -650,8 +653,8 @@ static pc_status write_pass(const pc_property *p, pc_prun *r, long ncases, int n
 static pc_status skip_verdict(pc_verdict *v, const char *why)
 {
     v->status = PC_SKIP;
-    v->measured = NAN;
-    v->bound = NAN;
+    v->measured = (double)NAN;
+    v->bound = (double)NAN;
     snprintf(v->summary, sizeof v->summary, "skipped: %s", why);
     return PC_OK;
 }
@@ -716,7 +719,7 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
     pc_outcome woc;
     memset(&worst, 0, sizeof worst);
     memset(&woc, 0, sizeof woc);
-    woc.score = -INFINITY;
+    woc.score = -(double)INFINITY;
     woc.pair = -1;
     long ran = 0;
     int exists = p->existential && p->existential(&r), shown = 0;

@@ -42,7 +42,7 @@ static void pair_err(const pc_prun *r, int d, int i, int64_t p, int64_t k, const
     size_t cs = pc_p_col(r->layout, d, i, 0), cc = pc_p_col(r->layout, d, i, 1);
     double w = pc_p_omega(r, d, i);
     double cb = cos((double)k * w), sb = sin((double)k * w);
-    double s = a[cs], co = a[cc];
+    double s = (double)a[cs], co = (double)a[cc];
     pred[0] = s * cb + co * sb;     /* sin(a + b) */
     pred[1] = co * cb - s * sb;     /* cos(a + b) */
     double e0 = fabs((double)b[cs] - pred[0]), e1 = fabs((double)b[cc] - pred[1]);
@@ -93,11 +93,11 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
     fprintf(f, "      pair %d, w = %.9g, k*w = %.9g\n", i, pc_p_omega(r, d, i),
             (double)c->k * pc_p_omega(r, d, i));
     fprintf(f, "      PE(%" PRId64 ")[sin, cos]       = ", pos[0]);
-    pc_p_float(f, row[cs]); fputs(", ", f); pc_p_float(f, row[cc]); fputc('\n', f);
+    pc_p_float(f, (double)row[cs]); fputs(", ", f); pc_p_float(f, (double)row[cc]); fputc('\n', f);
     fprintf(f, "      R(k*w) PE(%" PRId64 ")         = ", pos[0]);
     pc_p_float(f, pred[0]); fputs(", ", f); pc_p_float(f, pred[1]); fputc('\n', f);
     fprintf(f, "      PE(%" PRId64 ")[sin, cos]       = ", pos[1]);
-    pc_p_float(f, row[dd + cs]); fputs(", ", f); pc_p_float(f, row[dd + cc]); fputc('\n', f);
+    pc_p_float(f, (double)row[dd + cs]); fputs(", ", f); pc_p_float(f, (double)row[dd + cc]); fputc('\n', f);
     free(row);
 }
 
@@ -109,7 +109,7 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
     const char *res = NULL;
     if (row && !pc_p_sinusoidal(r, pos, 2, d, row)) {
         size_t cs = pc_p_col(r->layout, d, i, 0), cc = pc_p_col(r->layout, d, i, 1), dd = (size_t)d;
-        double n0 = hypot(row[cs], row[cc]), n1 = hypot(row[dd + cs], row[dd + cc]);
+        double n0 = hypot((double)row[cs], (double)row[cc]), n1 = hypot((double)row[dd + cs], (double)row[dd + cc]);
         if (row[cs] == row[cc] && row[dd + cs] == row[dd + cc]) {
             snprintf(buf, len, "both members of pair %d hold the same value: the cos partner is "
                      "missing (sin in every column)", i);
@@ -161,7 +161,7 @@ static pc_status fit(pc_prun *r, int d, int64_t k, double *resid, double *bound,
     size_t rank = 0;
     for (size_t c = 0; c < dd; c++) {
         double n0 = 0;
-        for (size_t j = 0; j < m; j++) { v[j] = x[j * dd + c]; n0 += v[j] * v[j]; }
+        for (size_t j = 0; j < m; j++) { v[j] = (double)x[j * dd + c]; n0 += v[j] * v[j]; }
         n0 = sqrt(n0);
         for (int pass = 0; pass < 2; pass++)
             for (size_t t = 0; t < rank; t++) {
@@ -178,7 +178,7 @@ static pc_status fit(pc_prun *r, int d, int64_t k, double *resid, double *bound,
     }
     double rs = 0, ys = 0, bx = 0, by = 0;
     for (size_t c = 0; c < dd; c++) {
-        for (size_t j = 0; j < m; j++) { v[j] = y[j * dd + c]; ys += v[j] * v[j]; }
+        for (size_t j = 0; j < m; j++) { v[j] = (double)y[j * dd + c]; ys += v[j] * v[j]; }
         for (int pass = 0; pass < 2; pass++)
             for (size_t t = 0; t < rank; t++) {
                 double s = 0;

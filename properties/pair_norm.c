@@ -27,7 +27,7 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     if (pc_p_sinusoidal(r, &c->pos[0], 1, d, row)) { pc_p_implerr(r, oc); free(row); return PC_OK; }
     oc->score = -1;
     for (int i = 0; i < d / 2; i++) {
-        double s = row[pc_p_col(r->layout, d, i, 0)], co = row[pc_p_col(r->layout, d, i, 1)];
+        double s = (double)row[pc_p_col(r->layout, d, i, 0)], co = (double)row[pc_p_col(r->layout, d, i, 1)];
         double e = fabs(hypot(s, co) - 1.0);
         /* | |a + e| - |a| | <= |e| <= sqrt(2) B: two elements within B each */
         double b = sqrt(2.0) * pc_p_bound(r, (double)c->pos[0] * pc_p_omega(r, d, i), 1.0);
@@ -46,7 +46,7 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
     int d = c->d, i = oc->pair < 0 ? 0 : oc->pair;
     float *row = malloc((size_t)d * sizeof *row);
     if (!row || pc_p_sinusoidal(r, &c->pos[0], 1, d, row)) { free(row); return; }
-    double s = row[pc_p_col(r->layout, d, i, 0)], co = row[pc_p_col(r->layout, d, i, 1)];
+    double s = (double)row[pc_p_col(r->layout, d, i, 0)], co = (double)row[pc_p_col(r->layout, d, i, 1)];
     fprintf(f, "      PE(%" PRId64 ") pair %d = (", c->pos[0], i);
     pc_p_float(f, s); fputs(", ", f); pc_p_float(f, co);
     fprintf(f, ")\n      |pair| = ");

@@ -64,7 +64,7 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const fl
         double d1 = (double)out[a] * (double)out[dd + a] + (double)out[b] * (double)out[dd + b];
         double d2 = (double)out[2 * dd + a] * (double)out[3 * dd + a]
                   + (double)out[2 * dd + b] * (double)out[3 * dd + b];
-        double nq = hypot(q[a], q[b]), nk = hypot(k[a], k[b]);
+        double nq = hypot((double)q[a], (double)q[b]), nk = hypot((double)k[a], (double)k[b]);
         double wi = pc_p_omega(r, d, i);
         /* |R_m q + e| with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale |pair|):
          * |<a+ea, b+eb> - <a, b>| <= |ea||b| + |a||eb| + |ea||eb| */
@@ -113,9 +113,9 @@ static pc_status check_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err 
 static void show_vec(FILE *f, const char *name, const float *v, int layout, int d, int pair)
 {
     fprintf(f, "      %s pair %d = (", name, pair);
-    pc_p_float(f, v[pc_p_col(layout, d, pair, 0)]);
+    pc_p_float(f, (double)v[pc_p_col(layout, d, pair, 0)]);
     fputs(", ", f);
-    pc_p_float(f, v[pc_p_col(layout, d, pair, 1)]);
+    pc_p_float(f, (double)v[pc_p_col(layout, d, pair, 1)]);
     fputs(")\n", f);
 }
 
@@ -146,11 +146,11 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
 {
     size_t dd = (size_t)d;
     float *x = calloc(2 * dd, sizeof *x);
-    double res = NAN;
+    double res = (double)NAN;
     if (!x) return res;
     x[pc_p_col(r->layout, d, pair, 0)] = 1.0f;
     if (!pc_p_rope(r, &m, 1, d, x, x + dd))
-        res = hypot(x[dd + pc_p_col(r->layout, d, pair, 0)], x[dd + pc_p_col(r->layout, d, pair, 1)]) - 1.0;
+        res = hypot((double)x[dd + pc_p_col(r->layout, d, pair, 0)], (double)x[dd + pc_p_col(r->layout, d, pair, 1)]) - 1.0;
     free(x);
     return res;
 }
@@ -265,7 +265,7 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
     oc->score = -1;
     for (int i = 0; i < c->d / 2; i++) {
         size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
-        double n0 = hypot(x[a], x[b]), n1 = hypot(x[dd + a], x[dd + b]);
+        double n0 = hypot((double)x[a], (double)x[b]), n1 = hypot((double)x[dd + a], (double)x[dd + b]);
         double e = fabs(n1 - n0);
         if (isnan(e)) e = (double)INFINITY;
         /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
@@ -295,9 +295,9 @@ static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *
         show_vec(f, name, x + dd, r->layout, c->d, i);
         size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
         fprintf(f, "      |x| = ");
-        pc_p_float(f, hypot(x[a], x[b]));
+        pc_p_float(f, hypot((double)x[a], (double)x[b]));
         fprintf(f, ", |R x| = ");
-        pc_p_float(f, hypot(x[dd + a], x[dd + b]));
+        pc_p_float(f, hypot((double)x[dd + a], (double)x[dd + b]));
         fputc('\n', f);
     }
     free(x);

@@ -123,9 +123,9 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
     }
     for (int j = 0; j < d && j < 2; j++) {
         fprintf(f, "      column %d: ", j);
-        pc_p_float(f, row[j]);
+        pc_p_float(f, (double)row[j]);
         fprintf(f, " vs ");
-        pc_p_float(f, row[d + j]);
+        pc_p_float(f, (double)row[d + j]);
         fputc('\n', f);
     }
     free(row);

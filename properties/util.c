@@ -130,8 +130,8 @@ void pc_p_implerr(pc_prun *r, pc_outcome *oc)
 {
     memset(oc, 0, sizeof *oc);
     oc->kind = PC_O_IMPLERR;
-    oc->measured = NAN;
-    oc->bound = NAN;
+    oc->measured = (double)NAN;
+    oc->bound = (double)NAN;
     oc->score = (double)INFINITY;
     snprintf(oc->msg, sizeof oc->msg, "%s", r->implmsg);
     snprintf(oc->where, sizeof oc->where, "the implementation reported an error");

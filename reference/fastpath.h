@@ -81,4 +81,11 @@ void pc_freqs_use_fast(pc_freqs *f, int on);
  * to MPFR since pc_freqs_new (not thread-safe: a pc_freqs is per thread). */
 void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr);
 
+/* The binary32 vector path (vecpath.c) of pc_ref_sincos_row32 and of
+ * pc_ref_sinusoidal_row without f64: off (ON = 0: the scalar fast path for
+ * every pair) or back on; its counters: pairs it decided (also counted as
+ * fast) and pairs it passed on undecided. */
+void pc_freqs_use_vec(pc_freqs *f, int on);
+void pc_freqs_vec_stats(const pc_freqs *f, uint64_t *vec, uint64_t *undecided);
+
 #endif

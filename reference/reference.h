@@ -46,6 +46,12 @@ pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c);
 pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
                                 float *out32, double *out64);
 
+/* Binary32 sin and cos of POS * omega_i for every i (fast: the vector path,
+ * reference/vecpath.c): OUT holds d floats in MODE's order, 0 = (sin, cos)
+ * pairs, 1 = sin in [0,d/2) and cos in [d/2,d), 2 = (cos, sin) pairs (the
+ * RoPE table of `pecheck reference`). */
+pc_status pc_ref_sincos_row32(pc_freqs *f, int64_t pos, int mode, float *out);
+
 /* RoPE: rotate the d binary32 values X (exact inputs) by the angles of
  * position POS on the pairs of LAYOUT; the exact rotated vector rounded once. */
 pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,

@@ -9,6 +9,7 @@
 #include <math.h>
 #include "fastpath.h"
 #include "round.h"
+#include "vecpath.h"
 
 static float fabsf_max(float a, float b)
 {
@@ -25,6 +26,10 @@ struct pc_freqs {
     pc_fast *fast;        /* double-double fast path (fastpath.c); NULL: MPFR only */
     int use_fast;         /* pc_freqs_use_fast */
     uint64_t n_fast, n_mpfr; /* pairs decided by each path */
+    pc_vec *vec;          /* binary32 vector path (vecpath.c); NULL: not used */
+    int use_vec;          /* pc_freqs_use_vec */
+    int *undec;           /* d/2 indices: pairs the vector test left undecided */
+    uint64_t n_vec, n_vec_undec; /* pairs decided by the vector path / sent on */
 };
 
 /* Precision of the omega handed to the fast path (pc_fast_set needs >= 300). */
@@ -101,15 +106,26 @@ pc_freqs *pc_freqs_new(int d, double base)
     mpfr_inits2(64, f->theta, f->s, f->c, (mpfr_ptr)0);
     /* Without memory for the fast path every value still comes from MPFR. */
     f->fast = pc_fast_new(d);
+    /* The vector path needs the scalar fast path for its undecided pairs. */
+    if (f->fast) {
+        f->vec = pc_vec_new(d);
+        f->undec = malloc((size_t)h * sizeof *f->undec);
+        if (!f->vec || !f->undec) {
+            pc_vec_free(f->vec); free(f->undec);
+            f->vec = NULL; f->undec = NULL;
+        }
+    }
     if (f->fast) {
         mpfr_t w;
         mpfr_init2(w, PC_OMEGA_PREC_FAST);
         for (int i = 0; i < h; i++) {
             omega_into(w, d, base, i); /* relative error < 4 * 2^-320 */
             pc_fast_set(f->fast, i, w);
+            if (f->vec) pc_vec_set(f->vec, i, w);
         }
         mpfr_clear(w);
         f->use_fast = 1;
+        f->use_vec = f->vec != NULL;
     }
     return f;
 }
@@ -121,6 +137,8 @@ void pc_freqs_free(pc_freqs *f)
         mpfr_clear(f->omega[i]);
     mpfr_clears(f->theta, f->s, f->c, (mpfr_ptr)0);
     pc_fast_free(f->fast);
+    pc_vec_free(f->vec);
+    free(f->undec);
     free(f->omega);
     free(f->wprec);
     free(f);
@@ -189,6 +207,17 @@ void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr)
 {
     *fast = f->n_fast;
     *mpfr = f->n_mpfr;
+}
+
+void pc_freqs_use_vec(pc_freqs *f, int on)
+{
+    f->use_vec = on && f->vec;
+}
+
+void pc_freqs_vec_stats(const pc_freqs *f, uint64_t *vec, uint64_t *undecided)
+{
+    *vec = f->n_vec;
+    *undecided = f->n_vec_undec;
 }
 
 pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
@@ -260,10 +289,41 @@ pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
     return have_s && have_c ? PC_OK : PC_EINTERNAL;
 }
 
+/* Binary32 row in MODE's order (PC_VEC_SC, PC_VEC_HALF, PC_VEC_CS): the
+ * vector path (vecpath.c), its undecided pairs by sincos_pair (the scalar
+ * fast path, then the Ziv loop). */
+pc_status pc_ref_sincos_row32(pc_freqs *f, int64_t pos, int mode, float *out)
+{
+    int h = f->d / 2, n;
+    if (pos < 0 || pos > PC_POS_MAX || mode < PC_VEC_SC || mode > PC_VEC_CS)
+        return PC_EINPUT;
+    if (f->use_vec && f->use_fast && pos >= 1 && pos <= PC_VEC_POS_MAX) {
+        n = pc_vec_row32(f->vec, pos, mode, out, f->undec);
+        f->n_vec += (uint64_t)(h - n);
+        f->n_fast += (uint64_t)(h - n);
+        f->n_vec_undec += (uint64_t)n;
+    } else {
+        n = h; /* every pair by sincos_pair (f->undec may be NULL) */
+    }
+    for (int k = 0; k < n; k++) {
+        int i = n == h ? k : f->undec[k];
+        pc_ref2 s, c;
+        pc_status st = sincos_pair(f, pos, i, 0, &s, &c);
+        if (st != PC_OK)
+            return st;
+        if (mode == PC_VEC_HALF) { out[i] = s.f32; out[h + i] = c.f32; }
+        else if (mode == PC_VEC_SC) { out[2 * i] = s.f32; out[2 * i + 1] = c.f32; }
+        else { out[2 * i] = c.f32; out[2 * i + 1] = s.f32; }
+    }
+    return PC_OK;
+}
+
 pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
                                 float *out32, double *out64)
 {
     int h = f->d / 2;
+    if (out32 && !out64 && f->undec && (layout == 0 || layout == 1))
+        return pc_ref_sincos_row32(f, pos, layout == 0 ? PC_VEC_SC : PC_VEC_HALF, out32);
     for (int i = 0; i < h; i++) {
         pc_ref2 s, c;
         pc_status st = sincos_pair(f, pos, i, out64 != NULL, &s, &c);
@@ -309,11 +369,25 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
     int h = f->d / 2;
     if (pos < 0 || pos > PC_POS_MAX)
         return PC_EINPUT;
+    /* Binary32 only: the vector path first (vecpath.c); the pairs it leaves
+     * undecided (listed in f->undec) go through the loop below. */
+    int nloop = h, *list = NULL;
+    if (out32 && !out64 && f->use_vec && f->use_fast && f->undec && pos >= 1
+        && pos <= PC_VEC_POS_MAX) {
+        nloop = pc_vec_rope32(f->vec, pos, layout, x, out32, f->undec);
+        list = f->undec;
+        f->n_vec += (uint64_t)(h - nloop);
+        f->n_fast += (uint64_t)(h - nloop);
+        f->n_vec_undec += (uint64_t)nloop;
+        if (nloop == 0)
+            return PC_OK; /* no MPFR scratch needed */
+    }
     mpfr_t xa, xb, ya, yb;
     mpfr_inits2(24, xa, xb, (mpfr_ptr)0);
     mpfr_inits2(64, ya, yb, (mpfr_ptr)0);
     pc_status st = PC_OK;
-    for (int i = 0; i < h && st == PC_OK; i++) {
+    for (int k = 0; k < nloop && st == PC_OK; k++) {
+        int i = list ? list[k] : k;
         int ia = layout == 0 ? 2 * i : i;
         int ib = layout == 0 ? 2 * i + 1 : i + h;
         pc_ref2 ra, rb;

@@ -12,7 +12,11 @@
 #            correct built-in over those positions, wall seconds, all cores
 #   RSS      peak resident memory of that gate run (getrusage via /usr/bin/time)
 #   NS/VAL   REF nanoseconds per table value (positions x d): flat = linear cost
-# then the large fast-path cross-check (10^7 pairs against pure MPFR).
+#   FAST/MPFR PAIRS  pairs decided without MPFR / by MPFR (position 0 is
+#            always MPFR's), and in brackets the pairs the binary32 vector
+#            path (reference/vecpath.c) left undecided for the scalar path
+# then the large cross-checks against pure MPFR: the scalar fast path and
+# the vector path, 10^7 pairs each.
 # Timings are wall-clock on a possibly shared machine: see the load average
 # printed first.  BENCH_SIZES overrides the list of position counts.
 set -u
@@ -21,11 +25,12 @@ BUILD=${BUILD:-$(dirname "$PECHECK")}
 PY=${PYTHON:-/usr/bin/python3}
 REFTAB=$BUILD/tests/reftable_test
 FASTTEST=$BUILD/tests/fastpath_test
+VECTEST=$BUILD/tests/vecpath_test
 SIZES=${BENCH_SIZES:-16384 131072 1048576}
 D=128
 CORES=$(nproc)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for f in "$PECHECK" "$REFTAB" "$FASTTEST"; do
+for f in "$PECHECK" "$REFTAB" "$FASTTEST" "$VECTEST"; do
     [ -x "$f" ] || { echo "bench.sh: $f is missing (run make first)" >&2; exit 2; }
 done
 TIME=/usr/bin/time
@@ -64,7 +69,7 @@ for fam in sinusoidal rope; do
     for n in $SIZES; do
         ref=$("$REFTAB" --bench "$fam" "$n" 0) || { echo "bench.sh: reference failed: $ref" >&2; exit 3; }
         rsec=$(echo "$ref" | awk '{print $2}')
-        split=$(echo "$ref" | awk '{print $6 "/" $8}')
+        split=$(echo "$ref" | awk '{print $6 "/" $8 " (" $16 ")"}')
         npsec=$("$PY" "$tmp/np.py" "$fam" "$n" "$D")
         $TIME -f '%e %M' -o "$tmp/time" "$PECHECK" check --impl "$(impl_of $fam)" --d $D \
             --max-pos $((n - 1)) --quiet >"$tmp/gate.out" 2>&1
@@ -81,3 +86,6 @@ $TIME -f '%e s wall, %M KB peak RSS' "$PECHECK" accuracy --impl torch-exp --d $D
 echo
 echo "fast path vs pure MPFR, 10^7 random pairs (any disagreement fails):"
 "$FASTTEST" 10000000 || { echo "bench.sh: fast path cross-check FAILED" >&2; exit 1; }
+echo
+echo "vector path (binary32) vs pure MPFR, 10^7 random pairs (any disagreement fails):"
+"$VECTEST" 10000000 || { echo "bench.sh: vector path cross-check FAILED" >&2; exit 1; }

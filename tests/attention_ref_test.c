@@ -27,13 +27,13 @@ static void attention_ld(size_t n, int d, const float *x, const float *wq, const
     for (size_t r = 0; r < n; r++)
         for (size_t j = 0; j < dd; j++)
             for (size_t t = 0; t < dd; t++) {
-                q[r * dd + j] += (long double)x[r * dd + t] * wq[t * dd + j];
-                k[r * dd + j] += (long double)x[r * dd + t] * wk[t * dd + j];
-                v[r * dd + j] += (long double)x[r * dd + t] * wv[t * dd + j];
+                q[r * dd + j] += (long double)x[r * dd + t] * (long double)wq[t * dd + j];
+                k[r * dd + j] += (long double)x[r * dd + t] * (long double)wk[t * dd + j];
+                v[r * dd + j] += (long double)x[r * dd + t] * (long double)wv[t * dd + j];
             }
     for (size_t i = 0; i < n; i++) {
         size_t last = causal ? i + 1 : n;
-        long double m = -INFINITY, sum = 0;
+        long double m = (long double)-INFINITY, sum = 0;
         for (size_t j = 0; j < last; j++) {
             long double s = 0;
             for (size_t t = 0; t < dd; t++) s += q[i * dd + t] * k[j * dd + t];
@@ -109,7 +109,7 @@ int main(void)
     int vrow = st == PC_OK;
     for (int t = 0; t < D && vrow; t++) {
         long double v = 0;
-        for (int k = 0; k < D; k++) v += (long double)x[k] * wv[k * D + t];
+        for (int k = 0; k < D; k++) v += (long double)x[k] * (long double)wv[k * D + t];
         vrow = fabs((double)(v - (long double)o64[t])) <= fabs(o64[t]) * 0x1p-52;
     }
     ok(vrow, "a single key: output equals V");
