@@ -3,7 +3,9 @@
  * Ziv's strategy (MPFR's pattern): evaluate at working precision p with a
  * rigorous error bound, ask whether the binary32 and binary64 roundings are
  * determined (round.c), otherwise raise p and retry.  The error analysis is
- * written next to each step; docs/reference.md collects it. */
+ * written next to each step; docs/reference.md collects it.  Before it: the
+ * binary32 vector path (vecpath.c) for whole rows when only binary32 is
+ * asked for, and the double-double fast path (fastpath.c) for each pair. */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
