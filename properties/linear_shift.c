@@ -14,26 +14,7 @@
 #define FIT_DROP 1e-12       /* a column is dependent when its projected norm drops below this
                               * fraction of its own: far below any binary32 signal (2^-24) */
 
-static pc_status setup(pc_prun *r, pc_outcome *oc)
-{
-    if (r->hi <= r->lo) {
-        snprintf(oc->msg, sizeof oc->msg, "fewer than two positions in range");
-        return PC_SKIP;
-    }
-    return PC_OK;
-}
 
-static void gen(pc_prun *r, pc_rng *g, pc_case *c)
-{
-    c->npos = 1;
-    c->pos[0] = pc_p_pos(g, r->lo, r->hi - 1);
-    c->k = pc_p_offset(g, 1, r->hi - c->pos[0]);
-}
-
-static int valid(const pc_prun *r, const pc_case *c)
-{
-    return c->k >= 1 && c->pos[0] >= r->lo && c->pos[0] <= r->hi - c->k;
-}
 
 /* residual of pair I: predicted R(k w) (s, c) of row A against row B */
 static void pair_err(const pc_prun *r, int d, int i, int64_t p, int64_t k, const float *a,
@@ -261,10 +242,10 @@ const pc_property pc_prop_linear_shift = {
     .teach_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
-    .setup = setup,
-    .gen = gen,
+    .setup = pc_p_need_two,
+    .gen = pc_p_gen_pos_k,
     .check = check,
-    .valid = valid,
+    .valid = pc_p_valid_pos_k,
     .show = show,
     .cause = cause,
     .report = report,

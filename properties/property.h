@@ -177,6 +177,14 @@ void pc_p_vector(const pc_case *c, int layout, int which, float *out);
 int64_t pc_p_pos(pc_rng *g, int64_t lo, int64_t hi);
 int64_t pc_p_offset(pc_rng *g, int64_t kmin, int64_t span);
 
+/* Shared pieces of properties over a position and an offset k:
+ * pc_p_need_two skips a run whose range holds fewer than two positions;
+ * pc_p_gen_pos_k draws pos in [lo, hi-1] and k in [1, hi-pos];
+ * pc_p_valid_pos_k says whether a (shrunk) case still fits the range. */
+pc_status pc_p_need_two(pc_prun *r, pc_outcome *oc);
+void pc_p_gen_pos_k(pc_prun *r, pc_rng *g, pc_case *c);
+int pc_p_valid_pos_k(const pc_prun *r, const pc_case *c);
+
 /* "0.841470957 (0x1.aed548p-1)" */
 void pc_p_float(FILE *f, double v);
 /* a row (or its first pairs) as "[a, b, ...]" with hex */

@@ -12,14 +12,6 @@
 #include <string.h>
 #include "property.h"
 
-static pc_status setup(pc_prun *r, pc_outcome *oc)
-{
-    if (r->hi <= r->lo) {
-        snprintf(oc->msg, sizeof oc->msg, "fewer than two positions in range");
-        return PC_SKIP;
-    }
-    return PC_OK;
-}
 
 /* ------------------------------------------------------------------ */
 /* rope-relative                                                      */
@@ -229,7 +221,7 @@ const pc_property pc_prop_rope_relative = {
     .teach_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K | PC_SH_VEC,
     .k_min = 1,
-    .setup = setup,
+    .setup = pc_p_need_two,
     .gen = gen_rel,
     .check = check_rel,
     .valid = valid_rel,
@@ -331,7 +323,7 @@ const pc_property pc_prop_rope_norm = {
     .teach_impl = "rope-bf16-cache",
     .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,
-    .setup = setup,
+    .setup = pc_p_need_two,
     .gen = gen_norm,
     .check = check_norm,
     .valid = valid_norm,

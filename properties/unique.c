@@ -24,24 +24,9 @@ static pc_status setup(pc_prun *r, pc_outcome *oc)
         if (r->lo < 0) r->lo = 0;
         if (r->hi > r->max_len - 1) r->hi = r->max_len - 1;
     }
-    if (r->hi <= r->lo) {
-        snprintf(oc->msg, sizeof oc->msg, "fewer than two positions in range");
-        return PC_SKIP;
-    }
-    return PC_OK;
+    return pc_p_need_two(r, oc);
 }
 
-static void gen(pc_prun *r, pc_rng *g, pc_case *c)
-{
-    c->npos = 1;
-    c->pos[0] = pc_p_pos(g, r->lo, r->hi - 1);
-    c->k = pc_p_offset(g, 1, r->hi - c->pos[0]);
-}
-
-static int valid(const pc_prun *r, const pc_case *c)
-{
-    return c->k >= 1 && c->pos[0] >= r->lo && c->pos[0] <= r->hi - c->k;
-}
 
 static int rows(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
 {
@@ -252,9 +237,9 @@ const pc_property pc_prop_unique = {
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
     .setup = setup,
-    .gen = gen,
+    .gen = pc_p_gen_pos_k,
     .check = check,
-    .valid = valid,
+    .valid = pc_p_valid_pos_k,
     .show = show,
     .cause = cause,
     .sweep = sweep,

@@ -187,6 +187,27 @@ int64_t pc_p_offset(pc_rng *g, int64_t kmin, int64_t span)
     return kmin + (int64_t)pc_rng_below(g, (uint64_t)(span - kmin) + 1);
 }
 
+pc_status pc_p_need_two(pc_prun *r, pc_outcome *oc)
+{
+    if (r->hi <= r->lo) {
+        snprintf(oc->msg, sizeof oc->msg, "fewer than two positions in range");
+        return PC_SKIP;
+    }
+    return PC_OK;
+}
+
+void pc_p_gen_pos_k(pc_prun *r, pc_rng *g, pc_case *c)
+{
+    c->npos = 1;
+    c->pos[0] = pc_p_pos(g, r->lo, r->hi - 1);
+    c->k = pc_p_offset(g, 1, r->hi - c->pos[0]);
+}
+
+int pc_p_valid_pos_k(const pc_prun *r, const pc_case *c)
+{
+    return c->k >= 1 && c->pos[0] >= r->lo && c->pos[0] <= r->hi - c->k;
+}
+
 void pc_p_float(FILE *f, double v)
 {
     fprintf(f, "%.9g (%a)", v, v);
