@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include "../ACSL/harness.acsl" /* ACSL predicates: comments only */
 
 static const unsigned char npy_magic[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
 
@@ -350,12 +351,21 @@ static pc_status parse_header(const unsigned char *b, size_t n, npy_header *hd, 
 /* Value conversion                                                     */
 /* ------------------------------------------------------------------ */
 
-/* IEEE binary16 bits -> the same value as a double, built bit by bit so it
- * is exact and needs no libm:
+/* The conversion and the size computation below carry ACSL contracts
+ * proved by Frama-C WP (make prove, docs/proofs.md): every read of the
+ * file's bytes stays inside the buffer, every write inside the output, no
+ * shift is out of range, and the element and byte counts are either exact
+ * or rejected (never wrapped).  The bit reinterpretations (memcpy between
+ * an integer and a float) are outside WP's memory model: their one-line
+ * contracts (assigns \result \from bits) are assumed, not proved. */
+
+/* IEEE binary16 bits -> the bits of the same value as a double, built bit
+ * by bit so it is exact and needs no libm:
  *   exponent field 0:    +-M * 2^-24 (zero or subnormal), normalised here;
  *   exponent field 31:   inf (M == 0) or NaN (payload moved to the top);
  *   otherwise:           +-(1 + M/2^10) * 2^(E-15). */
-static double half_to_double(uint16_t h)
+/*@ assigns \result \from h; */
+static uint64_t half_bits(uint16_t h)
 {
     uint64_t sign = (uint64_t)(h >> 15) << 63;
     uint32_t e = (h >> 10) & 0x1fu;
@@ -372,41 +382,147 @@ static double half_to_double(uint16_t h)
         /* value = m * 2^-24 with the top set bit of m at K (0..9):
          * 2^(K-24) * (m / 2^K), significand bits (m - 2^K) << (52 - K). */
         int k = 9;
-        while (!(m >> k))
+        /*@ loop invariant top: 0 <= k <= 9;
+            loop assigns k;
+            loop variant k; */
+        while (!(m >> k)) {
+            //@ assert nonzero: k != 0 || (m >> k) == m;
             k--;
+        }
         bits = sign | ((uint64_t)(k - 24 + 1023) << 52)
                | ((m & ~((uint64_t)1 << k)) << (52 - k));
     }
+    return bits;
+}
+
+/* The double whose bits are BITS (memcpy: no aliasing issue). */
+/*@ assigns \result \from bits; */
+static double double_of_bits(uint64_t bits)
+{
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
 }
 
+/* The float whose bits are BITS, widened to double (exact). */
+/*@ assigns \result \from bits; */
+static double double_of_f32_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return (double)f;
+}
+
+/* The N <= 8 bytes at P as a little-endian integer. */
+/*@ requires size: n <= 8;
+    requires valid: \valid_read(p + (0 .. n - 1));
+    assigns \result \from p[0 .. n - 1];
+*/
 static uint64_t load_le(const unsigned char *p, size_t n)
 {
     uint64_t v = 0;
+    /*@ loop invariant left: 0 <= i <= n;
+        loop assigns i, v;
+        loop variant i; */
     for (size_t i = n; i-- > 0;)
         v = (v << 8) | p[i];
     return v;
 }
 
+/* COUNT items of ITEMSIZE bytes at P (binary16, 32 or 64, little-endian)
+ * -> OUT[0 .. COUNT), each converted exactly. */
+/*@ requires item: itemsize == 2 || itemsize == 4 || itemsize == 8;
+    requires fits: count * itemsize <= SIZE_MAX;
+    requires valid_in: \valid_read(p + (0 .. count * itemsize - 1));
+    requires valid_out: \valid(out + (0 .. count - 1));
+    requires separated: \separated(p + (0 .. count * itemsize - 1), out + (0 .. count - 1));
+    assigns out[0 .. count - 1] \from p[0 .. count * itemsize - 1];
+*/
 static void convert(const unsigned char *p, size_t itemsize, size_t count, double *out)
 {
+    /*@ loop invariant done: 0 <= i <= count;
+        loop invariant at: p == \at(p, Pre) + i * itemsize;
+        loop assigns i, p, out[0 .. count - 1];
+        loop variant count - i; */
     for (size_t i = 0; i < count; i++, p += itemsize) {
+        //@ assert item_in: i * itemsize + itemsize <= count * itemsize;
         uint64_t u = load_le(p, itemsize);
         if (itemsize == 2)
-            out[i] = half_to_double((uint16_t)u);
-        else if (itemsize == 4) {
-            uint32_t u32 = (uint32_t)u;
-            float f;
-            memcpy(&f, &u32, sizeof f);
-            out[i] = (double)f;
-        } else {
-            double d;
-            memcpy(&d, &u, sizeof d);
-            out[i] = d;
-        }
+            out[i] = double_of_bits(half_bits((uint16_t)u));
+        else if (itemsize == 4)
+            out[i] = double_of_f32_bits((uint32_t)u);
+        else
+            out[i] = double_of_bits(u);
     }
+}
+
+/* Outcomes of shape_size. */
+#define NPY_SHAPE_OK        0
+#define NPY_SHAPE_ZERO      1 /* dims[*bad] is 0 */
+#define NPY_SHAPE_COUNT_OVF 2 /* the element count overflows size_t */
+#define NPY_SHAPE_BYTES_OVF 3 /* the byte count overflows size_t */
+
+/* The element count and byte count of a shape DIMS[0 .. NDIMS) of
+ * ITEMSIZE-byte items, or the first defect met (dims in order): a zero
+ * dim, or a product that does not fit a size_t.  Never wraps. */
+/*@ requires rank: 1 <= ndims <= PC_NPY_MAX_RANK;
+    requires item: itemsize == 2 || itemsize == 4 || itemsize == 8;
+    requires valid_dims: \valid_read(dims + (0 .. ndims - 1));
+    requires valid_res: \valid(count) && \valid(nbytes) && \valid(bad);
+    requires separated: \separated(count, nbytes, bad, dims + (0 .. ndims - 1));
+    assigns *count, *nbytes, *bad;
+    ensures zero_dim: \result == NPY_SHAPE_ZERO ==> *bad < ndims && dims[*bad] == 0;
+    behavior fits:
+      assumes no_zero: npy_all_pos(dims, ndims);
+      assumes small: npy_prod(dims, ndims) * itemsize <= SIZE_MAX;
+      ensures ok: \result == NPY_SHAPE_OK;
+      ensures count: *count == npy_prod(dims, ndims);
+      ensures nbytes: *nbytes == npy_prod(dims, ndims) * itemsize;
+    behavior too_large:
+      assumes no_zero: npy_all_pos(dims, ndims);
+      assumes large: npy_prod(dims, ndims) * itemsize > SIZE_MAX;
+      ensures overflow: \result == NPY_SHAPE_COUNT_OVF || \result == NPY_SHAPE_BYTES_OVF;
+    behavior zero:
+      assumes some_zero: npy_some_zero(dims, ndims);
+      ensures rejected: \result == NPY_SHAPE_ZERO || \result == NPY_SHAPE_COUNT_OVF;
+    complete behaviors;
+    disjoint behaviors;
+*/
+static int shape_size(const size_t *dims, size_t ndims, size_t itemsize, size_t *count,
+                      size_t *nbytes, size_t *bad)
+{
+    size_t c = 1;
+    //@ for fits: assert total: 0 <= npy_prod(dims, ndims) <= SIZE_MAX;
+    *count = 0;
+    *nbytes = 0;
+    *bad = 0;
+    /*@ loop invariant done: 0 <= i <= ndims;
+        loop invariant product: c == npy_prod(dims, i);
+        loop invariant nonzero: npy_all_pos(dims, i);
+        loop assigns i, c, *bad;
+        loop variant ndims - i; */
+    for (size_t i = 0; i < ndims; i++) {
+        if (dims[i] == 0) {
+            *bad = i;
+            return NPY_SHAPE_ZERO;
+        }
+        if (c > SIZE_MAX / dims[i]) {
+            //@ assert wraps: c * dims[i] > SIZE_MAX;
+            //@ for fits: assert prefix: c * dims[i] <= npy_prod(dims, ndims);
+            //@ for fits: assert unreachable: \false;
+            return NPY_SHAPE_COUNT_OVF;
+        }
+        c *= dims[i];
+    }
+    if (c > SIZE_MAX / itemsize) {
+        //@ assert wraps: c * itemsize > SIZE_MAX;
+        return NPY_SHAPE_BYTES_OVF;
+    }
+    //@ assert whole: c == npy_prod(dims, ndims);
+    //@ assert fits: c * itemsize <= SIZE_MAX;
+    *count = c;
+    *nbytes = c * itemsize;
+    return NPY_SHAPE_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -474,23 +590,20 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     if (hd.ndims == 0 || hd.ndims > PC_NPY_MAX_RANK)
         return pc_seterr(err, PC_EINPUT,
                          "rank %zu (shape %s): expected rank 1, 2 or 3", hd.ndims, shp);
-    size_t count = 1;
-    for (size_t i = 0; i < hd.ndims; i++) {
-        if (hd.dims[i] == 0) {
-            if (i == 0)
-                return pc_seterr(err, PC_EINPUT, "table has 0 rows (shape %s)", shp);
-            return pc_seterr(err, PC_EINPUT,
-                             "shape %s has a zero dimension (dim %zu): table is empty", shp, i);
-        }
-        if (count > SIZE_MAX / hd.dims[i])
-            return pc_seterr(err, PC_EINPUT,
-                             "shape %s: element count overflows size_t", shp);
-        count *= hd.dims[i];
+    size_t count, nbytes, bad;
+    int shape_st = shape_size(hd.dims, hd.ndims, hd.itemsize, &count, &nbytes, &bad);
+    if (shape_st == NPY_SHAPE_ZERO) {
+        if (bad == 0)
+            return pc_seterr(err, PC_EINPUT, "table has 0 rows (shape %s)", shp);
+        return pc_seterr(err, PC_EINPUT,
+                         "shape %s has a zero dimension (dim %zu): table is empty", shp, bad);
     }
-    if (count > SIZE_MAX / hd.itemsize)
+    if (shape_st == NPY_SHAPE_COUNT_OVF)
+        return pc_seterr(err, PC_EINPUT,
+                         "shape %s: element count overflows size_t", shp);
+    if (shape_st == NPY_SHAPE_BYTES_OVF)
         return pc_seterr(err, PC_EINPUT,
                          "shape %s of %s: byte count overflows size_t", shp, hd.dtype);
-    size_t nbytes = count * hd.itemsize;
 
     /* The data: exactly NBYTES after the header. */
     size_t off = prefix + hlen;

@@ -7,6 +7,7 @@
 #include "npy.h"
 #include "table.h"
 #include "../reference/reference.h"
+#include "../ACSL/pecheck.acsl" /* ACSL predicates: comments only */
 
 #define TABLE_MAGIC 0x7AB1Eu
 
@@ -34,28 +35,150 @@ const pc_table_info *pc_table_info_of(const pc_impl *impl)
     return t ? &t->info : NULL;
 }
 
+/* The row lookup and the serving of rows (row_of, rows_in, copy_floats,
+ * serve_rows, sin_hook) carry ACSL contracts proved by Frama-C WP (make
+ * prove, docs/proofs.md): a position outside the table's rows is rejected
+ * before anything is written, and every row read lies inside the table.
+ * copy_floats is memcpy, whose byte-level copy is outside WP's typed
+ * memory model: its contract is assumed, its arguments are proved valid. */
+
+/*@ // A table as pc_table_open leaves it: ROWS x COLS binary32 values at A,
+    // row r holding position pos_lo + r, positions in [0, 2^53].
+    predicate table_ok(table *t) =
+      \valid_read(t) &&
+      1 <= t->rows && 1 <= t->cols && t->rows * t->cols <= SIZE_MAX &&
+      0 <= t->info.pos_lo && t->info.pos_hi == t->info.pos_lo + t->rows - 1 &&
+      t->info.pos_hi <= PC_ACSL_POS_MAX &&
+      \valid_read(t->a + (0 .. t->rows * t->cols - 1));
+
+    // POS is a position the table has a row for.
+    predicate table_has(table *t, integer pos) =
+      t->info.pos_lo <= pos <= t->info.pos_hi;
+
+    // Every position of POS[0 .. n) has a row.
+    predicate table_has_all(table *t, int64_t *pos, integer n) =
+      \forall integer r; 0 <= r < n ==> table_has(t, pos[r]);
+*/
+
 /* Row of POS, or -1 when POS is not in the table. */
+/*@ requires table: table_ok(t);
+    assigns \nothing;
+    behavior in_range:
+      assumes has: table_has(t, pos);
+      ensures row: \result == pos - t->info.pos_lo;
+      ensures in: 0 <= \result < t->rows;
+    behavior out_of_range:
+      assumes has_not: !table_has(t, pos);
+      ensures rejected: \result == -1;
+    complete behaviors;
+    disjoint behaviors;
+*/
 static int64_t row_of(const table *t, int64_t pos)
 {
     if (pos < t->info.pos_lo || pos > t->info.pos_hi) return -1;
     return pos - t->info.pos_lo;
 }
 
+/* 1 when every POS[0 .. N) has a row in T, else 0. */
+/*@ requires table: table_ok(t);
+    requires valid_pos: pc_valid_positions(pos, n);
+    assigns \nothing;
+    behavior in_range:
+      assumes all_in: table_has_all(t, pos, n);
+      ensures ok: \result == 1;
+    behavior out_of_range:
+      assumes some_out: !table_has_all(t, pos, n);
+      ensures rejected: \result == 0;
+    complete behaviors;
+    disjoint behaviors;
+*/
+static int rows_in(const table *t, const int64_t *pos, size_t n)
+{
+    /*@ loop invariant rows: 0 <= r <= n;
+        loop invariant checked: table_has_all(t, pos, r);
+        loop assigns r;
+        loop variant n - r; */
+    for (size_t r = 0; r < n; r++)
+        if (row_of(t, pos[r]) < 0) return 0;
+    return 1;
+}
+
+/* DST[0 .. N) = SRC[0 .. N), bit for bit. */
+/*@ requires valid_dst: \valid(dst + (0 .. n - 1));
+    requires valid_src: \valid_read(src + (0 .. n - 1));
+    requires separated: \separated(dst + (0 .. n - 1), src + (0 .. n - 1));
+    assigns dst[0 .. n - 1] \from src[0 .. n - 1];
+*/
+static void copy_floats(float *dst, const float *src, size_t n)
+{
+    memcpy(dst, src, n * sizeof *dst);
+}
+
+/* OUT row r (W floats) = the table row of POS[r], for r < N.  Every
+ * position has a row (rows_in said so). */
+/*@ requires table: table_ok(t);
+    requires width: 1 <= w <= t->cols;
+    requires valid_pos: pc_valid_positions(pos, n);
+    requires all_in: table_has_all(t, pos, n);
+    requires size: pc_size_ok(n, w);
+    requires valid_out: \valid(out + (0 .. n * w - 1));
+    requires separated: \separated(out + (0 .. n * w - 1), t->a + (0 .. t->rows * t->cols - 1),
+                                    pos + (0 .. n - 1), t);
+    assigns out[0 .. n * w - 1];
+*/
+static void serve_rows(const table *t, const int64_t *pos, size_t n, size_t w, float *out)
+{
+    /*@ loop invariant rows: 0 <= r <= n;
+        loop assigns r, out[0 .. n * w - 1];
+        loop variant n - r; */
+    for (size_t r = 0; r < n; r++) {
+        size_t row = (size_t)row_of(t, pos[r]);
+        //@ assert row_in: row * t->cols + t->cols <= t->rows * t->cols;
+        //@ assert out_in: r * w + w <= n * w;
+        copy_floats(out + r * w, t->a + row * t->cols, w);
+    }
+}
+
 /* ---- hooks ------------------------------------------------------------- */
+
+/*@ requires table: table_ok(t);
+    requires sinusoidal: t->info.d == t->cols;
+    requires valid_pos: pc_valid_positions(pos, n);
+    requires size: pc_size_ok(n, d);
+    requires valid_out: \valid(out + (0 .. n * d - 1));
+    requires separated: \separated(out + (0 .. n * d - 1), t->a + (0 .. t->rows * t->cols - 1),
+                                    pos + (0 .. n - 1), t);
+    behavior wrong_shape:
+      assumes other: d != t->info.d || layout != t->info.layout;
+      assigns \nothing;
+      ensures declined: \result == 1 || \result == 2;
+    behavior in_range:
+      assumes same: d == t->info.d && layout == t->info.layout;
+      assumes all_in: table_has_all(t, pos, n);
+      assigns out[0 .. n * d - 1];
+      ensures ok: \result == 0;
+    behavior out_of_range:
+      assumes same: d == t->info.d && layout == t->info.layout;
+      assumes some_out: !table_has_all(t, pos, n);
+      assigns \nothing;
+      ensures rejected: \result == 3;
+    complete behaviors;
+    disjoint behaviors;
+*/
+static int sin_serve(const table *t, const int64_t *pos, size_t n, int d, int layout, float *out)
+{
+    if (d != t->info.d) return 2;
+    if (layout != t->info.layout) return 1;
+    if (!rows_in(t, pos, n)) return 3;
+    serve_rows(t, pos, n, (size_t)d, out);
+    return 0;
+}
 
 static int sin_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
                     float *out)
 {
     (void)base; /* a table has its base baked in; the gate's --base is what it is held to */
-    table *t = ctx;
-    if (d != t->info.d) return 2;
-    if (layout != t->info.layout) return 1;
-    for (size_t r = 0; r < n; r++)
-        if (row_of(t, pos[r]) < 0) return 3;
-    size_t w = (size_t)d;
-    for (size_t r = 0; r < n; r++)
-        memcpy(out + r * w, t->a + (size_t)row_of(t, pos[r]) * t->cols, w * sizeof *out);
-    return 0;
+    return sin_serve(ctx, pos, n, d, layout, out);
 }
 
 static int rope_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,

@@ -1,5 +1,6 @@
 #!/bin/bash
-# prove.sh: the ACSL contracts of impl/ proved with Frama-C (make prove).
+# prove.sh: the ACSL contracts of impl/ and of the harness's .npy reader,
+# table lookup and canary scan proved with Frama-C (make prove).
 #
 #   scripts/prove.sh            WP (-wp-rte) on every covered file, then Eva
 #                               on ACSL/eva_driver.c; exit 0 only if every WP
@@ -26,7 +27,7 @@ for a in "$@"; do
         --broken) MODE=broken ;;
         --wp-only) MODE=wp ;;
         --eva-only) MODE=eva ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "prove.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -73,30 +74,52 @@ defined_fns() {
 COMMON_FNS=pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
 WP_FILES="sin_torch_exp sin_torch_pow sin_double_angle sin_bf16_positions sin_sin_only
           sin_cos_shifted sin_rotate_recurrence sin_plus_1e4 rope_polar rope_half learned_table"
+# The harness code that handles .npy data and plugin output: only the
+# functions with contracts (the rest of these files does I/O, formatting
+# and process control that the contracts do not cover; docs/proofs.md).
+HARNESS_UNITS="harness/npy.c:half_bits,load_le,convert,shape_size
+               harness/table.c:row_of,rows_in,serve_rows,sin_serve
+               harness/canary.c:changed_bytes,pc_canary_check"
+# The functions WP proves in SRC (a path relative to ROOT) read from FILE:
+# the harness list above, or every function FILE defines.
+wp_fns() {
+    for h in $HARNESS_UNITS; do
+        [ "${h%%:*}" = "$1" ] && { echo "${h#*:}"; return; }
+    done
+    defined_fns "$2"
+}
 units=()
 if [ $MODE = broken ]; then
     # Mutants of the real sources: each must break the proof.  The sed
     # expressions live in ACSL/broken/*.sed; a mutant that no longer changes
     # its source is an error (the source moved on: update the .sed).
-    mkdir -p "$OUT/broken/impl"
+    # (harness mutants find their headers and ACSL/*.acsl through
+    # -I$ROOT/harness, as "../ACSL/..." resolves from there)
+    mkdir -p "$OUT/broken/impl" "$OUT/broken/harness"
     cp "$ROOT"/impl/*.h "$OUT/broken/impl/"
     for m in "$ROOT"/ACSL/broken/*.sed; do
         name=$(basename "$m" .sed)
         # PROVE_MUTANTS="a b": only these (tests/prove.t keeps to one)
         case " ${PROVE_MUTANTS:-$name} " in *" $name "*) ;; *) continue ;; esac
         src=$(sed -n 's/^# source: //p' "$m")
-        dst="$OUT/broken/impl/$name.c"
+        dst="$OUT/broken/$(dirname "$src")/$name.c"
         sed -f "$m" "$ROOT/$src" >"$dst"
         if cmp -s "$ROOT/$src" "$dst"; then
             echo "prove.sh: mutant $name does not change $src: update $m" >&2; exit 3
         fi
-        units+=("broken/$name|$dst|$(defined_fns "$dst")")
+        # "# functions: a,b" in the .sed: prove only these (a quick check)
+        fns=$(sed -n 's/^# functions: //p' "$m")
+        units+=("broken/$name|$dst|${fns:-$(wp_fns "$src" "$dst")}")
     done
 elif [ $MODE != eva ]; then
     units+=("ACSL/pecheck.acsl lemmas|$ROOT/impl/sin_torch_exp.c|@lemma")
     units+=("impl/common.h|$ROOT/impl/sin_torch_exp.c|$COMMON_FNS")
     for f in $WP_FILES; do
         units+=("impl/$f.c|$ROOT/impl/$f.c|$(defined_fns "$ROOT/impl/$f.c")")
+    done
+    units+=("ACSL/harness.acsl lemmas|$ROOT/harness/npy.c|@lemma")
+    for h in $HARNESS_UNITS; do
+        units+=("${h%%:*}|$ROOT/${h%%:*}|${h#*:}")
     done
 fi
 

@@ -1,8 +1,10 @@
 #!/bin/bash
 # The Frama-C proof can fail: scripts/prove.sh --broken runs WP on the
 # learned-table lookup with its bound check off by one (ACSL/broken/
-# learned_table_le.sed: pos > 512 instead of pos >= 512) and must report an
-# unproved goal, exit 1, and name the goal that catches the defect.  The
+# learned_table_le.sed: pos > 512 instead of pos >= 512) and on the .npy
+# table's row lookup accepting one row past the end (table_row_past_end.sed)
+# and must report an unproved goal for each, exit 1, and name the goals that
+# catch the defects.  The
 # full proof (about 5 minutes) is `make prove`, not part of `make check`.
 # Also checks that the mutant really differs from the shipped source and that
 # the shipped lookup itself is proved (one file, same settings).
@@ -19,19 +21,23 @@ for t in frama-c why3 z3 cvc4; do
         exit 0
     fi
 done
-echo "1..5"
+echo "1..6"
 out="$BUILD/prove-test"
 rm -rf "$out"; mkdir -p "$out"
 
-PROVE_OUT="$out" PROVE_MUTANTS=learned_table_le "$ROOT/scripts/prove.sh" --broken >"$out/broken.log" 2>&1
+PROVE_OUT="$out" PROVE_MUTANTS="learned_table_le table_row_past_end" "$ROOT/scripts/prove.sh" --broken >"$out/broken.log" 2>&1
 rc=$?
-[ $rc -eq 1 ] && ok "prove.sh --broken exits 1 on the off-by-one lookup" \
+[ $rc -eq 1 ] && ok "prove.sh --broken exits 1 on the off-by-one lookups" \
               || nok "prove.sh --broken exit $rc, expected 1: $(tail -5 "$out/broken.log")"
 grep -qE '^  WP broken/learned_table_le +[0-9]+ / [0-9]+ +goals .*UNPROVED' "$out/broken.log" \
     && ok "the mutant's WP run has an unproved goal" || nok "no UNPROVED line: $(tail -5 "$out/broken.log")"
 grep -q 'lookup_loop_invariant_checked_preserved' "$out/broken.log" \
     && ok "the unproved goal is the lookup's 'checked' invariant" \
     || nok "expected goal lookup_loop_invariant_checked_preserved not reported"
+grep -qE '^  WP broken/table_row_past_end +[0-9]+ / [0-9]+ +goals .*UNPROVED' "$out/broken.log" &&
+    grep -q 'row_of_out_of_range_ensures_rejected' "$out/broken.log" \
+    && ok "the .npy table mutant fails row_of's out_of_range behavior" \
+    || nok "table_row_past_end: expected row_of_out_of_range_ensures_rejected unproved: $(grep table_row "$out/broken.log")"
 mut="$out/broken/impl/learned_table_le.c"
 { [ ! -s "$mut" ] || cmp -s "$ROOT/impl/learned_table.c" "$mut"; } \
     && nok "mutant missing or identical to impl/learned_table.c" \
