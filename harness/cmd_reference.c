@@ -96,11 +96,6 @@ int pc_cmd_reference(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    int have_pos = 0, have_d = 0;
-    for (int k = 0; k < argc; k++) {
-        if (!strncmp(argv[k], "--positions", 11) || !strncmp(argv[k], "--max-pos", 9)) have_pos = 1;
-        if (!strcmp(argv[k], "--d") || !strncmp(argv[k], "--d=", 4)) have_d = 1;
-    }
     pc_status st = pc_opts_parse(argc, argv,
         "family d base layout positions max-pos out dtype quiet threads", 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
@@ -110,9 +105,9 @@ int pc_cmd_reference(int argc, char **argv)
     if (!rope && strcmp(o.family, "sinusoidal"))
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT,
                            "--family: expected sinusoidal or rope, got '%s'", o.family), &err);
-    if (!have_d)
+    if (!o.d_set)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--d is required"), &err);
-    if (!have_pos)
+    if (!o.pos_set)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--positions A:B is required"), &err);
     if (!o.out)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--out FILE.npy is required"), &err);

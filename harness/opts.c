@@ -148,8 +148,11 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
             return pc_seterr(err, PC_EINPUT, "--max-pos: negative position '%s'", v);
         if ((st = pc_parse_i64("--max-pos", v, 0, PC_POS_MAX, &o->pos_hi, err)) != PC_OK) return st;
         o->pos_lo = 0;
-    } else if (!strcmp(name, "positions")) st = parse_range(v, o, err);
-    else if (!strcmp(name, "pos-start")) {
+        o->pos_set = 1;
+    } else if (!strcmp(name, "positions")) {
+        st = parse_range(v, o, err);
+        o->pos_set = 1;
+    } else if (!strcmp(name, "pos-start")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--pos-start: negative position '%s'", v);
         st = pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);

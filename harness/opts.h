@@ -27,6 +27,7 @@ typedef struct pc_opts {
     double base;            /* --base (default 10000) */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 = the implementation's */
     int64_t pos_lo, pos_hi; /* --positions A:B or --max-pos N (inclusive) */
+    int pos_set;            /* --positions or --max-pos was given */
     int64_t pos_start;      /* --pos-start P (tables) */
     int dtype;              /* --dtype */
     int dtype_set;

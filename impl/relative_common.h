@@ -26,6 +26,17 @@ typedef int32_t (*pc_rel_bucket_fn)(int64_t rel, int bidirectional, int num_buck
                                     int max_distance);
 
 /* T5 bias from a bucket function: OUT[h][r][c] = EMB[bucket(k - q)][h]. */
+/* The t5_bucket hook of every T5 built-in: BUCKET applied to each distance. */
+static inline int pc_rel_t5_buckets(pc_rel_bucket_fn bucket, const int64_t *rel, size_t n,
+                                    int bidirectional, int num_buckets, int max_distance,
+                                    int32_t *out)
+{
+    if (pc_rel_t5_params_bad(bidirectional, num_buckets, max_distance)) return 1;
+    for (size_t r = 0; r < n; r++)
+        out[r] = bucket(rel[r], bidirectional, num_buckets, max_distance);
+    return 0;
+}
+
 static inline int pc_rel_t5_bias(pc_rel_bucket_fn bucket, const float *emb, int heads,
                                  int bidirectional, int num_buckets, int max_distance,
                                  const int64_t *qpos, size_t nq, const int64_t *kpos,

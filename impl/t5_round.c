@@ -31,10 +31,7 @@ static int run_bucket(void *ctx, const int64_t *rel, size_t n, int bidirectional
                       int num_buckets, int max_distance, int32_t *out)
 {
     (void)ctx;
-    if (pc_rel_t5_params_bad(bidirectional, num_buckets, max_distance)) return 1;
-    for (size_t r = 0; r < n; r++)
-        out[r] = bucket(rel[r], bidirectional, num_buckets, max_distance);
-    return 0;
+    return pc_rel_t5_buckets(bucket, rel, n, bidirectional, num_buckets, max_distance, out);
 }
 
 static int run_bias(void *ctx, const float *emb, int heads, int bidirectional,

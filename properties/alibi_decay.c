@@ -7,16 +7,8 @@
 #include <string.h>
 #include "relative_util.h"
 
-#define LMAX 512
-
-static pc_status setup(pc_prun *r, pc_outcome *oc)
-{
-    if (!r->impl->alibi_bias) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no alibi_bias hook");
-        return PC_SKIP;
-    }
-    return PC_OK;
-}
+#define LMAX 512 /* largest window of keys on each side of the query: a common
+                     * trained context length; a case costs H * (2 LMAX + 1) values */
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
@@ -94,7 +86,7 @@ const pc_property pc_prop_alibi_decay = {
     .tolerance = "none: monotonicity survives rounding (RN is monotone)",
     .shrink = PC_SH_N | PC_SH_K | PC_SH_POS,
     .k_min = 1,
-    .setup = setup,
+    .setup = pc_rp_alibi_bias_setup,
     .gen = gen,
     .check = check,
     .valid = valid,

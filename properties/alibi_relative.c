@@ -8,15 +8,6 @@
 
 #define SMAX ((int64_t)1 << 40) /* shifts up to 2^40: float positions break above 2^24 */
 
-static pc_status setup(pc_prun *r, pc_outcome *oc)
-{
-    if (!r->impl->alibi_bias) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no alibi_bias hook");
-        return PC_SKIP;
-    }
-    return PC_OK;
-}
-
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
     c->n = 1 + (int)pc_rng_below(g, PC_RP_ALIBI_HMAX);
@@ -76,7 +67,7 @@ const pc_property pc_prop_alibi_relative = {
     .tolerance = "none: a correct implementation forms j - i exactly and computes the same bits",
     .shrink = PC_SH_N | PC_SH_K | PC_SH_POS,
     .k_min = 1,
-    .setup = setup,
+    .setup = pc_rp_alibi_bias_setup,
     .gen = gen,
     .check = check,
     .valid = valid,

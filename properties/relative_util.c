@@ -305,3 +305,12 @@ void pc_rp_t5_show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
     }
     pc_rp_t5_scan_free(&s);
 }
+
+pc_status pc_rp_alibi_bias_setup(pc_prun *r, pc_outcome *oc)
+{
+    if (!r->impl->alibi_bias) {
+        snprintf(oc->msg, sizeof oc->msg, "the implementation has no alibi_bias hook");
+        return PC_SKIP;
+    }
+    return PC_OK;
+}

@@ -47,6 +47,8 @@ void pc_rp_t5_gen(pc_prun *r, pc_rng *g, pc_case *c);
 int64_t pc_rp_t5_far_target(const pc_prun *r, const pc_case *c, int j);
 int pc_rp_t5_valid(const pc_prun *r, const pc_case *c);
 pc_status pc_rp_t5_setup(pc_prun *r, pc_outcome *oc);
+/* setup of the ALiBi bias properties: skip sources without alibi_bias */
+pc_status pc_rp_alibi_bias_setup(pc_prun *r, pc_outcome *oc);
 
 /* The exact bucket (reference/t5.c) of REL in variant M (0 bidirectional,
  * 1 causal) at the properties' parameters; the MPFR part (distances in

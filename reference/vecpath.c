@@ -90,39 +90,7 @@ static inline void sc_store(int mode, float *out, int h, int i, double s, double
 #define STORED(p, v) (*(p) = (v))
 #define VP_STORE(mode, out, h, i, s, c) sc_store(mode, out, h, i, s, c)
 #include "vecpath_kernel.h"
-#undef VP_W
-#undef VP_FN
-#undef VP_TARGET
-#undef VD
-#undef VI
-#undef VM
-#undef LOADD
-#undef SETD
-#undef SETI
-#undef ADD
-#undef SUB
-#undef MUL
-#undef FMA
-#undef FMS
-#undef MAXD
-#undef ABSD
-#undef ASI
-#undef ASD
-#undef IAND
-#undef IXOR
-#undef IOR
-#undef IADD
-#undef ISUB
-#undef ISHL
-#undef GED
-#undef GTD
-#undef IGT
-#undef MAND
-#undef MANDN
-#undef MBITS
-#undef BLEND_ODD
-#undef STORED
-#undef VP_STORE
+#include "vecpath_undef.h"
 
 /* ---- x86-64: AVX2 + FMA and AVX-512F ----------------------------------- */
 
@@ -176,39 +144,7 @@ static inline void sc_store(int mode, float *out, int h, int i, double s, double
         }                                                                      \
     } while (0)
 #include "vecpath_kernel.h"
-#undef VP_W
-#undef VP_FN
-#undef VP_TARGET
-#undef VD
-#undef VI
-#undef VM
-#undef LOADD
-#undef SETD
-#undef SETI
-#undef ADD
-#undef SUB
-#undef MUL
-#undef FMA
-#undef FMS
-#undef MAXD
-#undef ABSD
-#undef ASI
-#undef ASD
-#undef IAND
-#undef IXOR
-#undef IOR
-#undef IADD
-#undef ISUB
-#undef ISHL
-#undef GED
-#undef GTD
-#undef IGT
-#undef MAND
-#undef MANDN
-#undef MBITS
-#undef BLEND_ODD
-#undef STORED
-#undef VP_STORE
+#include "vecpath_undef.h"
 
 /* AVX-512F, 8 lanes; masks are __mmask8. */
 #define VP_W 8
