@@ -17,7 +17,7 @@
  * the output range.  prove.sh fails on any alarm or unproved assertion.
  *
  * Files Eva analyses with this driver (prove.sh reads the next line):
- * covers: impl/sin_torch_exp.c impl/sin_torch_pow.c impl/sin_double_angle.c impl/sin_sin_only.c impl/sin_cos_shifted.c impl/sin_plus_1e4.c impl/rope_polar.c impl/rope_half.c impl/learned_table.c
+ * covers: families/sinusoidal/sin_torch_exp.c families/sinusoidal/sin_torch_pow.c families/sinusoidal/sin_double_angle.c families/sinusoidal/sin_sin_only.c families/sinusoidal/sin_cos_shifted.c families/sinusoidal/sin_plus_1e4.c families/rope/rope_polar.c families/rope/rope_half.c families/learned/learned_table.c
  */
 #include <float.h>
 #include <stddef.h>

@@ -8,7 +8,7 @@
  *   learned           the lookup contract: every valid row finite and the
  *                     same on a second lookup; positions outside
  *                     [0, max_len) rejected without writing OUT;
- *   attention         the certified reference (reference/attention.h) on
+ *   attention         the certified reference (families/attention/attention_ref.h) on
  *                     seeded inputs, full and causal, against the normwise
  *                     bound pc_attention_bound;
  *   tables            every value finite; RoPE (n, d) caches repeat their
@@ -37,7 +37,7 @@
 #include "sources.h"
 #include "table.h"
 #include "verdict.h"
-#include "../reference/attention.h"
+#include "../families/attention/attention_ref.h"
 #include "../reference/reference.h"
 
 /* The first four have checks of their own here; the relative-position

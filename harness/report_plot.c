@@ -1,13 +1,15 @@
 /* report_plot.c: drawing the report's plots with gnuplot.
  *
  * The scripts live in reports/NAME.gp (found next to the binary's folder,
- * or in $PECHECK_REPORTS); each is copied into the report folder with the
+ * or in $PECHECK_REPORTS), a family's own plots in families/FAMILY/NAME.gp
+ * beside that reports/ folder; each is copied into the report folder with the
  * run's parameters prepended, so `cd DIR && gnuplot NAME.gp` redraws
  * NAME.png from the data files beside it.  gnuplot is $PECHECK_GNUPLOT or
  * `gnuplot` on PATH; when it cannot be run the plots are marked "not drawn"
  * and everything else is still written. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,21 +128,40 @@ static void probe_gnuplot(pc_report *r)
                  "install gnuplot with `%s`", r->gnuplot, PC_GNUPLOT_INSTALL);
 }
 
-/* Copy reports/NAME.gp into the report with the run's variables first. */
+/* The script of plot ID: SCRIPTS/ID.gp, else SCRIPTS/../families/ * /ID.gp
+ * (a family's own plot); SRC gets the path tried last, SHOWN its place in
+ * the source tree ("reports/ID.gp", "families/NAME/ID.gp"). */
+static void script_path(const pc_report *r, const char *id, char *src, size_t len,
+                        char *shown, size_t shown_len)
+{
+    snprintf(src, len, "%s/%s.gp", r->scripts, id);
+    snprintf(shown, shown_len, "reports/%s.gp", id);
+    if (access(src, R_OK) == 0) return;
+    char pat[PC_REP_FPATH];
+    snprintf(pat, sizeof pat, "%s/../families/*/%s.gp", r->scripts, id);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+        snprintf(src, len, "%s", g.gl_pathv[0]);
+        snprintf(shown, shown_len, "%s", g.gl_pathv[0] + strlen(r->scripts) + strlen("/../"));
+    }
+    globfree(&g);
+}
+
+/* Copy the plot's NAME.gp into the report with the run's variables first. */
 static pc_status copy_script(pc_report *r, pc_rep_plot *p, pc_err *err)
 {
-    char src[PC_REP_FPATH], name[96];
-    snprintf(src, sizeof src, "%s/%s.gp", r->scripts, p->id);
+    char src[PC_REP_FPATH], name[96], shown[160];
+    script_path(r, p->id, src, sizeof src, shown, sizeof shown);
     snprintf(name, sizeof name, "%s.gp", p->id);
     FILE *in = fopen(src, "r");
     if (!in) return pc_seterr(err, PC_EINPUT, "cannot read the gnuplot script %s", src);
     pc_status st;
     FILE *out = pc_report_fopen(r, name, err, &st);
     if (!out) { fclose(in); return st; }
-    fprintf(out, "# %s: %s\n# written by %s %s from reports/%s.gp; redraw %s.png with\n"
+    fprintf(out, "# %s: %s\n# written by %s %s from %s; redraw %s.png with\n"
             "#   gnuplot %s.gp\n# in this folder (the data files are beside it).\n"
             "# ---- parameters of this run ----\n%s# ----\n",
-            name, p->title, PC_TOOL, PC_VERSION, p->id, p->id, p->id, p->vars);
+            name, p->title, PC_TOOL, PC_VERSION, shown, p->id, p->id, p->vars);
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, in)) > 0)

@@ -1,5 +1,5 @@
 /* registry.c: the list of built-in implementations, in `pecheck list` order.
- * Adding a built-in: one file in impl/ defining a pc_impl, one line here. */
+ * Adding a built-in: one file in families/NAME/ defining a pc_impl, one line here. */
 #include <string.h>
 #include "../harness/impl.h"
 

@@ -1,7 +1,8 @@
 /* property.h (internal to properties/): the property descriptor, the case a
  * generator draws, and the helpers the catalogue shares.
  *
- * A property is one file in properties/ defining one pc_property:
+ * A property is one file defining one pc_property, in families/NAME/ (or
+ * here when it serves several families alike):
  *   - NAME and the FAMILIES it applies to ("sinusoidal rope", ...);
  *   - GEN: draws one case from a seeded PRNG (positions, offset, d, vectors,
  *     permutation); the case is a plain value, so shrinking copies it;
@@ -14,7 +15,7 @@
  *   - optional SHOW / CAUSE / REPORT: the counterexample's values, a likely
  *     cause line, and whole-run extras (sweeps, fits, curves).
  *
- * Engine: properties/engine.c.  Adding a property: one file here and one
+ * Engine: properties/engine.c.  Adding a property: one file there and one
  * line in the PC_PROPERTIES list of engine.c. */
 #ifndef PECHECK_PROPERTIES_PROPERTY_H
 #define PECHECK_PROPERTIES_PROPERTY_H

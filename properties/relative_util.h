@@ -50,7 +50,7 @@ pc_status pc_rp_t5_setup(pc_prun *r, pc_outcome *oc);
 /* setup of the ALiBi bias properties: skip sources without alibi_bias */
 pc_status pc_rp_alibi_bias_setup(pc_prun *r, pc_outcome *oc);
 
-/* The exact bucket (reference/t5.c) of REL in variant M (0 bidirectional,
+/* The exact bucket (families/t5/t5_ref.c) of REL in variant M (0 bidirectional,
  * 1 causal) at the properties' parameters; the MPFR part (distances in
  * [max_exact, max_distance)) is computed once per process.  Returns -1 if
  * the reference failed (a bug of pecheck). */

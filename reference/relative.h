@@ -107,8 +107,8 @@ double pc_txl_bound(int d, double base, int64_t rel, double terms_abs, double wr
 /* Write DIR/t5_buckets.dat (j - i from -200 to 200: exact buckets at HF's
  * defaults, bidirectional and causal, then two columns per implementation
  * of IMPLS that has a t5_bucket hook) and DIR/alibi_bias.dat (distance 0..64,
- * exact -slope*d per head for H = 8 and H = 12), for reports/t5_buckets.gp
- * and reports/alibi_bias.gp.  Files are written atomically. */
+ * exact -slope*d per head for H = 8 and H = 12), for families/t5/t5_buckets.gp
+ * and families/alibi/alibi_bias.gp.  Files are written atomically. */
 struct pc_impl;
 pc_status pc_relative_plot_data(const char *dir, const struct pc_impl *const *impls,
                                 int n_impls, pc_err *err);

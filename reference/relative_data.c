@@ -1,5 +1,5 @@
 /* relative_data.c: data files for the report's relative-position plots
- * (reports/t5_buckets.gp, reports/alibi_bias.gp).  The numbers are the
+ * (families/t5/t5_buckets.gp, families/alibi/alibi_bias.gp).  The numbers are the
  * exact references; gnuplot only draws them. */
 #include <inttypes.h>
 #include <stdio.h>

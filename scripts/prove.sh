@@ -1,5 +1,5 @@
 #!/bin/bash
-# prove.sh: the ACSL contracts of impl/ and of the harness's .npy reader,
+# prove.sh: the ACSL contracts of the built-ins (families/, impl/common.h) and of the harness's .npy reader,
 # table lookup and canary scan proved with Frama-C (make prove).
 #
 #   scripts/prove.sh            WP (-wp-rte) on every covered file, then Eva
@@ -72,8 +72,11 @@ defined_fns() {
 # pc_bf16 is left to Eva: it reads a float's bits with memcpy, type punning
 # that WP's Typed memory model does not represent.
 COMMON_FNS=pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
-WP_FILES="sin_torch_exp sin_torch_pow sin_double_angle sin_bf16_positions sin_sin_only
-          sin_cos_shifted sin_rotate_recurrence sin_plus_1e4 rope_polar rope_half learned_table"
+WP_FILES="families/sinusoidal/sin_torch_exp families/sinusoidal/sin_torch_pow
+          families/sinusoidal/sin_double_angle families/sinusoidal/sin_bf16_positions
+          families/sinusoidal/sin_sin_only families/sinusoidal/sin_cos_shifted
+          families/sinusoidal/sin_rotate_recurrence families/sinusoidal/sin_plus_1e4
+          families/rope/rope_polar families/rope/rope_half families/learned/learned_table"
 # The harness code that handles .npy data and plugin output: only the
 # functions with contracts (the rest of these files does I/O, formatting
 # and process control that the contracts do not cover; docs/proofs.md).
@@ -103,6 +106,7 @@ if [ $MODE = broken ]; then
         case " ${PROVE_MUTANTS:-$name} " in *" $name "*) ;; *) continue ;; esac
         src=$(sed -n 's/^# source: //p' "$m")
         dst="$OUT/broken/$(dirname "$src")/$name.c"
+        mkdir -p "$(dirname "$dst")"
         sed -f "$m" "$ROOT/$src" >"$dst"
         if cmp -s "$ROOT/$src" "$dst"; then
             echo "prove.sh: mutant $name does not change $src: update $m" >&2; exit 3
@@ -112,10 +116,10 @@ if [ $MODE = broken ]; then
         units+=("broken/$name|$dst|${fns:-$(wp_fns "$src" "$dst")}")
     done
 elif [ $MODE != eva ]; then
-    units+=("ACSL/pecheck.acsl lemmas|$ROOT/impl/sin_torch_exp.c|@lemma")
-    units+=("impl/common.h|$ROOT/impl/sin_torch_exp.c|$COMMON_FNS")
+    units+=("ACSL/pecheck.acsl lemmas|$ROOT/families/sinusoidal/sin_torch_exp.c|@lemma")
+    units+=("impl/common.h|$ROOT/families/sinusoidal/sin_torch_exp.c|$COMMON_FNS")
     for f in $WP_FILES; do
-        units+=("impl/$f.c|$ROOT/impl/$f.c|$(defined_fns "$ROOT/impl/$f.c")")
+        units+=("$f.c|$ROOT/$f.c|$(defined_fns "$ROOT/$f.c")")
     done
     units+=("ACSL/harness.acsl lemmas|$ROOT/harness/npy.c|@lemma")
     for h in $HARNESS_UNITS; do

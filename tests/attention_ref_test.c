@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attention.h"
+#include "../families/attention/attention_ref.h"
 #include "impl.h"
 #include "rng.h"
 

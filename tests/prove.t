@@ -38,14 +38,14 @@ grep -qE '^  WP broken/table_row_past_end +[0-9]+ / [0-9]+ +goals .*UNPROVED' "$
     grep -q 'row_of_out_of_range_ensures_rejected' "$out/broken.log" \
     && ok "the .npy table mutant fails row_of's out_of_range behavior" \
     || nok "table_row_past_end: expected row_of_out_of_range_ensures_rejected unproved: $(grep table_row "$out/broken.log")"
-mut="$out/broken/impl/learned_table_le.c"
-{ [ ! -s "$mut" ] || cmp -s "$ROOT/impl/learned_table.c" "$mut"; } \
-    && nok "mutant missing or identical to impl/learned_table.c" \
-    || ok "mutant differs from impl/learned_table.c ($(diff "$ROOT/impl/learned_table.c" "$mut" | grep -c '^>') line changed)"
+mut="$out/broken/families/learned/learned_table_le.c"
+{ [ ! -s "$mut" ] || cmp -s "$ROOT/families/learned/learned_table.c" "$mut"; } \
+    && nok "mutant missing or identical to families/learned/learned_table.c" \
+    || ok "mutant differs from families/learned/learned_table.c ($(diff "$ROOT/families/learned/learned_table.c" "$mut" | grep -c '^>') line changed)"
 # The shipped lookup, same settings: every goal of lookup proved.
 export WHY3CONFIG="$out/why3.conf"
 frama-c -c11 -cpp-extra-args="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference" \
-    "$ROOT/impl/learned_table.c" -warn-special-float none -wp -wp-rte -wp-model typed+real \
+    "$ROOT/families/learned/learned_table.c" -warn-special-float none -wp -wp-rte -wp-model typed+real \
     -wp-prover z3,cvc4 -wp-par 2 -wp-fct lookup >"$out/shipped.log" 2>&1
 line=$(grep -E '^\[wp\] Proved goals:' "$out/shipped.log")
 p=$(echo "$line" | awk '{print $4}'); t=$(echo "$line" | awk '{print $6}')

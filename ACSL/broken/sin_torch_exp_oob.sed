@@ -1,4 +1,4 @@
-# source: impl/sin_torch_exp.c
+# source: families/sinusoidal/sin_torch_exp.c
 # torch-exp with the pair loop running one pair too far (i <= d / 2): the
 # last sin/cos pair is written past the row.  WP must fail the memory-access
 # and pc_col precondition goals that -wp-rte generates.

@@ -1,11 +1,11 @@
 /* alibi-slopes: the slopes follow the ALiBi paper's rule for every head
- * count up to N (exact references, reference/alibi.c), from the slopes hook
+ * count up to N (exact references, families/alibi/alibi_ref.c), from the slopes hook
  * and from the bias at distance 1.  Case: N = largest head count scanned,
  * so the shrinker ends on the smallest failing head count. */
 #include <math.h>
 #include <stdlib.h>
-#include "relative_util.h"
-#include "../harness/accuracy.h"
+#include "../../properties/relative_util.h"
+#include "../../harness/accuracy.h"
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {

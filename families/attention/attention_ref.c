@@ -14,8 +14,8 @@
 #include <mpfi.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attention.h"
-#include "round.h"
+#include "attention_ref.h"
+#include "../../reference/round.h"
 
 typedef struct att {
     size_t n;

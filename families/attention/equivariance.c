@@ -1,14 +1,14 @@
 /* equivariance: self-attention without positional encoding commutes with
  * permutations of its input rows: T(PX) = P T(X).  Without --causal the
  * property must hold (within the float32 bound of the attention reference,
- * reference/attention.h); with --causal the mask must break it (an
+ * families/attention/attention_ref.h); with --causal the mask must break it (an
  * implementation that stays equivariant ignores the causal flag). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
-#include "../reference/attention.h"
+#include "../../properties/property.h"
+#include "attention_ref.h"
 
 #define N_MAX 6        /* rows per case: the property is about order, not length; the
                         * cost is O(n d^2) per case (1000 cases at d = 512 in seconds) */
@@ -222,7 +222,7 @@ const pc_property pc_prop_equivariance = {
         "sees keys 0..i) depends on order too, so causal attention is not equivariant either.",
     .tolerance =
         "row i: bound(PX)_i + bound(X)_{pi(i)}, each the normwise model of pc_attention_bound\n"
-        "(reference/attention.h: C_ATT*u*(4 d kappa_i + 2n + d + 8)*vmax, C_ATT = 2).  Inputs: X\n"
+        "(families/attention/attention_ref.h: C_ATT*u*(4 d kappa_i + 2n + d + 8)*vmax, C_ATT = 2).  Inputs: X\n"
         "standard normal, W uniform with variance 1/d; 2 to 6 rows a case; with --causal, widths\n"
         "d <= 64, where the bound is tight enough to see the mask (it passes when one case shows it).",
     .teach_impl = "attention-sinpe",

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
+#include "../../properties/property.h"
 
 enum {
     SUB_REJECTS_VALID = 1,   /* error for an all-valid batch */

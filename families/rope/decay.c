@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
+#include "../../properties/property.h"
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {

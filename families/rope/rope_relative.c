@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
+#include "../../properties/property.h"
 
 
 /* ------------------------------------------------------------------ */

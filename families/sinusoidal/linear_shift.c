@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
+#include "../../properties/property.h"
 
 #define FIT_MIN_EXTRA 8      /* rows beyond d in the fit (over-determined) */
 #define FIT_DROP 1e-12       /* a column is dependent when its projected norm drops below this

@@ -4,7 +4,7 @@
  * and a drift of the pair's norm).
  * The state of the last row is kept per thread so increasing positions cost
  * one step each; a smaller position restarts from 0. */
-#include "common.h"
+#include "../../impl/common.h"
 
 static _Thread_local struct {
     int64_t pos;

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
+#include "../../properties/property.h"
 
 enum { SUB_COLLISION = 1, SUB_MARGIN = 2 };
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "relative_util.h"
+#include "../../properties/relative_util.h"
 
 #define HEADS 2   /* heads of the embedding table: two are enough to see a mix-up */
 

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "relative.h"
-#include "round.h"
-#include "../harness/model.h"
+#include "../../reference/relative.h"
+#include "../../reference/round.h"
+#include "../../harness/model.h"
 
 #define PC_TXL_PREC 1024        /* exact for every sum above (see header) */
 #define PC_TXL_PREC_QV 320      /* q_a + v_a exact: 24 + 277 bits < 320 */
@@ -169,7 +169,7 @@ double pc_txl_bound(int d, double base, int64_t rel, double terms_abs, double wr
      * length n in any order has error <= gamma_n sum |terms|; the deepest
      * chain is WR R (D products) then (q + v).w (D more, plus the q+v sum)
      * then the 4-term sum: n = 2 D + 4.  Doubled (C = 2) for the slack the
-     * attention model also takes (reference/attention.h). */
+     * attention model also takes (families/attention/attention_ref.h). */
     double n = 2.0 * d + 4.0;
     double gam = n * u / (1.0 - n * u);
     /* R_b's own error: the sinusoidal precision model at the largest angle

@@ -1,10 +1,10 @@
 /* txl-reference: each Transformer-XL score is within the binary32 error
- * bound of the exact four-term score (reference/txl.c). */
+ * bound of the exact four-term score (families/txl/txl_ref.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "relative_util.h"
+#include "../../properties/relative_util.h"
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
