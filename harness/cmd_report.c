@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "model.h"
+#include "output.h"
 #include "progress.h"
 #include "report.h"
 #include "table.h"
@@ -303,12 +304,13 @@ int pc_cmd_report(int argc, char **argv)
             }
         }
     }
-    int made = 0;
+    int made = 0, slot = -1;
     if (st == PC_OK) {
         snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
         if (mkdir(r->dir, 0755) != 0)
             st = pc_seterr(&err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
         else made = 1;
+        slot = made ? pc_out_track(r->dir, 1) : -1; /* removed on SIGINT/SIGTERM */
     }
     if (st == PC_OK) {
         for (int k = 0; k < PC_REP_PLOTS; k++) {
@@ -339,6 +341,7 @@ int pc_cmd_report(int argc, char **argv)
         }
     }
     if (made) remove_flat(r->dir);
+    pc_out_untrack(slot);
     for (int k = 0; r->impls && k < r->n_impls; k++) pc_verdicts_free(&r->impls[k].props);
     free(r->impls);
     if (have_src) pc_sources_close(&src);

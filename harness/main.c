@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "output.h"
 #include "version.h"
 
 static const pc_command commands[] = {
@@ -70,6 +71,19 @@ static void free_mpfr_caches(void)
     mpfr_free_cache();
 }
 
+/* Every command prints on stdout; what it printed must have arrived
+ * (`pecheck list > /dev/full` is a write error, exit 3, not a pass). */
+static int stdout_kept(int rc)
+{
+    pc_err err = { "" };
+    if (rc == PC_EXIT_INTERNAL) return rc; /* already reported, perhaps this very error */
+    if (pc_out_stdout_check(&err) != PC_OK) {
+        fprintf(stderr, "pecheck: %s\n", err.msg);
+        return PC_EXIT_INTERNAL;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     atexit(free_mpfr_caches);
@@ -80,21 +94,21 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("%s %s\n", PC_TOOL, PC_VERSION);
-        return PC_EXIT_PASS;
+        return stdout_kept(PC_EXIT_PASS);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         if (argc > 2)
             for (size_t k = 0; k < N_COMMANDS; k++)
                 if (!strcmp(argv[2], commands[k].name)) {
                     printf("usage: %s\n%s\n", commands[k].usage, commands[k].summary);
-                    return PC_EXIT_PASS;
+                    return stdout_kept(PC_EXIT_PASS);
                 }
         usage(stdout);
-        return PC_EXIT_PASS;
+        return stdout_kept(PC_EXIT_PASS);
     }
     for (size_t k = 0; k < N_COMMANDS; k++)
         if (!strcmp(cmd, commands[k].name))
-            return commands[k].run(argc - 2, argv + 2);
+            return stdout_kept(commands[k].run(argc - 2, argv + 2));
     fprintf(stderr, "pecheck: unknown command '%s' (try `pecheck help`)\n", cmd);
     return PC_EXIT_USAGE;
 }

@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync, getpid */
 
 #include "npy.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -788,20 +789,11 @@ static pc_status npy_write(const char *path, const void *data, size_t itemsize, 
     if (hn == 0)
         return pc_seterr(err, PC_EINTERNAL, "%s: .npy header does not fit", path);
 
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
-    if (!tmp)
-        return pc_seterr(err, PC_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        pc_status st = pc_seterr(err, PC_EIO, "%s: cannot create %s: %s", path, tmp,
-                                 strerror(errno));
-        free(tmp);
+    pc_out out;
+    pc_status st = pc_out_open(&out, path, err);
+    if (st != PC_OK)
         return st;
-    }
-    int ok = fwrite(hdr, 1, hn, f) == hn;
+    int ok = fwrite(hdr, 1, hn, out.f) == hn;
     const unsigned char *src = data;
     size_t per = sizeof chunk / itemsize;
     for (size_t i = 0; ok && i < count; i += per) {
@@ -817,33 +809,10 @@ static pc_status npy_write(const char *path, const void *data, size_t itemsize, 
             for (size_t b = 0; b < itemsize; b++)
                 chunk[j * itemsize + b] = (unsigned char)(u >> (8 * b));
         }
-        ok = fwrite(chunk, itemsize, k, f) == k;
+        ok = fwrite(chunk, itemsize, k, out.f) == k;
     }
-    int saved = ok ? 0 : errno;
-    if (ok && fflush(f) != 0) {
-        ok = 0;
-        saved = errno;
-    }
-    if (ok && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
-        ok = 0;                /* EINVAL/EROFS: the file kind cannot sync */
-        saved = errno;
-    }
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        saved = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        free(tmp);
-        return pc_seterr(err, PC_EIO, "%s: write failed: %s", path,
-                         saved ? strerror(saved) : "short write");
-    }
-    free(tmp);
-    return PC_OK;
+    /* pc_out_close sees the stream's error flag: a short write is PC_EWRITE */
+    return pc_out_close(&out, 1, err);
 }
 
 pc_status pc_npy_write_f32(const char *path, const float *data, int rank, const size_t *shape,

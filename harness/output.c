@@ -1,31 +1,198 @@
-/* output.c: atomic result files. */
+/* output.c: result files that lose nothing (see output.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "output.h"
+
+/* ---- temporaries removed on a signal ------------------------------------ */
+
+/* A handful of temporaries exist at once (one --output file, one report
+ * folder); 16 leaves room.  Paths are copied into fixed buffers so that the
+ * handler touches no allocator. */
+#define PC_OUT_SLOTS 16
+#define PC_OUT_PATH  4096 /* PATH_MAX on Linux */
+
+static struct {
+    volatile sig_atomic_t used;
+    int is_dir;
+    char path[PC_OUT_PATH];
+} slots[PC_OUT_SLOTS];
+
+static volatile pid_t owner_pid;   /* the process that registered them */
+static int handlers_set;
+
+/* Remove the files of the flat folder PATH, then the folder, with system
+ * calls only (async-signal-safe: no opendir, no malloc). */
+static void remove_dir_raw(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[4096];
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (strcmp(name, ".") && strcmp(name, ".."))
+                    unlinkat(fd, name, 0);
+                off += reclen;
+            }
+        }
+        close(fd);
+    }
+    rmdir(path);
+}
+
+static void on_signal(int sig)
+{
+    if (getpid() == owner_pid) /* not in a forked child: its parent owns them */
+        for (int k = 0; k < PC_OUT_SLOTS; k++) {
+            if (!slots[k].used) continue;
+            if (slots[k].is_dir) remove_dir_raw(slots[k].path);
+            else unlink(slots[k].path);
+        }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void set_handlers(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    owner_pid = getpid();
+    if (handlers_set) return;
+    handlers_set = 1;
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof sigs / sizeof sigs[0]; j++) sigaddset(&sa.sa_mask, sigs[j]);
+        /* a signal ignored by whoever started us (nohup) stays ignored */
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[k], &sa, NULL);
+    }
+}
+
+int pc_out_track(const char *path, int is_dir)
+{
+    if (strlen(path) >= PC_OUT_PATH) return -1;
+    set_handlers();
+    for (int k = 0; k < PC_OUT_SLOTS; k++) {
+        if (slots[k].used) continue;
+        slots[k].is_dir = is_dir;
+        memcpy(slots[k].path, path, strlen(path) + 1);
+        slots[k].used = 1; /* last: the handler sees a complete entry */
+        return k;
+    }
+    return -1;
+}
+
+void pc_out_untrack(int slot)
+{
+    if (slot >= 0 && slot < PC_OUT_SLOTS) slots[slot].used = 0;
+}
+
+/* ---- where PATH is written ---------------------------------------------- */
+
+/* Linux's own limit on links followed in one lookup (MAXSYMLINKS). */
+#define PC_OUT_MAX_LINKS 40
+
+char *pc_out_resolve(const char *path, pc_err *err)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        if (hop == PC_OUT_MAX_LINKS) {
+            pc_seterr(err, PC_EIO, "%s: too many levels of symbolic links", path);
+            free(cur);
+            return NULL;
+        }
+        char target[PC_OUT_PATH];
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0) return cur; /* raced away: let open() say what is wrong */
+        target[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dlen = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dlen);
+            memcpy(next + dlen, target, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    pc_seterr(err, PC_ENOMEM, "out of memory");
+    return NULL;
+}
+
+/* Create O->tmp exclusively beside O->path, with the mode (and, as root,
+ * the owner) of the regular file ST when it exists (HAVE). */
+static int open_tmp(pc_out *o, const struct stat *st, int have)
+{
+    mode_t mode = have ? (st->st_mode & 07777) : 0666;
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0 && errno == EEXIST) { /* left by an earlier process with our pid */
+        unlink(o->tmp);
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    }
+    if (fd < 0) return -1;
+    if (have) {
+        if (geteuid() == 0 && fchown(fd, st->st_uid, st->st_gid) != 0) { /* best effort */ }
+        if (fchmod(fd, mode) != 0) { /* umask narrowed it; best effort */ }
+    }
+    return fd;
+}
 
 pc_status pc_out_open(pc_out *o, const char *path, pc_err *err)
 {
     memset(o, 0, sizeof *o);
+    o->slot = -1;
     if (!path || !strcmp(path, "-")) {
         o->f = stdout;
         return PC_OK;
     }
-    size_t n = strlen(path) + 32;
-    o->path = strdup(path);
+    o->path = pc_out_resolve(path, err);
+    if (!o->path) return PC_EIO;
+    struct stat st;
+    int have = stat(o->path, &st) == 0;
+    if (have && !S_ISREG(st.st_mode)) {
+        /* a device, FIFO or terminal: written in place, never replaced */
+        o->f = fopen(o->path, "w");
+        if (!o->f) {
+            pc_status s = pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+            free(o->path);
+            o->path = NULL;
+            return s;
+        }
+        return PC_OK;
+    }
+    size_t n = strlen(o->path) + 32;
     o->tmp = malloc(n);
-    if (!o->path || !o->tmp) {
-        free(o->path); free(o->tmp);
+    if (!o->tmp) {
+        free(o->path);
+        o->path = NULL;
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
-    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        pc_status st = pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+    snprintf(o->tmp, n, "%s.tmp.%ld", o->path, (long)getpid());
+    o->slot = pc_out_track(o->tmp, 0);
+    int fd = open_tmp(o, &st, have);
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        pc_status s = pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0) { close(fd); unlink(o->tmp); }
+        pc_out_untrack(o->slot);
         free(o->path); free(o->tmp);
         o->path = o->tmp = NULL;
-        return st;
+        return s;
     }
     return PC_OK;
 }
@@ -34,21 +201,43 @@ pc_status pc_out_close(pc_out *o, int commit, pc_err *err)
 {
     pc_status st = PC_OK;
     if (o->f == stdout) {
-        if (fflush(stdout) != 0)
-            st = pc_seterr(err, PC_EIO, "stdout: write failed: %s", strerror(errno));
+        if (commit) st = pc_out_stdout_check(err);
         return st;
     }
     if (!o->f) return PC_OK;
-    int bad = ferror(o->f);
-    if (fclose(o->f) != 0) bad = 1;
+    /* a buffered write that failed earlier left the error flag; fflush
+     * retries what is left and says why (errno) */
+    errno = 0;
+    int bad = fflush(o->f) != 0 || ferror(o->f);
+    int e = errno;
+    /* the data reaches the disk before the rename makes it the result;
+     * EINVAL/EROFS: a file system that cannot sync */
+    if (!bad && o->tmp && commit && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(o->f) != 0 && !bad) { bad = 1; e = errno; }
     o->f = NULL;
     if (commit && bad)
-        st = pc_seterr(err, PC_EIO, "%s: write failed: %s", o->path, strerror(errno));
-    if (commit && !bad && rename(o->tmp, o->path) != 0)
-        st = pc_seterr(err, PC_EIO, "%s: cannot write: %s", o->path, strerror(errno));
-    if (!commit || st != PC_OK)
+        st = pc_seterr(err, PC_EWRITE, "%s: write failed: %s", o->path,
+                       e ? strerror(e) : "I/O error");
+    if (commit && !bad && o->tmp && rename(o->tmp, o->path) != 0)
+        st = pc_seterr(err, PC_EWRITE, "%s: cannot replace it: %s", o->path, strerror(errno));
+    if (o->tmp && (!commit || st != PC_OK))
         unlink(o->tmp);
+    pc_out_untrack(o->slot);
     free(o->path); free(o->tmp);
     o->path = o->tmp = NULL;
+    o->slot = -1;
     return st;
+}
+
+pc_status pc_out_stdout_check(pc_err *err)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = errno;
+    if (bad || ferror(stdout))
+        return pc_seterr(err, PC_EWRITE, "stdout: write failed: %s", e ? strerror(e) : "I/O error");
+    return PC_OK;
 }

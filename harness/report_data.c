@@ -5,6 +5,7 @@
  * engine (accuracy.h), the property engine (property.h) and the precision
  * model (model.h).  Sizes are chosen so that `pecheck report --impl all`
  * takes seconds: each MPFR sin/cos pair costs about 1.5 us. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,11 @@ FILE *pc_report_fopen(const pc_report *r, const char *name, pc_err *err, pc_stat
 
 pc_status pc_report_fclose(const pc_report *r, FILE *f, const char *name, pc_err *err)
 {
-    int bad = ferror(f);
+    errno = 0;
+    int bad = fflush(f) != 0 || ferror(f);
     if (fclose(f) != 0 || bad)
-        return pc_seterr(err, PC_EIO, "error writing %s/%s", r->final_dir, name);
+        return pc_seterr(err, PC_EWRITE, "error writing %s/%s: %s", r->final_dir, name,
+                         errno ? strerror(errno) : "I/O error");
     return PC_OK;
 }
 

@@ -17,7 +17,8 @@ typedef enum pc_status {
     PC_EINPUT   = -1,  /* bad user input: options, files, shapes */
     PC_EIO      = -2,  /* cannot read or write a file */
     PC_ENOMEM   = -3,  /* allocation failed */
-    PC_EINTERNAL = -4  /* a bug or a limit of pecheck itself */
+    PC_EINTERNAL = -4, /* a bug or a limit of pecheck itself */
+    PC_EWRITE   = -5   /* an output was lost while writing it (ENOSPC, EIO) */
 } pc_status;
 
 /* Exit codes of the pecheck CLI (documented in README.md). */
@@ -25,7 +26,7 @@ enum {
     PC_EXIT_PASS  = 0,
     PC_EXIT_FAIL  = 1,
     PC_EXIT_USAGE = 2, /* usage or input error, one line on stderr */
-    PC_EXIT_INTERNAL = 3
+    PC_EXIT_INTERNAL = 3 /* internal error, or an output lost (write error) */
 };
 
 /* A message buffer for one error line; functions that fail fill it. */
