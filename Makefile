@@ -66,19 +66,27 @@ bench: deps
 	scripts/bench.sh $(PECHECK)
 	scripts/properties_bench.sh $(PECHECK)
 
-# libFuzzer target of the .npy reader (clang); fuzz-replay runs the committed
-# corpus once, then fuzzes for FUZZ_SECONDS (default 20) from a scratch copy.
+# libFuzzer targets (clang) of the .npy reader and of the JSON reader behind
+# `merge`; fuzz-replay runs each committed corpus once, then fuzzes each for
+# FUZZ_SECONDS (default 20) from a scratch copy.
 FUZZ_SECONDS ?= 20
-$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/status.c harness/npy.h
+FUZZ_TARGETS = npy json
+$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/output.c harness/status.c harness/npy.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
-fuzz: $(BUILD)/fuzz/npy_fuzz
-fuzz-replay: $(BUILD)/fuzz/npy_fuzz
-	$(BUILD)/fuzz/npy_fuzz -runs=0 fuzz/corpus/npy/
-	rm -rf $(BUILD)/fuzz/work && mkdir -p $(BUILD)/fuzz/work
-	$(BUILD)/fuzz/npy_fuzz -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/npy.dict $(BUILD)/fuzz/work fuzz/corpus/npy/ \
-	    >$(BUILD)/fuzz/log 2>&1 || { tail -40 $(BUILD)/fuzz/log; exit 1; }
-	@tail -1 $(BUILD)/fuzz/log
+$(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/status.c harness/jsonread.h
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%_fuzz)
+fuzz-replay: fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    $(BUILD)/fuzz/$${t}_fuzz -runs=0 fuzz/corpus/$$t/; \
+	    rm -rf $(BUILD)/fuzz/work-$$t && mkdir -p $(BUILD)/fuzz/work-$$t; \
+	    $(BUILD)/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$$t.dict \
+	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/work-$$t fuzz/corpus/$$t/ \
+	        >$(BUILD)/fuzz/log-$$t 2>&1 || { tail -40 $(BUILD)/fuzz/log-$$t; exit 1; }; \
+	    tail -1 $(BUILD)/fuzz/log-$$t; \
+	done
 
 # Frama-C WP + Eva on the ACSL contracts (docs/proofs.md); report in build/prove/.
 prove: deps
