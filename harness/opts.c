@@ -190,7 +190,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
             return pc_seterr(err, PC_EINPUT, "--shard: expected K/N, got '%s'", v);
         memcpy(a, v, la);
         a[la] = '\0';
-        if ((st = pc_parse_i64("--shard", slash + 1, 1, 1 << 20, &n, err)) != PC_OK) return st;
+        if ((st = pc_parse_i64("--shard", slash + 1, 1, PC_SHARD_MAX, &n, err)) != PC_OK) return st;
         if ((st = pc_parse_i64("--shard", a, 1, n, &k, err)) != PC_OK) return st;
         o->shard_k = (int)k;
         o->shard_n = (int)n;

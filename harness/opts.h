@@ -10,6 +10,8 @@
 #include "status.h"
 
 #define PC_MAX_SOURCES 16
+/* --shard K/N: at most 2^20 shards (far more than blocks in any practical run) */
+#define PC_SHARD_MAX (1 << 20)
 
 enum pc_dtype { PC_DT_F32 = 0, PC_DT_BF16, PC_DT_F16, PC_DT_F64 };
 enum pc_format { PC_FMT_TEXT = 0, PC_FMT_JSON, PC_FMT_TAP, PC_FMT_JUNIT };

@@ -1,9 +1,13 @@
 /* shard.c: read accuracy results from JSON and merge shards (shard.h). */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
 #include "shard.h"
+#include "../reference/reference.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -27,24 +31,54 @@ static const char *get_str(rd *r, const pc_jnode *o, const char *key)
     return v->text;
 }
 
-static int64_t get_int(rd *r, const pc_jnode *o, const char *key)
+/* An integer in [LO, HI]: written with %lld, so anything else (a
+ * fraction, an exponent, 2^70) is not a pecheck value. */
+static int64_t get_int_in(rd *r, const pc_jnode *o, const char *key, int64_t lo, int64_t hi)
 {
     const pc_jnode *v = pc_jget(o, key);
     char *end;
     if (!v || v->type != PC_J_NUM) { bad(r, key, "is missing or not a number"); return 0; }
+    errno = 0;
     long long x = strtoll(v->text, &end, 10);
     if (*end) { bad(r, key, "is not an integer"); return 0; }
+    if (errno == ERANGE || x < lo || x > hi) {
+        char why[96];
+        snprintf(why, sizeof why, "is %s, outside [%lld, %lld]", v->text, (long long)lo, (long long)hi);
+        bad(r, key, why);
+        return lo;
+    }
     return x;
 }
 
-/* A number written with %.17g (reads back to the same binary64); null is a
- * non-finite value, NULLV. */
+static int64_t get_int(rd *r, const pc_jnode *o, const char *key)
+{
+    return get_int_in(r, o, key, INT64_MIN, INT64_MAX);
+}
+
+/* a count of values: 0 .. 2^62 (far beyond 2^53 positions times 8192) */
+static uint64_t get_count(rd *r, const pc_jnode *o, const char *key)
+{
+    return (uint64_t)get_int_in(r, o, key, 0, (int64_t)1 << 62);
+}
+
+/* A number written with %.17g (reads back to the same binary64) and finite:
+ * the writer writes a non-finite value as null, read as NULLV.  A value
+ * that overflows binary64 (1e999) or is negative is refused. */
 static double get_num(rd *r, const pc_jnode *o, const char *key, double nullv)
 {
     const pc_jnode *v = pc_jget(o, key);
     if (v && v->type == PC_J_NULL) return nullv;
     if (!v || v->type != PC_J_NUM) { bad(r, key, "is missing or not a number"); return 0; }
-    return strtod(v->text, NULL);
+    double x = strtod(v->text, NULL);
+    if (!isfinite(x)) { bad(r, key, "is not a finite binary64 number"); return 0; }
+    return x;
+}
+
+static double get_nonneg(rd *r, const pc_jnode *o, const char *key, double nullv)
+{
+    double x = get_num(r, o, key, nullv);
+    if (x < 0) { bad(r, key, "is negative"); return 0; }
+    return x;
 }
 
 /* {"hex": "%a", "dec": ...}: the hex text is exact */
@@ -67,14 +101,14 @@ static void get_witness(rd *r, const pc_jnode *o, const char *key, pc_witness *w
     if (v->type == PC_J_NULL) return;
     if (v->type != PC_J_OBJ) { bad(r, key, "is not an object"); return; }
     w->valid = 1;
-    w->pos = get_int(r, v, "pos");
-    w->dim = (int)get_int(r, v, "dim");
+    w->pos = get_int_in(r, v, "pos", 0, PC_POS_MAX);
+    w->dim = (int)get_int_in(r, v, "dim", 0, PC_D_MAX - 1);
     w->got = (float)get_hex(r, v, "got");        /* exact: written from a float */
     w->ref = get_hex(r, v, "ref");
     w->ref32 = (float)get_hex(r, v, "ref_f32");  /* exact */
-    w->err = get_num(r, v, "abs_err", HUGE_VAL);
-    w->ulp = get_num(r, v, "ulp_err", HUGE_VAL);
-    w->bound = get_num(r, v, "bound", HUGE_VAL);
+    w->err = get_nonneg(r, v, "abs_err", HUGE_VAL);
+    w->ulp = get_nonneg(r, v, "ulp_err", HUGE_VAL);
+    w->bound = get_nonneg(r, v, "bound", HUGE_VAL);
     w->theta = get_num(r, v, "theta", (double)NAN);
     const pc_jnode *sp = pc_jget(v, "split");
     if (sp && sp->type == PC_J_OBJ) {
@@ -116,9 +150,92 @@ static int name_index(const char *s, const char *const *names, int n)
     return -1;
 }
 
+/* The positions shard K/N of the run covers: [*P0, *P1], *NPOS of them
+ * (0 when the shard got no block: more shards than blocks). */
+static void shard_positions(const pc_acc_cfg *c, int64_t *p0, int64_t *p1, int64_t *npos)
+{
+    int64_t b0, b1;
+    pc_acc_shard_blocks(pc_acc_nblocks(c->pos_lo, c->pos_hi), c->shard_k, c->shard_n, &b0, &b1);
+    *p0 = c->pos_lo + b0 * (int64_t)PC_ACC_BLOCK;
+    *p1 = c->pos_lo + b1 * (int64_t)PC_ACC_BLOCK - 1;
+    if (*p1 > c->pos_hi) *p1 = c->pos_hi;
+    *npos = b1 > b0 ? *p1 - *p0 + 1 : 0;
+}
+
+/* A witness names an element the shard checked. */
+static void check_witness(rd *r, const char *key, const pc_witness *w, const pc_acc_cfg *c,
+                          int64_t p0, int64_t p1)
+{
+    if (!w->valid || r->st != PC_OK) return;
+    if (w->pos < p0 || w->pos > p1) bad(r, key, "names a position outside the shard's range");
+    else if (w->dim < 0 || w->dim >= c->d) bad(r, key, "names a dimension outside [0, d)");
+}
+
+/* The counts, witnesses and status of one result agree with each other and
+ * with what the engine does for its parameters (harness/accuracy.c):
+ *   - a finished shard checked every element of its positions: values = npos * d;
+ *     a shard stopped by the implementation's error at block LO checked the
+ *     blocks before it: values = (LO - first position) * d;
+ *   - values_nonfinite <= values_over_bound <= values (a NaN/Inf is over the
+ *     bound), values_correctly_rounded <= values;
+ *   - max_err_over_bound <= 1 when nothing is over the bound, >= 1 otherwise
+ *     (over means !(err <= bound));
+ *   - "pass": nothing over the bound and no error; "fail": something over the
+ *     bound, or an error or fault note; "skip": no value checked and a note. */
+static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
+{
+    const pc_acc_cfg *c = &it->cfg;
+    const pc_acc_result *res = &it->res;
+    const pc_metrics *m = &res->m;
+    int64_t p0, p1, npos;
+    shard_positions(c, &p0, &p1, &npos);
+    uint64_t want = (uint64_t)npos * (uint64_t)c->d;
+    if (has_ie) {
+        int64_t hi = res->impl_rc_lo + (int64_t)PC_ACC_BLOCK - 1;
+        if (hi > c->pos_hi) hi = c->pos_hi;
+        if (npos == 0 || res->impl_rc == 0 || res->impl_rc_lo < p0 || res->impl_rc_lo > p1
+            || (res->impl_rc_lo - c->pos_lo) % PC_ACC_BLOCK || res->impl_rc_hi != hi)
+            bad(r, "impl_error", "does not name a block of the shard");
+        want = (uint64_t)(res->impl_rc_lo - p0) * (uint64_t)c->d;
+    }
+    if (res->status == PC_SKIP && !has_ie) want = 0;
+    if (r->st != PC_OK) return;
+    if (m->count != want) {
+        char why[128];
+        snprintf(why, sizeof why, "is %llu, but the shard checks %llu values (%lld positions x d=%d)",
+                 (unsigned long long)m->count, (unsigned long long)want,
+                 (long long)(want / (uint64_t)c->d), c->d);
+        bad(r, "values", why);
+    } else if (m->n_over > m->count) {
+        bad(r, "values_over_bound", "is larger than \"values\"");
+    } else if (m->n_nonfinite > m->n_over) {
+        bad(r, "values_nonfinite", "is larger than \"values_over_bound\" (a NaN/Inf is over the bound)");
+    } else if (m->n_exact > m->count) {
+        bad(r, "values_correctly_rounded", "is larger than \"values\"");
+    } else if (m->count && (m->n_over ? !(m->max_ratio >= 1) : !(m->max_ratio <= 1))) {
+        bad(r, "max_err_over_bound", m->n_over ? "is below 1 although values are over the bound"
+                                               : "is above 1 although no value is over the bound");
+    } else if (m->count && !m->worst.valid) {
+        bad(r, "worst", "is null although values were checked");
+    } else if (!m->n_over != !m->first_over.valid) {
+        bad(r, "first_over_bound", m->n_over ? "is null although values are over the bound"
+                                             : "is set although no value is over the bound");
+    } else if (res->status == PC_OK && (m->n_over || has_ie)) {
+        bad(r, "status", "is \"pass\" but the shard has values over the bound or an error");
+    } else if (res->status == PC_FAIL && !m->n_over && !has_ie && !res->note[0]) {
+        bad(r, "status", "is \"fail\" but no value is over the bound and no error is recorded");
+    } else if (res->status == PC_SKIP && !res->note[0]) {
+        bad(r, "status", "is \"skip\" without a note saying why");
+    }
+    check_witness(r, "worst", &m->worst, c, p0, p1);
+    check_witness(r, "max_abs_at", &m->worst_abs, c, p0, p1);
+    check_witness(r, "first_over_bound", &m->first_over, c, p0, p1);
+}
+
 pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, pc_err *err)
 {
     memset(it, 0, sizeof *it);
+    it->file = file;
     rd r = { file, err, PC_OK };
     if (!o || o->type != PC_J_OBJ)
         return pc_seterr(err, PC_EINPUT, "%s: expected a JSON object with an accuracy result", file);
@@ -131,33 +248,36 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     const pc_jnode *pa = pc_jget(o, "params");
     const pc_jnode *ps = pc_jget(pa, "positions");
     if (!ps) bad(&r, "params.positions", "is missing");
-    c->d = (int)get_int(&r, pa, "d");
+    c->d = (int)get_int_in(&r, pa, "d", 2, PC_D_MAX);
     c->base = get_num(&r, pa, "base", (double)NAN);
+    if (r.st == PC_OK && pc_ref_check_params(c->d, c->base, err) != PC_OK)
+        bad(&r, "params", "has a d or base pecheck does not accept");
     static const char *const layouts[] = { "interleaved", "half" };
     static const char *const dtypes[] = { "f32", "bf16", "f16", "f64" };
     c->layout = name_index(get_str(&r, pa, "layout"), layouts, 2);
     c->dtype = name_index(get_str(&r, pa, "dtype"), dtypes, 4);
     if (c->layout < 0) bad(&r, "params.layout", "is not interleaved or half");
     if (c->dtype < 0) bad(&r, "params.dtype", "is not a known dtype");
-    c->pos_lo = get_int(&r, ps, "start");
-    c->pos_hi = get_int(&r, ps, "end");
+    c->pos_lo = get_int_in(&r, ps, "start", 0, PC_POS_MAX);
+    c->pos_hi = get_int_in(&r, ps, "end", c->pos_lo, PC_POS_MAX);
     c->seed = (uint64_t)get_int(&r, o, "seed"); /* written as a signed 64-bit integer */
     c->shard_k = c->shard_n = 1;
     const pc_jnode *sh = pc_jget(o, "shard");
     if (sh) {
-        c->shard_k = (int)get_int(&r, sh, "k");
-        c->shard_n = (int)get_int(&r, sh, "n");
-        if (r.st == PC_OK && (c->shard_n < 1 || c->shard_k < 1 || c->shard_k > c->shard_n))
-            bad(&r, "shard", "is not K/N with 1 <= K <= N");
+        /* the limits of --shard K/N (harness/opts.c) */
+        c->shard_n = (int)get_int_in(&r, sh, "n", 1, PC_SHARD_MAX);
+        c->shard_k = (int)get_int_in(&r, sh, "k", 1, c->shard_n);
     }
     const pc_jnode *bd = pc_jget(o, "bound");
     pc_acc_result *res = &it->res;
     if (!strcmp(get_str(&r, bd, "model"), "absolute")) {
-        c->tol_abs = get_num(&r, bd, "tol_abs", (double)NAN);
+        c->tol_abs = get_num(&r, bd, "tol_abs", 0.0);
+        if (!(c->tol_abs > 0)) bad(&r, "bound.tol_abs", "is not a positive finite number");
     } else {
         c->tol_abs = -1.0;
-        res->C = get_num(&r, bd, "C", (double)NAN);
-        res->u = get_num(&r, bd, "u", (double)NAN);
+        res->C = get_num(&r, bd, "C", 0.0);
+        res->u = get_num(&r, bd, "u", 0.0);
+        if (!(res->C > 0) || !(res->u > 0)) bad(&r, "bound", "has a C or u that is not positive and finite");
     }
     const char *status = get_str(&r, o, "status");
     static const char *const statuses[] = { "pass", "fail", "skip" };
@@ -169,13 +289,13 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     if (note && note->type == PC_J_STR) snprintf(res->note, sizeof res->note, "%s", note->text);
     pc_metrics *m = &res->m;
     pc_metrics_init(m);
-    m->count = (uint64_t)get_int(&r, o, "values");
-    m->n_over = (uint64_t)get_int(&r, o, "values_over_bound");
-    m->n_nonfinite = (uint64_t)get_int(&r, o, "values_nonfinite");
-    m->n_exact = (uint64_t)get_int(&r, o, "values_correctly_rounded");
-    m->max_abs = get_num(&r, o, "max_abs_err", HUGE_VAL);
-    m->max_ulp = get_num(&r, o, "max_ulp_err", HUGE_VAL);
-    m->max_ratio = get_num(&r, o, "max_err_over_bound", HUGE_VAL);
+    m->count = get_count(&r, o, "values");
+    m->n_over = get_count(&r, o, "values_over_bound");
+    m->n_nonfinite = get_count(&r, o, "values_nonfinite");
+    m->n_exact = get_count(&r, o, "values_correctly_rounded");
+    m->max_abs = get_nonneg(&r, o, "max_abs_err", HUGE_VAL);
+    m->max_ulp = get_nonneg(&r, o, "max_ulp_err", HUGE_VAL);
+    m->max_ratio = get_nonneg(&r, o, "max_err_over_bound", HUGE_VAL);
     get_xsum(&r, o, "sum_sq_err_exact", &m->xsq_err);
     get_xsum(&r, o, "sum_sq_ref_exact", &m->xsq_ref);
     get_witness(&r, o, "worst", &m->worst);
@@ -184,11 +304,12 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     pc_metrics_finish(m);
     const pc_jnode *ie = pc_jget(o, "impl_error");
     if (ie) {
-        res->impl_rc = (int)get_int(&r, ie, "rc");
-        res->impl_rc_lo = get_int(&r, ie, "start");
-        res->impl_rc_hi = get_int(&r, ie, "end");
+        res->impl_rc = (int)get_int_in(&r, ie, "rc", INT32_MIN, INT32_MAX);
+        res->impl_rc_lo = get_int_in(&r, ie, "start", 0, PC_POS_MAX);
+        res->impl_rc_hi = get_int_in(&r, ie, "end", 0, PC_POS_MAX);
     }
-    res->seconds = get_num(&r, o, "seconds", 0.0);
+    res->seconds = get_nonneg(&r, o, "seconds", 0.0);
+    if (r.st == PC_OK) check_consistent(&r, it, ie != NULL);
     return r.st;
 }
 
@@ -213,28 +334,54 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     return NULL;
 }
 
+/* "3, 5 and 7" (at most a few, then "..."): the shards of 1..N not in BY_K. */
+static void list_missing(const pc_shard_item **by_k, int N, char *buf, size_t len, int *count)
+{
+    size_t used = 0;
+    *count = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < N; k++) {
+        if (by_k[k]) continue;
+        if (++*count <= 4 && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d/%d", *count > 1 ? ", " : "", k + 1, N);
+    }
+    if (*count > 4 && used < len) snprintf(buf + used, len - used, ", ... (%d in all)", *count);
+}
+
+/* Sort ITEMS by shard number into BY_K[0..N): every item of one run, none
+ * twice, none missing. */
+static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_item **by_k,
+                              int N, pc_err *err)
+{
+    for (int k = 0; k < n; k++) {
+        const char *what = differs(&items[0], &items[k]);
+        if (what)
+            return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (%s "
+                             "differs: %s %d/%d vs %s %d/%d)", items[0].file, items[k].file, what,
+                             items[0].name, items[0].cfg.shard_k, N, items[k].name,
+                             items[k].cfg.shard_k, items[k].cfg.shard_n);
+        const pc_shard_item **slot = &by_k[items[k].cfg.shard_k - 1];
+        if (*slot)
+            return pc_seterr(err, PC_EINPUT, "merge: shard %d/%d of %s given twice (%s and %s)",
+                             items[k].cfg.shard_k, N, items[k].name, (*slot)->file, items[k].file);
+        *slot = &items[k];
+    }
+    char miss[128];
+    int nmiss;
+    list_missing(by_k, N, miss, sizeof miss, &nmiss);
+    if (nmiss)
+        return pc_seterr(err, PC_EINPUT, "merge: %s: shard %s missing (%d of %d shard files given)",
+                         items[0].name, miss, n, N);
+    return PC_OK;
+}
+
 pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, pc_err *err)
 {
     if (n < 1) return pc_seterr(err, PC_EINPUT, "merge: no results");
     int N = items[0].cfg.shard_n;
-    if (N != n)
-        return pc_seterr(err, PC_EINPUT, "merge: %s is shard %d/%d but %d shard results were given",
-                         items[0].name, items[0].cfg.shard_k, N, n);
-    const pc_shard_item **by_k = calloc((size_t)n, sizeof *by_k);
+    const pc_shard_item **by_k = calloc((size_t)N, sizeof *by_k);
     if (!by_k) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    pc_status st = PC_OK;
-    for (int k = 0; k < n && st == PC_OK; k++) {
-        const char *what = differs(&items[0], &items[k]);
-        if (what)
-            st = pc_seterr(err, PC_EINPUT, "merge: shard results of different runs (%s differs: "
-                           "%s %d/%d vs %s %d/%d)", what, items[0].name, items[0].cfg.shard_k, N,
-                           items[k].name, items[k].cfg.shard_k, items[k].cfg.shard_n);
-        else if (by_k[items[k].cfg.shard_k - 1])
-            st = pc_seterr(err, PC_EINPUT, "merge: shard %d/%d of %s given twice",
-                           items[k].cfg.shard_k, N, items[k].name);
-        else
-            by_k[items[k].cfg.shard_k - 1] = &items[k];
-    }
+    pc_status st = group_shards(items, n, by_k, N, err);
     if (st != PC_OK) { free(by_k); return st; }
 
     /* Replay the engine's loop over the shards in position order. */

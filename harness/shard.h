@@ -15,20 +15,26 @@
 
 /* One result read from a shard file. */
 typedef struct pc_shard_item {
+    const char *file;      /* the file it was read from (for messages) */
     char name[256];        /* implementation */
     char family[32];
     pc_acc_cfg cfg;        /* cfg.family points into FAMILY */
     pc_acc_result res;
 } pc_shard_item;
 
-/* Read one result object (the top object of a single-result file, or an
+/* Read one result object, checking every field: integers in range (no
+ * 2^70), numbers finite (no 1e999; the writer writes null for a non-finite
+ * value), parameters pecheck accepts, and counts, witnesses and status that
+ * agree with each other and with the shard's positions (a "fail" shard with
+ * nothing over the bound, or a "pass" one with failures, is refused).  Any
+ * breach is PC_EINPUT naming FILE and the field. (the top object of a single-result file, or an
  * element of "results").  FILE names the input in messages. */
 pc_status pc_shard_read(const pc_jnode *obj, const char *file, pc_shard_item *out, pc_err *err);
 
 /* Combine N results of the same check, one per shard 1..N in any order,
  * into OUT (cfg.shard_n = 1: the unsharded run).  Errors when they are not
  * the N shards of one run (different implementation, parameters, bound or
- * shard count, a shard missing or repeated). */
+ * shard count, a shard repeated, or missing: "shard 3/8 missing"). */
 pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, pc_err *err);
 
 #endif

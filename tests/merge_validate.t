@@ -1,0 +1,97 @@
+#!/bin/bash
+# `pecheck merge` validates every shard before merging: status consistent
+# with the counts, integers in range, numbers finite, one implementation and
+# one set of parameters, and it names a missing shard.  Each forged shard is
+# exit 2 with one stderr line naming the shard file and the field.
+set -u
+PECHECK=${PECHECK:-build/pecheck}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok()  { echo "ok $((++n)) - $*"; }
+nok() { echo "not ok $((++n)) - $*"; }
+
+# forge IN OUT PYTHON: OUT is IN's JSON (as d) after the Python statement;
+# the number 2^70 and 1e999 are written as raw text by the placeholders
+forge() {
+    /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+t = json.dumps(d, indent=2).replace('"@2^70@"', '1180591620717411303424').replace('"@1e999@"', '1e999')
+open(sys.argv[2], 'w').write(t)
+PY
+}
+
+# refused WORD... -- ARGS: exit 2, one stderr line containing every WORD, no stdout
+refused() {
+    local words=()
+    while [ "$1" != "--" ]; do words+=("$1"); shift; done; shift
+    "$PECHECK" merge "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    local good=1
+    for w in "${words[@]}"; do grep -qF -- "$w" "$tmp/err" || good=0; done
+    if [ $rc -eq 2 ] && [ $good -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]; then
+        ok "refused (exit 2, names ${words[*]}): $(sed "s|$tmp/||g" "$tmp/err")"
+    else
+        nok "expected exit 2 naming ${words[*]}: rc=$rc stderr: $(cat "$tmp/err")"
+    fi
+}
+
+echo "1..22"
+
+# genuine shards: sin-only fails (shard 1 and 2 over the bound), torch-exp passes
+for k in 1 2 3; do
+    "$PECHECK" accuracy --impl torch-exp --max-pos 700 --quiet --shard $k/3 --format json --output "$tmp/p$k.json"
+    "$PECHECK" accuracy --impl sin-only --max-pos 700 --quiet --shard $k/3 --format json --output "$tmp/f$k.json"
+done
+"$PECHECK" merge "$tmp/p1.json" "$tmp/p2.json" "$tmp/p3.json" >/dev/null; rc=$?
+[ $rc -eq 0 ] && ok "genuine passing shards merge to exit 0" || nok "genuine pass: rc=$rc"
+"$PECHECK" merge "$tmp/f1.json" "$tmp/f2.json" "$tmp/f3.json" >/dev/null; rc=$?
+[ $rc -eq 1 ] && ok "genuine failing shards merge to exit 1" || nok "genuine fail: rc=$rc"
+
+# status against counts
+forge "$tmp/p2.json" "$tmp/x.json" 'd["status"] = "fail"'
+refused x.json status fail -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd["status"] = "pass"'
+refused x.json status pass -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd["values_over_bound"] = 0; d["status"] = "pass"'
+refused x.json -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["status"] = "skip"'
+refused x.json values -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+
+# numbers out of range or not finite
+forge "$tmp/p2.json" "$tmp/x.json" 'd["values"] = -5'
+refused x.json values -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["values"] = "@2^70@"'
+refused x.json values -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["values"] += 128'
+refused x.json values -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["max_abs_err"] = "@1e999@"'
+refused x.json max_abs_err finite -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["max_err_over_bound"] = -1'
+refused x.json max_err_over_bound -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["max_err_over_bound"] = 3.5'
+refused x.json max_err_over_bound -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd["values_nonfinite"] = d["values_over_bound"] + 1'
+refused x.json values_nonfinite -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["seconds"] = "@1e999@"'
+refused x.json seconds -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["params"]["base"] = None'
+refused x.json params -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["shard"]["n"] = "@2^70@"'
+refused x.json n -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["pos"] = 0'
+refused x.json worst position -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["dim"] = 4096'
+refused x.json worst dimension -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+
+# one implementation, one set of parameters
+refused p1.json f2.json implementation -- "$tmp/p1.json" "$tmp/f2.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["params"]["d"] = 64; d["values"] //= 2'
+refused x.json d -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+
+# a missing shard is named
+for k in 1 2 4 5 6 7 8; do
+    "$PECHECK" accuracy --impl torch-exp --max-pos 2100 --quiet --shard $k/8 --format json --output "$tmp/e$k.json"
+done
+refused "shard 3/8 missing" torch-exp -- "$tmp"/e?.json
+refused "shard 2/3 missing" -- "$tmp/p1.json" "$tmp/p3.json"
