@@ -26,7 +26,7 @@ TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
-.PHONY: all check demo bench clean deps fuzz fuzz-replay prove prove-broken
+.PHONY: all check demo bench clean deps deps-demo deps-check fuzz fuzz-replay prove prove-broken install uninstall
 # The example plugin (docs/plugins.md): build/examples/plugin_good.so
 EXAMPLES = $(BUILD)/examples/plugin_good.so
 all: $(PECHECK) $(TEST_BIN) $(EXAMPLES)
@@ -48,20 +48,25 @@ $(PECHECK): $(BUILD)/harness/main.o $(BUILD)/libpecheck.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libpecheck.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# Install missing Debian packages (prints what it does; no-op when present).
+# Install missing Debian packages (prints what it does; no-op when present):
+# `make demo` only the demo's, `make check` the tests', `make deps` all.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh all
+deps-demo:
+	@scripts/install-deps.sh demo
+deps-check:
+	@scripts/install-deps.sh check
 
-check: deps
+check: deps-check
 	@$(MAKE) --no-print-directory all
-	PECHECK=$(abspath $(PECHECK)) BUILD=$(abspath $(BUILD)) prove --exec '' $(TEST_BIN) $(wildcard tests/*.t)
+	PECHECK_REGRESSIONS=off PECHECK=$(abspath $(PECHECK)) BUILD=$(abspath $(BUILD)) prove --exec '' $(TEST_BIN) $(wildcard tests/*.t)
 
-demo: deps
+demo: deps-demo
 	@$(MAKE) --no-print-directory all
-	$(PECHECK) demo
-	$(PECHECK) report --impl all --out report
+	PECHECK_REGRESSIONS=off $(PECHECK) demo
+	PECHECK_REGRESSIONS=off $(PECHECK) report --impl all --out report
 
-bench: deps
+bench: deps-check
 	@$(MAKE) --no-print-directory all
 	scripts/bench.sh $(PECHECK)
 	scripts/properties_bench.sh $(PECHECK)
@@ -89,14 +94,26 @@ fuzz-replay: fuzz
 	done
 
 # Frama-C WP + Eva on the ACSL contracts (docs/proofs.md); report in build/prove/.
-prove: deps
+prove: deps-check
 	scripts/prove.sh
 # The same proof on deliberately broken variants (ACSL/broken/): it must fail.
-prove-broken: deps
+prove-broken: deps-check
 	@scripts/prove.sh --broken; rc=$$?; if [ $$rc -eq 1 ]; then echo "prove-broken: every broken variant fails the proof, as it must"; else echo "prove-broken: expected the proof to fail (exit 1), got exit $$rc" >&2; exit 1; fi
 
 clean:
 	rm -rf build build-san build-clang
+
+# `make install PREFIX=/usr/local`: the binary, the plugin header and the
+# Python package (DESTDIR for staged installs).
+PREFIX ?= /usr/local
+install: $(PECHECK)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pecheck/python/pecheck
+	install -m 755 $(PECHECK) $(DESTDIR)$(PREFIX)/bin/pecheck
+	install -m 644 include/pecheck_plugin.h $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
+	install -m 644 python/pecheck/__init__.py $(DESTDIR)$(PREFIX)/share/pecheck/python/pecheck/__init__.py
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/pecheck $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
+	rm -rf $(DESTDIR)$(PREFIX)/share/pecheck
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d)
 .SECONDARY:

@@ -1,0 +1,18 @@
+#!/bin/sh
+# The Python package (python/pecheck) under pytest, as one TAP test: a
+# correct and a wrong cache, every accepted shape (tests/python/).
+PECHECK=${PECHECK:-build/pecheck}
+export PECHECK
+cd "$(dirname "$0")/.." || exit 1
+echo "1..1"
+if ! /usr/bin/python3 -c 'import pytest, numpy' 2>/dev/null; then
+    echo "ok 1 # SKIP python3-pytest or python3-numpy missing (scripts/install-deps.sh installs them)"
+    exit 0
+fi
+out=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python 2>&1); rc=$?
+if [ $rc -eq 0 ]; then
+    echo "ok 1 - python/pecheck under pytest: $(printf '%s\n' "$out" | tail -1)"
+else
+    echo "not ok 1 - python/pecheck under pytest (exit $rc)"
+    printf '%s\n' "$out" | tail -40 | sed 's/^/# /'
+fi
