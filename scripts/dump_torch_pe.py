@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """dump_torch_pe.py: dump a PyTorch positional-encoding table to .npy for
 `pecheck check --table`.
 
@@ -17,7 +17,19 @@ Runs with Debian's python3-torch (1.13) and python3-numpy:
   scripts/dump_torch_pe.py sinusoidal --module mymodel.py:PositionalEncoding \\
       --kwargs d_model=768,max_len=2048 --buffer pe --out pe.npy
 
+  # your own rotary module, HF-style: forward(x, position_ids) -> (cos, sin)
+  # (or the older forward(x, seq_len=N)); x is (1, max_len, head_dim) in --dtype
+  scripts/dump_torch_pe.py rope --module rotary.py:MyRotaryEmbedding \\
+      --kwargs dim=128,base=500000 --max-len 8192 --head-dim 128 --cos cos.npy --sin sin.npy
+  # or a Meta-style function returning complex freqs_cis (end, dim/2)
+  scripts/dump_torch_pe.py rope --module model.py:precompute_freqs_cis \\
+      --kwargs dim=128,end=8192,theta=500000 --cos cos.npy --sin sin.npy
+
 Options
+  --dtype bfloat16|float16     (rope --module, HF-style) the dtype of x, which HF
+                               modules return cos/sin in; the cache is saved
+                               widened to float32 (exact): check it with
+                               `pecheck check --dtype bf16` (or f16).
   --positions-dtype bfloat16   build the table from positions held in
                                bfloat16 (torch.arange(...).to(torch.bfloat16)),
                                the mistake of a model cast to bf16 before its
@@ -32,6 +44,7 @@ that cannot be loaded, 3 PyTorch or NumPy missing.
 """
 import argparse
 import importlib.util
+import inspect
 import math
 import sys
 
@@ -94,17 +107,63 @@ def rope_cache(head_dim, max_len, base, positions_dtype, layout, compact):
     return emb.cos().float(), emb.sin().float()
 
 
-def load_module(spec, kwargs):
+def load_attr(spec):
+    """The object NAME of FILE.py in SPEC = 'FILE.py:NAME'."""
     path, _, name = spec.rpartition(":")
     if not path or not name:
-        fail("--module: expected FILE.py:CLASS, got %r" % spec)
+        fail("--module: expected FILE.py:NAME, got %r" % spec)
     try:
         s = importlib.util.spec_from_file_location("user_pe_module", path)
         mod = importlib.util.module_from_spec(s)
         s.loader.exec_module(mod)
-        return getattr(mod, name)(**kwargs)
+        return getattr(mod, name)
     except Exception as e:  # any error of the user's module is reported, not raised
         fail("--module %s: %s: %s" % (spec, type(e).__name__, e))
+
+
+def load_module(spec, kwargs):
+    cls = load_attr(spec)
+    try:
+        return cls(**kwargs)
+    except Exception as e:
+        fail("--module %s: %s: %s" % (spec, type(e).__name__, e))
+
+
+def squeeze_cache(t, what):
+    """(1, ..., n, d) -> (n, d)."""
+    while t.dim() > 2 and t.shape[0] == 1:
+        t = t[0]
+    if t.dim() != 2:
+        fail("%s has shape %s; expected (max_len, dims)" % (what, tuple(t.shape)))
+    return t
+
+
+def user_rope_cache(spec, kwargs, head_dim, max_len, dtype):
+    """cos/sin of the user's rotary module (HF-style class) or function
+    (Meta-style precompute_freqs_cis returning complex freqs_cis)."""
+    obj = load_attr(spec)
+    try:
+        if not inspect.isclass(obj):
+            out = obj(**kwargs)
+            if not torch.is_tensor(out) or not out.is_complex():
+                fail("--module %s: a function must return complex freqs_cis, got %s" % (spec, type(out).__name__))
+            out = squeeze_cache(out, "freqs_cis")
+            return out.real.float(), out.imag.float()
+        m = obj(**kwargs)
+        x = torch.zeros(1, max_len, head_dim, dtype=getattr(torch, dtype))
+        with torch.no_grad():
+            try:
+                cos, sin = m(x, torch.arange(max_len).unsqueeze(0))  # forward(x, position_ids)
+            except TypeError:
+                cos, sin = m(x, seq_len=max_len)                    # older forward(x, seq_len)
+    except SystemExit:
+        raise
+    except Exception as e:  # any error of the user's code is reported, not raised
+        fail("--module %s: %s: %s" % (spec, type(e).__name__, e))
+    if cos.dtype != torch.float32:
+        print("cache dtype %s: check it with pecheck --dtype %s" %
+              (str(cos.dtype).replace("torch.", ""), {"torch.bfloat16": "bf16", "torch.float16": "f16"}.get(str(cos.dtype), "f32")))
+    return squeeze_cache(cos, "cos")[:max_len].float(), squeeze_cache(sin, "sin")[:max_len].float()
 
 
 def parse_kwargs(text):
@@ -150,6 +209,10 @@ def main():
     r.add_argument("--positions-dtype", choices=["float32", "bfloat16", "float16"], default="float32")
     r.add_argument("--layout", choices=["half", "interleaved"], default="half")
     r.add_argument("--compact", action="store_true", help="(max_len, head_dim/2): one column per pair")
+    r.add_argument("--module", help="FILE.py:NAME of your own rotary class (HF-style) or freqs_cis function")
+    r.add_argument("--kwargs", help="NAME=VALUE,... for your class's constructor or your function")
+    r.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32",
+                   help="(--module class) dtype of x, in which HF modules return cos/sin")
     a = ap.parse_args()
 
     if a.kind == "sinusoidal":
@@ -173,7 +236,10 @@ def main():
     else:
         if a.head_dim < 2 or a.head_dim % 2 or a.max_len < 1 or not a.base > 1:
             fail("--head-dim must be even and >= 2, --max-len >= 1, --base > 1")
-        cos, sin = rope_cache(a.head_dim, a.max_len, a.base, a.positions_dtype, a.layout, a.compact)
+        if a.module:
+            cos, sin = user_rope_cache(a.module, parse_kwargs(a.kwargs), a.head_dim, a.max_len, a.dtype)
+        else:
+            cos, sin = rope_cache(a.head_dim, a.max_len, a.base, a.positions_dtype, a.layout, a.compact)
         save(a.cos, cos)
         save(a.sin, sin)
 
