@@ -20,7 +20,7 @@ BUILD   = build
 endif
 
 # Every .c of these folders is part of the library, except the CLI's main.
-LIB_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c reference/*.c impl/*.c properties/*.c families/*/*.c))
+LIB_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c reference/*.c properties/*.c families/*.c families/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)

@@ -1,0 +1,17 @@
+/* family.c: ALiBi linear biases (docs/relative.md): checked by the
+ * properties alone, against the exact slopes and biases (alibi_ref.c). */
+#include "../family.h"
+
+extern const pc_impl pc_impl_alibi_paper, pc_impl_alibi_pow2;
+static const pc_impl *const builtins[] = { &pc_impl_alibi_paper, &pc_impl_alibi_pow2 };
+
+static int provides(const pc_impl *impl)
+{
+    return impl->alibi_slopes != NULL || impl->alibi_bias != NULL;
+}
+
+const pc_family pc_family_alibi = {
+    .name = "alibi", .title = "ALiBi", .symbols = "pecheck_alibi_slopes or pecheck_alibi_bias",
+    .flags = PC_FAM_PROPS_PROBE, .provides = provides,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

@@ -1,0 +1,17 @@
+/* family.c: single-head attention softmax(QK^T/sqrt d)V: against the
+ * interval reference (attention_ref.h) in gate.c, and the properties. */
+#include "../family.h"
+#include "gate.h"
+
+extern const pc_impl pc_impl_attention_f32, pc_impl_attention_sinpe, pc_impl_attention_nocausal;
+static const pc_impl *const builtins[] = {
+    &pc_impl_attention_f32, &pc_impl_attention_sinpe, &pc_impl_attention_nocausal
+};
+
+static int provides(const pc_impl *impl) { return impl->attention != NULL; }
+
+const pc_family pc_family_attention = {
+    .name = "attention", .title = "attention", .symbols = "pecheck_attention_f32",
+    .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_attention_gate,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

@@ -1,0 +1,95 @@
+/* family.h: an encoding family as a value, and the registry of families.
+ *
+ * A family is one folder families/NAME/: its built-in implementations, its
+ * certified reference, its properties and its plots, and a family.c that
+ * defines one pc_family describing them.  families/registry.c lists the
+ * families (the composition root); code outside the family folders and the
+ * registry knows a family only through this descriptor, never by name.
+ * Adding a family: docs/architecture.md. */
+#ifndef PECHECK_FAMILY_H
+#define PECHECK_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../harness/impl.h"
+#include "../harness/status.h"
+#include "../reference/reference.h"
+
+/* ------------------------------------------------------------------ */
+/* Rows: families checked element by element against a certified     */
+/* reference of pos * omega_i (the accuracy gate, harness/accuracy.c) */
+
+typedef struct pc_rows {
+    /* 0: the row is the encoding of POS itself, (sin, cos) pairs;
+     * 1: the row rotates an input vector X by the angles of POS (X drawn
+     *    from the seed), pairs are rotated points and the bound scales
+     *    with the pair's norm (docs/precision-model.md). */
+    int input;
+    /* The implementation's rows (X is NULL when INPUT is 0). */
+    int (*call)(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
+                int layout, const float *x, float *out);
+    /* The certified row: correctly rounded to binary32 (OUT32) and to
+     * binary64 (OUT64), either may be NULL. */
+    pc_status (*ref)(pc_freqs *f, int64_t pos, int layout, const float *x,
+                     float *out32, double *out64);
+    /* `pecheck reference`: one row of the exported table (D values, or D/2
+     * (cos, sin) pairs when EXPORT_PAIRS), into OUT32 or OUT64. */
+    pc_status (*export_row)(pc_freqs *f, int64_t pos, int layout, int d,
+                            float *out32, double *out64);
+    int export_pairs;        /* 1: the exported shape is (n, d/2, 2), else (n, d) */
+    const char *model;       /* the bound's formula, as the JSON result names it */
+    const char *pair_name;   /* how a pair is shown in a witness: "(sin, cos)", "rotated" */
+} pc_rows;
+
+/* ------------------------------------------------------------------ */
+/* The descriptor                                                     */
+
+typedef struct pc_gate pc_gate;  /* `check`'s context (harness/gate.h) */
+
+enum pc_family_flag {
+    /* a plugin without this family gets a "does not export" skip verdict
+     * (the other families are reported only when asked for by --family) */
+    PC_FAM_REPORTED = 1u << 0,
+    /* a .npy table may hold this family (ROWS required): with INPUT 0 a
+     * table of encodings, with INPUT 1 a (cos, sin) cache pair */
+    PC_FAM_TABLES = 1u << 1,
+    /* the properties' setup probes the hooks themselves (the engine runs
+     * them even when PROVIDES is false, they skip with their own reason) */
+    PC_FAM_PROPS_PROBE = 1u << 2
+};
+
+typedef struct pc_family {
+    const char *name;        /* --family value and verdict family: "rope" */
+    const char *title;       /* for people: "RoPE" */
+    const char *symbols;     /* the plugin entry points that provide it */
+    unsigned flags;          /* enum pc_family_flag */
+    /* Whether IMPL has the hooks this family needs. */
+    int (*provides)(const pc_impl *impl);
+    /* Element-wise certified rows (NULL: the family has none). */
+    const pc_rows *rows;
+    /* `check`'s own gate for the family (NULL: the properties only). */
+    pc_status (*gate)(pc_gate *g, const pc_impl *impl, const struct pc_family *fam);
+    /* Rows the implementation holds (positions 0..max_len-1; NULL:
+     * unbounded).  Properties draw positions below it. */
+    int64_t (*max_len)(const pc_impl *impl);
+    /* The built-in implementations, in `pecheck list` order. */
+    const pc_impl *const *builtins;
+    size_t n_builtins;
+} pc_family;
+
+/* ------------------------------------------------------------------ */
+/* The registry (families/registry.c)                                 */
+
+size_t pc_family_count(void);
+const pc_family *pc_family_at(size_t k);         /* NULL past the end */
+const pc_family *pc_family_find(const char *name); /* NULL: no such family */
+/* The first family (registry order) that IMPL provides; NULL: none. */
+const pc_family *pc_family_of_impl(const pc_impl *impl);
+/* The family a .npy table holds: with a sin cache (HAS_SIN) the table
+ * family whose rows take an input, else the one whose rows do not. */
+const pc_family *pc_family_for_table(int has_sin);
+/* "a, b or c": the names of the families with every flag of NEED (and
+ * rows when WANT_ROWS), then TAIL (e.g. " or all") when not NULL. */
+void pc_family_names(char *buf, size_t len, unsigned need, int want_rows, const char *tail);
+
+#endif

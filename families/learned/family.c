@@ -1,0 +1,20 @@
+/* family.c: a learned position table E[pos], pos < max_len: the lookup
+ * contract (gate.c) and the properties. */
+#include "../family.h"
+#include "gate.h"
+
+extern const pc_impl pc_impl_learned_table, pc_impl_learned_clamp;
+static const pc_impl *const builtins[] = { &pc_impl_learned_table, &pc_impl_learned_clamp };
+
+static int provides(const pc_impl *impl)
+{
+    return impl->learned != NULL && impl->learned_max_len != NULL;
+}
+
+static int64_t max_len(const pc_impl *impl) { return impl->learned_max_len(impl->ctx); }
+
+const pc_family pc_family_learned = {
+    .name = "learned", .title = "learned table", .symbols = "pecheck_learned_f32",
+    .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

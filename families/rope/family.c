@@ -1,0 +1,46 @@
+/* family.c: rotary position embedding (RoPE): each pair of an input vector
+ * rotated by pos omega_i; certified element-wise against reference/sincos.c
+ * (pc_ref_rope_row: the exact rotated vector rounded once). */
+#include "../family.h"
+#include "../../harness/gate.h"
+
+extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_bf16_cache;
+static const pc_impl *const builtins[] = {
+    &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_bf16_cache
+};
+
+static int provides(const pc_impl *impl) { return impl->rope != NULL; }
+
+static int call(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
+                int layout, const float *x, float *out)
+{
+    return impl->rope(impl->ctx, pos, n, d, base, layout, x, out);
+}
+
+/* The exported cache: (cos, sin) of every pair, whatever the layout. */
+static pc_status export_row(pc_freqs *f, int64_t pos, int layout, int d,
+                            float *out32, double *out64)
+{
+    (void)layout;
+    if (out32) return pc_ref_sincos_row32(f, pos, 2, out32); /* (cos, sin) pairs */
+    pc_status st = PC_OK;
+    for (int i = 0; i < d / 2 && st == PC_OK; i++) {
+        pc_ref2 s, c;
+        st = pc_ref_sincos(f, pos, i, &s, &c);
+        out64[2 * i] = c.f64;
+        out64[2 * i + 1] = s.f64;
+    }
+    return st;
+}
+
+static const pc_rows rows = {
+    .input = 1, .call = call, .ref = pc_ref_rope_row, .export_row = export_row,
+    .export_pairs = 1, .model = "C*u*(1+|theta|)*|pair|", .pair_name = "rotated"
+};
+
+const pc_family pc_family_rope = {
+    .name = "rope", .title = "RoPE", .symbols = "pecheck_rope_f32",
+    .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
+    .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

@@ -1,0 +1,48 @@
+/* family.c: the sinusoidal family, PE(pos)_{2i} = sin(pos omega_i),
+ * PE(pos)_{2i+1} = cos(pos omega_i) (or the half layout): certified
+ * element-wise against reference/sincos.c. */
+#include "../family.h"
+#include "../../harness/gate.h"
+
+extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
+    pc_impl_bf16_positions, pc_impl_sin_only, pc_impl_cos_shifted,
+    pc_impl_rotate_recurrence, pc_impl_plus_1e4;
+static const pc_impl *const builtins[] = {
+    &pc_impl_torch_exp, &pc_impl_torch_pow, &pc_impl_double_angle, &pc_impl_bf16_positions,
+    &pc_impl_sin_only, &pc_impl_cos_shifted, &pc_impl_rotate_recurrence, &pc_impl_plus_1e4
+};
+
+static int provides(const pc_impl *impl) { return impl->sinusoidal != NULL; }
+
+static int call(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
+                int layout, const float *x, float *out)
+{
+    (void)x;
+    return impl->sinusoidal(impl->ctx, pos, n, d, base, layout, out);
+}
+
+static pc_status ref(pc_freqs *f, int64_t pos, int layout, const float *x,
+                     float *out32, double *out64)
+{
+    (void)x;
+    return pc_ref_sinusoidal_row(f, pos, layout, out32, out64);
+}
+
+static pc_status export_row(pc_freqs *f, int64_t pos, int layout, int d,
+                            float *out32, double *out64)
+{
+    (void)d;
+    return pc_ref_sinusoidal_row(f, pos, layout, out32, out64);
+}
+
+static const pc_rows rows = {
+    .input = 0, .call = call, .ref = ref, .export_row = export_row, .export_pairs = 0,
+    .model = "C*u*(1+|theta|)", .pair_name = "(sin, cos)"
+};
+
+const pc_family pc_family_sinusoidal = {
+    .name = "sinusoidal", .title = "sinusoidal", .symbols = "pecheck_sinusoidal_f32",
+    .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
+    .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

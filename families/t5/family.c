@@ -1,0 +1,16 @@
+/* family.c: T5 relative-position buckets and bias (docs/relative.md):
+ * checked by the properties alone, against the exact buckets (t5_ref.c). */
+#include "../family.h"
+
+extern const pc_impl pc_impl_t5_hf, pc_impl_t5_round, pc_impl_t5_max_exact, pc_impl_t5_no_clamp;
+static const pc_impl *const builtins[] = {
+    &pc_impl_t5_hf, &pc_impl_t5_round, &pc_impl_t5_max_exact, &pc_impl_t5_no_clamp
+};
+
+static int provides(const pc_impl *impl) { return impl->t5_bucket != NULL || impl->t5_bias != NULL; }
+
+const pc_family pc_family_t5 = {
+    .name = "t5", .title = "T5 buckets", .symbols = "pecheck_t5_bucket or pecheck_t5_bias",
+    .flags = PC_FAM_PROPS_PROBE, .provides = provides,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

@@ -1,0 +1,14 @@
+/* family.c: Transformer-XL relative attention scores (docs/relative.md):
+ * checked by the properties alone, against the exact score (txl_ref.c). */
+#include "../family.h"
+
+extern const pc_impl pc_impl_txl_f32, pc_impl_txl_absolute;
+static const pc_impl *const builtins[] = { &pc_impl_txl_f32, &pc_impl_txl_absolute };
+
+static int provides(const pc_impl *impl) { return impl->txl_score != NULL; }
+
+const pc_family pc_family_txl = {
+    .name = "txl", .title = "Transformer-XL", .symbols = "pecheck_txl_score",
+    .flags = PC_FAM_PROPS_PROBE, .provides = provides,
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+};

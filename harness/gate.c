@@ -1,0 +1,146 @@
+/* gate.c: the helpers of the families' gates in `pecheck check`, and the
+ * accuracy gate of the families with certified rows. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream */
+#endif
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accuracy.h"
+#include "gate.h"
+#include "isolate.h"
+#include "json.h"
+#include "sources.h"
+#include "table.h"
+
+pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
+                            const char *check, const char *layout)
+{
+    pc_verdict *v = pc_verdicts_add(c->vs);
+    if (!v) return NULL;
+    snprintf(v->check, sizeof v->check, "%s", check);
+    snprintf(v->family, sizeof v->family, "%s", family);
+    snprintf(v->impl, sizeof v->impl, "%s", impl->name);
+    snprintf(v->layout, sizeof v->layout, "%s", layout ? layout : "");
+    v->seed = c->o->seed;
+    v->measured = (double)NAN;
+    v->bound = (double)NAN;
+    return v;
+}
+
+/* A fault recorded by the isolation since the last clear, into CAUSE. */
+int pc_gate_take_fault(const pc_impl *impl, char *cause, size_t len)
+{
+    int n = pc_isolate_fault(impl, cause, len);
+    pc_isolate_clear(impl);
+    if (n > 1) {
+        size_t l = strlen(cause);
+        snprintf(cause + l, len - l, " (%d faults in this check)", n);
+    }
+    return n;
+}
+
+pc_status pc_gate_oom(pc_gate *c)
+{
+    return pc_seterr(c->err, PC_ENOMEM, "out of memory");
+}
+
+/* ---- the accuracy gate ------------------------------------------------- */
+
+static void accuracy_verdict(const pc_impl *impl, const pc_acc_cfg *cfg,
+                             const pc_acc_result *res, const char *fault, pc_verdict *v)
+{
+    const pc_metrics *m = &res->m;
+    v->status = res->status;
+    v->seconds = res->seconds;
+    v->bound = 1.0;
+    snprintf(v->measured_what, sizeof v->measured_what, "max |err|/bound");
+    if (m->count) v->measured = m->max_ratio;
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (fault) {
+        snprintf(v->summary, sizeof v->summary, "%s", fault);
+    } else if (res->status == PC_SKIP) {
+        snprintf(v->summary, sizeof v->summary, "%s", res->note);
+    } else if (res->status == PC_FAIL && res->note[0]) {
+        snprintf(v->summary, sizeof v->summary, "%s", res->note);
+    } else if (res->status == PC_FAIL) {
+        const pc_witness *w = &m->worst;
+        snprintf(v->summary, sizeof v->summary, "%llu of %llu values exceed the bound%s; worst at "
+                 "pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), |err| %.3g > bound %.3g",
+                 (unsigned long long)m->n_over, (unsigned long long)m->count,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, w->dim, (double)w->got,
+                 (double)w->got, w->ref, w->ref, w->err, w->bound);
+    } else {
+        snprintf(v->summary, sizeof v->summary, "%llu values, positions %" PRId64 "..%" PRId64
+                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g",
+                 (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
+                 m->max_ulp, m->max_ratio);
+    }
+    /* details: the engine's own text report (witnesses, error split, model) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        if (fault) fprintf(f, "cause: %s\n", fault);
+        if (t) fprintf(f, "table: %s\n", t->layout_note);
+        if (!fault || m->count) {
+            if (fault) fprintf(f, "before the fault:\n");
+            pc_accuracy_print_text(f, impl, cfg, res);
+        }
+        if (fclose(f) == 0) v->details = buf;
+        else free(buf);
+    }
+    buf = NULL;
+    len = 0;
+    f = open_memstream(&buf, &len);
+    if (f) {
+        pc_json j;
+        pc_json_init(&j, f);
+        pc_json_obj(&j, NULL);
+        if (fault) pc_json_str(&j, "cause", fault);
+        pc_accuracy_json_fields(&j, impl, cfg, res);
+        pc_json_end(&j);
+        if (fclose(f) == 0) v->json = buf;
+        else free(buf);
+    }
+}
+
+pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
+{
+    const pc_opts *o = c->o;
+    int layouts[2] = { 0, 1 }, nl = 2;
+    if (o->layout >= 0) { layouts[0] = o->layout; nl = 1; }
+    for (int k = 0; k < nl; k++) {
+        pc_acc_cfg cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.family = fam->name;
+        cfg.d = o->d;
+        cfg.base = o->base;
+        cfg.layout = layouts[k];
+        cfg.dtype = o->dtype;
+        cfg.pos_lo = o->pos_lo;
+        cfg.pos_hi = o->pos_hi;
+        cfg.seed = o->seed;
+        cfg.tol_abs = o->tol_abs;
+        cfg.quiet = o->quiet;
+        cfg.threads = o->threads;
+        pc_sources_adjust_cfg(impl, &cfg);
+        pc_acc_result res;
+        pc_isolate_clear(impl);
+        pc_status st = pc_accuracy_run(impl, &cfg, &res, c->err);
+        if (st != PC_OK) return st;
+        char cause[PC_ERR_LEN] = "";
+        int faulted = pc_gate_take_fault(impl, cause, sizeof cause);
+        if (faulted) {
+            res.status = PC_FAIL;
+            snprintf(res.note, sizeof res.note, "%.250s", cause);
+        }
+        pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg.layout));
+        if (!v) return pc_gate_oom(c);
+        accuracy_verdict(impl, &cfg, &res, faulted ? cause : NULL, v);
+    }
+    return PC_OK;
+}
+
