@@ -72,6 +72,10 @@ typedef struct pc_family {
     /* Rows the implementation holds (positions 0..max_len-1; NULL:
      * unbounded).  Properties draw positions below it. */
     int64_t (*max_len)(const pc_impl *impl);
+    /* The report's plots that draw this family's implementations (ids of
+     * harness/cmd_report.c's plots; the scripts are reports/ID.gp or
+     * families/NAME/ID.gp); NULL-terminated, NULL: none. */
+    const char *const *plots;
     /* The built-in implementations, in `pecheck list` order. */
     const pc_impl *const *builtins;
     size_t n_builtins;

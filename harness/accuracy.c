@@ -2,8 +2,10 @@
  *
  * For each block of positions: the implementation fills GOT, the certified
  * reference fills REF32/REF64, and every element is held to the precision
- * model's bound (model.h).  Families differ only in how GOT and REF are made
- * (fill_sinusoidal, fill_rope); the metrics are shared. */
+ * model's bound (model.h).  Families differ only in how GOT and REF are made,
+ * which their descriptor's rows say (families/family.h: the call, the
+ * reference, and whether a row rotates an input vector); the metrics are
+ * shared. */
 #include <math.h>
 #include <mpfr.h>
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include "opts.h"
 #include "progress.h"
 #include "rng.h"
+#include "../families/family.h"
 #include "../reference/reference.h"
 
 double pc_ulp32(float ref)
@@ -144,51 +147,31 @@ typedef struct block {
     float *got, *ref32, *x;
     double *ref64;
     double C, u;
+    const pc_rows *rows;  /* the family's rows */
 } block;
 
-/* Sinusoidal: GOT from the implementation, REF from pc_ref_sinusoidal_row. */
-static pc_status fill_sinusoidal(block *b, size_t n, pc_metrics *m, int *impl_rc)
+/* GOT from the implementation, REF from the family's certified rows.  A
+ * family whose rows rotate an input: input rows from the seeded generator
+ * (a function of seed and position only), bound scaled by the pair's norm. */
+static pc_status fill_rows(block *b, size_t n, pc_metrics *m, int *impl_rc)
 {
     const pc_acc_cfg *c = b->cfg;
+    const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d;
-    *impl_rc = b->impl->sinusoidal(b->impl->ctx, b->pos, n, c->d, c->base, c->layout, b->got);
+    if (rw->input)
+        for (size_t r = 0; r < n; r++)
+            pc_normal_row(c->seed, (uint64_t)b->pos[r], c->d, b->x + r * d);
+    *impl_rc = rw->call(b->impl, b->pos, n, c->d, c->base, c->layout, rw->input ? b->x : NULL, b->got);
     if (*impl_rc != 0) return PC_OK;
     for (size_t r = 0; r < n; r++) {
-        pc_status st = pc_ref_sinusoidal_row(b->freqs, b->pos[r], c->layout,
-                                             b->ref32 + r * d, b->ref64 + r * d);
-        if (st != PC_OK) return st;
-        for (int j = 0; j < c->d; j++) {
-            int pair, first;
-            pair_of(c->layout, c->d, j, &pair, &first);
-            double theta = (double)b->pos[r] * b->omega[pair];
-            double bound = pc_model_bound(b->C, b->u, theta, 1.0, c->tol_abs);
-            observe(m, b->pos[r], j, b->got[r * d + (size_t)j], b->ref32[r * d + (size_t)j],
-                    b->ref64[r * d + (size_t)j], bound, theta);
-        }
-    }
-    return PC_OK;
-}
-
-/* RoPE: input rows from the seeded generator (a function of seed and
- * position only), bound scaled by the pair's norm. */
-static pc_status fill_rope(block *b, size_t n, pc_metrics *m, int *impl_rc)
-{
-    const pc_acc_cfg *c = b->cfg;
-    size_t d = (size_t)c->d;
-    for (size_t r = 0; r < n; r++)
-        pc_normal_row(c->seed, (uint64_t)b->pos[r], c->d, b->x + r * d);
-    *impl_rc = b->impl->rope(b->impl->ctx, b->pos, n, c->d, c->base, c->layout, b->x, b->got);
-    if (*impl_rc != 0) return PC_OK;
-    for (size_t r = 0; r < n; r++) {
-        const float *x = b->x + r * d;
-        pc_status st = pc_ref_rope_row(b->freqs, b->pos[r], c->layout, x,
-                                       b->ref32 + r * d, b->ref64 + r * d);
+        const float *x = rw->input ? b->x + r * d : NULL;
+        pc_status st = rw->ref(b->freqs, b->pos[r], c->layout, x, b->ref32 + r * d, b->ref64 + r * d);
         if (st != PC_OK) return st;
         for (int j = 0; j < c->d; j++) {
             int pair, first;
             int k = pair_of(c->layout, c->d, j, &pair, &first);
             double theta = (double)b->pos[r] * b->omega[pair];
-            double norm = hypot((double)x[j], (double)x[k]);
+            double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
             double bound = pc_model_bound(b->C, b->u, theta, norm, c->tol_abs);
             observe(m, b->pos[r], j, b->got[r * d + (size_t)j], b->ref32[r * d + (size_t)j],
                     b->ref64[r * d + (size_t)j], bound, theta);
@@ -213,20 +196,17 @@ static void split_witness(block *b, pc_witness *w)
     int k = pair_of(c->layout, c->d, w->dim, &pair, &first);
     int rc;
     b->pos[0] = pos;
-    if (!strcmp(c->family, "rope")) {
-        pc_normal_row(c->seed, (uint64_t)pos, c->d, b->x);
-        rc = b->impl->rope(b->impl->ctx, b->pos, 1, c->d, c->base, c->layout, b->x, b->got);
-        if (rc == 0) rc = pc_ref_rope_row(b->freqs, pos, c->layout, b->x, NULL, b->ref64);
-    } else {
-        rc = b->impl->sinusoidal(b->impl->ctx, b->pos, 1, c->d, c->base, c->layout, b->got);
-        if (rc == 0) rc = pc_ref_sinusoidal_row(b->freqs, pos, c->layout, NULL, b->ref64);
-    }
+    const pc_rows *rw = b->rows;
+    const float *x = rw->input ? b->x : NULL;
+    if (x) pc_normal_row(c->seed, (uint64_t)pos, c->d, b->x);
+    rc = rw->call(b->impl, b->pos, 1, c->d, c->base, c->layout, x, b->got);
+    if (rc == 0) rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
     if (rc != 0) return;
     int ia = first ? w->dim : k, ib = first ? k : w->dim;
     double ga = (double)b->got[ia], gb = (double)b->got[ib], ra = b->ref64[ia], rb = b->ref64[ib];
     /* sinusoidal pairs are (sin, cos): angle = atan2(sin, cos);
      * RoPE pairs are (x, y) points: angle = atan2(y, x) */
-    int sinus = strcmp(c->family, "rope") != 0;
+    int sinus = !rw->input;
     double ag = sinus ? atan2(ga, gb) : atan2(gb, ga);
     double ar = sinus ? atan2(ra, rb) : atan2(rb, ra);
     double da = remainder(ag - ar, 2.0 * M_PI);
@@ -264,13 +244,13 @@ static void block_free(block *b)
 /* Scratch of one worker: its own frequencies (a pc_freqs is not shared
  * between threads) and buffers for one block. */
 static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
-                           double C, double u, pc_err *err)
+                           const pc_rows *rows, double C, double u, pc_err *err)
 {
     size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
     block z = { impl, cfg, pc_freqs_new(cfg->d, cfg->base), malloc(d / 2 * sizeof(double)),
                 malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(double)), C, u };
+                malloc(B * d * sizeof(double)), C, u, rows };
     *b = z;
     if (!b->freqs || !b->omega || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
         block_free(b);
@@ -324,7 +304,7 @@ typedef struct slot {
 typedef struct run {
     const pc_impl *impl;
     const pc_acc_cfg *cfg;
-    int rope;
+    const pc_rows *rows;      /* the family's rows */
     int64_t b0, b1;           /* blocks of this shard */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -424,7 +404,7 @@ static void *work(void *arg)
         s.ready = 1;
         s.rc = 0;
         pc_metrics_init(&s.m);
-        s.st = r->rope ? fill_rope(&w->b, n, &s.m, &s.rc) : fill_sinusoidal(&w->b, n, &s.m, &s.rc);
+        s.st = fill_rows(&w->b, n, &s.m, &s.rc);
 
         pthread_mutex_lock(&r->mu);
         r->ring[blk % r->window] = s;
@@ -449,11 +429,14 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     int shard_n = cfg->shard_n > 0 ? cfg->shard_n : 1, shard_k = cfg->shard_n > 0 ? cfg->shard_k : 1;
     if (shard_k < 1 || shard_k > shard_n)
         return pc_seterr(err, PC_EINPUT, "--shard: K must be in [1, N], got %d/%d", shard_k, shard_n);
-    int rope = !strcmp(cfg->family, "rope");
-    if (!rope && strcmp(cfg->family, "sinusoidal"))
+    const pc_family *fam = pc_family_find(cfg->family);
+    if (!fam || !fam->rows) {
+        char names[160];
+        pc_family_names(names, sizeof names, 0, 1, NULL);
         return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
-                         "(use sinusoidal or rope)", cfg->family);
-    if ((rope && !impl->rope) || (!rope && !impl->sinusoidal)) {
+                         "(use %s)", cfg->family, names);
+    }
+    if (!fam->provides(impl)) {
         res->status = PC_SKIP;
         snprintf(res->note, sizeof res->note, "%s does not implement the %s family",
                  impl->name, cfg->family);
@@ -466,7 +449,7 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     memset(&r, 0, sizeof r);
     r.impl = impl;
     r.cfg = cfg;
-    r.rope = rope;
+    r.rows = fam->rows;
     r.res = res;
     pc_acc_shard_blocks(pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi), shard_k, shard_n, &r.b0, &r.b1);
     r.next = r.merged = r.b0;
@@ -483,7 +466,7 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     r.workers = w;
     for (int t = 0; t < nt && st == PC_OK; t++) {
         w[t].r = &r;
-        st = block_new(&w[t].b, impl, cfg, res->C, res->u, err);
+        st = block_new(&w[t].b, impl, cfg, r.rows, res->C, res->u, err);
     }
     if (st != PC_OK) {
         for (int t = 0; t < nt; t++) block_free(&w[t].b);
@@ -562,7 +545,16 @@ static const char *likely_cause(const pc_witness *w)
     return NULL;
 }
 
-static void print_witness(FILE *f, const char *title, const pc_witness *w, int rope)
+/* The rows of CFG's family (validated by pc_accuracy_run or the shard
+ * reader; a family without rows reads as rows without an input). */
+static const pc_rows *rows_of(const pc_acc_cfg *cfg)
+{
+    static const pc_rows none = { .model = "unknown", .pair_name = "pair" };
+    const pc_family *f = pc_family_find(cfg->family);
+    return f && f->rows ? f->rows : &none;
+}
+
+static void print_witness(FILE *f, const char *title, const pc_witness *w, const char *pair)
 {
     if (!w->valid) return;
     fprintf(f, "  %s: pos=%lld dim=%d ", title, (long long)w->pos, w->dim);
@@ -573,7 +565,7 @@ static void print_witness(FILE *f, const char *title, const pc_witness *w, int r
             w->err, w->ulp, w->bound, w->theta);
     if (w->has_split >= 1)
         fprintf(f, "      split: the %s pair is off by %.3g rad in angle and %.3g in relative norm\n",
-                rope ? "rotated" : "(sin, cos)", w->angle_err, w->norm_err);
+                pair, w->angle_err, w->norm_err);
     if (w->has_split == 2)
         fprintf(f, "      the implementation's angle %a (%.9g) is off by %.3g; from the angle: %.3g, "
                 "from sin/cos evaluation: %.3g\n", (double)w->theta_impl, (double)w->theta_impl,
@@ -583,12 +575,12 @@ static void print_witness(FILE *f, const char *title, const pc_witness *w, int r
 void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
                             const pc_acc_result *res)
 {
-    int rope = !strcmp(cfg->family, "rope");
+    const pc_rows *rw = rows_of(cfg);
     fprintf(f, "%s  %s  %s d=%d base=%g layout=%s dtype=%s positions %lld..%lld",
             verdict(res->status), impl->name, cfg->family, cfg->d, cfg->base,
             pc_layout_name(cfg->layout), pc_dtype_name(cfg->dtype),
             (long long)cfg->pos_lo, (long long)cfg->pos_hi);
-    if (rope) fprintf(f, " seed=%llu", (unsigned long long)cfg->seed);
+    if (rw->input) fprintf(f, " seed=%llu", (unsigned long long)cfg->seed);
     fputc('\n', f);
     if (res->status == PC_SKIP || res->note[0]) {
         fprintf(f, "  %s\n", res->note);
@@ -596,7 +588,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     }
     const pc_metrics *m = &res->m;
     char model[160];
-    pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rope);
+    pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rw->input);
     fprintf(f, "  %llu values: max abs err %.3g, max ulp err %.3g, rms %.3g, nmse %.3g, "
             "%.2f%% correctly rounded\n", (unsigned long long)m->count, m->max_abs, m->max_ulp,
             pc_rms(m), pc_nmse(m), m->count ? 100.0 * (double)m->n_exact / (double)m->count : 0.0);
@@ -605,12 +597,12 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         fprintf(f, "  %llu values exceed the bound", (unsigned long long)m->n_over);
         if (m->n_nonfinite) fprintf(f, " (%llu NaN/Inf)", (unsigned long long)m->n_nonfinite);
         fprintf(f, "; the first at pos=%lld\n", (long long)m->first_over.pos);
-        print_witness(f, "worst (largest err/bound)", &m->worst, rope);
+        print_witness(f, "worst (largest err/bound)", &m->worst, rw->pair_name);
         const char *cause = likely_cause(&m->worst);
         if (impl->flaw) fprintf(f, "  known flaw: %s\n", impl->flaw);
         else if (cause) fprintf(f, "  likely cause: %s\n", cause);
     } else if (res->status != PC_FAIL) {
-        print_witness(f, "largest error", &m->worst_abs, rope);
+        print_witness(f, "largest error", &m->worst_abs, rw->pair_name);
         fprintf(f, "  largest err/bound = %.3g\n", m->max_ratio);
     }
 }
@@ -661,7 +653,7 @@ static void exact_sum_json(pc_json *j, const char *key, const pc_xsum *x, double
 void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *cfg,
                              const pc_acc_result *res)
 {
-    int rope = !strcmp(cfg->family, "rope");
+    const pc_rows *rw = rows_of(cfg);
     pc_json_str(j, "implementation", impl->name);
     pc_json_str(j, "family", cfg->family);
     pc_json_obj(j, "params");
@@ -711,7 +703,7 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_str(j, "model", "absolute");
         pc_json_num(j, "tol_abs", cfg->tol_abs);
     } else {
-        pc_json_str(j, "model", rope ? "C*u*(1+|theta|)*|pair|" : "C*u*(1+|theta|)");
+        pc_json_str(j, "model", rw->model);
         pc_json_num(j, "C", res->C);
         pc_json_str(j, "C_formula", "2*ln(base)+4");
         pc_json_num(j, "u", res->u);

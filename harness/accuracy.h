@@ -20,7 +20,7 @@
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 
 typedef struct pc_acc_cfg {
-    const char *family;     /* "sinusoidal" or "rope" */
+    const char *family;     /* a family with certified rows (families/family.h) */
     int d;
     double base;
     int layout;             /* 0 interleaved, 1 half */

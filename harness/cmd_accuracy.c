@@ -3,10 +3,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accuracy.h"
+#include "../families/family.h"
 #include "cli.h"
 #include "output.h"
 #include "sources.h"
 #include "version.h"
+
+/* "--family: expected sinusoidal or rope, got 'NAME'": the families with
+ * certified rows, from the registry. */
+static pc_status bad_family(const char *name, pc_err *err)
+{
+    char names[160];
+    pc_family_names(names, sizeof names, 0, 1, NULL);
+    return pc_seterr(err, PC_EINPUT, "--family: expected %s, got '%s'", names, name);
+}
+
+static int has_rows(const char *name)
+{
+    const pc_family *f = pc_family_find(name);
+    return f && f->rows;
+}
 
 /* Fill CFG from the options for IMPL.  Without --family the implementation's
  * own family is used. */
@@ -14,9 +30,7 @@ static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->family = o->family ? o->family : impl->family_hint;
-    if (strcmp(cfg->family, "sinusoidal") && strcmp(cfg->family, "rope"))
-        return pc_seterr(err, PC_EINPUT, "--family: expected sinusoidal or rope, got '%s'",
-                         cfg->family);
+    if (!has_rows(cfg->family)) return bad_family(cfg->family, err);
     cfg->d = o->d;
     cfg->base = o->base;
     cfg->layout = o->layout < 0 ? 0 : o->layout;
@@ -44,8 +58,7 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
     pc_sources_adjust_cfg(impl, cfg); /* a table fixes d and the positions */
     st = pc_accuracy_run(impl, cfg, res, err);
     if (st == PC_OK && res->status == PC_SKIP && o->layout < 0 && res->m.count == 0
-        && ((!strcmp(cfg->family, "rope") && impl->rope) ||
-            (!strcmp(cfg->family, "sinusoidal") && impl->sinusoidal))) {
+        && pc_family_find(cfg->family)->provides(impl)) {
         cfg->layout = 1;
         st = pc_accuracy_run(impl, cfg, res, err);
     }
@@ -64,9 +77,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: accuracy writes text or json"), &err);
-    if (o.family && strcmp(o.family, "sinusoidal") && strcmp(o.family, "rope"))
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT,
-                           "--family: expected sinusoidal or rope, got '%s'", o.family), &err);
+    if (o.family && !has_rows(o.family)) return pc_cli_fail(bad_family(o.family, &err), &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);

@@ -1,5 +1,5 @@
-/* cmd_demo.c: `pecheck demo`: the accuracy gate on every sinusoidal and
- * RoPE built-in, as a summary table.  Exit 0 when every built-in gets the
+/* cmd_demo.c: `pecheck demo`: the accuracy gate on every built-in of the
+ * families with certified rows (sinusoidal, RoPE), as a summary table.  Exit 0 when every built-in gets the
  * verdict it is documented to get (correct ones pass, known-bad ones fail). */
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "accuracy.h"
 #include "cli.h"
 #include "impl.h"
+#include "../families/family.h"
 
 int pc_cmd_demo(int argc, char **argv)
 {
@@ -22,9 +23,9 @@ int pc_cmd_demo(int argc, char **argv)
     int surprises = 0;
     for (size_t k = 0; k < pc_builtin_count(); k++) {
         const pc_impl *impl = pc_builtin_at(k);
-        int rope = impl->rope != NULL;
-        if (!rope && !impl->sinusoidal) continue;
-        pc_acc_cfg cfg = { rope ? "rope" : "sinusoidal", o.d, o.base, 0, PC_DT_F32,
+        const pc_family *fam = pc_family_of_impl(impl); /* the built-in's family */
+        if (!fam || !fam->rows) continue;
+        pc_acc_cfg cfg = { fam->name, o.d, o.base, 0, PC_DT_F32,
                            o.pos_lo, o.pos_hi, o.seed, -1.0, o.quiet, 0, 1, 1 };
         pc_acc_result res;
         st = pc_accuracy_run(impl, &cfg, &res, &err);

@@ -109,7 +109,7 @@ int pc_cmd_explain(int argc, char **argv)
         const pc_impl *a = pc_builtin_find("attention-f32");
         if (a) {
             printf("  with --causal the mask must break equivariance:\n");
-            st = run(p, a, "attention", &oc, 0, &failed, &err);
+            st = run(p, a, a->family_hint, &oc, 0, &failed, &err);
             if (st != PC_OK) return pc_cli_fail(st, &err);
         }
     }

@@ -1,4 +1,5 @@
-/* cmd_reference.c: `pecheck reference`: the certified table as .npy.
+/* cmd_reference.c: `pecheck reference`: the certified table as .npy, for
+ * the families with certified rows (families/family.h, pc_rows.export_row):
  *
  * sinusoidal: shape (n, d), the layout's column order.
  * rope:       shape (n, d/2, 2): [r, i, 0] = cos(pos_r * omega_i),
@@ -19,6 +20,7 @@
 #include "cli.h"
 #include "npy.h"
 #include "progress.h"
+#include "../families/family.h"
 #include "../reference/reference.h"
 
 /* Largest table written in one file: 2^28 values (1 GiB as f32). */
@@ -30,7 +32,8 @@
 
 typedef struct ref_run {
     const pc_opts *o;
-    int rope, f64, layout;
+    const pc_rows *rows;
+    int f64, layout;
     uint64_t n, d;
     void *buf;
     pthread_mutex_t mu;
@@ -45,17 +48,7 @@ static pc_status ref_row(ref_run *r, pc_freqs *fr, uint64_t row)
     int64_t pos = r->o->pos_lo + (int64_t)row;
     float *o32 = r->f64 ? NULL : (float *)r->buf + row * r->d;
     double *o64 = r->f64 ? (double *)r->buf + row * r->d : NULL;
-    if (!r->rope)
-        return pc_ref_sinusoidal_row(fr, pos, r->layout, o32, o64);
-    if (o32)
-        return pc_ref_sincos_row32(fr, pos, 2, o32); /* (cos, sin) pairs */
-    pc_status st = PC_OK;
-    for (int i = 0; i < r->o->d / 2 && st == PC_OK; i++) {
-        pc_ref2 s, c;
-        st = pc_ref_sincos(fr, pos, i, &s, &c);
-        o64[2 * i] = c.f64; o64[2 * i + 1] = s.f64;
-    }
-    return st;
+    return r->rows->export_row(fr, pos, r->layout, r->o->d, o32, o64);
 }
 
 /* Worker: claim blocks until none is left or a row failed.  MAIN (the
@@ -99,12 +92,15 @@ int pc_cmd_reference(int argc, char **argv)
     pc_status st = pc_opts_parse(argc, argv,
         "family d base layout positions max-pos out dtype quiet threads", 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    if (!o.family)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family is required (sinusoidal or rope)"), &err);
-    int rope = !strcmp(o.family, "rope");
-    if (!rope && strcmp(o.family, "sinusoidal"))
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT,
-                           "--family: expected sinusoidal or rope, got '%s'", o.family), &err);
+    const pc_family *fam = pc_family_find(o.family);
+    if (!fam || !fam->rows || !fam->rows->export_row) {
+        char names[160];
+        pc_family_names(names, sizeof names, 0, 1, NULL);
+        if (!o.family)
+            return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family is required (%s)", names), &err);
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
+                                     names, o.family), &err);
+    }
     if (!o.d_set)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--d is required"), &err);
     if (!o.pos_set)
@@ -128,7 +124,7 @@ int pc_cmd_reference(int argc, char **argv)
     }
     pc_progress pr;
     pc_progress_start(&pr, "reference", o.quiet);
-    ref_run run = { &o, rope, f64, o.layout < 0 ? 0 : o.layout, n, d, buf,
+    ref_run run = { &o, fam->rows, f64, o.layout < 0 ? 0 : o.layout, n, d, buf,
                     PTHREAD_MUTEX_INITIALIZER, 0, 0, PC_OK, &pr };
     uint64_t nblk = (n + REF_BLOCK - 1) / REF_BLOCK;
     int nt = o.threads > 0 ? o.threads : pc_cores();
@@ -153,7 +149,7 @@ int pc_cmd_reference(int argc, char **argv)
     }
     size_t shape[3] = { (size_t)n, (size_t)d, 1 };
     int rank = 2;
-    if (rope) { shape[1] = (size_t)d / 2; shape[2] = 2; rank = 3; }
+    if (fam->rows->export_pairs) { shape[1] = (size_t)d / 2; shape[2] = 2; rank = 3; }
     st = f64 ? pc_npy_write_f64(o.out, buf, rank, shape, &err)
              : pc_npy_write_f32(o.out, buf, rank, shape, &err);
     free(buf);

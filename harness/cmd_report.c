@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "report.h"
 #include "table.h"
+#include "../families/family.h"
 
 /* Plots 1-3 scan positions up to max(2^17, --max-pos): 2^17 = 131072 is
  * past the 2^16..2^17 context lengths of current models, and where the
@@ -245,6 +246,30 @@ static pc_status build(pc_report *r, pc_err *err)
     return st;
 }
 
+/* One report entry per family with a gate of its own that IMPL provides
+ * (as `check`); an implementation of the families checked by their
+ * properties alone gets one entry, its own family's.  R->impls has room
+ * for pc_family_count() entries per implementation. */
+static void add_entries(pc_report *r, const pc_impl *impl)
+{
+    int first = r->n_impls, nf = 0;
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        if (!fam->gate || !fam->provides(impl)) continue;
+        pc_rep_impl *ri = &r->impls[r->n_impls++];
+        ri->impl = impl;
+        ri->family = fam->name;
+        nf++;
+    }
+    if (nf == 0) {
+        pc_rep_impl *ri = &r->impls[r->n_impls++];
+        ri->impl = impl;
+        ri->family = impl->family_hint ? impl->family_hint : "none";
+        nf = 1;
+    }
+    for (int k = first; k < r->n_impls; k++) r->impls[k].multi = nf > 1;
+}
+
 int pc_cmd_report(int argc, char **argv)
 {
     pc_err err = { "" };
@@ -284,25 +309,9 @@ int pc_cmd_report(int argc, char **argv)
     if (st == PC_OK) st = check_target(r->final_dir, &exists, &err);
     if (st == PC_OK) {
         /* one entry per implementation and family it provides, as `check` */
-        r->impls = calloc((size_t)src.n * 4 + 1, sizeof *r->impls);
+        r->impls = calloc((size_t)src.n * pc_family_count() + 1, sizeof *r->impls);
         if (!r->impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-        for (int k = 0; k < src.n && r->impls; k++) {
-            const pc_impl *impl = src.impl[k];
-            const char *fams[4];
-            int nf = 0;
-            if (impl->sinusoidal) fams[nf++] = "sinusoidal";
-            if (impl->rope) fams[nf++] = "rope";
-            if (impl->learned && impl->learned_max_len) fams[nf++] = "learned";
-            if (impl->attention) fams[nf++] = "attention";
-            if (nf == 0) /* relative-position families: the properties only */
-                fams[nf++] = impl->family_hint ? impl->family_hint : "none";
-            for (int f = 0; f < nf; f++) {
-                pc_rep_impl *ri = &r->impls[r->n_impls++];
-                ri->impl = impl;
-                ri->family = fams[f];
-                ri->multi = nf > 1;
-            }
-        }
+        for (int k = 0; k < src.n && r->impls; k++) add_entries(r, src.impl[k]);
     }
     int made = 0, slot = -1;
     if (st == PC_OK) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "isolate.h"
 #include "plugin.h"
+#include "../families/family.h"
 
 typedef int (*sin_fn)(const int64_t *, size_t, int, double, int, float *);
 typedef int (*rope_fn)(const int64_t *, size_t, int, double, int, const float *, float *);
@@ -30,7 +31,6 @@ typedef struct plugin {
     char *path;           /* what dlopen got (./ added to a bare name) */
     char *name;           /* the path as given: the implementation's name */
     char description[256];
-    const char *hint;
     sin_fn sinusoidal;
     rope_fn rope;
     maxlen_fn max_len;
@@ -197,9 +197,6 @@ pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_er
         pc_plugin_close(&pl->raw);
         return st;
     }
-    pl->hint = pl->sinusoidal ? "sinusoidal" : pl->rope ? "rope" : pl->learned ? "learned"
-             : pl->attention ? "attention" : (pl->t5_bucket || pl->t5_bias) ? "t5"
-             : (pl->alibi_slopes || pl->alibi_bias) ? "alibi" : pl->txl_score ? "txl" : "none";
     snprintf(pl->description, sizeof pl->description, "plugin (ABI v%d):%s%s%s%s%s%s%s%s%s",
              PECHECK_ABI_VERSION, pl->sinusoidal ? " sinusoidal" : "", pl->rope ? " rope" : "",
              pl->learned ? " learned" : "", pl->attention ? " attention" : "",
@@ -209,7 +206,6 @@ pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_er
     pc_impl *r = &pl->raw;
     r->name = pl->name;
     r->description = pl->description;
-    r->family_hint = pl->hint;
     r->expect_pass = 1;
     r->ctx = pl;
     r->sinusoidal = pl->sinusoidal ? r_sin : NULL;
@@ -222,6 +218,8 @@ pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_er
     r->alibi_slopes = pl->alibi_slopes ? r_alibi_slopes : NULL;
     r->alibi_bias = pl->alibi_bias ? r_alibi_bias : NULL;
     r->txl_score = pl->txl_score ? r_txl : NULL;
+    const pc_family *fam = pc_family_of_impl(r); /* the first family it provides */
+    r->family_hint = fam ? fam->name : "none";
     pl->wrapped = pc_isolate_wrap(r, timeout_ms);
     if (!pl->wrapped) {
         pc_plugin_close(r);

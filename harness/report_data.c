@@ -13,6 +13,7 @@
 #include "property.h"
 #include "report.h"
 #include "rng.h"
+#include "../families/family.h"
 #include "../reference/reference.h"
 #include "../reference/relative.h"
 
@@ -77,16 +78,15 @@ static void header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel,
     }
 }
 
-/* The layout an implementation accepts for FAMILY: interleaved when it
+/* The layout an implementation accepts for ROWS: interleaved when it
  * does, else half, else -1 (it declines both). */
-static int probe_layout(const pc_impl *impl, int rope, int d, double base)
+static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double base)
 {
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     int found = -1;
     int64_t pos = impl->pos_max > 0 ? impl->pos_min : 1; /* a table may start later */
     for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
-        int rc = rope ? impl->rope(impl->ctx, &pos, 1, d, base, layout, x, out)
-                      : impl->sinusoidal(impl->ctx, &pos, 1, d, base, layout, out);
+        int rc = rows->call(impl, &pos, 1, d, base, layout, rows->input ? x : NULL, out);
         if (rc == 0) found = layout;
     }
     free(x);
@@ -94,9 +94,20 @@ static int probe_layout(const pc_impl *impl, int rope, int d, double base)
     return found;
 }
 
-static int is_family(const pc_rep_impl *ri, const char *fam)
+/* The rows of RI's family (NULL: it has none). */
+static const pc_rows *rows_of(const pc_rep_impl *ri)
 {
-    return !strcmp(ri->family, fam);
+    const pc_family *f = pc_family_find(ri->family);
+    return f ? f->rows : NULL;
+}
+
+/* Whether plot ID draws RI's family (pc_family.plots). */
+static int draws(const pc_rep_impl *ri, const char *id)
+{
+    const pc_family *f = pc_family_find(ri->family);
+    for (const char *const *p = f ? f->plots : NULL; p && *p; p++)
+        if (!strcmp(*p, id)) return 1;
+    return 0;
 }
 
 /* The positions an implementation serves (impl.h: 0, 0 = unlimited). */
@@ -117,11 +128,11 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         ri->scan_first_over = -1;
         ri->scan_max_abs = (double)NAN;
         ri->scan_max_ratio = (double)NAN;
-        int rope = is_family(ri, "rope");
-        if ((rope && impl->rope) || (is_family(ri, "sinusoidal") && impl->sinusoidal))
-            ri->layout = probe_layout(impl, rope, o->d, o->base);
+        const pc_family *fam = pc_family_find(ri->family);
+        if (fam && fam->rows && fam->provides(impl))
+            ri->layout = probe_layout(impl, fam->rows, o->d, o->base);
         if (ri->layout >= 0) {
-            pc_acc_cfg cfg = { .family = rope ? "rope" : "sinusoidal", .d = o->d, .base = o->base,
+            pc_acc_cfg cfg = { .family = fam->name, .d = o->d, .base = o->base,
                                .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
                                .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
                                .quiet = o->quiet };
@@ -254,9 +265,12 @@ static pc_status scan(pc_report *r, pc_err *err)
     }
     /* which references the selection needs: family x layout */
     int need[4] = { 0, 0, 0, 0 };
+    const pc_rows *vrows[4] = { NULL, NULL, NULL, NULL };
     for (int k = 0; k < n_sel; k++) {
         const pc_rep_impl *ri = &r->impls[sel[k]];
-        need[(is_family(ri, "rope") ? 2 : 0) + ri->layout] = 1;
+        int v = (rows_of(ri)->input ? 2 : 0) + ri->layout;
+        need[v] = 1;
+        vrows[v] = rows_of(ri);
     }
     if (st == PC_OK) {
         for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
@@ -273,11 +287,11 @@ static pc_status scan(pc_report *r, pc_err *err)
                 if (!need[v]) continue;
                 float *o32 = ref32 + ((size_t)v * C + row) * D;
                 double *o64 = ref64 + ((size_t)v * C + row) * D;
-                if (v < 2) st = pc_ref_sinusoidal_row(fr, pp[row], v, o32, o64);
+                if (v < 2) st = vrows[v]->ref(fr, pp[row], v, NULL, o32, o64);
                 else {
                     float *xr = x + ((size_t)(v - 2) * C + row) * D;
                     unit_pairs(o->seed, pp[row], d, v - 2, xr);
-                    st = pc_ref_rope_row(fr, pp[row], v - 2, xr, o32, o64);
+                    st = vrows[v]->ref(fr, pp[row], v - 2, xr, o32, o64);
                 }
             }
             if (st != PC_OK)
@@ -286,17 +300,16 @@ static pc_status scan(pc_report *r, pc_err *err)
         }
         for (int k = 0; k < n_sel && st == PC_OK; k++) {
             pc_rep_impl *ri = &r->impls[sel[k]];
-            int rope = is_family(ri, "rope"), v = (rope ? 2 : 0) + ri->layout;
+            const pc_rows *rw = rows_of(ri);
+            int rope = rw->input, v = (rope ? 2 : 0) + ri->layout;
             /* rows [r0, r1) of the chunk that the implementation serves
              * (positions ascend); the others stay NaN */
             size_t r0 = 0, r1 = n;
             while (r0 < n && !in_range(ri->impl, pp[r0])) r0++;
             while (r1 > r0 && !in_range(ri->impl, pp[r1 - 1])) r1--;
             if (r0 == r1) continue;
-            int rc = rope ? ri->impl->rope(ri->impl->ctx, pp + r0, r1 - r0, d, o->base, ri->layout,
-                                           x + ((size_t)ri->layout * C + r0) * D, got + r0 * D)
-                          : ri->impl->sinusoidal(ri->impl->ctx, pp + r0, r1 - r0, d, o->base,
-                                                 ri->layout, got + r0 * D);
+            int rc = rw->call(ri->impl, pp + r0, r1 - r0, d, o->base, ri->layout,
+                              rope ? x + ((size_t)ri->layout * C + r0) * D : NULL, got + r0 * D);
             if (rc != 0) continue; /* positions it does not cover stay NaN */
             scan_acc *a = &acc[k];
             for (size_t row = r0; row < r1; row++) {
@@ -523,7 +536,7 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
      * implementation makes of the unit vector (1, 0) of each pair */
     int sel[PC_MAX_IMPLS], n_sel = 0;
     for (int k = 0; k < r->n_impls; k++)
-        if (is_family(&r->impls[k], "rope") && r->impls[k].layout >= 0) sel[n_sel++] = k;
+        if (draws(&r->impls[k], "rope_decay") && r->impls[k].layout >= 0) sel[n_sel++] = k;
     int h = o->d / 2;
     pc_freqs *fr = st == PC_OK ? pc_freqs_new(o->d, o->base) : NULL;
     if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -654,7 +667,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
     pc_rep_plot *pl = &r->plots[5];
     int sel[PC_MAX_IMPLS], n_sel = 0;
     for (int k = 0; k < r->n_impls; k++)
-        if (is_family(&r->impls[k], "rope") && r->impls[k].layout >= 0) sel[n_sel++] = k;
+        if (draws(&r->impls[k], "rope_shift") && r->impls[k].layout >= 0) sel[n_sel++] = k;
     if (n_sel == 0) {
         snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: nothing to draw.");
         return PC_OK;
@@ -817,7 +830,7 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
     const pc_impl *list[PC_MAX_IMPLS];
     int n_sel = 0;
     for (int k = 0; k < r->n_impls; k++)
-        if (is_family(&r->impls[k], "attention")) list[n_sel++] = r->impls[k].impl;
+        if (draws(&r->impls[k], "attention_equivariance")) list[n_sel++] = r->impls[k].impl;
     if (n_sel == 0) {
         const pc_impl *b = pc_builtin_find("attention-f32");
         if (!b || !b->attention) {

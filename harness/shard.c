@@ -7,6 +7,7 @@
 #include <string.h>
 #include "opts.h"
 #include "shard.h"
+#include "../families/family.h"
 #include "../reference/reference.h"
 
 /* ---- reading ----------------------------------------------------------- */
@@ -243,8 +244,12 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     snprintf(it->family, sizeof it->family, "%s", get_str(&r, o, "family"));
     pc_acc_cfg *c = &it->cfg;
     c->family = it->family;
-    if (r.st == PC_OK && strcmp(it->family, "sinusoidal") && strcmp(it->family, "rope"))
-        bad(&r, "family", "is not sinusoidal or rope");
+    const pc_family *fam = pc_family_find(it->family);
+    if (r.st == PC_OK && (!fam || !fam->rows)) {
+        char why[200] = "is not ";
+        pc_family_names(why + 7, sizeof why - 7, 0, 1, NULL);
+        bad(&r, "family", why);
+    }
     const pc_jnode *pa = pc_jget(o, "params");
     const pc_jnode *ps = pc_jget(pa, "positions");
     if (!ps) bad(&r, "params.positions", "is missing");

@@ -5,6 +5,7 @@
 #include "plugin.h"
 #include "sources.h"
 #include "table.h"
+#include "../families/family.h"
 
 static pc_status add(pc_sources *s, const pc_impl *impl, pc_err *err)
 {
@@ -52,7 +53,8 @@ pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, p
     }
     if (st == PC_OK && o->table_sin && o->n_tables != 1)
         st = pc_seterr(err, PC_EINPUT, "--table-sin SIN.npy goes with exactly one --table COS.npy");
-    const char *tfam = o->table_sin ? "rope" : "sinusoidal";
+    const pc_family *tf = pc_family_for_table(o->table_sin != NULL);
+    const char *tfam = tf ? tf->name : "none";
     if (family && strcmp(family, "all") != 0) tfam = family;
     for (int k = 0; k < o->n_tables && st == PC_OK; k++) {
         if (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "npy.h"
 #include "table.h"
+#include "../families/family.h"
 #include "../reference/reference.h"
 #include "../ACSL/pecheck.acsl" /* ACSL predicates: comments only */
 
@@ -370,13 +371,20 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
                         const char *family, pc_impl **out, pc_err *err)
 {
     *out = NULL;
-    int rope = !strcmp(family, "rope");
-    if (!rope && strcmp(family, "sinusoidal"))
-        return pc_seterr(err, PC_EINPUT, "--table: tables are sinusoidal or rope, not '%s'", family);
+    const pc_family *fam = pc_family_find(family);
+    if (!fam || !(fam->flags & PC_FAM_TABLES) || !fam->rows) {
+        char names[160];
+        pc_family_names(names, sizeof names, PC_FAM_TABLES, 1, NULL);
+        return pc_seterr(err, PC_EINPUT, "--table: tables are %s, not '%s'", names, family);
+    }
+    /* rows that rotate an input come as a (cos, sin) cache pair (RoPE) */
+    int rope = fam->rows->input;
     if (rope && !sin_path)
-        return pc_seterr(err, PC_EINPUT, "--family rope with --table COS.npy needs --table-sin SIN.npy");
+        return pc_seterr(err, PC_EINPUT, "--family %s with --table COS.npy needs --table-sin SIN.npy",
+                         fam->name);
     if (!rope && sin_path)
-        return pc_seterr(err, PC_EINPUT, "--table-sin is for RoPE caches (--family rope)");
+        return pc_seterr(err, PC_EINPUT, "--table-sin is for RoPE caches (--family %s)",
+                         pc_family_for_table(1) ? pc_family_for_table(1)->name : "?");
     pc_npy a = { 0 }, s = { 0 };
     pc_status st = load(path, rope ? "a RoPE cos cache" : "a sinusoidal table", &a, err);
     if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
@@ -416,7 +424,7 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
     }
     if (st == PC_OK) {
         pc_table_info *in = &t->info;
-        in->family = rope ? "rope" : "sinusoidal";
+        in->family = fam->name;
         in->path = t->path;
         in->sin_path = t->sin_path;
         in->pos_lo = o->pos_start;

@@ -26,7 +26,7 @@
 #include "status.h"
 
 typedef struct pc_table_info {
-    const char *family;       /* "sinusoidal" or "rope" */
+    const char *family;       /* a family with PC_FAM_TABLES (families/family.h) */
     const char *path, *sin_path;
     int d;
     int64_t pos_lo, pos_hi;   /* positions of the first and last row */
@@ -44,7 +44,7 @@ typedef struct pc_table_info {
     char dup_note[256];       /* the first: row, columns, values */
 } pc_table_info;
 
-/* Open a table (FAMILY "sinusoidal" or "rope"; SIN_PATH for rope).  Uses
+/* Open a table (FAMILY a table family; SIN_PATH for a cache pair).  Uses
  * O's d, d_set, layout and pos_start.  PC_EINPUT with a message naming the
  * file on any defect of the files or a contradiction with the options. */
 pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,

@@ -27,6 +27,21 @@
 #include "../harness/model.h"
 #include "../harness/output.h"
 #include "../harness/property.h"
+#include "../families/family.h"
+
+/* A family with certified rows (sinusoidal, RoPE): a layout, a base. */
+static int formula_family(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows;
+}
+
+/* Rows that rotate an input vector (RoPE): the case's vectors matter. */
+static int rotates_input(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows && f->rows->input;
+}
 
 /* ------------------------------------------------------------------ */
 /* The catalogue: one line per property                               */
@@ -261,7 +276,7 @@ static int shrink_cands(const pc_property *p, const pc_prun *r, const pc_case *c
             int m = int_cands(cur->pos[j], t, v, 96);
             for (int k = 0; k < m; k++) { c = *cur; c.pos[j] = v[k]; n = add_cand(cands, n, &c); }
         }
-    if ((p->shrink & PC_SH_VEC) && !strcmp(r->family, "rope")) {
+    if ((p->shrink & PC_SH_VEC) && rotates_input(r)) {
         if (cur->vmode == PC_V_DENSE) {
             int half = cur->d / 2;
             if (oc->pair >= 0 && oc->pair < half) {
@@ -337,7 +352,7 @@ static void case_line(FILE *f, const pc_property *p, const pc_prun *r, const pc_
     if (p->k_name) fprintf(f, ", %s = %" PRId64, p->k_name, c->k);
     if (p->shrink & PC_SH_N) fprintf(f, ", n = %d", c->n);
     if (p->shrink & PC_SH_PERM) fprintf(f, ", permutation = %s", c->perm ? "swap rows 0 and 1" : "random");
-    if ((p->shrink & PC_SH_VEC) && !strcmp(r->family, "rope")) {
+    if ((p->shrink & PC_SH_VEC) && rotates_input(r)) {
         if (c->vmode == PC_V_DENSE) fprintf(f, ", vectors = dense normal");
         else fprintf(f, ", vectors = %s on pair %d", c->vmode == PC_V_UNIT ? "(1, 0)" : "normal", c->pair);
     }
@@ -354,7 +369,7 @@ static void case_json(pc_json *j, const char *key, const pc_property *p, const p
     if (p->k_name) pc_json_int(j, p->k_name, (long long)c->k);
     if (p->shrink & PC_SH_N) pc_json_int(j, "n", c->n);
     if (p->shrink & PC_SH_PERM) pc_json_str(j, "permutation", c->perm ? "swap01" : "random");
-    if ((p->shrink & PC_SH_VEC) && !strcmp(r->family, "rope")) {
+    if ((p->shrink & PC_SH_VEC) && rotates_input(r)) {
         pc_json_str(j, "vectors", vmode_name(c->vmode));
         pc_json_int(j, "pair", c->pair);
     }
@@ -388,7 +403,7 @@ static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_pru
     if (o->causal && u < sizeof extra)
         snprintf(extra + u, sizeof extra - u, " --causal");
     char lay[48] = "";
-    if (!strcmp(r->family, "sinusoidal") || !strcmp(r->family, "rope"))
+    if (formula_family(r))
         snprintf(lay, sizeof lay, " --base %g --layout %s", o->base, pc_layout_name(r->layout));
     int n = snprintf(buf, len, "pecheck check %s %s --family %s --d %d%s "
                      "--positions %" PRId64 ":%" PRId64 "%s --property %s",
@@ -412,8 +427,8 @@ static double now(void)
 static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
 {
     if (r->o->layout >= 0) { r->layout = r->o->layout; return PC_OK; }
-    int is_rope = !strcmp(r->family, "rope");
-    if (!is_rope && strcmp(r->family, "sinusoidal")) { r->layout = 0; return PC_OK; }
+    int is_rope = rotates_input(r);
+    if (!formula_family(r)) { r->layout = 0; return PC_OK; }
     int d = r->o->d;
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     if (!x || !out) { free(x); free(out); return PC_ENOMEM; }
@@ -436,11 +451,9 @@ static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
 
 static int hook_present(const pc_impl *impl, const char *family)
 {
-    if (!strcmp(family, "sinusoidal")) return impl->sinusoidal != NULL;
-    if (!strcmp(family, "rope")) return impl->rope != NULL;
-    if (!strcmp(family, "learned")) return impl->learned != NULL && impl->learned_max_len != NULL;
-    if (!strcmp(family, "attention")) return impl->attention != NULL;
-    return 1; /* other families: the property's setup decides */
+    const pc_family *f = pc_family_find(family);
+    if (!f || (f->flags & PC_FAM_PROPS_PROBE)) return 1; /* the property's setup decides */
+    return f->provides(impl);
 }
 
 static void fill_head(pc_verdict *v, const pc_property *p, const pc_prun *r)
@@ -448,16 +461,12 @@ static void fill_head(pc_verdict *v, const pc_property *p, const pc_prun *r)
     snprintf(v->check, sizeof v->check, "%s", p->name);
     snprintf(v->family, sizeof v->family, "%s", r->family);
     snprintf(v->impl, sizeof v->impl, "%s", r->impl->name);
-    if (!strcmp(r->family, "sinusoidal") || !strcmp(r->family, "rope"))
+    if (formula_family(r))
         snprintf(v->layout, sizeof v->layout, "%s", pc_layout_name(r->layout));
     snprintf(v->measured_what, sizeof v->measured_what, "%s", p->measured_what);
     v->seed = r->o->seed;
 }
 
-static int formula_family(const pc_prun *r)
-{
-    return !strcmp(r->family, "sinusoidal") || !strcmp(r->family, "rope");
-}
 
 static void bound_line(FILE *f, const pc_prun *r)
 {
@@ -690,7 +699,8 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
             return skip_verdict(v, why);
         }
     }
-    if (!strcmp(family, "learned")) r.max_len = impl->learned_max_len(impl->ctx);
+    const pc_family *fam = pc_family_find(family);
+    if (fam && fam->max_len) r.max_len = fam->max_len(impl);
     pc_outcome oc;
     memset(&oc, 0, sizeof oc);
     pc_status st = pick_layout(&r, &oc);

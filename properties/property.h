@@ -162,6 +162,11 @@ pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err);
 
 /* Hook calls: 0 on success; nonzero: the implementation failed (message
  * in R->implmsg, naming the hook, the inputs and the fault if isolated). */
+/* What the run's family is (its descriptor, families/family.h): rows
+ * bounded by a row count (a learned table), rows that rotate an input
+ * vector (RoPE). */
+int pc_p_bounded(const pc_prun *r);
+int pc_p_rotates(const pc_prun *r);
 int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out);
 int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, float *out);
 int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out);

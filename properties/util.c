@@ -8,6 +8,7 @@
 #include "property.h"
 #include "../harness/isolate.h"
 #include "../harness/model.h"
+#include "../families/family.h"
 
 double pc_p_omega(const pc_prun *r, int d, int i)
 {
@@ -227,4 +228,16 @@ void pc_p_row(FILE *f, const float *v, int d, int max)
 pc_status pc_p_nomem(pc_err *err)
 {
     return pc_seterr(err, PC_ENOMEM, "out of memory");
+}
+
+int pc_p_bounded(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->max_len;
+}
+
+int pc_p_rotates(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows && f->rows->input;
 }

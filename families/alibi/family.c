@@ -10,8 +10,10 @@ static int provides(const pc_impl *impl)
     return impl->alibi_slopes != NULL || impl->alibi_bias != NULL;
 }
 
+static const char *const plots[] = { "alibi_bias", NULL };
+
 const pc_family pc_family_alibi = {
     .name = "alibi", .title = "ALiBi", .symbols = "pecheck_alibi_slopes or pecheck_alibi_bias",
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
-    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -38,9 +38,11 @@ static const pc_rows rows = {
     .export_pairs = 1, .model = "C*u*(1+|theta|)*|pair|", .pair_name = "rotated"
 };
 
+static const char *const plots[] = { "rope_decay", "rope_shift", NULL };
+
 const pc_family pc_family_rope = {
     .name = "rope", .title = "RoPE", .symbols = "pecheck_rope_f32",
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
-    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -12,7 +12,7 @@
 
 static const int64_t factors[3] = { 2, 8, 64 };
 
-static int is_learned(const pc_prun *r) { return !strcmp(r->family, "learned"); }
+static int is_learned(const pc_prun *r) { return pc_p_bounded(r); }
 
 static int64_t nominal(const pc_prun *r) { return is_learned(r) ? r->max_len : r->hi + 1; }
 
@@ -64,7 +64,7 @@ static int valid(const pc_prun *r, const pc_case *c)
 static pc_status check_formula(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err)
 {
     size_t dd = (size_t)c->d;
-    int rope = !strcmp(r->family, "rope");
+    int rope = pc_p_rotates(r);
     float *x = malloc(2 * dd * sizeof *x);
     double *ref = malloc(dd * sizeof *ref);
     if (!x || !ref) { free(x); free(ref); return pc_p_nomem(err); }

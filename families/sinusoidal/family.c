@@ -40,9 +40,11 @@ static const pc_rows rows = {
     .model = "C*u*(1+|theta|)", .pair_name = "(sin, cos)"
 };
 
+static const char *const plots[] = { "dot_product", "pe_matrix", NULL };
+
 const pc_family pc_family_sinusoidal = {
     .name = "sinusoidal", .title = "sinusoidal", .symbols = "pecheck_sinusoidal_f32",
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
-    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -16,7 +16,7 @@ enum { SUB_COLLISION = 1, SUB_MARGIN = 2 };
 #define SWEEP_MAX ((int64_t)1 << 21) /* rows hashed by the sweep: 2^21 x 16 B = 32 MiB */
 #define SWEEP_BLOCK 256              /* rows per hook call in the sweep */
 
-static int is_learned(const pc_prun *r) { return !strcmp(r->family, "learned"); }
+static int is_learned(const pc_prun *r) { return pc_p_bounded(r); }
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {

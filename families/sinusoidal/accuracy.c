@@ -4,10 +4,10 @@
  * `--property accuracy` (default_off): the gate never runs twice. */
 #include <stdlib.h>
 #include <string.h>
-#include "property.h"
-#include "../harness/accuracy.h"
-#include "../harness/json.h"
-#include "../harness/verdict.h"
+#include "../../properties/property.h"
+#include "../../harness/accuracy.h"
+#include "../../harness/json.h"
+#include "../../harness/verdict.h"
 
 static pc_status whole(pc_prun *r, void *vv, pc_err *err)
 {
