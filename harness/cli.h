@@ -3,6 +3,7 @@
 #ifndef PECHECK_CLI_H
 #define PECHECK_CLI_H
 
+#include <stdio.h>
 #include "opts.h"
 #include "status.h"
 
@@ -11,7 +12,29 @@ typedef struct pc_command {
     int (*run)(int argc, char **argv);
     const char *usage;   /* one line of synopsis */
     const char *summary; /* one line of what it does */
+    const char *options; /* the options it accepts (PC_OPTS_*), for its help page */
 } pc_command;
+
+/* The options each command accepts, in help-page order: the one list both
+ * the parser (pc_opts_parse's ALLOWED) and `pecheck help COMMAND` read. */
+#define PC_OPTS_LIST      "family"
+#define PC_OPTS_ACCURACY  "impl plugin table table-sin family d base layout max-pos positions pos-start dtype " \
+                          "tol-abs seed format output quiet timeout-ms threads shard"
+#define PC_OPTS_CHECK     "impl plugin table table-sin family d base layout max-pos positions pos-start dtype " \
+                          "tol-abs seed causal format output quiet timeout-ms cases property replay regressions threads"
+#define PC_OPTS_REFERENCE "family d base layout positions max-pos out dtype quiet threads"
+#define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
+#define PC_OPTS_MERGE     "format output quiet"
+#define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
+#define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms quiet out"
+
+/* Print the options of ALLOWED (space-separated names), one a line with its
+ * argument, meaning and default (harness/help.c).  Returns the number of
+ * names without documentation (0 in a correct build; tests check it). */
+int pc_help_options(FILE *f, const char *allowed);
+/* TEXT word-wrapped to 100 columns, continuation lines indented by INDENT;
+ * the cursor stands at column FIRST_COL.  Ends the line. */
+void pc_help_wrap(FILE *f, const char *text, int indent, int first_col);
 
 /* Print "pecheck: MSG" on stderr and return PC_EXIT_USAGE (or the exit code
  * of STATUS). */

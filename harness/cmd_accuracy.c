@@ -71,9 +71,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv,
-        "impl plugin table table-sin family d base layout max-pos positions pos-start dtype "
-        "tol-abs seed format output quiet timeout-ms threads shard", 0, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_ACCURACY, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: accuracy writes text or json"), &err);

@@ -170,10 +170,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv,
-        "impl plugin table table-sin family d base layout max-pos positions pos-start dtype "
-        "tol-abs seed causal format output quiet timeout-ms cases property replay regressions threads",
-        0, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_CHECK, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_family *want = NULL;
     if (o.family && strcmp(o.family, "all")) {

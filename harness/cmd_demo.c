@@ -14,7 +14,7 @@ int pc_cmd_demo(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv, "d base max-pos positions seed quiet", 0, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_DEMO, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     printf("pecheck demo: accuracy gate, d=%d base=%g positions %lld..%lld, f32 precision model\n\n",
            o.d, o.base, (long long)o.pos_lo, (long long)o.pos_hi);

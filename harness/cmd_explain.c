@@ -67,7 +67,7 @@ int pc_cmd_explain(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv, "d base seed cases max-pos positions", 1, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_EXPLAIN, 1, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.n_args == 0) return list();
     const pc_property *p = pc_property_find(o.args[0]);

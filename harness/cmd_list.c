@@ -9,7 +9,7 @@ int pc_cmd_list(int argc, char **argv)
     pc_opts o;
     pc_err err;
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv, "family", 0, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_LIST, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     printf("%-18s %-11s %s\n", "NAME", "FAMILY", "DESCRIPTION");
     for (size_t k = 0; k < pc_builtin_count(); k++) {

@@ -44,7 +44,7 @@ int pc_cmd_merge(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv, "format output quiet", 64, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_MERGE, 64, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: merge writes text or json"), &err);

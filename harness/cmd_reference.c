@@ -89,8 +89,7 @@ int pc_cmd_reference(int argc, char **argv)
     pc_opts o;
     pc_err err = { "" };
     pc_opts_defaults(&o);
-    pc_status st = pc_opts_parse(argc, argv,
-        "family d base layout positions max-pos out dtype quiet threads", 0, &o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_REFERENCE, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_family *fam = pc_family_find(o.family);
     if (!fam || !fam->rows || !fam->rows->export_row) {

@@ -276,8 +276,7 @@ int pc_cmd_report(int argc, char **argv)
     pc_report *r = calloc(1, sizeof *r);
     if (!r) return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
     pc_opts_defaults(&r->o);
-    pc_status st = pc_opts_parse(argc, argv, "impl plugin table table-sin pos-start layout d base "
-                                 "max-pos positions seed timeout-ms quiet out", 0, &r->o, &err);
+    pc_status st = pc_opts_parse(argc, argv, PC_OPTS_REPORT, 0, &r->o, &err);
     if (st == PC_OK && (!r->o.out || !r->o.out[0]))
         st = pc_seterr(&err, PC_EINPUT, "--out DIR is required (the folder to write the report to)");
     size_t len = st == PC_OK ? strlen(r->o.out) : 0;

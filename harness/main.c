@@ -8,34 +8,23 @@
 #include "version.h"
 
 static const pc_command commands[] = {
-    { "list", pc_cmd_list, "pecheck list",
-      "the built-in implementations, one line each" },
-    { "accuracy", pc_cmd_accuracy,
-      "pecheck accuracy --impl NAME --family sinusoidal|rope [--d N] [--base B] "
-      "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
-      "[--tol-abs X] [--seed S] [--threads N] [--shard K/N] [--format text|json] [--output FILE] [--quiet]",
-      "compare an implementation with the certified reference (exit 0 pass, 1 fail)" },
-    { "check", pc_cmd_check,
-      "pecheck check [--impl NAME|all] [--plugin PATH.so] [--table PE.npy [--table-sin SIN.npy] "
-      "[--pos-start P]] [--family sinusoidal|rope|learned|attention|t5|alibi|txl|all] [--d N] [--base B] "
-      "[--layout interleaved|half] [--max-pos N | --positions A:B] [--dtype f32|bf16|f16] "
-      "[--tol-abs X] [--seed S] [--causal] [--timeout-ms T] [--cases N] [--property NAME] "
-      "[--replay SEED] [--regressions FILE|off] [--threads N] "
-      "[--format text|json|tap|junit] [--output FILE] [--quiet]",
+    { "list", pc_cmd_list, "pecheck list [--family NAME]",
+      "the built-in implementations, one line each", PC_OPTS_LIST },
+    { "accuracy", pc_cmd_accuracy, "pecheck accuracy (--impl NAME | --plugin PATH.so | --table PE.npy) [OPTIONS]",
+      "compare an implementation with the certified reference (exit 0 pass, 1 fail)", PC_OPTS_ACCURACY },
+    { "check", pc_cmd_check, "pecheck check (--impl NAME|all | --plugin PATH.so | --table PE.npy)... [OPTIONS]",
       "gate implementations, plugins and .npy tables on every family they provide "
-      "(accuracy, contracts, properties; exit 0 pass, 1 fail)" },
-    { "reference", pc_cmd_reference,
-      "pecheck reference --family sinusoidal|rope --d N [--base B] [--layout ...] "
-      "--positions A:B --out FILE.npy [--dtype f32|f64]",
-      "write the certified reference table as .npy" },
-    { "explain", pc_cmd_explain, "pecheck explain [NAME] [--d N] [--seed S] [--cases N] [--max-pos N]",
-      "list the properties, or show one's math and a live minimal counterexample" },
-    { "merge", pc_cmd_merge, "pecheck merge [--format text|json] [--output FILE] SHARD.json...",
-      "combine the JSON results of `accuracy --shard K/N` into one verdict and report" },
-    { "demo", pc_cmd_demo, "pecheck demo [--d N] [--max-pos N] [--quiet]",
-      "run the gate on every built-in and print a summary table" },
-    { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PATH.npy [--table-sin SIN.npy])... [--d N] [--base B] [--max-pos N | --positions A:B] [--pos-start P] [--layout L] [--seed S] [--timeout-ms MS] [--quiet]",
-      "write an HTML accuracy report with gnuplot plots into DIR" },
+      "(accuracy, contracts, properties; exit 0 pass, 1 fail)", PC_OPTS_CHECK },
+    { "reference", pc_cmd_reference, "pecheck reference --family sinusoidal|rope --d N --positions A:B --out FILE.npy [OPTIONS]",
+      "write the certified reference table as .npy", PC_OPTS_REFERENCE },
+    { "explain", pc_cmd_explain, "pecheck explain [PROPERTY] [OPTIONS]",
+      "list the properties, or show one's math and a live minimal counterexample", PC_OPTS_EXPLAIN },
+    { "merge", pc_cmd_merge, "pecheck merge [OPTIONS] SHARD.json...",
+      "combine the JSON results of `accuracy --shard K/N` into one verdict and report", PC_OPTS_MERGE },
+    { "demo", pc_cmd_demo, "pecheck demo [OPTIONS]",
+      "run the gate on every built-in and print a summary table", PC_OPTS_DEMO },
+    { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PE.npy)... [OPTIONS]",
+      "write an HTML accuracy report with gnuplot plots into DIR", PC_OPTS_REPORT },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -62,6 +51,34 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[k].name, commands[k].summary);
     fprintf(f, "\n`pecheck help COMMAND` shows a command's options.\n"
                "exit codes: 0 pass, 1 fail, 2 usage or input error, 3 internal error\n");
+}
+
+static const pc_command *find_command(const char *name)
+{
+    for (size_t k = 0; k < N_COMMANDS; k++)
+        if (!strcmp(name, commands[k].name))
+            return &commands[k];
+    return NULL;
+}
+
+/* `pecheck COMMAND --help` (or -h) anywhere among its arguments */
+static int wants_help(int argc, char **argv)
+{
+    for (int k = 0; k < argc; k++)
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))
+            return 1;
+    return 0;
+}
+
+/* A command's help page: synopsis, summary, every option it accepts. */
+static int help_page(const pc_command *c)
+{
+    printf("usage: %s\n", c->usage);
+    pc_help_wrap(stdout, c->summary, 0, 0);
+    printf("\noptions:\n");
+    int undocumented = pc_help_options(stdout, c->options);
+    printf("\nexit codes: 0 pass, 1 fail, 2 usage or input error, 3 internal error\n");
+    return undocumented ? PC_EXIT_INTERNAL : PC_EXIT_PASS;
 }
 
 /* MPFR keeps caches (constants such as pi, per thread); free them at exit so
@@ -97,18 +114,20 @@ int main(int argc, char **argv)
         return stdout_kept(PC_EXIT_PASS);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        if (argc > 2)
-            for (size_t k = 0; k < N_COMMANDS; k++)
-                if (!strcmp(argv[2], commands[k].name)) {
-                    printf("usage: %s\n%s\n", commands[k].usage, commands[k].summary);
-                    return stdout_kept(PC_EXIT_PASS);
-                }
-        usage(stdout);
-        return stdout_kept(PC_EXIT_PASS);
+        if (argc == 2) {
+            usage(stdout);
+            return stdout_kept(PC_EXIT_PASS);
+        }
+        const pc_command *c = find_command(argv[2]);
+        if (!c) {
+            fprintf(stderr, "pecheck: help: unknown command '%s' (try `pecheck help`)\n", argv[2]);
+            return PC_EXIT_USAGE;
+        }
+        return stdout_kept(help_page(c));
     }
-    for (size_t k = 0; k < N_COMMANDS; k++)
-        if (!strcmp(cmd, commands[k].name))
-            return stdout_kept(commands[k].run(argc - 2, argv + 2));
+    const pc_command *c = find_command(cmd);
+    if (c)
+        return stdout_kept(wants_help(argc - 2, argv + 2) ? help_page(c) : c->run(argc - 2, argv + 2));
     fprintf(stderr, "pecheck: unknown command '%s' (try `pecheck help`)\n", cmd);
     return PC_EXIT_USAGE;
 }
