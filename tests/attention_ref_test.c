@@ -63,9 +63,41 @@ static void gen(uint64_t seed, size_t n, int d, float *x, float *wq, float *wk, 
     }
 }
 
+/* Outputs that are exactly a binary32 rounding midpoint although the
+ * scores differ (attention_ref.c, "Midpoints with unequal scores").  d = 3,
+ * x_j = (a_j, b_j, e_j): Q_j = K_j = (a_j, 0, 0), so the scores a_i a_j
+ * differ with a; V_j = (b_j + e_j, 0, 0), which need not be a binary32. */
+static int midpoint_row_ok(const float *x, const char *what)
+{
+    float wq[9] = { 1, 0, 0, 0, 0, 0, 0, 0, 0 }, wv[9] = { 0, 0, 0, 1, 0, 0, 1, 0, 0 };
+    float o32[9];
+    double o64[9];
+    pc_err err = { "" };
+    int st = pc_ref_attention(3, 3, x, wq, wq, wv, 0, o32, o64, &err);
+    int good = st == PC_OK;
+    /* exact output 1 + 2^-24: binary64 holds it; binary32 ties to even, 1 */
+    for (int i = 0; i < 3 && good; i++)
+        good = o64[3 * i] == 1.0 + 0x1p-24 && o32[3 * i] == 1.0f && o64[3 * i + 1] == 0.0;
+    if (!good) printf("# %s: status %d (%s), out[0] = %a / %a\n", what, st, err.msg, o64[0], (double)o32[0]);
+    return good;
+}
+
+static void midpoint_cases(void)
+{
+    /* every V is 1 + 2^-24, scores 1, 2, 3 apart */
+    const float constant[9] = { 1, 1, 0x1p-24f, 2, 1, 0x1p-24f, 3, 1, 0x1p-24f };
+    ok(midpoint_row_ok(constant, "constant V"),
+       "constant V column 1 + 2^-24, unequal scores: the exact midpoint, no precision ceiling");
+    /* keys 0 and 1 tie (a = 1) with V 1 and 1 + 2^-23, mean 1 + 2^-24; key 2
+     * (a = 2) has V = 1 + 2^-24: every group's mean is the midpoint */
+    const float grouped[9] = { 1, 1, 0, 1, 1.0f + 0x1p-23f, 0, 2, 1, 0x1p-24f };
+    ok(midpoint_row_ok(grouped, "grouped"),
+       "tied keys whose group means are equal: the exact midpoint");
+}
+
 int main(void)
 {
-    printf("1..8\n");
+    printf("1..10\n");
     enum { N = 12, D = 16 };
     float x[N * D], wq[D * D], wk[D * D], wv[D * D], o32[N * D], got[N * D];
     double o64[N * D], bounds[N];
@@ -113,5 +145,6 @@ int main(void)
         vrow = fabs((double)(v - (long double)o64[t])) <= fabs(o64[t]) * 0x1p-52;
     }
     ok(vrow, "a single key: output equals V");
+    midpoint_cases();
     return failed;
 }

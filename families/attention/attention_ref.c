@@ -9,7 +9,20 @@
  * Ties: a row whose visible scores are all exactly equal (e.g. identical or
  * zero keys) has exact weights 1/m; its output (sum_j V_j)/m is rational and
  * may be a rounding midpoint, so it is evaluated as one division at the end
- * (an exactly representable quotient gives a point interval). */
+ * (an exactly representable quotient gives a point interval).
+ *
+ * Midpoints with unequal scores: group the visible keys by equal exact
+ * score (values s_g), with S_g the sum of V over group g and n_g its size.
+ * The output is sum_g e^(s_g/sqrt(d)) S_g / sum_g e^(s_g/sqrt(d)) n_g; it
+ * equals a rational m iff sum_g e^(s_g/sqrt(d)) (S_g - m n_g) = 0.  The
+ * exponents are distinct algebraic numbers, so by Lindemann-Weierstrass
+ * their exponentials are linearly independent over the algebraic numbers:
+ * every S_g = m n_g.  Hence the output is rational (and may be a midpoint
+ * no interval can settle, e.g. a constant V column 1 + 2^-24) exactly when
+ * every group has the same mean S_g / n_g, and it is that mean; otherwise
+ * it is transcendental and a higher precision settles its rounding.  The
+ * rule needs the scores and V exactly (point intervals), which a high
+ * enough precision gives (binary32 products and sums are finite dyadics). */
 #include <math.h>
 #include <mpfi.h>
 #include <stdlib.h>
@@ -22,6 +35,8 @@ typedef struct att {
     int d;
     mpfi_t *q, *k, *v;  /* n x d */
     mpfi_t *s;          /* scores of one row, n */
+    size_t *grp;        /* per visible key: the first key with its exact score; n */
+    int exact_scores;   /* every visible score of the row is a point interval */
     mpfi_t acc, t, sum, c;
 } att;
 
@@ -78,6 +93,55 @@ static int round_iv(mpfi_srcptr y, float *o32, double *o64)
     return 1;
 }
 
+/* Group the first LAST keys by exact score (A->grp); A->exact_scores = 0
+ * when a score is not yet a point interval (the grouping is then unknown). */
+static void group_scores(att *A, size_t last)
+{
+    A->exact_scores = 1;
+    for (size_t j = 0; j < last && A->exact_scores; j++) {
+        A->exact_scores = mpfr_equal_p(&A->s[j]->left, &A->s[j]->right);
+        A->grp[j] = j;
+        for (size_t h = 0; h < j; h++)
+            if (A->grp[h] == h && same_point(A->s[h], A->s[j])) { A->grp[j] = h; break; }
+    }
+}
+
+/* Sum of column T of V over group G (keys j < LAST with grp[j] == G) into
+ * A->acc; returns the group's size, or 0 when a sum is not exact. */
+static size_t group_sum(att *A, size_t last, size_t g, size_t t)
+{
+    size_t size = 0, d = (size_t)A->d;
+    mpfi_set_ui(A->acc, 0);
+    for (size_t j = 0; j < last; j++)
+        if (A->grp[j] == g) {
+            mpfi_add(A->acc, A->acc, A->v[j * d + t]);
+            size++;
+        }
+    return mpfr_equal_p(&A->acc->left, &A->acc->right) ? size : 0;
+}
+
+/* The midpoint rule (see the top of this file) for column T of a row whose
+ * interval did not round: when every score group has the same mean of V,
+ * the exact output is that mean, rounded here; 0 when the rule does not
+ * apply (or is not decided yet) and a higher precision must settle it. */
+static int round_group_mean(att *A, size_t last, size_t t, float *o32, double *o64)
+{
+    if (!A->exact_scores) return 0;
+    size_t n0 = group_sum(A, last, 0, t);
+    if (n0 == 0) return 0;
+    mpfi_set(A->sum, A->acc);                  /* S_0 */
+    for (size_t g = 1; g < last; g++) {
+        if (A->grp[g] != g) continue;
+        size_t ng = group_sum(A, last, g, t);  /* S_g in acc */
+        if (ng == 0) return 0;
+        mpfi_mul_ui(A->acc, A->acc, (unsigned long)n0);
+        mpfi_mul_ui(A->t, A->sum, (unsigned long)ng);
+        if (!same_point(A->acc, A->t)) return 0; /* means differ: not rational */
+    }
+    mpfi_div_ui(A->sum, A->sum, (unsigned long)n0);
+    return round_iv(A->sum, o32, o64);
+}
+
 /* One evaluation at precision P; returns 1 when every element is certified. */
 static int attempt(att *A, const float *x, const float *wq, const float *wk, const float *wv,
                    int causal, float *out32, double *out64)
@@ -102,6 +166,7 @@ static int attempt(att *A, const float *x, const float *wq, const float *wk, con
             }
             if (j > 0 && !same_point(A->s[j], A->s[0])) all_equal = 0;
         }
+        group_scores(A, last);
         if (all_equal) {
             /* exact weights 1/m: out = (sum_j V_j) / m */
             for (size_t t = 0; t < d && ok; t++) {
@@ -134,8 +199,16 @@ static int attempt(att *A, const float *x, const float *wq, const float *wk, con
                 mpfi_add(A->acc, A->acc, A->t);
             }
             mpfi_div(A->acc, A->acc, A->sum);
-            ok = round_iv(A->acc, out32 ? out32 + i * d + t : NULL,
-                          out64 ? out64 + i * d + t : NULL);
+            float *o32 = out32 ? out32 + i * d + t : NULL;
+            double *o64 = out64 ? out64 + i * d + t : NULL;
+            if (!round_iv(A->acc, o32, o64)) {
+                mpfi_t keep; /* the row's sum of weights, needed by the next column */
+                mpfi_init2(keep, mpfi_get_prec(A->sum));
+                mpfi_set(keep, A->sum);
+                ok = round_group_mean(A, last, t, o32, o64);
+                mpfi_set(A->sum, keep);
+                mpfi_clear(keep);
+            }
         }
     }
     mpfi_clear(sq);
@@ -168,15 +241,16 @@ pc_status pc_ref_attention(size_t n, int d, const float *x, const float *wq,
         A.k = alloc_iv(nd, p);
         A.v = alloc_iv(nd, p);
         A.s = alloc_iv(n, p);
-        if (!A.q || !A.k || !A.v || !A.s) {
+        A.grp = malloc(n * sizeof *A.grp);
+        if (!A.q || !A.k || !A.v || !A.s || !A.grp) {
             free_iv(A.q, A.q ? nd : 0); free_iv(A.k, A.k ? nd : 0);
-            free_iv(A.v, A.v ? nd : 0); free_iv(A.s, A.s ? n : 0);
+            free_iv(A.v, A.v ? nd : 0); free_iv(A.s, A.s ? n : 0); free(A.grp);
             return pc_seterr(err, PC_ENOMEM, "attention: out of memory");
         }
         mpfi_init2(A.acc, p); mpfi_init2(A.t, p); mpfi_init2(A.sum, p); mpfi_init2(A.c, p);
         int ok = attempt(&A, x, wq, wk, wv, causal, out32, out64);
         mpfi_clear(A.acc); mpfi_clear(A.t); mpfi_clear(A.sum); mpfi_clear(A.c);
-        free_iv(A.q, nd); free_iv(A.k, nd); free_iv(A.v, nd); free_iv(A.s, n);
+        free_iv(A.q, nd); free_iv(A.k, nd); free_iv(A.v, nd); free_iv(A.s, n); free(A.grp);
         if (ok) return PC_OK;
     }
     return pc_seterr(err, PC_EINTERNAL, "attention: precision ceiling reached");
