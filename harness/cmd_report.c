@@ -41,7 +41,7 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "stays flat near half an ulp; the position where a curve leaves the bound is where an "
       "implementation breaks. RoPE implementations rotate unit-norm pairs here, so the same bound "
       "applies to both families." },
-    { "error_heatmap", "Error heatmap: position &times; pair",
+    { "error_heatmap", "Error heatmap: position × pair",
       "Colour: log<sub>10</sub> of the largest |error| of the two members of pair i (x axis; "
       "pair 0 has the highest frequency &omega;<sub>0</sub> = 1, the last pair the lowest) over "
       "the sampled positions of a bin (y axis, logarithmic), for the implementation with the "
@@ -75,7 +75,7 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "deviation from the exact bound (log&ndash;log): float32 implementations start near "
       "10<sup>&minus;7</sup> and drift up with r (the angles r&middot;&theta; are rounded); a "
       "bfloat16 cos/sin cache is off by about 10<sup>&minus;3</sup> from the first distances." },
-    { "dot_product", "Sinusoidal PE(p)&middot;PE(q) vs q &minus; p",
+    { "dot_product", "Sinusoidal PE(p)·PE(q) vs q − p",
       "Left: the certified sinusoidal PE: the dot product of the rows at p and q = p + k, for "
       "three anchor positions p, against k. It equals &Sigma;<sub>i</sub> cos(k&middot;&omega;"
       "<sub>i</sub>), a function of k alone, so the three curves lie exactly on top of each other: "

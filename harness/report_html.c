@@ -38,19 +38,40 @@ static const char *layout_name(int layout)
     return layout == 0 ? "interleaved" : layout == 1 ? "half" : "";
 }
 
-/* The property checks reported by any implementation, in first-seen order. */
+/* The property checks reported by the implementations of FAMILY (every
+ * family when NULL), in first-seen order. */
 #define MAX_CHECKS 48
-static int collect_checks(const pc_report *r, const char **names)
+static int collect_checks(const pc_report *r, const char *family, const char **names)
 {
     int n = 0;
-    for (int k = 0; k < r->n_impls; k++)
+    for (int k = 0; k < r->n_impls; k++) {
+        if (family && strcmp(r->impls[k].family, family)) continue;
         for (int v = 0; v < r->impls[k].props.n; v++) {
             const char *c = r->impls[k].props.v[v].check;
             int seen = 0;
             for (int j = 0; j < n && !seen; j++) seen = !strcmp(names[j], c);
             if (!seen && n < MAX_CHECKS) names[n++] = c;
         }
+    }
     return n;
+}
+
+/* The implementation's overall verdict for its family: any error, else any
+ * failure (gate or property), else a pass when something passed, else skip. */
+static pc_status overall(const pc_rep_impl *ri)
+{
+    int pass = 0, fail = 0, error = ri->prop_error[0] != '\0';
+    if (ri->has_acc) {
+        pass += ri->acc.status == PC_OK;
+        fail += ri->acc.status == PC_FAIL;
+    }
+    for (int v = 0; v < ri->props.n; v++) {
+        pc_status st = ri->props.v[v].status;
+        pass += st == PC_OK;
+        fail += st == PC_FAIL;
+        error += st != PC_OK && st != PC_FAIL && st != PC_SKIP;
+    }
+    return error ? PC_EINTERNAL : fail ? PC_FAIL : pass ? PC_OK : PC_SKIP;
 }
 
 static const pc_verdict *find_verdict(const pc_rep_impl *ri, const char *check)
@@ -98,59 +119,106 @@ static const char *js =
     "    (bad ? ', ' + bad + ' broken' : '') + '.';\n"
     "});\n";
 
+/* The witness in a table cell: position, dimension and the values in
+ * decimal; the exact hex values in the cell's title (and in the details). */
 static void witness_html(FILE *f, const pc_witness *w)
 {
     if (!w->valid) return;
-    fprintf(f, "pos=%lld dim=%d<br>got=%a (%.9g)<br>ref=%a (%.9g)", (long long)w->pos, w->dim,
-            (double)w->got, (double)w->got, w->ref, w->ref);
+    fprintf(f, "<span title=\"got=%a ref=%a\">pos=%lld dim=%d<br>got %.6g<br>ref %.6g</span>",
+            (double)w->got, w->ref, (long long)w->pos, w->dim, (double)w->got, w->ref);
 }
 
-static void summary_table(FILE *f, const pc_report *r)
+/* Does any implementation of FAMILY have an accuracy gate? */
+static int family_has_acc(const pc_report *r, const char *family)
 {
-    const char *checks[MAX_CHECKS];
-    int nc = collect_checks(r, checks);
-    fputs("<div class=\"scroll\"><table id=\"summary\">\n<tr><th>implementation</th><th>family</th>"
-          "<th>layout</th><th>documented</th><th>accuracy</th><th>max abs err</th>"
-          "<th>max ulp err</th><th>worst witness</th>", f);
+    for (int k = 0; k < r->n_impls; k++)
+        if (!strcmp(r->impls[k].family, family) && r->impls[k].has_acc) return 1;
+    return 0;
+}
+
+static void verdict_cell(FILE *f, pc_status st, const char *title)
+{
+    fprintf(f, "<td class=\"%s\" title=\"", vclass(st));
+    pc_html_escape(f, title);
+    fprintf(f, "\">%s</td>", vname(st));
+}
+
+static void summary_head(FILE *f, const char *family, int acc, const char *const *checks, int nc)
+{
+    fputs("<div class=\"scroll\"><table class=\"summary\" data-family=\"", f);
+    pc_html_escape(f, family);
+    fputs("\">\n<tr><th>implementation</th><th>verdict</th><th>documented</th><th>layout</th>", f);
+    if (acc)
+        fputs("<th>accuracy</th><th>max abs err</th><th>max ulp err</th><th>witness</th>", f);
     for (int c = 0; c < nc; c++) {
         fputs("<th>", f);
         pc_html_escape(f, checks[c]);
         fputs("</th>", f);
     }
     fputs("</tr>\n", f);
-    for (int k = 0; k < r->n_impls; k++) {
-        const pc_rep_impl *ri = &r->impls[k];
-        fputs("<tr><td class=\"mono\">", f);
-        pc_html_escape(f, ri->impl->name);
-        fputs("</td><td>", f);
-        pc_html_escape(f, ri->family);
-        fprintf(f, "</td><td>%s</td><td>%s</td>", layout_name(ri->layout),
-                ri->impl->expect_pass ? "correct" : ri->impl->flaw ? "known bad" : "");
-        if (ri->has_acc) {
-            fprintf(f, "<td class=\"%s\" title=\"", vclass(ri->acc.status));
-            pc_html_escape(f, ri->acc.note[0] ? ri->acc.note : "accuracy gate, precision model bound");
-            fprintf(f, "\">%s</td>", vname(ri->acc.status));
-        } else
-            fputs("<td class=\"na\" title=\"no certified reference for this family in the "
-                  "accuracy gate\">n/a</td>", f);
-        if (ri->has_acc && ri->acc.status != PC_SKIP) {
-            fprintf(f, "<td>%.3g</td><td>%.3g</td><td class=\"mono\">", ri->acc.m.max_abs,
-                    ri->acc.m.max_ulp);
-            witness_html(f, shown_witness(ri));
-            fputs("</td>", f);
-        } else
-            fputs("<td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td>", f);
-        for (int c = 0; c < nc; c++) {
-            const pc_verdict *v = find_verdict(ri, checks[c]);
-            if (!v) { fputs("<td class=\"na\">&ndash;</td>", f); continue; }
-            fprintf(f, "<td class=\"%s\" title=\"", vclass(v->status));
-            pc_html_escape(f, v->summary);
-            fprintf(f, "\">%s</td>", vname(v->status));
-        }
-        fputs("</tr>\n", f);
+}
+
+static void summary_acc_cells(FILE *f, const pc_rep_impl *ri)
+{
+    if (!ri->has_acc) {
+        fputs("<td class=\"na\" colspan=\"4\">no accuracy gate</td>", f);
+        return;
     }
-    fputs("</table></div>\n", f);
-    if (nc == 0)
+    verdict_cell(f, ri->acc.status, ri->acc.note[0] ? ri->acc.note : "accuracy gate, precision model bound");
+    if (ri->acc.status == PC_SKIP) {
+        fputs("<td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td>", f);
+        return;
+    }
+    fprintf(f, "<td>%.3g</td><td>%.3g</td><td class=\"mono\">", ri->acc.m.max_abs, ri->acc.m.max_ulp);
+    witness_html(f, shown_witness(ri));
+    fputs("</td>", f);
+}
+
+static void summary_row(FILE *f, const pc_rep_impl *ri, int acc, const char *const *checks, int nc)
+{
+    pc_status all = overall(ri);
+    fputs("<tr><td class=\"mono\">", f);
+    pc_html_escape(f, ri->impl->name);
+    fprintf(f, "</td><td class=\"%s verdict\" data-verdict=\"%s\">%s</td><td>%s</td><td>%s</td>",
+            vclass(all), vclass(all), vname(all),
+            ri->impl->expect_pass ? "correct" : ri->impl->flaw ? "known bad" : "",
+            layout_name(ri->layout));
+    if (acc) summary_acc_cells(f, ri);
+    for (int c = 0; c < nc; c++) {
+        const pc_verdict *v = find_verdict(ri, checks[c]);
+        if (v) verdict_cell(f, v->status, v->summary);
+        else fputs("<td class=\"na\">&ndash;</td>", f);
+    }
+    fputs("</tr>\n", f);
+}
+
+/* One table per family (in the order the families first appear), its
+ * implementations failing first, with their overall verdict; only the
+ * columns that family has. */
+static void summary_table(FILE *f, const pc_report *r)
+{
+    for (int k = 0; k < r->n_impls; k++) {
+        const char *family = r->impls[k].family;
+        int first = 1;
+        for (int j = 0; j < k && first; j++) first = strcmp(r->impls[j].family, family) != 0;
+        if (!first) continue;
+        const char *checks[MAX_CHECKS];
+        int nc = collect_checks(r, family, checks), acc = family_has_acc(r, family);
+        fputs("<h3>", f);
+        pc_html_escape(f, family);
+        fputs("</h3>\n", f);
+        summary_head(f, family, acc, checks, nc);
+        for (int failing = 1; failing >= 0; failing--) /* failures (and errors) first */
+            for (int j = k; j < r->n_impls; j++) {
+                const pc_rep_impl *ri = &r->impls[j];
+                pc_status all = overall(ri);
+                if (!strcmp(ri->family, family) && (all == PC_FAIL || all < 0) == failing)
+                    summary_row(f, ri, acc, checks, nc);
+            }
+        fputs("</table></div>\n", f);
+    }
+    const char *any[MAX_CHECKS];
+    if (collect_checks(r, NULL, any) == 0)
         fputs("<p class=\"note\">The property engine returned no verdicts for these "
               "implementations (only the accuracy gate is shown).</p>\n", f);
 }
@@ -267,10 +335,13 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
               "<code>pecheck report</code>.</p>\n", f);
     }
     fputs("<h2>Summary</h2>\n", f);
+    fputs("<p class=\"files\">One table per family, failing implementations first; the verdict "
+          "column is the implementation's overall verdict (FAIL when its gate or any property "
+          "fails).  Hover a verdict for its one-line summary.  Witnesses are shown in decimal "
+          "(hover for the exact hex values, also in the details below); for a failed gate the "
+          "witness is the element with the largest error/bound, otherwise the one with the "
+          "largest absolute error.</p>\n", f);
     summary_table(f, r);
-    fputs("<p class=\"files\">Hover a verdict for its one-line summary. Witnesses are printed in hex "
-          "(exact) and decimal; for a failed gate the witness is the element with the largest "
-          "error/bound, otherwise the one with the largest absolute error.</p>\n", f);
     details(f, r);
     fputs("<h2>Parameters</h2>\n<table>\n", f);
     fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n<tr><th>base</th><td>%.17g</td></tr>\n", o->d, o->base);
@@ -341,6 +412,7 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
         pc_json_str(&j, "family", ri->family);
         pc_json_str(&j, "layout", ri->layout >= 0 ? layout_name(ri->layout) : NULL);
         pc_json_bool(&j, "documented_correct", ri->impl->expect_pass);
+        pc_json_str(&j, "verdict", vclass(overall(ri)));
         if (ri->has_acc) {
             pc_json_obj(&j, "accuracy");
             pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc);

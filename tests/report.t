@@ -19,6 +19,7 @@ import glob
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -258,6 +259,30 @@ ok(page.sections == PLOTS and page.captions == NP, "index.html: %d plot sections
 html = open(os.path.join(out, "index.html")).read()
 ok(all(n in html for n in impls) and "seed" in html and "C = 2&nbsp;ln(base) + 4" in html,
    "index.html: summary table of every implementation, the seed and the precision model")
+
+# the summary: one table per family, an overall verdict per implementation,
+# failures first; summary.json records the same verdict
+tables = re.findall(r'<table class="summary" data-family="([^"]*)">(.*?)</table>', html, re.S)
+fams = [f for f, _ in tables]
+ok(len(fams) == len(set(fams)) and set(fams) == set(i["family"] for i in s["implementations"]),
+   "index.html: one summary table per family", fams)
+bad = []
+for fam, body in tables:
+    verdicts = re.findall(r'data-verdict="([a-z]+)"', body)
+    if verdicts != sorted(verdicts, key=lambda v: 0 if v in ("fail", "error") else 1):
+        bad.append("%s: failures not first: %s" % (fam, verdicts))
+for i in s["implementations"]:
+    st = [i["accuracy"]["status"]] if "accuracy" in i else []
+    st += [p["status"] for p in i["properties"]]
+    want = "fail" if "fail" in st else "pass" if "pass" in st else "skip"
+    if "error" in st or i.get("property_error"): want = "error"
+    if i.get("verdict") != want:
+        bad.append("%s: verdict %s, its checks say %s" % (i["name"], i.get("verdict"), want))
+ok(not bad, "every implementation's overall verdict is FAIL when a check fails, failures first", "\n".join(bad))
+ok(not re.findall(r"&amp;[a-z]+;", html), "index.html: no entity shown literally (&amp;times; ...)",
+   re.findall(r".{30}&amp;[a-z]+;.{10}", html)[:5])
+ok(impls["bf16-positions"]["verdict"] == "fail" and impls["torch-exp"]["verdict"] == "pass",
+   "overall verdicts: bf16-positions fails, torch-exp passes")
 
 # the copied scripts redraw the plots on their own
 if GNUPLOT:
