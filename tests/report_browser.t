@@ -70,7 +70,7 @@ ok(c.get("total") == drawn == c.get("expected") and c.get("loaded") == drawn and
    "all %d plot images load, none broken: %s" % (drawn, c))
 ok(dom.count('data-loaded="yes"') == drawn and 'data-loaded="no"' not in dom,
    "every <img> is marked loaded")
-ok("pecheck accuracy report" in dom and dom.count("<section") == len(s["plots"]) and 'id="summary"' in dom,
+ok("pecheck accuracy report" in dom and dom.count("<section") == len(s["plots"]) and 'class="summary"' in dom,
    "the page has its title, summary table and a section per plot")
 
 # the check can fail: one image replaced by garbage
