@@ -27,20 +27,22 @@
 #define PC_REP_SCAN_MAX ((int64_t)1 << 17)
 
 static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS] = {
-    { "error_vs_position", "Max absolute error vs position",
-      "Upper panel: each curve is one implementation; a point is the largest |got &minus; exact| "
-      "over every dimension of the positions sampled in one bin (8 log-spaced bins per doubling "
-      "of the position, up to 8 positions each), against the position; both axes are "
-      "logarithmic. The black line is the precision model's bound C&middot;u&middot;(1 + pos) "
-      "for the highest-frequency pair (&omega;<sub>0</sub> = 1), the largest bound at that "
-      "position. Lower panel: every element's error divided by its own bound (which is smaller "
-      "for the low-frequency pairs), maximum per bin: above the line at 1 an element fails the "
-      "gate. How to read it: correct binary32 implementations rise with the position like the "
-      "bound (the angle pos&middot;&omega; is rounded to binary32, so its absolute error grows "
-      "with pos) and stay under it, while one that computes the angle in binary64 and rounds once "
-      "stays flat near half an ulp; the position where a curve leaves the bound is where an "
-      "implementation breaks. RoPE implementations rotate unit-norm pairs here, so the same bound "
-      "applies to both families." },
+    { "error_vs_position", "Error vs position: error/bound, then absolute error",
+      "Upper panel (the verdict): every element's error divided by its own bound, maximum over "
+      "every dimension of the positions sampled in one bin (8 log-spaced bins per doubling of the "
+      "position, up to 8 positions each), one curve per implementation; both axes are "
+      "logarithmic. Above the black line at 1 an element fails the gate, so a failing "
+      "implementation is a curve above the line and a passing one stays below it everywhere. "
+      "Lower panel: the largest |got &minus; exact| per bin, against the precision model's bound "
+      "C&middot;u&middot;(1 + pos) for the highest-frequency pair (&omega;<sub>0</sub> = 1), the "
+      "largest bound at that position (the low-frequency pairs have smaller bounds, which is why "
+      "a failing curve can sit under this line in the lower panel and still be above 1 in the "
+      "upper one). How to read it: correct binary32 implementations rise with the position like "
+      "the bound (the angle pos&middot;&omega; is rounded to binary32, so its absolute error "
+      "grows with pos), while one that computes the angle in binary64 and rounds once stays flat "
+      "near half an ulp; the position where a curve crosses 1 in the upper panel is where an "
+      "implementation breaks. RoPE implementations rotate unit-norm pairs here, so the same "
+      "bound applies to both families." },
     { "error_heatmap", "Error heatmap: position × pair",
       "Colour: log<sub>10</sub> of the largest |error| of the two members of pair i (x axis; "
       "pair 0 has the highest frequency &omega;<sub>0</sub> = 1, the last pair the lowest) over "

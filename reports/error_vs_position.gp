@@ -1,6 +1,6 @@
-# Plot 1: the largest absolute error per log-spaced position bin, one curve
-# per implementation, with the precision model's bound (upper panel), and
-# the largest error/bound ratio (lower panel).
+# Plot 1: the largest error/bound ratio per log-spaced position bin, one
+# curve per implementation (upper panel: the verdict, above 1 fails), and the
+# largest absolute error with the precision model's bound (lower panel).
 # Data: error_vs_position.dat (pos_lo pos_hi bound IMPL...),
 #       error_ratio.dat (pos_lo pos_hi IMPL...).
 set terminal pngcairo size 1000,860 enhanced font 'DejaVu Sans,10'
@@ -23,7 +23,7 @@ set linetype 12 lc rgb '#808000'
 set linetype cycle 12
 stats 'error_vs_position.dat' using 1 nooutput
 N = STATS_columns
-set multiplot layout 2,1 title "{/:Bold Max absolute error vs position}  (binary32, highest-frequency pair bound)" font ',12'
+set multiplot layout 2,1 title "{/:Bold Error vs position}  (binary32; upper: error / own bound, lower: absolute error)" font ',12'
 set logscale xy
 set format x "10^{%L}"
 set format y "10^{%L}"
@@ -34,12 +34,12 @@ set lmargin at screen 0.09
 set rmargin at screen 0.78
 set xrange [1:scan_max]
 set xlabel "position pos (log scale)"
-set ylabel "max |got - exact| in the bin (log scale)"
-set title "max |error| over every dimension of the sampled positions of each bin"
-plot 'error_vs_position.dat' using 1:3 with lines lw 3 lc rgb 'black' title 'bound C·u·(1+pos)', \
-     for [c=4:N] '' using 1:c with linespoints lw 1.5 lc (c - 3) pt (c % 7 + 1) ps 0.5 dt int((c - 4) / 12) + 1 title columnhead(c)
 set ylabel "max |error| / own bound (log scale)"
 set title "error divided by each element's own bound: above 1 = fails the gate"
 plot 1 with lines lw 3 lc rgb 'black' title 'error = bound', \
      for [c=3:N-1] 'error_ratio.dat' using 1:c with linespoints lw 1.5 lc (c - 2) pt ((c + 1) % 7 + 1) ps 0.5 dt int((c - 3) / 12) + 1 title columnhead(c)
+set ylabel "max |got - exact| in the bin (log scale)"
+set title "max |error| over every dimension of the sampled positions of each bin"
+plot 'error_vs_position.dat' using 1:3 with lines lw 3 lc rgb 'black' title 'bound C·u·(1+pos)', \
+     for [c=4:N] '' using 1:c with linespoints lw 1.5 lc (c - 3) pt (c % 7 + 1) ps 0.5 dt int((c - 4) / 12) + 1 title columnhead(c)
 unset multiplot
