@@ -124,15 +124,18 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "the query shares bucket 0. How to read it: a dashed staircase that leaves the solid one is "
       "an implementation that buckets those distances differently (rounding instead of truncating "
       "the log term, a wrong max_exact, no saturation)." },
-    { "alibi_bias", "ALiBi bias per head",
-      "The bias &minus;m<sub>h</sub>&middot;|j &minus; i| that ALiBi adds to the attention logits, "
-      "against the distance, for every head, with the exact slopes of the paper's rule. Left: "
-      "H = 8 heads, m<sub>h</sub> = 2<sup>&minus;(h+1)</sup> from 1/2 to 1/256. Right: H = 12, "
-      "which is not a power of two: the 8 slopes of the H = 8 rule, then 2<sup>&minus;0.5</sup>, "
-      "2<sup>&minus;1.5</sup>, 2<sup>&minus;2.5</sup>, 2<sup>&minus;3.5</sup> (dashed), every "
-      "other slope of the H = 16 rule. How to read it: each head is a straight line through 0; "
-      "steep heads look only at nearby tokens, flat heads far away; an implementation that applies "
-      "the power-of-two formula to every H gets the dashed heads wrong." },
+    { "alibi_bias", "ALiBi bias and slope per head",
+      "Left: the bias &minus;m<sub>h</sub>&middot;|j &minus; i| that ALiBi adds to the attention "
+      "logits, against the distance, for each of H = 12 heads, with the exact slopes of the "
+      "paper's rule: 12 is not a power of two, so the first 8 heads take the H = 8 slopes "
+      "2<sup>&minus;(h+1)</sup> (1/2 to 1/256) and heads 8 to 11 (dashed) take "
+      "2<sup>&minus;0.5</sup>, 2<sup>&minus;1.5</sup>, 2<sup>&minus;2.5</sup>, 2<sup>&minus;3.5</sup>, "
+      "every other slope of the H = 16 rule. Right: the slope of each head (log<sub>2</sub> axis), "
+      "exact (black circles) against every selected ALiBi implementation's binary32 slopes. How to "
+      "read it: each head is a straight line through 0; steep heads look only at nearby tokens, "
+      "flat heads far away. An implementation whose points leave the black circles computes "
+      "wrong slopes: one that applies the power-of-two formula 2<sup>&minus;8(h+1)/H</sup> to "
+      "every H misses every head of H = 12." },
 };
 
 /* Remove the regular files of a flat folder, then the folder. */

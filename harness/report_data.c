@@ -943,7 +943,11 @@ static pc_status plot_relative(pc_report *r, pc_err *err)
         const pc_impl *impl = r->impls[k].impl;
         int seen = 0;
         for (int j = 0; j < n && !seen; j++) seen = list[j] == impl;
-        if (seen || !impl->t5_bucket) continue;
+        if (seen) continue;
+        if (!impl->t5_bucket) { /* ALiBi: drawn when its slopes call succeeds */
+            if (impl->alibi_slopes) list[n++] = impl;
+            continue;
+        }
         /* one that fails on j - i = 0 is left out of the plot (its verdicts say why) */
         int64_t rel = 0;
         int32_t b[1];
@@ -959,6 +963,7 @@ static pc_status plot_relative(pc_report *r, pc_err *err)
     pc_rep_plot *t5 = &r->plots[8], *al = &r->plots[9];
     pc_report_add_data(t5, "t5_buckets.dat", count_rows(r, "t5_buckets.dat"));
     pc_report_add_data(al, "alibi_bias.dat", count_rows(r, "alibi_bias.dat"));
+    pc_report_add_data(al, "alibi_slopes.dat", count_rows(r, "alibi_slopes.dat"));
     snprintf(t5->vars, sizeof t5->vars, "n_impl = %d\n", n_t5);
     if (n_t5 == 0)
         snprintf(t5->note, sizeof t5->note, "No T5 implementation was selected: the exact "

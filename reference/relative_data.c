@@ -93,10 +93,52 @@ static pc_status alibi_file(const char *dir, pc_err *err)
     return pc_out_close(&out, 1, err);
 }
 
+/* alibi_slopes.dat: head h, the exact slope m_h for H = ALIBI_SLOPE_H (not
+ * a power of two, where the paper's interleaving rule applies), then each
+ * implementation's binary32 slope (those whose alibi_slopes call succeeds). */
+#define ALIBI_SLOPE_H 12
+
+static pc_status alibi_slopes_file(const char *dir, const pc_impl *const *impls, int n_impls,
+                                   pc_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/alibi_slopes.dat", dir);
+    float (*got)[ALIBI_SLOPE_H] = n_impls > 0 ? calloc((size_t)n_impls, sizeof *got) : NULL;
+    int *use = n_impls > 0 ? calloc((size_t)n_impls, sizeof *use) : NULL;
+    if (n_impls > 0 && (!got || !use)) { free(got); free(use); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+    for (int i = 0; i < n_impls; i++)
+        use[i] = impls[i]->alibi_slopes && impls[i]->alibi_slopes(impls[i]->ctx, ALIBI_SLOPE_H, got[i]) == 0;
+    pc_out out;
+    pc_status st = pc_out_open(&out, path, err);
+    if (st == PC_OK) {
+        fprintf(out.f, "head exact");
+        for (int i = 0; i < n_impls; i++)
+            if (use[i]) fprintf(out.f, " %s", impls[i]->name);
+        fputc('\n', out.f);
+        for (int h = 0; h < ALIBI_SLOPE_H && st == PC_OK; h++) {
+            pc_ref2 m;
+            st = pc_ref_alibi_slope(ALIBI_SLOPE_H, h, &m);
+            fprintf(out.f, "%d %.17g", h, m.f64);
+            for (int i = 0; i < n_impls; i++)
+                if (use[i]) fprintf(out.f, " %.9g", (double)got[i][h]);
+            fputc('\n', out.f);
+        }
+        if (st != PC_OK) {
+            pc_out_close(&out, 0, err);
+            st = pc_seterr(err, PC_EINTERNAL, "alibi slope reference failed");
+        } else
+            st = pc_out_close(&out, 1, err);
+    }
+    free(got);
+    free(use);
+    return st;
+}
+
 pc_status pc_relative_plot_data(const char *dir, const pc_impl *const *impls, int n_impls,
                                 pc_err *err)
 {
     pc_status st = t5_file(dir, impls, n_impls, err);
-    if (st != PC_OK) return st;
-    return alibi_file(dir, err);
+    if (st == PC_OK) st = alibi_file(dir, err);
+    if (st == PC_OK) st = alibi_slopes_file(dir, impls, n_impls, err);
+    return st;
 }

@@ -1,19 +1,33 @@
-# ALiBi: the bias -m_h |j - i| of every head against the distance, exact
-# slopes (the paper's rule), for H = 8 (a power of two: 1/2 .. 1/256) and
-# H = 12 (1/2 .. 1/256 then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5, drawn dashed).
+# ALiBi: left, the bias -m_h |j - i| of every head against the distance,
+# exact slopes (the paper's rule) for H = 12, a head count that is not a
+# power of two (1/2 .. 1/256 for the first 8 heads, then 2^-0.5, 2^-1.5,
+# 2^-2.5, 2^-3.5 interleaved, drawn dashed); right, the slope of each head
+# for H = 12, exact against each selected implementation's binary32 slope.
 # Data: alibi_bias.dat (distance, then 8 columns for H = 8 and 12 for
-#       H = 12), written by pc_relative_plot_data.
+#       H = 12), alibi_slopes.dat (head, exact, one column per
+#       implementation), written by pc_relative_plot_data.
 set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
 set output 'alibi_bias.png'
 set datafile columnheaders
-set multiplot layout 1,2 title "{/:Bold ALiBi bias per head}: -m_h |j - i|" font ',12'
+stats 'alibi_slopes.dat' using 1 nooutput
+NS = STATS_columns
+set multiplot layout 1,2 title "{/:Bold ALiBi}: bias -m_h |j - i| per head (H = 12)" font ',12'
 set grid xtics ytics lc rgb '#dddddd'
 set xlabel "distance |j - i|"
 set ylabel "bias added to the attention logit"
-set key bottom left noenhanced font ',8'
-set title "H = 8: m_h = 2^{-(h+1)}"
-plot for [c=2:9] 'alibi_bias.dat' using 1:c with lines lw 1.5 title columnhead(c)
-set title "H = 12: 8 slopes of the H = 8 rule, then 4 interleaved (dashed)"
-plot for [c=10:17] 'alibi_bias.dat' using 1:c with lines lw 1.5 title columnhead(c), \
-     for [c=18:21] 'alibi_bias.dat' using 1:c with lines lw 1.5 dt 2 title columnhead(c)
+set key bottom left noenhanced font ',8' maxrows 6
+set title "exact bias; heads 8..11 (dashed) take the interleaved slopes"
+plot for [c=10:17] 'alibi_bias.dat' using 1:c with lines lw 1.5 title sprintf("h = %d", c - 10), \
+     for [c=18:21] 'alibi_bias.dat' using 1:c with lines lw 1.5 dt 2 title sprintf("h = %d", c - 10)
+set title "slope m_h per head: an implementation off the exact points is wrong"
+set xlabel "head h"
+set ylabel "slope m_h (log_2 scale)"
+set logscale y 2
+set format y "2^{%L}"
+set xrange [-0.5:11.5]
+set yrange [2**-9:1]
+set xtics 1
+set key top right noenhanced font ',9'
+plot 'alibi_slopes.dat' using 1:2 with linespoints lw 2 lc rgb 'black' pt 6 ps 2 title 'exact (paper rule)', \
+     for [c=3:NS] '' using 1:c with points pt (c % 6 + 1) ps 1.3 title columnhead(c)
 unset multiplot
