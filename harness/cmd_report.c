@@ -99,9 +99,11 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "gets a different score depending on where it sits in the sequence." },
     { "pe_matrix", "The PE matrix and the wavelength per dimension",
       "Left: the certified sinusoidal PE for positions 0&ndash;50 (y) and dimensions 0&ndash;511 "
-      "(x), d = 512, interleaved layout (sin in even, cos in odd dimensions), colour from "
-      "&minus;1 (blue) to 1 (red): the classic figure of the source articles. The low dimensions "
-      "oscillate quickly along the positions; the high ones barely change over 50 positions. "
+      "(x), d = 512, drawn in the half layout: the sin of every pair on the left, the cos of "
+      "every pair on the right (the interleaved layout alternates them column by column, which "
+      "at 512 columns draws as a moir&eacute;), colour from &minus;1 (blue) to 1 (red). The low pairs "
+      "oscillate quickly along the positions; the high ones barely change over 50 positions "
+      "(sin stays near 0, cos near 1). "
       "Right: the wavelength 2&pi;&middot;base<sup>2i/d</sup> of each dimension (pair i = "
       "dim/2) on a log axis: a geometric progression from 2&pi; to almost 2&pi;&middot;base, "
       "so the table mixes local and long-range position signals." },

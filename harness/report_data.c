@@ -762,9 +762,12 @@ static pc_status plot_pe(pc_report *r, pc_err *err)
     pc_status st;
     FILE *f = pc_report_fopen(r, "pe_matrix.dat", err, &st);
     if (f) {
-        fprintf(f, "pos dim value\n");
+        /* the half layout (sin of every pair, then cos of every pair): the
+         * interleaved one alternates sin and cos columns, which draws as a
+         * moire barcode at 512 columns */
+        fprintf(f, "pos column value\n");
         for (int64_t p = 0; p <= PE_POS && st == PC_OK; p++) {
-            st = pc_ref_sinusoidal_row(fr, p, 0, NULL, row);
+            st = pc_ref_sinusoidal_row(fr, p, 1, NULL, row);
             for (int j = 0; j < PE_D && st == PC_OK; j++)
                 fprintf(f, "%lld %d %.9g\n", (long long)p, j, row[j]);
         }

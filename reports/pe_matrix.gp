@@ -1,6 +1,6 @@
-# Plot 7: the sinusoidal PE matrix (positions 0..50 x dimensions 0..511,
+# Plot 7: the sinusoidal PE matrix (positions 0..50 x columns 0..511 of the half layout,
 # d = 512) and the wavelength of each dimension.
-# Data: pe_matrix.dat (pos dim value), wavelength.dat (dim pair omega wavelength).
+# Data: pe_matrix.dat (pos column value), wavelength.dat (dim pair omega wavelength).
 set terminal pngcairo size 1300,520 enhanced font 'DejaVu Sans,10'
 set output 'pe_matrix.png'
 set datafile columnheaders
@@ -13,15 +13,17 @@ set cblabel "PE value"
 set xrange [-0.5:d-0.5]
 set yrange [-0.5:npos+0.5]
 set xtics 64
-set xlabel "dimension j (even: sin, odd: cos)"
+set xlabel "column: sin of pairs 0..d/2-1, then cos of pairs 0..d/2-1"
 set ylabel "position"
-set title "PE(pos, j)"
+set title "PE(pos, ·) in the half layout: [sin(pos ω_i) | cos(pos ω_i)]"
+set arrow 1 from d/2-0.5, graph 0 to d/2-0.5, graph 1 nohead lc rgb 'black' lw 1.5 front
 set tics out
 plot 'pe_matrix.dat' using 2:1:3 with image notitle
 set size 0.38,0.92
 set origin 0.62,0
 unset colorbox
 set autoscale
+unset arrow 1
 set xrange [0:d]
 set logscale y
 set format y "10^{%L}"

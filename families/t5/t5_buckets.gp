@@ -5,14 +5,15 @@
 #       columns per implementation), written by pc_relative_plot_data.
 # Variables: n_impl (implementations in the file; 0 when undefined).
 if (!exists("n_impl")) n_impl = 0
-set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
+set terminal pngcairo size 1200,600 enhanced font 'DejaVu Sans,10'
 set output 't5_buckets.png'
 set datafile columnheaders
 set multiplot layout 1,2 title "{/:Bold T5 relative-position buckets} (num\\_buckets 32, max\\_distance 128)" font ',12'
 set grid xtics ytics lc rgb '#dddddd'
 set xlabel "relative position j - i (key minus query)"
 set ylabel "bucket"
-set key top left noenhanced
+# the legend below the panels: inside, it would sit on the staircases
+set key below center horizontal noenhanced maxrows 3
 set xrange [-200:200]
 set arrow 1 from -128, graph 0 to -128, graph 1 nohead dt 2 lc rgb '#888888'
 set arrow 2 from 128, graph 0 to 128, graph 1 nohead dt 2 lc rgb '#888888'
