@@ -15,8 +15,9 @@
  *   - optional SHOW / CAUSE / REPORT: the counterexample's values, a likely
  *     cause line, and whole-run extras (sweeps, fits, curves).
  *
- * Engine: properties/engine.c.  Adding a property: one file there and one
- * line in the PC_PROPERTIES list of engine.c. */
+ * Engine: properties/run.c, shrink.c, regressions.c, render.c (engine.h).
+ * Adding a property: one file there and one line in the PC_PROPERTIES list
+ * of properties/catalogue.c. */
 #ifndef PECHECK_PROPERTIES_PROPERTY_H
 #define PECHECK_PROPERTIES_PROPERTY_H
 
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include "../harness/impl.h"
 #include "../harness/opts.h"
+#include "../harness/property.h"
 #include "../harness/rng.h"
 #include "../harness/status.h"
 #include "../reference/reference.h"
@@ -56,7 +58,7 @@ typedef struct pc_case {
 typedef struct pc_prun {
     const pc_impl *impl;
     const char *family;
-    const pc_opts *o;
+    const pc_prop_params *params; /* d, base, seed, dtype, tolerance, ... */
     int layout;               /* pair layout in force (0 interleaved, 1 half) */
     int64_t lo, hi;           /* positions the cases draw from (inclusive) */
     double C, u, tol_abs;     /* precision model (model.h) */
@@ -144,6 +146,9 @@ int pc_property_applies(const pc_property *p, const char *family);
 /* Run P on IMPL for FAMILY into V (what pc_properties_run does for each
  * selected property; `pecheck explain` calls it on a teaching built-in). */
 struct pc_verdict;
+pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
+                          const pc_prop_params *par, struct pc_verdict *v, pc_err *err);
+/* The same with the parameters O asks for (harness/property.c). */
 pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
                               const pc_opts *o, struct pc_verdict *v, pc_err *err);
 

@@ -195,13 +195,13 @@ int pc_rp_txl(pc_prun *r, const pc_txl_in *in, const int64_t *qpos, const int64_
               float *out, pc_outcome *oc)
 {
     r->calls++;
-    int rc = r->impl->txl_score(r->impl->ctx, in->nq, in->nk, in->d, r->o->base, r->layout,
+    int rc = r->impl->txl_score(r->impl->ctx, in->nq, in->nk, in->d, r->params->base, r->layout,
                                 in->q, in->k, in->u, in->v, in->wr, qpos, kpos, out);
     if (!rc) return 0;
     char what[200];
     snprintf(what, sizeof what, "%zu queries from %" PRId64 ", %zu keys from %" PRId64
              ", d=%d, base %g, layout %s", in->nq, in->nq ? qpos[0] : 0, in->nk,
-             in->nk ? kpos[0] : 0, in->d, r->o->base, pc_layout_name(r->layout));
+             in->nk ? kpos[0] : 0, in->d, r->params->base, pc_layout_name(r->layout));
     return hook_err(r, "pecheck_txl_score", rc, what, oc);
 }
 

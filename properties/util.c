@@ -12,7 +12,7 @@
 
 double pc_p_omega(const pc_prun *r, int d, int i)
 {
-    return pow(r->o->base, -2.0 * (double)i / (double)d);
+    return pow(r->params->base, -2.0 * (double)i / (double)d);
 }
 
 double pc_p_bound(const pc_prun *r, double theta, double scale)
@@ -31,7 +31,7 @@ pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err)
     if (r->freqs && r->freqs_d == d)
         return r->freqs;
     pc_freqs_free(r->freqs);
-    r->freqs = pc_freqs_new(d, r->o->base);
+    r->freqs = pc_freqs_new(d, r->params->base);
     r->freqs_d = r->freqs ? d : 0;
     if (!r->freqs)
         pc_seterr(err, PC_ENOMEM, "out of memory (frequencies for d=%d)", d);
@@ -74,7 +74,7 @@ int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
         snprintf(r->implmsg, sizeof r->implmsg, "no sinusoidal hook");
         return 1;
     }
-    int rc = r->impl->sinusoidal(r->impl->ctx, pos, n, d, r->o->base, r->layout, out);
+    int rc = r->impl->sinusoidal(r->impl->ctx, pos, n, d, r->params->base, r->layout, out);
     if (rc == 0) return 0;
     char p[120], what[200];
     positions_text(p, sizeof p, pos, n);
@@ -89,7 +89,7 @@ int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, f
         snprintf(r->implmsg, sizeof r->implmsg, "no rope hook");
         return 1;
     }
-    int rc = r->impl->rope(r->impl->ctx, pos, n, d, r->o->base, r->layout, x, out);
+    int rc = r->impl->rope(r->impl->ctx, pos, n, d, r->params->base, r->layout, x, out);
     if (rc == 0) return 0;
     char p[120], what[200];
     positions_text(p, sizeof p, pos, n);

@@ -17,9 +17,9 @@ enum { SUB_NOT_EQUIVARIANT = 1, SUB_MASK_IGNORED = 2 };
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
-    if (r->o->d > PC_ATT_D_MAX) {
+    if (r->params->d > PC_ATT_D_MAX) {
         snprintf(oc->msg, sizeof oc->msg, "d = %d is above the attention reference's limit %d",
-                 r->o->d, PC_ATT_D_MAX);
+                 r->params->d, PC_ATT_D_MAX);
         return PC_SKIP;
     }
     return PC_OK;

@@ -96,7 +96,7 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
 static pc_status report(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err)
 {
     (void)oc;
-    int d = c->d > 0 ? c->d : r->o->d;
+    int d = c->d > 0 ? c->d : r->params->d;
     fprintf(f, "  the decay curve D(r) = (2/d) sum_j |sum_{k<j} e^{i r w_k}| (d = %d):\n", d);
     fprintf(f, "      %12s  %14s  %14s  %12s\n", "r", "reference", "implementation", "|diff|/bound");
     for (int64_t rr = r->lo; rr <= r->hi; rr = rr < 1 ? 1 : rr * 4) {

@@ -56,7 +56,7 @@ static int64_t target(const pc_prun *r, const pc_case *c, int j)
 
 static int valid(const pc_prun *r, const pc_case *c)
 {
-    if (is_learned(r) && c->d != r->o->d) return 0; /* a table's width is not in question */
+    if (is_learned(r) && c->d != r->params->d) return 0; /* a table's width is not in question */
     return c->pos[0] >= nominal(r) && c->pos[0] < cap(64 * nominal(r));
 }
 
@@ -144,10 +144,10 @@ static pc_status report(pc_prun *r, const pc_case *c0, pc_outcome *oc, FILE *f, 
     for (int t = 0; t < 3; t++) {
         pc_case c;
         memset(&c, 0, sizeof c);
-        c.d = c0->d > 0 ? c0->d : r->o->d;
+        c.d = c0->d > 0 ? c0->d : r->params->d;
         c.npos = 1;
         c.pos[0] = cap(factors[t] * L) - 1;
-        c.vseed = pc_hash3(r->o->seed, 0x45585452u /* "EXTR" */, (uint64_t)t);
+        c.vseed = pc_hash3(r->params->seed, 0x45585452u /* "EXTR" */, (uint64_t)t);
         pc_outcome o;
         pc_status st = check(r, &c, &o, err);
         if (st != PC_OK) return st;

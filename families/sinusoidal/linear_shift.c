@@ -129,7 +129,7 @@ static pc_status fit(pc_prun *r, int d, int64_t k, double *resid, double *bound,
     }
     /* distinct positions: a random stride through the range, seeded by the run seed */
     pc_rng g;
-    pc_rng_seed(&g, pc_hash3(r->o->seed, 0x464954u /* "FIT" */, (uint64_t)k));
+    pc_rng_seed(&g, pc_hash3(r->params->seed, 0x464954u /* "FIT" */, (uint64_t)k));
     uint64_t span = (uint64_t)avail, step = span / m;
     for (size_t j = 0; j < m; j++) {
         uint64_t off = j * step + (step > 1 ? pc_rng_below(&g, step) : 0);
@@ -189,7 +189,7 @@ done:
 static pc_status report(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err)
 {
     int failed = oc->kind != PC_O_PASS;
-    int d = failed ? c->d : r->o->d;
+    int d = failed ? c->d : r->params->d;
     int64_t k = failed ? c->k : 1;
     if (k < 1) k = 1;
     double res = 0, b = 0, rel = 0;

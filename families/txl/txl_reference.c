@@ -43,7 +43,7 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     pc_txl_ref *ref = NULL;
     pc_status st = PC_OK;
     if (pc_rp_txl(r, &in, qp, kp, a, oc)) goto done;
-    st = pc_txl_ref_new(in.d, r->o->base, r->layout, in.wr, &ref, err);
+    st = pc_txl_ref_new(in.d, r->params->base, r->layout, in.wr, &ref, err);
     if (st != PC_OK) goto done;
     pc_rp_pass(oc);
     oc->score = -1;
@@ -59,7 +59,7 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
                 goto done;
             }
             double got = (double)a[i * L + j], e = fabs(got - r64);
-            double bound = pc_txl_bound(in.d, r->o->base, rel, tabs, wq);
+            double bound = pc_txl_bound(in.d, r->params->base, rel, tabs, wq);
             double sc = isnan(got) ? (double)INFINITY : e / bound;
             if (sc > oc->score) {
                 oc->score = sc; oc->measured = e; oc->bound = bound;

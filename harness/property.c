@@ -1,0 +1,52 @@
+/* property.c: the command line's options as the property engine's
+ * parameters (harness/property.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "property.h"
+#include "../properties/property.h"
+
+static const char *regress_path(const pc_opts *o)
+{
+    const char *p = o->regressions;
+    if (!p) p = getenv("PECHECK_REGRESSIONS");
+    if (!p || !*p) p = ".pecheck-regressions";
+    return strcmp(p, "off") ? p : NULL;
+}
+
+void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o)
+{
+    memset(p, 0, sizeof *p);
+    p->d = o->d;
+    p->base = o->base;
+    p->layout = o->layout;
+    p->dtype = o->dtype;
+    p->dtype_set = o->dtype_set;
+    p->tol_abs = o->tol_abs;
+    p->causal = o->causal;
+    p->pos_lo = o->pos_lo;
+    p->pos_hi = o->pos_hi;
+    p->seed = o->seed;
+    p->cases = o->cases;
+    p->replay_set = o->replay_set;
+    p->replay = o->replay;
+    p->regressions = regress_path(o);
+    p->table_sin = o->table_sin;
+    p->properties = o->properties;
+    p->n_properties = o->n_properties;
+}
+
+pc_status pc_properties_run(const pc_impl *impl, const char *family, const pc_opts *o,
+                            pc_verdicts *out, pc_err *err)
+{
+    pc_prop_params par;
+    pc_prop_params_from_opts(&par, o);
+    return pc_properties_run_with(impl, family, &par, out, err);
+}
+
+pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
+                              const pc_opts *o, struct pc_verdict *v, pc_err *err)
+{
+    pc_prop_params par;
+    pc_prop_params_from_opts(&par, o);
+    return pc_property_run(p, impl, family, &par, v, err);
+}

@@ -1,0 +1,347 @@
+/* run.c: the property engine's run of one property on one implementation
+ * and family, and the selection of properties for `pecheck check`.
+ *
+ *   1. the cases saved in the regression file for (property, family,
+ *      implementation) run first (Hypothesis's example database), then
+ *      PARAMS->cases generated ones; case number I has the seed
+ *      pc_hash3(run seed, hash(property), I), so `--replay SEED` reruns
+ *      exactly that case;
+ *   2. the first failing case is shrunk (shrink.c), keeping only candidates
+ *      that fail the same way;
+ *   3. the verdict (render.c) carries the measured value and its bound, the
+ *      shrunk counterexample, the seed and the replay command, and a JSON
+ *      object with the original and shrunk cases;
+ *   4. a failing generated case is appended to the regression file
+ *      (regressions.c).
+ * `accuracy` is in the catalogue but runs only when selected with
+ * --property (`pecheck check` runs the accuracy gate itself). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "engine.h"
+#include "../harness/model.h"
+#include "../families/family.h"
+
+/* ------------------------------------------------------------------ */
+/* Seeds                                                              */
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a 64 offset basis */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+    return h;
+}
+
+static uint64_t case_seed(uint64_t run_seed, const pc_property *p, long i)
+{
+    return pc_hash3(run_seed, name_hash(p->name), (uint64_t)i);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Before the cases                                                   */
+
+int pc_eng_formula_family(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows;
+}
+
+int pc_eng_rotates_input(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows && f->rows->input;
+}
+
+/* Probe the layout: the parameters' if given, else interleaved, else half. */
+static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
+{
+    if (r->params->layout >= 0) { r->layout = r->params->layout; return PC_OK; }
+    int is_rope = pc_eng_rotates_input(r);
+    if (!pc_eng_formula_family(r)) { r->layout = 0; return PC_OK; }
+    int d = r->params->d;
+    float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
+    if (!x || !out) { free(x); free(out); return PC_ENOMEM; }
+    int64_t pos = r->lo;
+    int rc = 1;
+    for (int layout = 0; layout <= 1 && rc; layout++) {
+        r->layout = layout;
+        rc = is_rope ? pc_p_rope(r, &pos, 1, d, x, out) : pc_p_sinusoidal(r, &pos, 1, d, out);
+    }
+    free(x);
+    free(out);
+    if (rc) {
+        r->layout = 0;
+        pc_p_implerr(r, oc);
+        snprintf(oc->msg, sizeof oc->msg, "the implementation declines both layouts (%.200s)", r->implmsg);
+        return PC_SKIP;
+    }
+    return PC_OK;
+}
+
+static int hook_present(const pc_impl *impl, const char *family)
+{
+    const pc_family *f = pc_family_find(family);
+    if (!f || (f->flags & PC_FAM_PROPS_PROBE)) return 1; /* the property's setup decides */
+    return f->provides(impl);
+}
+
+static void prun_init(pc_prun *r, const pc_impl *impl, const char *family,
+                      const pc_prop_params *par)
+{
+    memset(r, 0, sizeof *r);
+    r->impl = impl;
+    r->family = family;
+    r->params = par;
+    r->lo = par->pos_lo;
+    r->hi = par->pos_hi;
+    r->C = pc_model_C(par->base);
+    r->u = pc_model_u(par->dtype);
+    r->tol_abs = par->tol_abs;
+    r->causal = par->causal;
+}
+
+/* The implementation's hook and position range: PC_OK to go on, PC_SKIP
+ * with the reason in WHY. */
+static pc_status applicable(pc_prun *r, char *why, size_t len)
+{
+    const pc_impl *impl = r->impl;
+    if (!hook_present(impl, r->family)) {
+        snprintf(why, len, "the implementation has no %s hook", r->family);
+        return PC_SKIP;
+    }
+    if (impl->pos_min != 0 || impl->pos_max != 0) {
+        if (impl->pos_min > r->lo) r->lo = impl->pos_min;
+        if (impl->pos_max < r->hi) r->hi = impl->pos_max;
+        if (r->lo > r->hi) {
+            snprintf(why, len, "the source serves positions %" PRId64 "..%" PRId64
+                     " only, outside --positions", impl->pos_min, impl->pos_max);
+            return PC_SKIP;
+        }
+    }
+    return PC_OK;
+}
+
+/* The layout and the property's setup: PC_OK to run the cases, PC_SKIP
+ * with the reason in OC->msg, or an error of pecheck itself. */
+static pc_status prepare(const pc_property *p, pc_prun *r, pc_verdict *v, pc_outcome *oc,
+                         pc_err *err)
+{
+    const pc_family *fam = pc_family_find(r->family);
+    if (fam && fam->max_len) r->max_len = fam->max_len(r->impl);
+    memset(oc, 0, sizeof *oc);
+    pc_status st = pick_layout(r, oc);
+    if (st == PC_ENOMEM) return pc_p_nomem(err);
+    pc_eng_fill_head(v, p, r);
+    if (st == PC_SKIP) return PC_SKIP;
+    if (p->setup && p->setup(r, oc) == PC_SKIP) return PC_SKIP;
+    return PC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The cases                                                          */
+
+typedef struct run_state {
+    const pc_property *p;
+    pc_prun *r;
+    uint64_t rseeds[PC_REGRESS_MAX];
+    int nreg;                /* saved cases (first in the order) */
+    char reg_note[PC_ERR_LEN];
+    pc_found fd;             /* the first failing case */
+    pc_case worst;           /* the passing case nearest to failing */
+    pc_outcome woc;
+    long ran;
+    int exists, shown;       /* existential property; a case showed it */
+} run_state;
+
+/* The seed of case I: replayed, saved or generated. */
+static uint64_t nth_seed(const run_state *s, long i, const char **origin, long *index)
+{
+    const pc_prop_params *par = s->r->params;
+    if (par->replay_set) { *origin = "replay"; *index = -1; return par->replay; }
+    if (i < s->nreg) { *origin = "regression"; *index = i; return s->rseeds[i]; }
+    *origin = "generated";
+    *index = i - s->nreg;
+    return case_seed(par->seed, s->p, *index);
+}
+
+static void found(pc_found *fd, const pc_case *c, const pc_outcome *o1, uint64_t cs,
+                  const char *origin, long index)
+{
+    fd->any = 1;
+    fd->orig = fd->cur = *c;
+    fd->oc0 = fd->oc = *o1;
+    fd->has_seed = 1;
+    fd->seed = cs;
+    fd->origin = origin;
+    fd->index = index;
+}
+
+/* Run case I; *STOP = 1 when the run of cases ends here. */
+static pc_status one_case(run_state *s, long i, int *stop, pc_err *err)
+{
+    const char *origin;
+    long index;
+    uint64_t cs = nth_seed(s, i, &origin, &index);
+    pc_rng g;
+    pc_rng_seed(&g, cs);
+    pc_case c;
+    memset(&c, 0, sizeof c);
+    c.d = s->r->params->d;
+    c.vseed = pc_rng_u64(&g);
+    s->p->gen(s->r, &g, &c);
+    pc_outcome o1;
+    pc_status st = s->p->check(s->r, &c, &o1, err);
+    if (st != PC_OK) return st;
+    s->ran++;
+    if (s->exists) {
+        if (o1.kind == PC_O_PASS) { s->woc = o1; s->worst = c; s->shown = 1; *stop = 1; return PC_OK; }
+        if (o1.kind == PC_O_FAIL && !s->fd.any) { found(&s->fd, &c, &o1, cs, origin, index); return PC_OK; }
+    }
+    if (o1.kind != PC_O_PASS) { found(&s->fd, &c, &o1, cs, origin, index); *stop = 1; return PC_OK; }
+    if (o1.score > s->woc.score) { s->woc = o1; s->worst = c; }
+    return PC_OK;
+}
+
+static pc_status run_cases(run_state *s, pc_err *err)
+{
+    const pc_prop_params *par = s->r->params;
+    s->nreg = par->replay_set ? 0
+            : pc_regress_load(par->regressions, s->p->name, s->r->family, s->r->impl->name,
+                              s->rseeds, s->reg_note, sizeof s->reg_note);
+    long total = par->replay_set ? 1 : s->nreg + par->cases;
+    s->woc.score = -(double)INFINITY;
+    s->woc.pair = -1;
+    s->exists = s->p->existential && s->p->existential(s->r);
+    pc_status st = PC_OK;
+    int stop = 0;
+    for (long i = 0; i < total && st == PC_OK && !stop; i++)
+        st = one_case(s, i, &stop, err);
+    if (s->exists && s->shown) s->fd.any = 0; /* some case shows the property: it holds */
+    return st;
+}
+
+/* The property's sweep over the whole range, when the cases found nothing. */
+static pc_status run_sweep(run_state *s, pc_err *err)
+{
+    pc_case c;
+    memset(&c, 0, sizeof c);
+    c.d = s->r->params->d;
+    int hit = 0;
+    pc_status st = s->p->sweep(s->r, &c, &hit, err);
+    if (st != PC_OK || !hit) return st;
+    pc_outcome o1;
+    st = s->p->check(s->r, &c, &o1, err);
+    if (st == PC_OK && o1.kind != PC_O_PASS) {
+        found(&s->fd, &c, &o1, 0, "sweep", -1);
+        s->fd.has_seed = 0;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The verdict                                                        */
+
+static pc_status finish_fail(run_state *s, pc_verdict *v, pc_err *err)
+{
+    const pc_prop_params *par = s->r->params;
+    pc_found *fd = &s->fd;
+    pc_status st = pc_eng_shrink(s->p, s->r, &fd->cur, &fd->oc, &fd->steps, err);
+    if (st != PC_OK) return st;
+    char note[PC_ERR_LEN + 64];
+    const char *save_note = NULL;
+    const char *rpath = par->regressions;
+    if (fd->has_seed && !par->replay_set && strcmp(fd->origin, "regression") && rpath) {
+        pc_err e2 = { "" };
+        if (pc_regress_save(rpath, s->p, s->r, fd->seed, &e2) != PC_OK)
+            snprintf(note, sizeof note, "could not save the case: %s", e2.msg);
+        else
+            snprintf(note, sizeof note, "case saved to %s (tried first by later runs)", rpath);
+        save_note = note;
+    }
+    return pc_eng_write_fail(s->p, s->r, fd, v, save_note, err);
+}
+
+static pc_status finish_pass(run_state *s, pc_verdict *v, pc_err *err)
+{
+    const char *note = s->r->params->replay_set ? "the replayed case passes"
+                     : s->exists ? "shown by this case (one suffices: an existential property)" : NULL;
+    return pc_eng_write_pass(s->p, s->r, s->ran, s->nreg, &s->worst, &s->woc, v, note, err);
+}
+
+static pc_status run_prepared(const pc_property *p, pc_prun *r, pc_verdict *v, pc_err *err)
+{
+    if (p->whole) return p->whole(r, v, err);
+    run_state *s = calloc(1, sizeof *s);
+    if (!s) return pc_p_nomem(err);
+    s->p = p;
+    s->r = r;
+    pc_status st = run_cases(s, err);
+    if (st == PC_OK && !s->fd.any && p->sweep && !r->params->replay_set) st = run_sweep(s, err);
+    if (st == PC_OK) st = s->fd.any ? finish_fail(s, v, err) : finish_pass(s, v, err);
+    free(s);
+    return st;
+}
+
+pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
+                          const pc_prop_params *par, pc_verdict *v, pc_err *err)
+{
+    double t0 = now();
+    pc_prun r;
+    prun_init(&r, impl, family, par);
+    pc_eng_fill_head(v, p, &r);
+    char why[160];
+    if (applicable(&r, why, sizeof why) == PC_SKIP) return pc_eng_skip(v, why);
+    pc_outcome oc;
+    pc_status st = prepare(p, &r, v, &oc, err);
+    if (st == PC_SKIP) st = pc_eng_skip(v, oc.msg);
+    else if (st == PC_OK) st = run_prepared(p, &r, v, err);
+    v->seconds = now() - t0;
+    pc_freqs_free(r.freqs);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The selection                                                      */
+
+static int selected(const pc_property *p, const pc_prop_params *par)
+{
+    if (par->n_properties == 0) return !p->default_off;
+    for (int k = 0; k < par->n_properties; k++)
+        if (!strcmp(par->properties[k], p->name) || !strcmp(par->properties[k], "all"))
+            return 1;
+    return 0;
+}
+
+pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
+                                 const pc_prop_params *par, pc_verdicts *out, pc_err *err)
+{
+    for (int k = 0; k < par->n_properties; k++)
+        if (strcmp(par->properties[k], "all") && !pc_property_find(par->properties[k]))
+            return pc_seterr(err, PC_EINPUT, "--property: unknown property '%s' (see `pecheck explain`)",
+                             par->properties[k]);
+    if (par->replay_set && par->n_properties != 1)
+        return pc_seterr(err, PC_EINPUT, "--replay: name exactly one property with --property");
+    for (size_t k = 0; k < pc_property_count(); k++) {
+        const pc_property *p = pc_property_at(k);
+        if (!selected(p, par) || !pc_property_applies(p, family)) continue;
+        pc_verdict *v = pc_verdicts_add(out);
+        if (!v) return pc_p_nomem(err);
+        pc_status st = pc_property_run(p, impl, family, par, v, err);
+        if (st != PC_OK) {
+            free(v->details);
+            free(v->json);
+            out->n--;
+            return st;
+        }
+    }
+    return PC_OK;
+}
