@@ -71,17 +71,22 @@ bench: deps-check
 	scripts/bench.sh $(PECHECK)
 	scripts/properties_bench.sh $(PECHECK)
 
-# libFuzzer targets (clang) of the .npy reader and of the JSON reader behind
-# `merge`; fuzz-replay runs each committed corpus once, then fuzzes each for
-# FUZZ_SECONDS (default 20) from a scratch copy.
+# libFuzzer targets (clang) of the .npy reader, of the JSON reader behind
+# `merge` and of the regression file's line reader; fuzz-replay runs each
+# committed corpus once, then fuzzes each for FUZZ_SECONDS (default 20) from
+# a scratch copy.
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS = npy json
+FUZZ_TARGETS = npy json regress
 $(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/output.c harness/status.c harness/npy.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
 $(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/status.c harness/jsonread.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
+# the regression file's line reader (fuzz/README.md)
+$(BUILD)/fuzz/regress_fuzz: fuzz/regress_fuzz.c properties/regress_read.c properties/regress_read.h
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iproperties $(filter %.c,$^) -o $@
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%_fuzz)
 fuzz-replay: fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -4,7 +4,8 @@
  *                  (saved, generated or replayed), the sweep, the verdict;
  *                  the selection of properties for `pecheck check`
  *   shrink.c       the generic shrinker
- *   regressions.c  the regression file (saved failing cases)
+ *   regressions.c  the regression file (saved failing cases; regressions.h,
+ *                  its line reader regress_read.c)
  *   render.c       the verdict's text and JSON: counterexample, replay command
  *   catalogue.c    the list of properties
  *
@@ -15,6 +16,7 @@
 
 #include <stdint.h>
 #include "property.h"
+#include "regressions.h"
 #include "../harness/verdict.h"
 
 /* The first failing case of a run and what the shrinker made of it. */
@@ -40,18 +42,6 @@ int pc_eng_rotates_input(const pc_prun *r);
  * *STEPS counts the accepted candidates. */
 pc_status pc_eng_shrink(const pc_property *p, pc_prun *r, pc_case *cur, pc_outcome *oc,
                         int *steps, pc_err *err);
-
-/* ---- regressions.c ---- */
-#define PC_REGRESS_MAX 64  /* saved cases tried per property: a bound on the file's cost */
-
-/* Up to PC_REGRESS_MAX distinct seeds saved for (P, FAMILY, IMPL) into
- * SEEDS; 0 when PATH is NULL or absent.  Problems with the file (unreadable,
- * too large, bad lines) go to NOTE (a line for the verdict; "" when none). */
-int pc_regress_load(const char *path, const char *prop, const char *family, const char *impl,
-                    uint64_t *seeds, char *note, size_t note_len);
-/* Append the case SEED of R for P to PATH unless it is there. */
-pc_status pc_regress_save(const char *path, const pc_property *p, const pc_prun *r,
-                          uint64_t seed, pc_err *err);
 
 /* ---- render.c ---- */
 /* The verdict's identity (check, family, implementation, layout, seed). */

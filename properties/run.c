@@ -214,9 +214,9 @@ static pc_status one_case(run_state *s, long i, int *stop, pc_err *err)
 static pc_status run_cases(run_state *s, pc_err *err)
 {
     const pc_prop_params *par = s->r->params;
+    pc_regress_case key = { .prop = s->p->name, .family = s->r->family, .impl = s->r->impl->name };
     s->nreg = par->replay_set ? 0
-            : pc_regress_load(par->regressions, s->p->name, s->r->family, s->r->impl->name,
-                              s->rseeds, s->reg_note, sizeof s->reg_note);
+            : pc_regress_load(par->regressions, &key, s->rseeds, s->reg_note, sizeof s->reg_note);
     long total = par->replay_set ? 1 : s->nreg + par->cases;
     s->woc.score = -(double)INFINITY;
     s->woc.pair = -1;
@@ -250,23 +250,41 @@ static pc_status run_sweep(run_state *s, pc_err *err)
 /* ------------------------------------------------------------------ */
 /* The verdict                                                        */
 
+/* Save the failing case FD to the regression file; the outcome in NOTE. */
+static void save_case(const run_state *s, const pc_found *fd, char *note, size_t len)
+{
+    const pc_prop_params *par = s->r->params;
+    pc_regress_case rc = { .prop = s->p->name, .family = s->r->family, .impl = s->r->impl->name,
+                           .seed = fd->seed, .d = par->d, .pos_lo = par->pos_lo,
+                           .pos_hi = par->pos_hi };
+    pc_err e2 = { "" };
+    if (pc_regress_save(par->regressions, &rc, &e2) != PC_OK)
+        snprintf(note, len, "could not save the case: %s", e2.msg);
+    else
+        snprintf(note, len, "case saved to %s (tried first by later runs)", par->regressions);
+}
+
+/* NOTE, with what the regression file's reading found before it */
+static const char *with_reg_note(const run_state *s, const char *note, char *buf, size_t len)
+{
+    if (!s->reg_note[0]) return note;
+    snprintf(buf, len, "%s%s%s", s->reg_note, note ? "; " : "", note ? note : "");
+    return buf;
+}
+
 static pc_status finish_fail(run_state *s, pc_verdict *v, pc_err *err)
 {
     const pc_prop_params *par = s->r->params;
     pc_found *fd = &s->fd;
     pc_status st = pc_eng_shrink(s->p, s->r, &fd->cur, &fd->oc, &fd->steps, err);
     if (st != PC_OK) return st;
-    char note[PC_ERR_LEN + 64];
+    char note[PC_ERR_LEN + 64], all[2 * PC_ERR_LEN + 128];
     const char *save_note = NULL;
-    const char *rpath = par->regressions;
-    if (fd->has_seed && !par->replay_set && strcmp(fd->origin, "regression") && rpath) {
-        pc_err e2 = { "" };
-        if (pc_regress_save(rpath, s->p, s->r, fd->seed, &e2) != PC_OK)
-            snprintf(note, sizeof note, "could not save the case: %s", e2.msg);
-        else
-            snprintf(note, sizeof note, "case saved to %s (tried first by later runs)", rpath);
+    if (fd->has_seed && !par->replay_set && strcmp(fd->origin, "regression") && par->regressions) {
+        save_case(s, fd, note, sizeof note);
         save_note = note;
     }
+    save_note = with_reg_note(s, save_note, all, sizeof all);
     return pc_eng_write_fail(s->p, s->r, fd, v, save_note, err);
 }
 
@@ -274,6 +292,8 @@ static pc_status finish_pass(run_state *s, pc_verdict *v, pc_err *err)
 {
     const char *note = s->r->params->replay_set ? "the replayed case passes"
                      : s->exists ? "shown by this case (one suffices: an existential property)" : NULL;
+    char all[2 * PC_ERR_LEN];
+    note = with_reg_note(s, note, all, sizeof all);
     return pc_eng_write_pass(s->p, s->r, s->ran, s->nreg, &s->worst, &s->woc, v, note, err);
 }
 
