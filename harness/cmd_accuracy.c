@@ -1,10 +1,12 @@
 /* cmd_accuracy.c: `pecheck accuracy`: the accuracy gate for one or more
- * implementations, text or JSON. */
+ * implementations, written by a format of the table (format.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "acc_verdict.h"
 #include "accuracy.h"
 #include "../families/family.h"
 #include "cli.h"
+#include "format.h"
 #include "output.h"
 #include "sources.h"
 #include "version.h"
@@ -66,6 +68,27 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
     return st;
 }
 
+/* The results as verdicts of a gate, in the format asked for. */
+static pc_status write_result(const pc_opts *o, const pc_sources *src, const pc_acc_cfg *cfg,
+                              const pc_acc_result *res, pc_err *err)
+{
+    pc_verdicts vs = { NULL, 0, 0 };
+    for (int k = 0; k < src->n; k++) {
+        pc_verdict *v = pc_verdicts_add(&vs);
+        if (!v) { pc_verdicts_free(&vs); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+        pc_acc_gate_verdict(src->impl[k], &cfg[k], &res[k], v);
+    }
+    pc_result r = { &vs, 1, src->n == 1 };
+    pc_out out;
+    pc_status st = pc_out_open(&out, o->output, err);
+    if (st == PC_OK) {
+        pc_format_result(out.f, o->format, &r);
+        st = pc_out_close(&out, 1, err);
+    }
+    pc_verdicts_free(&vs);
+    return st;
+}
+
 int pc_cmd_accuracy(int argc, char **argv)
 {
     pc_opts o;
@@ -73,8 +96,6 @@ int pc_cmd_accuracy(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_ACCURACY, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: accuracy writes text or json"), &err);
     if (o.family && !has_rows(o.family)) return pc_cli_fail(bad_family(o.family, &err), &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
@@ -91,36 +112,7 @@ int pc_cmd_accuracy(int argc, char **argv)
         st = run_one(&o, src.impl[k], &cfg[k], &res[k], &err);
         if (st == PC_OK && res[k].status == PC_FAIL) any_fail = 1;
     }
-    if (st == PC_OK) {
-        pc_out out;
-        st = pc_out_open(&out, o.output, &err);
-        if (st == PC_OK) {
-            if (o.format == PC_FMT_JSON) {
-                pc_json j;
-                pc_json_init(&j, out.f);
-                pc_json_obj(&j, NULL);
-                pc_json_str(&j, "tool", PC_TOOL);
-                pc_json_str(&j, "version", PC_VERSION);
-                if (src.n == 1) {
-                    pc_accuracy_json_fields(&j, src.impl[0], &cfg[0], &res[0]);
-                } else {
-                    pc_json_str(&j, "status", any_fail ? "fail" : "pass");
-                    pc_json_arr(&j, "results");
-                    for (int k = 0; k < src.n; k++) {
-                        pc_json_obj(&j, NULL);
-                        pc_accuracy_json_fields(&j, src.impl[k], &cfg[k], &res[k]);
-                        pc_json_end(&j);
-                    }
-                    pc_json_end(&j);
-                }
-                pc_json_end(&j);
-            } else {
-                for (int k = 0; k < src.n; k++)
-                    pc_accuracy_print_text(out.f, src.impl[k], &cfg[k], &res[k]);
-            }
-            st = pc_out_close(&out, 1, &err);
-        }
-    }
+    if (st == PC_OK) st = write_result(&o, &src, cfg, res, &err);
     free(res);
     free(cfg);
     pc_sources_close(&src);

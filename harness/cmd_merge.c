@@ -1,12 +1,14 @@
 /* cmd_merge.c: `pecheck merge FILE...`: combine the JSON results of
  * `pecheck accuracy --shard K/N --format json` (one file per shard, any
  * order) into the result of the unsharded run: one verdict (exit 0 pass,
- * 1 fail, 2 when the files are not the N shards of one run) and one report,
- * text or JSON, equal to what the unsharded run writes except "seconds"
- * (the merged value is the shards' total). */
+ * 1 fail, 2 when the files are not the N shards of one run) and one report
+ * in any format of the table (format.h), equal to what the unsharded run
+ * writes except "seconds" (the merged value is the shards' total). */
 #include <stdlib.h>
 #include <string.h>
+#include "acc_verdict.h"
 #include "cli.h"
+#include "format.h"
 #include "impl.h"
 #include "jsonread.h"
 #include "output.h"
@@ -39,6 +41,35 @@ static pc_status results_of(const pc_jnode *top, const char *file, const pc_jnod
     return PC_OK;
 }
 
+/* The merged results as verdicts of a gate, in the format asked for; SINGLE:
+ * the shards held one result at their top, so does the output.  The written
+ * name is the implementation's; a built-in's known flaw comes back for the
+ * explanation in text. */
+static pc_status write_merged(const pc_opts *o, const pc_shard_item *merged, size_t nr, int single,
+                              pc_err *err)
+{
+    pc_verdicts vs = { NULL, 0, 0 };
+    for (size_t r = 0; r < nr; r++) {
+        pc_verdict *v = pc_verdicts_add(&vs);
+        if (!v) { pc_verdicts_free(&vs); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+        pc_impl impl;
+        memset(&impl, 0, sizeof impl);
+        const pc_impl *b = pc_builtin_find(merged[r].name);
+        impl.name = merged[r].name;
+        impl.flaw = b ? b->flaw : NULL;
+        pc_acc_gate_verdict(&impl, &merged[r].cfg, &merged[r].res, v);
+    }
+    pc_result res = { &vs, 1, single };
+    pc_out out;
+    pc_status st = pc_out_open(&out, o->output, err);
+    if (st == PC_OK) {
+        pc_format_result(out.f, o->format, &res);
+        st = pc_out_close(&out, 1, err);
+    }
+    pc_verdicts_free(&vs);
+    return st;
+}
+
 int pc_cmd_merge(int argc, char **argv)
 {
     pc_opts o;
@@ -46,8 +77,6 @@ int pc_cmd_merge(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_MERGE, 64, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: merge writes text or json"), &err);
     if (o.n_args < 1)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "merge: give the shard files "
                            "(pecheck merge [--format json] [--output FILE] SHARD.json...)"), &err);
@@ -77,48 +106,7 @@ int pc_cmd_merge(int argc, char **argv)
         if (st == PC_OK) st = pc_shard_merge(items, nf, &merged[r], &err);
         if (st == PC_OK && merged[r].res.status == PC_FAIL) any_fail = 1;
     }
-    if (st == PC_OK) {
-        pc_out out;
-        st = pc_out_open(&out, o.output, &err);
-        if (st == PC_OK) {
-            /* the written name is the implementation's; a built-in's known flaw
-             * comes back for the explanation in text */
-            pc_impl *impls = calloc(nr, sizeof *impls);
-            for (size_t r = 0; impls && r < nr; r++) {
-                const pc_impl *b = pc_builtin_find(merged[r].name);
-                impls[r].name = merged[r].name;
-                impls[r].flaw = b ? b->flaw : NULL;
-            }
-            if (!impls) {
-                st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-            } else if (o.format == PC_FMT_JSON) {
-                pc_json j;
-                pc_json_init(&j, out.f);
-                pc_json_obj(&j, NULL);
-                pc_json_str(&j, "tool", PC_TOOL);
-                pc_json_str(&j, "version", PC_VERSION);
-                if (nr == 1 && !pc_jget(doc[0], "results")) {
-                    pc_accuracy_json_fields(&j, &impls[0], &merged[0].cfg, &merged[0].res);
-                } else {
-                    pc_json_str(&j, "status", any_fail ? "fail" : "pass");
-                    pc_json_arr(&j, "results");
-                    for (size_t r = 0; r < nr; r++) {
-                        pc_json_obj(&j, NULL);
-                        pc_accuracy_json_fields(&j, &impls[r], &merged[r].cfg, &merged[r].res);
-                        pc_json_end(&j);
-                    }
-                    pc_json_end(&j);
-                }
-                pc_json_end(&j);
-            } else {
-                for (size_t r = 0; r < nr; r++)
-                    pc_accuracy_print_text(out.f, &impls[r], &merged[r].cfg, &merged[r].res);
-            }
-            free(impls);
-            pc_status cs = pc_out_close(&out, st == PC_OK, &err);
-            if (st == PC_OK) st = cs;
-        }
-    }
+    if (st == PC_OK) st = write_merged(&o, merged, nr, nr == 1 && !pc_jget(doc[0], "results"), &err);
     for (int f = 0; doc && f < nf; f++) pc_jfree(doc[f]);
     free(doc); free(lists); free(counts); free(items); free(merged);
     if (st != PC_OK) return pc_cli_fail(st, &err);

@@ -1,13 +1,22 @@
-/* format.h: print a list of verdicts (pecheck check) in one of four formats.
+/* format.h: the result model and the table of output formats.
  *
- *   text   one line per passing or skipped check; failures in compiler-error
- *          style ("IMPL: FAMILY CHECK [LAYOUT]: error: SUMMARY") followed by
- *          the indented details; a summary line.
- *   json   {"tool", "version", "status", "counts", "results": [...]}; each
- *          result has check, family, implementation, layout, status,
+ * Every command that reports verdicts (check, accuracy, merge) hands a
+ * pc_result to one format of the table; nothing else prints a result.
+ * Adding a format: one file defining a pc_format (harness/fmt_NAME.c) and
+ * its line in the table of format.c; `--format NAME` then works in every
+ * command.
+ *
+ *   text   check: one line per passing or skipped check; failures in
+ *          compiler-error style ("IMPL: FAMILY CHECK [LAYOUT]: error:
+ *          SUMMARY") followed by the indented details; a summary line.
+ *          A gate (accuracy, merge): each implementation's report.
+ *   json   check: {"tool", "version", "status", "counts", "results": [...]};
+ *          each result has check, family, implementation, layout, status,
  *          measured, measured_what, bound, seed, seconds, summary, details
  *          and "data" (the verdict's own JSON object: witness,
- *          counterexample), null where absent.
+ *          counterexample), null where absent.  A gate: {"tool", "version",
+ *          the fields of the one implementation's result} or {"tool",
+ *          "version", "status", "results": [fields...]}.
  *   tap    TAP version 14: the plan, "ok N - IMPL FAMILY CHECK [LAYOUT]",
  *          "not ok N - ..." with a YAML diagnostic block (message, severity,
  *          measured, bound, seed, witness as a literal block, data as a
@@ -25,10 +34,46 @@
 #ifndef PECHECK_FORMAT_H
 #define PECHECK_FORMAT_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include "verdict.h"
 
-/* FORMAT is an enum pc_format value (opts.h). */
+/* What a command found. */
+typedef struct pc_result {
+    const pc_verdicts *vs;
+    /* 0: checks (pecheck check).  1: a gate (accuracy, merge): one verdict
+     * per implementation, its details the gate's report and its json the
+     * gate's fields (accuracy.h: pc_accuracy_print_text, _json_fields). */
+    int gate;
+    int single;  /* a gate of one implementation: its fields at the top (json) */
+} pc_result;
+
+typedef struct pc_format {
+    const char *name;
+    void (*write)(FILE *f, const pc_result *r);
+} pc_format;
+
+/* The index of the format named NAME, or -1. */
+int pc_format_find(const char *name);
+/* Format K of the table (K as pc_format_find returns; enum pc_format_index in
+ * opts.h names the first four), or NULL past the end. */
+const pc_format *pc_format_at(int k);
+/* "text, json, tap or junit" */
+void pc_format_names(char *buf, size_t len);
+
+/* Write R (or the verdicts VS of a check) in format FORMAT (text when
+ * FORMAT is not in the table). */
+void pc_format_result(FILE *f, int format, const pc_result *r);
 void pc_format_write(FILE *f, int format, const pc_verdicts *vs);
+
+/* ---- for the writers (fmt_*.c) ---- */
+typedef struct pc_counts { int pass, fail, skip, other; double seconds; } pc_counts;
+pc_counts pc_format_count(const pc_verdict *v, int n);
+/* "pass", "fail", "skip", "error" */
+const char *pc_format_status_word(pc_status s);
+/* "IMPL FAMILY CHECK [LAYOUT]" */
+void pc_format_title(char *buf, size_t len, const pc_verdict *v);
+/* TEXT line by line, each line after INDENT */
+void pc_format_indented(FILE *f, const char *text, const char *indent);
 
 #endif

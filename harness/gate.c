@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "acc_verdict.h"
 #include "accuracy.h"
 #include "gate.h"
 #include "isolate.h"
@@ -52,59 +53,10 @@ pc_status pc_gate_oom(pc_gate *c)
 static void accuracy_verdict(const pc_impl *impl, const pc_acc_cfg *cfg,
                              const pc_acc_result *res, const char *fault, pc_verdict *v)
 {
-    const pc_metrics *m = &res->m;
-    v->status = res->status;
-    v->seconds = res->seconds;
-    v->bound = 1.0;
-    snprintf(v->measured_what, sizeof v->measured_what, "max |err|/bound");
-    if (m->count) v->measured = m->max_ratio;
     const pc_table_info *t = pc_table_info_of(impl);
-    if (fault) {
-        snprintf(v->summary, sizeof v->summary, "%s", fault);
-    } else if (res->status == PC_SKIP) {
-        snprintf(v->summary, sizeof v->summary, "%s", res->note);
-    } else if (res->status == PC_FAIL && res->note[0]) {
-        snprintf(v->summary, sizeof v->summary, "%s", res->note);
-    } else if (res->status == PC_FAIL) {
-        const pc_witness *w = &m->worst;
-        snprintf(v->summary, sizeof v->summary, "%llu of %llu values exceed the bound%s; worst at "
-                 "pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), |err| %.3g > bound %.3g",
-                 (unsigned long long)m->n_over, (unsigned long long)m->count,
-                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, w->dim, (double)w->got,
-                 (double)w->got, w->ref, w->ref, w->err, w->bound);
-    } else {
-        snprintf(v->summary, sizeof v->summary, "%llu values, positions %" PRId64 "..%" PRId64
-                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g",
-                 (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
-                 m->max_ulp, m->max_ratio);
-    }
-    /* details: the engine's own text report (witnesses, error split, model) */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f) {
-        if (fault) fprintf(f, "cause: %s\n", fault);
-        if (t) fprintf(f, "table: %s\n", t->layout_note);
-        if (!fault || m->count) {
-            if (fault) fprintf(f, "before the fault:\n");
-            pc_accuracy_print_text(f, impl, cfg, res);
-        }
-        if (fclose(f) == 0) v->details = buf;
-        else free(buf);
-    }
-    buf = NULL;
-    len = 0;
-    f = open_memstream(&buf, &len);
-    if (f) {
-        pc_json j;
-        pc_json_init(&j, f);
-        pc_json_obj(&j, NULL);
-        if (fault) pc_json_str(&j, "cause", fault);
-        pc_accuracy_json_fields(&j, impl, cfg, res);
-        pc_json_end(&j);
-        if (fclose(f) == 0) v->json = buf;
-        else free(buf);
-    }
+    char context[300];
+    if (t) snprintf(context, sizeof context, "table: %s", t->layout_note);
+    pc_acc_verdict(impl, cfg, res, fault, t ? context : NULL, v);
 }
 
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "format.h"
 #include "rng.h"
 #include "../reference/reference.h"
 
@@ -170,11 +171,12 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
     } else if (!strcmp(name, "seed")) st = parse_u64("--seed", v, &o->seed, err);
     else if (!strcmp(name, "replay")) { st = parse_u64("--replay", v, &o->replay, err); o->replay_set = 1; }
     else if (!strcmp(name, "format")) {
-        if (!strcmp(v, "text")) o->format = PC_FMT_TEXT;
-        else if (!strcmp(v, "json")) o->format = PC_FMT_JSON;
-        else if (!strcmp(v, "tap")) o->format = PC_FMT_TAP;
-        else if (!strcmp(v, "junit")) o->format = PC_FMT_JUNIT;
-        else return pc_seterr(err, PC_EINPUT, "--format: expected text, json, tap or junit, got '%s'", v);
+        o->format = pc_format_find(v);
+        if (o->format < 0) {
+            char names[160];
+            pc_format_names(names, sizeof names);
+            return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'", names, v);
+        }
     } else if (!strcmp(name, "output")) o->output = v;
     else if (!strcmp(name, "regressions")) o->regressions = v;
     else if (!strcmp(name, "out")) o->out = v;

@@ -14,7 +14,8 @@
 #define PC_SHARD_MAX (1 << 20)
 
 enum pc_dtype { PC_DT_F32 = 0, PC_DT_BF16, PC_DT_F16, PC_DT_F64 };
-enum pc_format { PC_FMT_TEXT = 0, PC_FMT_JSON, PC_FMT_TAP, PC_FMT_JUNIT };
+/* --format: an index into the table of formats (format.h); the first four */
+enum pc_format_index { PC_FMT_TEXT = 0, PC_FMT_JSON, PC_FMT_TAP, PC_FMT_JUNIT };
 
 typedef struct pc_opts {
     /* what to test */

@@ -1,0 +1,95 @@
+/* acc_verdict.c: an accuracy gate's result as a verdict (acc_verdict.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acc_verdict.h"
+#include "json.h"
+#include "opts.h"
+
+static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
+                    pc_verdict *v)
+{
+    const pc_metrics *m = &res->m;
+    if (fault) {
+        snprintf(v->summary, sizeof v->summary, "%s", fault);
+    } else if (res->status == PC_SKIP) {
+        snprintf(v->summary, sizeof v->summary, "%s", res->note);
+    } else if (res->status == PC_FAIL && res->note[0]) {
+        snprintf(v->summary, sizeof v->summary, "%s", res->note);
+    } else if (res->status == PC_FAIL) {
+        const pc_witness *w = &m->worst;
+        snprintf(v->summary, sizeof v->summary, "%llu of %llu values exceed the bound%s; worst at "
+                 "pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), |err| %.3g > bound %.3g",
+                 (unsigned long long)m->n_over, (unsigned long long)m->count,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, w->dim, (double)w->got,
+                 (double)w->got, w->ref, w->ref, w->err, w->bound);
+    } else {
+        snprintf(v->summary, sizeof v->summary, "%llu values, positions %" PRId64 "..%" PRId64
+                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g",
+                 (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
+                 m->max_ulp, m->max_ratio);
+    }
+}
+
+/* details: the engine's own text report (witnesses, error split, model) */
+static void details(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                    const char *fault, const char *context, pc_verdict *v)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    if (fault) fprintf(f, "cause: %s\n", fault);
+    if (context) fprintf(f, "%s\n", context);
+    if (!fault || res->m.count) {
+        if (fault) fprintf(f, "before the fault:\n");
+        pc_accuracy_print_text(f, impl, cfg, res);
+    }
+    if (fclose(f) == 0) v->details = buf;
+    else free(buf);
+}
+
+static void json(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                 const char *fault, pc_verdict *v)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    pc_json j;
+    pc_json_init(&j, f);
+    pc_json_obj(&j, NULL);
+    if (fault) pc_json_str(&j, "cause", fault);
+    pc_accuracy_json_fields(&j, impl, cfg, res);
+    pc_json_end(&j);
+    if (fclose(f) == 0) v->json = buf;
+    else free(buf);
+}
+
+void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                    const char *fault, const char *context, pc_verdict *v)
+{
+    v->status = res->status;
+    v->seconds = res->seconds;
+    v->bound = 1.0;
+    snprintf(v->measured_what, sizeof v->measured_what, "max |err|/bound");
+    if (res->m.count) v->measured = res->m.max_ratio;
+    summary(cfg, res, fault, v);
+    details(impl, cfg, res, fault, context, v);
+    json(impl, cfg, res, fault, v);
+}
+
+void pc_acc_gate_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                         pc_verdict *v)
+{
+    snprintf(v->check, sizeof v->check, "accuracy");
+    snprintf(v->family, sizeof v->family, "%s", cfg->family);
+    snprintf(v->impl, sizeof v->impl, "%s", impl->name);
+    snprintf(v->layout, sizeof v->layout, "%s", pc_layout_name(cfg->layout));
+    v->seed = cfg->seed;
+    v->measured = (double)NAN;
+    v->bound = (double)NAN;
+    pc_acc_verdict(impl, cfg, res, NULL, NULL, v);
+}

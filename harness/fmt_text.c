@@ -1,0 +1,35 @@
+/* fmt_text.c: the text format (format.h). */
+#include "format.h"
+
+static void one(FILE *f, const pc_verdict *v)
+{
+    char t[320];
+    pc_format_title(t, sizeof t, v);
+    if (v->status == PC_FAIL || v->status < 0) {
+        fprintf(f, "%s: %s %s%s%s%s: %s: %s\n", v->impl, v->family, v->check,
+                v->layout[0] ? " [" : "", v->layout, v->layout[0] ? "]" : "",
+                v->status == PC_FAIL ? "error" : "internal error", v->summary);
+        if (v->details && v->details[0]) pc_format_indented(f, v->details, "    ");
+        fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
+    } else if (v->status == PC_SKIP) {
+        fprintf(f, "SKIP  %s: %s\n", t, v->summary);
+    } else {
+        fprintf(f, "PASS  %s: %s\n", t, v->summary);
+    }
+}
+
+static void write_text(FILE *f, const pc_result *r)
+{
+    const pc_verdicts *vs = r->vs;
+    if (r->gate) { /* each implementation's report, as the gate wrote it */
+        for (int k = 0; k < vs->n; k++)
+            if (vs->v[k].details) fputs(vs->v[k].details, f);
+        return;
+    }
+    for (int k = 0; k < vs->n; k++) one(f, &vs->v[k]);
+    pc_counts c = pc_format_count(vs->v, vs->n);
+    fprintf(f, "%d check%s: %d passed, %d failed, %d skipped%s (%.2f s)\n", vs->n,
+            vs->n == 1 ? "" : "s", c.pass, c.fail, c.skip, c.other ? ", errors" : "", c.seconds);
+}
+
+const pc_format pc_fmt_text = { "text", write_text };
