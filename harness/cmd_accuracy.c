@@ -69,16 +69,16 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
 }
 
 /* The results as verdicts of a gate, in the format asked for. */
-static pc_status write_result(const pc_opts *o, const pc_sources *src, const pc_acc_cfg *cfg,
-                              const pc_acc_result *res, pc_err *err)
+static pc_status write_result(const pc_opts *o, const pc_impl *const *impls, int n,
+                              const pc_acc_cfg *cfg, const pc_acc_result *res, pc_err *err)
 {
     pc_verdicts vs = { NULL, 0, 0 };
-    for (int k = 0; k < src->n; k++) {
+    for (int k = 0; k < n; k++) {
         pc_verdict *v = pc_verdicts_add(&vs);
         if (!v) { pc_verdicts_free(&vs); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-        pc_acc_gate_verdict(src->impl[k], &cfg[k], &res[k], v);
+        pc_acc_gate_verdict(impls[k], &cfg[k], &res[k], v);
     }
-    pc_result r = { &vs, 1, src->n == 1 };
+    pc_result r = { &vs, 1, n == 1 };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {
@@ -86,6 +86,32 @@ static pc_status write_result(const pc_opts *o, const pc_sources *src, const pc_
         st = pc_out_close(&out, 1, err);
     }
     pc_verdicts_free(&vs);
+    return st;
+}
+
+/* `--impl all` without --family: the built-ins of the families the gate
+ * applies to (certified rows); a source named on its own is always gated. */
+static int gated(const pc_opts *o, const pc_impl *impl)
+{
+    if (o->family || !pc_builtin_find(impl->name)) return 1;
+    for (int k = 0; k < o->n_impls; k++)
+        if (!strcmp(o->impls[k], impl->name)) return 1;
+    return has_rows(impl->family_hint);
+}
+
+/* Run the gate on every gated source; *ANY_FAIL when one fails. */
+static pc_status run_all(const pc_opts *o, const pc_sources *src, const pc_impl **impls, int *n,
+                         pc_acc_cfg *cfg, pc_acc_result *res, int *any_fail, pc_err *err)
+{
+    pc_status st = PC_OK;
+    *n = 0;
+    for (int k = 0; k < src->n && st == PC_OK; k++) {
+        if (!gated(o, src->impl[k])) continue;
+        impls[*n] = src->impl[k];
+        st = run_one(o, src->impl[k], &cfg[*n], &res[*n], err);
+        if (st == PC_OK && res[*n].status == PC_FAIL) *any_fail = 1;
+        (*n)++;
+    }
     return st;
 }
 
@@ -103,18 +129,14 @@ int pc_cmd_accuracy(int argc, char **argv)
 
     pc_acc_result *res = calloc((size_t)src.n, sizeof *res);
     pc_acc_cfg *cfg = calloc((size_t)src.n, sizeof *cfg);
-    if (!res || !cfg) {
-        free(res); free(cfg); pc_sources_close(&src);
-        return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
-    }
-    int any_fail = 0;
-    for (int k = 0; k < src.n && st == PC_OK; k++) {
-        st = run_one(&o, src.impl[k], &cfg[k], &res[k], &err);
-        if (st == PC_OK && res[k].status == PC_FAIL) any_fail = 1;
-    }
-    if (st == PC_OK) st = write_result(&o, &src, cfg, res, &err);
+    const pc_impl **impls = calloc((size_t)src.n, sizeof *impls);
+    int n = 0, any_fail = 0;
+    if (!res || !cfg || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK) st = run_all(&o, &src, impls, &n, cfg, res, &any_fail, &err);
+    if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
     free(res);
     free(cfg);
+    free(impls);
     pc_sources_close(&src);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;

@@ -94,18 +94,20 @@ static pc_status check_table(pc_gate *c, const pc_impl *impl, const pc_table_inf
 
 static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *family)
 {
-    pc_opts po = *c->o;
+    pc_prop_params par;
+    pc_prop_params_from_opts(&par, c->o);
+    par.gate_outside = 1; /* the accuracy gate is check's own (fam->gate) */
     const pc_table_info *t = pc_table_info_of(impl);
     if (t) { /* a table: its d, rows and layout */
-        po.d = t->d;
-        po.pos_lo = t->pos_lo;
-        po.pos_hi = t->pos_hi;
-        if (t->layout >= 0) po.layout = t->layout;
+        par.d = t->d;
+        par.pos_lo = t->pos_lo;
+        par.pos_hi = t->pos_hi;
+        if (t->layout >= 0) par.layout = t->layout;
     }
     pc_isolate_clear(impl);
     double t0 = pc_now();
     int before = c->vs->n;
-    pc_status st = pc_properties_run(impl, family, &po, c->vs, c->err);
+    pc_status st = pc_properties_run_with(impl, family, &par, c->vs, c->err);
     if (st < 0) return st;
     char cause[PC_ERR_LEN];
     int n = pc_gate_take_fault(impl, cause, sizeof cause);
@@ -139,10 +141,25 @@ static pc_status not_provided(pc_gate *c, const pc_impl *impl, const pc_family *
     return PC_OK;
 }
 
+/* --property NAME runs the named properties only: the accuracy gate is the
+ * property "accuracy"; the other gates (tables, the learned contract,
+ * attention) run without --property or with --property all. */
+static int named(const pc_opts *o, const char *name)
+{
+    for (int k = 0; k < o->n_properties; k++)
+        if (!strcmp(o->properties[k], name) || !strcmp(o->properties[k], "all")) return 1;
+    return 0;
+}
+
+static int runs_gate(const pc_opts *o, const pc_family *fam)
+{
+    return o->n_properties == 0 || named(o, fam && fam->rows ? "accuracy" : "all");
+}
+
 static pc_status check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    if (t) {
+    if (t && runs_gate(c->o, NULL)) {
         pc_status st = check_table(c, impl, t);
         if (st != PC_OK) return st;
     }
@@ -158,11 +175,52 @@ static pc_status check_impl(pc_gate *c, const pc_impl *impl, const pc_family *wa
             if (st != PC_OK) return st;
             continue;
         }
-        if (fam->gate) st = fam->gate(c, impl, fam);
+        if (fam->gate && runs_gate(c->o, fam)) st = fam->gate(c, impl, fam);
         if (st == PC_OK) st = check_properties(c, impl, fam->name);
         if (st != PC_OK) return st;
     }
     return PC_OK;
+}
+
+/* The verdicts in the format asked for; with --output, the text report goes
+ * to stderr too, so that a CI log shows what failed (the file is for tools). */
+static pc_status report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
+{
+    pc_out out;
+    pc_status st = pc_out_open(&out, o->output, err);
+    if (st == PC_OK) {
+        pc_format_write(out.f, o->format, vs);
+        st = pc_out_close(&out, 1, err);
+    }
+    if (st == PC_OK && o->output) pc_format_write(stderr, PC_FMT_TEXT, vs);
+    return st;
+}
+
+/* A run that ends in an error still leaves its TAP or JUnit --output: one
+ * test in error saying why, so that CI shows the cause, not a missing file.
+ * (JSON and text outputs are not written: no partial result.) */
+static int fail(const pc_opts *o, pc_status st, pc_err *err)
+{
+    if (o->output && (o->format == PC_FMT_TAP || o->format == PC_FMT_JUNIT)) {
+        pc_verdicts vs = { NULL, 0, 0 };
+        pc_verdict *v = pc_verdicts_add(&vs);
+        if (v) {
+            snprintf(v->impl, sizeof v->impl, "pecheck");
+            snprintf(v->family, sizeof v->family, "check");
+            snprintf(v->check, sizeof v->check, "run");
+            v->status = st;
+            v->measured = v->bound = (double)NAN;
+            snprintf(v->summary, sizeof v->summary, "%s", err->msg);
+            pc_out out;
+            pc_err e2 = { "" };
+            if (pc_out_open(&out, o->output, &e2) == PC_OK) {
+                pc_format_write(out.f, o->format, &vs);
+                pc_out_close(&out, 1, &e2);
+            }
+        }
+        pc_verdicts_free(&vs);
+    }
+    return pc_cli_fail(st, err);
 }
 
 int pc_cmd_check(int argc, char **argv)
@@ -178,31 +236,24 @@ int pc_cmd_check(int argc, char **argv)
         if (!want) {
             char names[256];
             pc_family_names(names, sizeof names, 0, 0, " or all");
-            return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
-                                         names, o.family), &err);
+            return fail(&o, pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
+                                      names, o.family), &err);
         }
     }
     if (o.dtype == PC_DT_F64)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
+        return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (st != PC_OK) return fail(&o, st, &err);
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_gate c = { &o, &vs, &err };
     for (int k = 0; k < src.n && st == PC_OK; k++)
         st = check_impl(&c, src.impl[k], want);
-    if (st == PC_OK) {
-        pc_out out;
-        st = pc_out_open(&out, o.output, &err);
-        if (st == PC_OK) {
-            pc_format_write(out.f, o.format, &vs);
-            st = pc_out_close(&out, 1, &err);
-        }
-    }
+    if (st == PC_OK) st = report(&o, &vs, &err);
     pc_status verdict = pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);
     pc_sources_close(&src);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (st != PC_OK) return fail(&o, st, &err);
     return verdict == PC_FAIL ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

@@ -37,6 +37,83 @@ static void xml_esc(FILE *f, const char *str, int attr)
     }
 }
 
+static int same_case(const pc_verdict *a, const pc_verdict *b)
+{
+    return !strcmp(a->impl, b->impl) && !strcmp(a->family, b->family) && !strcmp(a->check, b->check) &&
+           !strcmp(a->layout, b->layout);
+}
+
+/* The test's identity, unique in the run (Jenkins keys its history on the
+ * pair): classname "pecheck.IMPL.FAMILY", name "CHECK [LAYOUT]", and " (N)"
+ * on the N-th repeat of the same check. */
+static void testcase_open(FILE *f, const pc_verdicts *vs, int k)
+{
+    const pc_verdict *v = &vs->v[k];
+    int repeat = 1;
+    for (int j = 0; j < k; j++) repeat += same_case(&vs->v[j], v);
+    char name[120];
+    snprintf(name, sizeof name, "%s%s%s%s", v->check, v->layout[0] ? " [" : "", v->layout,
+             v->layout[0] ? "]" : "");
+    if (repeat > 1) {
+        size_t l = strlen(name);
+        snprintf(name + l, sizeof name - l, " (%d)", repeat);
+    }
+    fputs("    <testcase classname=\"pecheck.", f);
+    xml_esc(f, v->impl, 1);
+    fputc('.', f);
+    xml_esc(f, v->family, 1);
+    fputs("\" name=\"", f);
+    xml_esc(f, name, 1);
+    fprintf(f, "\" time=\"%.3f\"", isfinite(v->seconds) && v->seconds > 0 ? v->seconds : 0.0);
+}
+
+static void testcase(FILE *f, const pc_verdicts *vs, int k)
+{
+    const pc_verdict *v = &vs->v[k];
+    testcase_open(f, vs, k);
+    if (v->status == PC_OK) { fputs("/>\n", f); return; }
+    fputs(">\n", f);
+    if (v->status == PC_SKIP) {
+        fputs("      <skipped message=\"", f);
+        xml_esc(f, v->summary, 1);
+        fputs("\"/>\n", f);
+    } else {
+        fprintf(f, "      <%s message=\"", v->status == PC_FAIL ? "failure" : "error");
+        xml_esc(f, v->summary, 1);
+        fputs("\" type=\"", f);
+        xml_esc(f, v->check, 1);
+        fputs("\">", f);
+        if (v->details) xml_esc(f, v->details, 0);
+        fprintf(f, "%sseed %llu", v->details && v->details[0] ? "\n" : "",
+                (unsigned long long)v->seed);
+        if (v->json && v->json[0]) { fputc('\n', f); xml_esc(f, v->json, 0); }
+        fprintf(f, "</%s>\n", v->status == PC_FAIL ? "failure" : "error");
+    }
+    fputs("    </testcase>\n", f);
+}
+
+/* The testsuite of the implementation of verdict K (its first). */
+static void testsuite(FILE *f, const pc_verdicts *vs, int k)
+{
+    const char *impl = vs->v[k].impl;
+    pc_counts c = { 0, 0, 0, 0, 0.0 };
+    int n = 0;
+    for (int j = k; j < vs->n; j++)
+        if (!strcmp(vs->v[j].impl, impl)) {
+            pc_counts one = pc_format_count(&vs->v[j], 1);
+            c.pass += one.pass; c.fail += one.fail; c.skip += one.skip; c.other += one.other;
+            c.seconds += one.seconds;
+            n++;
+        }
+    fputs("  <testsuite name=\"", f);
+    xml_esc(f, impl, 1);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+            n, c.fail, c.other, c.skip, c.seconds);
+    for (int j = k; j < vs->n; j++)
+        if (!strcmp(vs->v[j].impl, impl)) testcase(f, vs, j);
+    fputs("  </testsuite>\n", f);
+}
+
 static void write_junit(FILE *f, const pc_result *r)
 {
     const pc_verdicts *vs = r->vs;
@@ -48,52 +125,7 @@ static void write_junit(FILE *f, const pc_result *r)
     for (int k = 0; k < vs->n; k++) {
         int seen = 0;
         for (int j = 0; j < k && !seen; j++) seen = !strcmp(vs->v[j].impl, vs->v[k].impl);
-        if (seen) continue;
-        pc_counts c = { 0, 0, 0, 0, 0.0 };
-        int n = 0;
-        for (int j = k; j < vs->n; j++)
-            if (!strcmp(vs->v[j].impl, vs->v[k].impl)) {
-                pc_counts one = pc_format_count(&vs->v[j], 1);
-                c.pass += one.pass; c.fail += one.fail; c.skip += one.skip; c.other += one.other;
-                c.seconds += one.seconds;
-                n++;
-            }
-        fputs("  <testsuite name=\"", f);
-        xml_esc(f, vs->v[k].impl, 1);
-        fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
-                n, c.fail, c.other, c.skip, c.seconds);
-        for (int j = k; j < vs->n; j++) {
-            const pc_verdict *v = &vs->v[j];
-            if (strcmp(v->impl, vs->v[k].impl)) continue;
-            char name[96];
-            snprintf(name, sizeof name, "%s%s%s%s", v->check, v->layout[0] ? " [" : "", v->layout,
-                     v->layout[0] ? "]" : "");
-            fputs("    <testcase classname=\"", f);
-            xml_esc(f, v->family, 1);
-            fputs("\" name=\"", f);
-            xml_esc(f, name, 1);
-            fprintf(f, "\" time=\"%.3f\"", isfinite(v->seconds) && v->seconds > 0 ? v->seconds : 0.0);
-            if (v->status == PC_OK) { fputs("/>\n", f); continue; }
-            fputs(">\n", f);
-            if (v->status == PC_SKIP) {
-                fputs("      <skipped message=\"", f);
-                xml_esc(f, v->summary, 1);
-                fputs("\"/>\n", f);
-            } else {
-                fprintf(f, "      <%s message=\"", v->status == PC_FAIL ? "failure" : "error");
-                xml_esc(f, v->summary, 1);
-                fputs("\" type=\"", f);
-                xml_esc(f, v->check, 1);
-                fputs("\">", f);
-                if (v->details) xml_esc(f, v->details, 0);
-                fprintf(f, "%sseed %llu", v->details && v->details[0] ? "\n" : "",
-                        (unsigned long long)v->seed);
-                if (v->json && v->json[0]) { fputc('\n', f); xml_esc(f, v->json, 0); }
-                fprintf(f, "</%s>\n", v->status == PC_FAIL ? "failure" : "error");
-            }
-            fputs("    </testcase>\n", f);
-        }
-        fputs("  </testsuite>\n", f);
+        if (!seen) testsuite(f, vs, k);
     }
     fputs("</testsuites>\n", f);
 }

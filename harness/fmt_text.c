@@ -1,13 +1,13 @@
 /* fmt_text.c: the text format (format.h). */
 #include "format.h"
 
+/* A failure: "FAIL  TITLE: error: SUMMARY", the details indented, the seed. */
 static void one(FILE *f, const pc_verdict *v)
 {
     char t[320];
     pc_format_title(t, sizeof t, v);
     if (v->status == PC_FAIL || v->status < 0) {
-        fprintf(f, "%s: %s %s%s%s%s: %s: %s\n", v->impl, v->family, v->check,
-                v->layout[0] ? " [" : "", v->layout, v->layout[0] ? "]" : "",
+        fprintf(f, "%s %s: %s: %s\n", v->status == PC_FAIL ? "FAIL " : "ERROR", t,
                 v->status == PC_FAIL ? "error" : "internal error", v->summary);
         if (v->details && v->details[0]) pc_format_indented(f, v->details, "    ");
         fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
@@ -15,6 +15,20 @@ static void one(FILE *f, const pc_verdict *v)
         fprintf(f, "SKIP  %s: %s\n", t, v->summary);
     } else {
         fprintf(f, "PASS  %s: %s\n", t, v->summary);
+    }
+}
+
+/* What failed, one line each, before the counts (pytest's short summary). */
+static void short_summary(FILE *f, const pc_verdicts *vs, const pc_counts *c)
+{
+    if (c->fail + c->other == 0) return;
+    fprintf(f, "failed (%d):\n", c->fail + c->other);
+    for (int k = 0; k < vs->n; k++) {
+        const pc_verdict *v = &vs->v[k];
+        if (v->status != PC_FAIL && v->status >= 0) continue;
+        char t[320];
+        pc_format_title(t, sizeof t, v);
+        fprintf(f, "  %s\n", t);
     }
 }
 
@@ -28,6 +42,7 @@ static void write_text(FILE *f, const pc_result *r)
     }
     for (int k = 0; k < vs->n; k++) one(f, &vs->v[k]);
     pc_counts c = pc_format_count(vs->v, vs->n);
+    short_summary(f, vs, &c);
     fprintf(f, "%d check%s: %d passed, %d failed, %d skipped%s (%.2f s)\n", vs->n,
             vs->n == 1 ? "" : "s", c.pass, c.fail, c.skip, c.other ? ", errors" : "", c.seconds);
 }

@@ -6,10 +6,11 @@
  * its line in the table of format.c; `--format NAME` then works in every
  * command.
  *
- *   text   check: one line per passing or skipped check; failures in
- *          compiler-error style ("IMPL: FAMILY CHECK [LAYOUT]: error:
- *          SUMMARY") followed by the indented details; a summary line.
- *          A gate (accuracy, merge): each implementation's report.
+ *   text   check: "PASS  TITLE: SUMMARY" and "SKIP  TITLE: SUMMARY" lines;
+ *          a failure "FAIL  TITLE: error: SUMMARY" (TITLE: "IMPL FAMILY CHECK
+ *          [LAYOUT]") followed by the indented details and the seed; at
+ *          the end "failed (N):" with the title of each failure, and the
+ *          counts.  A gate (accuracy, merge): each implementation's report.
  *   json   check: {"tool", "version", "status", "counts", "results": [...]};
  *          each result has check, family, implementation, layout, status,
  *          measured, measured_what, bound, seed, seconds, summary, details
@@ -26,9 +27,10 @@
  *          13: the rest is valid TAP 13 too.
  *   junit  the Jenkins xunit junit-10.xsd shape: <testsuites> with one
  *          <testsuite name tests failures errors skipped time> per
- *          implementation, <testcase classname=FAMILY name=CHECK time>
- *          holding <failure message type>details</failure> or
- *          <skipped message/>.
+ *          implementation, <testcase classname="pecheck.IMPL.FAMILY"
+ *          name="CHECK [LAYOUT]" time> (" (N)" after the name of the N-th
+ *          repeat: the pair is unique in the file) holding <failure message
+ *          type>details</failure> or <skipped message/>.
  * Text fields are escaped for each format (JSON strings, YAML, XML with
  * characters XML 1.0 forbids replaced by '?'). */
 #ifndef PECHECK_FORMAT_H

@@ -31,6 +31,7 @@ typedef struct pc_prop_params {
     /* the selection: names of properties ("all"); none: the default set */
     const char *const *properties;
     int n_properties;
+    int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
 } pc_prop_params;
 
 /* The parameters O asks for.  The regression file is O->regressions, else

@@ -334,6 +334,7 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
 
 static int selected(const pc_property *p, const pc_prop_params *par)
 {
+    if (par->gate_outside && !strcmp(p->name, "accuracy")) return 0;
     if (par->n_properties == 0) return !p->default_off;
     for (int k = 0; k < par->n_properties; k++)
         if (!strcmp(par->properties[k], p->name) || !strcmp(par->properties[k], "all"))
