@@ -247,7 +247,8 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                            const pc_rows *rows, double C, double u, pc_err *err)
 {
     size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
-    block z = { impl, cfg, pc_freqs_new(cfg->d, cfg->base), malloc(d / 2 * sizeof(double)),
+    block z = { impl, cfg, pc_freqs_new(cfg->d, pc_schedule_geometric(cfg->base)),
+                malloc(d / 2 * sizeof(double)),
                 malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(double)), C, u, rows };

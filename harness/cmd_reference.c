@@ -77,7 +77,7 @@ static void ref_work(ref_run *r, pc_freqs *fr, int is_main)
 static void *ref_thread(void *arg)
 {
     ref_run *r = arg;
-    pc_freqs *fr = pc_freqs_new(r->o->d, r->o->base);
+    pc_freqs *fr = pc_freqs_new(r->o->d, pc_schedule_geometric(r->o->base));
     ref_work(r, fr, 0);
     pc_freqs_free(fr);
     mpfr_free_cache(); /* this thread's MPFR caches */
@@ -116,7 +116,7 @@ int pc_cmd_reference(int argc, char **argv)
                            (unsigned long long)n, (unsigned long long)d), &err);
     int f64 = o.dtype == PC_DT_F64;
     void *buf = malloc((size_t)(n * d) * (f64 ? sizeof(double) : sizeof(float)));
-    pc_freqs *fr = pc_freqs_new(o.d, o.base);
+    pc_freqs *fr = pc_freqs_new(o.d, pc_schedule_geometric(o.base));
     if (!buf || !fr) {
         free(buf); pc_freqs_free(fr);
         return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory for the table"), &err);

@@ -246,7 +246,7 @@ static pc_status scan(pc_report *r, pc_err *err)
     }
     size_t D = (size_t)d, C = SCAN_CHUNK;
     scan_acc *acc = calloc((size_t)n_sel, sizeof *acc);
-    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
     double *omega = malloc((size_t)h * sizeof *omega);
     float *got = malloc(C * D * sizeof *got), *x = malloc(2 * C * D * sizeof *x);
     float *ref32 = malloc(4 * C * D * sizeof *ref32);   /* [sin il, sin half, rope il, rope half] */
@@ -538,7 +538,7 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
     for (int k = 0; k < r->n_impls; k++)
         if (draws(&r->impls[k], "rope_decay") && r->impls[k].layout >= 0) sel[n_sel++] = k;
     int h = o->d / 2;
-    pc_freqs *fr = st == PC_OK ? pc_freqs_new(o->d, o->base) : NULL;
+    pc_freqs *fr = st == PC_OK ? pc_freqs_new(o->d, pc_schedule_geometric(o->base)) : NULL;
     if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
         fprintf(f, "r reference");
@@ -592,8 +592,8 @@ static pc_status plot_dot(pc_report *r, pc_err *err)
     int d = o->d, h = d / 2;
     /* reference frequencies omega_i = base^(-2i/d); the mismatched cos
      * frequency base^(-(2i+1)/d) is frequency 2i+1 of a table of width 2d */
-    pc_freqs *fr = pc_freqs_new(d, o->base);
-    pc_freqs *f2 = d * 2 <= PC_D_MAX ? pc_freqs_new(2 * d, o->base) : NULL;
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
+    pc_freqs *f2 = d * 2 <= PC_D_MAX ? pc_freqs_new(2 * d, pc_schedule_geometric(o->base)) : NULL;
     double *as = malloc(3 * (size_t)h * sizeof *as), *ac = malloc(3 * (size_t)h * sizeof *ac);
     double *am = malloc(3 * (size_t)h * sizeof *am);
     if (!fr || !as || !ac || !am) {
@@ -685,7 +685,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
     double *rq = malloc(D * sizeof *rq), *exact = malloc(2 * SHIFT_TRIALS * sizeof *exact);
     double *nrm = malloc(SHIFT_TRIALS * sizeof *nrm);
     int64_t delta[SHIFT_TRIALS];
-    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
     pc_status st = q && kk && gq && gk && rq && exact && nrm && fr ? PC_OK
                  : pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_rng rng;
@@ -753,7 +753,7 @@ static pc_status plot_pe(pc_report *r, pc_err *err)
 {
     pc_rep_plot *pl = &r->plots[6];
     double base = r->o.base;
-    pc_freqs *fr = pc_freqs_new(PE_D, base);
+    pc_freqs *fr = pc_freqs_new(PE_D, pc_schedule_geometric(base));
     double *row = malloc(PE_D * sizeof *row);
     if (!fr || !row) {
         pc_freqs_free(fr); free(row);
@@ -849,7 +849,7 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
     float *x = malloc(N * D * sizeof *x), *pe = malloc(N * D * sizeof *pe);
     float *w = malloc(3 * D * D * sizeof *w), *buf = malloc(4 * N * D * sizeof *buf);
     size_t *perm = malloc(N * sizeof *perm);
-    pc_freqs *fr = pc_freqs_new(d, o->base);
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
     pc_status st = x && pe && w && buf && perm && fr ? PC_OK : pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st == PC_OK) {
         /* tokens N(0,1); weights N(0,1)/sqrt(d) so the scores are O(1) */

@@ -31,7 +31,7 @@ pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err)
     if (r->freqs && r->freqs_d == d)
         return r->freqs;
     pc_freqs_free(r->freqs);
-    r->freqs = pc_freqs_new(d, r->params->base);
+    r->freqs = pc_freqs_new(d, pc_schedule_geometric(r->params->base));
     r->freqs_d = r->freqs ? d : 0;
     if (!r->freqs)
         pc_seterr(err, PC_ENOMEM, "out of memory (frequencies for d=%d)", d);

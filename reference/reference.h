@@ -2,8 +2,9 @@
  *
  * Every value returned here is the exact mathematical value correctly
  * rounded (round-to-nearest-even) to binary32 and to binary64.  The
- * frequencies are omega_i = base^(-2i/d); the angle is pos * omega_i with an
- * integer position.  See docs/reference.md for the error analysis of the Ziv
+ * frequencies omega_i come from a schedule (today the geometric one,
+ * omega_i = base^(-2i/d)); the angle is pos * omega_i with an integer
+ * position.  See docs/reference.md for the error analysis of the Ziv
  * loop (the bound handed to mpfr_can_round at each step). */
 #ifndef PECHECK_REFERENCE_H
 #define PECHECK_REFERENCE_H
@@ -25,10 +26,21 @@ typedef struct pc_ref2 {
 /* Validate (d, base): even d in [2, PC_D_MAX], finite base > 1. */
 pc_status pc_ref_check_params(int d, double base, pc_err *err);
 
-/* Frequencies of one table, computed once at high precision and reused for
- * every position (opaque). */
+/* A frequency schedule: its kind (the formula, reference/schedule.h) and
+ * its parameters.  A value: copy it freely. */
+typedef struct pc_schedule_kind pc_schedule_kind;
+typedef struct pc_schedule {
+    const pc_schedule_kind *kind;
+    double base;              /* the geometric schedule's base */
+} pc_schedule;
+/* omega_i = base^(-2i/d) (reference/schedule_geometric.c). */
+pc_schedule pc_schedule_geometric(double base);
+
+/* Frequencies of one table under schedule S, computed once at high
+ * precision and reused for every position (opaque); NULL when (D, S) is
+ * invalid or out of memory. */
 typedef struct pc_freqs pc_freqs;
-pc_freqs *pc_freqs_new(int d, double base);
+pc_freqs *pc_freqs_new(int d, pc_schedule s);
 void      pc_freqs_free(pc_freqs *f);
 /* omega_i correctly rounded to binary64 (for display and error models). */
 double    pc_freqs_omega(const pc_freqs *f, int i);

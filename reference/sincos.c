@@ -1,4 +1,5 @@
-/* sincos.c: certified sin and cos of pos * omega_i, omega_i = base^(-2i/d).
+/* sincos.c: certified sin and cos of pos * omega_i, omega_i from a
+ * frequency schedule (schedule.h; the geometric one: base^(-2i/d)).
  *
  * Ziv's strategy (MPFR's pattern): evaluate at working precision p with a
  * rigorous error bound, ask whether the binary32 and binary64 roundings are
@@ -11,6 +12,7 @@
 #include <math.h>
 #include "fastpath.h"
 #include "round.h"
+#include "schedule.h"
 #include "vecpath.h"
 
 static float fabsf_max(float a, float b)
@@ -21,7 +23,7 @@ static float fabsf_max(float a, float b)
 
 struct pc_freqs {
     int d;
-    double base;
+    pc_schedule sched;    /* the frequency schedule */
     mpfr_prec_t *wprec;   /* precision omega[i] was computed at */
     mpfr_t *omega;        /* omega_i, relative error < 4 * 2^-wprec[i] */
     mpfr_t theta, s, c;   /* scratch, reset to the loop's precision */
@@ -51,50 +53,22 @@ pc_status pc_ref_check_params(int d, double base, pc_err *err)
     return PC_OK;
 }
 
-static unsigned gcd_u(unsigned a, unsigned b)
-{
-    while (b) { unsigned t = a % b; a = b; b = t; }
-    return a;
-}
-
-/* omega_i = 1 / rootn(base^(2i/g), d/g) with g = gcd(2i, d): three correctly
- * rounded operations at precision P, each with relative error <= 2^-P; the
- * root divides its input's relative error by d/g, so the product of the
- * three factors gives |omega~ - omega| < 4 * 2^-P * omega for P >= 4. */
-static void omega_into(mpfr_t out, int d, double base, int i)
-{
-    if (i == 0) {
-        mpfr_set_ui(out, 1, MPFR_RNDN); /* exact */
-        return;
-    }
-    unsigned num = 2u * (unsigned)i, den = (unsigned)d;
-    unsigned g = gcd_u(num, den);
-    num /= g; den /= g;
-    mpfr_t b;
-    mpfr_init2(b, 64);
-    mpfr_set_d(b, base, MPFR_RNDN);                 /* exact: a double */
-    mpfr_pow_ui(out, b, num, MPFR_RNDN);            /* base^(2i/g) */
-    mpfr_rootn_ui(out, out, den, MPFR_RNDN);        /* ^(g/d) */
-    mpfr_ui_div(out, 1, out, MPFR_RNDN);            /* 1/x */
-    mpfr_clear(b);
-}
-
 static void compute_omega(pc_freqs *f, int i, mpfr_prec_t prec)
 {
     mpfr_set_prec(f->omega[i], prec);
     f->wprec[i] = prec;
-    omega_into(f->omega[i], f->d, f->base, i);
+    f->sched.kind->omega(f->omega[i], &f->sched, f->d, i);
 }
 
-pc_freqs *pc_freqs_new(int d, double base)
+pc_freqs *pc_freqs_new(int d, pc_schedule s)
 {
-    if (pc_ref_check_params(d, base, NULL) != PC_OK)
+    if (!s.kind || s.kind->check(&s, d, NULL) != PC_OK)
         return NULL;
     pc_freqs *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     int h = d / 2;
     f->d = d;
-    f->base = base;
+    f->sched = s;
     f->wprec = calloc((size_t)h, sizeof *f->wprec);
     f->omega = calloc((size_t)h, sizeof *f->omega);
     if (!f->wprec || !f->omega) {
@@ -121,7 +95,7 @@ pc_freqs *pc_freqs_new(int d, double base)
         mpfr_t w;
         mpfr_init2(w, PC_OMEGA_PREC_FAST);
         for (int i = 0; i < h; i++) {
-            omega_into(w, d, base, i); /* relative error < 4 * 2^-320 */
+            s.kind->omega(w, &s, d, i); /* relative error < 4 * 2^-320 */
             pc_fast_set(f->fast, i, w);
             if (f->vec) pc_vec_set(f->vec, i, w);
         }

@@ -89,8 +89,8 @@ int main(int argc, char **argv)
 
     pc_freqs *fast[N_TABLES], *slow[N_TABLES];
     for (size_t t = 0; t < N_TABLES; t++) {
-        fast[t] = pc_freqs_new(tables[t].d, tables[t].base);
-        slow[t] = pc_freqs_new(tables[t].d, tables[t].base);
+        fast[t] = pc_freqs_new(tables[t].d, pc_schedule_geometric(tables[t].base));
+        slow[t] = pc_freqs_new(tables[t].d, pc_schedule_geometric(tables[t].base));
         if (!fast[t] || !slow[t]) { printf("Bail out! out of memory\n"); return 1; }
         pc_freqs_use_fast(slow[t], 0);
     }

@@ -131,7 +131,7 @@ static pc_freqs *get_freqs(table *tabs, int *ntabs, int d, double base,
         snprintf(err->msg, sizeof err->msg, "more than %d tables", MAX_TABLES);
         return NULL;
     }
-    f = pc_freqs_new(d, base);
+    f = pc_freqs_new(d, pc_schedule_geometric(base));
     if (!f) {
         snprintf(err->msg, sizeof err->msg, "pc_freqs_new(%d, %a) failed", d,
                  base);

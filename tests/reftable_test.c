@@ -68,7 +68,7 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 static void *work(void *arg)
 {
     job *j = arg;
-    pc_freqs *f = pc_freqs_new(D, BASE);
+    pc_freqs *f = pc_freqs_new(D, pc_schedule_geometric(BASE));
     /* RoPE inputs: a pool of BLOCK rows drawn once, row p uses pool row
      * p mod BLOCK (as the numpy timing reuses one chunk of inputs; drawing
      * normals per row would cost more than the reference itself) */

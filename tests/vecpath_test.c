@@ -126,8 +126,8 @@ int main(int argc, char **argv)
     pc_freqs *fast[N_TABLES], *slow[N_TABLES];
     pc_vec *vec[N_TABLES];
     for (size_t t = 0; t < N_TABLES; t++) {
-        fast[t] = pc_freqs_new(tables[t].d, tables[t].base);
-        slow[t] = pc_freqs_new(tables[t].d, tables[t].base);
+        fast[t] = pc_freqs_new(tables[t].d, pc_schedule_geometric(tables[t].base));
+        slow[t] = pc_freqs_new(tables[t].d, pc_schedule_geometric(tables[t].base));
         vec[t] = vec_of(&tables[t]);
         if (!fast[t] || !slow[t] || !vec[t]) { printf("Bail out! out of memory\n"); return 1; }
         pc_freqs_use_fast(slow[t], 0);
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
             if (k == nt) {
                 table tb = { d, base };
                 td[k] = d; tbase[k] = base;
-                tf[k] = pc_freqs_new(d, base);
+                tf[k] = pc_freqs_new(d, pc_schedule_geometric(base));
                 tv[k] = vec_of(&tb);
                 nt++;
                 if (!tf[k] || !tv[k]) { printf("Bail out! out of memory\n"); return 1; }

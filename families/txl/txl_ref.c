@@ -62,7 +62,7 @@ pc_status pc_txl_ref_new(int d, double base, int layout, const float *wr,
     t->terms = malloc(nt * sizeof *t->terms);
     t->ptrs = malloc(nt * sizeof *t->ptrs);
     t->w = malloc((size_t)d * sizeof *t->w);
-    t->f = pc_freqs_new(d, base);
+    t->f = pc_freqs_new(d, pc_schedule_geometric(base));
     if (!t->wr || !t->r || !t->terms || !t->ptrs || !t->w || !t->f) {
         pc_freqs_free(t->f);
         free(t->wr); free(t->r); free(t->terms); free(t->ptrs); free(t->w); free(t);

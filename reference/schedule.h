@@ -1,0 +1,29 @@
+/* schedule.h: frequency schedules, omega_i for 0 <= i < d/2, as values.
+ *
+ * A schedule is a kind (the formula: one file reference/schedule_NAME.c
+ * defining a pc_schedule_kind) and its parameters (pc_schedule in
+ * reference.h).  pc_freqs_new computes the certified frequencies of a
+ * schedule once per table; the Ziv loop, the fast path and the vector path
+ * take omega as input and do not know the formula.
+ *
+ * Contract of OMEGA: OUT (its precision P >= 64 set by the caller) receives
+ * omega_i with relative error |omega~ - omega| < 4 * 2^-P * omega, and
+ * omega_i in (0, 1]: the bounds the Ziv loop's error analysis assumes
+ * (docs/reference.md "Frequencies").  Adding a schedule (e.g. RoPE scaling):
+ * a new schedule_NAME.c with its kind and constructor, declared in
+ * reference.h; nothing else changes. */
+#ifndef PECHECK_SCHEDULE_H
+#define PECHECK_SCHEDULE_H
+
+#include <mpfr.h>
+#include "reference.h"
+
+struct pc_schedule_kind {
+    const char *name;          /* "geometric" */
+    /* Validate the parameters for dimension D (NULL ERR: no message). */
+    pc_status (*check)(const pc_schedule *s, int d, pc_err *err);
+    /* omega_i into OUT at OUT's precision (contract above). */
+    void (*omega)(mpfr_ptr out, const pc_schedule *s, int d, int i);
+};
+
+#endif
