@@ -29,7 +29,12 @@ PECHECK = $(BUILD)/pecheck
 .PHONY: all check demo bench clean deps deps-demo deps-check fuzz fuzz-replay prove prove-broken install uninstall
 # The example plugin (docs/plugins.md): build/examples/plugin_good.so
 EXAMPLES = $(BUILD)/examples/plugin_good.so
-all: $(PECHECK) $(TEST_BIN) $(EXAMPLES)
+# The demonstration family (tests/family_demo/, docs/architecture.md) is
+# registered by a second build of the registry into a test-only binary,
+# build/tests/pecheck_demo; build/pecheck never contains it.
+DEMO_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/family_demo/*.c)) $(BUILD)/tests/family_demo/registry.o
+PECHECK_DEMO = $(BUILD)/tests/pecheck_demo
+all: $(PECHECK) $(TEST_BIN) $(EXAMPLES) $(PECHECK_DEMO)
 
 $(BUILD)/examples/%.so: examples/%.c include/pecheck_plugin.h
 	@mkdir -p $(dir $@)
@@ -43,6 +48,14 @@ $(BUILD)/libpecheck.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(PECHECK): $(BUILD)/harness/main.o $(BUILD)/libpecheck.a
+	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/family_demo/registry.o: families/registry.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -D'PC_FAMILIES_EXTRA(X)=X(demo)' -MMD -MP -c $< -o $@
+
+# the demo registry comes before the library, so the library's is not linked
+$(PECHECK_DEMO): $(BUILD)/harness/main.o $(DEMO_OBJ) $(BUILD)/libpecheck.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libpecheck.a
@@ -120,5 +133,5 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pecheck $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
 	rm -rf $(DESTDIR)$(PREFIX)/share/pecheck
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d) $(DEMO_OBJ:.o=.d)
 .SECONDARY:
