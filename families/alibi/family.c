@@ -2,8 +2,12 @@
  * properties alone, against the exact slopes and biases (alibi_ref.c). */
 #include "../family.h"
 
-extern const pc_impl pc_impl_alibi_paper, pc_impl_alibi_pow2;
-static const pc_impl *const builtins[] = { &pc_impl_alibi_paper, &pc_impl_alibi_pow2 };
+extern const pc_impl pc_impl_alibi_paper, pc_impl_alibi_pow2, pc_impl_alibi_f16,
+    pc_impl_alibi_cache_offset, pc_impl_alibi_no_abs;
+static const pc_impl *const builtins[] = {
+    &pc_impl_alibi_paper, &pc_impl_alibi_pow2, &pc_impl_alibi_f16, &pc_impl_alibi_cache_offset,
+    &pc_impl_alibi_no_abs
+};
 
 static int provides(const pc_impl *impl)
 {

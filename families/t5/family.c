@@ -2,9 +2,11 @@
  * checked by the properties alone, against the exact buckets (t5_ref.c). */
 #include "../family.h"
 
-extern const pc_impl pc_impl_t5_hf, pc_impl_t5_round, pc_impl_t5_max_exact, pc_impl_t5_no_clamp;
+extern const pc_impl pc_impl_t5_hf, pc_impl_t5_round, pc_impl_t5_max_exact, pc_impl_t5_no_clamp,
+    pc_impl_t5_swapped, pc_impl_t5_full_buckets, pc_impl_t5_bias_cache;
 static const pc_impl *const builtins[] = {
-    &pc_impl_t5_hf, &pc_impl_t5_round, &pc_impl_t5_max_exact, &pc_impl_t5_no_clamp
+    &pc_impl_t5_hf, &pc_impl_t5_round, &pc_impl_t5_max_exact, &pc_impl_t5_no_clamp,
+    &pc_impl_t5_swapped, &pc_impl_t5_full_buckets, &pc_impl_t5_bias_cache
 };
 
 static int provides(const pc_impl *impl) { return impl->t5_bucket != NULL || impl->t5_bias != NULL; }

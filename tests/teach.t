@@ -1,0 +1,28 @@
+#!/bin/bash
+# Every property of the catalogue names a built-in that breaks it (the
+# BROKEN BY column of `pecheck explain`, the live counterexample of
+# `pecheck explain NAME`), and that built-in does fail that property.
+set -u
+PECHECK=${PECHECK:-build/pecheck}
+export PECHECK_REGRESSIONS=off
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok()  { echo "ok $((++n)) - $*"; }
+nok() { echo "not ok $((++n)) - $*"; }
+"$PECHECK" explain >"$tmp/list" || { echo "1..1"; nok "pecheck explain lists the properties"; exit 0; }
+awk 'NR > 1 && NF >= 3 && $1 ~ /^[a-z0-9-]+$/ { print $1 }' "$tmp/list" >"$tmp/props"
+echo "1..$(( $(wc -l <"$tmp/props") + 1 ))"
+[ "$(wc -l <"$tmp/props")" -ge 20 ] && ok "explain lists $(wc -l <"$tmp/props") properties" || nok "too few properties"
+while read -r p; do
+    # the column after FAMILIES: the first field that names a built-in (pecheck list)
+    breaker=$(awk -v p="$p" '$1 == p' "$tmp/list" | tr -s ' ' '\n' | while read -r w; do
+        "$PECHECK" list | awk '{print $1}' | grep -qx -- "$w" && { echo "$w"; break; }; done)
+    if [ -z "$breaker" ]; then nok "$p: no built-in breaks it"; continue; fi
+    "$PECHECK" check --impl "$breaker" --property "$p" --format json >"$tmp/r.json" 2>/dev/null
+    if /usr/bin/python3 - "$tmp/r.json" "$p" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if any(r["check"] == sys.argv[2] and r["status"] == "fail" for r in d["results"]) else 1)
+PY
+    then ok "$p is broken by $breaker"; else nok "$p: $breaker does not fail it"; fi
+done <"$tmp/props"
