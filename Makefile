@@ -1,5 +1,5 @@
 # pecheck: one plain Makefile.  `make` builds build/pecheck; `make check`
-# runs the TAP tests under prove; `make demo` runs the gate on the built-ins.
+# runs the TAP tests under prove; `make demo` checks every built-in.
 # SANITIZE=1 builds into build-san/ with ASan+UBSan (make check SANITIZE=1).
 
 CC      ?= cc

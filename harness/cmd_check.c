@@ -156,7 +156,7 @@ static int runs_gate(const pc_opts *o, const pc_family *fam)
     return o->n_properties == 0 || named(o, fam && fam->rows ? "accuracy" : "all");
 }
 
-static pc_status check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
+pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
 {
     const pc_table_info *t = pc_table_info_of(impl);
     if (t && runs_gate(c->o, NULL)) {
@@ -249,7 +249,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_verdicts vs = { NULL, 0, 0 };
     pc_gate c = { &o, &vs, &err };
     for (int k = 0; k < src.n && st == PC_OK; k++)
-        st = check_impl(&c, src.impl[k], want);
+        st = pc_check_impl(&c, src.impl[k], want);
     if (st == PC_OK) st = report(&o, &vs, &err);
     pc_status verdict = pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);

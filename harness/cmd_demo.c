@@ -1,13 +1,37 @@
-/* cmd_demo.c: `pecheck demo`: the accuracy gate on every built-in of the
- * families with certified rows (sinusoidal, RoPE), as a summary table.  Exit 0 when every built-in gets the
- * verdict it is documented to get (correct ones pass, known-bad ones fail). */
-#include <math.h>
-#include <stdlib.h>
+/* cmd_demo.c: `pecheck demo`: what `pecheck check` runs (each family's gate
+ * and every property that applies) on every built-in, one line each: the
+ * verdict, the documented one, and the first failed check.  Exit 0 when
+ * every built-in gets the verdict it is documented to get (correct ones
+ * pass, known-bad ones fail).  The demo writes no regression file. */
 #include <string.h>
-#include "accuracy.h"
 #include "cli.h"
+#include "gate.h"
 #include "impl.h"
-#include "../families/family.h"
+#include "verdict.h"
+
+/* Width of the first failure's text: the line fits 140 columns. */
+#define DEMO_WHY 62
+
+static void demo_line(const pc_impl *impl, const pc_verdicts *vs, pc_status verdict)
+{
+    int pass = 0, fail = 0, skip = 0;
+    const pc_verdict *first = NULL;
+    for (int k = 0; k < vs->n; k++) {
+        pass += vs->v[k].status == PC_OK;
+        skip += vs->v[k].status == PC_SKIP;
+        if (vs->v[k].status == PC_FAIL && !first) first = &vs->v[k];
+        fail += vs->v[k].status == PC_FAIL;
+    }
+    char counts[40];
+    snprintf(counts, sizeof counts, "%d/%d/%d", pass, fail, skip);
+    printf("%-18s %-10s %-7s %-10s %-14s", impl->name, impl->family_hint,
+           verdict == PC_FAIL ? "FAIL" : verdict == PC_OK ? "PASS" : "SKIP",
+           impl->expect_pass ? "correct" : "known bad", counts);
+    if (first)
+        printf(" %s: %.*s%s", first->check, DEMO_WHY, first->summary,
+               strlen(first->summary) > DEMO_WHY ? "..." : "");
+    putchar('\n');
+}
 
 int pc_cmd_demo(int argc, char **argv)
 {
@@ -16,34 +40,29 @@ int pc_cmd_demo(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_DEMO, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    printf("pecheck demo: accuracy gate, d=%d base=%g positions %lld..%lld, f32 precision model\n\n",
-           o.d, o.base, (long long)o.pos_lo, (long long)o.pos_hi);
-    printf("%-18s %-10s %-11s %-4s %10s %10s  %s\n", "IMPLEMENTATION", "FAMILY", "LAYOUT",
-           "", "MAX ABS", "MAX ULP", "WORST ELEMENT / WHY");
+    o.regressions = "off"; /* known-bad built-ins fail by design: nothing to replay */
+    o.quiet = 1;
+    printf("pecheck demo: pecheck check on every built-in, d=%d base=%g positions %lld..%lld "
+           "seed %llu\n\n", o.d, o.base, (long long)o.pos_lo, (long long)o.pos_hi,
+           (unsigned long long)o.seed);
+    printf("%-18s %-10s %-7s %-10s %-14s %s\n", "IMPLEMENTATION", "FAMILY", "VERDICT", "DOCUMENTED",
+           "PASS/FAIL/SKIP", "FIRST FAILED CHECK");
     int surprises = 0;
-    for (size_t k = 0; k < pc_builtin_count(); k++) {
+    for (size_t k = 0; k < pc_builtin_count() && st == PC_OK; k++) {
         const pc_impl *impl = pc_builtin_at(k);
-        const pc_family *fam = pc_family_of_impl(impl); /* the built-in's family */
-        if (!fam || !fam->rows) continue;
-        pc_acc_cfg cfg = { fam->name, o.d, o.base, 0, PC_DT_F32,
-                           o.pos_lo, o.pos_hi, o.seed, -1.0, o.quiet, 0, 1, 1 };
-        pc_acc_result res;
-        st = pc_accuracy_run(impl, &cfg, &res, &err);
-        if (st == PC_OK && res.status == PC_SKIP) { /* declined interleaved: try half */
-            cfg.layout = 1;
-            st = pc_accuracy_run(impl, &cfg, &res, &err);
+        pc_verdicts vs = { NULL, 0, 0 };
+        pc_gate g = { &o, &vs, &err };
+        st = pc_check_impl(&g, impl, NULL);
+        pc_status verdict = pc_verdicts_status(&vs);
+        if (st == PC_OK) {
+            demo_line(impl, &vs, verdict);
+            surprises += (verdict == PC_FAIL) == (impl->expect_pass != 0);
         }
-        if (st != PC_OK) return pc_cli_fail(st, &err);
-        const char *v = res.status == PC_OK ? "PASS" : res.status == PC_FAIL ? "FAIL" : "SKIP";
-        if ((res.status == PC_OK) != (impl->expect_pass != 0)) surprises++;
-        const pc_witness *w = res.status == PC_FAIL ? &res.m.worst : &res.m.worst_abs;
-        printf("%-18s %-10s %-11s %-4s %10.3g %10.3g  pos=%lld dim=%d got=%.7g ref=%.7g\n",
-               impl->name, cfg.family, cfg.layout ? "half" : "interleaved", v, res.m.max_abs,
-               res.m.max_ulp, (long long)w->pos, w->dim, (double)w->got, w->ref);
-        if (res.status == PC_FAIL)
-            printf("%-18s %s\n", "", impl->flaw ? impl->flaw : "(unexpected failure)");
+        pc_verdicts_free(&vs);
     }
-    printf("\n%s\n", surprises ? "some built-ins did not get their documented verdict"
-                               : "every correct built-in passes and every known-bad one fails");
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    printf("\n%zu built-ins: %s\n", pc_builtin_count(),
+           surprises ? "some did not get their documented verdict"
+                     : "every correct one passes and every known-bad one fails");
     return surprises ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

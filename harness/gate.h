@@ -27,6 +27,12 @@ pc_verdict *pc_gate_verdict(pc_gate *g, const pc_impl *impl, const char *family,
 int pc_gate_take_fault(const pc_impl *impl, char *cause, size_t len);
 pc_status pc_gate_oom(pc_gate *g);
 
+/* Everything `pecheck check` runs on IMPL (harness/cmd_check.c): a table's
+ * own checks, then for each family it provides (only WANT when not NULL)
+ * the family's gate and every property that applies, as verdicts in G->vs.
+ * `pecheck demo` calls it on every built-in. */
+pc_status pc_check_impl(pc_gate *g, const pc_impl *impl, const pc_family *want);
+
 /* The accuracy gate (harness/accuracy.c) of a family with rows, on each
  * layout (both unless --layout; a declined layout is skipped). */
 pc_status pc_gate_accuracy(pc_gate *g, const pc_impl *impl, const pc_family *fam);
