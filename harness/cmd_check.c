@@ -182,17 +182,19 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
     return PC_OK;
 }
 
-/* The verdicts in the format asked for; with --output, the text report goes
- * to stderr too, so that a CI log shows what failed (the file is for tools). */
+/* The verdicts in the format asked for (--quiet: text has one line per
+ * check); with --output, the text report goes to stderr too, so that a CI
+ * log shows what failed (the file is for tools). */
 static pc_status report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
 {
+    pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {
-        pc_format_write(out.f, o->format, vs);
+        pc_format_result(out.f, o->format, &r);
         st = pc_out_close(&out, 1, err);
     }
-    if (st == PC_OK && o->output) pc_format_write(stderr, PC_FMT_TEXT, vs);
+    if (st == PC_OK && o->output) pc_format_result(stderr, PC_FMT_TEXT, &r);
     return st;
 }
 

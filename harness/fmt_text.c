@@ -1,16 +1,26 @@
 /* fmt_text.c: the text format (format.h). */
+#include <string.h>
 #include "format.h"
 
-/* A failure: "FAIL  TITLE: error: SUMMARY", the details indented, the seed. */
-static void one(FILE *f, const pc_verdict *v)
+/* Whether the text shows V's seed: the run's seed (printed once, at the
+ * end) or a case seed its details give. */
+static int seed_shown(const pc_result *r, const pc_verdict *v)
+{
+    if (r->has_seed && v->seed == r->seed) return 1;
+    return v->details && strstr(v->details, "  seed: ") != NULL;
+}
+
+/* A failure: "FAIL  TITLE: error: SUMMARY", the details indented. */
+static void one(FILE *f, const pc_result *r, const pc_verdict *v)
 {
     char t[320];
     pc_format_title(t, sizeof t, v);
     if (v->status == PC_FAIL || v->status < 0) {
         fprintf(f, "%s %s: %s: %s\n", v->status == PC_FAIL ? "FAIL " : "ERROR", t,
                 v->status == PC_FAIL ? "error" : "internal error", v->summary);
+        if (r->brief) return;
         if (v->details && v->details[0]) pc_format_indented(f, v->details, "    ");
-        fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
+        if (!seed_shown(r, v)) fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
     } else if (v->status == PC_SKIP) {
         fprintf(f, "SKIP  %s: %s\n", t, v->summary);
     } else {
@@ -40,11 +50,13 @@ static void write_text(FILE *f, const pc_result *r)
             if (vs->v[k].details) fputs(vs->v[k].details, f);
         return;
     }
-    for (int k = 0; k < vs->n; k++) one(f, &vs->v[k]);
+    for (int k = 0; k < vs->n; k++) one(f, r, &vs->v[k]);
     pc_counts c = pc_format_count(vs->v, vs->n);
     short_summary(f, vs, &c);
-    fprintf(f, "%d check%s: %d passed, %d failed, %d skipped%s (%.2f s)\n", vs->n,
+    fprintf(f, "%d check%s: %d passed, %d failed, %d skipped%s (%.2f s)", vs->n,
             vs->n == 1 ? "" : "s", c.pass, c.fail, c.skip, c.other ? ", errors" : "", c.seconds);
+    if (r->has_seed) fprintf(f, "; seed %llu", (unsigned long long)r->seed);
+    fputc('\n', f);
 }
 
 const pc_format pc_fmt_text = { "text", write_text };

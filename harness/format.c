@@ -40,7 +40,7 @@ void pc_format_result(FILE *f, int format, const pc_result *r)
 
 void pc_format_write(FILE *f, int format, const pc_verdicts *vs)
 {
-    pc_result r = { vs, 0, 0 };
+    pc_result r = { .vs = vs };
     pc_format_result(f, format, &r);
 }
 

@@ -8,9 +8,11 @@
  *
  *   text   check: "PASS  TITLE: SUMMARY" and "SKIP  TITLE: SUMMARY" lines;
  *          a failure "FAIL  TITLE: error: SUMMARY" (TITLE: "IMPL FAMILY CHECK
- *          [LAYOUT]") followed by the indented details and the seed; at
+ *          [LAYOUT]") followed by the indented details (not when brief); at
  *          the end "failed (N):" with the title of each failure, and the
- *          counts.  A gate (accuracy, merge): each implementation's report.
+ *          counts with the run's seed.  A seed other than the run's that the
+ *          details do not give is printed under them.  A gate (accuracy,
+ *          merge): each implementation's report.
  *   json   check: {"tool", "version", "status", "counts", "results": [...]};
  *          each result has check, family, implementation, layout, status,
  *          measured, measured_what, bound, seed, seconds, summary, details
@@ -37,6 +39,7 @@
 #define PECHECK_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "verdict.h"
 
@@ -48,6 +51,9 @@ typedef struct pc_result {
      * gate's fields (accuracy.h: pc_accuracy_print_text, _json_fields). */
     int gate;
     int single;  /* a gate of one implementation: its fields at the top (json) */
+    int brief;   /* text: one line per check (--quiet), no details */
+    int has_seed;
+    uint64_t seed; /* the run's seed: text prints it once, at the end */
 } pc_result;
 
 typedef struct pc_format {

@@ -13,7 +13,7 @@ ok()  { echo "ok $((++n)) - $*"; }
 nok() { echo "not ok $((++n)) - $*"; }
 Q="--d 16 --positions 0:600 --cases 10 --regressions off"
 
-echo "1..12"
+echo "1..14"
 
 "$PECHECK" check --impl torch-exp --impl bf16-positions $Q >"$tmp/t" 2>/dev/null
 rc=$?
@@ -67,6 +67,16 @@ rc=$?
     && ok "exit 2: the TAP file holds one failing test point, severity error" || nok "exit 2 tap: rc=$rc $(cat "$tmp/err.tap" 2>&1 | head -5)"
 "$PECHECK" check --plugin "$tmp/none.so" --format json --output "$tmp/err.json" 2>/dev/null
 [ ! -e "$tmp/err.json" ] && ok "exit 2 with --format json writes no file" || nok "a JSON file was written on exit 2"
+
+# --quiet: one line per check; the run's seed once, each case seed once
+"$PECHECK" check --impl torch-exp --impl bf16-positions $Q --quiet >"$tmp/q" 2>/dev/null
+checks=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$tmp/j")
+[ "$(grep -c '^\(PASS\|SKIP\|FAIL\)  ' "$tmp/q")" -eq "$checks" ] && ! grep -q '^    ' "$tmp/q" \
+    && ok "--quiet: one line per check ($checks), no details" || nok "--quiet: $(grep '^    ' "$tmp/q" | head -3)"
+dups=$(grep -o 'seed: 0x[0-9a-f]*' "$tmp/t" | sort | uniq -d | wc -l)
+! grep -q '(seed ' "$tmp/t" && [ "$dups" -eq 0 ] && tail -1 "$tmp/t" | grep -q '; seed 20260422$' \
+    && ok "each seed printed once: case seeds in their failure, the run's seed on the last line" \
+    || nok "seeds: dups=$dups $(grep '(seed ' "$tmp/t" | head -2) $(tail -1 "$tmp/t")"
 
 # --property: only the named checks
 "$PECHECK" check --impl cos-shifted $Q --property linear-shift --format json >"$tmp/p.json" 2>/dev/null
