@@ -11,6 +11,7 @@
 #include <string.h>
 #include "model.h"
 #include "property.h"
+#include "gate.h"
 #include "report.h"
 #include "rng.h"
 #include "../families/family.h"
@@ -147,7 +148,14 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
             ri->has_acc = 1;
         }
         pc_err perr = { "" };
-        pc_status st = pc_properties_run(impl, ri->family, o, &ri->props, &perr);
+        pc_status st = PC_OK;
+        if (fam && fam->gate && !fam->rows && fam->provides(impl)) {
+            /* the family's own gate (attention's accuracy, the learned
+             * table's contract), as `pecheck check` runs it */
+            pc_gate g = { o, &ri->props, &perr };
+            st = fam->gate(&g, impl, fam);
+        }
+        if (st >= 0) st = pc_properties_run(impl, ri->family, o, &ri->props, &perr);
         if (st < 0) /* shown in the report; the other results still stand */
             snprintf(ri->prop_error, sizeof ri->prop_error, "%s",
                      perr.msg[0] ? perr.msg : "the property engine failed");

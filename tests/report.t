@@ -283,6 +283,11 @@ ok(not re.findall(r"&amp;[a-z]+;", html), "index.html: no entity shown literally
    re.findall(r".{30}&amp;[a-z]+;.{10}", html)[:5])
 ok(impls["bf16-positions"]["verdict"] == "fail" and impls["torch-exp"]["verdict"] == "pass",
    "overall verdicts: bf16-positions fails, torch-exp passes")
+nc = impls["attention-nocausal"]
+ok(nc["verdict"] == "fail" and any(p["check"] == "accuracy-causal" and p["status"] == "fail"
+                                   for p in nc["properties"]),
+   "the report runs the attention gate as check does: attention-nocausal fails its causal accuracy",
+   nc["properties"])
 
 # the copied scripts redraw the plots on their own
 if GNUPLOT:
