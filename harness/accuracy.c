@@ -97,9 +97,22 @@ double pc_nmse(const pc_metrics *m)
     return m->sum_sq_ref > 0 ? m->sum_sq_err / m->sum_sq_ref : 0.0;
 }
 
-/* Account one element. */
-static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
-                    double ref, double bound, double theta)
+double pc_check_element(pc_witness *w)
+{
+    if (!isfinite(w->got)) {
+        w->err = (double)INFINITY;
+        w->ulp = (double)INFINITY;
+        return (double)INFINITY;
+    }
+    w->err = fabs((double)w->got - w->ref);
+    w->ulp = w->err / pc_ulp32(w->ref32);
+    return w->bound > 0 ? w->err / w->bound : (w->err > 0 ? (double)INFINITY : 0.0);
+}
+
+/* Account one element (of pair PAIR) into M; a sampled run's observer
+ * sees it too. */
+static void observe(const pc_acc_cfg *c, pc_metrics *m, int64_t pos, int dim, int pair,
+                    float got, float ref32, double ref, double bound, double theta)
 {
     m->count++;
     pc_witness w = { 1, pos, dim, got, ref32, ref, 0, 0, bound, theta, 0, 0, 0, 0, 0, 0 };
@@ -108,18 +121,10 @@ static void observe(pc_metrics *m, int64_t pos, int dim, float got, float ref32,
     memcpy(&ur, &ref32, 4);
     if (ug == ur) m->n_exact++;
     m->blk_sq_ref += ref * ref;
-    double ratio;
-    if (!isfinite(got)) {
-        m->n_nonfinite++;
-        w.err = (double)INFINITY;
-        w.ulp = (double)INFINITY;
-        ratio = (double)INFINITY;
-    } else {
-        w.err = fabs((double)got - ref);
-        w.ulp = w.err / pc_ulp32(ref32);
-        ratio = bound > 0 ? w.err / bound : (w.err > 0 ? (double)INFINITY : 0.0);
-        m->blk_sq_err += w.err * w.err;
-    }
+    double ratio = pc_check_element(&w);
+    if (!isfinite(got)) m->n_nonfinite++;
+    else m->blk_sq_err += w.err * w.err;
+    if (c->observe) c->observe(c->observe_ctx, &w, pair, ratio);
     if (w.ulp > m->max_ulp) m->max_ulp = w.ulp;
     if (!m->worst.valid || ratio > m->max_ratio) { m->max_ratio = ratio; m->worst = w; }
     if (!m->worst_abs.valid || w.err > m->max_abs) { m->max_abs = w.err; m->worst_abs = w; }
@@ -150,9 +155,32 @@ typedef struct block {
     const pc_rows *rows;  /* the family's rows */
 } block;
 
+/* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
+ * position: every pair has norm 1 (to rounding), so one bound line serves
+ * encodings and rotations alike (the report's scan). */
+static void unit_pairs(uint64_t seed, int64_t pos, int d, int layout, float *x)
+{
+    int h = d / 2;
+    for (int i = 0; i < h; i++) {
+        double phi = 2.0 * M_PI * (double)(pc_hash3(seed, (uint64_t)pos, (uint64_t)i) >> 11) * 0x1p-53;
+        size_t a = layout == 0 ? (size_t)(2 * i) : (size_t)i;
+        size_t b = layout == 0 ? (size_t)(2 * i + 1) : (size_t)(i + h);
+        x[a] = (float)cos(phi);
+        x[b] = (float)sin(phi);
+    }
+}
+
+/* The input row of position POS: a function of the seed and the position
+ * only, so any block or thread draws the same. */
+static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
+{
+    if (c->unit_inputs) unit_pairs(c->seed, pos, c->d, c->layout, x);
+    else pc_normal_row(c->seed, (uint64_t)pos, c->d, x);
+}
+
 /* GOT from the implementation, REF from the family's certified rows.  A
- * family whose rows rotate an input: input rows from the seeded generator
- * (a function of seed and position only), bound scaled by the pair's norm. */
+ * family whose rows rotate an input: input rows from input_row, bound
+ * scaled by the pair's norm. */
 static pc_status fill_rows(block *b, size_t n, pc_metrics *m, int *impl_rc)
 {
     const pc_acc_cfg *c = b->cfg;
@@ -160,7 +188,7 @@ static pc_status fill_rows(block *b, size_t n, pc_metrics *m, int *impl_rc)
     size_t d = (size_t)c->d;
     if (rw->input)
         for (size_t r = 0; r < n; r++)
-            pc_normal_row(c->seed, (uint64_t)b->pos[r], c->d, b->x + r * d);
+            input_row(c, b->pos[r], b->x + r * d);
     *impl_rc = rw->call(b->impl, b->pos, n, c->d, c->base, c->layout, rw->input ? b->x : NULL, b->got);
     if (*impl_rc != 0) return PC_OK;
     for (size_t r = 0; r < n; r++) {
@@ -173,8 +201,8 @@ static pc_status fill_rows(block *b, size_t n, pc_metrics *m, int *impl_rc)
             double theta = (double)b->pos[r] * b->omega[pair];
             double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
             double bound = pc_model_bound(b->C, b->u, theta, norm, c->tol_abs);
-            observe(m, b->pos[r], j, b->got[r * d + (size_t)j], b->ref32[r * d + (size_t)j],
-                    b->ref64[r * d + (size_t)j], bound, theta);
+            observe(c, m, b->pos[r], j, pair, b->got[r * d + (size_t)j],
+                    b->ref32[r * d + (size_t)j], b->ref64[r * d + (size_t)j], bound, theta);
         }
     }
     return PC_OK;
@@ -198,7 +226,7 @@ static void split_witness(block *b, pc_witness *w)
     b->pos[0] = pos;
     const pc_rows *rw = b->rows;
     const float *x = rw->input ? b->x : NULL;
-    if (x) pc_normal_row(c->seed, (uint64_t)pos, c->d, b->x);
+    if (x) input_row(c, pos, b->x);
     rc = rw->call(b->impl, b->pos, 1, c->d, c->base, c->layout, x, b->got);
     if (rc == 0) rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
     if (rc != 0) return;
@@ -328,12 +356,24 @@ typedef struct worker {
     pthread_t tid;
 } worker;
 
-static void block_range(const run *r, int64_t blk, int64_t *p0, size_t *n)
+/* Block BLK: its N positions, the first P0 and the last HI (a sampled
+ * run's blocks are PC_ACC_BLOCK entries of its list). */
+static void block_range(const run *r, int64_t blk, int64_t *p0, size_t *n, int64_t *hi)
 {
     const pc_acc_cfg *c = r->cfg;
-    *p0 = c->pos_lo + blk * (int64_t)PC_ACC_BLOCK;
-    int64_t left = c->pos_hi - *p0 + 1;
+    int64_t first = blk * (int64_t)PC_ACC_BLOCK;
+    int64_t left = c->positions ? (int64_t)c->n_positions - first : c->pos_hi - c->pos_lo - first + 1;
     *n = (size_t)(left < PC_ACC_BLOCK ? left : PC_ACC_BLOCK);
+    *p0 = c->positions ? c->positions[first] : c->pos_lo + first;
+    *hi = c->positions ? c->positions[first + (int64_t)*n - 1] : *p0 + (int64_t)*n - 1;
+}
+
+static void block_positions(const run *r, int64_t blk, size_t n, int64_t *pos)
+{
+    const pc_acc_cfg *c = r->cfg;
+    int64_t first = blk * (int64_t)PC_ACC_BLOCK;
+    for (size_t k = 0; k < n; k++)
+        pos[k] = c->positions ? c->positions[first + (int64_t)k] : c->pos_lo + first + (int64_t)k;
 }
 
 void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first,
@@ -353,13 +393,13 @@ static void merge_ready(run *r)
     while (!r->stop && r->merged < r->b1) {
         slot *s = &r->ring[r->merged % r->window];
         if (!s->ready) break;
-        int64_t p0;
+        int64_t p0, hi;
         size_t n;
-        block_range(r, r->merged, &p0, &n);
+        block_range(r, r->merged, &p0, &n, &hi);
         if (s->st != PC_OK) {
             r->st = s->st;
             r->st_lo = p0;
-            r->st_hi = p0 + (int64_t)n - 1;
+            r->st_hi = hi;
             r->stop = 1;
             break;
         }
@@ -370,9 +410,9 @@ static void merge_ready(run *r)
             res->status = first ? PC_SKIP : PC_FAIL;
             res->impl_rc = s->rc;
             res->impl_rc_lo = p0;
-            res->impl_rc_hi = p0 + (int64_t)n - 1;
+            res->impl_rc_hi = hi;
             pc_acc_impl_note(res->note, sizeof res->note, r->impl->name, s->rc, first,
-                             r->cfg->layout, p0, p0 + (int64_t)n - 1);
+                             r->cfg->layout, p0, hi);
             r->stop = 1;
             break;
         }
@@ -397,10 +437,10 @@ static void *work(void *arg)
         int64_t blk = r->next++;
         pthread_mutex_unlock(&r->mu);
 
-        int64_t p0;
+        int64_t p0, hi;
         size_t n;
-        block_range(r, blk, &p0, &n);
-        for (size_t k = 0; k < n; k++) w->b.pos[k] = p0 + (int64_t)k;
+        block_range(r, blk, &p0, &n, &hi);
+        block_positions(r, blk, n, w->b.pos);
         slot s;
         s.ready = 1;
         s.rc = 0;
@@ -418,25 +458,48 @@ static void *work(void *arg)
     return NULL;
 }
 
-pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
-                          pc_acc_result *res, pc_err *err)
+/* A sampled run's positions: ascending, in [0, 2^53], no shards. */
+static pc_status check_positions(const pc_acc_cfg *cfg, pc_err *err)
 {
-    memset(res, 0, sizeof *res);
-    pc_metrics_init(&res->m);
+    if (cfg->shard_n > 1)
+        return pc_seterr(err, PC_EINPUT, "accuracy: a sampled run takes no shards");
+    for (size_t k = 0; k < cfg->n_positions; k++)
+        if (cfg->positions[k] < 0 || cfg->positions[k] > PC_POS_MAX
+            || (k > 0 && cfg->positions[k] <= cfg->positions[k - 1]))
+            return pc_seterr(err, PC_EINPUT, "accuracy: sampled positions must ascend in [0, 2^53]");
+    return PC_OK;
+}
+
+/* The run's parameters, and its family (with certified rows) into *FAM. */
+static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err *err)
+{
     pc_status st = pc_ref_check_params(cfg->d, cfg->base, err);
     if (st != PC_OK) return st;
     if (cfg->pos_lo < 0 || cfg->pos_hi > PC_POS_MAX || cfg->pos_lo > cfg->pos_hi)
         return pc_seterr(err, PC_EINPUT, "positions must satisfy 0 <= A <= B <= 2^53");
+    if (cfg->positions && (st = check_positions(cfg, err)) != PC_OK) return st;
     int shard_n = cfg->shard_n > 0 ? cfg->shard_n : 1, shard_k = cfg->shard_n > 0 ? cfg->shard_k : 1;
     if (shard_k < 1 || shard_k > shard_n)
         return pc_seterr(err, PC_EINPUT, "--shard: K must be in [1, N], got %d/%d", shard_k, shard_n);
-    const pc_family *fam = pc_family_find(cfg->family);
-    if (!fam || !fam->rows) {
+    *fam = pc_family_find(cfg->family);
+    if (!*fam || !(*fam)->rows) {
         char names[160];
         pc_family_names(names, sizeof names, 0, 1, NULL);
         return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
                          "(use %s)", cfg->family, names);
     }
+    return PC_OK;
+}
+
+pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
+                          pc_acc_result *res, pc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    pc_metrics_init(&res->m);
+    const pc_family *fam = NULL;
+    pc_status st = check_cfg(cfg, &fam, err);
+    if (st != PC_OK) return st;
+    int shard_n = cfg->shard_n > 0 ? cfg->shard_n : 1, shard_k = cfg->shard_n > 0 ? cfg->shard_k : 1;
     if (!fam->provides(impl)) {
         res->status = PC_SKIP;
         snprintf(res->note, sizeof res->note, "%s does not implement the %s family",
@@ -452,10 +515,12 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     r.cfg = cfg;
     r.rows = fam->rows;
     r.res = res;
-    pc_acc_shard_blocks(pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi), shard_k, shard_n, &r.b0, &r.b1);
+    int64_t nb = cfg->positions ? ((int64_t)cfg->n_positions + PC_ACC_BLOCK - 1) / PC_ACC_BLOCK
+                                : pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi);
+    pc_acc_shard_blocks(nb, shard_k, shard_n, &r.b0, &r.b1);
     r.next = r.merged = r.b0;
     int64_t nblk = r.b1 - r.b0;
-    int nt = cfg->threads > 0 ? cfg->threads : pc_cores();
+    int nt = cfg->observe ? 1 : cfg->threads > 0 ? cfg->threads : pc_cores();
     if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;
     r.window = (int64_t)nt * PC_ACC_WINDOW_PER_THREAD;
     r.ring = calloc((size_t)r.window, sizeof *r.ring);
@@ -475,11 +540,11 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
         return st;
     }
     if (nblk > 0) {
-        int64_t plo, phi;
+        int64_t plo, phi, hi;
         size_t n;
-        block_range(&r, r.b0, &plo, &n);
-        block_range(&r, r.b1 - 1, &phi, &n);
-        r.total = (uint64_t)(phi + (int64_t)n - plo);
+        block_range(&r, r.b0, &plo, &n, &hi);
+        block_range(&r, r.b1 - 1, &phi, &n, &hi);
+        r.total = cfg->positions ? (uint64_t)cfg->n_positions : (uint64_t)(hi - plo + 1);
     }
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);

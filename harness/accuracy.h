@@ -19,6 +19,11 @@
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 
+struct pc_witness;
+/* Called for every element of a sampled run, in position order: W (the
+ * element, its error and bound), the element's PAIR, and err/bound. */
+typedef void (*pc_acc_observer)(void *ctx, const struct pc_witness *w, int pair, double ratio);
+
 typedef struct pc_acc_cfg {
     const char *family;     /* a family with certified rows (families/family.h) */
     int d;
@@ -31,6 +36,14 @@ typedef struct pc_acc_cfg {
     int quiet;              /* no progress line */
     int threads;            /* worker threads; 0: every online core */
     int shard_k, shard_n;   /* this run covers shard K of N (1-based); 0, 0 or 1, 1: all */
+    /* A sampled run (the report's scan): the N_POSITIONS ascending
+     * POSITIONS instead of pos_lo..pos_hi (which then only describe the
+     * range), no shards. */
+    const int64_t *positions;
+    size_t n_positions;
+    int unit_inputs;        /* rows with an input: seeded unit-norm pairs, not normal rows */
+    pc_acc_observer observe;/* every element (one thread when set) */
+    void *observe_ctx;
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */
@@ -80,6 +93,13 @@ typedef struct pc_acc_result {
     int impl_rc;
     int64_t impl_rc_lo, impl_rc_hi;
 } pc_acc_result;
+
+/* The checker, "error against bound", defined once for every gate and the
+ * report: W's GOT against its certified REF (binary64) and REF32 (binary32)
+ * under W's BOUND.  Fills W->err and W->ulp (+inf for a non-finite GOT) and
+ * returns err/bound (+inf for any error under a zero bound).  The element
+ * is over the bound when !(W->err <= W->bound). */
+double pc_check_element(struct pc_witness *w);
 
 /* Run the gate.  Returns PC_OK when the run completed (verdict in
  * RES->status), or an error (bad parameters, reference failure). */

@@ -1,20 +1,13 @@
 /* cmd_check.c: `pecheck check`: gate implementations (built-ins, plugins,
  * .npy tables) on every family they provide, and print verdicts.
  *
- * Per implementation and family:
- *   sinusoidal, rope  the accuracy gate (harness/accuracy.c) on each layout
- *                     (both unless --layout; a layout the implementation
- *                     declines is skipped);
- *   learned           the lookup contract: every valid row finite and the
- *                     same on a second lookup; positions outside
- *                     [0, max_len) rejected without writing OUT;
- *   attention         the certified reference (families/attention/attention_ref.h) on
- *                     seeded inputs, full and causal, against the normwise
- *                     bound pc_attention_bound;
- *   tables            every value finite; RoPE (n, d) caches repeat their
- *                     columns as the detected layout says;
- *   t5, alibi, txl    (relative positions) the properties only;
- * then the properties (pc_properties_run).  A plugin that crashes, hangs or
+ * Per implementation and family (the registry, families/registry.c), the
+ * family's gate (pc_family.gate: the accuracy gate, harness/gate.c, for
+ * the families with certified rows; families/NAME/gate.c for the others;
+ * none for those checked by their properties alone), then the properties
+ * (pc_properties_run).  A table is first checked for NaN/Inf values, and a
+ * cache that rotates an input (RoPE's (cos, sin) pair) for columns repeated
+ * as its detected layout says.  A plugin that crashes, hangs or
  * writes outside OUT during a check fails that check with the cause. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream */

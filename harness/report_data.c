@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accuracy.h"
 #include "model.h"
 #include "property.h"
 #include "gate.h"
@@ -93,13 +94,6 @@ static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double 
     free(x);
     free(out);
     return found;
-}
-
-/* The rows of RI's family (NULL: it has none). */
-static const pc_rows *rows_of(const pc_rep_impl *ri)
-{
-    const pc_family *f = pc_family_find(ri->family);
-    return f ? f->rows : NULL;
 }
 
 /* Whether plot ID draws RI's family (pc_family.plots). */
@@ -194,277 +188,308 @@ static int hist_bucket(float got, float ref32, double ulp)
     return 1 + k;
 }
 
-/* Unit-norm input pairs for RoPE in the scan, (cos phi, sin phi) with phi
- * from the seed: every pair has norm 1 (to rounding), so one bound line
- * serves both families. */
-static void unit_pairs(uint64_t seed, int64_t pos, int d, int layout, float *x)
+/* The scan's positions: bin edges round(2^(k/8)), deduplicated, up to
+ * scan_max + 1; SCAN_PER_BIN positions per bin, stratified: one at a seeded
+ * random place in each of SCAN_PER_BIN equal slices of [edge_b, edge_b+1),
+ * so a bin is not all even positions (evenly spaced samples alias with
+ * errors that depend on the position's low bits, like bfloat16's). */
+typedef struct scan_sample {
+    int64_t *edge;   /* nb + 1 bin edges */
+    int nb;
+    int64_t *pos;    /* np ascending positions ... */
+    int *bin;        /* ... and their bins */
+    int np;
+} scan_sample;
+
+static void sample_free(scan_sample *s)
 {
-    int h = d / 2;
-    for (int i = 0; i < h; i++) {
-        double phi = 2.0 * M_PI * (double)(pc_hash3(seed, (uint64_t)pos, (uint64_t)i) >> 11) * 0x1p-53;
-        size_t a = layout == 0 ? (size_t)(2 * i) : (size_t)i;
-        size_t b = layout == 0 ? (size_t)(2 * i + 1) : (size_t)(i + h);
-        x[a] = (float)cos(phi);
-        x[b] = (float)sin(phi);
-    }
+    free(s->edge); free(s->pos); free(s->bin);
 }
 
-static pc_status scan(pc_report *r, pc_err *err)
+static pc_status sample_positions(const pc_report *r, scan_sample *s, pc_err *err)
 {
-    const pc_opts *o = &r->o;
-    int d = o->d, h = d / 2;
-    int sel[PC_MAX_IMPLS], n_sel = 0;
-    for (int k = 0; k < r->n_impls; k++)
-        if (r->impls[k].has_acc && r->impls[k].acc.status != PC_SKIP) sel[n_sel++] = k;
-    pc_rep_plot *p1 = &r->plots[0], *p2 = &r->plots[1], *p3 = &r->plots[2];
-    if (n_sel == 0) {
-        const char *why = "no sinusoidal or RoPE implementation among the selected ones";
-        snprintf(p1->note, sizeof p1->note, "%s", why);
-        snprintf(p2->note, sizeof p2->note, "%s", why);
-        snprintf(p3->note, sizeof p3->note, "%s", why);
-        return PC_OK;
-    }
-    /* bin edges round(2^(k/8)), deduplicated, up to scan_max + 1 */
-    int cap = 64 * SCAN_PER_OCTAVE + 2, nb = 0;
-    int64_t *edge = malloc((size_t)cap * sizeof *edge);
-    if (!edge) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    edge[nb++] = 1;
+    int cap = 64 * SCAN_PER_OCTAVE + 2;
+    memset(s, 0, sizeof *s);
+    s->edge = malloc((size_t)cap * sizeof *s->edge);
+    if (!s->edge) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    s->edge[s->nb++] = 1;
     for (int k = 1; k < cap - 1; k++) {
         double v = nearbyint(exp2((double)k / SCAN_PER_OCTAVE));
         if (v >= (double)r->scan_max) break;
-        if ((int64_t)v > edge[nb - 1]) edge[nb++] = (int64_t)v;
+        if ((int64_t)v > s->edge[s->nb - 1]) s->edge[s->nb++] = (int64_t)v;
     }
-    edge[nb] = r->scan_max + 1;
-    /* positions: SCAN_PER_BIN per bin, stratified: one at a seeded random
-     * place in each of SCAN_PER_BIN equal slices of [edge_b, edge_b+1), so
-     * a bin is not all even positions (evenly spaced samples alias with
-     * errors that depend on the position's low bits, like bfloat16's) */
-    int64_t *pos = malloc((size_t)nb * SCAN_PER_BIN * sizeof *pos);
-    int *bin = malloc((size_t)nb * SCAN_PER_BIN * sizeof *bin);
-    int np = 0;
-    for (int b = 0; b < nb && pos && bin; b++) {
-        int64_t w = edge[b + 1] - edge[b];
+    s->edge[s->nb] = r->scan_max + 1;
+    s->pos = malloc((size_t)s->nb * SCAN_PER_BIN * sizeof *s->pos);
+    s->bin = malloc((size_t)s->nb * SCAN_PER_BIN * sizeof *s->bin);
+    if (!s->pos || !s->bin) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (int b = 0; b < s->nb; b++) {
+        int64_t w = s->edge[b + 1] - s->edge[b];
         for (int j = 0; j < SCAN_PER_BIN; j++) {
-            double u = (double)(pc_hash3(o->seed, (uint64_t)b, (uint64_t)j) >> 11) * 0x1p-53;
-            int64_t p = edge[b] + (int64_t)((double)w * (j + u) / SCAN_PER_BIN);
-            if (np > 0 && p <= pos[np - 1]) continue;
-            pos[np] = p;
-            bin[np++] = b;
+            double u = (double)(pc_hash3(r->o.seed, (uint64_t)b, (uint64_t)j) >> 11) * 0x1p-53;
+            int64_t p = s->edge[b] + (int64_t)((double)w * (j + u) / SCAN_PER_BIN);
+            if (s->np > 0 && p <= s->pos[s->np - 1]) continue;
+            s->pos[s->np] = p;
+            s->bin[s->np++] = b;
         }
     }
-    size_t D = (size_t)d, C = SCAN_CHUNK;
-    scan_acc *acc = calloc((size_t)n_sel, sizeof *acc);
-    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
-    double *omega = malloc((size_t)h * sizeof *omega);
-    float *got = malloc(C * D * sizeof *got), *x = malloc(2 * C * D * sizeof *x);
-    float *ref32 = malloc(4 * C * D * sizeof *ref32);   /* [sin il, sin half, rope il, rope half] */
-    double *ref64 = malloc(4 * C * D * sizeof *ref64);
-    double *bound = malloc((size_t)nb * sizeof *bound);
-    pc_status st = pos && bin && acc && fr && omega && got && x && ref32 && ref64 && bound
-                 ? PC_OK : pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
-    for (int k = 0; k < n_sel && st == PC_OK; k++) {
-        acc[k].max_abs = malloc((size_t)nb * sizeof(double));
-        acc[k].max_ratio = malloc((size_t)nb * sizeof(double));
-        acc[k].heat = calloc((size_t)nb * (size_t)h, sizeof(double));
-        if (!acc[k].max_abs || !acc[k].max_ratio || !acc[k].heat)
-            st = pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
-        for (int b = 0; b < nb && st == PC_OK; b++)
-            acc[k].max_abs[b] = acc[k].max_ratio[b] = (double)NAN;
+    return PC_OK;
+}
+
+/* One implementation's scan: the positions it serves, and what the
+ * observer gathers from every element of the checker's run. */
+typedef struct scan_obs {
+    scan_acc *a;
+    pc_rep_impl *ri;
+    int64_t *pos;    /* the positions it serves ... */
+    int *bin;        /* ... their bins */
+    size_t n, q;     /* count; the current position's index */
+    int h;
+} scan_obs;
+
+static void scan_observe(void *ctx, const pc_witness *w, int pair, double ratio)
+{
+    scan_obs *s = ctx;
+    while (s->q + 1 < s->n && s->pos[s->q] < w->pos) s->q++;
+    scan_acc *a = s->a;
+    pc_rep_impl *ri = s->ri;
+    int b = s->bin[s->q];
+    double e = w->err;
+    if (isnan(a->max_abs[b]) || e > a->max_abs[b]) a->max_abs[b] = e;
+    if (isnan(a->max_ratio[b]) || ratio > a->max_ratio[b]) a->max_ratio[b] = ratio;
+    double *hc = &a->heat[(size_t)b * (size_t)s->h + (size_t)pair];
+    if (e > *hc) *hc = e;
+    a->hist[hist_bucket(w->got, w->ref32, w->ulp)] += 1.0;
+    a->count += 1.0;
+    if (ratio > 1.0 && ri->scan_first_over < 0) ri->scan_first_over = w->pos;
+    if (isnan(ri->scan_max_abs) || e > ri->scan_max_abs) ri->scan_max_abs = e;
+    if (isnan(ri->scan_max_ratio) || ratio > ri->scan_max_ratio) ri->scan_max_ratio = ratio;
+}
+
+static pc_status acc_new(scan_acc *a, int nb, int h, pc_err *err)
+{
+    a->max_abs = malloc((size_t)nb * sizeof(double));
+    a->max_ratio = malloc((size_t)nb * sizeof(double));
+    a->heat = calloc((size_t)nb * (size_t)h, sizeof(double));
+    if (!a->max_abs || !a->max_ratio || !a->heat)
+        return pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
+    for (int b = 0; b < nb; b++) a->max_abs[b] = a->max_ratio[b] = (double)NAN;
+    return PC_OK;
+}
+
+/* The scan of RI: a sampled run of the accuracy gate's checker (accuracy.h)
+ * on the positions RI serves, RoPE rotating unit-norm pairs so that one
+ * bound line serves both families.  Positions past an implementation
+ * error stay NaN. */
+static pc_status scan_impl(const pc_report *r, pc_rep_impl *ri, const scan_sample *s,
+                           scan_acc *a, pc_err *err)
+{
+    scan_obs ob = { a, ri, malloc((size_t)s->np * sizeof(int64_t)),
+                    malloc((size_t)s->np * sizeof(int)), 0, 0, r->o.d / 2 };
+    if (!ob.pos || !ob.bin) {
+        free(ob.pos); free(ob.bin);
+        return pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
     }
-    /* which references the selection needs: family x layout */
-    int need[4] = { 0, 0, 0, 0 };
-    const pc_rows *vrows[4] = { NULL, NULL, NULL, NULL };
-    for (int k = 0; k < n_sel; k++) {
-        const pc_rep_impl *ri = &r->impls[sel[k]];
-        int v = (rows_of(ri)->input ? 2 : 0) + ri->layout;
-        need[v] = 1;
-        vrows[v] = rows_of(ri);
-    }
-    if (st == PC_OK) {
-        for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
-        /* envelope of the bound: the highest-frequency pair (omega_0 = 1),
-         * so theta = pos, at the bin's last sampled position, unit scale */
-        for (int q = 0; q < np; q++)
-            bound[bin[q]] = pc_model_bound(r->C, r->u, (double)pos[q] * omega[0], 1.0, -1.0);
-    }
-    for (int q0 = 0; q0 < np && st == PC_OK; q0 += (int)C) {
-        size_t n = (size_t)(np - q0) < C ? (size_t)(np - q0) : C;
-        const int64_t *pp = pos + q0;
-        for (size_t row = 0; row < n && st == PC_OK; row++) {
-            for (int v = 0; v < 4 && st == PC_OK; v++) {
-                if (!need[v]) continue;
-                float *o32 = ref32 + ((size_t)v * C + row) * D;
-                double *o64 = ref64 + ((size_t)v * C + row) * D;
-                if (v < 2) st = vrows[v]->ref(fr, pp[row], v, NULL, o32, o64);
-                else {
-                    float *xr = x + ((size_t)(v - 2) * C + row) * D;
-                    unit_pairs(o->seed, pp[row], d, v - 2, xr);
-                    st = vrows[v]->ref(fr, pp[row], v - 2, xr, o32, o64);
-                }
-            }
-            if (st != PC_OK)
-                st = pc_seterr(err, PC_EINTERNAL, "reference failed at position %lld",
-                               (long long)pp[row]);
-        }
-        for (int k = 0; k < n_sel && st == PC_OK; k++) {
-            pc_rep_impl *ri = &r->impls[sel[k]];
-            const pc_rows *rw = rows_of(ri);
-            int rope = rw->input, v = (rope ? 2 : 0) + ri->layout;
-            /* rows [r0, r1) of the chunk that the implementation serves
-             * (positions ascend); the others stay NaN */
-            size_t r0 = 0, r1 = n;
-            while (r0 < n && !in_range(ri->impl, pp[r0])) r0++;
-            while (r1 > r0 && !in_range(ri->impl, pp[r1 - 1])) r1--;
-            if (r0 == r1) continue;
-            int rc = rw->call(ri->impl, pp + r0, r1 - r0, d, o->base, ri->layout,
-                              rope ? x + ((size_t)ri->layout * C + r0) * D : NULL, got + r0 * D);
-            if (rc != 0) continue; /* positions it does not cover stay NaN */
-            scan_acc *a = &acc[k];
-            for (size_t row = r0; row < r1; row++) {
-                int b = bin[q0 + (int)row];
-                const float *xr = x + ((size_t)ri->layout * C + row) * D;
-                for (int j = 0; j < d; j++) {
-                    int pair = ri->layout == 0 ? j / 2 : j % h;
-                    int partner = ri->layout == 0 ? j ^ 1 : (j < h ? j + h : j - h);
-                    float g = got[row * D + (size_t)j];
-                    float r32 = ref32[((size_t)v * C + row) * D + (size_t)j];
-                    double r64 = ref64[((size_t)v * C + row) * D + (size_t)j];
-                    double e = isfinite(g) ? fabs((double)g - r64) : (double)INFINITY;
-                    double s = rope ? hypot((double)xr[j], (double)xr[partner]) : 1.0;
-                    double bd = pc_model_bound(r->C, r->u, (double)pp[row] * omega[pair], s, -1.0);
-                    double ratio = e / bd;
-                    if (isnan(a->max_abs[b]) || e > a->max_abs[b]) a->max_abs[b] = e;
-                    if (isnan(a->max_ratio[b]) || ratio > a->max_ratio[b]) a->max_ratio[b] = ratio;
-                    double *hc = &a->heat[(size_t)b * (size_t)h + (size_t)pair];
-                    if (e > *hc) *hc = e;
-                    a->hist[hist_bucket(g, r32, e / pc_ulp32(r32))] += 1.0;
-                    a->count += 1.0;
-                    if (ratio > 1.0 && ri->scan_first_over < 0) ri->scan_first_over = pp[row];
-                    if (isnan(ri->scan_max_abs) || e > ri->scan_max_abs) ri->scan_max_abs = e;
-                    if (isnan(ri->scan_max_ratio) || ratio > ri->scan_max_ratio)
-                        ri->scan_max_ratio = ratio;
-                }
-            }
-        }
-    }
-    /* plot 1: error_vs_position.dat and error_ratio.dat */
-    FILE *f = NULL;
-    if (st == PC_OK && (f = pc_report_fopen(r, "error_vs_position.dat", err, &st)) != NULL) {
+    for (int q = 0; q < s->np; q++)
+        if (in_range(ri->impl, s->pos[q])) { ob.pos[ob.n] = s->pos[q]; ob.bin[ob.n++] = s->bin[q]; }
+    pc_acc_cfg cfg = ri->cfg;
+    cfg.positions = ob.pos;
+    cfg.n_positions = ob.n;
+    cfg.unit_inputs = 1;
+    cfg.observe = scan_observe;
+    cfg.observe_ctx = &ob;
+    cfg.quiet = 1;
+    pc_acc_result res;
+    pc_status st = ob.n ? pc_accuracy_run(ri->impl, &cfg, &res, err) : PC_OK;
+    free(ob.pos); free(ob.bin);
+    return st;
+}
+
+/* plot 1: error_vs_position.dat (the bound's envelope: the highest-
+ * frequency pair, omega_0 = 1, so theta = pos, at the bin's last sampled
+ * position, unit scale) and error_ratio.dat */
+static pc_status write_plot1(pc_report *r, const scan_sample *s, const scan_acc *acc,
+                             const int *sel, int n_sel, pc_err *err)
+{
+    pc_rep_plot *p1 = &r->plots[0];
+    double *bound = malloc((size_t)s->nb * sizeof *bound);
+    if (!bound) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (int q = 0; q < s->np; q++)
+        bound[s->bin[q]] = pc_model_bound(r->C, r->u, (double)s->pos[q], 1.0, -1.0);
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "error_vs_position.dat", err, &st);
+    if (f) {
         fprintf(f, "pos_lo pos_hi bound");
         header_impls(f, r, sel, n_sel, "");
         fputc('\n', f);
-        for (int b = 0; b < nb; b++) {
-            fprintf(f, "%lld %lld", (long long)edge[b], (long long)(edge[b + 1] - 1));
+        for (int b = 0; b < s->nb; b++) {
+            fprintf(f, "%lld %lld", (long long)s->edge[b], (long long)(s->edge[b + 1] - 1));
             put_num(f, bound[b]);
             for (int k = 0; k < n_sel; k++) put_num(f, acc[k].max_abs[b]);
             fputc('\n', f);
         }
         st = pc_report_fclose(r, f, "error_vs_position.dat", err);
-        pc_report_add_data(p1, "error_vs_position.dat", nb);
+        pc_report_add_data(p1, "error_vs_position.dat", s->nb);
     }
+    free(bound);
     if (st == PC_OK && (f = pc_report_fopen(r, "error_ratio.dat", err, &st)) != NULL) {
         fprintf(f, "pos_lo pos_hi");
         header_impls(f, r, sel, n_sel, "");
         fputc('\n', f);
-        for (int b = 0; b < nb; b++) {
-            fprintf(f, "%lld %lld", (long long)edge[b], (long long)(edge[b + 1] - 1));
+        for (int b = 0; b < s->nb; b++) {
+            fprintf(f, "%lld %lld", (long long)s->edge[b], (long long)(s->edge[b + 1] - 1));
             for (int k = 0; k < n_sel; k++) put_num(f, acc[k].max_ratio[b]);
             fputc('\n', f);
         }
         st = pc_report_fclose(r, f, "error_ratio.dat", err);
-        pc_report_add_data(p1, "error_ratio.dat", nb);
+        pc_report_add_data(p1, "error_ratio.dat", s->nb);
     }
-    if (st == PC_OK) {
-        size_t len = 0;
-        for (int k = 0; k < n_sel && len < sizeof p1->note; k++) {
-            const pc_rep_impl *ri = &r->impls[sel[k]];
-            if (ri->scan_first_over < 0) continue;
-            len += (size_t)snprintf(p1->note + len, sizeof p1->note - len, "%s%s leaves its bound at "
-                                    "position %lld", len ? "; " : "In this run: ", ri->impl->name,
-                                    (long long)ri->scan_first_over);
-        }
-        if (len == 0)
-            snprintf(p1->note, sizeof p1->note, "In this run every sampled element is within its bound.");
-        else if (len < sizeof p1->note - 2)
-            snprintf(p1->note + len, sizeof p1->note - len, ".");
+    return st;
+}
+
+/* Plot 1's note: where each implementation leaves its bound. */
+static void note_plot1(pc_report *r, const int *sel, int n_sel)
+{
+    pc_rep_plot *p1 = &r->plots[0];
+    size_t len = 0;
+    for (int k = 0; k < n_sel && len < sizeof p1->note; k++) {
+        const pc_rep_impl *ri = &r->impls[sel[k]];
+        if (ri->scan_first_over < 0) continue;
+        len += (size_t)snprintf(p1->note + len, sizeof p1->note - len, "%s%s leaves its bound at "
+                                "position %lld", len ? "; " : "In this run: ", ri->impl->name,
+                                (long long)ri->scan_first_over);
     }
-    /* plot 2: the worst implementation (largest err/bound in the scan) and
-     * a good one: the first that passes the gate and stays within its bound
-     * in the scan (with --impl all, the articles' own formulation), else
-     * the one with the smallest err/bound */
-    int worst = -1, good = -1, best = -1;
+    if (len == 0)
+        snprintf(p1->note, sizeof p1->note, "In this run every sampled element is within its bound.");
+    else if (len < sizeof p1->note - 2)
+        snprintf(p1->note + len, sizeof p1->note - len, ".");
+    snprintf(p1->vars, sizeof p1->vars, "scan_max = %lld\n", (long long)r->scan_max);
+}
+
+/* Plot 2's panels: the worst implementation (largest err/bound in the
+ * scan) and a good one: the first that passes the gate and stays within
+ * its bound in the scan (with --impl all, the articles' own formulation),
+ * else the one with the smallest err/bound; -1: none. */
+static void pick_panels(const pc_report *r, const int *sel, int n_sel, int *worst, int *good)
+{
+    int best = -1;
+    *worst = *good = -1;
     for (int k = 0; k < n_sel; k++) {
         const pc_rep_impl *ri = &r->impls[sel[k]];
         double m = ri->scan_max_ratio;
         if (isnan(m)) continue;
-        if (worst < 0 || m > r->impls[sel[worst]].scan_max_ratio) worst = k;
+        if (*worst < 0 || m > r->impls[sel[*worst]].scan_max_ratio) *worst = k;
         if (best < 0 || m < r->impls[sel[best]].scan_max_ratio) best = k;
-        if (good < 0 && ri->acc.status == PC_OK && m <= 1.0) good = k;
+        if (*good < 0 && ri->acc.status == PC_OK && m <= 1.0) *good = k;
     }
-    if (good < 0) good = best;
-    if (good == worst) good = -1;
+    if (*good < 0) *good = best;
+    if (*good == *worst) *good = -1;
+}
+
+static pc_status write_heatmap(pc_report *r, const scan_sample *s, const scan_acc *a,
+                               const char *fname, pc_err *err)
+{
+    int h = r->o.d / 2;
+    pc_status st;
+    FILE *f = pc_report_fopen(r, fname, err, &st);
+    if (!f) return st;
+    fprintf(f, "pair pos_lo pos_hi max_abs_err log10_err\n");
+    for (int b = 0; b < s->nb; b++)
+        for (int i = 0; i < h; i++) {
+            double e = a->heat[(size_t)b * (size_t)h + (size_t)i];
+            fprintf(f, "%d %lld %lld %.9g %.6g\n", i, (long long)s->edge[b],
+                    (long long)(s->edge[b + 1] - 1), e, log10(e > HEAT_FLOOR ? e : HEAT_FLOOR));
+        }
+    st = pc_report_fclose(r, f, fname, err);
+    pc_report_add_data(&r->plots[1], fname, (long)s->nb * h);
+    return st;
+}
+
+/* plot 2: the heatmaps of the worst and of a good implementation */
+static pc_status write_plot2(pc_report *r, const scan_sample *s, const scan_acc *acc,
+                             const int *sel, int n_sel, pc_err *err)
+{
+    pc_rep_plot *p2 = &r->plots[1];
+    int worst, good;
+    pick_panels(r, sel, n_sel, &worst, &good);
     char wname[96] = "", gname[96] = "";
+    pc_status st = PC_OK;
     for (int w = 0; w < 2 && st == PC_OK; w++) {
         int k = w == 0 ? worst : good;
         if (k < 0) continue;
-        const char *fname = w == 0 ? "heatmap_worst.dat" : "heatmap_good.dat";
         const pc_rep_impl *ri = &r->impls[sel[k]];
         pc_report_colname(ri->impl, ri->multi ? ri->family : NULL, w == 0 ? wname : gname, sizeof wname);
-        if ((f = pc_report_fopen(r, fname, err, &st)) == NULL) break;
-        fprintf(f, "pair pos_lo pos_hi max_abs_err log10_err\n");
-        for (int b = 0; b < nb; b++)
-            for (int i = 0; i < h; i++) {
-                double e = acc[k].heat[(size_t)b * (size_t)h + (size_t)i];
-                fprintf(f, "%d %lld %lld %.9g %.6g\n", i, (long long)edge[b],
-                        (long long)(edge[b + 1] - 1), e, log10(e > HEAT_FLOOR ? e : HEAT_FLOOR));
-            }
-        st = pc_report_fclose(r, f, fname, err);
-        pc_report_add_data(p2, fname, (long)nb * h);
+        st = write_heatmap(r, s, &acc[k], w == 0 ? "heatmap_worst.dat" : "heatmap_good.dat", err);
     }
-    if (st == PC_OK)
-        snprintf(p2->vars, sizeof p2->vars, "worst = \"%s\"\ngood = \"%s\"\nfloor = %g\n"
-                 "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
-    if (st == PC_OK && worst >= 0) {
-        int len = snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, "
-                           "%.3g).", r->impls[sel[worst]].impl->name,
-                           r->impls[sel[worst]].scan_max_ratio);
-        if (len < 0 || (size_t)len >= sizeof p2->note) len = 0; /* truncated: no second part */
-        else if (good >= 0)
-            snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Right: %s (error/bound at "
-                     "most %.3g).", r->impls[sel[good]].impl->name, r->impls[sel[good]].scan_max_ratio);
-        else
-            snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Only one implementation has "
-                     "scan data, so there is no second panel.");
-    }
-    /* plot 3: ulp histogram (fractions of the scanned elements) */
-    if (st == PC_OK && (f = pc_report_fopen(r, "ulp_histogram.dat", err, &st)) != NULL) {
-        fprintf(f, "log2_ulp_hi label");
-        header_impls(f, r, sel, n_sel, "");
+    if (st != PC_OK) return st;
+    snprintf(p2->vars, sizeof p2->vars, "worst = \"%s\"\ngood = \"%s\"\nfloor = %g\n"
+             "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
+    if (worst < 0) return PC_OK;
+    int len = snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, "
+                       "%.3g).", r->impls[sel[worst]].impl->name, r->impls[sel[worst]].scan_max_ratio);
+    if (len < 0 || (size_t)len >= sizeof p2->note) len = 0; /* truncated: no second part */
+    else if (good >= 0)
+        snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Right: %s (error/bound at "
+                 "most %.3g).", r->impls[sel[good]].impl->name, r->impls[sel[good]].scan_max_ratio);
+    else
+        snprintf(p2->note + len, sizeof p2->note - (size_t)len, " Only one implementation has "
+                 "scan data, so there is no second panel.");
+    return PC_OK;
+}
+
+/* plot 3: ulp histogram (fractions of the scanned elements) */
+static pc_status write_plot3(pc_report *r, const scan_sample *s, const scan_acc *acc,
+                             const int *sel, int n_sel, pc_err *err)
+{
+    pc_rep_plot *p3 = &r->plots[2];
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "ulp_histogram.dat", err, &st);
+    if (!f) return st;
+    fprintf(f, "log2_ulp_hi label");
+    header_impls(f, r, sel, n_sel, "");
+    fputc('\n', f);
+    for (int b = 0; b < HIST_N; b++) {
+        /* x: -1 for "correctly rounded", k for (2^(k-1), 2^k], HIST_K+1 for more */
+        if (b == 0) fprintf(f, "-1 CR");
+        else if (b == HIST_N - 1) fprintf(f, "%d >2^%d", HIST_K + 1, HIST_K);
+        else fprintf(f, "%d %d", b - 1, b - 1);
+        for (int k = 0; k < n_sel; k++)
+            put_num(f, acc[k].count > 0 ? acc[k].hist[b] / acc[k].count : (double)NAN);
         fputc('\n', f);
-        for (int b = 0; b < HIST_N; b++) {
-            /* x: -1 for "correctly rounded", k for (2^(k-1), 2^k], HIST_K+1 for more */
-            if (b == 0) fprintf(f, "-1 CR");
-            else if (b == HIST_N - 1) fprintf(f, "%d >2^%d", HIST_K + 1, HIST_K);
-            else fprintf(f, "%d %d", b - 1, b - 1);
-            for (int k = 0; k < n_sel; k++)
-                put_num(f, acc[k].count > 0 ? acc[k].hist[b] / acc[k].count : (double)NAN);
-            fputc('\n', f);
-        }
-        st = pc_report_fclose(r, f, "ulp_histogram.dat", err);
-        pc_report_add_data(p3, "ulp_histogram.dat", HIST_N);
-        snprintf(p3->note, sizeof p3->note, "%.0f elements per implementation (%d positions x %d "
-                 "dimensions).", acc[0].count, np, d);
     }
-    if (st == PC_OK)
-        snprintf(p1->vars, sizeof p1->vars, "scan_max = %lld\n", (long long)r->scan_max);
+    st = pc_report_fclose(r, f, "ulp_histogram.dat", err);
+    pc_report_add_data(p3, "ulp_histogram.dat", HIST_N);
+    snprintf(p3->note, sizeof p3->note, "%.0f elements per implementation (%d positions x %d "
+             "dimensions).", acc[0].count, s->np, r->o.d);
+    return st;
+}
+
+/* Plots 1-3: the implementations with an accuracy run, each scanned on
+ * log-spaced sampled positions by the gate's own checker. */
+static pc_status scan(pc_report *r, pc_err *err)
+{
+    int sel[PC_MAX_IMPLS], n_sel = 0;
+    for (int k = 0; k < r->n_impls; k++)
+        if (r->impls[k].has_acc && r->impls[k].acc.status != PC_SKIP) sel[n_sel++] = k;
+    if (n_sel == 0) {
+        const char *why = "no sinusoidal or RoPE implementation among the selected ones";
+        for (int p = 0; p < 3; p++) snprintf(r->plots[p].note, sizeof r->plots[p].note, "%s", why);
+        return PC_OK;
+    }
+    scan_sample s;
+    pc_status st = sample_positions(r, &s, err);
+    scan_acc *acc = st == PC_OK ? calloc((size_t)n_sel, sizeof *acc) : NULL;
+    if (st == PC_OK && !acc) st = pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
+    for (int k = 0; k < n_sel && st == PC_OK; k++) st = acc_new(&acc[k], s.nb, r->o.d / 2, err);
+    for (int k = 0; k < n_sel && st == PC_OK; k++) st = scan_impl(r, &r->impls[sel[k]], &s, &acc[k], err);
+    if (st == PC_OK) st = write_plot1(r, &s, acc, sel, n_sel, err);
+    if (st == PC_OK) note_plot1(r, sel, n_sel);
+    if (st == PC_OK) st = write_plot2(r, &s, acc, sel, n_sel, err);
+    if (st == PC_OK) st = write_plot3(r, &s, acc, sel, n_sel, err);
     for (int k = 0; acc && k < n_sel; k++) {
-        free(acc[k].max_abs);
-        free(acc[k].max_ratio);
-        free(acc[k].heat);
+        free(acc[k].max_abs); free(acc[k].max_ratio); free(acc[k].heat);
     }
-    free(acc); free(edge); free(pos); free(bin); free(omega); free(got); free(x);
-    free(ref32); free(ref64); free(bound);
-    pc_freqs_free(fr);
+    free(acc);
+    sample_free(&s);
     return st;
 }
 
