@@ -108,6 +108,10 @@ typedef struct pc_property {
     const char *tolerance;     /* the bound and where it comes from */
     const char *teach_impl;    /* a built-in that breaks it (explain) */
     const char *teach_note;    /* one line on the teaching run */
+    /* For a margin property (an outcome with ABOVE set): why a run may pass
+     * although its worst case is within the margin, shown in that summary
+     * (NULL: the margin always holds in a passing run). */
+    const char *margin_note;
     int default_off;           /* run only when selected with --property */
     int shrink;                /* PC_SH_* */
     int64_t k_min;             /* smallest k (shrink target) */

@@ -353,10 +353,12 @@ static void pass_json(FILE *jf, const pc_property *p, const pc_prun *r, long nca
 static void pass_summary(pc_verdict *v, const pc_property *p, long ncases, const pc_outcome *o2,
                          const char *note)
 {
+    /* a pass whose worst case is inside its margin says why that passes */
+    const char *why = o2->above && o2->measured <= o2->bound ? p->margin_note : NULL;
     if (o2->kind == PC_O_PASS)
-        snprintf(v->summary, sizeof v->summary, "%ld cases pass; worst %s = %.3g (%s %.3g)%s%s",
+        snprintf(v->summary, sizeof v->summary, "%ld cases pass; worst %s = %.3g (%s %.3g%s%s)%s%s",
                  ncases, p->measured_what, o2->measured, o2->above ? "margin" : "bound", o2->bound,
-                 note ? "; " : "", note ? note : "");
+                 why ? ", not required: " : "", why ? why : "", note ? "; " : "", note ? note : "");
     else
         snprintf(v->summary, sizeof v->summary, "%s = %.3g %s %.3g at %s",
                  p->measured_what, o2->measured, o2->above ? "<= margin" : "> bound", o2->bound,

@@ -232,6 +232,8 @@ const pc_property pc_prop_unique = {
         "need a distance above 0.99 (the exact encoding gives >= 1.95).  The margin is only\n"
         "required where the exact encoding itself exceeds 2 (r(p) + r(q)); exact collisions\n"
         "always fail.  Learned tables: exact collisions only (no error model).",
+    .margin_note = "the margin applies where the exact rows are more than twice it apart; "
+                   "here they are closer, so only bit-identical rows fail",
     .teach_impl = "bf16-positions",
     .teach_note = "positions held in bfloat16: 257 rounds to 256, so their rows are identical",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
