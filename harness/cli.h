@@ -39,6 +39,11 @@ void pc_help_wrap(FILE *f, const char *text, int indent, int first_col);
 /* Print "pecheck: MSG" on stderr and return PC_EXIT_USAGE (or the exit code
  * of STATUS). */
 int pc_cli_fail(pc_status status, const pc_err *err);
+/* The same, after writing O's TAP or JUnit --output with one test in error
+ * (IMPL "pecheck", FAMILY COMMAND, CHECK "run") holding the message, so that
+ * CI shows the cause, not a missing file (harness/fail_output.c).  JSON and
+ * text outputs are not written: no partial result. */
+int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status status, const pc_err *err);
 int pc_exit_code(pc_status status);
 
 int pc_cmd_list(int argc, char **argv);

@@ -122,10 +122,11 @@ int pc_cmd_accuracy(int argc, char **argv)
     pc_opts_defaults(&o);
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_ACCURACY, 0, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    if (o.family && !has_rows(o.family)) return pc_cli_fail(bad_family(o.family, &err), &err);
+    if (o.family && !has_rows(o.family))
+        return pc_cli_fail_output("accuracy", &o, bad_family(o.family, &err), &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
 
     pc_acc_result *res = calloc((size_t)src.n, sizeof *res);
     pc_acc_cfg *cfg = calloc((size_t)src.n, sizeof *cfg);
@@ -138,6 +139,6 @@ int pc_cmd_accuracy(int argc, char **argv)
     free(cfg);
     free(impls);
     pc_sources_close(&src);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

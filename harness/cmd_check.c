@@ -191,31 +191,9 @@ static pc_status report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
     return st;
 }
 
-/* A run that ends in an error still leaves its TAP or JUnit --output: one
- * test in error saying why, so that CI shows the cause, not a missing file.
- * (JSON and text outputs are not written: no partial result.) */
 static int fail(const pc_opts *o, pc_status st, pc_err *err)
 {
-    if (o->output && (o->format == PC_FMT_TAP || o->format == PC_FMT_JUNIT)) {
-        pc_verdicts vs = { NULL, 0, 0 };
-        pc_verdict *v = pc_verdicts_add(&vs);
-        if (v) {
-            snprintf(v->impl, sizeof v->impl, "pecheck");
-            snprintf(v->family, sizeof v->family, "check");
-            snprintf(v->check, sizeof v->check, "run");
-            v->status = st;
-            v->measured = v->bound = (double)NAN;
-            snprintf(v->summary, sizeof v->summary, "%s", err->msg);
-            pc_out out;
-            pc_err e2 = { "" };
-            if (pc_out_open(&out, o->output, &e2) == PC_OK) {
-                pc_format_write(out.f, o->format, &vs);
-                pc_out_close(&out, 1, &e2);
-            }
-        }
-        pc_verdicts_free(&vs);
-    }
-    return pc_cli_fail(st, err);
+    return pc_cli_fail_output("check", o, st, err);
 }
 
 int pc_cmd_check(int argc, char **argv)

@@ -78,8 +78,8 @@ int pc_cmd_merge(int argc, char **argv)
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_MERGE, 64, &o, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.n_args < 1)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "merge: give the shard files "
-                           "(pecheck merge [--format json] [--output FILE] SHARD.json...)"), &err);
+        return pc_cli_fail_output("merge", &o, pc_seterr(&err, PC_EINPUT, "merge: give the shard files "
+                                  "(pecheck merge [--format json] [--output FILE] SHARD.json...)"), &err);
     int nf = o.n_args;
     pc_jnode **doc = calloc((size_t)nf, sizeof *doc);
     const pc_jnode **lists = calloc((size_t)nf, sizeof *lists);
@@ -109,6 +109,6 @@ int pc_cmd_merge(int argc, char **argv)
     if (st == PC_OK) st = write_merged(&o, merged, nr, nr == 1 && !pc_jget(doc[0], "results"), &err);
     for (int f = 0; doc && f < nf; f++) pc_jfree(doc[f]);
     free(doc); free(lists); free(counts); free(items); free(merged);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
+    if (st != PC_OK) return pc_cli_fail_output("merge", &o, st, &err);
     return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

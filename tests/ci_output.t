@@ -13,7 +13,7 @@ ok()  { echo "ok $((++n)) - $*"; }
 nok() { echo "not ok $((++n)) - $*"; }
 Q="--d 16 --positions 0:600 --cases 10 --regressions off"
 
-echo "1..14"
+echo "1..16"
 
 "$PECHECK" check --impl torch-exp --impl bf16-positions $Q >"$tmp/t" 2>/dev/null
 rc=$?
@@ -67,6 +67,22 @@ rc=$?
     && ok "exit 2: the TAP file holds one failing test point, severity error" || nok "exit 2 tap: rc=$rc $(cat "$tmp/err.tap" 2>&1 | head -5)"
 "$PECHECK" check --plugin "$tmp/none.so" --format json --output "$tmp/err.json" 2>/dev/null
 [ ! -e "$tmp/err.json" ] && ok "exit 2 with --format json writes no file" || nok "a JSON file was written on exit 2"
+
+# the same for accuracy and merge
+"$PECHECK" accuracy --plugin "$tmp/none.so" --format junit --output "$tmp/acc.xml" 2>/dev/null
+rc=$?
+python3 - "$tmp/acc.xml" <<'PY' && [ $rc -eq 2 ] && ok "accuracy, exit 2: the JUnit file holds one error test" || nok "accuracy exit 2 junit: rc=$rc"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+errs = root.findall(".//error")
+assert root.get("errors") == "1" and len(errs) == 1 and "none.so" in errs[0].get("message")
+assert root.find(".//testcase").get("classname") == "pecheck.pecheck.accuracy"
+PY
+echo '{"tool": "pecheck"}' >"$tmp/bad.json"
+"$PECHECK" merge --format tap --output "$tmp/merge.tap" "$tmp/bad.json" 2>/dev/null
+rc=$?
+[ $rc -eq 2 ] && grep -q '^not ok 1 - pecheck merge run$' "$tmp/merge.tap" && grep -q 'bad.json' "$tmp/merge.tap" \
+    && ok "merge, exit 2: the TAP file holds one failing test point naming the shard" || nok "merge exit 2 tap: rc=$rc $(head -5 "$tmp/merge.tap" 2>&1)"
 
 # --quiet: one line per check; the run's seed once, each case seed once
 "$PECHECK" check --impl torch-exp --impl bf16-positions $Q --quiet >"$tmp/q" 2>/dev/null
