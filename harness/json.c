@@ -9,10 +9,35 @@ void pc_json_init(pc_json *j, FILE *f)
     j->count[0] = 0;
 }
 
+int pc_utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n;
+    unsigned lo = 0x80, hi = 0xbf; /* range of the second byte (RFC 3629, table 3-7) */
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;        /* no overlong forms */
+        if (c == 0xed) hi = 0x9f;        /* no surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;        /* no overlong forms */
+        if (c == 0xf4) hi = 0x8f;        /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (int k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xbf) return 0;
+    return n;
+}
+
 void pc_json_quote(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = 1;
         switch (*p) {
         case '"':  fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -21,8 +46,10 @@ void pc_json_quote(FILE *f, const char *s)
         case '\t': fputs("\\t", f); break;
         default:
             if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-            else fputc(*p, f);
+            else if ((n = pc_utf8_len(p)) == 0) { fputs("\\ufffd", f); n = 1; }
+            else fwrite(p, 1, (size_t)n, f);
         }
+        p += n;
     }
     fputc('"', f);
 }

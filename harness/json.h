@@ -24,7 +24,17 @@ void pc_json_int(pc_json *j, const char *key, long long v);
 void pc_json_bool(pc_json *j, const char *key, int v);
 /* a float shown two ways: {"hex": "%a", "dec": %.9g} */
 void pc_json_float(pc_json *j, const char *key, double v);
-/* writes STR as a JSON string literal (escaped) */
+/* Writes STR as a JSON string literal: quote, backslash and control
+ * characters escaped, and the output always valid UTF-8 whatever bytes STR
+ * holds (file names are bytes): every byte that does not start a
+ * well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF) is written as \ufffd, the replacement character.
+ * We prefer U+FFFD to \u00XX: \u00XX would name a different, valid file
+ * ("\xff" would read back as "\u00ff", i.e. "ÿ" in UTF-8), while U+FFFD
+ * says plainly that the name was not text. */
 void pc_json_quote(FILE *f, const char *s);
+/* Length (1..4) of the well-formed UTF-8 sequence at S, or 0 when the byte
+ * at S does not start one (S is NUL-terminated). */
+int pc_utf8_len(const unsigned char *s);
 
 #endif

@@ -52,12 +52,21 @@ void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows)
 
 void pc_report_colname(const pc_impl *impl, const char *family, char *buf, size_t len)
 {
-    /* plugin and table names are paths: keep the file name only */
+    /* plugin and table names are paths: keep the file name only.  The name
+     * goes into data-file headers (one whitespace-separated word) and into
+     * gnuplot strings, where a newline ends the command (the next line
+     * would run, `!cmd` included), a backquote runs a shell command, and a
+     * backslash or quote ends the string: only [A-Za-z0-9._+-] is kept,
+     * any other byte becomes '_'.  The HTML page shows the full name. */
     const char *s = impl->name, *slash = strrchr(s, '/');
     if (slash && slash[1]) s = slash + 1;
     size_t k = 0;
-    for (; *s && k + 1 < len; s++)
-        buf[k++] = (*s == ' ' || *s == '\t' || *s == '"' || *s == '\'' || *s == ',') ? '_' : *s;
+    for (; *s && k + 1 < len; s++) {
+        char c = *s;
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                   || c == '.' || c == '_' || c == '+' || c == '-';
+        buf[k++] = keep ? c : '_';
+    }
     buf[k] = '\0';
     if (k == 0) snprintf(buf, len, "impl");
     if (family && k + 1 < len) snprintf(buf + k, len - k, ":%s", family);
@@ -421,7 +430,9 @@ static pc_status write_plot2(pc_report *r, const scan_sample *s, const scan_acc 
         st = write_heatmap(r, s, &acc[k], w == 0 ? "heatmap_worst.dat" : "heatmap_good.dat", err);
     }
     if (st != PC_OK) return st;
-    snprintf(p2->vars, sizeof p2->vars, "worst = \"%s\"\ngood = \"%s\"\nfloor = %g\n"
+    /* single-quoted: gnuplot expands no backslash, backquote or macro
+     * there; colname() leaves no quote or newline to end it */
+    snprintf(p2->vars, sizeof p2->vars, "worst = '%s'\ngood = '%s'\nfloor = %g\n"
              "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
     if (worst < 0) return PC_OK;
     int len = snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, "

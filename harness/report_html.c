@@ -11,16 +11,26 @@
 #include "report.h"
 #include "version.h"
 
+/* Text and attribute values: the five HTML specials escaped, control
+ * characters but tab and newline, and bytes that are not well-formed UTF-8
+ * (a file name's raw bytes), as U+FFFD (the page is UTF-8). */
 void pc_html_escape(FILE *f, const char *s)
 {
-    for (; s && *s; s++)
-        switch (*s) {
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        int n = 1;
+        switch (*p) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f) fputs("&#xfffd;", f);
+            else if ((n = pc_utf8_len(p)) == 0) { fputs("&#xfffd;", f); n = 1; }
+            else fwrite(p, 1, (size_t)n, f);
         }
+        p += n;
+    }
 }
 
 static const char *vname(pc_status s)
