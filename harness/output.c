@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "output.h"
 
@@ -26,6 +27,7 @@ static struct {
 } slots[PC_OUT_SLOTS];
 
 static volatile pid_t owner_pid;   /* the process that registered them */
+static volatile pid_t child_pid;   /* a child writing into them, or 0 */
 static int handlers_set;
 
 /* Remove the files of the flat folder PATH, then the folder, with system
@@ -54,6 +56,10 @@ static void remove_dir_raw(const char *path)
 
 static void on_signal(int sig)
 {
+    if (getpid() == owner_pid && child_pid > 0) {
+        kill(child_pid, SIGKILL);
+        waitpid(child_pid, NULL, 0);
+    }
     if (getpid() == owner_pid) /* not in a forked child: its parent owns them */
         for (int k = 0; k < PC_OUT_SLOTS; k++) {
             if (!slots[k].used) continue;
@@ -94,6 +100,11 @@ int pc_out_track(const char *path, int is_dir)
         return k;
     }
     return -1;
+}
+
+void pc_out_set_child(long pid)
+{
+    child_pid = (pid_t)pid;
 }
 
 void pc_out_untrack(int slot)

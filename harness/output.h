@@ -46,6 +46,10 @@ char *pc_out_resolve(const char *path, pc_err *err);
  * temporary is then simply not cleaned up on a signal). */
 int pc_out_track(const char *path, int is_dir);
 void pc_out_untrack(int slot);
+/* The child process (a gnuplot writing into a tracked report folder) that
+ * the signal handler kills and reaps before removing temporaries, so that
+ * it cannot write into them afterwards; 0 clears it. */
+void pc_out_set_child(long pid);
 
 /* Flush stdout and report whether anything written to it was lost:
  * PC_EWRITE with a message (the CLI's exit 3), or PC_OK. */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "output.h"
 #include "report.h"
 #include "version.h"
 
@@ -85,6 +86,7 @@ static int run_prog(const char *dir, char *const argv[], const char *log, char *
         execvp(argv[0], argv);
         _exit(127);
     }
+    pc_out_set_child(pid); /* killed before a signal removes the report folder */
     if (!log) {
         close(fd[1]);
         size_t k = 0;
@@ -104,7 +106,8 @@ static int run_prog(const char *dir, char *const argv[], const char *log, char *
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
+        if (errno != EINTR) { pc_out_set_child(0); return -1; }
+    pc_out_set_child(0);
     return status;
 }
 
