@@ -115,6 +115,17 @@ static pc_status run_all(const pc_opts *o, const pc_sources *src, const pc_impl 
     return st;
 }
 
+/* Nothing checked is an error, not a pass (a --family the sources lack). */
+static pc_status require_checked(const pc_opts *o, const pc_acc_result *res, int n, pc_err *err)
+{
+    for (int k = 0; k < n; k++)
+        if (res[k].status != PC_SKIP) return PC_OK;
+    char fam[64] = "";
+    if (o->family) snprintf(fam, sizeof fam, " (--family %.40s)", o->family);
+    return pc_seterr(err, PC_EINPUT, "nothing checked: %.300s%s",
+                     n ? res[0].note : "no source has a family the gate applies to", fam);
+}
+
 int pc_cmd_accuracy(int argc, char **argv)
 {
     pc_opts o;
@@ -134,6 +145,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     int n = 0, any_fail = 0;
     if (!res || !cfg || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
     if (st == PC_OK) st = run_all(&o, &src, impls, &n, cfg, res, &any_fail, &err);
+    if (st == PC_OK) st = require_checked(&o, res, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
     free(res);
     free(cfg);

@@ -196,6 +196,41 @@ static int fail(const pc_opts *o, pc_status st, pc_err *err)
     return pc_cli_fail_output("check", o, st, err);
 }
 
+/* Nothing checked is an error, not a pass: a run whose every verdict was
+ * skipped (a --family the implementation lacks, a --layout it declines),
+ * or a --property that ran on nothing, is exit 2 naming what did not apply. */
+static int checked(const pc_verdict *v)
+{
+    return v->status == PC_OK || v->status == PC_FAIL;
+}
+
+static pc_status require_checked(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
+{
+    for (int p = 0; p < o->n_properties; p++) {
+        int ran = 0;
+        for (int k = 0; k < vs->n && !ran; k++)
+            ran = checked(&vs->v[k]) && !strcmp(vs->v[k].check, o->properties[p]);
+        if (!ran)
+            return pc_seterr(err, PC_EINPUT, "nothing checked: --property %s does not apply to "
+                             "any family checked here (see `pecheck explain %s`)",
+                             o->properties[p], o->properties[p]);
+    }
+    for (int k = 0; k < vs->n; k++)
+        if (checked(&vs->v[k])) return PC_OK;
+    if (vs->n == 0)
+        return pc_seterr(err, PC_EINPUT, "nothing checked: no family%s%s applies to the sources given",
+                         o->family ? " matching --family " : "", o->family ? o->family : "");
+    const pc_verdict *v = &vs->v[0];
+    char asked[96] = "";
+    if (o->family || o->layout >= 0)
+        snprintf(asked, sizeof asked, " (%s%s%s%s)", o->family ? "--family " : "",
+                 o->family ? o->family : "", o->family && o->layout >= 0 ? ", " : "",
+                 o->layout >= 0 ? (o->layout ? "--layout half" : "--layout interleaved") : "");
+    return pc_seterr(err, PC_EINPUT, "nothing checked, every check skipped%s; the first: %.160s "
+                     "%s%s%s: %.200s", asked, v->impl, v->family, v->layout[0] ? " " : "",
+                     v->layout, v->summary);
+}
+
 int pc_cmd_check(int argc, char **argv)
 {
     pc_opts o;
@@ -223,6 +258,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_gate c = { &o, &vs, &err };
     for (int k = 0; k < src.n && st == PC_OK; k++)
         st = pc_check_impl(&c, src.impl[k], want);
+    if (st == PC_OK) st = require_checked(&o, &vs, &err);
     if (st == PC_OK) st = report(&o, &vs, &err);
     pc_status verdict = pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);

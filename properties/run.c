@@ -61,27 +61,34 @@ int pc_eng_rotates_input(const pc_prun *r)
     return f && f->rows && f->rows->input;
 }
 
-/* Probe the layout: the parameters' if given, else interleaved, else half. */
+/* Probe the layout: --layout if given, else interleaved, else half.  A
+ * layout the implementation declines (its first call returns an error) is
+ * not checked: the property is skipped saying so, rather than failed. */
 static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
 {
-    if (r->params->layout >= 0) { r->layout = r->params->layout; return PC_OK; }
+    int given = r->params->layout >= 0;
     int is_rope = pc_eng_rotates_input(r);
-    if (!pc_eng_formula_family(r)) { r->layout = 0; return PC_OK; }
+    if (!pc_eng_formula_family(r)) { r->layout = given ? r->params->layout : 0; return PC_OK; }
     int d = r->params->d;
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     if (!x || !out) { free(x); free(out); return PC_ENOMEM; }
     int64_t pos = r->lo;
     int rc = 1;
-    for (int layout = 0; layout <= 1 && rc; layout++) {
+    int first = given ? r->params->layout : 0, last = given ? r->params->layout : 1;
+    for (int layout = first; layout <= last && rc; layout++) {
         r->layout = layout;
         rc = is_rope ? pc_p_rope(r, &pos, 1, d, x, out) : pc_p_sinusoidal(r, &pos, 1, d, out);
     }
     free(x);
     free(out);
     if (rc) {
-        r->layout = 0;
         pc_p_implerr(r, oc);
-        snprintf(oc->msg, sizeof oc->msg, "the implementation declines both layouts (%.200s)", r->implmsg);
+        if (given)
+            snprintf(oc->msg, sizeof oc->msg, "the implementation declines --layout %s (%.150s): "
+                     "not checked under it", pc_layout_name(r->layout), r->implmsg);
+        else
+            snprintf(oc->msg, sizeof oc->msg, "the implementation declines both layouts (%.200s)", r->implmsg);
+        r->layout = first;
         return PC_SKIP;
     }
     return PC_OK;
