@@ -34,9 +34,11 @@ struct pc_impl {
      * (N x D/2), so the error can be split into angle and evaluation. */
     int (*angles)(void *ctx, const int64_t *pos, size_t n, int d, double base,
                   float *theta);
-    /* Positions the source can serve, inclusive (a .npy table knows its
-     * rows); 0, 0 = unlimited.  Properties draw positions from this range. */
+    /* Positions the source can serve, inclusive, when POS_BOUNDED (a .npy
+     * table knows its rows; one row at position 0 is 0..0); otherwise
+     * unlimited.  Properties draw positions from this range. */
     int64_t pos_min, pos_max;
+    int pos_bounded;
     /* Relative-position families (optional; appended, see the boxed section
      * of pecheck_plugin.h for the contracts). */
     int (*t5_bucket)(void *ctx, const int64_t *rel, size_t n, int bidirectional,

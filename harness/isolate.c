@@ -640,6 +640,7 @@ pc_impl *pc_isolate_wrap(const pc_impl *inner, long timeout_ms)
     w->angles = NULL; /* not part of the plugin ABI */
     w->pos_min = inner->pos_min;
     w->pos_max = inner->pos_max;
+    w->pos_bounded = inner->pos_bounded;
     w->t5_bucket = inner->t5_bucket ? w_t5_bucket : NULL;
     w->t5_bias = inner->t5_bias ? w_t5_bias : NULL;
     w->alibi_slopes = inner->alibi_slopes ? w_alibi_slopes : NULL;

@@ -673,6 +673,16 @@ pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap)
             break;
+        /* not a .npy: stop at once (pc_npy_parse says "bad magic"), so that
+         * /dev/zero or a stray device is refused without reading it all */
+        if (memcmp(buf, npy_magic, sizeof npy_magic) != 0)
+            break;
+        if (!S_ISREG(sb.st_mode) && cap >= PC_NPY_STREAM_MAX) {
+            free(buf);
+            fclose(f);
+            return pc_seterr(err, PC_EINPUT, "%s: not a regular file and larger than %zu bytes "
+                             "(write the table to a file)", path, (size_t)PC_NPY_STREAM_MAX);
+        }
         if (cap > SIZE_MAX / 2) {
             free(buf);
             fclose(f);

@@ -30,6 +30,10 @@
  * default; 65535*16 leaves room for any header a writer could mean, while
  * a corrupt length field cannot make us parse megabytes. */
 #define PC_NPY_MAX_HEADER ((size_t)65535 * 16)
+/* Largest .npy read from a pipe or device (its size is not known up front):
+ * 1 GiB, a d = 8192 binary32 table of 32768 positions; larger tables are
+ * read from regular files, whose size bounds the read. */
+#define PC_NPY_STREAM_MAX ((size_t)1 << 30)
 
 /* An array read from a .npy file. */
 typedef struct pc_npy {

@@ -95,7 +95,7 @@ static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double 
 {
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     int found = -1;
-    int64_t pos = impl->pos_max > 0 ? impl->pos_min : 1; /* a table may start later */
+    int64_t pos = impl->pos_bounded ? impl->pos_min : 1; /* a table may start later */
     for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
         int rc = rows->call(impl, &pos, 1, d, base, layout, rows->input ? x : NULL, out);
         if (rc == 0) found = layout;
@@ -117,7 +117,7 @@ static int draws(const pc_rep_impl *ri, const char *id)
 /* The positions an implementation serves (impl.h: 0, 0 = unlimited). */
 static int in_range(const pc_impl *impl, int64_t pos)
 {
-    return impl->pos_max <= 0 || (pos >= impl->pos_min && pos <= impl->pos_max);
+    return !impl->pos_bounded || (pos >= impl->pos_min && pos <= impl->pos_max);
 }
 
 /* ---- summary: the accuracy gate and the properties -------------------- */
@@ -140,7 +140,7 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
                                .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
                                .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
                                .quiet = o->quiet };
-            if (impl->pos_max > 0) { /* a table: the gate's range within its rows */
+            if (impl->pos_bounded) { /* a table: the gate's range within its rows */
                 if (cfg.pos_lo < impl->pos_min) cfg.pos_lo = impl->pos_min;
                 if (cfg.pos_hi > impl->pos_max) cfg.pos_hi = impl->pos_max;
                 if (cfg.pos_lo > cfg.pos_hi) { cfg.pos_lo = impl->pos_min; cfg.pos_hi = impl->pos_max; }

@@ -392,7 +392,8 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
         st = pc_seterr(err, PC_EINPUT, "%s has shape (%zu, %zu) but %s has shape (%zu, %zu): the "
                        "cos and sin caches must match", path, a.shape[0], a.shape[1], sin_path,
                        s.shape[0], s.shape[1]);
-    if (st == PC_OK && a.shape[0] > (size_t)(PC_POS_MAX - o->pos_start))
+    /* rows pos_start .. pos_start + rows - 1, the last at most 2^53 */
+    if (st == PC_OK && a.shape[0] - 1 > (size_t)(PC_POS_MAX - o->pos_start))
         st = pc_seterr(err, PC_EINPUT, "%s: %zu rows from --pos-start %" PRId64 " pass position 2^53",
                        path, a.shape[0], o->pos_start);
     if (st == PC_OK && !rope) {
@@ -460,6 +461,7 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
     im->ctx = t;
     im->pos_min = t->info.pos_lo; /* properties draw positions from the rows */
     im->pos_max = t->info.pos_hi;
+    im->pos_bounded = 1;
     if (rope) im->rope = rope_hook;
     else im->sinusoidal = sin_hook;
     *out = im;

@@ -130,7 +130,7 @@ static int flaky(void *ctx, const int64_t *pos, size_t n, int d, double base, in
 static void test_ranges(void)
 {
     pc_impl t = { .name = "ranged-table", .family_hint = "sinusoidal", .sinusoidal = ranged,
-                  .pos_min = 100, .pos_max = 300 };
+                  .pos_min = 100, .pos_max = 300, .pos_bounded = 1 };
     const char *props[] = { "unique", "linear-shift", "dot-distance", "pair-norm" };
     for (int k = 0; k < 4; k++) {
         pc_opts o;

@@ -27,7 +27,7 @@ static pc_status setup(pc_prun *r, pc_outcome *oc)
         }
         return PC_OK;
     }
-    if (r->impl->pos_min != 0 || r->impl->pos_max != 0) {
+    if (r->impl->pos_bounded) {
         snprintf(oc->msg, sizeof oc->msg, "the source serves positions %" PRId64 "..%" PRId64
                  " only: nothing beyond to test", r->impl->pos_min, r->impl->pos_max);
         return PC_SKIP;

@@ -1,17 +1,28 @@
-/* rotate-recurrence (known bad): PE(pos+1) = R(omega_i) PE(pos), applied
+/* rotate-recurrence (known bad): PE(pos+1) = R(omega) PE(pos), applied
  * repeatedly in binary32 from PE(0) = (0, 1).  Each step adds a rounding
  * error, so the error grows with the position (a random walk in the angle
  * and a drift of the pair's norm).
  * The state of the last row is kept per thread so increasing positions cost
- * one step each; a smaller position restarts from 0. */
+ * one step each; a smaller position restarts from the period's anchor.
+ *
+ * Bounded work: a position at or past PC_RR_PERIOD = 2^16 starts from the
+ * row computed directly at the largest multiple of 2^16 not above it
+ * (binary64 sin/cos of anchor*omega_i rounded to binary32), as long-running
+ * recurrences re-anchor in practice.  One row then costs at most 2^16 steps
+ * (about 4M multiply-adds at d = 128, milliseconds) instead of up to 2^53
+ * (`--positions 2^53:2^53` never ended); below 2^16 the rows are the pure
+ * recurrence from PE(0), bit for bit as without the cap. */
 #include "../../impl/common.h"
+
+#define PC_RR_PERIOD ((int64_t)1 << 16)
 
 static _Thread_local struct {
     int64_t pos;
     int d;
     double base;
     float s[4096], c[4096];
-} st = { -1, 0, 0.0, {0}, {0} };
+    float cw[4096], sw[4096]; /* cosf, sinf of the pair's binary32 omega */
+} st = { -1, 0, 0.0, {0}, {0}, {0}, {0} };
 
 /*@ requires dim: pc_dim_ok(d);
     requires position: 0 <= pos <= PC_ACSL_POS_MAX;
@@ -21,26 +32,33 @@ static _Thread_local struct {
 static void advance(int64_t pos, int d, double base)
 {
     int h = d / 2;
-    if (st.d != d || st.base != base || st.pos < 0 || st.pos > pos) {
+    int64_t anchor = pos - pos % PC_RR_PERIOD;
+    if (st.d != d || st.base != base || st.pos < anchor || st.pos > pos) {
         /*@ loop invariant pairs: 0 <= i <= h;
-            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1];
-            loop variant h - i; */
-        for (int i = 0; i < h; i++) { st.s[i] = 0.0f; st.c[i] = 1.0f; }
-        st.pos = 0; st.d = d; st.base = base;
-    }
-    /*@ loop invariant steps: 0 <= st.pos <= pos;
-        loop invariant same_d: st.d == d;
-        loop assigns st.pos, st.s[0 .. h - 1], st.c[0 .. h - 1], errno;
-        loop variant pos - st.pos; */
-    for (; st.pos < pos; st.pos++)
-        /*@ loop invariant pairs: 0 <= i <= h;
-            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1], errno;
+            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1], st.cw[0 .. h - 1],
+                         st.sw[0 .. h - 1], errno;
             loop variant h - i; */
         for (int i = 0; i < h; i++) {
             float w = pc_torch_div_term(i, d, base);
-            float cw = cosf(w), sw = sinf(w);
-            float s = st.s[i] * cw + st.c[i] * sw;
-            float c = st.c[i] * cw - st.s[i] * sw;
+            double a = (double)anchor * (double)w;
+            st.cw[i] = cosf(w);
+            st.sw[i] = sinf(w);
+            st.s[i] = anchor ? (float)sin(a) : 0.0f;
+            st.c[i] = anchor ? (float)cos(a) : 1.0f;
+        }
+        st.pos = anchor; st.d = d; st.base = base;
+    }
+    /*@ loop invariant steps: 0 <= st.pos <= pos;
+        loop invariant same_d: st.d == d;
+        loop assigns st.pos, st.s[0 .. h - 1], st.c[0 .. h - 1];
+        loop variant pos - st.pos; */
+    for (; st.pos < pos; st.pos++)
+        /*@ loop invariant pairs: 0 <= i <= h;
+            loop assigns i, st.s[0 .. h - 1], st.c[0 .. h - 1];
+            loop variant h - i; */
+        for (int i = 0; i < h; i++) {
+            float s = st.s[i] * st.cw[i] + st.c[i] * st.sw[i];
+            float c = st.c[i] * st.cw[i] - st.s[i] * st.sw[i];
             st.s[i] = s; st.c[i] = c;
         }
 }
