@@ -16,7 +16,7 @@ nok() { echo "not ok $((++n)) - $*"; }
 echo "1..10"
 evil=$'evil\n!touch${IFS}PWNED\n`touch${IFS}PWNED2`\xff\'"<evil>'
 cp "$BUILD/examples/plugin_good.so" "$tmp/$evil.so"
-"$PECHECK" reference --family sinusoidal --d 16 --positions 0:63 --out "$tmp/$evil.npy" >/dev/null
+"$PECHECK" reference --family sinusoidal --d 16 --positions 0:63 --out "$tmp/$evil.npy" >/dev/null 2>&1
 
 # valid_json FILE: strict UTF-8 and JSON; prints the names found
 valid_json() {
