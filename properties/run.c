@@ -125,7 +125,7 @@ static pc_status applicable(pc_prun *r, char *why, size_t len)
         snprintf(why, len, "the implementation has no %s hook", r->family);
         return PC_SKIP;
     }
-    if (impl->pos_min != 0 || impl->pos_max != 0) {
+    if (impl->pos_bounded) {
         if (impl->pos_min > r->lo) r->lo = impl->pos_min;
         if (impl->pos_max < r->hi) r->hi = impl->pos_max;
         if (r->lo > r->hi) {
