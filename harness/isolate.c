@@ -424,7 +424,7 @@ static void describe_pos(const char *label, const int64_t *pos, size_t n, char *
     if (n == 0 || !pos) { snprintf(buf, len, " with n=0"); return; }
     int consecutive = 1;
     for (size_t r = 1; r < n && consecutive; r++)
-        consecutive = pos[r] == pos[r - 1] + 1;
+        consecutive = pos[r - 1] < INT64_MAX && pos[r] == pos[r - 1] + 1; /* no overflow at INT64_MAX */
     if (n == 1)
         snprintf(buf, len, " at %s=%" PRId64, label, pos[0]);
     else if (consecutive)
