@@ -79,102 +79,134 @@ static pc_status out_of_range(pc_gate *c, const pc_impl *impl, const pc_family *
     return PC_OK;
 }
 
-pc_status pc_learned_gate(pc_gate *c, const pc_impl *impl, const pc_family *fam)
+/* The lookup check's state: the rows checked, the buffers of one block,
+ * the count of bad values and the first one. */
+typedef struct lookup {
+    const pc_impl *impl;
+    int d;
+    int64_t max_len, n_check;
+    int64_t *pos, *rpos;
+    float *a, *b;
+    long bad;
+    char first[400];
+} lookup;
+
+/* Values of the block's first lookup A that are not finite or differ from
+ * the second lookup B (reverse order; RC != 0: not compared). */
+static void count_bad(lookup *lk, size_t n, int rc)
 {
-    pc_status st = PC_OK;
-    const pc_opts *o = c->o;
-    int d = o->d;
+    size_t w = (size_t)lk->d;
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = 0; j < w; j++) {
+            float x = lk->a[r * w + j], y = rc == 0 ? lk->b[(n - 1 - r) * w + j] : x;
+            int nonfinite = !isfinite(x), differs = !same_bits(x, y);
+            if ((nonfinite || differs) && lk->bad++ == 0)
+                snprintf(lk->first, sizeof lk->first, nonfinite
+                         ? "pos=%" PRId64 " dim=%zu: %a (%g) is not finite"
+                         : "pos=%" PRId64 " dim=%zu: %a (%g) on one lookup, %a (%g) on another",
+                         lk->pos[r], j, (double)x, (double)x, (double)y, (double)y);
+        }
+}
+
+/* A fault or an error of the implementation ends the verdict V (returns
+ * 0: stop); FIRST: this is the first block's first lookup. */
+static int lookup_failed(pc_verdict *v, const lookup *lk, int rc, int first, int second, size_t n)
+{
     char cause[PC_ERR_LEN] = "";
-    double t0 = pc_now();
-    pc_isolate_clear(impl);
-    int64_t max_len = impl->learned_max_len(impl->ctx);
-    pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "lookup", NULL);
-    if (!v) return pc_gate_oom(c);
+    if (pc_gate_take_fault(lk->impl, cause, sizeof cause)) {
+        v->status = PC_FAIL;
+        snprintf(v->summary, sizeof v->summary, "%s", cause);
+        return 1;
+    }
+    if (rc == 0 || second) return 0;
+    v->status = first ? PC_SKIP : PC_FAIL;
+    if (first)
+        snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned %d for "
+                 "d=%d: width not supported (pass --d with the table's width)", rc, lk->d);
+    else
+        snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d "
+                 "for valid positions %" PRId64 "..%" PRId64, rc, lk->pos[0], lk->pos[n - 1]);
+    return 1;
+}
+
+/* Rows K0.. (N of them): looked up, then again in reverse order (a lookup
+ * is a pure function of the position).  Returns 0 to stop. */
+static int lookup_block(pc_verdict *v, lookup *lk, int64_t k0, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        int64_t k = k0 + (int64_t)r;
+        /* past LEARNED_ALL rows: the first half and the last half of the table */
+        lk->pos[r] = lk->max_len <= LEARNED_ALL || k < LEARNED_ALL / 2 ? k : lk->max_len - (lk->n_check - k);
+    }
+    int rc = lk->impl->learned(lk->impl->ctx, lk->pos, n, lk->d, lk->a);
+    if (lookup_failed(v, lk, rc, k0 == 0, 0, n)) return 0;
+    for (size_t r = 0; r < n; r++) lk->rpos[r] = lk->pos[n - 1 - r];
+    rc = lk->impl->learned(lk->impl->ctx, lk->rpos, n, lk->d, lk->b);
+    if (lookup_failed(v, lk, rc, 0, 1, n)) return 0;
+    count_bad(lk, n, rc);
+    if (rc == 0) return 1;
+    v->status = PC_FAIL;
+    snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d on a "
+             "second lookup of positions %" PRId64 "..%" PRId64, rc, lk->pos[0], lk->pos[n - 1]);
+    return 0;
+}
+
+static void lookup_summary(pc_verdict *v, const lookup *lk)
+{
+    v->measured = (double)lk->bad;
+    if (v->status == PC_OK && lk->bad) {
+        v->status = PC_FAIL;
+        snprintf(v->summary, sizeof v->summary, "%ld bad value%s over %" PRId64 " rows; the first: %s",
+                 lk->bad, lk->bad == 1 ? "" : "s", lk->n_check, lk->first);
+    } else if (v->status == PC_OK)
+        snprintf(v->summary, sizeof v->summary, "%" PRId64 " of %" PRId64 " rows (d=%d) finite and "
+                 "the same on a second lookup", lk->n_check, lk->max_len, lk->d);
+}
+
+static void lookup_free(lookup *lk)
+{
+    free(lk->pos); free(lk->rpos); free(lk->a); free(lk->b);
+}
+
+/* The max_len hook: a fault or fewer than one row fails V (returns 0). */
+static int max_len_ok(pc_verdict *v, const pc_impl *impl, int64_t max_len)
+{
+    char cause[PC_ERR_LEN] = "";
     v->bound = 0;
     snprintf(v->measured_what, sizeof v->measured_what, "bad values");
     if (pc_gate_take_fault(impl, cause, sizeof cause)) {
         v->status = PC_FAIL;
         snprintf(v->summary, sizeof v->summary, "%s", cause);
-        return PC_OK;
+        return 0;
     }
-    if (max_len < 1) {
-        v->status = PC_FAIL;
-        snprintf(v->summary, sizeof v->summary, "pecheck_learned_max_len returned %" PRId64
-                 " (a table has at least one row)", max_len);
-        return PC_OK;
-    }
-    int64_t n_check = max_len <= LEARNED_ALL ? max_len : LEARNED_ALL;
-    size_t B = LEARNED_BLOCK, w = (size_t)d;
-    int64_t *pos = malloc(B * sizeof *pos);
-    float *a = malloc(B * w * sizeof *a), *b = malloc(B * w * sizeof *b);
-    if (!pos || !a || !b) { free(pos); free(a); free(b); return pc_gate_oom(c); }
-    long bad = 0;
-    char first[400] = "";
-    v->status = PC_OK;
-    for (int64_t k0 = 0; k0 < n_check && v->status == PC_OK; k0 += (int64_t)B) {
-        size_t n = (size_t)(n_check - k0 < (int64_t)B ? n_check - k0 : (int64_t)B);
-        for (size_t r = 0; r < n; r++) {
-            int64_t k = k0 + (int64_t)r;
-            /* past LEARNED_ALL rows: the first half and the last half of the table */
-            pos[r] = max_len <= LEARNED_ALL || k < LEARNED_ALL / 2 ? k : max_len - (n_check - k);
-        }
-        int rc = impl->learned(impl->ctx, pos, n, d, a);
-        if (pc_gate_take_fault(impl, cause, sizeof cause)) {
-            v->status = PC_FAIL;
-            snprintf(v->summary, sizeof v->summary, "%s", cause);
-            break;
-        }
-        if (rc != 0) {
-            v->status = k0 == 0 ? PC_SKIP : PC_FAIL;
-            if (k0 == 0)
-                snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned %d for "
-                         "d=%d: width not supported (pass --d with the table's width)", rc, d);
-            else
-                snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d "
-                         "for valid positions %" PRId64 "..%" PRId64, rc, pos[0], pos[n - 1]);
-            break;
-        }
-        /* the same rows again, in reverse order: a lookup is a pure function of the position */
-        int64_t *rpos = malloc(n * sizeof *rpos);
-        if (!rpos) { free(pos); free(a); free(b); return pc_gate_oom(c); }
-        for (size_t r = 0; r < n; r++) rpos[r] = pos[n - 1 - r];
-        rc = impl->learned(impl->ctx, rpos, n, d, b);
-        free(rpos);
-        if (pc_gate_take_fault(impl, cause, sizeof cause)) {
-            v->status = PC_FAIL;
-            snprintf(v->summary, sizeof v->summary, "%s", cause);
-            break;
-        }
-        for (size_t r = 0; r < n; r++)
-            for (size_t j = 0; j < w; j++) {
-                float x = a[r * w + j], y = rc == 0 ? b[(n - 1 - r) * w + j] : x;
-                int nonfinite = !isfinite(x), differs = !same_bits(x, y);
-                if (nonfinite || differs) {
-                    if (bad++ == 0)
-                        snprintf(first, sizeof first, nonfinite
-                                 ? "pos=%" PRId64 " dim=%zu: %a (%g) is not finite"
-                                 : "pos=%" PRId64 " dim=%zu: %a (%g) on one lookup, %a (%g) on another",
-                                 pos[r], j, (double)x, (double)x, (double)y, (double)y);
-                }
-            }
-        if (rc != 0) {
-            v->status = PC_FAIL;
-            snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d on a "
-                     "second lookup of positions %" PRId64 "..%" PRId64, rc, pos[0], pos[n - 1]);
-        }
-    }
-    v->measured = (double)bad;
-    if (v->status == PC_OK && bad) {
-        v->status = PC_FAIL;
-        snprintf(v->summary, sizeof v->summary, "%ld bad value%s over %" PRId64 " rows; the first: %s",
-                 bad, bad == 1 ? "" : "s", n_check, first);
-    } else if (v->status == PC_OK)
-        snprintf(v->summary, sizeof v->summary, "%" PRId64 " of %" PRId64 " rows (d=%d) finite and "
-                 "the same on a second lookup", n_check, max_len, d);
-    v->seconds = pc_now() - t0;
-
-    if (v->status != PC_SKIP) st = out_of_range(c, impl, fam, max_len, a);
-    free(pos); free(a); free(b);
-    return st;
+    if (max_len >= 1) return 1;
+    v->status = PC_FAIL;
+    snprintf(v->summary, sizeof v->summary, "pecheck_learned_max_len returned %" PRId64
+             " (a table has at least one row)", max_len);
+    return 0;
 }
 
+pc_status pc_learned_gate(pc_gate *c, const pc_impl *impl, const pc_family *fam)
+{
+    double t0 = pc_now();
+    pc_isolate_clear(impl);
+    int64_t max_len = impl->learned_max_len(impl->ctx);
+    pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "lookup", NULL);
+    if (!v) return pc_gate_oom(c);
+    if (!max_len_ok(v, impl, max_len)) return PC_OK;
+    size_t B = LEARNED_BLOCK, w = (size_t)c->o->d;
+    lookup lk = { impl, c->o->d, max_len, max_len <= LEARNED_ALL ? max_len : LEARNED_ALL,
+                  malloc(B * sizeof(int64_t)), malloc(B * sizeof(int64_t)),
+                  malloc(B * w * sizeof(float)), malloc(B * w * sizeof(float)), 0, "" };
+    if (!lk.pos || !lk.rpos || !lk.a || !lk.b) { lookup_free(&lk); return pc_gate_oom(c); }
+    v->status = PC_OK;
+    for (int64_t k0 = 0; k0 < lk.n_check; k0 += (int64_t)B) {
+        size_t n = (size_t)(lk.n_check - k0 < (int64_t)B ? lk.n_check - k0 : (int64_t)B);
+        if (!lookup_block(v, &lk, k0, n)) break;
+    }
+    lookup_summary(v, &lk);
+    v->seconds = pc_now() - t0;
+    pc_status st = v->status != PC_SKIP ? out_of_range(c, impl, fam, max_len, lk.a) : PC_OK;
+    lookup_free(&lk);
+    return st;
+}
