@@ -458,6 +458,38 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Worker 0 in this thread, the others in their own (fewer threads if
+ * some cannot start: the same result). */
+static void run_workers(run *r, int nt)
+{
+    worker *w = r->workers;
+    int started = 1;
+    for (int t = 1; t < nt; t++) {
+        if (pthread_create(&w[t].tid, NULL, work, &w[t]) != 0) break;
+        started++;
+    }
+    work(&w[0]);
+    for (int t = 1; t < started; t++) pthread_join(w[t].tid, NULL);
+}
+
+/* The merged metrics, the verdict and the witnesses' error split. */
+static pc_status finish(run *r, pc_err *err)
+{
+    pc_acc_result *res = r->res;
+    pc_metrics_finish(&res->m);
+    if (r->st != PC_OK)
+        return pc_seterr(err, r->st, "reference failed at positions %lld..%lld (precision "
+                         "ceiling reached)", (long long)r->st_lo, (long long)r->st_hi);
+    if (res->status == PC_OK) {
+        block *b = &r->workers[0].b;
+        res->status = res->m.n_over ? PC_FAIL : PC_OK;
+        split_witness(b, &res->m.worst);
+        split_witness(b, &res->m.worst_abs);
+        split_witness(b, &res->m.first_over);
+    }
+    return PC_OK;
+}
+
 /* A sampled run's positions: ascending, in [0, 2^53], no shards. */
 static pc_status check_positions(const pc_acc_cfg *cfg, pc_err *err)
 {
@@ -550,25 +582,9 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     pthread_cond_init(&r.cv, NULL);
     pc_progress_start(&r.pr, impl->name, cfg->quiet);
     double t0 = pc_now();
-    int started = 1; /* worker 0 runs in this thread */
-    for (int t = 1; t < nt; t++) {
-        if (pthread_create(&w[t].tid, NULL, work, &w[t]) != 0) break; /* fewer threads: same result */
-        started++;
-    }
-    work(&w[0]);
-    for (int t = 1; t < started; t++) pthread_join(w[t].tid, NULL);
+    run_workers(&r, nt);
     pc_progress_end(&r.pr);
-    pc_metrics_finish(&res->m);
-    st = r.st;
-    if (st != PC_OK)
-        pc_seterr(err, st, "reference failed at positions %lld..%lld (precision ceiling reached)",
-                  (long long)r.st_lo, (long long)r.st_hi);
-    if (st == PC_OK && res->status == PC_OK) {
-        res->status = res->m.n_over ? PC_FAIL : PC_OK;
-        split_witness(&w[0].b, &res->m.worst);
-        split_witness(&w[0].b, &res->m.worst_abs);
-        split_witness(&w[0].b, &res->m.first_over);
-    }
+    st = finish(&r, err);
     res->seconds = pc_now() - t0;
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);

@@ -367,24 +367,35 @@ static pc_status setup_rope(table *t, const pc_opts *o, pc_err *err)
     return PC_OK;
 }
 
-pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
-                        const char *family, pc_impl **out, pc_err *err)
+/* FAMILY's descriptor, which a table may hold (PC_FAM_TABLES); rows that
+ * rotate an input come as a (cos, sin) cache pair (RoPE), so SIN_PATH is
+ * given exactly for them. */
+static pc_status table_family(const char *family, const char *sin_path, const pc_family **fam,
+                              pc_err *err)
 {
-    *out = NULL;
-    const pc_family *fam = pc_family_find(family);
-    if (!fam || !(fam->flags & PC_FAM_TABLES) || !fam->rows) {
+    *fam = pc_family_find(family);
+    if (!*fam || !((*fam)->flags & PC_FAM_TABLES) || !(*fam)->rows) {
         char names[160];
         pc_family_names(names, sizeof names, PC_FAM_TABLES, 1, NULL);
         return pc_seterr(err, PC_EINPUT, "--table: tables are %s, not '%s'", names, family);
     }
-    /* rows that rotate an input come as a (cos, sin) cache pair (RoPE) */
-    int rope = fam->rows->input;
-    if (rope && !sin_path)
+    if ((*fam)->rows->input && !sin_path)
         return pc_seterr(err, PC_EINPUT, "--family %s with --table COS.npy needs --table-sin SIN.npy",
-                         fam->name);
-    if (!rope && sin_path)
+                         (*fam)->name);
+    if (!(*fam)->rows->input && sin_path)
         return pc_seterr(err, PC_EINPUT, "--table-sin is for RoPE caches (--family %s)",
                          pc_family_for_table(1) ? pc_family_for_table(1)->name : "?");
+    return PC_OK;
+}
+
+pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
+                        const char *family, pc_impl **out, pc_err *err)
+{
+    *out = NULL;
+    const pc_family *fam;
+    pc_status kst = table_family(family, sin_path, &fam, err);
+    if (kst != PC_OK) return kst;
+    int rope = fam->rows->input; /* a (cos, sin) cache pair */
     pc_npy a = { 0 }, s = { 0 };
     pc_status st = load(path, rope ? "a RoPE cos cache" : "a sinusoidal table", &a, err);
     if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
