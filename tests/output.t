@@ -1,7 +1,8 @@
 #!/bin/bash
 # Outputs lose nothing: --output through a symlink writes its target and
 # keeps the link; a device or FIFO is written in place, never replaced; a
-# 0600 file stays 0600; a write error (/dev/full) is exit 3 with a message
+# 0600 file stays 0600; a write error (/dev/full, EFBIG on a file) is exit 3
+# with a message, the old file kept, no temporary left,
 # in every command, stdout included; SIGTERM during `report` leaves no
 # DIR.tmp.PID folder (SIGINT: tests/output_test.c).
 set -u
@@ -12,7 +13,7 @@ ok()  { echo "ok $((++n)) - $*"; }
 nok() { echo "not ok $((++n)) - $*"; }
 acc() { "$PECHECK" accuracy --impl torch-exp --max-pos 10 --quiet "$@"; }
 
-echo "1..17"
+echo "1..20"
 
 # a symlink is written through; the link stays a link
 echo old >"$tmp/target.json"; chmod 600 "$tmp/target.json"
@@ -82,6 +83,23 @@ if [ -w /dev/full ]; then
 else
     for k in 1 2 3 4 5 6 7; do ok "# SKIP no /dev/full"; done
 fi
+
+# a write error on a regular file (the file size limit, with SIGXFSZ ignored:
+# write() fails with EFBIG, as on a full disk): exit 3, the old file kept, no
+# temporary left
+limited() { (trap '' XFSZ; ulimit -f 1; exec "$PECHECK" "$@"); }
+echo "old result" >"$tmp/kept.json"
+limited accuracy --impl torch-exp --max-pos 10 --quiet --format json --output "$tmp/kept.json" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 3 ] && [ "$(cat "$tmp/kept.json")" = "old result" ] && grep -q "write failed" "$tmp/err" \
+   && ! ls "$tmp" | grep -q '\.tmp\.'; then
+    ok "write error on --output FILE: exit 3, the old file kept, no temporary"
+else nok "EFBIG --output: rc=$rc $(cat "$tmp/err") $(ls "$tmp")"; fi
+limited reference --family sinusoidal --d 64 --positions 0:63 --out "$tmp/big.npy" 2>"$tmp/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$tmp/big.npy" ] && ! ls "$tmp" | grep -q 'big.npy.tmp' \
+    && ok "write error on reference --out: exit 3, no file, no temporary" || nok "EFBIG reference: rc=$rc $(cat "$tmp/err")"
+limited report --impl torch-exp --out "$tmp/limrep" --quiet >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$tmp/limrep" ] && ! ls "$tmp" | grep -q 'limrep.tmp' \
+    && ok "write error in report: exit 3, no report folder left" || nok "EFBIG report: rc=$rc $(cat "$tmp/err") $(ls "$tmp")"
 
 # SIGTERM while a report is built: the DIR.tmp.PID folder is removed (SIGTERM:
 # a background job of a script ignores SIGINT; tests/output_test.c sends SIGINT)
