@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../harness/impl.h"
+#include "../harness/hook.h"
 #include "../harness/status.h"
 #include "../reference/reference.h"
 
@@ -25,9 +25,10 @@ typedef struct pc_rows {
      *    from the seed), pairs are rotated points and the bound scales
      *    with the pair's norm (docs/precision-model.md). */
     int input;
-    /* The implementation's rows (X is NULL when INPUT is 0). */
-    int (*call)(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
-                int layout, const float *x, float *out);
+    /* The implementation's rows (X is NULL when INPUT is 0), through
+     * pc_call_NAME (harness/hook.h): FAULT says whether the call faulted. */
+    int (*call)(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
+                double base, int layout, const float *x, float *out);
     /* The certified row: correctly rounded to binary32 (OUT32) and to
      * binary64 (OUT64), either may be NULL. */
     pc_status (*ref)(pc_freqs *f, int64_t pos, int layout, const float *x,
@@ -61,7 +62,9 @@ enum pc_family_flag {
 typedef struct pc_family {
     const char *name;        /* --family value and verdict family: "rope" */
     const char *title;       /* for people: "RoPE" */
-    const char *symbols;     /* the plugin entry points that provide it */
+    /* The plugin entry points that provide it (hook.h); an unused second
+     * entry is 0, PC_HOOK_abi_version, which no family is provided by. */
+    pc_hook_id hooks[2];
     unsigned flags;          /* enum pc_family_flag */
     /* Whether IMPL has the hooks this family needs. */
     int (*provides)(const pc_impl *impl);

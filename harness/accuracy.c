@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "accuracy.h"
+#include "hook.h"
 #include "model.h"
 #include "opts.h"
 #include "progress.h"
@@ -178,19 +179,27 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
     else pc_normal_row(c->seed, (uint64_t)pos, c->d, x);
 }
 
-/* GOT from the implementation, REF from the family's certified rows.  A
- * family whose rows rotate an input: input rows from input_row, bound
- * scaled by the pair's norm. */
-static pc_status fill_rows(block *b, size_t n, pc_metrics *m, int *impl_rc)
+/* The implementation's values GOT for the block's N positions; a family
+ * whose rows rotate an input: of input rows from input_row.  Its return
+ * value; FAULT says whether the call faulted. */
+static int call_block(block *b, size_t n, pc_fault *fault)
+{
+    const pc_acc_cfg *c = b->cfg;
+    const pc_rows *rw = b->rows;
+    if (rw->input)
+        for (size_t r = 0; r < n; r++)
+            input_row(c, b->pos[r], b->x + r * (size_t)c->d);
+    return rw->call(b->impl, fault, b->pos, n, c->d, c->base, c->layout,
+                    rw->input ? b->x : NULL, b->got);
+}
+
+/* GOT against REF from the family's certified rows; a family whose rows
+ * rotate an input: the bound scaled by the pair's norm. */
+static pc_status fill_rows(block *b, size_t n, pc_metrics *m)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d;
-    if (rw->input)
-        for (size_t r = 0; r < n; r++)
-            input_row(c, b->pos[r], b->x + r * d);
-    *impl_rc = rw->call(b->impl, b->pos, n, c->d, c->base, c->layout, rw->input ? b->x : NULL, b->got);
-    if (*impl_rc != 0) return PC_OK;
     for (size_t r = 0; r < n; r++) {
         const float *x = rw->input ? b->x + r * d : NULL;
         pc_status st = rw->ref(b->freqs, b->pos[r], c->layout, x, b->ref32 + r * d, b->ref64 + r * d);
@@ -222,13 +231,13 @@ static void split_witness(block *b, pc_witness *w)
     int64_t pos = w->pos;
     int pair, first;
     int k = pair_of(c->layout, c->d, w->dim, &pair, &first);
-    int rc;
     b->pos[0] = pos;
     const pc_rows *rw = b->rows;
     const float *x = rw->input ? b->x : NULL;
-    if (x) input_row(c, pos, b->x);
-    rc = rw->call(b->impl, b->pos, 1, c->d, c->base, c->layout, x, b->got);
-    if (rc == 0) rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
+    pc_fault fault;
+    int rc = call_block(b, 1, &fault);
+    if (rc != 0 || fault.faulted) return;
+    rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
     if (rc != 0) return;
     int ia = first ? w->dim : k, ib = first ? k : w->dim;
     double ga = (double)b->got[ia], gb = (double)b->got[ib], ra = b->ref64[ia], rb = b->ref64[ib];
@@ -327,6 +336,7 @@ typedef struct slot {
     int ready;
     pc_status st;
     int rc;
+    pc_fault fault;           /* the implementation's call faulted (plugins) */
     pc_metrics m;
 } slot;
 
@@ -338,6 +348,7 @@ typedef struct run {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t next, merged;     /* next block to claim, next to merge */
+    int64_t turn;             /* a plugin's next block to call (calls in order) */
     int stop;
     slot *ring;
     int64_t window;
@@ -403,6 +414,16 @@ static void merge_ready(run *r)
             r->stop = 1;
             break;
         }
+        if (s->fault.faulted) {
+            /* a crash, exit, hang or write outside OUT: a failure with its
+             * cause, never "layout not supported" */
+            pc_acc_result *res = r->res;
+            res->status = PC_FAIL;
+            res->faulted = 1;
+            snprintf(res->note, sizeof res->note, "%.255s", s->fault.cause);
+            r->stop = 1;
+            break;
+        }
         if (s->rc != 0) {
             /* declining the first call means "this layout is not supported" */
             pc_acc_result *res = r->res;
@@ -425,6 +446,28 @@ static void merge_ready(run *r)
     pthread_cond_broadcast(&r->cv);
 }
 
+/* A plugin's calls are made in block order, as one thread would make them:
+ * its host serves one call at a time anyway, and so a stateful plugin sees
+ * the same sequence of calls, and the first fault in position order is the
+ * same, whatever the number of threads.  Built-ins are called in parallel. */
+static void wait_turn(run *r, int64_t blk)
+{
+    if (!r->impl->host) return;
+    pthread_mutex_lock(&r->mu);
+    while (r->turn < blk && !r->stop)
+        pthread_cond_wait(&r->cv, &r->mu);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void end_turn(run *r, int64_t blk)
+{
+    if (!r->impl->host) return;
+    pthread_mutex_lock(&r->mu);
+    if (r->turn < blk + 1) r->turn = blk + 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -443,9 +486,12 @@ static void *work(void *arg)
         block_positions(r, blk, n, w->b.pos);
         slot s;
         s.ready = 1;
-        s.rc = 0;
+        s.st = PC_OK;
         pc_metrics_init(&s.m);
-        s.st = fill_rows(&w->b, n, &s.m, &s.rc);
+        wait_turn(r, blk);
+        s.rc = call_block(&w->b, n, &s.fault);
+        end_turn(r, blk);
+        if (s.rc == 0 && !s.fault.faulted) s.st = fill_rows(&w->b, n, &s.m);
 
         pthread_mutex_lock(&r->mu);
         r->ring[blk % r->window] = s;
@@ -550,7 +596,7 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     int64_t nb = cfg->positions ? ((int64_t)cfg->n_positions + PC_ACC_BLOCK - 1) / PC_ACC_BLOCK
                                 : pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi);
     pc_acc_shard_blocks(nb, shard_k, shard_n, &r.b0, &r.b1);
-    r.next = r.merged = r.b0;
+    r.next = r.merged = r.turn = r.b0;
     int64_t nblk = r.b1 - r.b0;
     int nt = cfg->observe ? 1 : cfg->threads > 0 ? cfg->threads : pc_cores();
     if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;

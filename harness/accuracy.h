@@ -92,6 +92,9 @@ typedef struct pc_acc_result {
      * positions of the block it came from (for `pecheck merge`) */
     int impl_rc;
     int64_t impl_rc_lo, impl_rc_hi;
+    /* a call faulted (a plugin crashed, exited, hung or wrote outside OUT):
+     * status is PC_FAIL and NOTE its cause */
+    int faulted;
 } pc_acc_result;
 
 /* The checker, "error against bound", defined once for every gate and the

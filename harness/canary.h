@@ -1,6 +1,6 @@
 /* canary.h: the canary scan of an isolated call's output region (see
- * isolate.h for the layout).  Split out of isolate.c so that Frama-C WP
- * proves it (make prove, docs/proofs.md): isolate.c itself uses POSIX
+ * host.h for the layout).  Split out of host.c so that Frama-C WP
+ * proves it (make prove, docs/proofs.md): host.c itself uses POSIX
  * calls (fork, sigaltstack, prctl, pidfd) that Frama-C's libc lacks. */
 #ifndef PECHECK_CANARY_H
 #define PECHECK_CANARY_H

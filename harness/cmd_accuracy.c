@@ -64,7 +64,6 @@ static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
         cfg->layout = 1;
         st = pc_accuracy_run(impl, cfg, res, err);
     }
-    if (st == PC_OK) pc_sources_apply_fault(impl, res); /* a crashed plugin fails, with the cause */
     return st;
 }
 

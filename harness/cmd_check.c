@@ -20,7 +20,7 @@
 #include "accuracy.h"
 #include "cli.h"
 #include "format.h"
-#include "isolate.h"
+#include "hook.h"
 #include "model.h"
 #include "output.h"
 #include "progress.h"
@@ -83,6 +83,118 @@ static pc_status check_table(pc_gate *c, const pc_impl *impl, const pc_table_inf
     return PC_OK;
 }
 
+/* ---- repeated calls (plugins) ----------------------------------------------- *
+ * A plugin's calls share one process (host.h), so state kept between calls
+ * can change results: the same call made again must give the same bits, and
+ * a short call made first (say one that sizes a cos/sin cache) must not
+ * change a longer one.  Calls: the first REPEAT_SHORT positions, then
+ * REPEAT_LONG positions from the same start, then those again. */
+#define REPEAT_SHORT 4
+#define REPEAT_LONG 256 /* one block of the accuracy run (PC_ACC_BLOCK) */
+
+static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The first element (row R, dim J) where A and B differ bit for bit, or 0. */
+static int first_diff(const float *a, const float *b, size_t n, int d, size_t *r, int *j)
+{
+    for (size_t k = 0; k < n * (size_t)d; k++)
+        if (!same_bits(a[k], b[k])) { *r = k / (size_t)d; *j = (int)(k % (size_t)d); return 1; }
+    return 0;
+}
+
+/* The three calls' outcome in V. */
+static void repeat_verdict(pc_verdict *v, const int rc[3], const pc_fault f[3], const int64_t *pos,
+                           size_t ns, size_t n, int d, const float *s, const float *a,
+                           const float *b)
+{
+    size_t r = 0, w = (size_t)d;
+    int j = 0;
+    v->status = PC_FAIL;
+    v->measured = 1;
+    if (f[0].faulted || f[1].faulted || f[2].faulted)
+        snprintf(v->summary, sizeof v->summary, "%s",
+                 f[0].faulted ? f[0].cause : f[1].faulted ? f[1].cause : f[2].cause);
+    else if (rc[0] != 0 && rc[1] != 0 && rc[2] != 0) {
+        v->status = PC_SKIP;
+        v->measured = (double)NAN;
+        snprintf(v->summary, sizeof v->summary, "the implementation declines the %s layout "
+                 "(returned %d)", v->layout, rc[0]);
+    } else if (rc[0] != 0 || rc[1] != 0 || rc[2] != 0)
+        snprintf(v->summary, sizeof v->summary, "the same positions returned %d, %d, then %d "
+                 "(%zu, %zu, %zu positions from %" PRId64 ")", rc[0], rc[1], rc[2], ns, n, n,
+                 pos[0]);
+    else if (first_diff(a, b, n, d, &r, &j))
+        snprintf(v->summary, sizeof v->summary, "the same call made twice differs: pos=%" PRId64
+                 " dim=%d: %a (%.9g), then %a (%.9g) (%zu positions from %" PRId64 ")", pos[r], j,
+                 (double)a[r * w + (size_t)j], (double)a[r * w + (size_t)j],
+                 (double)b[r * w + (size_t)j], (double)b[r * w + (size_t)j], n, pos[0]);
+    else if (first_diff(s, a, ns, d, &r, &j))
+        snprintf(v->summary, sizeof v->summary, "a call of %zu positions, then one of %zu from "
+                 "the same start, differ: pos=%" PRId64 " dim=%d: %a (%.9g), then %a (%.9g)",
+                 ns, n, pos[r], j, (double)s[r * w + (size_t)j], (double)s[r * w + (size_t)j],
+                 (double)a[r * w + (size_t)j], (double)a[r * w + (size_t)j]);
+    else {
+        v->status = PC_OK;
+        v->measured = 0;
+        snprintf(v->summary, sizeof v->summary, "%zu positions from %" PRId64 ": a call of %zu, "
+                 "then %zu twice, the same bits", n, pos[0], ns, n);
+    }
+}
+
+static pc_status check_repeat(pc_gate *c, const pc_impl *impl, const pc_family *fam)
+{
+    const pc_opts *o = c->o;
+    const pc_rows *rw = fam->rows;
+    int d = o->d, layout = o->layout >= 0 ? o->layout : 0;
+    int64_t lo = o->pos_lo;
+    size_t n = (size_t)(o->pos_hi - lo + 1 < REPEAT_LONG ? o->pos_hi - lo + 1 : REPEAT_LONG);
+    size_t w = (size_t)d, ns = n < REPEAT_SHORT ? n : REPEAT_SHORT;
+    double t0 = pc_now();
+    int64_t *pos = malloc(n * sizeof *pos);
+    float *x = malloc(n * w * sizeof *x), *s = malloc(n * w * sizeof *s);
+    float *a = malloc(n * w * sizeof *a), *b = malloc(n * w * sizeof *b);
+    pc_verdict *v = pos && x && s && a && b ? pc_gate_verdict(c, impl, fam->name, "repeat", NULL)
+                                            : NULL;
+    if (!v) { free(pos); free(x); free(s); free(a); free(b); return pc_gate_oom(c); }
+    for (size_t r = 0; r < n; r++) {
+        pos[r] = lo + (int64_t)r;
+        pc_normal_row(o->seed, (uint64_t)pos[r], d, x + r * w);
+    }
+    const float *in = rw->input ? x : NULL;
+    v->bound = 0;
+    snprintf(v->measured_what, sizeof v->measured_what, "differing calls");
+    pc_fault f[3];
+    int rc[3];
+    rc[0] = rw->call(impl, &f[0], pos, ns, d, o->base, layout, in, s);
+    if (rc[0] != 0 && !f[0].faulted && o->layout < 0) /* a single-layout implementation */
+        rc[0] = rw->call(impl, &f[0], pos, ns, d, o->base, layout = 1, in, s);
+    rc[1] = rw->call(impl, &f[1], pos, n, d, o->base, layout, in, a);
+    rc[2] = rw->call(impl, &f[2], pos, n, d, o->base, layout, in, b);
+    snprintf(v->layout, sizeof v->layout, "%s", pc_layout_name(layout));
+    repeat_verdict(v, rc, f, pos, ns, n, d, s, a, b);
+    v->seconds = pc_now() - t0;
+    free(pos); free(x); free(s); free(a); free(b);
+    return PC_OK;
+}
+
+/* Add what the plugin wrote to its stdout and stderr (captured by its host,
+ * never pecheck's own) to the details of its first verdict, FIRST. */
+static void add_plugin_output(pc_gate *c, const pc_impl *impl, int first)
+{
+    char text[2048];
+    if (first >= c->vs->n || pc_plugin_output(impl, text, sizeof text) == 0) return;
+    pc_verdict *v = &c->vs->v[first];
+    const char *old = v->details ? v->details : "";
+    size_t len = strlen(old) + strlen(text) + 128;
+    char *buf = malloc(len);
+    if (!buf) return;
+    snprintf(buf, len, "%s%splugin output (its stdout and stderr, the last %zu bytes):\n%s%s",
+             old, *old && old[strlen(old) - 1] != '\n' ? "\n" : "", strlen(text), text,
+             text[strlen(text) - 1] == '\n' ? "" : "\n");
+    free(v->details);
+    v->details = buf;
+}
+
 /* ---- properties ------------------------------------------------------------------ */
 
 static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *family)
@@ -97,25 +209,9 @@ static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *f
         par.pos_hi = t->pos_hi;
         if (t->layout >= 0) par.layout = t->layout;
     }
-    pc_isolate_clear(impl);
-    double t0 = pc_now();
-    int before = c->vs->n;
+    /* each property reports a fault of its own calls (properties/util.c) */
     pc_status st = pc_properties_run_with(impl, family, &par, c->vs, c->err);
-    if (st < 0) return st;
-    char cause[PC_ERR_LEN];
-    int n = pc_gate_take_fault(impl, cause, sizeof cause);
-    if (n) {
-        pc_verdict *v = pc_gate_verdict(c, impl, family, "isolation", NULL);
-        if (!v) return pc_gate_oom(c);
-        v->status = PC_FAIL;
-        v->measured = n;
-        v->bound = 0;
-        snprintf(v->measured_what, sizeof v->measured_what, "faults");
-        snprintf(v->summary, sizeof v->summary, "during the properties (%d verdicts): %.400s",
-                 c->vs->n - 1 - before, cause);
-        v->seconds = pc_now() - t0;
-    }
-    return PC_OK;
+    return st < 0 ? st : PC_OK;
 }
 
 /* ---- the command ------------------------------------------------------------------ */
@@ -127,7 +223,9 @@ static pc_status not_provided(pc_gate *c, const pc_impl *impl, const pc_family *
     if (!v) return pc_gate_oom(c);
     v->status = PC_SKIP;
     if (pc_plugin_is(impl))
-        snprintf(v->summary, sizeof v->summary, "the plugin does not export %s", fam->symbols);
+        snprintf(v->summary, sizeof v->summary, "the plugin does not export %s%s%s",
+                 pc_hook_symbol(fam->hooks[0]), fam->hooks[1] ? " or " : "",
+                 fam->hooks[1] ? pc_hook_symbol(fam->hooks[1]) : "");
     else
         snprintf(v->summary, sizeof v->summary, "%s does not implement the %s family",
                  is_table ? "the table" : "the implementation", fam->name);
@@ -169,6 +267,8 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
             continue;
         }
         if (fam->gate && runs_gate(c->o, fam)) st = fam->gate(c, impl, fam);
+        if (st == PC_OK && fam->rows && impl->host && runs_gate(c->o, fam))
+            st = check_repeat(c, impl, fam); /* with the accuracy gate */
         if (st == PC_OK) st = check_properties(c, impl, fam->name);
         if (st != PC_OK) return st;
     }
@@ -256,8 +356,11 @@ int pc_cmd_check(int argc, char **argv)
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_gate c = { &o, &vs, &err };
-    for (int k = 0; k < src.n && st == PC_OK; k++)
+    for (int k = 0; k < src.n && st == PC_OK; k++) {
+        int first = vs.n;
         st = pc_check_impl(&c, src.impl[k], want);
+        if (st == PC_OK && pc_plugin_is(src.impl[k])) add_plugin_output(&c, src.impl[k], first);
+    }
     if (st == PC_OK) st = require_checked(&o, &vs, &err);
     if (st == PC_OK) st = report(&o, &vs, &err);
     pc_status verdict = pc_verdicts_status(&vs);

@@ -11,7 +11,7 @@
 #include "acc_verdict.h"
 #include "accuracy.h"
 #include "gate.h"
-#include "isolate.h"
+#include "hook.h"
 #include "json.h"
 #include "sources.h"
 #include "table.h"
@@ -29,18 +29,6 @@ pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
     v->measured = (double)NAN;
     v->bound = (double)NAN;
     return v;
-}
-
-/* A fault recorded by the isolation since the last clear, into CAUSE. */
-int pc_gate_take_fault(const pc_impl *impl, char *cause, size_t len)
-{
-    int n = pc_isolate_fault(impl, cause, len);
-    pc_isolate_clear(impl);
-    if (n > 1) {
-        size_t l = strlen(cause);
-        snprintf(cause + l, len - l, " (%d faults in this check)", n);
-    }
-    return n;
 }
 
 pc_status pc_gate_oom(pc_gate *c)
@@ -80,18 +68,11 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         cfg.threads = o->threads;
         pc_sources_adjust_cfg(impl, &cfg);
         pc_acc_result res;
-        pc_isolate_clear(impl);
         pc_status st = pc_accuracy_run(impl, &cfg, &res, c->err);
         if (st != PC_OK) return st;
-        char cause[PC_ERR_LEN] = "";
-        int faulted = pc_gate_take_fault(impl, cause, sizeof cause);
-        if (faulted) {
-            res.status = PC_FAIL;
-            snprintf(res.note, sizeof res.note, "%.250s", cause);
-        }
         pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg.layout));
         if (!v) return pc_gate_oom(c);
-        accuracy_verdict(impl, &cfg, &res, faulted ? cause : NULL, v);
+        accuracy_verdict(impl, &cfg, &res, res.faulted ? res.note : NULL, v);
     }
     return PC_OK;
 }

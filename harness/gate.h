@@ -22,9 +22,6 @@ struct pc_gate {
  * the seed filled and the numbers NaN; NULL when out of memory. */
 pc_verdict *pc_gate_verdict(pc_gate *g, const pc_impl *impl, const char *family,
                             const char *check, const char *layout);
-/* A fault the isolation recorded since the last clear, into CAUSE; clears
- * it.  Returns the number of faults (0: none). */
-int pc_gate_take_fault(const pc_impl *impl, char *cause, size_t len);
 pc_status pc_gate_oom(pc_gate *g);
 
 /* Everything `pecheck check` runs on IMPL (harness/cmd_check.c): a table's

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "output.h"
+#include "host_proto.h"
 #include "version.h"
 
 static const pc_command commands[] = {
@@ -103,6 +104,9 @@ static int stdout_kept(int rc)
 
 int main(int argc, char **argv)
 {
+    /* the plugin host process (host_worker.c): before any of pecheck's setup */
+    if (argc >= 2 && !strcmp(argv[1], HOST_ARGV1))
+        return pc_host_main(argc, argv);
     atexit(free_mpfr_caches);
     if (argc < 2) {
         usage(stderr);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accuracy.h"
+#include "hook.h"
 #include "model.h"
 #include "property.h"
 #include "gate.h"
@@ -90,15 +91,18 @@ static void header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel,
 }
 
 /* The layout an implementation accepts for ROWS: interleaved when it
- * does, else half, else -1 (it declines both). */
+ * does, else half, else -1 (it declines both).  A call that faults is not
+ * a declined layout: that layout is taken, and its accuracy run reports the
+ * fault with its cause. */
 static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double base)
 {
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     int found = -1;
     int64_t pos = impl->pos_bounded ? impl->pos_min : 1; /* a table may start later */
     for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
-        int rc = rows->call(impl, &pos, 1, d, base, layout, rows->input ? x : NULL, out);
-        if (rc == 0) found = layout;
+        pc_fault fault;
+        int rc = rows->call(impl, &fault, &pos, 1, d, base, layout, rows->input ? x : NULL, out);
+        if (rc == 0 || fault.faulted) found = layout;
     }
     free(x);
     free(out);
@@ -601,7 +605,9 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
                 int L = ri->layout;
                 memset(x, 0, (size_t)o->d * sizeof *x);
                 for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
-                int rc = ri->impl->rope(ri->impl->ctx, &rs[q], 1, o->d, o->base, L, x, out);
+                pc_fault fault;
+                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, o->d, o->base, L, x, out);
+                if (fault.faulted) rc = PC_HOOK_FAULTED;
                 for (int i = 0; i < h && rc == 0; i++) {
                     c[i] = (double)out[L == 0 ? 2 * i : i];
                     s[i] = (double)out[L == 0 ? 2 * i + 1 : i + h];
@@ -766,10 +772,11 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
                 int ok = 1;
                 for (int t = 0; t < SHIFT_TRIALS && ok; t++) {
                     int64_t pq = ms[a] + delta[t], pk = ms[a];
-                    ok = ri->impl->rope(ri->impl->ctx, &pq, 1, d, o->base, ri->layout,
-                                        q + (size_t)t * D, gq) == 0
-                      && ri->impl->rope(ri->impl->ctx, &pk, 1, d, o->base, ri->layout,
-                                        kk + (size_t)t * D, gk) == 0;
+                    pc_fault fq, fk;
+                    ok = pc_call_rope(ri->impl, &fq, &pq, 1, d, o->base, ri->layout,
+                                      q + (size_t)t * D, gq) == 0 && !fq.faulted
+                      && pc_call_rope(ri->impl, &fk, &pk, 1, d, o->base, ri->layout,
+                                      kk + (size_t)t * D, gk) == 0 && !fk.faulted;
                     double dot = 0;
                     for (size_t j = 0; j < D; j++) dot += (double)gq[j] * (double)gk[j];
                     double e = fabs(dot - exact[2 * t + ri->layout]) / nrm[t];
@@ -858,8 +865,9 @@ static int equiv_err(const pc_impl *impl, size_t n, int d, const float *x, const
             b[i * D + j] = x[i * D + j] + e;         /* token i at position i */
         }
     const float *wq = w, *wk = w + D * D, *wv = w + 2 * D * D;
-    if (impl->attention(impl->ctx, n, d, a, wq, wk, wv, 0, ta) != 0) return 1;
-    if (impl->attention(impl->ctx, n, d, b, wq, wk, wv, 0, tb) != 0) return 1;
+    pc_fault fault;
+    if (pc_call_attention(impl, &fault, n, d, a, wq, wk, wv, 0, ta) != 0 || fault.faulted) return 1;
+    if (pc_call_attention(impl, &fault, n, d, b, wq, wk, wv, 0, tb) != 0 || fault.faulted) return 1;
     double m = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < D; j++) {
@@ -998,8 +1006,11 @@ static pc_status plot_relative(pc_report *r, pc_err *err)
         /* one that fails on j - i = 0 is left out of the plot (its verdicts say why) */
         int64_t rel = 0;
         int32_t b[1];
-        if (impl->t5_bucket(impl->ctx, &rel, 1, 1, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0 ||
-            impl->t5_bucket(impl->ctx, &rel, 1, 0, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0)
+        pc_fault f1, f2;
+        if (pc_call_t5_bucket(impl, &f1, &rel, 1, 1, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0 ||
+            f1.faulted ||
+            pc_call_t5_bucket(impl, &f2, &rel, 1, 0, PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, b) != 0 ||
+            f2.faulted)
             continue;
         list[n++] = impl;
         n_t5++;

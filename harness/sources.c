@@ -1,7 +1,6 @@
 /* sources.c: resolve the implementations named on the command line. */
 #include <stdio.h>
 #include <string.h>
-#include "isolate.h"
 #include "plugin.h"
 #include "sources.h"
 #include "table.h"
@@ -92,15 +91,4 @@ void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg)
     cfg->d = t->d;
     cfg->pos_lo = t->pos_lo;
     cfg->pos_hi = t->pos_hi;
-}
-
-int pc_sources_apply_fault(const pc_impl *impl, pc_acc_result *res)
-{
-    char cause[PC_ERR_LEN];
-    int n = pc_isolate_fault(impl, cause, sizeof cause);
-    pc_isolate_clear(impl);
-    if (!n) return 0;
-    res->status = PC_FAIL;
-    snprintf(res->note, sizeof res->note, "%.200s%s", cause, n > 1 ? " (and more faults)" : "");
-    return 1;
 }

@@ -1,8 +1,7 @@
 /* sources.h: turn --impl / --plugin / --table options into pc_impl objects.
  *
- * Built-ins are used as they are; plugins are loaded with dlopen and every
- * hook runs isolated in a forked child (plugin.h, isolate.h); tables are
- * read from .npy (table.h). */
+ * Built-ins are used as they are; plugins' hooks run out of pecheck's
+ * process (plugin.h, host.h); tables are read from .npy (table.h). */
 #ifndef PECHECK_SOURCES_H
 #define PECHECK_SOURCES_H
 
@@ -30,11 +29,5 @@ void pc_sources_close(pc_sources *s);
 /* Tables fix d and the positions: set CFG's d and range from IMPL's table
  * (no change for other implementations). */
 void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg);
-
-/* After pc_accuracy_run on an isolated IMPL: when a call crashed, hung or
- * wrote outside OUT, RES becomes a failure whose note is the cause (the
- * engine saw only an error return, which on the first call reads as "layout
- * not supported").  Clears IMPL's fault record.  Returns 1 when it did. */
-int pc_sources_apply_fault(const pc_impl *impl, pc_acc_result *res);
 
 #endif

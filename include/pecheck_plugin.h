@@ -10,15 +10,20 @@
  *     by the implementation (pecheck reports it, it does not read OUT).
  *   - An implementation that supports only one layout returns nonzero for
  *     the other; pecheck reports that layout as skipped, not failed.
- *   - Every function must be callable repeatedly and from a forked child.
+ *   - Every function must be callable repeatedly; the same call must give
+ *     the same bits.
  *
  * How pecheck calls a plugin (docs/plugins.md)
- *   - Each call runs in a fresh forked child with a time limit
- *     (--timeout-ms): a crash, abort, exit(), hang or write outside OUT
- *     fails that check with its cause and pecheck goes on.  No state is
- *     kept from one call to the next; a GPU context is created per call.
- *   - pecheck_abi_version() is called first, in a child, while loading; a
- *     library that lacks it or returns another version is rejected (exit 2).
+ *   - The library is loaded only in a plugin host process (never in
+ *     pecheck's own), which serves many calls, one at a time, each with a
+ *     time limit (--timeout-ms): a crash, abort, exit(), hang or write
+ *     outside OUT fails that check with its cause, the host is replaced and
+ *     pecheck goes on.  State (a GPU context, a cache) is kept from one
+ *     call to the next until then.  The host's stdout and stderr are
+ *     captured, not pecheck's.
+ *   - pecheck_abi_version() is called first, in the host, while loading; a
+ *     library that lacks it or returns another version is rejected (exit 2),
+ *     as is one that exports none of the entry points below.
  *   - pecheck_learned_max_len and pecheck_learned_f32 come together.
  *
  * Build: cc -O2 -shared -fPIC -I<pecheck>/include plugin.c -o plugin.so

@@ -6,17 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "relative_util.h"
-#include "../harness/isolate.h"
+#include "../harness/hook.h"
 
-static int hook_err(pc_prun *r, const char *hook, int rc, const char *what, pc_outcome *oc)
+/* A call of HOOK that returned RC or faulted (FAULT): an implementation
+ * error in OC. */
+static int hook_err(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault,
+                    const char *what, pc_outcome *oc)
 {
-    char cause[160] = "";
-    if (pc_isolate_fault(r->impl, cause, sizeof cause) > 0) {
-        pc_isolate_clear(r->impl);
-        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%s) for %s", hook, cause, what);
-    } else {
-        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", hook, rc, what);
-    }
+    r->faulted = fault->faulted;
+    if (fault->faulted)
+        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %s",
+                 pc_hook_symbol(hook), fault->cause, what);
+    else
+        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", pc_hook_symbol(hook),
+                 rc, what);
     pc_p_implerr(r, oc);
     return rc ? rc : 1;
 }
@@ -113,13 +116,15 @@ int pc_rp_t5_scan(pc_prun *r, int64_t R, int64_t F, pc_t5_scan *s, pc_outcome *o
     for (int m = 0; m < 2 && !rc; m++) {
         r->calls++;
         for (size_t i = 0; i < n; i++) out[i] = -1;
-        rc = r->impl->t5_bucket(r->impl->ctx, rel, n, m == 0, PC_RP_T5_NB, PC_RP_T5_MD, out);
+        pc_fault fault;
+        rc = pc_call_t5_bucket(r->impl, &fault, rel, n, m == 0, PC_RP_T5_NB, PC_RP_T5_MD, out);
+        if (fault.faulted && !rc) rc = 1;
         if (rc) {
             char what[160];
             snprintf(what, sizeof what, "%zu distances in [-%" PRId64 ", %" PRId64 "] and +-%" PRId64
                      ", %s, num_buckets %d, max_distance %d", n, R, R, F, pc_rp_t5_mode(m),
                      PC_RP_T5_NB, PC_RP_T5_MD);
-            hook_err(r, "pecheck_t5_bucket", rc, what, oc);
+            hook_err(r, PC_HOOK_t5_bucket, rc, &fault, what, oc);
             break;
         }
         for (int64_t k = 0; k <= R; k++) {
@@ -140,11 +145,12 @@ int pc_rp_t5_scan(pc_prun *r, int64_t R, int64_t F, pc_t5_scan *s, pc_outcome *o
 int pc_rp_alibi_slopes(pc_prun *r, int heads, float *out, pc_outcome *oc)
 {
     r->calls++;
-    int rc = r->impl->alibi_slopes(r->impl->ctx, heads, out);
-    if (!rc) return 0;
+    pc_fault fault;
+    int rc = pc_call_alibi_slopes(r->impl, &fault, heads, out);
+    if (!rc && !fault.faulted) return 0;
     char what[64];
     snprintf(what, sizeof what, "heads=%d", heads);
-    return hook_err(r, "pecheck_alibi_slopes", rc, what, oc);
+    return hook_err(r, PC_HOOK_alibi_slopes, rc, &fault, what, oc);
 }
 
 int pc_rp_alibi_bias(pc_prun *r, int heads, const int64_t *qpos, size_t nq,
@@ -152,12 +158,13 @@ int pc_rp_alibi_bias(pc_prun *r, int heads, const int64_t *qpos, size_t nq,
                      pc_outcome *oc)
 {
     r->calls++;
-    int rc = r->impl->alibi_bias(r->impl->ctx, heads, qpos, nq, kpos, nk, causal, out);
-    if (!rc) return 0;
+    pc_fault fault;
+    int rc = pc_call_alibi_bias(r->impl, &fault, heads, qpos, nq, kpos, nk, causal, out);
+    if (!rc && !fault.faulted) return 0;
     char what[160];
     snprintf(what, sizeof what, "heads=%d, %zu queries from %" PRId64 ", %zu keys from %" PRId64
              ", causal=%d", heads, nq, nq ? qpos[0] : 0, nk, nk ? kpos[0] : 0, causal);
-    return hook_err(r, "pecheck_alibi_bias", rc, what, oc);
+    return hook_err(r, PC_HOOK_alibi_bias, rc, &fault, what, oc);
 }
 
 /* ---- Transformer-XL ---------------------------------------------------- */
@@ -195,14 +202,15 @@ int pc_rp_txl(pc_prun *r, const pc_txl_in *in, const int64_t *qpos, const int64_
               float *out, pc_outcome *oc)
 {
     r->calls++;
-    int rc = r->impl->txl_score(r->impl->ctx, in->nq, in->nk, in->d, r->params->base, r->layout,
-                                in->q, in->k, in->u, in->v, in->wr, qpos, kpos, out);
-    if (!rc) return 0;
+    pc_fault fault;
+    int rc = pc_call_txl_score(r->impl, &fault, in->nq, in->nk, in->d, r->params->base, r->layout,
+                               in->q, in->k, in->u, in->v, in->wr, qpos, kpos, out);
+    if (!rc && !fault.faulted) return 0;
     char what[200];
     snprintf(what, sizeof what, "%zu queries from %" PRId64 ", %zu keys from %" PRId64
              ", d=%d, base %g, layout %s", in->nq, in->nq ? qpos[0] : 0, in->nk,
              in->nk ? kpos[0] : 0, in->d, r->params->base, pc_layout_name(r->layout));
-    return hook_err(r, "pecheck_txl_score", rc, what, oc);
+    return hook_err(r, PC_HOOK_txl_score, rc, &fault, what, oc);
 }
 
 /* ---- exact T5 buckets at the properties' parameters (computed once) ---- */

@@ -74,14 +74,17 @@ static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
     if (!x || !out) { free(x); free(out); return PC_ENOMEM; }
     int64_t pos = r->lo;
     int rc = 1;
+    r->faulted = 0;
+    /* a call that faults is not a declined layout: that layout is kept and
+     * the property's own calls report the fault as a failure */
     int first = given ? r->params->layout : 0, last = given ? r->params->layout : 1;
-    for (int layout = first; layout <= last && rc; layout++) {
+    for (int layout = first; layout <= last && rc && !r->faulted; layout++) {
         r->layout = layout;
         rc = is_rope ? pc_p_rope(r, &pos, 1, d, x, out) : pc_p_sinusoidal(r, &pos, 1, d, out);
     }
     free(x);
     free(out);
-    if (rc) {
+    if (rc && !r->faulted) {
         pc_p_implerr(r, oc);
         if (given)
             snprintf(oc->msg, sizeof oc->msg, "the implementation declines --layout %s (%.150s): "

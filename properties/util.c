@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "property.h"
-#include "../harness/isolate.h"
+#include "../harness/hook.h"
 #include "../harness/model.h"
 #include "../families/family.h"
 
@@ -53,17 +53,17 @@ static void positions_text(char *buf, size_t len, const int64_t *pos, size_t n)
     }
 }
 
-static int hook_failed(pc_prun *r, const char *hook, int rc, const char *what)
+/* A call of HOOK that returned RC or faulted (FAULT): R's message. */
+static int hook_failed(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault,
+                       const char *what)
 {
-    char cause[160] = "";
-    r->faulted = 0;
-    if (pc_isolate_fault(r->impl, cause, sizeof cause) > 0) {
-        r->faulted = 1;
-        pc_isolate_clear(r->impl);
-        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%s) for %s", hook, cause, what);
-    } else {
-        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", hook, rc, what);
-    }
+    r->faulted = fault->faulted;
+    if (fault->faulted)
+        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %s",
+                 pc_hook_symbol(hook), fault->cause, what);
+    else
+        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", pc_hook_symbol(hook),
+                 rc, what);
     return rc ? rc : 1;
 }
 
@@ -74,12 +74,13 @@ int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
         snprintf(r->implmsg, sizeof r->implmsg, "no sinusoidal hook");
         return 1;
     }
-    int rc = r->impl->sinusoidal(r->impl->ctx, pos, n, d, r->params->base, r->layout, out);
-    if (rc == 0) return 0;
+    pc_fault fault;
+    int rc = pc_call_sinusoidal(r->impl, &fault, pos, n, d, r->params->base, r->layout, out);
+    if (rc == 0 && !fault.faulted) return 0;
     char p[120], what[200];
     positions_text(p, sizeof p, pos, n);
     snprintf(what, sizeof what, "positions [%s], d=%d, layout %s", p, d, pc_layout_name(r->layout));
-    return hook_failed(r, "pecheck_sinusoidal_f32", rc, what);
+    return hook_failed(r, PC_HOOK_sinusoidal, rc, &fault, what);
 }
 
 int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, float *out)
@@ -89,12 +90,13 @@ int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, f
         snprintf(r->implmsg, sizeof r->implmsg, "no rope hook");
         return 1;
     }
-    int rc = r->impl->rope(r->impl->ctx, pos, n, d, r->params->base, r->layout, x, out);
-    if (rc == 0) return 0;
+    pc_fault fault;
+    int rc = pc_call_rope(r->impl, &fault, pos, n, d, r->params->base, r->layout, x, out);
+    if (rc == 0 && !fault.faulted) return 0;
     char p[120], what[200];
     positions_text(p, sizeof p, pos, n);
     snprintf(what, sizeof what, "positions [%s], d=%d, layout %s", p, d, pc_layout_name(r->layout));
-    return hook_failed(r, "pecheck_rope_f32", rc, what);
+    return hook_failed(r, PC_HOOK_rope, rc, &fault, what);
 }
 
 int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
@@ -104,12 +106,13 @@ int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
         snprintf(r->implmsg, sizeof r->implmsg, "no learned hook");
         return 1;
     }
-    int rc = r->impl->learned(r->impl->ctx, pos, n, d, out);
-    if (rc == 0) return 0;
+    pc_fault fault;
+    int rc = pc_call_learned(r->impl, &fault, pos, n, d, out);
+    if (rc == 0 && !fault.faulted) return 0;
     char p[120], what[200];
     positions_text(p, sizeof p, pos, n);
     snprintf(what, sizeof what, "positions [%s], d=%d", p, d);
-    return hook_failed(r, "pecheck_learned_f32", rc, what);
+    return hook_failed(r, PC_HOOK_learned, rc, &fault, what);
 }
 
 int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
@@ -120,11 +123,12 @@ int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
         snprintf(r->implmsg, sizeof r->implmsg, "no attention hook");
         return 1;
     }
-    int rc = r->impl->attention(r->impl->ctx, n, d, x, wq, wk, wv, causal, out);
-    if (rc == 0) return 0;
+    pc_fault fault;
+    int rc = pc_call_attention(r->impl, &fault, n, d, x, wq, wk, wv, causal, out);
+    if (rc == 0 && !fault.faulted) return 0;
     char what[120];
     snprintf(what, sizeof what, "n=%zu, d=%d, causal=%d", n, d, causal);
-    return hook_failed(r, "pecheck_attention_f32", rc, what);
+    return hook_failed(r, PC_HOOK_attention, rc, &fault, what);
 }
 
 void pc_p_implerr(pc_prun *r, pc_outcome *oc)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "relative.h"
-#include "../harness/impl.h"
+#include "../harness/hook.h"
 #include "../harness/output.h"
 
 #define T5_PLOT_R 200         /* distances -200 .. 200: past max_distance 128 */
@@ -35,13 +35,18 @@ static pc_status t5_file(const char *dir, const pc_impl *const *impls, int n_imp
     }
     for (int i = 0; i < n_impls; i++) {
         if (!impls[i]->t5_bucket) continue;
-        for (int m = 0; m < 2; m++)
-            if (impls[i]->t5_bucket(impls[i]->ctx, rel, 2 * T5_PLOT_R + 1, m == 0,
-                                    PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, cols[i][m])) {
+        for (int m = 0; m < 2; m++) {
+            pc_fault fault;
+            int rc = pc_call_t5_bucket(impls[i], &fault, rel, 2 * T5_PLOT_R + 1, m == 0,
+                                       PC_T5_HF_BUCKETS, PC_T5_HF_MAXDIST, cols[i][m]);
+            if (rc || fault.faulted) {
                 free(cols);
                 pc_out_close(&out, 0, err);
-                return pc_seterr(err, PC_EINPUT, "%s: pecheck_t5_bucket failed", impls[i]->name);
+                return pc_seterr(err, PC_EINPUT, "%s: %s %s", impls[i]->name,
+                                 pc_hook_symbol(PC_HOOK_t5_bucket),
+                                 fault.faulted ? fault.cause : "failed");
             }
+        }
     }
     for (int k = 0; k <= 2 * T5_PLOT_R; k++) {
         for (int m = 0; m < 2; m++)
@@ -106,8 +111,11 @@ static pc_status alibi_slopes_file(const char *dir, const pc_impl *const *impls,
     float (*got)[ALIBI_SLOPE_H] = n_impls > 0 ? calloc((size_t)n_impls, sizeof *got) : NULL;
     int *use = n_impls > 0 ? calloc((size_t)n_impls, sizeof *use) : NULL;
     if (n_impls > 0 && (!got || !use)) { free(got); free(use); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-    for (int i = 0; i < n_impls; i++)
-        use[i] = impls[i]->alibi_slopes && impls[i]->alibi_slopes(impls[i]->ctx, ALIBI_SLOPE_H, got[i]) == 0;
+    for (int i = 0; i < n_impls; i++) {
+        pc_fault fault; /* a crash leaves it out of the plot (its verdicts say why) */
+        use[i] = impls[i]->alibi_slopes &&
+                 pc_call_alibi_slopes(impls[i], &fault, ALIBI_SLOPE_H, got[i]) == 0 && !fault.faulted;
+    }
     pc_out out;
     pc_status st = pc_out_open(&out, path, err);
     if (st == PC_OK) {

@@ -7,7 +7,15 @@ codes and messages: a correct plugin passes every family; a wrong one fails
 with a witness; crashing, aborting, hanging, exiting, NaN-writing and
 out-of-bounds-writing plugins fail that check with the cause while pecheck
 goes on; a library that does not load, lacks pecheck_abi_version or reports
-another version is an input error (exit 2).  Then the TAP output is read by
+another version, or exports none of the entry points (a misspelt or a
+C++-mangled name) is an input error (exit 2).  The plugin host: a library
+whose destructor or atexit handler calls _exit(0), whose constructor sets
+the rounding mode, whose destructor segfaults, that writes a fake TAP line
+to stdout, that forks a child holding stdout, that keeps state changing its
+results, or whose constructor crashes on a second load cannot change
+pecheck's verdict or output; one host process serves every call and a
+crashed one is replaced.  A crash on the first call is a failure with its
+cause in check, accuracy and report.  Then the TAP output is read by
 `prove` and the JUnit output is checked against the junit-10.xsd shape.
 Runs with --max-pos 1023 --d 64 to stay fast (a few seconds in all).
 """
@@ -20,7 +28,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from pctest import ROOT, ok, run, done  # noqa: E402
+from pctest import ROOT, PECHECK as PECHECK_BIN, ok, run, done  # noqa: E402
 
 # small runs: 1024 positions, d = 64, 10 cases a property, no regression file written
 ACC = ["--max-pos", "1023", "--d", "64"]
@@ -57,7 +65,9 @@ def find(doc, family, check, layout=None):
 
 try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
-             "halfonly", "nosym", "version2", "learned_bad", "attention_bad"]
+             "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
+             "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
+             "reload_crash"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -166,6 +176,136 @@ try:
     rc, out, err, _ = run(["check", "--plugin", notelf] + SMALL)
     ok(rc == 2 and "cannot load plugin" in err and err.count("\n") == 1,
        "a file that is not a library: exit 2, one line", err)
+
+    # --- nothing to check: no entry point of the table is exported
+    rc, out, err, _ = run(["check", "--plugin", so["misspelt"]] + SMALL)
+    ok(rc == 2 and out == "" and "exports no entry point" in err and "pecheck_sinusoidal_f32" in err
+       and "pecheck_txl_score" in err and err.count("\n") == 1,
+       "a misspelt entry point: nothing to check, exit 2 naming the expected entry points", err)
+    rc, out, err, _ = run(["check", "--plugin", so["mangled"]] + SMALL)
+    ok(rc == 2 and "_Z22pecheck_sinusoidal_f32" in err and 'extern "C"' in err,
+       "only C++-mangled entry points: exit 2 with the extern \"C\" hint", err)
+
+    # --- a crash in the first call of a run is a failure with its cause in
+    # every command, never "layout not supported" (crash.so crashes at 1000)
+    FIRST = ["--positions", "1000:1500", "--d", "64"]
+    rc, out, err, _ = run(["accuracy", "--plugin", so["crash"], "--format", "json"] + FIRST)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {}
+    ok(rc == 1 and doc.get("status") == "fail" and doc.get("params", {}).get("layout") == "interleaved"
+       and doc.get("note", "").startswith("SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1255"),
+       "accuracy: a crash on the first block fails with its cause, labelled with the layout run",
+       out + err)
+    rc, doc, err, _ = check_json(so["crash"], "--positions", "1000:1500")
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    skips = [x["summary"] for x in doc.get("results", []) if x["family"] == "sinusoidal"
+             and x["status"] == "skip"]
+    ok(rc == 1 and r and r["status"] == "fail" and "SIGSEGV" in r["summary"] and not skips,
+       "check: a crash on the first call fails every sinusoidal check, none is skipped", [r, skips])
+    repdir = os.path.join(tmp, "report-crash")
+    rc, out, err, _ = run(["report", "--plugin", so["crash"], "--out", repdir, "--quiet"] + FIRST)
+    try:
+        html = open(os.path.join(repdir, "index.html")).read()
+    except OSError:
+        html = ""
+    ok(rc in (0, 1) and 'class="fail" title="SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1255'
+       in html and "not supported" not in html and "declines both layouts" not in html,
+       "report: a crash on the first call is shown as a failure with its cause", out + err)
+
+    # --- the plugin host: the plugin never runs in pecheck's process
+    rc, doc, err, _ = check_json(so["dtor_exit"])
+    ok(rc == 1 and doc.get("status") == "fail",
+       "a failing plugin whose destructor and atexit handler call _exit(0): still exit 1", err)
+    rc, doc, err, _ = check_json(so["dtor_segv"])
+    ok(rc == 0 and doc.get("status") == "pass", "a segfaulting destructor: the run passes, exit 0",
+       err)
+    rc0, doc0, err0, _ = check_json(so["good"], "--impl", "torch-exp", "--family", "sinusoidal")
+    rc, doc, err, _ = check_json(so["ctor_round"], "--impl", "torch-exp", "--family", "sinusoidal")
+    base = [r for r in doc0.get("results", []) if r["implementation"] == "torch-exp"]
+    mine = [r for r in doc.get("results", []) if r["implementation"] == "torch-exp"]
+    ok(rc == 0 and base and len(base) == len(mine) and all(r["status"] == "pass" for r in mine)
+       and [r["measured"] for r in base] == [r["measured"] for r in mine],
+       "a constructor doing fesetround(FE_UPWARD): torch-exp in the same run passes, same errors",
+       [(r["check"], r["measured"]) for r in base] + ["--"] + [(r["check"], r["measured"]) for r in mine])
+    tapfile = os.path.join(tmp, "inject.tap")
+    rc, out, err, _ = run(["check", "--plugin", so["inject"], "--format", "tap"] + SMALL)
+    lines = out.splitlines()
+    plan = [l for l in lines if l.startswith("1..")]
+    n_tests = sum(l.startswith("ok ") or l.startswith("not ok ") for l in lines)
+    ok(rc == 0 and "injected" not in out and "inject:" not in err and plan == ["1..%d" % n_tests]
+       and not any(l.startswith("not ok") for l in lines),
+       "a plugin writing 'not ok 1 - injected' to stdout: pecheck's TAP stays valid", out[:600] + err)
+    rc, doc, err, _ = check_json(so["inject"])
+    details = " ".join(r.get("details") or "" for r in doc.get("results", []))
+    ok(rc == 0 and "not ok 1 - injected" in details and "plugin output" in details,
+       "the plugin's stdout and stderr are shown in the verdict details", details[:600])
+    pidfile = os.path.join(tmp, "fork.pid")
+    env = dict(os.environ, PECHECK_TEST_PIDFILE=pidfile)
+    import time
+    t0 = time.monotonic()
+    try:
+        # `pecheck ... | cat`: stdout is a pipe, read to its end
+        p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_stdout"]] + SMALL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=40)
+        prc, pout = p.returncode, p.stdout.decode()
+    except subprocess.TimeoutExpired:
+        prc, pout = None, "blocked on the pipe"
+    secs = time.monotonic() - t0
+
+    def alive(pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().split(") ")[-1][:1] not in ("Z", "X")
+        except OSError:
+            return False
+    try:
+        gpid = int(open(pidfile).read())
+    except (OSError, ValueError):
+        gpid = None
+    deadline = time.monotonic() + 10
+    while gpid and alive(gpid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ok(prc == 0 and "passed" in pout and gpid and not alive(gpid),
+       "a child the plugin forks holding stdout: the pipe ends with pecheck (%.1f s; the child "
+       "sleeps 60 s) and the child is killed" % secs, [prc, gpid, pout[-300:]])
+    rc, doc, err, _ = check_json(so["nondet"])
+    r = find(doc, "sinusoidal", "repeat")
+    ok(rc == 1 and r and r["status"] == "fail" and "the same call made twice differs" in r["summary"],
+       "state kept between calls changing the bits: the repeat check fails", r)
+    r = find(doc0, "sinusoidal", "repeat")
+    ok(r and r["status"] == "pass", "the good plugin passes the repeat check", r)
+    pidfile = os.path.join(tmp, "calls.pid")
+    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["pids"]] + SMALL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
+    try:
+        pids = open(pidfile).read().split()
+    except OSError:
+        pids = []
+    ok(p.returncode == 0 and len(pids) > 20 and len(set(pids)) == 1,
+       "one plugin host process serves every call (%d calls, %d process)" % (len(pids), len(set(pids))))
+    rc, doc, err, _ = check_json(so["crash"])
+    r = find(doc, "sinusoidal", "accuracy", "half")
+    ok(r and r["status"] == "fail" and (r.get("data") or {}).get("values") == 768 * 64 and
+       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r["summary"],
+       "after a crash the host is replaced: the next check (layout half) runs 768 positions, "
+       "then crashes at 1000 again", r)
+
+    mark = os.path.join(tmp, "loaded.mark")
+    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["reload_crash"], "--format", "json"]
+                       + SMALL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, PECHECK_TEST_MARK=mark))
+    try:
+        doc = json.loads(p.stdout.decode())
+    except ValueError:
+        doc = {}
+    r = find(doc, "sinusoidal", "accuracy", "half")
+    ok(p.returncode == 1 and r and r["status"] == "fail" and "could not be restarted" in r["summary"]
+       and "SIGSEGV in dlopen" in r["summary"],
+       "a constructor that crashes on the second load: the replacement's failure is the cause, "
+       "pecheck exits 1", [p.returncode, r])
 
     # --- accuracy accepts --plugin with the same JSON fields
     rc, out, err, _ = run(["accuracy", "--plugin", so["crash"], "--format", "json"] + ACC)

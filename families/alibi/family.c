@@ -17,7 +17,7 @@ static int provides(const pc_impl *impl)
 static const char *const plots[] = { "alibi_bias", NULL };
 
 const pc_family pc_family_alibi = {
-    .name = "alibi", .title = "ALiBi", .symbols = "pecheck_alibi_slopes or pecheck_alibi_bias",
+    .name = "alibi", .title = "ALiBi", .hooks = { PC_HOOK_alibi_slopes, PC_HOOK_alibi_bias },
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

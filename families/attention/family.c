@@ -13,7 +13,7 @@ static int provides(const pc_impl *impl) { return impl->attention != NULL; }
 static const char *const plots[] = { "attention_equivariance", NULL };
 
 const pc_family pc_family_attention = {
-    .name = "attention", .title = "attention", .symbols = "pecheck_attention_f32",
+    .name = "attention", .title = "attention", .hooks = { PC_HOOK_attention },
     .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_attention_gate,
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -12,7 +12,7 @@
 #include "attention_ref.h"
 #include "gate.h"
 #include "../../harness/accuracy.h"
-#include "../../harness/isolate.h"
+#include "../../harness/hook.h"
 #include "../../harness/json.h"
 #include "../../harness/model.h"
 #include "../../harness/progress.h"
@@ -149,19 +149,19 @@ static void att_verdict(pc_verdict *v, const att_case *a, const att_worst *ws, i
 static int att_call(pc_verdict *v, const pc_impl *impl, att_case *a, int causal)
 {
     size_t nd = a->n * (size_t)a->d, dd = (size_t)a->d * (size_t)a->d;
-    pc_isolate_clear(impl);
     for (size_t k = 0; k < nd; k++) a->got[k] = NAN;
-    int rc = impl->attention(impl->ctx, a->n, a->d, a->x, a->w, a->w + dd, a->w + 2 * dd, causal, a->got);
-    char cause[PC_ERR_LEN];
-    if (pc_gate_take_fault(impl, cause, sizeof cause)) {
+    pc_fault fault;
+    int rc = pc_call_attention(impl, &fault, a->n, a->d, a->x, a->w, a->w + dd, a->w + 2 * dd,
+                               causal, a->got);
+    if (fault.faulted) {
         v->status = PC_FAIL;
-        snprintf(v->summary, sizeof v->summary, "%s", cause);
+        snprintf(v->summary, sizeof v->summary, "%s", fault.cause);
         return 0;
     }
     if (rc != 0) {
         v->status = PC_SKIP;
-        snprintf(v->summary, sizeof v->summary, "pecheck_attention_f32 returned %d for n=%zu "
-                 "d=%d causal=%d: not supported", rc, a->n, a->d, causal);
+        snprintf(v->summary, sizeof v->summary, "%s returned %d for n=%zu d=%d causal=%d: not "
+                 "supported", pc_hook_symbol(PC_HOOK_attention), rc, a->n, a->d, causal);
         return 0;
     }
     return 1;

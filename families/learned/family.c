@@ -11,10 +11,16 @@ static int provides(const pc_impl *impl)
     return impl->learned != NULL && impl->learned_max_len != NULL;
 }
 
-static int64_t max_len(const pc_impl *impl) { return impl->learned_max_len(impl->ctx); }
+/* A crash reads as no rows: the lookups then fault and say why. */
+static int64_t max_len(const pc_impl *impl)
+{
+    pc_fault fault;
+    int64_t v = pc_call_learned_max_len(impl, &fault);
+    return fault.faulted ? -1 : v;
+}
 
 const pc_family pc_family_learned = {
-    .name = "learned", .title = "learned table", .symbols = "pecheck_learned_f32",
+    .name = "learned", .title = "learned table", .hooks = { PC_HOOK_learned },
     .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
     .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
-#include "../../harness/isolate.h"
+#include "../../harness/hook.h"
 #include "../../harness/progress.h"
 
 /* Learned lookups: every row when max_len <= 8192, else the first and last
@@ -25,7 +25,7 @@ static pc_status out_of_range(pc_gate *c, const pc_impl *impl, const pc_family *
 {
     size_t w = (size_t)c->o->d;
     int d = c->o->d;
-    char cause[PC_ERR_LEN] = "";
+    pc_fault fault;
     /* positions outside [0, max_len): nonzero return, OUT untouched */
     double t1 = pc_now();
     pc_verdict *u = pc_gate_verdict(c, impl, fam->name, "out-of-range", NULL);
@@ -44,13 +44,13 @@ static pc_status out_of_range(pc_gate *c, const pc_impl *impl, const pc_family *
     for (int k = 0; k < nc; k++) {
         size_t n = (size_t)cases[k].n;
         for (size_t r = 0; r < n * w; r++) memcpy(&a[r], &sentinel, sizeof sentinel);
-        int rc = impl->learned(impl->ctx, cases[k].p, n, d, a);
+        int rc = pc_call_learned(impl, &fault, cases[k].p, n, d, a);
         char pl[64];
         if (n == 1) snprintf(pl, sizeof pl, "[%" PRId64 "]", cases[k].p[0]);
         else snprintf(pl, sizeof pl, "[%" PRId64 ", %" PRId64 "]", cases[k].p[0], cases[k].p[1]);
         char why[PC_ERR_LEN] = "";
-        if (pc_gate_take_fault(impl, cause, sizeof cause))
-            snprintf(why, sizeof why, "positions %s: %s", pl, cause);
+        if (fault.faulted)
+            snprintf(why, sizeof why, "positions %s: %.400s", pl, fault.cause);
         else if (rc == 0)
             snprintf(why, sizeof why, "positions %s (max_len %" PRId64 ") returned 0: an "
                      "out-of-range lookup must return nonzero", pl, max_len);
@@ -108,24 +108,25 @@ static void count_bad(lookup *lk, size_t n, int rc)
         }
 }
 
-/* A fault or an error of the implementation ends the verdict V (returns
- * 0: stop); FIRST: this is the first block's first lookup. */
-static int lookup_failed(pc_verdict *v, const lookup *lk, int rc, int first, int second, size_t n)
+/* A fault (FAULT) or an error of the implementation ends the verdict V
+ * (returns 1: stop); FIRST: this is the first block's first lookup. */
+static int lookup_failed(pc_verdict *v, const lookup *lk, int rc, const pc_fault *fault,
+                         int first, int second, size_t n)
 {
-    char cause[PC_ERR_LEN] = "";
-    if (pc_gate_take_fault(lk->impl, cause, sizeof cause)) {
+    if (fault->faulted) {
         v->status = PC_FAIL;
-        snprintf(v->summary, sizeof v->summary, "%s", cause);
+        snprintf(v->summary, sizeof v->summary, "%s", fault->cause);
         return 1;
     }
     if (rc == 0 || second) return 0;
     v->status = first ? PC_SKIP : PC_FAIL;
     if (first)
-        snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned %d for "
-                 "d=%d: width not supported (pass --d with the table's width)", rc, lk->d);
+        snprintf(v->summary, sizeof v->summary, "%s returned %d for d=%d: width not supported "
+                 "(pass --d with the table's width)", pc_hook_symbol(PC_HOOK_learned), rc, lk->d);
     else
-        snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d "
-                 "for valid positions %" PRId64 "..%" PRId64, rc, lk->pos[0], lk->pos[n - 1]);
+        snprintf(v->summary, sizeof v->summary, "%s returned error %d for valid positions %"
+                 PRId64 "..%" PRId64, pc_hook_symbol(PC_HOOK_learned), rc, lk->pos[0],
+                 lk->pos[n - 1]);
     return 1;
 }
 
@@ -138,16 +139,18 @@ static int lookup_block(pc_verdict *v, lookup *lk, int64_t k0, size_t n)
         /* past LEARNED_ALL rows: the first half and the last half of the table */
         lk->pos[r] = lk->max_len <= LEARNED_ALL || k < LEARNED_ALL / 2 ? k : lk->max_len - (lk->n_check - k);
     }
-    int rc = lk->impl->learned(lk->impl->ctx, lk->pos, n, lk->d, lk->a);
-    if (lookup_failed(v, lk, rc, k0 == 0, 0, n)) return 0;
+    pc_fault fault;
+    int rc = pc_call_learned(lk->impl, &fault, lk->pos, n, lk->d, lk->a);
+    if (lookup_failed(v, lk, rc, &fault, k0 == 0, 0, n)) return 0;
     for (size_t r = 0; r < n; r++) lk->rpos[r] = lk->pos[n - 1 - r];
-    rc = lk->impl->learned(lk->impl->ctx, lk->rpos, n, lk->d, lk->b);
-    if (lookup_failed(v, lk, rc, 0, 1, n)) return 0;
+    rc = pc_call_learned(lk->impl, &fault, lk->rpos, n, lk->d, lk->b);
+    if (lookup_failed(v, lk, rc, &fault, 0, 1, n)) return 0;
     count_bad(lk, n, rc);
     if (rc == 0) return 1;
     v->status = PC_FAIL;
-    snprintf(v->summary, sizeof v->summary, "pecheck_learned_f32 returned error %d on a "
-             "second lookup of positions %" PRId64 "..%" PRId64, rc, lk->pos[0], lk->pos[n - 1]);
+    snprintf(v->summary, sizeof v->summary, "%s returned error %d on a second lookup of "
+             "positions %" PRId64 "..%" PRId64, pc_hook_symbol(PC_HOOK_learned), rc, lk->pos[0],
+             lk->pos[n - 1]);
     return 0;
 }
 
@@ -168,32 +171,32 @@ static void lookup_free(lookup *lk)
     free(lk->pos); free(lk->rpos); free(lk->a); free(lk->b);
 }
 
-/* The max_len hook: a fault or fewer than one row fails V (returns 0). */
-static int max_len_ok(pc_verdict *v, const pc_impl *impl, int64_t max_len)
+/* The max_len hook: a fault (FAULT) or fewer than one row fails V
+ * (returns 0). */
+static int max_len_ok(pc_verdict *v, const pc_fault *fault, int64_t max_len)
 {
-    char cause[PC_ERR_LEN] = "";
     v->bound = 0;
     snprintf(v->measured_what, sizeof v->measured_what, "bad values");
-    if (pc_gate_take_fault(impl, cause, sizeof cause)) {
+    if (fault->faulted) {
         v->status = PC_FAIL;
-        snprintf(v->summary, sizeof v->summary, "%s", cause);
+        snprintf(v->summary, sizeof v->summary, "%s", fault->cause);
         return 0;
     }
     if (max_len >= 1) return 1;
     v->status = PC_FAIL;
-    snprintf(v->summary, sizeof v->summary, "pecheck_learned_max_len returned %" PRId64
-             " (a table has at least one row)", max_len);
+    snprintf(v->summary, sizeof v->summary, "%s returned %" PRId64 " (a table has at least "
+             "one row)", pc_hook_symbol(PC_HOOK_learned_max_len), max_len);
     return 0;
 }
 
 pc_status pc_learned_gate(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
     double t0 = pc_now();
-    pc_isolate_clear(impl);
-    int64_t max_len = impl->learned_max_len(impl->ctx);
+    pc_fault fault;
+    int64_t max_len = pc_call_learned_max_len(impl, &fault);
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "lookup", NULL);
     if (!v) return pc_gate_oom(c);
-    if (!max_len_ok(v, impl, max_len)) return PC_OK;
+    if (!max_len_ok(v, &fault, max_len)) return PC_OK;
     size_t B = LEARNED_BLOCK, w = (size_t)c->o->d;
     lookup lk = { impl, c->o->d, max_len, max_len <= LEARNED_ALL ? max_len : LEARNED_ALL,
                   malloc(B * sizeof(int64_t)), malloc(B * sizeof(int64_t)),

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../properties/property.h"
+#include "../../harness/hook.h"
 
 enum {
     SUB_REJECTS_VALID = 1,   /* error for an all-valid batch */
@@ -146,8 +147,8 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
     if (!out) return;
     fill_sentinel(out, n * dd);
     int rc = pc_p_learned(r, c->pos, n, c->d, out);
-    fprintf(f, "      pecheck_learned_f32(positions, %zu, %d, out) returned %d (max_len %" PRId64 ")\n",
-            n, c->d, rc, r->max_len);
+    fprintf(f, "      %s(positions, %zu, %d, out) returned %d (max_len %" PRId64 ")\n",
+            pc_hook_symbol(PC_HOOK_learned), n, c->d, rc, r->max_len);
     for (size_t j = 0; j < n && j < 4; j++) {
         fprintf(f, "      out row %zu (position %" PRId64 ")%s = ", j, c->pos[j],
                 inrange(r, c->pos[j]) ? "" : " [outside]");

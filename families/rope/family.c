@@ -11,10 +11,10 @@ static const pc_impl *const builtins[] = {
 
 static int provides(const pc_impl *impl) { return impl->rope != NULL; }
 
-static int call(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
-                int layout, const float *x, float *out)
+static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
+                double base, int layout, const float *x, float *out)
 {
-    return impl->rope(impl->ctx, pos, n, d, base, layout, x, out);
+    return pc_call_rope(impl, fault, pos, n, d, base, layout, x, out);
 }
 
 /* The exported cache: (cos, sin) of every pair, whatever the layout. */
@@ -41,7 +41,7 @@ static const pc_rows rows = {
 static const char *const plots[] = { "rope_decay", "rope_shift", NULL };
 
 const pc_family pc_family_rope = {
-    .name = "rope", .title = "RoPE", .symbols = "pecheck_rope_f32",
+    .name = "rope", .title = "RoPE", .hooks = { PC_HOOK_rope },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]

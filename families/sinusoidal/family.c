@@ -14,11 +14,11 @@ static const pc_impl *const builtins[] = {
 
 static int provides(const pc_impl *impl) { return impl->sinusoidal != NULL; }
 
-static int call(const pc_impl *impl, const int64_t *pos, size_t n, int d, double base,
-                int layout, const float *x, float *out)
+static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
+                double base, int layout, const float *x, float *out)
 {
     (void)x;
-    return impl->sinusoidal(impl->ctx, pos, n, d, base, layout, out);
+    return pc_call_sinusoidal(impl, fault, pos, n, d, base, layout, out);
 }
 
 static pc_status ref(pc_freqs *f, int64_t pos, int layout, const float *x,
@@ -43,7 +43,7 @@ static const pc_rows rows = {
 static const char *const plots[] = { "dot_product", "pe_matrix", NULL };
 
 const pc_family pc_family_sinusoidal = {
-    .name = "sinusoidal", .title = "sinusoidal", .symbols = "pecheck_sinusoidal_f32",
+    .name = "sinusoidal", .title = "sinusoidal", .hooks = { PC_HOOK_sinusoidal },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]

@@ -14,7 +14,7 @@ static int provides(const pc_impl *impl) { return impl->t5_bucket != NULL || imp
 static const char *const plots[] = { "t5_buckets", NULL };
 
 const pc_family pc_family_t5 = {
-    .name = "t5", .title = "T5 buckets", .symbols = "pecheck_t5_bucket or pecheck_t5_bias",
+    .name = "t5", .title = "T5 buckets", .hooks = { PC_HOOK_t5_bucket, PC_HOOK_t5_bias },
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../properties/relative_util.h"
+#include "../../harness/hook.h"
 
 #define HEADS 2   /* heads of the embedding table: two are enough to see a mix-up */
 
@@ -39,11 +40,19 @@ static int bias(pc_prun *r, const pc_case *c, int64_t start, float *emb, float *
     int64_t pos[64];
     for (size_t i = 0; i < L; i++) pos[i] = start + (int64_t)i * 3; /* spread: 3 apart */
     r->calls++;
-    int rc = r->impl->t5_bias(r->impl->ctx, emb, HEADS, 1, PC_RP_T5_NB, PC_RP_T5_MD, pos, L,
-                              pos, L, out);
+    pc_fault fault;
+    int rc = pc_call_t5_bias(r->impl, &fault, emb, HEADS, 1, PC_RP_T5_NB, PC_RP_T5_MD, pos, L,
+                             pos, L, out);
+    r->faulted = fault.faulted;
+    if (fault.faulted) {
+        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %zu positions from %"
+                 PRId64, pc_hook_symbol(PC_HOOK_t5_bias), fault.cause, L, start);
+        pc_p_implerr(r, oc);
+        return rc ? rc : 1;
+    }
     if (rc) {
-        snprintf(r->implmsg, sizeof r->implmsg, "pecheck_t5_bias returned %d for %zu positions "
-                 "from %" PRId64, rc, L, start);
+        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %zu positions from %" PRId64,
+                 pc_hook_symbol(PC_HOOK_t5_bias), rc, L, start);
         pc_p_implerr(r, oc);
     }
     return rc;

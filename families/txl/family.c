@@ -8,7 +8,7 @@ static const pc_impl *const builtins[] = { &pc_impl_txl_f32, &pc_impl_txl_absolu
 static int provides(const pc_impl *impl) { return impl->txl_score != NULL; }
 
 const pc_family pc_family_txl = {
-    .name = "txl", .title = "Transformer-XL", .symbols = "pecheck_txl_score",
+    .name = "txl", .title = "Transformer-XL", .hooks = { PC_HOOK_txl_score },
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
     .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

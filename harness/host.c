@@ -1,0 +1,608 @@
+/* host.c: a plugin's entry points served by a plugin host process (see
+ * host.h for the outcomes, host_proto.h for what is shared, host_worker.c
+ * for the worker); the calls are generated from the hook table
+ * (hooks.def). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "canary.h"
+#include "host.h"
+#include "host_proto.h"
+
+/* Guard regions on each side of the data pages: 64 KiB of PROT_NONE in the
+ * worker (address space only, no memory), so that a write up to 64 KiB
+ * outside OUT faults with an address we can place; farther writes land in
+ * other mappings of the worker or fault without that description. */
+#define GUARD_BYTES ((size_t)65536)
+
+/* Canary bytes on each side of OUT: 64 B, one cache line, so that OUT starts
+ * 64-byte aligned (what SIMD stores may assume) and a write of one vector
+ * past either end is caught by the canary rather than the guard page. */
+#define CANARY_BYTES 64
+#define CANARY_BYTE 0xA5 /* an arbitrary pattern; as a float 0xA5A5A5A5 is -2.9e-16 */
+
+/* The captured stdout and stderr of the plugin kept for messages: the last
+ * 2 KiB (a few lines of a CUDA or assertion error). */
+#define OUTPUT_KEEP 2048
+
+struct pc_host {
+    char *path;               /* what dlopen gets */
+    char *name;               /* for messages: the path as given */
+    long timeout_ms;
+    pthread_mutex_t mu;       /* one call at a time; guards everything below */
+    pid_t pid;                /* the worker, 0 when none is running */
+    int pidfd, ctl;           /* its pidfd (-1 without) and control socket */
+    int shm;                  /* the shared memory (memfd), kept across workers */
+    unsigned char *base;      /* mapped here */
+    size_t size;
+    int outfd;                /* the worker's stdout and stderr (memfd) */
+    off_t out_seen;           /* bytes of it already read into OUTPUT */
+    char output[OUTPUT_KEEP]; /* the last bytes the plugin wrote */
+    size_t output_len;
+    uint64_t found;           /* bit H: entry point H is exported */
+    char mangled[HOST_MANGLED];
+    int hung[PC_HOOK_N];      /* a call of this entry point timed out */
+    char hung_where[PC_HOOK_N][160];
+    char broken[PC_ERR_LEN];  /* why a replacement worker could not load */
+};
+
+/* ---- time -------------------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* ---- the plugin's output --------------------------------------------------- */
+
+/* Read what the plugin wrote since the last look into H->output (its last
+ * OUTPUT_KEEP bytes). */
+static void take_output(pc_host *h)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t n = pread(h->outfd, buf, sizeof buf, h->out_seen);
+        if (n <= 0) break;
+        h->out_seen += n;
+        size_t k = (size_t)n;
+        if (k >= OUTPUT_KEEP) {
+            memcpy(h->output, buf + k - OUTPUT_KEEP, OUTPUT_KEEP);
+            h->output_len = OUTPUT_KEEP;
+            continue;
+        }
+        if (h->output_len + k > OUTPUT_KEEP) {
+            size_t drop = h->output_len + k - OUTPUT_KEEP;
+            memmove(h->output, h->output + drop, h->output_len - drop);
+            h->output_len -= drop;
+        }
+        memcpy(h->output + h->output_len, buf, k);
+        h->output_len += k;
+    }
+}
+
+/* ---- the worker -------------------------------------------------------------- */
+
+/* Forget a worker that is reaped: kill what is left of its process group
+ * and close its descriptors. */
+static void drop_worker(pc_host *h)
+{
+    kill(-h->pid, SIGKILL);
+    if (h->pidfd >= 0) close(h->pidfd);
+    if (h->ctl >= 0) close(h->ctl);
+    h->pid = 0;
+    h->pidfd = h->ctl = -1;
+}
+
+/* Kill the worker's process group (the worker and what it started that
+ * stayed in its group) and reap the worker; its wait status to *STATUS. */
+static void kill_worker(pc_host *h, int *status)
+{
+    if (h->pid <= 0) return;
+    kill(-h->pid, SIGKILL);
+    kill(h->pid, SIGKILL);
+    int st = 0;
+    while (waitpid(h->pid, &st, 0) < 0 && errno == EINTR) {}
+    if (status) *status = st;
+    drop_worker(h);
+}
+
+/* Grow the shared memory to at least WANT bytes and map it here. */
+static int map_shared(pc_host *h, size_t want)
+{
+    if (h->base && h->size >= want) return 0;
+    if (ftruncate(h->shm, (off_t)want) != 0) return -1;
+    if (h->base) munmap(h->base, h->size);
+    void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, h->shm, 0);
+    if (p == MAP_FAILED) { h->base = NULL; h->size = 0; return -1; }
+    h->base = p;
+    h->size = want;
+    ((host_hdr *)p)->size = want;
+    return 0;
+}
+
+/* In the child between fork and exec: only async-signal-safe calls. */
+static void exec_worker(int ctl, int shm, int out, int null, char *const argv[])
+{
+    setpgid(0, 0);
+    /* first above the targets, so that no source is overwritten by another */
+    ctl = fcntl(ctl, F_DUPFD, 10);
+    shm = fcntl(shm, F_DUPFD, 10);
+    out = fcntl(out, F_DUPFD, 10);
+    null = fcntl(null, F_DUPFD, 10);
+    if (ctl < 0 || shm < 0 || out < 0 || null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
+        dup2(out, 2) < 0 || dup2(ctl, HOST_FD_CTL) < 0 || dup2(shm, HOST_FD_SHM) < 0)
+        _exit(127);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, HOST_FD_SHM + 1, ~0U, 0) != 0)
+#endif
+        for (int fd = HOST_FD_SHM + 1; fd < 4096; fd++) close(fd);
+    /* /proc/self/exe: this pecheck, even if its file was replaced since */
+    execv("/proc/self/exe", argv);
+    _exit(127);
+}
+
+/* Wait for one byte from the worker at most TIMEOUT_MS.  1: it came; 0:
+ * the worker died (*STATUS set, reaped); -1: timed out (killed, reaped). */
+static int await_worker(pc_host *h, long timeout_ms, int *status)
+{
+    double deadline = now_ms() + (double)timeout_ms;
+    for (;;) {
+        double left = deadline - now_ms();
+        if (left <= 0) {
+            kill_worker(h, status);
+            return -1;
+        }
+        /* without a pidfd, look at the worker every 10 ms: a child it
+         * forked may hold the socket open after the worker died */
+        struct pollfd p[2] = { { h->ctl, POLLIN, 0 }, { h->pidfd, POLLIN, 0 } };
+        int np = h->pidfd >= 0 ? 2 : 1;
+        int wait = np == 2 || left < 10.0 ? (int)left + 1 : 10;
+        int r = poll(p, (nfds_t)np, wait);
+        if (r > 0 && (p[0].revents & POLLIN)) {
+            char c;
+            if (read(h->ctl, &c, 1) == 1) return 1;
+        }
+        int st = 0;
+        if (waitpid(h->pid, &st, WNOHANG) == h->pid) {
+            drop_worker(h);
+            *status = st;
+            return 0;
+        }
+        if (r > 0 && (p[0].revents & (POLLHUP | POLLERR))) {
+            struct timespec ts = { 0, 1000000 }; /* closed, not yet reaped: 1 ms */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+static const char *signame(int sig, char *num, size_t len)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS:  return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE:  return "SIGFPE";
+    case SIGILL:  return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGSYS:  return "SIGSYS";
+    case SIGPIPE: return "SIGPIPE";
+    default:      snprintf(num, len, "signal %d", sig); return num;
+    }
+}
+
+/* Where the fault address of the last call lies relative to OUT. */
+static void describe_addr(const host_hdr *hd, size_t out_bytes, char *buf, size_t len)
+{
+    uintptr_t a = (uintptr_t)hd->addr;
+    if (out_bytes > 0 && hd->addr_in) {
+        uint64_t off = hd->addr_off, out = hd->out_off, end = out + out_bytes;
+        uint64_t lo = hd->data_off - hd->guard, hi = hd->data_off + hd->data_len + hd->guard;
+        if (off >= end && off < hi) {
+            snprintf(buf, len, " (address %#" PRIxPTR ", %" PRIu64 " bytes after the end of OUT: "
+                     "out-of-bounds access)", a, off - end);
+            return;
+        }
+        if (off >= lo && off < out) {
+            snprintf(buf, len, " (address %#" PRIxPTR ", %" PRIu64 " bytes before the start of "
+                     "OUT: out-of-bounds access)", a, out - off);
+            return;
+        }
+    }
+    snprintf(buf, len, a ? " (address %#" PRIxPTR ")" : " (address 0: NULL pointer)", a);
+}
+
+/* The cause of a worker's death while running WHAT at WHERE. */
+static void describe_death(const pc_host *h, int status, const char *what, const char *where,
+                           size_t out_bytes, char *buf, size_t len)
+{
+    const host_hdr *hd = (const host_hdr *)(const void *)h->base;
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        char num[24], addr[160] = "";
+        if (hd->sig == sig && (sig == SIGSEGV || sig == SIGBUS))
+            describe_addr(hd, out_bytes, addr, sizeof addr);
+        snprintf(buf, len, "%s in %s%s%s", signame(sig, num, sizeof num), what, where, addr);
+    } else {
+        snprintf(buf, len, "%s exited with status %d%s instead of returning", what,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, where);
+    }
+}
+
+/* Canary check: bytes changed before and after OUT. */
+static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t len,
+                          const char *what, const char *where)
+{
+    const host_hdr *hd = (const host_hdr *)(const void *)h->base;
+    if (out_bytes == 0) return 0;
+    /* the scan is proved with Frama-C WP (harness/canary.c) */
+    pc_canary_report cr;
+    if (!pc_canary_check(h->base + hd->data_off, (size_t)hd->data_len, CANARY_BYTES, out_bytes,
+                         CANARY_BYTE, &cr))
+        return 0;
+    /* A byte equal to the canary is invisible: the counts are lower bounds. */
+    if (cr.after)
+        snprintf(buf, len, "%s wrote outside OUT%s: %zu byte(s) changed after its end "
+                 "(the first at byte %zu past the end, float %zu of a %zu-float OUT)%s",
+                 what, where, cr.after, cr.first_after, cr.first_after / 4 + out_bytes / 4,
+                 out_bytes / 4, cr.before ? ", and bytes before its start" : "");
+    else
+        snprintf(buf, len, "%s wrote outside OUT%s: %zu byte(s) changed before its start "
+                 "(the farthest %zu bytes before it)", what, where, cr.before, cr.first_before);
+    return 1;
+}
+
+#define LOAD_WHAT "dlopen + the ABI version entry point"
+
+/* Start a worker and have it load the plugin.  PC_OK; PC_EINPUT with the
+ * reason in ERR (a plugin that does not load, or crashes, exits or hangs
+ * while loading); another error when no process can be started. */
+static pc_status spawn(pc_host *h, pc_err *err)
+{
+    char *argv[] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, NULL };
+    host_hdr *hd = (host_hdr *)(void *)h->base;
+    hd->load_rc = -1;
+    hd->sig = 0;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return pc_seterr(err, PC_EINTERNAL, "cannot create a socket for the plugin host: %s",
+                         strerror(errno));
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    pid_t pid = null >= 0 ? fork() : -1;
+    if (pid == 0) exec_worker(sv[1], h->shm, h->outfd, null, argv);
+    int e = errno;
+    close(sv[1]);
+    if (null >= 0) close(null);
+    if (pid < 0) {
+        close(sv[0]);
+        return pc_seterr(err, PC_EINTERNAL, "cannot start the plugin host: %s", strerror(e));
+    }
+    setpgid(pid, pid); /* also done by the child: whichever runs first */
+    h->pid = pid;
+    h->ctl = sv[0];
+#ifdef SYS_pidfd_open
+    h->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    h->pidfd = -1;
+#endif
+    int status = 0, r = await_worker(h, h->timeout_ms, &status);
+    char cause[PC_ERR_LEN];
+    if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return pc_seterr(err, PC_EINTERNAL, "cannot run the plugin host (/proc/self/exe)");
+    if (r <= 0) {
+        if (r < 0)
+            snprintf(cause, sizeof cause, "timed out after %ld ms in %s (killed; raise "
+                     "--timeout-ms if it is only slow)", h->timeout_ms, LOAD_WHAT);
+        else
+            describe_death(h, status, LOAD_WHAT, "", 0, cause, sizeof cause);
+        return pc_seterr(err, PC_EINPUT, "%s: the plugin failed while loading: %s", h->name,
+                         cause);
+    }
+    hd->scratch[HOST_SCRATCH - 1] = '\0';
+    if (hd->load_rc != 0) {
+        pc_status st = pc_seterr(err, PC_EINPUT, hd->load_rc == 1 ? "%s: cannot load plugin: %s"
+                                 : "%s: not a pecheck plugin (%s is required): %s", h->name,
+                                 hd->load_rc == 1 ? hd->scratch
+                                 : pc_hook_symbol(PC_HOOK_abi_version), hd->scratch);
+        kill_worker(h, NULL);
+        return st;
+    }
+    h->found = hd->found;
+    memcpy(h->mangled, hd->mangled, sizeof h->mangled);
+    h->mangled[sizeof h->mangled - 1] = '\0';
+    return PC_OK;
+}
+
+/* ---- one call ---------------------------------------------------------------- */
+
+static size_t round_up(size_t v, size_t to)
+{
+    return v > SIZE_MAX - to ? SIZE_MAX : (v + to - 1) / to * to;
+}
+
+static size_t page_size(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    return pg > 0 ? (size_t)pg : 4096;
+}
+
+static void set_fault(pc_fault *fault, const char *cause)
+{
+    fault->faulted = 1;
+    snprintf(fault->cause, sizeof fault->cause, "%s", cause);
+}
+
+/* Where the next input array goes in the shared memory. */
+typedef struct host_put {
+    unsigned char *base;
+    size_t at;
+} host_put;
+
+/* Copy BYTES of SRC to the next place; its offset plus one, as the value
+ * the worker turns back into a pointer (NULL stays NULL). */
+static void *pc_host_put(host_put *p, const void *src, size_t bytes)
+{
+    if (!src || bytes > (SIZE_MAX >> 2)) return NULL; /* larger: refused by call_begin */
+    if (bytes) memcpy(p->base + p->at, src, bytes);
+    uintptr_t v = (uintptr_t)p->at + 1;
+    p->at += round_up(bytes, 64);
+    return (void *)v;
+}
+
+/* Lock H, check that entry point ID may run, lay out the shared memory for
+ * IN_BYTES of inputs and OUT_BYTES of output, and have a worker ready.  1:
+ * go on (inputs go to *PUT; H stays locked until call_end); 0: the call
+ * faulted (FAULT set, H unlocked). */
+static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_bytes,
+                      size_t out_bytes, host_put *put, pc_fault *fault)
+{
+    fault->faulted = 0;
+    fault->cause[0] = '\0';
+    pthread_mutex_lock(&h->mu);
+    const char *what = pc_hook_symbol(id);
+    if (h->hung[id]) {
+        snprintf(fault->cause, sizeof fault->cause, "not run%s: %s timed out earlier%s", where,
+                 what, h->hung_where[id]);
+        fault->faulted = 1;
+        pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    size_t pg = page_size(), guard = out_bytes ? round_up(GUARD_BYTES, pg) : 0;
+    size_t hdr_len = round_up(sizeof(host_hdr), pg), in_len = round_up(in_bytes, pg);
+    size_t data_len = out_bytes ? round_up(CANARY_BYTES + out_bytes + CANARY_BYTES, pg) : 0;
+    size_t total = hdr_len + in_len + guard + data_len + guard;
+    if (in_bytes == SIZE_MAX || out_bytes == SIZE_MAX || in_len == SIZE_MAX ||
+        data_len == SIZE_MAX || total < hdr_len + in_len || total > (SIZE_MAX >> 2)) {
+        set_fault(fault, "arguments too large to hand to the plugin host");
+        pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    pc_err err = { "" };
+    if (h->broken[0])
+        snprintf(err.msg, sizeof err.msg, "%s", h->broken); /* do not wait for it again */
+    else if (map_shared(h, total) != 0)
+        snprintf(err.msg, sizeof err.msg, "cannot map %zu bytes of shared memory: %s", total,
+                 strerror(errno));
+    else if (h->pid == 0 && spawn(h, &err) != PC_OK)
+        snprintf(h->broken, sizeof h->broken, "%s", err.msg);
+    else
+        err.msg[0] = '\0';
+    if (err.msg[0]) {
+        snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin host could not be "
+                 "restarted: %.400s", where, err.msg);
+        fault->faulted = 1;
+        pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    host_hdr *hd = (host_hdr *)(void *)h->base;
+    hd->hook = (int32_t)id;
+    hd->guard = guard;
+    hd->data_off = hdr_len + in_len + guard;
+    hd->data_len = data_len;
+    hd->out_off = hd->data_off + CANARY_BYTES;
+    put->base = h->base;
+    put->at = hdr_len;
+    return 1;
+}
+
+/* Run the call laid out by call_begin with the arguments ARGS (SIZE
+ * bytes); OUT_BYTES of OUT are copied in and, after a clean return, back.
+ * Unlocks H.  The return value, or a fault. */
+static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void *args,
+                        size_t size, void *out, size_t out_bytes, pc_fault *fault)
+{
+    host_hdr *hd = (host_hdr *)(void *)h->base;
+    const char *what = pc_hook_symbol(id);
+    memcpy(hd->args, args, size);
+    if (out_bytes) {
+        memset(h->base + hd->data_off, CANARY_BYTE, (size_t)hd->data_len);
+        if (out) memcpy(h->base + hd->out_off, out, out_bytes);
+    }
+    hd->done = 0;
+    hd->sig = 0;
+    char c = 'c';
+    int64_t ret = 0;
+    int status = 0, r = send(h->ctl, &c, 1, MSG_NOSIGNAL) == 1 ? await_worker(h, h->timeout_ms,
+                                                                               &status) : 0;
+    if (r == 0 && h->pid > 0) kill_worker(h, &status); /* the send failed: it is dying */
+    char cause[PC_ERR_LEN];
+    if (r < 0) {
+        snprintf(cause, sizeof cause, "timed out after %ld ms in %s%s (killed; raise "
+                 "--timeout-ms if it is only slow)", h->timeout_ms, what, where);
+        h->hung[id] = 1;
+        snprintf(h->hung_where[id], sizeof h->hung_where[id], "%s", where);
+        set_fault(fault, cause);
+    } else if (r == 0) {
+        describe_death(h, status, what, where, out_bytes, cause, sizeof cause);
+        set_fault(fault, cause);
+    } else if (!hd->done) {
+        set_fault(fault, "the plugin host answered without making the call");
+    } else if (check_canaries(h, out_bytes, cause, sizeof cause, what, where)) {
+        set_fault(fault, cause);
+    } else {
+        ret = hd->ret64;
+        if (out_bytes && out) memcpy(out, h->base + hd->out_off, out_bytes);
+    }
+    if (fault->faulted) take_output(h);
+    pthread_mutex_unlock(&h->mu);
+    return ret;
+}
+
+/* ---- the calls, generated from hooks.def ------------------------------------- */
+
+/* " at pos=A..B" for ascending consecutive positions, else the first few. */
+static void at_pos(char *buf, size_t len, const char *label, const int64_t *pos, size_t n)
+{
+    if (n == 0 || !pos) { snprintf(buf, len, " with n=0"); return; }
+    int consecutive = 1;
+    for (size_t r = 1; r < n && consecutive; r++)
+        consecutive = pos[r - 1] < INT64_MAX && pos[r] == pos[r - 1] + 1; /* no overflow at INT64_MAX */
+    if (n == 1)
+        snprintf(buf, len, " at %s=%" PRId64, label, pos[0]);
+    else if (consecutive)
+        snprintf(buf, len, " at %s=%" PRId64 "..%" PRId64, label, pos[0], pos[n - 1]);
+    else {
+        int w = snprintf(buf, len, " at %s=", label);
+        for (size_t r = 0; r < n && r < 4 && w > 0 && (size_t)w < len; r++)
+            w += snprintf(buf + w, len - (size_t)w, "%s%" PRId64, r ? "," : "", pos[r]);
+        if (n > 4 && w > 0 && (size_t)w < len)
+            snprintf(buf + w, len - (size_t)w, ",... (%zu positions)", n);
+    }
+}
+
+static void at_qk(char *buf, size_t len, const int64_t *q, size_t nq, const int64_t *k, size_t nk)
+{
+    snprintf(buf, len, " at nq=%zu nk=%zu (qpos %" PRId64 ".., kpos %" PRId64 "..)", nq, nk,
+             nq && q ? q[0] : 0, nk && k ? k[0] : 0);
+}
+
+#define PC_AT_POS(L, P, N) at_pos(where, len, L, hook_args->P, hook_args->N)
+#define PC_AT_ATT(N, D, C) snprintf(where, len, " at n=%zu d=%d causal=%d", hook_args->N, \
+                                    hook_args->D, hook_args->C)
+#define PC_AT_HEADS(H) snprintf(where, len, " at heads=%d", hook_args->H)
+#define PC_AT_QK(Q, NQ, K, NK) at_qk(where, len, hook_args->Q, hook_args->NQ, hook_args->K, \
+                                     hook_args->NK)
+#define PC_AT_NONE where[0] = '\0'
+
+/* For each hook: " at pos=..." from its arguments; then the call itself:
+ * arguments into the struct, inputs into the shared memory, run. */
+#define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)                                   \
+    static void where_##NAME(const host_args_##NAME *hook_args, char *where,    \
+                             size_t len)                                       \
+    {                                                                          \
+        (void)hook_args; (void)len;                                            \
+        AT;                                                                    \
+    }                                                                          \
+    RET pc_host_##NAME(pc_host *h, pc_fault *fault PC_PARAMS(ARGS))            \
+    {                                                                          \
+        host_args_##NAME a_;                                                   \
+        host_args_##NAME *hook_args = &a_;                                     \
+        void *hook_out = NULL;                                                 \
+        size_t hook_in = 0;                                                    \
+        _Static_assert(sizeof a_ <= HOST_ARGS, "HOST_ARGS too small");         \
+        memset(&a_, 0, sizeof a_);                                             \
+        (void)hook_args;                                                       \
+        PC_STORE(ARGS)                                                         \
+        PC_OUT_GET(ARGS)                                                       \
+        PC_IN_SIZE(ARGS)                                                       \
+        char where[160];                                                       \
+        where_##NAME(&a_, where, sizeof where);                                \
+        host_put hook_put;                                                     \
+        if (!call_begin(h, PC_HOOK_##NAME, where, hook_in, PC_OUT_BYTES(ARGS),  \
+                        &hook_put, fault))                                     \
+            return 0;                                                          \
+        PC_IN_PUT(ARGS)                                                        \
+        return (RET)call_end(h, PC_HOOK_##NAME, where, &a_, sizeof a_, hook_out, \
+                             PC_OUT_BYTES(ARGS), fault);                       \
+    }
+#include "hooks.def"
+#undef PC_HOOK
+#undef PC_AT_POS
+#undef PC_AT_ATT
+#undef PC_AT_HEADS
+#undef PC_AT_QK
+#undef PC_AT_NONE
+
+/* ---- the host ------------------------------------------------------------------ */
+
+pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_host **out,
+                       int *version, pc_err *err)
+{
+    *out = NULL;
+    *version = -1;
+    pc_host *h = calloc(1, sizeof *h);
+    if (!h || !(h->path = strdup(path)) || !(h->name = strdup(name))) {
+        if (h) free(h->path);
+        free(h);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    h->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+    h->pidfd = h->ctl = -1;
+    pthread_mutex_init(&h->mu, NULL);
+    h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);
+    h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
+    pc_status st = PC_OK;
+    if (h->shm < 0 || h->outfd < 0 || map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0)
+        st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared memory: %s",
+                       strerror(errno));
+    if (st == PC_OK) st = spawn(h, err);
+    if (st != PC_OK) {
+        pc_host_close(h);
+        return st;
+    }
+    *version = ((host_hdr *)(void *)h->base)->version;
+    *out = h;
+    return PC_OK;
+}
+
+void pc_host_close(pc_host *h)
+{
+    if (!h) return;
+    kill_worker(h, NULL);
+    if (h->base) munmap(h->base, h->size);
+    if (h->shm >= 0) close(h->shm);
+    if (h->outfd >= 0) close(h->outfd);
+    pthread_mutex_destroy(&h->mu);
+    free(h->path);
+    free(h->name);
+    free(h);
+}
+
+int pc_host_has(const pc_host *h, pc_hook_id hook)
+{
+    return (unsigned)hook < PC_HOOK_N && (h->found >> hook & 1);
+}
+
+void pc_host_mangled(const pc_host *h, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", h->mangled);
+}
+
+size_t pc_host_output(pc_host *h, char *buf, size_t len)
+{
+    pthread_mutex_lock(&h->mu);
+    take_output(h);
+    size_t n = h->output_len < len ? h->output_len : (len ? len - 1 : 0);
+    if (len) {
+        memcpy(buf, h->output + h->output_len - n, n);
+        buf[n] = '\0';
+    }
+    pthread_mutex_unlock(&h->mu);
+    return n;
+}

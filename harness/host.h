@@ -1,0 +1,78 @@
+/* host.h: run a plugin's code out of pecheck's process, so that pecheck
+ * survives whatever it does.
+ *
+ * A pc_host is one plugin host process (host_worker.c, a fresh exec of
+ * pecheck in its own process group) that dlopens the plugin and serves its
+ * entry points (hooks.def), one call at a time, many calls each: the plugin
+ * is never loaded into pecheck's own process, so its constructors,
+ * destructors, floating-point environment, exit() and crashes stay in the
+ * worker.  The worker's stdout and stderr are captured (pc_host_output),
+ * its stdin is /dev/null.  A worker that crashes, exits or hangs is killed
+ * with its process group and replaced at the next call; at the end its
+ * process group is killed.  (A process the plugin starts that leaves the
+ * group with setsid() is not killed.)  Each call runs with a time limit and
+ * a guarded output buffer:
+ *
+ *   - OUT lives in shared memory (a memfd mapped by both) laid out as
+ *       [guard 64 KiB][canary 64 B][OUT][canary >= 64 B][guard 64 KiB]
+ *     (guards are PROT_NONE).  OUT starts 64-byte aligned.  A write just
+ *     outside OUT lands on a canary byte (seen after the call, harness/
+ *     canary.c); a write farther out hits a guard page (SIGSEGV, whose
+ *     address is recorded).  OUT is copied in from the caller's buffer
+ *     before the call and back after it, so the hook sees what an
+ *     in-process call would.
+ *     Inputs (positions, X, W*) are copied into the shared memory.
+ *   - the call gets TIMEOUT_MS of wall-clock time (then SIGKILL, with its
+ *     process group) and no core file (RLIMIT_CORE 0).
+ *
+ * Outcome of one call (pc_fault, hook.h):
+ *   - the hook returned R (OUT intact around it): R is returned, no fault;
+ *     a nonzero R is the implementation's own error;
+ *   - it died by a signal, exited without returning (exit() in the hook),
+ *     ran past the time limit, or wrote outside OUT: FAULT->faulted is set
+ *     and FAULT->cause names it, e.g.
+ *       "SIGSEGV in <symbol> at pos=768..1023 (address
+ *        0x7f..., 4 bytes after the end of OUT: out-of-bounds access)"
+ *   - after a time-out, further calls of that entry point are not made
+ *     (they would hang too): they fault at once ("not run ... timed out
+ *     earlier ...").
+ *
+ * NaN/Inf in OUT is not judged here: the checks see it (with a witness).
+ * Thread safety: calls may come from several threads. */
+#ifndef PECHECK_HOST_H
+#define PECHECK_HOST_H
+
+#include "hook.h"
+#include "status.h"
+
+typedef struct pc_host pc_host;
+
+/* Load the plugin at PATH (as given to dlopen) under TIMEOUT_MS per call.
+ * PC_EINPUT with a one-line message when it does not load (dlerror's
+ * text), lacks the ABI version entry point, crashes, exits or hangs while
+ * loading; the message starts with NAME.  The ABI version it reported goes
+ * to *VERSION.  Returns PC_OK with *OUT set otherwise. */
+pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_host **out,
+                       int *version, pc_err *err);
+void pc_host_close(pc_host *h);
+
+/* Does the plugin export entry point H? */
+int pc_host_has(const pc_host *h, pc_hook_id hook);
+
+/* The symbols the library defines that look like C++-mangled entry points
+ * (_Z...pecheck_...), for a hint when none of the table is exported: the
+ * first such name goes to BUF (empty when none). */
+void pc_host_mangled(const pc_host *h, char *buf, size_t len);
+
+/* The last bytes (at most LEN - 1) the plugin wrote to its stdout and
+ * stderr, which are captured (never pecheck's own); returns their count. */
+size_t pc_host_output(pc_host *h, char *buf, size_t len);
+
+/* RET pc_host_NAME(const pc_host *h, pc_fault *fault, arguments...) for
+ * each hook of hooks.def. */
+#define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT) \
+    RET pc_host_##NAME(pc_host *h, pc_fault *fault PC_PARAMS(ARGS));
+#include "hooks.def"
+#undef PC_HOOK
+
+#endif

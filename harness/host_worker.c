@@ -1,0 +1,243 @@
+/* host_worker.c: the plugin host process (see host.h and host_proto.h).
+ *
+ * `pecheck __plugin-host PATH` loads the plugin and serves its entry
+ * points, one call at a time, until pecheck closes the control socket or
+ * kills it.  It is a fresh exec of pecheck: none of pecheck's state, atexit
+ * handlers, floating-point environment or threads are here, so whatever the
+ * plugin's constructors, destructors or calls do stays in this process. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "host_proto.h"
+
+/* ---- the calls, generated from hooks.def --------------------------------- */
+
+/* An input array's place: HDR->args holds its offset in the shared memory
+ * plus one (0: NULL). */
+static void *pc_host_fix(unsigned char *base, const void *off)
+{
+    uintptr_t v = (uintptr_t)off;
+    return v ? base + (v - 1) : NULL;
+}
+
+#define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)                                    \
+    static int64_t invoke_##NAME(void *fn, unsigned char *hook_base, void *argp, \
+                                 unsigned char *hook_out)                      \
+    {                                                                          \
+        host_args_##NAME *hook_args = argp;                                    \
+        RET (*f)(PC_PROTO(ARGS));                                              \
+        memcpy(&f, &fn, sizeof f); /* object to function pointer (POSIX) */    \
+        PC_IN_FIX(ARGS)                                                        \
+        PC_OUT_SET(ARGS)                                                       \
+        (void)hook_args; (void)hook_out; (void)hook_base;                      \
+        return (int64_t)f(PC_CALL_ARGS(ARGS));                                 \
+    }
+#define PC_ENTRY(NAME, SYMBOL, RET, ARGS, AT) PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)
+#include "hooks.def"
+#undef PC_HOOK
+#undef PC_ENTRY
+
+typedef int64_t (*invoke_fn)(void *fn, unsigned char *base, void *argp, unsigned char *out);
+
+static const invoke_fn invokers[PC_HOOK_N] = {
+#define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT) invoke_##NAME,
+#define PC_ENTRY(NAME, SYMBOL, RET, ARGS, AT) PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)
+#include "hooks.def"
+#undef PC_HOOK
+#undef PC_ENTRY
+};
+
+/* ---- the process ---------------------------------------------------------- */
+
+static unsigned char *base;   /* the shared memory as mapped here */
+static size_t mapped;
+static host_hdr *hdr;
+
+/* LeakSanitizer's exit-time check, asked by ASan builds (make check
+ * SANITIZE=1) whether to run (sanitizer/lsan_interface.h documents this
+ * hook; an ordinary build never calls it).  A plugin that ends the worker
+ * with exit() would otherwise have the leaks of foreign code reported, and
+ * the worker exit with LeakSanitizer's status instead of the plugin's: off
+ * by design in the worker, whose memory is the plugin's business.  In
+ * pecheck's own process the check is unchanged. */
+static volatile int in_worker;
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+    return in_worker;
+}
+
+/* A fatal signal: record it (and where, relative to the shared memory),
+ * then die of it with the default action. */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (hdr) {
+        uintptr_t a = (uintptr_t)si->si_addr, b = (uintptr_t)base;
+        hdr->sig = sig;
+        hdr->addr = a;
+        hdr->addr_in = a >= b && a - b < mapped;
+        hdr->addr_off = a >= b ? a - b : 0;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* blocked in the handler: delivered when it returns */
+}
+
+/* Stack for the handler, so a stack overflow is caught too (MINSIGSTKSZ is
+ * not a constant in recent glibc; 64 KiB covers any of its values). */
+static unsigned char alt_stack[65536];
+
+static void setup_signals(void)
+{
+    struct rlimit rl = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &rl); /* a crash of code under test dumps no core */
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = alt_stack;
+    ss.ss_size = sizeof alt_stack;
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    signal(SIGPIPE, SIG_DFL);
+}
+
+/* Map the shared memory again when pecheck has grown it. */
+static int map_shared(size_t want)
+{
+    if (base && mapped >= want) return 0;
+    if (base) munmap(base, mapped);
+    void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, HOST_FD_SHM, 0);
+    if (p == MAP_FAILED) { base = NULL; hdr = NULL; return -1; }
+    base = p;
+    mapped = want;
+    hdr = p;
+    return 0;
+}
+
+/* The first name of the library's dynamic string table that looks like a
+ * C++-mangled entry point (_Z...pecheck_...), into BUF. */
+static void find_mangled(void *handle, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    struct link_map *lm = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld) return;
+    const char *strtab = NULL;
+    size_t strsz = 0;
+    for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_STRSZ) strsz = (size_t)d->d_un.d_val;
+        if (d->d_tag == DT_STRTAB) {
+            ElfW(Addr) a = d->d_un.d_ptr;
+            if (a < lm->l_addr) a += lm->l_addr; /* not relocated by this loader */
+            strtab = (const char *)a;
+        }
+    }
+    if (!strtab) return;
+    for (size_t k = 0; k < strsz; k += strlen(strtab + k) + 1)
+        if (!strncmp(strtab + k, "_Z", 2) && strstr(strtab + k, "pecheck_")) {
+            snprintf(buf, len, "%s", strtab + k);
+            return;
+        }
+}
+
+/* dlopen PATH, look up every entry point, call the ABI version one. */
+static void load(const char *path, void *fn[PC_HOOK_N])
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(hdr->scratch, HOST_SCRATCH, "%s", e ? e : "dlopen failed");
+        hdr->load_rc = 1;
+        return;
+    }
+    hdr->found = 0;
+    for (int k = 0; k < PC_HOOK_N; k++) {
+        dlerror();
+        fn[k] = dlsym(h, pc_hook_symbol((pc_hook_id)k));
+        if (fn[k]) hdr->found |= (uint64_t)1 << k;
+    }
+    find_mangled(h, hdr->mangled, sizeof hdr->mangled);
+    if (!fn[PC_HOOK_abi_version]) {
+        snprintf(hdr->scratch, HOST_SCRATCH, "undefined symbol: %s",
+                 pc_hook_symbol(PC_HOOK_abi_version));
+        hdr->load_rc = 2;
+        return;
+    }
+    host_args_abi_version a;
+    memset(&a, 0, sizeof a);
+    hdr->version = (int32_t)invokers[PC_HOOK_abi_version](fn[PC_HOOK_abi_version], base, &a, NULL);
+    hdr->load_rc = 0;
+}
+
+/* One call, as HDR describes it. */
+static void serve(void *fn[PC_HOOK_N])
+{
+    int id = hdr->hook;
+    unsigned char *g1 = base + hdr->data_off - hdr->guard, *g2 = base + hdr->data_off + hdr->data_len;
+    int guarded = hdr->guard > 0;
+    if (guarded && (mprotect(g1, hdr->guard, PROT_NONE) != 0 ||
+                    mprotect(g2, hdr->guard, PROT_NONE) != 0))
+        _exit(125); /* cannot place the guards: reported as an exit */
+    _Alignas(64) unsigned char args[HOST_ARGS];
+    memcpy(args, hdr->args, sizeof args); /* the plugin may scribble over the header */
+    int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
+              ? invokers[id](fn[id], base, args, base + hdr->out_off) : -1;
+    if (guarded) {
+        mprotect(g1, hdr->guard, PROT_READ | PROT_WRITE);
+        mprotect(g2, hdr->guard, PROT_READ | PROT_WRITE);
+    }
+    hdr->ret64 = r;
+    hdr->done = 1;
+}
+
+static int read_byte(char *c)
+{
+    for (;;) {
+        ssize_t n = read(HOST_FD_CTL, c, 1);
+        if (n == 1) return 1;
+        if (n < 0 && errno == EINTR) continue;
+        return 0; /* pecheck is gone */
+    }
+}
+
+static void write_byte(char c)
+{
+    while (write(HOST_FD_CTL, &c, 1) < 0 && errno == EINTR) {}
+}
+
+int pc_host_main(int argc, char **argv)
+{
+    in_worker = 1;
+    setup_signals();
+    struct stat sb;
+    if (argc < 3 || fstat(HOST_FD_SHM, &sb) != 0 || sb.st_size <= 0 ||
+        map_shared((size_t)sb.st_size) != 0)
+        _exit(126);
+    void *fn[PC_HOOK_N];
+    memset(fn, 0, sizeof fn);
+    load(argv[2], fn);
+    write_byte('l');
+    if (hdr->load_rc != 0) _exit(0);
+    char c;
+    while (read_byte(&c)) {
+        if (map_shared((size_t)hdr->size) != 0) _exit(126);
+        serve(fn);
+        write_byte('r');
+    }
+    _exit(0); /* no destructors of the plugin: nothing of them can matter */
+}
