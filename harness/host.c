@@ -57,6 +57,9 @@ struct pc_host {
     int hung[PC_HOOK_N];      /* a call of this entry point timed out */
     char hung_where[PC_HOOK_N][160];
     char broken[PC_ERR_LEN];  /* why a replacement worker could not load */
+    /* the current call's layout, as pecheck set it: the copy in the shared
+     * header is for the worker, and the plugin could overwrite that one */
+    size_t guard, data_off, data_len, out_off;
 };
 
 /* ---- time -------------------------------------------------------------- */
@@ -208,12 +211,13 @@ static const char *signame(int sig, char *num, size_t len)
 }
 
 /* Where the fault address of the last call lies relative to OUT. */
-static void describe_addr(const host_hdr *hd, size_t out_bytes, char *buf, size_t len)
+static void describe_addr(const pc_host *h, const host_hdr *hd, size_t out_bytes, char *buf,
+                          size_t len)
 {
     uintptr_t a = (uintptr_t)hd->addr;
     if (out_bytes > 0 && hd->addr_in) {
-        uint64_t off = hd->addr_off, out = hd->out_off, end = out + out_bytes;
-        uint64_t lo = hd->data_off - hd->guard, hi = hd->data_off + hd->data_len + hd->guard;
+        uint64_t off = hd->addr_off, out = h->out_off, end = out + out_bytes;
+        uint64_t lo = h->data_off - h->guard, hi = h->data_off + h->data_len + h->guard;
         if (off >= end && off < hi) {
             snprintf(buf, len, " (address %#" PRIxPTR ", %" PRIu64 " bytes after the end of OUT: "
                      "out-of-bounds access)", a, off - end);
@@ -237,7 +241,7 @@ static void describe_death(const pc_host *h, int status, const char *what, const
         int sig = WTERMSIG(status);
         char num[24], addr[160] = "";
         if (hd->sig == sig && (sig == SIGSEGV || sig == SIGBUS))
-            describe_addr(hd, out_bytes, addr, sizeof addr);
+            describe_addr(h, hd, out_bytes, addr, sizeof addr);
         snprintf(buf, len, "%s in %s%s%s", signame(sig, num, sizeof num), what, where, addr);
     } else {
         snprintf(buf, len, "%s exited with status %d%s instead of returning", what,
@@ -249,11 +253,10 @@ static void describe_death(const pc_host *h, int status, const char *what, const
 static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t len,
                           const char *what, const char *where)
 {
-    const host_hdr *hd = (const host_hdr *)(const void *)h->base;
     if (out_bytes == 0) return 0;
     /* the scan is proved with Frama-C WP (harness/canary.c) */
     pc_canary_report cr;
-    if (!pc_canary_check(h->base + hd->data_off, (size_t)hd->data_len, CANARY_BYTES, out_bytes,
+    if (!pc_canary_check(h->base + h->data_off, h->data_len, CANARY_BYTES, out_bytes,
                          CANARY_BYTE, &cr))
         return 0;
     /* A byte equal to the canary is invisible: the counts are lower bounds. */
@@ -412,10 +415,15 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
     }
     host_hdr *hd = (host_hdr *)(void *)h->base;
     hd->hook = (int32_t)id;
-    hd->guard = guard;
-    hd->data_off = hdr_len + in_len + guard;
-    hd->data_len = data_len;
-    hd->out_off = hd->data_off + CANARY_BYTES;
+    h->guard = guard;
+    h->data_off = hdr_len + in_len + guard;
+    h->data_len = data_len;
+    h->out_off = h->data_off + CANARY_BYTES;
+    hd->size = h->size;
+    hd->guard = h->guard;
+    hd->data_off = h->data_off;
+    hd->data_len = h->data_len;
+    hd->out_off = h->out_off;
     put->base = h->base;
     put->at = hdr_len;
     return 1;
@@ -431,8 +439,8 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     const char *what = pc_hook_symbol(id);
     memcpy(hd->args, args, size);
     if (out_bytes) {
-        memset(h->base + hd->data_off, CANARY_BYTE, (size_t)hd->data_len);
-        if (out) memcpy(h->base + hd->out_off, out, out_bytes);
+        memset(h->base + h->data_off, CANARY_BYTE, h->data_len);
+        if (out) memcpy(h->base + h->out_off, out, out_bytes);
     }
     hd->done = 0;
     hd->sig = 0;
@@ -457,7 +465,7 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
         set_fault(fault, cause);
     } else {
         ret = hd->ret64;
-        if (out_bytes && out) memcpy(out, h->base + hd->out_off, out_bytes);
+        if (out_bytes && out) memcpy(out, h->base + h->out_off, out_bytes);
     }
     if (fault->faulted) take_output(h);
     pthread_mutex_unlock(&h->mu);

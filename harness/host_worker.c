@@ -187,19 +187,25 @@ static void load(const char *path, void *fn[PC_HOOK_N])
 /* One call, as HDR describes it. */
 static void serve(void *fn[PC_HOOK_N])
 {
+    /* the plugin may scribble over the header: what the call needs is
+     * copied first */
     int id = hdr->hook;
-    unsigned char *g1 = base + hdr->data_off - hdr->guard, *g2 = base + hdr->data_off + hdr->data_len;
-    int guarded = hdr->guard > 0;
-    if (guarded && (mprotect(g1, hdr->guard, PROT_NONE) != 0 ||
-                    mprotect(g2, hdr->guard, PROT_NONE) != 0))
+    size_t guard = (size_t)hdr->guard, data_off = (size_t)hdr->data_off;
+    size_t data_len = (size_t)hdr->data_len, out_off = (size_t)hdr->out_off;
+    if (guard && (data_off + data_len + guard > mapped || guard > data_off ||
+                  out_off < data_off || out_off > data_off + data_len))
+        _exit(124); /* not a layout pecheck wrote: reported as an exit */
+    if (!guard) out_off = 0; /* no output */
+    unsigned char *g1 = base + data_off - guard, *g2 = base + data_off + data_len;
+    if (guard && (mprotect(g1, guard, PROT_NONE) != 0 || mprotect(g2, guard, PROT_NONE) != 0))
         _exit(125); /* cannot place the guards: reported as an exit */
     _Alignas(64) unsigned char args[HOST_ARGS];
-    memcpy(args, hdr->args, sizeof args); /* the plugin may scribble over the header */
+    memcpy(args, hdr->args, sizeof args);
     int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
-              ? invokers[id](fn[id], base, args, base + hdr->out_off) : -1;
-    if (guarded) {
-        mprotect(g1, hdr->guard, PROT_READ | PROT_WRITE);
-        mprotect(g2, hdr->guard, PROT_READ | PROT_WRITE);
+              ? invokers[id](fn[id], base, args, base + out_off) : -1;
+    if (guard) {
+        mprotect(g1, guard, PROT_READ | PROT_WRITE);
+        mprotect(g2, guard, PROT_READ | PROT_WRITE);
     }
     hdr->ret64 = r;
     hdr->done = 1;

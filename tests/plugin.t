@@ -67,7 +67,7 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash"]
+             "reload_crash", "scribble"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -306,6 +306,11 @@ try:
        and "SIGSEGV in dlopen" in r["summary"],
        "a constructor that crashes on the second load: the replacement's failure is the cause, "
        "pecheck exits 1", [p.returncode, r])
+
+    rc, doc, err, _ = check_json(so["scribble"])
+    ok(rc == 0 and doc.get("status") == "pass",
+       "a plugin that overwrites the host's shared header: pecheck keeps its own layout, passes",
+       [x["summary"] for x in doc.get("results", []) if x["status"] != "pass"] + [err])
 
     # --- accuracy accepts --plugin with the same JSON fields
     rc, out, err, _ = run(["accuracy", "--plugin", so["crash"], "--format", "json"] + ACC)
