@@ -579,10 +579,23 @@ pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_h
     return PC_OK;
 }
 
+/* Ask an idle worker to kill what the plugin started (host_worker.c) and
+ * to exit; wait for that at most 2 s.  Its process group is killed after. */
+static void quit_worker(pc_host *h)
+{
+    char c = 'q';
+    int status;
+    if (h->pid > 0 && send(h->ctl, &c, 1, MSG_NOSIGNAL) == 1)
+        await_worker(h, 2000, &status);
+}
+
 void pc_host_close(pc_host *h)
 {
     if (!h) return;
+    pthread_mutex_lock(&h->mu);
+    quit_worker(h);
     kill_worker(h, NULL);
+    pthread_mutex_unlock(&h->mu);
     if (h->base) munmap(h->base, h->size);
     if (h->shm >= 0) close(h->shm);
     if (h->outfd >= 0) close(h->outfd);

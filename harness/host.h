@@ -8,10 +8,13 @@
  * destructors, floating-point environment, exit() and crashes stay in the
  * worker.  The worker's stdout and stderr are captured (pc_host_output),
  * its stdin is /dev/null.  A worker that crashes, exits or hangs is killed
- * with its process group and replaced at the next call; at the end its
- * process group is killed.  (A process the plugin starts that leaves the
- * group with setsid() is not killed.)  Each call runs with a time limit and
- * a guarded output buffer:
+ * with its process group and replaced at the next call.  At the end the
+ * worker, a child subreaper, kills every process the plugin started (one
+ * that left the group with setsid() included), then its group is killed.
+ * Not covered: a process that left the group with setsid() and whose
+ * worker was killed (a crash, a time-out) rather than closed is orphaned
+ * to init and survives.  Each call runs with a time limit and a guarded
+ * output buffer:
  *
  *   - OUT lives in shared memory (a memfd mapped by both) laid out as
  *       [guard 64 KiB][canary 64 B][OUT][canary >= 64 B][guard 64 KiB]

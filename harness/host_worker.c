@@ -5,6 +5,7 @@
  * kills it.  It is a fresh exec of pecheck: none of pecheck's state, atexit
  * handlers, floating-point environment or threads are here, so whatever the
  * plugin's constructors, destructors or calls do stays in this process. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -14,7 +15,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "host_proto.h"
 
@@ -211,6 +215,43 @@ static void serve(void *fn[PC_HOOK_N])
     hdr->done = 1;
 }
 
+/* Kill every process the plugin started, then return.  The worker is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose parent died,
+ * one that left the process group with setsid() included, becomes its
+ * child; so killing the children, reaping them and looking again reaches
+ * them all.  Bounded to 2 s (PECHECK kills the group after that anyway). */
+static void kill_descendants(void)
+{
+    pid_t self = getpid();
+    for (int round = 0; round < 200; round++) {
+        int found = 0;
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char path[300], buf[512];
+            if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            FILE *f = fopen(path, "r");
+            if (!f) continue;
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = '\0';
+            const char *rp = strrchr(buf, ')'); /* after the command name */
+            long ppid = 0;
+            char state = 0;
+            if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)self) {
+                kill((pid_t)strtol(e->d_name, NULL, 10), SIGKILL);
+                found = 1;
+            }
+        }
+        if (d) closedir(d);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        if (!found) return;
+        struct timespec ts = { 0, 10000000 }; /* 10 ms for reparenting */
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int read_byte(char *c)
 {
     for (;;) {
@@ -230,6 +271,9 @@ int pc_host_main(int argc, char **argv)
 {
     in_worker = 1;
     setup_signals();
+#ifdef PR_SET_CHILD_SUBREAPER
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphans of the plugin come here (kill_descendants) */
+#endif
     struct stat sb;
     if (argc < 3 || fstat(HOST_FD_SHM, &sb) != 0 || sb.st_size <= 0 ||
         map_shared((size_t)sb.st_size) != 0)
@@ -240,10 +284,14 @@ int pc_host_main(int argc, char **argv)
     write_byte('l');
     if (hdr->load_rc != 0) _exit(0);
     char c;
-    while (read_byte(&c)) {
+    while (read_byte(&c) && c == 'c') {
         if (map_shared((size_t)hdr->size) != 0) _exit(126);
         serve(fn);
         write_byte('r');
     }
-    _exit(0); /* no destructors of the plugin: nothing of them can matter */
+    /* 'q' or pecheck gone: no destructors of the plugin (nothing of them can
+     * matter), but nothing it started may outlive the run */
+    kill_descendants();
+    write_byte('q');
+    _exit(0);
 }

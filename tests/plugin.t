@@ -67,7 +67,7 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash", "scribble"]
+             "reload_crash", "scribble", "fork_setsid"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -270,6 +270,20 @@ try:
     ok(prc == 0 and "passed" in pout and gpid and not alive(gpid),
        "a child the plugin forks holding stdout: the pipe ends with pecheck (%.1f s; the child "
        "sleeps 60 s) and the child is killed" % secs, [prc, gpid, pout[-300:]])
+    pidfile = os.path.join(tmp, "setsid.pid")
+    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_setsid"]] + SMALL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile), timeout=40)
+    try:
+        gpid = int(open(pidfile).read())
+    except (OSError, ValueError):
+        gpid = None
+    deadline = time.monotonic() + 10
+    while gpid and alive(gpid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ok(p.returncode == 0 and gpid and not alive(gpid),
+       "a grandchild that left the host's session with setsid() does not outlive the run",
+       [p.returncode, gpid])
     rc, doc, err, _ = check_json(so["nondet"])
     r = find(doc, "sinusoidal", "repeat")
     ok(rc == 1 and r and r["status"] == "fail" and "the same call made twice differs" in r["summary"],
