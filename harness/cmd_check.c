@@ -222,7 +222,10 @@ static pc_status not_provided(pc_gate *c, const pc_impl *impl, const pc_family *
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "family", NULL);
     if (!v) return pc_gate_oom(c);
     v->status = PC_SKIP;
-    if (pc_plugin_is(impl))
+    if (pc_plugin_is(impl) && !fam->hooks[0])
+        snprintf(v->summary, sizeof v->summary, "no plugin entry point provides the %s family "
+                 "(built-ins only)", fam->name);
+    else if (pc_plugin_is(impl))
         snprintf(v->summary, sizeof v->summary, "the plugin does not export %s%s%s",
                  pc_hook_symbol(fam->hooks[0]), fam->hooks[1] ? " or " : "",
                  fam->hooks[1] ? pc_hook_symbol(fam->hooks[1]) : "");

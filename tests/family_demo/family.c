@@ -64,7 +64,7 @@ static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 }
 
 const pc_family pc_family_demo = {
-    .name = "demo", .title = "demo (test build)", .symbols = "no entry point (built-ins only)",
+    .name = "demo", .title = "demo (test build)", /* no entry point: built-ins only */
     .flags = 0, .provides = provides, .gate = gate,
     .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };
