@@ -1,33 +1,48 @@
-/* fork_setsid: a correct plugin whose first call forks a child that leaves
- * the plugin host's process group and session with setsid() and sleeps for
- * a minute, its pid written to the file named by PECHECK_TEST_PIDFILE.  The
- * host is a child subreaper that kills what the plugin started when pecheck
- * closes it: the child does not outlive the run. */
+/* fork_setsid: a correct plugin whose first call starts a grandchild in a
+ * session of its own (child: setsid(), fork(), exit) that sleeps for a
+ * minute, its pid written to the file named by PECHECK_TEST_PIDFILE; the
+ * call returns once that file is written.  The plugin host is a child
+ * subreaper that kills what the plugin started when pecheck closes it: the
+ * grandchild does not outlive the run. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "common.h"
+
+static void grandchild(int ready)
+{
+    const char *file = getenv("PECHECK_TEST_PIDFILE");
+    FILE *f = file ? fopen(file, "w") : NULL;
+    if (f) {
+        fprintf(f, "%ld\n", (long)getpid());
+        fclose(f);
+    }
+    if (write(ready, "r", 1) != 1) _exit(1);
+    close(ready);
+    sleep(60);
+    _exit(0);
+}
 
 int pecheck_abi_version(void) { return 1; }
 int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int layout, float *out)
 {
     static int forked;
-    if (!forked) {
+    int p[2];
+    if (!forked && pipe(p) == 0) {
         forked = 1;
         pid_t pid = fork();
         if (pid == 0) {
+            close(p[0]);
             setsid();
-            if (fork() == 0) { /* a grandchild, orphaned when its parent exits */
-                const char *file = getenv("PECHECK_TEST_PIDFILE");
-                FILE *f = file ? fopen(file, "w") : NULL;
-                if (f) {
-                    fprintf(f, "%ld\n", (long)getpid());
-                    fclose(f);
-                }
-                sleep(60);
-            }
+            if (fork() == 0) grandchild(p[1]);
             _exit(0);
         }
+        close(p[1]);
+        char c;
+        if (pid > 0 && read(p[0], &c, 1) != 1) return 9; /* the pid file is written */
+        close(p[0]);
+        if (pid > 0) waitpid(pid, NULL, 0);
     }
     for (size_t r = 0; r < n; r++) good_row(pos[r], d, base, layout, out + r * (size_t)d);
     return 0;
