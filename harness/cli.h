@@ -19,14 +19,16 @@ typedef struct pc_command {
  * the parser (pc_opts_parse's ALLOWED) and `pecheck help COMMAND` read. */
 #define PC_OPTS_LIST      "family"
 #define PC_OPTS_ACCURACY  "impl plugin table table-sin family d base layout max-pos positions pos-start dtype " \
-                          "tol-abs seed format output quiet timeout-ms threads shard"
+                          "tol-abs seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family d base layout max-pos positions pos-start dtype " \
-                          "tol-abs seed causal format output quiet timeout-ms cases property replay regressions threads"
+                          "tol-abs seed causal format output quiet timeout-ms plugin-mem-mb plugin-cpu-s cases " \
+                          "property replay regressions threads"
 #define PC_OPTS_REFERENCE "family d base layout positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
-#define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms quiet out"
+#define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms " \
+                          "plugin-mem-mb plugin-cpu-s quiet out"
 
 /* Print the options of ALLOWED (space-separated names), one a line with its
  * argument, meaning and default (harness/help.c).  Returns the number of

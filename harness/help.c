@@ -31,6 +31,8 @@ static const opt_doc docs[] = {
     { "out", "PATH", "the file (reference: .npy) or folder (report) to write" },
     { "quiet", "", "no progress line, shorter output" },
     { "timeout-ms", "T", "time limit of each call into a plugin, in ms; default 5000" },
+    { "plugin-mem-mb", "M", "address space of the plugin host process, in MiB (RLIMIT_AS); default unlimited" },
+    { "plugin-cpu-s", "S", "CPU time of the plugin host process, in seconds (RLIMIT_CPU; it is replaced when spent); default unlimited" },
     { "cases", "N", "generated cases per property; default 100" },
     { "property", "NAME", "run only this property (`pecheck explain` lists them); repeatable" },
     { "replay", "SEED", "rerun the case of this seed (printed with a counterexample)" },

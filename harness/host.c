@@ -42,6 +42,7 @@ struct pc_host {
     char *path;               /* what dlopen gets */
     char *name;               /* for messages: the path as given */
     long timeout_ms;
+    char mem[24], cpu[24];    /* the worker's limits, for its command line (0: none) */
     pthread_mutex_t mu;       /* one call at a time; guards everything below */
     pid_t pid;                /* the worker, 0 when none is running */
     int pidfd, ctl;           /* its pidfd (-1 without) and control socket */
@@ -206,6 +207,7 @@ static const char *signame(int sig, char *num, size_t len)
     case SIGTRAP: return "SIGTRAP";
     case SIGSYS:  return "SIGSYS";
     case SIGPIPE: return "SIGPIPE";
+    case SIGXCPU: return "SIGXCPU (--plugin-cpu-s spent)";
     default:      snprintf(num, len, "signal %d", sig); return num;
     }
 }
@@ -278,7 +280,7 @@ static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t 
  * while loading); another error when no process can be started. */
 static pc_status spawn(pc_host *h, pc_err *err)
 {
-    char *argv[] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, NULL };
+    char *argv[] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, h->mem, h->cpu, NULL };
     host_hdr *hd = (host_hdr *)(void *)h->base;
     hd->load_rc = -1;
     hd->sig = 0;
@@ -549,8 +551,8 @@ static void at_qk(char *buf, size_t len, const int64_t *q, size_t nq, const int6
 
 /* ---- the host ------------------------------------------------------------------ */
 
-pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_host **out,
-                       int *version, pc_err *err)
+pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
+                       pc_host **out, int *version, pc_err *err)
 {
     *out = NULL;
     *version = -1;
@@ -560,7 +562,9 @@ pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_h
         free(h);
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
-    h->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+    h->timeout_ms = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
+    snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
+    snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
     h->pidfd = h->ctl = -1;
     pthread_mutex_init(&h->mu, NULL);
     h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);

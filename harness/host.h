@@ -50,13 +50,23 @@
 
 typedef struct pc_host pc_host;
 
-/* Load the plugin at PATH (as given to dlopen) under TIMEOUT_MS per call.
+/* Limits of a plugin host. */
+typedef struct pc_host_limits {
+    long timeout_ms;          /* wall-clock time of each call */
+    long mem_mb;              /* the worker's address space in MiB (RLIMIT_AS); 0: unlimited */
+    long cpu_s;               /* the worker's CPU seconds (RLIMIT_CPU); 0: unlimited */
+} pc_host_limits;
+
+/* Load the plugin at PATH (as given to dlopen) under LIM (a time limit per
+ * call; memory and CPU limits of the worker, set before it loads PATH).  A
+ * worker that spends its CPU time dies of SIGXCPU (that call's cause) and
+ * is replaced with a fresh budget.
  * PC_EINPUT with a one-line message when it does not load (dlerror's
  * text), lacks the ABI version entry point, crashes, exits or hangs while
  * loading; the message starts with NAME.  The ABI version it reported goes
  * to *VERSION.  Returns PC_OK with *OUT set otherwise. */
-pc_status pc_host_open(const char *path, const char *name, long timeout_ms, pc_host **out,
-                       int *version, pc_err *err);
+pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
+                       pc_host **out, int *version, pc_err *err);
 void pc_host_close(pc_host *h);
 
 /* Does the plugin export entry point H? */

@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include "hook.h"
 
-/* The worker is pecheck itself, run as `pecheck __plugin-host PATH`
+/* The worker is pecheck itself, run as `pecheck __plugin-host PATH MEM_MB
+ * CPU_S` (the limits of pc_host_limits, "0": none)
  * (main.c hands it to pc_host_main) with these descriptors: */
 #define HOST_ARGV1 "__plugin-host"
 #define HOST_FD_CTL 3         /* control socket: one byte each way per call */

@@ -159,6 +159,21 @@ static void find_mangled(void *handle, char *buf, size_t len)
         }
 }
 
+/* RLIMIT_AS of MEM_MB MiB and RLIMIT_CPU of CPU_S seconds (SIGXCPU when
+ * spent, SIGKILL a second later), when given (argv, "0": none). */
+static void set_limits(const char *mem_mb, const char *cpu_s)
+{
+    long mem = mem_mb ? strtol(mem_mb, NULL, 10) : 0, cpu = cpu_s ? strtol(cpu_s, NULL, 10) : 0;
+    if (mem > 0) {
+        struct rlimit rl = { (rlim_t)mem << 20, (rlim_t)mem << 20 };
+        setrlimit(RLIMIT_AS, &rl);
+    }
+    if (cpu > 0) {
+        struct rlimit rl = { (rlim_t)cpu, (rlim_t)cpu + 1 };
+        setrlimit(RLIMIT_CPU, &rl);
+    }
+}
+
 /* dlopen PATH, look up every entry point, call the ABI version one. */
 static void load(const char *path, void *fn[PC_HOOK_N])
 {
@@ -280,6 +295,7 @@ int pc_host_main(int argc, char **argv)
         _exit(126);
     void *fn[PC_HOOK_N];
     memset(fn, 0, sizeof fn);
+    set_limits(argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
     load(argv[2], fn);
     write_byte('l');
     if (hdr->load_rc != 0) _exit(0);

@@ -199,6 +199,13 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
     } else if (!strcmp(name, "timeout-ms")) {
         if ((st = pc_parse_i64("--timeout-ms", v, 1, 3600000, &x, err)) != PC_OK) return st;
         o->timeout_ms = (long)x;
+    } else if (!strcmp(name, "plugin-mem-mb")) {
+        /* 1 MiB .. 16 TiB (RLIMIT_AS in bytes stays far below 2^63) */
+        if ((st = pc_parse_i64("--plugin-mem-mb", v, 1, (int64_t)1 << 24, &x, err)) != PC_OK) return st;
+        o->plugin_mem_mb = (long)x;
+    } else if (!strcmp(name, "plugin-cpu-s")) {
+        if ((st = pc_parse_i64("--plugin-cpu-s", v, 1, 86400 * 365, &x, err)) != PC_OK) return st;
+        o->plugin_cpu_s = (long)x;
     } else if (!strcmp(name, "cases")) {
         if ((st = pc_parse_i64("--cases", v, 1, 100000000, &x, err)) != PC_OK) return st;
         o->cases = (long)x;

@@ -46,6 +46,8 @@ typedef struct pc_opts {
     int threads;            /* --threads N (0: all cores) */
     int shard_k, shard_n;   /* --shard K/N (1-based K) */
     long timeout_ms;        /* --timeout-ms */
+    long plugin_mem_mb;     /* --plugin-mem-mb: the plugin host's address space (0: unlimited) */
+    long plugin_cpu_s;      /* --plugin-cpu-s: the plugin host's CPU time (0: unlimited) */
     long cases;             /* --cases N */
     const char *properties[PC_MAX_SOURCES]; int n_properties; /* --property */
     int replay_set; uint64_t replay;                  /* --replay SEED */

@@ -62,7 +62,8 @@ static pc_status check_some(const pc_host *h, const char *name, pc_err *err)
                      "to check (a misspelt name?); expected any of: %s", name, expected);
 }
 
-pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_err *err)
+pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **out,
+                         pc_err *err)
 {
     *out = NULL;
     if (!path || !*path)
@@ -74,7 +75,7 @@ pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_er
     snprintf(p, len, "%s%s", strchr(path, '/') ? "" : "./", path);
     pc_host *h = NULL;
     int version = -1;
-    pc_status st = pc_host_open(p, path, timeout_ms, &h, &version, err);
+    pc_status st = pc_host_open(p, path, lim, &h, &version, err);
     free(p);
     if (st != PC_OK) return st;
     if (version != PECHECK_ABI_VERSION) {

@@ -10,6 +10,7 @@
 #ifndef PECHECK_PLUGIN_H_LOADER
 #define PECHECK_PLUGIN_H_LOADER
 
+#include "host.h"
 #include "impl.h"
 #include "status.h"
 
@@ -19,9 +20,10 @@
  * the learned family is half exported, or no entry point of the table is
  * exported (nothing could be checked; the message lists the expected
  * names, with a hint when C++-mangled ones are present).  Families whose
- * symbols are missing have NULL hooks (reported as skipped).  TIMEOUT_MS
- * limits each call. */
-pc_status pc_plugin_open(const char *path, long timeout_ms, pc_impl **out, pc_err *err);
+ * symbols are missing have NULL hooks (reported as skipped).  LIM limits
+ * each call and the plugin host (host.h). */
+pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **out,
+                         pc_err *err);
 void pc_plugin_close(pc_impl *impl);
 
 /* The last bytes (at most LEN - 1) that IMPL, a plugin, wrote to its

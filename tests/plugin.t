@@ -67,7 +67,7 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash", "scribble", "fork_setsid"]
+             "reload_crash", "scribble", "fork_setsid", "hog", "spin"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -325,6 +325,25 @@ try:
     ok(rc == 0 and doc.get("status") == "pass",
        "a plugin that overwrites the host's shared header: pecheck keeps its own layout, passes",
        [x["summary"] for x in doc.get("results", []) if x["status"] != "pass"] + [err])
+
+    # --- resource limits of the plugin host
+    ONE = ["--family", "sinusoidal", "--layout", "interleaved", "--property", "accuracy"]
+    rc, doc, err, _ = check_json(so["hog"], *ONE)
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 0 and r and r["status"] == "pass", "a plugin allocating 256 MiB per call passes unlimited",
+       [r, err])
+    if "build-san" in os.environ.get("BUILD", ""):
+        # ASan reserves terabytes of address space: RLIMIT_AS does not apply there
+        ok(True, "# SKIP --plugin-mem-mb under AddressSanitizer")
+    else:
+        rc, doc, err, _ = check_json(so["hog"], "--plugin-mem-mb", "64", *ONE)
+        r = find(doc, "sinusoidal", "accuracy", "interleaved")
+        ok(rc == 1 and r and "returned error 12 at positions 256..511" in r["summary"],
+           "--plugin-mem-mb 64: its allocation fails in the plugin host", [r, err])
+    rc, doc, err, _ = check_json(so["spin"], "--plugin-cpu-s", "1", "--timeout-ms", "600000", *ONE)
+    r = find(doc, "sinusoidal", "accuracy", "interleaved")
+    ok(rc == 1 and r and "SIGXCPU" in r["summary"] and "pos=0..255" in r["summary"],
+       "--plugin-cpu-s 1: a spinning plugin dies of SIGXCPU, not of the time limit", [r, err])
 
     # --- accuracy accepts --plugin with the same JSON fields
     rc, out, err, _ = run(["accuracy", "--plugin", so["crash"], "--format", "json"] + ACC)
