@@ -153,6 +153,7 @@ typedef struct block {
     float *got, *ref32, *x;
     double *ref64;
     double C, u;
+    double *Ci;           /* d/2: the schedule's C of each pair, times its attention factor */
     const pc_rows *rows;  /* the family's rows */
 } block;
 
@@ -209,7 +210,7 @@ static pc_status fill_rows(block *b, size_t n, pc_metrics *m)
             int k = pair_of(c->layout, c->d, j, &pair, &first);
             double theta = (double)b->pos[r] * b->omega[pair];
             double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
-            double bound = pc_model_bound(b->C, b->u, theta, norm, c->tol_abs);
+            double bound = pc_model_bound(b->Ci[pair], b->u, theta, norm, c->tol_abs);
             observe(c, m, b->pos[r], j, pair, b->got[r * d + (size_t)j],
                     b->ref32[r * d + (size_t)j], b->ref64[r * d + (size_t)j], bound, theta);
         }
@@ -275,28 +276,41 @@ static void split_witness(block *b, pc_witness *w)
 static void block_free(block *b)
 {
     pc_freqs_free(b->freqs);
-    free(b->omega); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
+    free(b->omega); free(b->Ci); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
 }
 
 /* Scratch of one worker: its own frequencies (a pc_freqs is not shared
  * between threads) and buffers for one block. */
+/* The schedule's attention factor (a pc_freqs computes it certified). */
+static double sched_attention(const pc_acc_cfg *cfg)
+{
+    pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
+    double a = f ? pc_freqs_attention(f) : 1.0;
+    pc_freqs_free(f);
+    return a;
+}
+
 static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                            const pc_rows *rows, double C, double u, pc_err *err)
 {
     size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
-    block z = { impl, cfg, pc_freqs_new(cfg->d, pc_schedule_geometric(cfg->base)),
-                malloc(d / 2 * sizeof(double)),
+    pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
+    block z = { impl, cfg, pc_freqs_new(cfg->d, s), malloc(d / 2 * sizeof(double)),
                 malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(double)), C, u, rows };
+                malloc(B * d * sizeof(double)), C, u, malloc(d / 2 * sizeof(double)), rows };
     *b = z;
-    if (!b->freqs || !b->omega || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
+    if (!b->freqs || !b->omega || !b->Ci || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
         block_free(b);
         memset(b, 0, sizeof *b);
         return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
     }
-    for (int i = 0; i < cfg->d / 2; i++)
+    /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
+    double att = pc_freqs_attention(b->freqs);
+    for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
+        b->Ci[i] = (cfg->sched ? pc_schedule_model_c(&s, cfg->d, i) : C) * att;
+    }
     return PC_OK;
 }
 
@@ -586,6 +600,14 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     }
     res->u = pc_model_u(cfg->dtype);
     res->C = pc_model_C(cfg->base);
+    if (cfg->sched) { /* the largest C of the schedule's pairs, times A */
+        double C = 0.0;
+        for (int i = 0; i < cfg->d / 2; i++) {
+            double c = pc_schedule_model_c(cfg->sched, cfg->d, i);
+            if (c > C) C = c;
+        }
+        res->C = C * sched_attention(cfg);
+    }
 
     run r;
     memset(&r, 0, sizeof r);
@@ -710,6 +732,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
             (long long)cfg->pos_lo, (long long)cfg->pos_hi);
     if (rw->input) fprintf(f, " seed=%llu", (unsigned long long)cfg->seed);
     fputc('\n', f);
+    if (cfg->sched_note) fprintf(f, "  %s\n", cfg->sched_note);
     if (res->status == PC_SKIP || res->note[0]) {
         fprintf(f, "  %s\n", res->note);
         if (res->status == PC_SKIP) return;
@@ -717,6 +740,10 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     const pc_metrics *m = &res->m;
     char model[160];
     pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rw->input);
+    if (cfg->sched && cfg->tol_abs < 0)
+        snprintf(model, sizeof model, "|err| <= A*C_i*u*(1+|theta|)*|pair|, C_i per pair from the "
+                 "schedule (docs/schedules.md), largest A*C_i = %.4g, u = 2^%d (%s)", res->C,
+                 (int)lround(log2(res->u)), pc_dtype_name(cfg->dtype));
     fprintf(f, "  %llu values: max abs err %.3g, max ulp err %.3g, rms %.3g, nmse %.3g, "
             "%.2f%% correctly rounded\n", (unsigned long long)m->count, m->max_abs, m->max_ulp,
             pc_rms(m), pc_nmse(m), m->count ? 100.0 * (double)m->n_exact / (double)m->count : 0.0);
@@ -833,7 +860,8 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
     } else {
         pc_json_str(j, "model", rw->model);
         pc_json_num(j, "C", res->C);
-        pc_json_str(j, "C_formula", "2*ln(base)+4");
+        pc_json_str(j, "C_formula", cfg->sched ? "per pair, the schedule's (docs/schedules.md); "
+                    "C is the largest, times the attention factor" : "2*ln(base)+4");
         pc_json_num(j, "u", res->u);
     }
     pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");

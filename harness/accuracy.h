@@ -16,6 +16,7 @@
 #include "json.h"
 #include "status.h"
 #include "xsum.h"
+#include "../reference/reference.h"
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 
@@ -44,6 +45,10 @@ typedef struct pc_acc_cfg {
     int unit_inputs;        /* rows with an input: seeded unit-norm pairs, not normal rows */
     pc_acc_observer observe;/* every element (one thread when set) */
     void *observe_ctx;
+    /* the frequency schedule (NULL: the geometric one of BASE); its
+     * precision-model constant is per pair (docs/schedules.md) */
+    const pc_schedule *sched;
+    const char *sched_note; /* one line describing SCHED (NULL: none) */
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */

@@ -6,6 +6,7 @@
 #include "accuracy.h"
 #include "../families/family.h"
 #include "cli.h"
+#include "../families/rope/options.h"
 #include "format.h"
 #include "output.h"
 #include "sources.h"
@@ -53,11 +54,13 @@ static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg
 /* Run one implementation; with no --layout, a RoPE implementation that
  * declines the interleaved layout is run on the half layout. */
 static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
-                         pc_acc_result *res, pc_err *err)
+                         pc_rope_cfg *rc, pc_acc_result *res, pc_err *err)
 {
     pc_status st = make_cfg(o, impl, cfg, err);
     if (st != PC_OK) return st;
     pc_sources_adjust_cfg(impl, cfg); /* a table fixes d and the positions */
+    st = pc_rope_cfg_apply(o, cfg, rc, err); /* a RoPE frequency schedule (RC keeps it) */
+    if (st != PC_OK) return st;
     st = pc_accuracy_run(impl, cfg, res, err);
     if (st == PC_OK && res->status == PC_SKIP && o->layout < 0 && res->m.count == 0
         && pc_family_find(cfg->family)->provides(impl)) {
@@ -100,14 +103,15 @@ static int gated(const pc_opts *o, const pc_impl *impl)
 
 /* Run the gate on every gated source; *ANY_FAIL when one fails. */
 static pc_status run_all(const pc_opts *o, const pc_sources *src, const pc_impl **impls, int *n,
-                         pc_acc_cfg *cfg, pc_acc_result *res, int *any_fail, pc_err *err)
+                         pc_acc_cfg *cfg, pc_rope_cfg *rc, pc_acc_result *res, int *any_fail,
+                         pc_err *err)
 {
     pc_status st = PC_OK;
     *n = 0;
     for (int k = 0; k < src->n && st == PC_OK; k++) {
         if (!gated(o, src->impl[k])) continue;
         impls[*n] = src->impl[k];
-        st = run_one(o, src->impl[k], &cfg[*n], &res[*n], err);
+        st = run_one(o, src->impl[k], &cfg[*n], &rc[*n], &res[*n], err);
         if (st == PC_OK && res[*n].status == PC_FAIL) *any_fail = 1;
         (*n)++;
     }
@@ -134,22 +138,31 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.family && !has_rows(o.family))
         return pc_cli_fail_output("accuracy", &o, bad_family(o.family, &err), &err);
+    st = pc_rope_opts_resolve(&o, &err); /* --hf-config, --rope-scaling, ... */
+    if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
-    if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
+    if (st != PC_OK) {
+        pc_rope_opts_release(&o);
+        return pc_cli_fail_output("accuracy", &o, st, &err);
+    }
 
     pc_acc_result *res = calloc((size_t)src.n, sizeof *res);
     pc_acc_cfg *cfg = calloc((size_t)src.n, sizeof *cfg);
+    pc_rope_cfg *rc = calloc((size_t)src.n, sizeof *rc);
     const pc_impl **impls = calloc((size_t)src.n, sizeof *impls);
     int n = 0, any_fail = 0;
-    if (!res || !cfg || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-    if (st == PC_OK) st = run_all(&o, &src, impls, &n, cfg, res, &any_fail, &err);
+    if (!res || !cfg || !rc || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK) st = run_all(&o, &src, impls, &n, cfg, rc, res, &any_fail, &err);
     if (st == PC_OK) st = require_checked(&o, res, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
+    for (int k = 0; rc && k < src.n; k++) pc_rope_cfg_release(&rc[k]);
     free(res);
     free(cfg);
+    free(rc);
     free(impls);
     pc_sources_close(&src);
+    pc_rope_opts_release(&o);
     if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

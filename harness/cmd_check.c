@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accuracy.h"
+#include "../families/rope/options.h"
 #include "cli.h"
 #include "format.h"
 #include "hook.h"
@@ -353,9 +354,11 @@ int pc_cmd_check(int argc, char **argv)
     }
     if (o.dtype == PC_DT_F64)
         return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
+    st = pc_rope_opts_resolve(&o, &err); /* --hf-config, --rope-scaling, ... */
+    if (st != PC_OK) return fail(&o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, o.family, &src, &err);
-    if (st != PC_OK) return fail(&o, st, &err);
+    if (st != PC_OK) { pc_rope_opts_release(&o); return fail(&o, st, &err); }
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_gate c = { &o, &vs, &err };
@@ -369,6 +372,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_status verdict = pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);
     pc_sources_close(&src);
+    pc_rope_opts_release(&o);
     if (st != PC_OK) return fail(&o, st, &err);
     return verdict == PC_FAIL ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

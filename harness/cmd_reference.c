@@ -21,6 +21,7 @@
 #include "npy.h"
 #include "progress.h"
 #include "../families/family.h"
+#include "../families/rope/options.h"
 #include "../reference/reference.h"
 
 /* Largest table written in one file: 2^28 values (1 GiB as f32). */
@@ -40,6 +41,7 @@ typedef struct ref_run {
     uint64_t next, done;      /* next block to claim; rows finished */
     pc_status st;             /* first failure */
     pc_progress *pr;          /* updated by the calling thread only */
+    pc_schedule sched;        /* the frequency schedule */
 } ref_run;
 
 /* One row of the table into BUF. */
@@ -77,7 +79,7 @@ static void ref_work(ref_run *r, pc_freqs *fr, int is_main)
 static void *ref_thread(void *arg)
 {
     ref_run *r = arg;
-    pc_freqs *fr = pc_freqs_new(r->o->d, pc_schedule_geometric(r->o->base));
+    pc_freqs *fr = pc_freqs_new(r->o->d, r->sched);
     ref_work(r, fr, 0);
     pc_freqs_free(fr);
     mpfr_free_cache(); /* this thread's MPFR caches */
@@ -115,16 +117,31 @@ int pc_cmd_reference(int argc, char **argv)
                            "the 2^28 values one file may hold; split the positions",
                            (unsigned long long)n, (unsigned long long)d), &err);
     int f64 = o.dtype == PC_DT_F64;
+    /* a RoPE frequency schedule (--hf-config, --rope-scaling, ...): the
+     * exported cache is A cos, A sin of the scaled frequencies */
+    st = pc_rope_opts_resolve(&o, &err);
+    pc_acc_cfg acfg;
+    memset(&acfg, 0, sizeof acfg);
+    acfg.family = fam->name;
+    acfg.d = o.d;
+    acfg.base = o.base;
+    acfg.pos_hi = o.pos_hi;
+    pc_rope_cfg rc = { .set = 0 };
+    if (st == PC_OK) st = pc_rope_cfg_apply(&o, &acfg, &rc, &err);
+    if (st != PC_OK) { pc_rope_opts_release(&o); return pc_cli_fail(st, &err); }
+    pc_schedule sched = acfg.sched ? *acfg.sched : pc_schedule_geometric(o.base);
     void *buf = malloc((size_t)(n * d) * (f64 ? sizeof(double) : sizeof(float)));
-    pc_freqs *fr = pc_freqs_new(o.d, pc_schedule_geometric(o.base));
+    pc_freqs *fr = pc_freqs_new(o.d, sched);
     if (!buf || !fr) {
-        free(buf); pc_freqs_free(fr);
+        free(buf); pc_freqs_free(fr); pc_rope_cfg_release(&rc); pc_rope_opts_release(&o);
         return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory for the table"), &err);
     }
+    if (!o.quiet && acfg.sched_note)
+        fprintf(stderr, "pecheck: %s\n", acfg.sched_note);
     pc_progress pr;
     pc_progress_start(&pr, "reference", o.quiet);
     ref_run run = { &o, fam->rows, f64, o.layout < 0 ? 0 : o.layout, n, d, buf,
-                    PTHREAD_MUTEX_INITIALIZER, 0, 0, PC_OK, &pr };
+                    PTHREAD_MUTEX_INITIALIZER, 0, 0, PC_OK, &pr, sched };
     uint64_t nblk = (n + REF_BLOCK - 1) / REF_BLOCK;
     int nt = o.threads > 0 ? o.threads : pc_cores();
     if ((uint64_t)nt > nblk) nt = (int)nblk;
@@ -138,6 +155,8 @@ int pc_cmd_reference(int argc, char **argv)
     st = run.st;
     pc_progress_end(&pr);
     pc_freqs_free(fr);
+    pc_rope_cfg_release(&rc);
+    pc_rope_opts_release(&o);
     if (st == PC_ENOMEM) {
         free(buf);
         return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory for a worker thread"), &err);

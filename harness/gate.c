@@ -15,6 +15,7 @@
 #include "json.h"
 #include "sources.h"
 #include "table.h"
+#include "../families/rope/options.h"
 
 pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
                             const char *check, const char *layout)
@@ -67,12 +68,16 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         cfg.quiet = o->quiet;
         cfg.threads = o->threads;
         pc_sources_adjust_cfg(impl, &cfg);
-        pc_acc_result res;
-        pc_status st = pc_accuracy_run(impl, &cfg, &res, c->err);
+        pc_rope_cfg rc;
+        pc_status st = pc_rope_cfg_apply(o, &cfg, &rc, c->err);
         if (st != PC_OK) return st;
+        pc_acc_result res;
+        st = pc_accuracy_run(impl, &cfg, &res, c->err);
+        if (st != PC_OK) { pc_rope_cfg_release(&rc); return st; }
         pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg.layout));
+        if (v) accuracy_verdict(impl, &cfg, &res, res.faulted ? res.note : NULL, v);
+        pc_rope_cfg_release(&rc);
         if (!v) return pc_gate_oom(c);
-        accuracy_verdict(impl, &cfg, &res, res.faulted ? res.note : NULL, v);
     }
     return PC_OK;
 }

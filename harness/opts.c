@@ -140,6 +140,19 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         if ((st = pc_parse_double("--base", v, &o->base, err)) != PC_OK) return st;
         if (!(o->base > 1.0))
             return pc_seterr(err, PC_EINPUT, "--base: must be > 1, got %s", v);
+        o->base_set = 1;
+    } else if (!strcmp(name, "hf-config")) o->hf_config = v;
+    else if (!strcmp(name, "rope-scaling")) o->rope_scaling = v;
+    else if (!strcmp(name, "rope-freqs")) o->rope_freqs = v;
+    else if (!strcmp(name, "seq-len")) {
+        if ((st = pc_parse_i64("--seq-len", v, 1, PC_POS_MAX, &x, err)) != PC_OK) return st;
+        o->seq_len = (double)x;
+        o->seq_len_set = 1;
+    } else if (!strcmp(name, "rotary-dim")) {
+        if ((st = pc_parse_i64("--rotary-dim", v, 2, PC_D_MAX, &x, err)) != PC_OK) return st;
+        if (x % 2)
+            return pc_seterr(err, PC_EINPUT, "--rotary-dim: must be even, got %s", v);
+        o->rotary_dim = (int)x;
     } else if (!strcmp(name, "layout")) {
         if (!strcmp(v, "interleaved")) o->layout = 0;
         else if (!strcmp(v, "half")) o->layout = 1;

@@ -28,6 +28,15 @@ typedef struct pc_opts {
     int d;                  /* --d (default 128) */
     int d_set;              /* --d was given (tables take d from their shape) */
     double base;            /* --base (default 10000) */
+    int base_set;           /* --base was given */
+    /* RoPE frequency schedules (families/rope/scaling.h) */
+    const char *hf_config;  /* --hf-config config.json */
+    const char *rope_scaling; /* --rope-scaling JSON */
+    const char *rope_freqs; /* --rope-freqs FACTORS.npy */
+    double seq_len;         /* --seq-len L */
+    int seq_len_set;
+    int rotary_dim;         /* --rotary-dim R (0: not given) */
+    const void *rope;       /* the parsed schedule (pc_rope_spec), NULL: geometric */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 = the implementation's */
     int64_t pos_lo, pos_hi; /* --positions A:B or --max-pos N (inclusive) */
     int pos_set;            /* --positions or --max-pos was given */

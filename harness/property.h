@@ -32,6 +32,7 @@ typedef struct pc_prop_params {
     const char *const *properties;
     int n_properties;
     int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
+    const void *rope;        /* the RoPE frequency schedule of the options (pc_opts.rope; NULL: none) */
 } pc_prop_params;
 
 /* The parameters O asks for.  The regression file is O->regressions, else

@@ -66,6 +66,7 @@ typedef struct pc_prun {
     int causal;               /* attention: --causal */
     pc_freqs *freqs;          /* certified frequencies for FREQS_D (cache) */
     int freqs_d;
+    void *sched;              /* the RoPE schedule of the options behind FREQS (NULL: geometric) */
     long calls;               /* hook calls made */
     int faulted;              /* the last failed call crashed or timed out (isolated hooks) */
     char implmsg[256];        /* last implementation error */
@@ -168,6 +169,10 @@ double pc_p_bound(const pc_prun *r, double theta, double scale);
 size_t pc_p_col(int layout, int d, int i, int k);
 /* certified frequencies for D (cached in R) */
 pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err);
+/* The attention factor of the frequencies in force for D (1: none). */
+double pc_p_att_factor(pc_prun *r, int d);
+/* Release the frequencies and schedule of R. */
+void pc_p_release(pc_prun *r);
 
 /* Hook calls: 0 on success; nonzero: the implementation failed (message
  * in R->implmsg, naming the hook, the inputs and the fault if isolated). */

@@ -335,7 +335,7 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
     if (st == PC_SKIP) st = pc_eng_skip(v, oc.msg);
     else if (st == PC_OK) st = run_prepared(p, &r, v, err);
     v->seconds = now() - t0;
-    pc_freqs_free(r.freqs);
+    pc_p_release(&r);
     return st;
 }
 

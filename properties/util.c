@@ -8,10 +8,14 @@
 #include "property.h"
 #include "../harness/hook.h"
 #include "../harness/model.h"
+#include <stdlib.h>
 #include "../families/family.h"
+#include "../families/rope/options.h"
 
 double pc_p_omega(const pc_prun *r, int d, int i)
 {
+    if (r->sched && r->freqs && r->freqs_d == d) /* a RoPE schedule's omega_i */
+        return pc_freqs_omega(r->freqs, i);
     return pow(r->params->base, -2.0 * (double)i / (double)d);
 }
 
@@ -26,12 +30,51 @@ size_t pc_p_col(int layout, int d, int i, int k)
                                                 : (size_t)(i + k * (d / 2));
 }
 
+void pc_p_release(pc_prun *r)
+{
+    pc_freqs_free(r->freqs);
+    r->freqs = NULL;
+    r->freqs_d = 0;
+    if (r->sched) pc_rope_cfg_release(r->sched);
+    free(r->sched);
+    r->sched = NULL;
+}
+
+/* The RoPE schedule of the options for D (--hf-config, --rope-scaling,
+ * ...), when the family rotates an input and D is its rotary dim; else
+ * the geometric schedule of the base. */
+static pc_schedule schedule_for(pc_prun *r, int d)
+{
+    pc_rope_cfg *rc = r->sched ? r->sched : calloc(1, sizeof *rc);
+    pc_acc_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.family = r->family;
+    cfg.d = d;
+    cfg.base = r->params->base;
+    cfg.pos_hi = r->hi;
+    pc_err e;
+    if (rc && r->sched) pc_rope_cfg_release(rc);
+    if (rc && pc_rope_cfg_apply_spec(r->params->rope, &cfg, rc, &e) == PC_OK && rc->set) {
+        r->sched = rc;
+        return rc->s;
+    }
+    free(rc);
+    r->sched = NULL;
+    return pc_schedule_geometric(r->params->base);
+}
+
+double pc_p_att_factor(pc_prun *r, int d)
+{
+    pc_freqs *f = pc_p_freqs(r, d, NULL);
+    return f ? pc_freqs_attention(f) : 1.0;
+}
+
 pc_freqs *pc_p_freqs(pc_prun *r, int d, pc_err *err)
 {
     if (r->freqs && r->freqs_d == d)
         return r->freqs;
     pc_freqs_free(r->freqs);
-    r->freqs = pc_freqs_new(d, pc_schedule_geometric(r->params->base));
+    r->freqs = pc_freqs_new(d, schedule_for(r, d));
     r->freqs_d = r->freqs ? d : 0;
     if (!r->freqs)
         pc_seterr(err, PC_ENOMEM, "out of memory (frequencies for d=%d)", d);

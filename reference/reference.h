@@ -31,7 +31,10 @@ pc_status pc_ref_check_params(int d, double base, pc_err *err);
 typedef struct pc_schedule_kind pc_schedule_kind;
 typedef struct pc_schedule {
     const pc_schedule_kind *kind;
-    double base;              /* the geometric schedule's base */
+    double base;              /* the schedule's base (rope_theta) */
+    const void *params;       /* the kind's parameters (NULL for the geometric
+                                 schedule); owned by the caller, read-only,
+                                 alive as long as any pc_freqs made from it */
 } pc_schedule;
 /* omega_i = base^(-2i/d) (reference/schedule_geometric.c). */
 pc_schedule pc_schedule_geometric(double base);
@@ -44,6 +47,12 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s);
 void      pc_freqs_free(pc_freqs *f);
 /* omega_i correctly rounded to binary64 (for display and error models). */
 double    pc_freqs_omega(const pc_freqs *f, int i);
+/* The schedule's attention factor A (binary64, 1 when it has none): the
+ * certified sin and cos, and the rotated RoPE values, are A sin, A cos. */
+double    pc_freqs_attention(const pc_freqs *f);
+/* The precision model's constant C of pair I under schedule S
+ * (docs/schedules.md; 2 ln(base) + 4 for the geometric schedule). */
+double    pc_schedule_model_c(const pc_schedule *s, int d, int i);
 
 /* sin(pos*omega_i) and cos(pos*omega_i), 0 <= i < d/2, 0 <= pos <= 2^53. */
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);

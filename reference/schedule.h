@@ -24,6 +24,13 @@ struct pc_schedule_kind {
     pc_status (*check)(const pc_schedule *s, int d, pc_err *err);
     /* omega_i into OUT at OUT's precision (contract above). */
     void (*omega)(mpfr_ptr out, const pc_schedule *s, int d, int i);
+    /* The attention factor A > 0 multiplying cos and sin, into OUT at OUT's
+     * precision P >= 64 with relative error < 4 * 2^-P; returns 1 when OUT
+     * holds A exactly (a binary64 parameter), else 0.  NULL: A = 1. */
+    int (*attention)(mpfr_ptr out, const pc_schedule *s, int d);
+    /* The precision model's C for pair I (NULL: 2 ln(base) + 4),
+     * derivations in docs/schedules.md. */
+    double (*model_c)(const pc_schedule *s, int d, int i);
 };
 
 #endif

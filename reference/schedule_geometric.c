@@ -1,5 +1,6 @@
 /* schedule_geometric.c: the geometric schedule of the sinusoidal encoding
  * and RoPE, omega_i = base^(-2i/d) (Vaswani et al.; RoFormer). */
+#include <math.h>
 #include "schedule.h"
 
 static unsigned gcd_u(unsigned a, unsigned b)
@@ -35,10 +36,17 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     mpfr_clear(b);
 }
 
-static const pc_schedule_kind geometric = { "geometric", check, omega };
+static const pc_schedule_kind geometric = { "geometric", check, omega, NULL, NULL };
 
 pc_schedule pc_schedule_geometric(double base)
 {
-    pc_schedule s = { &geometric, base };
+    pc_schedule s = { &geometric, base, NULL };
     return s;
+}
+
+double pc_schedule_model_c(const pc_schedule *s, int d, int i)
+{
+    if (s->kind && s->kind->model_c)
+        return s->kind->model_c(s, d, i);
+    return 2.0 * log(s->base) + 4.0; /* docs/precision-model.md */
 }

@@ -34,6 +34,13 @@ struct pc_freqs {
     int use_vec;          /* pc_freqs_use_vec */
     int *undec;           /* d/2 indices: pairs the vector test left undecided */
     uint64_t n_vec, n_vec_undec; /* pairs decided by the vector path / sent on */
+    /* The schedule's attention factor A (schedule.h); has_att = 0: A = 1. */
+    int has_att;
+    int att_exact;        /* att holds A exactly (a binary64 parameter) */
+    mpfr_t att;           /* A, relative error < 4 * 2^-att_prec (0 when exact) */
+    mpfr_prec_t att_prec;
+    double att_hi, att_lo;/* A as a double-double, |A - hi - lo| <= 2^-104 A (fast path) */
+    mpfr_t sc;            /* scratch of the products with A */
 };
 
 /* Precision of the omega handed to the fast path (pc_fast_set needs >= 300). */
@@ -51,6 +58,32 @@ pc_status pc_ref_check_params(int d, double base, pc_err *err)
     if (!(base > 1.0) || base > 1.7976931348623157e308)
         return pc_seterr(err, PC_EINPUT, "base must be a finite number > 1, got %g", base);
     return PC_OK;
+}
+
+static void compute_att(pc_freqs *f, mpfr_prec_t prec)
+{
+    mpfr_set_prec(f->att, prec);
+    f->att_prec = prec;
+    f->att_exact = f->sched.kind->attention(f->att, &f->sched, f->d);
+}
+
+/* A as a double-double: hi = RN(A~), lo = RN(A~ - hi) with A~ at 320 bits
+ * (relative error < 4 * 2^-320): |A - hi - lo| <= 2^-106 A + 2^-318 A
+ * < 2^-104 A. */
+static void set_att_dd(pc_freqs *f)
+{
+    mpfr_t t;
+    mpfr_init2(t, PC_OMEGA_PREC_FAST);
+    compute_att(f, PC_OMEGA_PREC_FAST);
+    f->att_hi = mpfr_get_d(f->att, MPFR_RNDN);
+    mpfr_sub_d(t, f->att, f->att_hi, MPFR_RNDN); /* exact: t is A~'s low bits */
+    f->att_lo = mpfr_get_d(t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+double pc_freqs_attention(const pc_freqs *f)
+{
+    return f->has_att ? f->att_hi : 1.0;
 }
 
 static void compute_omega(pc_freqs *f, int i, mpfr_prec_t prec)
@@ -79,7 +112,11 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
         mpfr_init2(f->omega[i], PC_OMEGA_PREC0);
         compute_omega(f, i, PC_OMEGA_PREC0);
     }
-    mpfr_inits2(64, f->theta, f->s, f->c, (mpfr_ptr)0);
+    mpfr_inits2(64, f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
+    if (s.kind->attention) {
+        f->has_att = 1;
+        set_att_dd(f);
+    }
     /* Without memory for the fast path every value still comes from MPFR. */
     f->fast = pc_fast_new(d);
     /* The vector path needs the scalar fast path for its undecided pairs. */
@@ -101,7 +138,8 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
         }
         mpfr_clear(w);
         f->use_fast = 1;
-        f->use_vec = f->vec != NULL;
+        /* the vector path rounds sin and cos themselves: not A sin, A cos */
+        f->use_vec = f->vec != NULL && !f->has_att;
     }
     return f;
 }
@@ -111,7 +149,7 @@ void pc_freqs_free(pc_freqs *f)
     if (!f) return;
     for (int i = 0; i < f->d / 2; i++)
         mpfr_clear(f->omega[i]);
-    mpfr_clears(f->theta, f->s, f->c, (mpfr_ptr)0);
+    mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
     pc_fast_free(f->fast);
     pc_vec_free(f->vec);
     free(f->undec);
@@ -146,6 +184,25 @@ static mpfr_prec_t start_prec(const pc_freqs *f, int64_t pos, int i)
  * s~ = RN_p(sin theta~): sin is 1-Lipschitz, so
  *   |s~ - sin theta| <= 2^(E(theta~)-p) + 2^(E(s~)-p-1)
  *                    <= 2^(max(E(theta~)-p, E(s~)-p-1) + 1), same for cos. */
+/* Y (|Y - y| <= 2^*E, |y| <= 1, precision P) times the attention factor A,
+ * in place: Y' = RN_p(Y A~) with |A~ - A| <= 4 * 2^-att_prec A
+ * <= 2^-(p+6) A (att_prec >= p + 8; 0 when exact) and A, A~ < 2^ea
+ * (ea = E(A~) + 1: A~ < 2^E(A~) and A <= A~ (1 + 2^-(p+6))):
+ *   |Y' - A y| <= A~ |Y - y| + |y| |A~ - A| + 2^(E(Y')-p-1)
+ *              <= 2^(ea+E) + 2^(ea-p-6) + 2^(E(Y')-p-1)
+ *              <= 2^(max(ea+E, ea-p-6, E(Y')-p-1) + 2). */
+static void scale_att(pc_freqs *f, mpfr_t y, mpfr_prec_t p, mpfr_exp_t *e)
+{
+    if (!f->att_exact && f->att_prec < p + 8)
+        compute_att(f, 2 * (p + 8));
+    mpfr_exp_t ea = mpfr_get_exp(f->att) + 1;
+    mpfr_mul(y, y, f->att, MPFR_RNDN);
+    mpfr_exp_t m = ea + *e;
+    if (!f->att_exact && ea - p - 6 > m) m = ea - p - 6;
+    if (!mpfr_zero_p(y) && mpfr_get_exp(y) - p - 1 > m) m = mpfr_get_exp(y) - p - 1;
+    *e = m + 2;
+}
+
 static void ziv_step(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p,
                      mpfr_exp_t *es, mpfr_exp_t *ec)
 {
@@ -161,6 +218,66 @@ static void ziv_step(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p,
     mpfr_exp_t e_c = mpfr_zero_p(f->c) ? et : mpfr_get_exp(f->c) - p - 1;
     *es = (et > e_s ? et : e_s) + 1;
     *ec = (et > e_c ? et : e_c) + 1;
+    if (f->has_att) {
+        scale_att(f, f->s, p, es);
+        scale_att(f, f->c, p, ec);
+    }
+}
+
+/* A v for an exact binary32 V (cos at position 0 is A; a rotation by 0 is
+ * A x), certified.  Exact A: the product of two binary64 values is exact
+ * at 128 bits and rounded once (ties to even).  Otherwise the Ziv loop on
+ * Y = RN_p(A~ v): |A~ v - A v| <= 4 * 2^-att_prec A |v| <= 2^(E(Y)-p-5)
+ * (att_prec >= p + 8, A |v| < 2^(E(Y)+1)) and the rounding 2^(E(Y)-p-1):
+ * |Y - A v| <= 2^(E(Y)-p). */
+static pc_status att_times(pc_freqs *f, float v, pc_ref2 *r)
+{
+    if (!f->has_att || v == 0.0f) {
+        r->f64 = (double)v; /* A 0 = 0 with v's sign (A > 0) */
+        r->f32 = v;
+        return PC_OK;
+    }
+    mpfr_t y;
+    mpfr_init2(y, 128);
+    int ok = 0;
+    if (f->att_exact) {
+        mpfr_mul_d(y, f->att, (double)v, MPFR_RNDN); /* exact */
+        r->f64 = mpfr_get_d(y, MPFR_RNDN);
+        r->f32 = mpfr_get_flt(y, MPFR_RNDN);
+        ok = 1;
+    }
+    for (mpfr_prec_t p = 64; !ok && p <= PC_ZIV_MAX_PREC; p += p / 2) {
+        if (f->att_prec < p + 8)
+            compute_att(f, 2 * (p + 8));
+        mpfr_set_prec(y, p);
+        mpfr_mul_d(y, f->att, (double)v, MPFR_RNDN);
+        ok = pc_round_certified(y, mpfr_get_exp(y) - p, r);
+    }
+    mpfr_clear(y);
+    return ok ? PC_OK : PC_EINTERNAL;
+}
+
+/* Double-double Y (Y0 = RN(Y0 + Y1), |Y - z| <= *E) times A = hi + lo
+ * (set_att_dd: |A - hi - lo| <= 2^-104 A), in place:
+ *   P = Y0 hi exactly (P0 + P1, fma), t = RN(RN(Y0 lo) + RN(Y1 hi)),
+ *   Y' = fast_two_sum(P0, RN(P1 + t)).
+ * With |Y1| <= 2^-53 |Y0|, |lo| <= 2^-53 hi: the two products' roundings
+ * <= 2^-105, t's sum <= 2^-105, P1 + t's <= 2^-104, the dropped Y1 lo
+ * <= 2^-106 (all relative to |Y0 hi|), and |Y| |A - hi - lo| <= 2^-103.9
+ * |Y0 hi|: < 2^-102 |Y0 hi| <= 2^-101 |Y'0| together; A |Y - z| <=
+ * hi (1 + 2^-52) *E.  The bound itself is evaluated in binary64 (four
+ * roundings, each 2^-53 relative): the final factor (1 + 2^-49) covers
+ * them. */
+static void att_dd(const pc_freqs *f, double y[2], double *e)
+{
+    double p0 = y[0] * f->att_hi;
+    double p1 = fma(y[0], f->att_hi, -p0);
+    double t = y[0] * f->att_lo + y[1] * f->att_hi;
+    double r = p1 + t;
+    double h = p0 + r;
+    y[1] = r - (h - p0); /* fast_two_sum: |p0| >= |r| */
+    y[0] = h;
+    *e = (f->att_hi * *e * (1.0 + 0x1p-52) + 0x1p-101 * fabs(h)) * (1.0 + 0x1p-49);
 }
 
 static void set_exact(pc_ref2 *r, double v)
@@ -187,7 +304,7 @@ void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr)
 
 void pc_freqs_use_vec(pc_freqs *f, int on)
 {
-    f->use_vec = on && f->vec;
+    f->use_vec = on && f->vec && !f->has_att;
 }
 
 void pc_freqs_vec_stats(const pc_freqs *f, uint64_t *vec, uint64_t *undecided)
@@ -200,10 +317,9 @@ pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref
 {
     if (pos < 0 || pos > PC_POS_MAX || i < 0 || i >= f->d / 2)
         return PC_EINPUT;
-    if (pos == 0) { /* angle exactly 0 */
+    if (pos == 0) { /* angle exactly 0: sin 0, cos A */
         set_exact(s, 0.0);
-        set_exact(c, 1.0);
-        return PC_OK;
+        return att_times(f, 1.0f, c);
     }
     int have_s = 0, have_c = 0;
     for (mpfr_prec_t p = start_prec(f, pos, i); p <= PC_ZIV_MAX_PREC; p += p / 2) {
@@ -226,11 +342,16 @@ static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64,
     double ys[2], yc[2];
     int route;
     if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2
-        && (route = pc_fast_sincos(f->fast, pos, i, ys, yc)) != 0
-        && pc_fast_round(ys, pc_fast_bound(ys, route), need64, s)
-        && pc_fast_round(yc, pc_fast_bound(yc, route), need64, c)) {
-        f->n_fast++;
-        return PC_OK;
+        && (route = pc_fast_sincos(f->fast, pos, i, ys, yc)) != 0) {
+        double es = pc_fast_bound(ys, route), ec = pc_fast_bound(yc, route);
+        if (f->has_att) {
+            att_dd(f, ys, &es);
+            att_dd(f, yc, &ec);
+        }
+        if (pc_fast_round(ys, es, need64, s) && pc_fast_round(yc, ec, need64, c)) {
+            f->n_fast++;
+            return PC_OK;
+        }
     }
     f->n_mpfr++;
     return pc_ref_sincos_mpfr(f, pos, i, s, c);
@@ -336,6 +457,10 @@ static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int ne
         return 0;
     double ea = pc_fast_lincomb((double)xa, c, -(double)xb, s, route, ya); /* x_a cos - x_b sin */
     double eb = pc_fast_lincomb((double)xa, s, (double)xb, c, route, yb);  /* x_a sin + x_b cos */
+    if (f->has_att) { /* A (x_a cos - x_b sin), A (x_a sin + x_b cos) */
+        att_dd(f, ya, &ea);
+        att_dd(f, yb, &eb);
+    }
     return pc_fast_round(ya, ea, need64, ra) && pc_fast_round(yb, eb, need64, rb);
 }
 
@@ -368,9 +493,10 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         int ib = layout == 0 ? 2 * i + 1 : i + h;
         pc_ref2 ra, rb;
         if (pos == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
-            /* rotation by 0, or of the zero pair: exact */
-            set_exact(&ra, pos == 0 ? (double)x[ia] : 0.0);
-            set_exact(&rb, pos == 0 ? (double)x[ib] : 0.0);
+            /* rotation by 0 (A x), or of the zero pair (0) */
+            st = att_times(f, pos == 0 ? x[ia] : 0.0f, &ra);
+            if (st == PC_OK) st = att_times(f, pos == 0 ? x[ib] : 0.0f, &rb);
+            if (st != PC_OK) break;
         } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, &ra, &rb)) {
             f->n_fast++;
         } else {

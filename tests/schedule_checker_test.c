@@ -43,7 +43,7 @@ static void half_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     mpfr_div_2ui(out, out, 1, MPFR_RNDN);
 }
 
-static const pc_schedule_kind half_kind = { "geometric-halved", half_check, half_omega };
+static const pc_schedule_kind half_kind = { "geometric-halved", half_check, half_omega, NULL, NULL };
 
 static int same_ref(pc_ref2 a, pc_ref2 b)
 {
@@ -53,7 +53,7 @@ static int same_ref(pc_ref2 a, pc_ref2 b)
 static void test_schedule(void)
 {
     const int d = 64;
-    pc_schedule half = { &half_kind, 10000.0 };
+    pc_schedule half = { &half_kind, 10000.0, NULL };
     pc_freqs *g = pc_freqs_new(d, pc_schedule_geometric(10000.0)), *h = pc_freqs_new(d, half);
     ok(g && h, "pc_freqs_new takes the geometric schedule and one defined outside reference/");
     int same = g && h, n = 0;
@@ -71,7 +71,7 @@ static void test_schedule(void)
     pc_freqs_free(g);
     pc_freqs_free(h);
     ok(pc_freqs_new(d, pc_schedule_geometric(1.0)) == NULL, "base 1: the schedule's check refuses it");
-    pc_schedule none = { NULL, 10000.0 };
+    pc_schedule none = { NULL, 10000.0, NULL };
     ok(pc_freqs_new(d, none) == NULL, "a schedule without a kind is refused");
 }
 

@@ -255,14 +255,15 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
     oc->pair = -1;
     if (pc_p_rope(r, &c->pos[0], 1, c->d, x, x + dd)) { pc_p_implerr(r, oc); free(x); return PC_OK; }
     oc->score = -1;
+    double att = pc_p_att_factor(r, c->d); /* a schedule's A scales every pair (1: none) */
     for (int i = 0; i < c->d / 2; i++) {
         size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
         double n0 = hypot((double)x[a], (double)x[b]), n1 = hypot((double)x[dd + a], (double)x[dd + b]);
-        double e = fabs(n1 - n0);
+        double e = fabs(n1 - att * n0);
         if (isnan(e)) e = (double)INFINITY;
         /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
         double bound = (sqrt(2.0) * pc_p_bound(r, (double)c->pos[0] * pc_p_omega(r, c->d, i), 1.0)
-                        + 0x1p-51) * n0;
+                        + 0x1p-51) * n0 * att;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
         if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
     }

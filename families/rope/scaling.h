@@ -1,0 +1,143 @@
+/* scaling.h: RoPE frequency schedules as production models ship them
+ * (HuggingFace transformers' rope_scaling, llama.cpp's rope_freqs), as
+ * certified schedules of the reference (reference/schedule.h).
+ *
+ * One file a schedule: schedule_linear.c, schedule_dynamic.c,
+ * schedule_yarn.c, schedule_longrope.c, schedule_llama3.c,
+ * schedule_freqs.c (per-pair frequency factors); the default schedule is
+ * the geometric one (reference/schedule_geometric.c) over the rotary dim.
+ * Every parameter is a binary64 number; each omega_i is an exact real
+ * function of them, evaluated in interval arithmetic (MPFI) until the
+ * interval is narrow enough for the schedule contract; a branch (llama3's
+ * wavelength bands, yarn's floor/ceil and clamps) is decided once, by
+ * intervals at rising precision (scaling.c).  Formulas and the precision
+ * model of each: docs/schedules.md. */
+#ifndef PECHECK_ROPE_SCALING_H
+#define PECHECK_ROPE_SCALING_H
+
+#include <mpfi.h>
+#include "../../reference/reference.h"
+#include "../../reference/schedule.h"
+#include "../../harness/status.h"
+#include "../../reference/round.h"
+
+enum pc_rope_type {
+    PC_ROPE_DEFAULT = 0, PC_ROPE_LINEAR, PC_ROPE_DYNAMIC, PC_ROPE_YARN,
+    PC_ROPE_LONGROPE, PC_ROPE_LLAMA3, PC_ROPE_FREQS
+};
+
+/* llama3 bands of a pair (decided by pc_rope_prepare) */
+enum { PC_BAND_LOW = 0, PC_BAND_SMOOTH = 1, PC_BAND_HIGH = 2 };
+/* yarn ramp of a pair: 0 (extrapolated), in between, 1 (interpolated) */
+enum { PC_RAMP_ZERO = 0, PC_RAMP_MID = 1, PC_RAMP_ONE = 2 };
+
+typedef struct pc_rope_params {
+    int type;                 /* enum pc_rope_type */
+    int dim;                  /* rotary dim: pairs 0 .. dim/2 - 1 */
+    double base;              /* rope_theta */
+    double factor;            /* linear, dynamic, yarn, longrope, llama3 */
+    double max_pos;           /* max_position_embeddings (dynamic, yarn, longrope) */
+    double orig_max;          /* original_max_position_embeddings (yarn, longrope, llama3) */
+    double seq_len;           /* dynamic, longrope: the length the cache was built for */
+    int seq_len_set;
+    /* yarn */
+    double beta_fast, beta_slow, mscale, mscale_all_dim;
+    int truncate;
+    /* yarn, longrope: a given attention_factor */
+    double attention_factor;
+    int att_given;
+    /* longrope: the factors in force (short or long, by seq_len), dim/2 of them */
+    double *ext;
+    int use_long;
+    /* llama3 */
+    double low_freq_factor, high_freq_factor;
+    /* rope_freqs: per-pair divisors of the frequency, dim/2 of them */
+    double *ff;
+    /* decided by pc_rope_prepare */
+    int *band;                /* llama3: enum of the band, per pair */
+    int *ramp;                /* yarn: PC_RAMP_*, per pair */
+    long yarn_low, yarn_high; /* yarn with truncate: the integers */
+    int att_one;              /* the attention factor is exactly 1 */
+    double att_d;             /* A in binary64 (display, the bound) */
+    double *model_c;          /* the precision model's C, per pair */
+} pc_rope_params;
+
+/* The kinds (one file each). */
+extern const pc_schedule_kind pc_kind_rope_default, pc_kind_rope_linear,
+    pc_kind_rope_dynamic, pc_kind_rope_yarn, pc_kind_rope_longrope,
+    pc_kind_rope_llama3, pc_kind_rope_freqs;
+
+/* The schedule of P (P must outlive it). */
+pc_schedule pc_rope_schedule(const pc_rope_params *p);
+/* The HF name of a type: "default", "linear", ... */
+const char *pc_rope_type_name(int type);
+/* Type of an HF rope_type string; -1: unknown. */
+int pc_rope_type_of(const char *name);
+
+/* Validate P, decide its branches and fill the derived fields (band, ramp,
+ * yarn_low/high, att, model_c).  PC_EINPUT naming the parameter. */
+pc_status pc_rope_prepare(pc_rope_params *p, pc_err *err);
+void pc_rope_params_free(pc_rope_params *p);
+
+/* ---- shared by the schedule files (scaling.c) ---------------------------- */
+
+/* g_i = base^(-2i/dim) as an interval at OUT's precision. */
+void pc_iv_geometric(mpfi_ptr out, double base, int dim, int i);
+/* OUT (precision P) = a point of the interval that FN computes, once the
+ * interval (evaluated at precisions q = P + 32, then rising) has relative
+ * diameter <= 2^-(P+2): |OUT - x| <= 2^-(P+2) x + 2^-P |OUT| < 4 * 2^-P x
+ * for the exact x inside every interval (the schedule contract). */
+typedef void (*pc_iv_fn)(mpfi_ptr out, const pc_rope_params *p, int i);
+void pc_iv_to_mpfr(mpfr_ptr out, pc_iv_fn fn, const pc_rope_params *p, int i);
+/* The certified attention factor of P into OUT (the kind's attention). */
+int pc_rope_attention(mpfr_ptr out, const pc_schedule *s, int d);
+/* The kinds' shared check and model_c (P->model_c). */
+pc_status pc_rope_check(const pc_schedule *s, int d, pc_err *err);
+double pc_rope_model_c(const pc_schedule *s, int d, int i);
+
+/* The precision model's C of the geometric part, with BASE_EFF the base
+ * the float32 code raises (docs/precision-model.md): 2 ln(base) + 4. */
+double pc_rope_c0(double base_eff);
+
+
+/* ---- what the user gives (hf_config.c) ------------------------------------ */
+
+/* A schedule as the user describes it (config.json, --rope-scaling,
+ * --rotary-dim, --seq-len, --base), before the dimension of the table or
+ * implementation is known. */
+typedef struct pc_rope_spec {
+    pc_rope_params p;         /* type and parameters (dim 0, arrays unused) */
+    int have_base;            /* base from --base or the config */
+    int head_dim;             /* from the config (0: unknown) */
+    int rotary_dim;           /* --rotary-dim, or the config's partial factor (0: unknown) */
+    double *short_factor, *long_factor; /* longrope, n_factor each */
+    double *ff;               /* --rope-freqs, n_factor */
+    int n_factor;
+    char source[200];         /* where it came from, for the output */
+} pc_rope_spec;
+
+/* Parse the config file CONFIG (NULL: none) and the inline rope_scaling
+ * object INLINE (NULL: none; it replaces the config's), with the options.
+ * PC_EINPUT naming the file and field on any defect: an unknown rope
+ * type, a missing field, a --base that contradicts rope_theta. */
+typedef struct pc_rope_opts {
+    const char *config, *inline_json, *freqs_path;
+    double base;
+    int base_set;
+    int rotary_dim;           /* 0: not given */
+    double seq_len;
+    int seq_len_set;
+} pc_rope_opts;
+pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err);
+void pc_rope_spec_free(pc_rope_spec *s);
+
+/* The parameters for dimension D (the table's or --d): D must be the
+ * rotary dim when one is known.  SEQ_DEFAULT: the sequence length when
+ * --seq-len was not given (a table: its last position + 1).  OUT is
+ * prepared (pc_rope_prepare); free with pc_rope_params_free. */
+pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
+                              pc_rope_params *out, pc_err *err);
+/* One line describing OUT's schedule (type, parameters, A). */
+void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len);
+
+#endif

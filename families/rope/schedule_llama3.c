@@ -1,0 +1,98 @@
+/* schedule_llama3.c: Llama 3.1's frequency bands.  HF
+ * _compute_llama3_parameters, with g_i = base^(-2i/dim), wavelength
+ * wl_i = 2 pi / g_i, L = original_max_position_embeddings,
+ * low_wl = L / low_freq_factor, high_wl = L / high_freq_factor:
+ *   wl_i > low_wl:  omega_i = g_i / factor;
+ *   wl_i < high_wl: omega_i = g_i;
+ *   otherwise:      s = (L / wl_i - low_freq_factor) / (high_freq_factor - low_freq_factor),
+ *                   omega_i = (1 - s) g_i / factor + s g_i.
+ * The three cases are one formula, omega_i = g_i ((1 - s) / factor + s)
+ * with s clamped to [0, 1] (s <= 0 exactly when wl_i >= low_wl, s >= 1
+ * exactly when wl_i <= high_wl, and both branches agree at the edges), so
+ * the certified value needs no band decision: the clamp is applied to the
+ * ends of s's interval (monotone).  A = 1. */
+#include <math.h>
+#include "schedules.h"
+
+static void clamp01(mpfi_ptr x)
+{
+    mpfr_t a, b;
+    mpfr_inits2(mpfi_get_prec(x), a, b, (mpfr_ptr)0);
+    mpfi_get_left(a, x);
+    mpfi_get_right(b, x);
+    if (mpfr_sgn(a) < 0) mpfr_set_zero(a, 1);
+    if (mpfr_sgn(b) < 0) mpfr_set_zero(b, 1);
+    if (mpfr_cmp_ui(a, 1) > 0) mpfr_set_ui(a, 1, MPFR_RNDN);
+    if (mpfr_cmp_ui(b, 1) > 0) mpfr_set_ui(b, 1, MPFR_RNDN);
+    mpfi_interv_fr(x, a, b);
+    mpfr_clears(a, b, (mpfr_ptr)0);
+}
+
+static void omega_iv(mpfi_ptr out, const pc_rope_params *p, int i)
+{
+    mpfi_t s, t;
+    mpfi_init2(s, mpfi_get_prec(out));
+    mpfi_init2(t, mpfi_get_prec(out));
+    pc_iv_geometric(out, p->base, p->dim, i);
+    /* s = (L g / (2 pi) - lf) / (hf - lf) */
+    mpfi_const_pi(t);
+    mpfi_mul_ui(t, t, 2);
+    mpfi_mul_d(s, out, p->orig_max);
+    mpfi_div(s, s, t);
+    mpfi_sub_d(s, s, p->low_freq_factor);
+    mpfi_set_d(t, p->high_freq_factor);
+    mpfi_sub_d(t, t, p->low_freq_factor);
+    mpfi_div(s, s, t);
+    clamp01(s);
+    /* (1 - s) / factor + s = 1/factor + s (1 - 1/factor) */
+    mpfi_set_ui(t, 1);
+    mpfi_div_d(t, t, p->factor);
+    mpfi_ui_sub(t, 1, t);
+    mpfi_mul(s, s, t);
+    mpfi_set_ui(t, 1);
+    mpfi_div_d(t, t, p->factor);
+    mpfi_add(s, s, t);
+    mpfi_mul(out, out, s);
+    mpfi_clear(s);
+    mpfi_clear(t);
+}
+
+static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
+{
+    (void)d;
+    pc_iv_to_mpfr(out, omega_iv, s->params, i);
+}
+
+/* The precision model (docs/schedules.md).  Outside the band: C0(base) + 1
+ * (wl > low_wl, the division by factor) or C0(base) (wl < high_wl).  In the
+ * band (and within a relative 2^-10 of its edges, where binary32 may pick
+ * the other branch): the error of g_i is amplified by
+ * kappa = 1 + (factor - 1) hf / (hf - lf) and the smooth factor adds
+ * (factor - 1) (3 hf / (hf - lf) + 2) u, the combination 3 u:
+ *   C = kappa (2 ln(base) + 2) + 3 + (factor - 1) (3 hf / (hf - lf) + 2) + 2. */
+pc_status pc_rope_prep_llama3(pc_rope_params *p, pc_err *err)
+{
+    pc_status st = pc_rope_need_factor(p->factor, "factor", err);
+    if (st != PC_OK) return st;
+    double lf = p->low_freq_factor, hf = p->high_freq_factor, L = p->orig_max;
+    if (!isfinite(lf) || !isfinite(hf) || !(lf > 0.0) || !(hf > lf))
+        return pc_seterr(err, PC_EINPUT, "llama3 needs 0 < low_freq_factor < high_freq_factor, "
+                         "got %g and %g", lf, hf);
+    if (!(L >= 1.0) || !isfinite(L))
+        return pc_seterr(err, PC_EINPUT, "llama3 needs rope_scaling.original_max_position_embeddings >= 1");
+    double kappa = 1.0 + (p->factor - 1.0) * hf / (hf - lf);
+    double band = kappa * (2.0 * log(p->base) + 2.0) + 3.0
+                  + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 2.0;
+    double low_wl = L / lf, high_wl = L / hf, margin = 0x1p-10;
+    for (int i = 0; i < p->dim / 2; i++) {
+        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim);
+        if (wl > low_wl * (1 + margin)) p->model_c[i] += 1.0;
+        else if (wl < high_wl * (1 - margin)) p->model_c[i] += 0.0;
+        else p->model_c[i] = band;
+    }
+    return PC_OK;
+}
+
+const pc_schedule_kind pc_kind_rope_llama3 = {
+    "llama3", pc_rope_check, omega, NULL, pc_rope_model_c
+};
