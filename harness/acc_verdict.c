@@ -27,9 +27,11 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
                  (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else {
         snprintf(v->summary, sizeof v->summary, "%llu values, positions %" PRId64 "..%" PRId64
-                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g",
+                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g%s%s%s",
                  (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
-                 m->max_ulp, m->max_ratio);
+                 m->max_ulp, m->max_ratio, cfg->storage ? " [" : "",
+                 cfg->storage ? pc_dtype_name(cfg->dtype) : "",
+                 cfg->storage ? " storage: binary32 values rounded once]" : "");
     }
 }
 

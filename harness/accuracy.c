@@ -155,6 +155,7 @@ typedef struct block {
     double C, u;
     double *Ci;           /* d/2: the schedule's C of each pair, times its attention factor */
     const pc_rows *rows;  /* the family's rows */
+    double att;           /* the attention factor A (1: none) */
 } block;
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -178,6 +179,20 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
 {
     if (c->unit_inputs) unit_pairs(c->seed, pos, c->d, c->layout, x);
     else pc_normal_row(c->seed, (uint64_t)pos, c->d, x);
+}
+
+/* A value computed in binary32 (its model, C_i 2^-24 (1 + |theta|) times
+ * A) and rounded once to the storage type (unit roundoff u_s = b->u):
+ *   |fl_s(v) - v| <= u_s |v|,  |v| <= A (1 + C_i 2^-24 (1 + |theta|)),
+ * and the rotation by the stored (cos, sin) adds |x_a| |dcos| + |x_b| |dsin|
+ * <= u_s (|x_a| |cos~| + |x_b| |sin~|) <= u_s |pair| A (1 + C_i 2^-24 (1 + |theta|))
+ * (Cauchy-Schwarz: |x_a| |cos| + |x_b| |sin| <= |pair| |(cos, sin)|).  Together:
+ *   bound = (A C_i 2^-24 (1 + |theta|) (1 + u_s) + A u_s) |pair|.
+ * float16's subnormals (absolute 2^-25 below 2^-14) are below A u_s. */
+static double storage_bound(const block *b, int pair, double theta, double norm)
+{
+    double w = b->Ci[pair] * 0x1p-24 * (1.0 + fabs(theta));
+    return (w * (1.0 + b->u) + b->att * b->u) * norm;
 }
 
 /* The implementation's values GOT for the block's N positions; a family
@@ -210,7 +225,9 @@ static pc_status fill_rows(block *b, size_t n, pc_metrics *m)
             int k = pair_of(c->layout, c->d, j, &pair, &first);
             double theta = (double)b->pos[r] * b->omega[pair];
             double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
-            double bound = pc_model_bound(b->Ci[pair], b->u, theta, norm, c->tol_abs);
+            double bound = c->storage && c->tol_abs < 0
+                ? storage_bound(b, pair, theta, norm)
+                : pc_model_bound(b->Ci[pair], b->u, theta, norm, c->tol_abs);
             observe(c, m, b->pos[r], j, pair, b->got[r * d + (size_t)j],
                     b->ref32[r * d + (size_t)j], b->ref64[r * d + (size_t)j], bound, theta);
         }
@@ -298,7 +315,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     block z = { impl, cfg, pc_freqs_new(cfg->d, s), malloc(d / 2 * sizeof(double)),
                 malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(double)), C, u, malloc(d / 2 * sizeof(double)), rows };
+                malloc(B * d * sizeof(double)), C, u, malloc(d / 2 * sizeof(double)), rows, 1.0 };
     *b = z;
     if (!b->freqs || !b->omega || !b->Ci || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
         block_free(b);
@@ -307,6 +324,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     }
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
+    b->att = att;
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
         b->Ci[i] = (cfg->sched ? pc_schedule_model_c(&s, cfg->d, i) : C) * att;
@@ -740,7 +758,12 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     const pc_metrics *m = &res->m;
     char model[160];
     pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rw->input);
-    if (cfg->sched && cfg->tol_abs < 0)
+    if (cfg->storage && cfg->tol_abs < 0)
+        snprintf(model, sizeof model, "|err| <= (A*C_i*2^-24*(1+|theta|)*(1+u_s) + A*u_s)*|pair|: "
+                 "binary32 values stored as %s (u_s = 2^%d), largest A*C_i = %.4g%s",
+                 pc_dtype_name(cfg->dtype), (int)lround(log2(res->u)), res->C,
+                 cfg->sched ? " (C_i per pair, docs/schedules.md)" : "");
+    else if (cfg->sched && cfg->tol_abs < 0)
         snprintf(model, sizeof model, "|err| <= A*C_i*u*(1+|theta|)*|pair|, C_i per pair from the "
                  "schedule (docs/schedules.md), largest A*C_i = %.4g, u = 2^%d (%s)", res->C,
                  (int)lround(log2(res->u)), pc_dtype_name(cfg->dtype));
@@ -858,7 +881,9 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_str(j, "model", "absolute");
         pc_json_num(j, "tol_abs", cfg->tol_abs);
     } else {
-        pc_json_str(j, "model", rw->model);
+        pc_json_str(j, "model", cfg->storage ? "(A*C_i*2^-24*(1+|theta|)*(1+u_s)+A*u_s)*|pair|"
+                                             : rw->model);
+        if (cfg->storage) pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
         pc_json_num(j, "C", res->C);
         pc_json_str(j, "C_formula", cfg->sched ? "per pair, the schedule's (docs/schedules.md); "
                     "C is the largest, times the attention factor" : "2*ln(base)+4");

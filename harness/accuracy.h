@@ -49,6 +49,10 @@ typedef struct pc_acc_cfg {
      * precision-model constant is per pair (docs/schedules.md) */
     const pc_schedule *sched;
     const char *sched_note; /* one line describing SCHED (NULL: none) */
+    /* 1: DTYPE is the storage of values computed in binary32 and rounded
+     * once (a half-precision cache), not the working precision: the
+     * bound is binary32's plus the storage rounding (docs/schedules.md) */
+    int storage;
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */

@@ -43,8 +43,9 @@ static void accuracy_verdict(const pc_impl *impl, const pc_acc_cfg *cfg,
                              const pc_acc_result *res, const char *fault, pc_verdict *v)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    char context[300];
-    if (t) snprintf(context, sizeof context, "table: %s", t->layout_note);
+    char context[480];
+    if (t) snprintf(context, sizeof context, "table: %s\nstorage: %.150s", t->layout_note,
+                    t->dtype_note);
     pc_acc_verdict(impl, cfg, res, fault, t ? context : NULL, v);
 }
 

@@ -186,6 +186,13 @@ static pc_status parse_descr(hparse *h, npy_header *hd)
         hd->itemsize = (size_t)(s[2] - '0');
         return PC_OK;
     }
+    /* '<u2': 16-bit patterns (bfloat16 caches saved as their bits); the
+     * values are the integers, the caller decodes them (--dtype bf16) */
+    if (n == 3 && (s[0] == '<' || s[0] == '=') && s[1] == 'u' && s[2] == '2') {
+        memcpy(hd->dtype, "<u2", 4);
+        hd->itemsize = 2;
+        return PC_OK;
+    }
     if (n == 3 && s[0] == '>' && s[1] == 'f')
         return pc_seterr(h->err, PC_EINPUT,
                          "unsupported dtype '%s': big-endian data is not supported "
@@ -457,6 +464,20 @@ static void convert(const unsigned char *p, size_t itemsize, size_t count, doubl
     }
 }
 
+/* COUNT 16-bit little-endian integers at P -> OUT (exact). */
+/*@ requires valid_in: \valid_read(p + (0 .. 2 * count - 1));
+    requires valid_out: \valid(out + (0 .. count - 1));
+    assigns out[0 .. count - 1] \from p[0 .. 2 * count - 1];
+*/
+static void bits16(const unsigned char *p, size_t count, double *out)
+{
+    /*@ loop invariant done: 0 <= i <= count;
+        loop assigns i, out[0 .. count - 1];
+        loop variant count - i; */
+    for (size_t i = 0; i < count; i++)
+        out[i] = (double)((unsigned)p[2 * i] | (unsigned)p[2 * i + 1] << 8);
+}
+
 /* Outcomes of shape_size. */
 #define NPY_SHAPE_OK        0
 #define NPY_SHAPE_ZERO      1 /* dims[*bad] is 0 */
@@ -625,7 +646,10 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     if (!data)
         return pc_seterr(err, PC_ENOMEM,
                          "out of memory for %zu values (shape %s)", count, shp);
-    convert(buf + off, hd.itemsize, count, data);
+    if (hd.dtype[1] == 'u')
+        bits16(buf + off, count, data);
+    else
+        convert(buf + off, hd.itemsize, count, data);
 
     out->rank = (int)hd.ndims;
     for (size_t i = 0; i < 3; i++)

@@ -40,7 +40,8 @@ typedef struct pc_npy {
     int     rank;          /* 1, 2 or 3 */
     size_t  shape[3];      /* dimensions, row-major; unused dims = 1 */
     size_t  count;         /* product of shape */
-    char    dtype[4];      /* "<f2", "<f4" or "<f8" ('=' reads as '<') */
+    char    dtype[4];      /* "<f2", "<f4", "<f8" or "<u2" ('=' reads as '<');
+                              "<u2": 16-bit patterns, DATA holds the integers */
     double *data;          /* COUNT values, row-major, converted exactly;
                               malloc'd, released by pc_npy_free */
 } pc_npy;

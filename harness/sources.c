@@ -89,7 +89,5 @@ void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg)
 {
     const pc_table_info *t = pc_table_info_of(impl);
     if (!t) return;
-    cfg->d = t->d;
-    cfg->pos_lo = t->pos_lo;
-    cfg->pos_hi = t->pos_hi;
+    pc_table_adjust_cfg(t, cfg);
 }

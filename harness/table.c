@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accuracy.h"
 #include "npy.h"
 #include "table.h"
 #include "../families/family.h"
@@ -227,14 +228,67 @@ static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err
     return PC_OK;
 }
 
+/* bfloat16 bits -> binary32 (exact: bfloat16 is binary32's top half) */
+static float bf16_value(double bits)
+{
+    uint32_t u = (uint32_t)bits << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* <u2 bfloat16 bit patterns -> their values, in place (exact) */
+static void decode_bf16(pc_npy *a)
+{
+    if (a->dtype[1] != 'u') return;
+    for (size_t k = 0; k < a->count; k++) a->data[k] = (double)bf16_value(a->data[k]);
+}
+
 static float *to_f32(const pc_npy *a)
 {
     float *f = malloc(a->count * sizeof *f);
     if (!f) return NULL;
-    /* exact for <f2 and <f4; <f8 rounds to nearest binary32: the table is
-     * gated as a binary32 implementation */
+    /* exact for <f2, <f4 and decoded <u2; <f8 rounds to nearest binary32:
+     * the table is gated as a binary32 implementation */
     for (size_t k = 0; k < a->count; k++) f[k] = (float)a->data[k];
     return f;
+}
+
+/* The storage type of a table read as NPY_DTYPE, with the options. */
+static pc_status storage_of(const pc_opts *o, const char *path, const char *npy_dtype,
+                            pc_table_info *in, pc_err *err)
+{
+    const char *t = npy_dtype;
+    if (!strcmp(t, "<u2")) {
+        if (o->dtype != PC_DT_BF16)
+            return pc_seterr(err, PC_EINPUT, "%s: <u2 holds 16-bit patterns: pass --dtype bf16 for "
+                             "a bfloat16 cache saved as its bits", path);
+        in->dtype = PC_DT_BF16;
+        snprintf(in->dtype_note, sizeof in->dtype_note, "bfloat16 storage (<u2 bit patterns, --dtype bf16)");
+    } else if (!strcmp(t, "<f2")) {
+        if (o->dtype_set && o->dtype != PC_DT_F16)
+            return pc_seterr(err, PC_EINPUT, "%s: a <f2 table is float16, not --dtype %s", path,
+                             pc_dtype_name(o->dtype));
+        in->dtype = PC_DT_F16;
+        snprintf(in->dtype_note, sizeof in->dtype_note, "float16 storage (<f2)%s",
+                 o->dtype_set ? "" : ": judged as float16 values computed in float32");
+    } else {
+        in->dtype = o->dtype_set ? o->dtype : PC_DT_F32;
+        snprintf(in->dtype_note, sizeof in->dtype_note, "%s%s", in->dtype == PC_DT_F32 ? "float32 values"
+                 : "half-precision values widened to float32 (", in->dtype == PC_DT_F32 ? ""
+                 : o->dtype == PC_DT_BF16 ? "--dtype bf16)" : "--dtype f16)");
+    }
+    return PC_OK;
+}
+
+void pc_table_adjust_cfg(const pc_table_info *t, pc_acc_cfg *cfg)
+{
+    cfg->d = t->d;
+    cfg->pos_lo = t->pos_lo;
+    cfg->pos_hi = t->pos_hi;
+    cfg->dtype = t->dtype;
+    /* a half-precision cache: values computed in binary32, stored once */
+    cfg->storage = t->dtype == PC_DT_BF16 || t->dtype == PC_DT_F16;
 }
 
 static void scan_nonfinite(table *t, const pc_npy *a, const char *file)
@@ -277,10 +331,36 @@ static int detect_sin_layout(const table *t, char *note, size_t len)
     return layout;
 }
 
+/* ulp of the storage type DT at |x| (binary32's spacing for f32; the
+ * 8- and 11-bit significands of bfloat16 and float16, float16's
+ * subnormal spacing 2^-24 below 2^-14). */
+static double storage_ulp(int dt, float x)
+{
+    int e;
+    frexpf(fabsf(x), &e); /* |x| in [2^(e-1), 2^e) */
+    int bits = dt == PC_DT_BF16 ? 8 : dt == PC_DT_F16 ? 11 : 24;
+    int emin = dt == PC_DT_F16 ? -13 : -125;
+    if (x == 0.0f || e < emin) e = emin;
+    return ldexp(1.0, e - bits);
+}
+
+/* Repeated columns X and Y agree: bit for bit, or within 2 ulps of the
+ * storage (a vectorised cos or sin may round the same angle differently
+ * at different positions of a SIMD vector: each result is within an ulp
+ * of the exact value, so two of them are within 2 ulps).  *LOOSE is set
+ * when they agree only within the ulps. */
+static int dup_equal(int dt, float x, float y, int *loose)
+{
+    if (memcmp(&x, &y, sizeof x) == 0) return 1;
+    double tol = 2.0 * storage_ulp(dt, fabsf(x) > fabsf(y) ? x : y);
+    if (isfinite(x) && isfinite(y) && fabs((double)x - (double)y) <= tol) { *loose = 1; return 1; }
+    return 0;
+}
+
 /* RoPE (n, d) caches: count the pairs of columns that should hold the same
  * value under LAYOUT (half: j and j+d/2; interleaved: 2i and 2i+1) but do
- * not (bit patterns, so -0 != +0 and NaN == NaN only by bits). */
-static size_t dup_mismatches(const table *t, int layout, char *first, size_t len)
+ * not (bit patterns, or within 2 ulps of the storage: dup_equal). */
+static size_t dup_mismatches(const table *t, int layout, char *first, size_t len, int *loose)
 {
     size_t h = t->cols / 2, bad = 0;
     for (int m = 0; m < 2; m++) {
@@ -289,7 +369,7 @@ static size_t dup_mismatches(const table *t, int layout, char *first, size_t len
             for (size_t i = 0; i < h; i++) {
                 size_t ca = layout ? i : 2 * i, cb = layout ? i + h : 2 * i + 1;
                 float x = v[r * t->cols + ca], y = v[r * t->cols + cb];
-                if (memcmp(&x, &y, sizeof x) != 0) {
+                if (!dup_equal(t->info.dtype, x, y, loose)) {
                     if (bad++ == 0 && first)
                         snprintf(first, len, "%s row %zu (pos %" PRId64 "): column %zu = %a (%.9g) "
                                  "but column %zu = %a (%.9g)", m ? "sin" : "cos", r,
@@ -307,9 +387,10 @@ static pc_status setup_rope(table *t, const pc_opts *o, pc_err *err)
     size_t c = t->cols;
     char first[2][200] = { "", "" };
     size_t bad[2] = { (size_t)-1, (size_t)-1 };
+    int loose[2] = { 0, 0 };
     if (c % 2 == 0) {
-        bad[0] = dup_mismatches(t, 0, first[0], sizeof first[0]);
-        bad[1] = dup_mismatches(t, 1, first[1], sizeof first[1]);
+        bad[0] = dup_mismatches(t, 0, first[0], sizeof first[0], &loose[0]);
+        bad[1] = dup_mismatches(t, 1, first[1], sizeof first[1], &loose[1]);
     }
     int full;
     if (o->d_set) {
@@ -361,6 +442,11 @@ static pc_status setup_rope(table *t, const pc_opts *o, pc_err *err)
         snprintf(in->layout_note + strlen(in->layout_note),
                  sizeof in->layout_note - strlen(in->layout_note),
                  " (both layouts fit these rows; pass --layout)");
+    in->dup_within = loose[layout];
+    if (loose[layout])
+        snprintf(in->layout_note + strlen(in->layout_note),
+                 sizeof in->layout_note - strlen(in->layout_note),
+                 " (some repeated values differ within 2 ulps of the storage)");
     in->dup_mismatch = (int)(bad[layout] > INT32_MAX ? INT32_MAX : bad[layout]);
     if (bad[layout])
         snprintf(in->dup_note, sizeof in->dup_note, "%s", first[layout]);
@@ -416,6 +502,13 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
             st = pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu)", o->d, path,
                            a.shape[0], c);
     }
+    pc_table_info probe;
+    memset(&probe, 0, sizeof probe);
+    if (st == PC_OK) st = storage_of(o, path, a.dtype, &probe, err);
+    if (st == PC_OK && rope && strcmp(a.dtype, s.dtype) != 0)
+        st = pc_seterr(err, PC_EINPUT, "%s is %s but %s is %s: the cos and sin caches must have "
+                       "one dtype", path, a.dtype, sin_path, s.dtype);
+    if (st == PC_OK) { decode_bf16(&a); decode_bf16(&s); }
     table *t = NULL;
     if (st == PC_OK) {
         t = calloc(1, sizeof *t);
@@ -441,6 +534,8 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
         in->sin_path = t->sin_path;
         in->pos_lo = o->pos_start;
         in->pos_hi = o->pos_start + (int64_t)t->rows - 1;
+        in->dtype = probe.dtype;
+        memcpy(in->dtype_note, probe.dtype_note, sizeof in->dtype_note);
         scan_nonfinite(t, &a, t->path);
         if (rope) scan_nonfinite(t, &s, t->sin_path);
         if (rope)

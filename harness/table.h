@@ -33,6 +33,12 @@ typedef struct pc_table_info {
     int layout;               /* 0, 1, or -1: either (a (n, d/2) RoPE cache) */
     char layout_note[256];    /* how the layout was found */
     int full_width;           /* RoPE: (n, d) cache */
+    /* storage: the type the values are stored in (enum pc_dtype): <f2 is
+     * float16, <u2 bfloat16 bit patterns (--dtype bf16), <f4 float32 or,
+     * with --dtype bf16/f16, a half-precision cache widened to float32 */
+    int dtype;
+    char dtype_note[160];
+    int dup_within;           /* RoPE (n, d): repeated column pairs equal only within 2 ulps */
     /* the first NaN or Inf in the table(s), in row order */
     int nonfinite;            /* count */
     int64_t nf_pos;
@@ -43,6 +49,10 @@ typedef struct pc_table_info {
     int dup_mismatch;         /* count of mismatching column pairs (over rows) */
     char dup_note[256];       /* the first: row, columns, values */
 } pc_table_info;
+
+/* The accuracy gate's settings a table fixes: d, positions, storage. */
+struct pc_acc_cfg;
+void pc_table_adjust_cfg(const pc_table_info *t, struct pc_acc_cfg *cfg);
 
 /* Open a table (FAMILY a table family; SIN_PATH for a cache pair).  Uses
  * O's d, d_set, layout and pos_start.  PC_EINPUT with a message naming the

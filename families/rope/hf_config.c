@@ -208,7 +208,7 @@ static pc_status read_freqs(pc_rope_spec *s, const char *path, pc_err *err)
     pc_status st = pc_npy_read(path, &a, err);
     if (st == PC_EIO) st = PC_EINPUT;
     if (st != PC_OK) return st;
-    if (a.rank != 1 || a.count > PC_D_MAX / 2) {
+    if (a.rank != 1 || a.count > PC_D_MAX / 2 || a.dtype[1] != 'f') {
         pc_npy_free(&a);
         return pc_seterr(err, PC_EINPUT, "%s: rope_freqs must be a 1-D array of d/2 factors", path);
     }

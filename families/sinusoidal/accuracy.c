@@ -8,6 +8,8 @@
 #include "../../harness/accuracy.h"
 #include "../../harness/json.h"
 #include "../../harness/verdict.h"
+#include "../../harness/table.h"
+#include "../rope/options.h"
 
 static pc_status whole(pc_prun *r, void *vv, pc_err *err)
 {
@@ -24,9 +26,18 @@ static pc_status whole(pc_prun *r, void *vv, pc_err *err)
     cfg.seed = r->params->seed;
     cfg.tol_abs = r->params->tol_abs;
     cfg.quiet = 1;
-    pc_acc_result res;
-    pc_status st = pc_accuracy_run(r->impl, &cfg, &res, err);
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    if (t) { /* a table fixes d and the storage, as in the gate */
+        pc_table_adjust_cfg(t, &cfg);
+        cfg.pos_lo = r->lo;
+        cfg.pos_hi = r->hi;
+    }
+    pc_rope_cfg rc; /* a RoPE frequency schedule, as in the gate */
+    pc_status st = pc_rope_cfg_apply_spec(r->params->rope, &cfg, &rc, err);
     if (st != PC_OK) return st;
+    pc_acc_result res;
+    st = pc_accuracy_run(r->impl, &cfg, &res, err);
+    if (st != PC_OK) { pc_rope_cfg_release(&rc); return st; }
     v->status = res.status;
     v->measured = res.m.worst.valid ? res.m.worst.err : 0;
     v->bound = res.m.worst.valid ? res.m.worst.bound : 0;
@@ -52,6 +63,7 @@ static pc_status whole(pc_prun *r, void *vv, pc_err *err)
     }
     v->details = text;
     v->json = json;
+    pc_rope_cfg_release(&rc);
     return PC_OK;
 }
 
