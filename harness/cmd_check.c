@@ -210,6 +210,7 @@ static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *f
         par.pos_hi = t->pos_hi;
         if (t->layout >= 0) par.layout = t->layout;
         par.dtype = t->dtype; /* its storage type */
+        if (t->base_fitted) par.base = t->base;
     }
     /* each property reports a fault of its own calls (properties/util.c) */
     pc_status st = pc_properties_run_with(impl, family, &par, c->vs, c->err);

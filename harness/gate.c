@@ -16,6 +16,7 @@
 #include "sources.h"
 #include "table.h"
 #include "../families/rope/options.h"
+#include "../families/rope/fit.h"
 
 pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
                             const char *check, const char *layout)
@@ -40,13 +41,22 @@ pc_status pc_gate_oom(pc_gate *c)
 /* ---- the accuracy gate ------------------------------------------------- */
 
 static void accuracy_verdict(const pc_impl *impl, const pc_acc_cfg *cfg,
-                             const pc_acc_result *res, const char *fault, pc_verdict *v)
+                             const pc_acc_result *res, const char *fault, const char *likely,
+                             pc_verdict *v)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    char context[480];
-    if (t) snprintf(context, sizeof context, "table: %s\nstorage: %.150s", t->layout_note,
-                    t->dtype_note);
-    pc_acc_verdict(impl, cfg, res, fault, t ? context : NULL, v);
+    char context[1200] = "";
+    if (t) snprintf(context, sizeof context, "table: %s\nstorage: %.150s%s%.200s", t->layout_note,
+                    t->dtype_note, t->base_note[0] ? "\n" : "", t->base_note);
+    if (likely[0]) {
+        size_t l = strlen(context);
+        snprintf(context + l, sizeof context - l, "%slikely cause: %.400s", l ? "\n" : "", likely);
+    }
+    pc_acc_verdict(impl, cfg, res, fault, context[0] ? context : NULL, v);
+    if (likely[0]) { /* the summary names it too */
+        size_t l = strlen(v->summary);
+        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %s", likely);
+    }
 }
 
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
@@ -75,8 +85,12 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         pc_acc_result res;
         st = pc_accuracy_run(impl, &cfg, &res, c->err);
         if (st != PC_OK) { pc_rope_cfg_release(&rc); return st; }
+        /* RoPE: what the rotations' fitted frequencies and amplitude say */
+        char likely[480] = "";
+        if (res.status == PC_FAIL && !res.faulted && fam->rows && fam->rows->input)
+            pc_rope_likely_cause(impl, &cfg, likely, sizeof likely);
         pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg.layout));
-        if (v) accuracy_verdict(impl, &cfg, &res, res.faulted ? res.note : NULL, v);
+        if (v) accuracy_verdict(impl, &cfg, &res, res.faulted ? res.note : NULL, likely, v);
         pc_rope_cfg_release(&rc);
         if (!v) return pc_gate_oom(c);
     }

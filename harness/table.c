@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accuracy.h"
+#include "model.h"
 #include "npy.h"
+#include "../families/rope/fit.h"
 #include "table.h"
 #include "../families/family.h"
 #include "../reference/reference.h"
@@ -287,6 +289,7 @@ void pc_table_adjust_cfg(const pc_table_info *t, pc_acc_cfg *cfg)
     cfg->pos_lo = t->pos_lo;
     cfg->pos_hi = t->pos_hi;
     cfg->dtype = t->dtype;
+    if (t->base_fitted) cfg->base = t->base;
     /* a half-precision cache: values computed in binary32, stored once */
     cfg->storage = t->dtype == PC_DT_BF16 || t->dtype == PC_DT_F16;
 }
@@ -474,6 +477,33 @@ static pc_status table_family(const char *family, const char *sin_path, const pc
     return PC_OK;
 }
 
+/* RoPE: the base the table's frequencies fit.  No base given (no --base,
+ * no --hf-config or --rope-scaling): the fitted one, rounded to 3
+ * significant digits, is what the table is checked against; a given
+ * --base that the table contradicts is reported. */
+static void fit_base(table *t, const pc_opts *o)
+{
+    pc_table_info *in = &t->info;
+    if (o->rope) return; /* a schedule's own base (--hf-config ...) */
+    pc_rope_fit f;
+    double u_s = pc_model_u(in->dtype);
+    if (pc_rope_fit_run(&t->impl, in->d, in->layout < 0 ? 1 : in->layout, in->pos_lo, in->pos_hi,
+                        u_s, &f) != PC_OK)
+        return;
+    double resid, b = pc_rope_fit_base(&f, in->d, &resid), r = pc_rope_round_base(b);
+    pc_rope_fit_free(&f);
+    if (!(resid < 1e-3) || !isfinite(r)) return; /* not a clean geometric table */
+    if (!o->base_set) {
+        in->base = r;
+        in->base_fitted = 1;
+        snprintf(in->base_note, sizeof in->base_note, "base %.17g fitted from the table (%.9g; "
+                 "no --base given): the table is checked against it", r, b);
+    } else if (fabs(r / o->base - 1.0) > 1e-3) {
+        snprintf(in->base_note, sizeof in->base_note, "warning: --base %.17g, but the table's "
+                 "frequencies fit base %.9g", o->base, b);
+    }
+}
+
 pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
                         const char *family, pc_impl **out, pc_err *err)
 {
@@ -570,6 +600,7 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
     im->pos_bounded = 1;
     if (rope) im->rope = rope_hook;
     else im->sinusoidal = sin_hook;
+    if (rope) fit_base(t, o);
     *out = im;
     return PC_OK;
 }

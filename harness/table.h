@@ -39,6 +39,11 @@ typedef struct pc_table_info {
     int dtype;
     char dtype_note[160];
     int dup_within;           /* RoPE (n, d): repeated column pairs equal only within 2 ulps */
+    /* RoPE: the base the table's frequencies fit (families/rope/fit.h):
+     * used when no base was given (BASE_FITTED), else compared with it */
+    double base;
+    int base_fitted;
+    char base_note[200];
     /* the first NaN or Inf in the table(s), in row order */
     int nonfinite;            /* count */
     int64_t nf_pos;

@@ -133,7 +133,8 @@ def _run(args):
         raise PecheckError("pecheck printed no JSON (%s); stderr: %s" % (e, err))
 
 
-def _table_args(family, base, dtype, pos_start, rope_scaling, properties, extra):
+def _table_args(family, base, dtype, pos_start, rope_scaling, properties, extra,
+                hf_config=None, seq_len=None):
     args = ["check", "--format", "json", "--regressions", "off"]
     if family:
         args += ["--family", family]
@@ -144,16 +145,20 @@ def _table_args(family, base, dtype, pos_start, rope_scaling, properties, extra)
     if pos_start:
         args += ["--pos-start", str(int(pos_start))]
     if rope_scaling is not None:
-        # needs a pecheck with --rope-scaling; an older one exits 2 and
-        # PecheckError carries its message
+        # an HF rope_scaling dict (rope_type or type, factor, ...)
         args += ["--rope-scaling", json.dumps(rope_scaling)]
+    if hf_config is not None:
+        # the model's config.json: rope_theta, rope_scaling, head_dim, ...
+        args += ["--hf-config", os.fspath(hf_config)]
+    if seq_len is not None:
+        args += ["--seq-len", str(int(seq_len))]
     for p in properties or ():
         args += ["--property", p]
     return args + list(extra)
 
 
 def check_table(table, sin=None, *, family=None, base=None, dtype=None, pos_start=0,
-                rope_scaling=None, properties=None, extra_args=()):
+                rope_scaling=None, properties=None, extra_args=(), hf_config=None, seq_len=None):
     """Gate TABLE (a sinusoidal PE table, or a RoPE cos cache with SIN) and
     return pecheck's parsed JSON result (keys: status, counts, results).
 
@@ -176,7 +181,8 @@ def check_table(table, sin=None, *, family=None, base=None, dtype=None, pos_star
         for name, a in zip(("cos.npy", "sin.npy"), arrays):
             paths.append(os.path.join(tmp, name))
             np.save(paths[-1], a)
-        args = _table_args(family, base, dtype, pos_start, rope_scaling, properties, extra_args)
+        args = _table_args(family, base, dtype, pos_start, rope_scaling, properties, extra_args,
+                           hf_config, seq_len)
         args += ["--table", paths[0]] + (["--table-sin", paths[1]] if len(paths) > 1 else [])
         _, result, _ = _run(args)
     return result
@@ -224,12 +230,13 @@ def _assert_pass(result, what):
 
 
 def assert_rope_cache(cos, sin=None, *, base=None, rope_scaling=None, dtype=None,
-                      pos_start=0, properties=None):
+                      pos_start=0, properties=None, hf_config=None, seq_len=None):
     """Raise AssertionError, with the witness (position, dimension, got,
     exact, bound, likely cause), unless the RoPE cache passes pecheck's gate.
     Returns the parsed result when it passes.  See check_table."""
     result = check_table(cos, sin, family="rope", base=base, dtype=dtype, pos_start=pos_start,
-                         rope_scaling=rope_scaling, properties=properties)
+                         rope_scaling=rope_scaling, properties=properties, hf_config=hf_config,
+                         seq_len=seq_len)
     return _assert_pass(result, "the RoPE cache")
 
 

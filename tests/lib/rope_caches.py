@@ -4,6 +4,7 @@ PyTorch the way HuggingFace transformers builds them (the published
 formulas of modeling_rope_utils.py, written out here), for pecheck's tests.
 
     rope_caches.py MODEL VARIANT DTYPE N OUTDIR
+    rope_caches.py -      (one "MODEL VARIANT DTYPE N OUTDIR" a line on stdin)
 
 writes OUTDIR/config.json (the model's HF config), OUTDIR/cos.npy and
 OUTDIR/sin.npy: positions 0..N-1, the half layout (cat(freqs, freqs)),
@@ -196,7 +197,9 @@ def cache(cfg, variant, n):
     c = wrong(cfg, variant)
     inv, att = INV[rope_type(c)](c, dim, base_of(c), n)
     inv = inv.float()
-    if variant == "pairs":             # the schedule applied to the pairs in reverse order
+    if variant == "pairs" and rope_type(c) == "default":  # partial rotary: the head dim's frequencies
+        inv = (1.0 / geometric(base_of(c), hd))[: dim // 2]
+    elif variant == "pairs":           # the schedule applied to the pairs in reverse order
         inv = (1.0 / geometric(base_of(c), dim)) * torch.flip(inv * geometric(base_of(c), dim), [0])
     pos = torch.arange(n, dtype=torch.int64).float()
     freqs = (inv[None, :, None] @ pos[None, None, :]).transpose(1, 2)[0]  # HF: a float32 matmul
@@ -217,10 +220,7 @@ def store(t, dtype):
     raise SystemExit("unknown dtype " + dtype)
 
 
-def main(argv):
-    if len(argv) != 6:
-        raise SystemExit(__doc__)
-    model, variant, dtype, n, out = argv[1], argv[2], argv[3], int(argv[4]), argv[5]
+def write(model, variant, dtype, n, out):
     cfg = MODELS[model]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w") as f:
@@ -228,6 +228,18 @@ def main(argv):
     cos, sin = cache(cfg, variant, n)
     np.save(os.path.join(out, "cos.npy"), store(cos, dtype))
     np.save(os.path.join(out, "sin.npy"), store(sin, dtype))
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "-":
+        for line in sys.stdin:
+            if line.strip():
+                m, v, dt, n, out = line.split()
+                write(m, v, dt, int(n), out)
+        return
+    if len(argv) != 6:
+        raise SystemExit(__doc__)
+    write(argv[1], argv[2], argv[3], int(argv[4]), argv[5])
 
 
 if __name__ == "__main__":

@@ -64,7 +64,38 @@ def test_other_base_is_passed_through():
     cos, sin = hf_cache(base=500000.0)
     pecheck.assert_rope_cache(cos, sin, base=500000.0)
     with pytest.raises(AssertionError):
-        pecheck.assert_rope_cache(cos, sin)  # checked against the default base 10000
+        pecheck.assert_rope_cache(cos, sin, base=10000.0)
+
+
+def test_no_base_is_fitted_from_the_cache():
+    cos, sin = hf_cache(base=500000.0)
+    result = pecheck.assert_rope_cache(cos, sin)  # no base: the table's own, reported
+    details = " ".join(r.get("details") or "" for r in result["results"])
+    assert "base 500000 fitted from the table" in details
+
+
+def scaled_cache(factor, n=N, d=D, base=BASE):
+    t = torch.arange(n).float()
+    freqs = torch.outer(t, inv_freq(d, base) / factor)  # HF linear scaling
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def test_rope_scaling_inline():
+    cos, sin = scaled_cache(4.0)
+    pecheck.assert_rope_cache(cos, sin, base=BASE, rope_scaling={"rope_type": "linear", "factor": 4.0})
+    with pytest.raises(AssertionError):
+        pecheck.assert_rope_cache(cos, sin, base=BASE, rope_scaling={"rope_type": "linear", "factor": 2.0})
+
+
+def test_hf_config(tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"rope_theta": 10000.0, "head_dim": %d, "max_position_embeddings": 4096, '
+                   '"rope_scaling": {"type": "linear", "factor": 4.0}}' % D)
+    cos, sin = scaled_cache(4.0)
+    pecheck.assert_rope_cache(cos, sin, hf_config=str(cfg))
+    with pytest.raises(pecheck.PecheckError):  # an unknown rope type is exit 2
+        pecheck.assert_rope_cache(cos, sin, rope_scaling={"rope_type": "nosuch", "factor": 4.0})
 
 
 def test_bf16_tensor_dtype_is_inferred():

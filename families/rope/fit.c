@@ -1,0 +1,338 @@
+/* fit.c: what a RoPE implementation's rotations say about its frequencies
+ * and amplitude (fit.h): the base of a table given without one, and the
+ * likely cause of a failure (a wrong base, scaling factor, original
+ * length, missing attention factor, or the schedule on other pairs).
+ *
+ * The rows come from the implementation's own hook: rotating the vector
+ * with 1 in the first column of every pair and 0 in the second gives
+ * (A cos, A sin) of every pair at once.  Per pair:
+ *   amplitude  mean over positions of |(A cos, A sin)|;
+ *   frequency  the unwrapped phase difference between the first and last
+ *              position over their distance: the row-to-row phase steps,
+ *              each wrapped to (-pi, pi], telescope (omega_i <= 1 < pi), so
+ *              only the two end phases' errors remain:
+ *              |w~ - w| <= 2 e_phi / (n - 1).
+ * A pair is resolved when its total phase (n - 1) w exceeds 200 e_phi:
+ * its fitted frequency is then good to 1% or better. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fit.h"
+#include "../../harness/hook.h"
+#include "scaling.h"
+#include "../../harness/accuracy.h"
+#include "../../harness/model.h"
+#include "../../reference/reference.h"
+
+#define FIT_BLOCK 256 /* positions per hook call */
+
+/* (cos, sin) of every pair at positions LO.. into C, S (n x h). */
+static int rows(const pc_impl *impl, int d, int layout, int64_t lo, size_t n, double *c, double *s)
+{
+    int h = d / 2;
+    size_t dd = (size_t)d;
+    float *x = calloc(FIT_BLOCK * dd, sizeof *x), *y = malloc(FIT_BLOCK * dd * sizeof *y);
+    int64_t *pos = malloc(FIT_BLOCK * sizeof *pos);
+    int rc = !x || !y || !pos ? -1 : 0;
+    for (size_t r = 0; rc == 0 && r < FIT_BLOCK; r++)
+        for (int i = 0; i < h; i++) x[r * dd + (size_t)(layout ? i : 2 * i)] = 1.0f;
+    for (size_t r0 = 0; rc == 0 && r0 < n; r0 += FIT_BLOCK) {
+        size_t m = n - r0 < FIT_BLOCK ? n - r0 : FIT_BLOCK;
+        for (size_t r = 0; r < m; r++) pos[r] = lo + (int64_t)(r0 + r);
+        pc_fault fault = { 0, "" };
+        rc = pc_call_rope(impl, &fault, pos, m, d, 0.0, layout, x, y);
+        if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
+        for (size_t r = 0; rc == 0 && r < m; r++)
+            for (int i = 0; i < h; i++) {
+                size_t a = layout ? (size_t)i : (size_t)(2 * i), b = layout ? (size_t)(i + h) : a + 1;
+                c[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + a];
+                s[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + b];
+            }
+    }
+    free(x); free(y); free(pos);
+    return rc;
+}
+
+static void fit_pair(const double *c, const double *s, size_t n, int h, int i, double eps,
+                     pc_rope_fit *f)
+{
+    double amp = 0, turn = 0, prev = 0;
+    for (size_t r = 0; r < n; r++) {
+        double cc = c[r * (size_t)h + (size_t)i], ss = s[r * (size_t)h + (size_t)i];
+        amp += hypot(cc, ss);
+        double ph = atan2(ss, cc);
+        if (r) turn += remainder(ph - prev, 2.0 * M_PI);
+        prev = ph;
+    }
+    f->amp[i] = amp / (double)n;
+    f->omega[i] = turn / (double)(n - 1);
+    f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * eps;
+}
+
+pc_status pc_rope_fit_run(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
+                          double u_s, pc_rope_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    size_t n = (size_t)(hi - lo + 1);
+    int h = d / 2;
+    if (n < 16 || !impl->rope) return PC_SKIP;
+    f->h = h;
+    f->omega = malloc((size_t)h * sizeof *f->omega);
+    f->amp = malloc((size_t)h * sizeof *f->amp);
+    f->resolved = malloc((size_t)h * sizeof *f->resolved);
+    double *c = malloc(n * (size_t)h * sizeof *c), *s = malloc(n * (size_t)h * sizeof *s);
+    pc_status st = f->omega && f->amp && f->resolved && c && s ? PC_OK : PC_ENOMEM;
+    if (st == PC_OK && rows(impl, d, layout, lo, n, c, s) != 0) st = PC_SKIP;
+    /* the phase error of one stored pair: a few units of the storage,
+     * and binary32's (2^-20 covers C 2^-24 for the bases in use) */
+    f->eps = 4.0 * u_s + 0x1p-20;
+    for (int i = 0; st == PC_OK && i < h; i++) fit_pair(c, s, n, h, i, f->eps, f);
+    free(c); free(s);
+    f->n = n;
+    if (st != PC_OK) pc_rope_fit_free(f);
+    return st;
+}
+
+void pc_rope_fit_free(pc_rope_fit *f)
+{
+    free(f->omega); free(f->amp); free(f->resolved);
+    f->omega = f->amp = NULL;
+    f->resolved = NULL;
+}
+
+double pc_rope_fit_amp(const pc_rope_fit *f)
+{
+    /* the median pair amplitude: robust to a few broken pairs */
+    double *a = malloc((size_t)f->h * sizeof *a);
+    if (!a) return (double)NAN;
+    memcpy(a, f->amp, (size_t)f->h * sizeof *a);
+    for (int i = 1; i < f->h; i++) /* insertion sort: h <= 4096 */
+        for (int j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
+    double m = a[f->h / 2];
+    free(a);
+    return m;
+}
+
+double pc_rope_fit_base(const pc_rope_fit *f, int d, double *resid)
+{
+    /* ln w_i = -(2i/d) ln B, least squares through the origin on the
+     * resolved pairs (w_0 = 1 for every base) */
+    double sxy = 0, sxx = 0;
+    int used = 0;
+    for (int i = 1; i < f->h; i++) {
+        if (!f->resolved[i] || !(f->omega[i] > 0)) continue;
+        double x = 2.0 * i / d, y = log(f->omega[i]);
+        sxy += x * y; sxx += x * x; used++;
+    }
+    *resid = (double)INFINITY;
+    if (used < 2) return (double)NAN;
+    double lnb = -sxy / sxx, worst = 0;
+    for (int i = 1; i < f->h; i++) {
+        if (!f->resolved[i] || !(f->omega[i] > 0)) continue;
+        double e = fabs(log(f->omega[i]) + 2.0 * i / d * lnb);
+        if (e > worst) worst = e;
+    }
+    *resid = worst;
+    return exp(lnb);
+}
+
+double pc_rope_round_base(double b)
+{
+    /* the nearest number with 3 significant digits (10000, 500000, 1e6,
+     * 1.5e6 ...), when within 0.1%: a fitted base is not certified, the
+     * check certifies the table against the rounded one */
+    if (!(b > 1.0) || !isfinite(b)) return (double)NAN;
+    double p = pow(10.0, floor(log10(b)) - 2.0);
+    double r = round(b / p) * p;
+    return fabs(r / b - 1.0) <= 1e-3 ? r : (double)NAN;
+}
+
+/* [I0, I1]: the first and last mismatching resolved pair. */
+static int mismatches(const pc_rope_fit *f, const double *omega, double tol, int *i0, int *i1,
+                      double *rmin, double *rmax, int *checked)
+{
+    int bad = 0;
+    *checked = 0;
+    *rmin = (double)INFINITY; *rmax = -(double)INFINITY;
+    for (int i = 0; i < f->h; i++) {
+        if (!f->resolved[i]) continue;
+        (*checked)++;
+        double r = f->omega[i] / omega[i];
+        /* the fit's own error 2 e_phi / ((n-1) w) plus binary32's angle error */
+        double t = 2.0 * f->eps / ((double)(f->n - 1) * omega[i]) + tol;
+        if (fabs(r - 1.0) <= t) continue;
+        if (!bad++) *i0 = i;
+        *i1 = i;
+        if (r < *rmin) *rmin = r;
+        if (r > *rmax) *rmax = r;
+    }
+    return bad;
+}
+
+/* The base B' whose geometric change explains the ratios r_i = w~_i / w_i
+ * (ln r_i = -(2i/d) ln(B'/B)): the median of the per-pair estimates, and
+ * the share of resolved pairs it explains within 1%. */
+static double base_change(const pc_rope_fit *f, int d, const double *omega, double *share)
+{
+    double *k = malloc((size_t)f->h * sizeof *k);
+    int m = 0, used = 0, fit = 0;
+    *share = 0;
+    if (!k) return (double)NAN;
+    for (int i = 1; i < f->h; i++)
+        if (f->resolved[i] && f->omega[i] > 0) k[m++] = -log(f->omega[i] / omega[i]) / (2.0 * i / d);
+    for (int i = 1; i < m; i++) /* insertion sort */
+        for (int j = i; j > 0 && k[j - 1] > k[j]; j--) { double t = k[j]; k[j] = k[j - 1]; k[j - 1] = t; }
+    double lk = m ? k[m / 2] : (double)NAN;
+    for (int i = 1; m && i < f->h; i++) {
+        if (!f->resolved[i] || !(f->omega[i] > 0)) continue;
+        used++;
+        fit += fabs(log(f->omega[i] / omega[i]) + 2.0 * i / d * lk) < 0.01;
+    }
+    free(k);
+    *share = used ? (double)fit / used : 0;
+    return exp(lk);
+}
+
+/* The lowest-frequency pairs (up to the last) share one ratio r != 1: the
+ * pairs a scaling divides by its factor, divided by another one. */
+static int tail_ratio(const pc_rope_fit *f, const double *omega, double tol, int *i0, double *r)
+{
+    int last = f->h - 1;
+    while (last >= 0 && !f->resolved[last]) last--;
+    if (last < 1) return 0;
+    double r1 = f->omega[last] / omega[last];
+    if (fabs(r1 - 1.0) <= tol) return 0;
+    int i = last;
+    while (i > 0 && (!f->resolved[i - 1] || fabs(f->omega[i - 1] / omega[i - 1] / r1 - 1.0) < 0.01)) i--;
+    if (last - i < 1) return 0;
+    /* and the high-frequency quarter is the schedule's (a factor leaves it) */
+    for (int k = 0; k < f->h / 4; k++)
+        if (f->resolved[k] && fabs(f->omega[k] / omega[k] - 1.0) > 0.01) return 0;
+    *i0 = i;
+    *r = r1;
+    return 1;
+}
+
+void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
+                       double u_s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    double amp = pc_rope_fit_amp(f);
+    /* a stored pair (c, s) = A (cos, sin) (1 + e), |e| <= u_s each: its norm is
+     * within u_s of A, and a mean over positions too; 2 u_s + 2^-18 leaves
+     * room for binary32's own errors */
+    if (isfinite(amp) && fabs(amp / att - 1.0) > 2.0 * u_s + 0x1p-18) {
+        int n = snprintf(buf, len, "the cache's (cos, sin) have norm %.6g but the schedule's "
+                         "attention factor is %.6g: %s", amp, att,
+                         fabs(amp - 1.0) < 2.0 * u_s + 0x1p-18
+                         ? "the attention factor is missing"
+                         : "a different attention factor (a wrong factor or original length?)");
+        used = n > 0 ? (size_t)n : 0;
+    }
+    int i0 = 0, i1 = 0, checked;
+    double rmin, rmax, r;
+    /* 2^-12: far above binary32's relative angle error (C 2^-24) */
+    int bad = mismatches(f, omega, 0x1p-12, &i0, &i1, &rmin, &rmax, &checked);
+    if (!bad || used + 8 >= len) return;
+    const char *sep = used ? "; and " : "";
+    double share, b = base_change(f, d, omega, &share) * base;
+    if (bad > checked / 2 && share >= 0.75 && isfinite(b) && fabs(b / base - 1.0) > 1e-3) {
+        /* ln B / ln B' an integer q >= 2: the schedule over a q times larger dim */
+        double q = log(base) / log(b);
+        char hint[160] = "";
+        if (b > 1.0 && q > 1.5 && fabs(q - round(q)) < 1e-3)
+            snprintf(hint, sizeof hint, "; these are the frequencies of a %g times larger dim: "
+                     "the schedule over the head dim, not the rotary dim (partial rotary)?", round(q));
+        snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not %.6g: a "
+                 "wrong base (rope_theta; for dynamic NTK also a wrong factor or sequence length)%s",
+                 sep, b, base, hint);
+        return;
+    }
+    if (rmax / rmin - 1.0 < 0.01)
+        snprintf(buf + used, len - used, "%spairs %d..%d have frequencies %.4g times the schedule's: "
+                 "a wrong scaling factor?", sep, i0, i1, 0.5 * (rmin + rmax));
+    else if (tail_ratio(f, omega, 0x1p-12, &i0, &r))
+        snprintf(buf + used, len - used, "%sthe lowest-frequency pairs %d..%d have frequencies %.4g "
+                 "times the schedule's: a wrong scaling factor?", sep, i0, f->h - 1, r);
+    else
+        snprintf(buf + used, len - used, "%s%d of %d resolved pairs (%d..%d) have other frequencies "
+                 "than the schedule's (ratios %.4g..%.4g): the scaling applied to other pairs (a wrong "
+                 "original length, band or ramp?)", sep, bad, checked, i0, i1, rmin, rmax);
+}
+
+/* Share of the resolved pairs whose fitted frequency is within 1% of
+ * OMEGA. */
+static double explained(const pc_rope_fit *f, const double *omega)
+{
+    int used = 0, fit = 0;
+    for (int i = 0; i < f->h; i++) {
+        if (!f->resolved[i]) continue;
+        used++;
+        fit += fabs(f->omega[i] / omega[i] - 1.0) < 0.01;
+    }
+    return used ? (double)fit / used : 0;
+}
+
+/* A scaled schedule computed with another base: the schedule of P with
+ * the base of common models (or the geometric estimate EST) that explains
+ * 90% of the resolved pairs; 0 when none does. */
+static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double est)
+{
+    const double cand[] = { 10000.0, 500000.0, 1000000.0, 100000.0, 5000000.0, est };
+    double *w = malloc((size_t)f->h * sizeof *w);
+    double found = 0;
+    for (size_t k = 0; w && !found && k < sizeof cand / sizeof cand[0]; k++) {
+        if (!(cand[k] > 1.0) || !isfinite(cand[k]) || cand[k] == p->base) continue;
+        pc_rope_params q = *p;
+        q.base = cand[k];
+        q.model_c = NULL;
+        pc_err e;
+        if (pc_rope_prepare(&q, &e) == PC_OK) {
+            pc_schedule s = pc_rope_schedule(&q);
+            pc_freqs *fr = pc_freqs_new(p->dim, s);
+            if (fr) {
+                for (int i = 0; i < f->h; i++) w[i] = pc_freqs_omega(fr, i);
+                if (explained(f, w) >= 0.9) found = cand[k];
+                pc_freqs_free(fr);
+            }
+        }
+        free(q.model_c);
+    }
+    free(w);
+    return found;
+}
+
+void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int h = cfg->d / 2;
+    pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
+    pc_freqs *fr = pc_freqs_new(cfg->d, s);
+    double *omega = malloc((size_t)h * sizeof *omega);
+    double u_s = cfg->storage ? pc_model_u(cfg->dtype) : 0x1p-24;
+    pc_rope_fit f;
+    if (fr && omega && pc_rope_fit_run(impl, cfg->d, cfg->layout, cfg->pos_lo, cfg->pos_hi, u_s,
+                                       &f) == PC_OK) {
+        for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
+        pc_rope_fit_cause(&f, cfg->d, cfg->base, omega, pc_freqs_attention(fr), u_s, buf, len);
+        /* a scaled schedule with another base (its bands or ramp move too) */
+        const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
+        double share, est = base_change(&f, cfg->d, omega, &share) * cfg->base, b;
+        if (p && p->type != PC_ROPE_DEFAULT && !strstr(buf, "wrong base")
+            && explained(&f, omega) < 0.9 && (b = other_base(&f, p, pc_rope_round_base(est))) > 0) {
+            /* it replaces the frequency message (the amplitude's stays) */
+            char *and = strstr(buf, "; and ");
+            if (strncmp(buf, "the cache's (cos, sin)", 22) != 0) buf[0] = '\0';
+            else if (and) *and = '\0';
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, "%sthe cache is the %s schedule with base %.6g, not %.6g: a "
+                     "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
+                     cfg->base);
+        }
+        pc_rope_fit_free(&f);
+    }
+    free(omega);
+    pc_freqs_free(fr);
+}

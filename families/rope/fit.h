@@ -1,0 +1,45 @@
+/* fit.h: a RoPE implementation's frequencies and amplitude, measured
+ * through its own hook (fit.c): the base of a table given without one,
+ * and the likely cause of a failure. */
+#ifndef PECHECK_ROPE_FIT_H
+#define PECHECK_ROPE_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../../harness/impl.h"
+#include "../../harness/status.h"
+
+typedef struct pc_rope_fit {
+    int h;              /* pairs */
+    size_t n;           /* positions used */
+    double eps;         /* phase error of one stored pair (radians) */
+    double *omega;      /* fitted frequency of each pair */
+    double *amp;        /* mean |(cos, sin)| of each pair */
+    int *resolved;      /* the pair turned enough for its frequency to be fitted */
+} pc_rope_fit;
+
+/* Fit IMPL's rotations of positions LO..HI (consecutive) at D and LAYOUT;
+ * U_S the unit roundoff of its storage.  PC_SKIP when the hook declines
+ * or fewer than 16 positions. */
+pc_status pc_rope_fit_run(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
+                          double u_s, pc_rope_fit *f);
+void pc_rope_fit_free(pc_rope_fit *f);
+/* The median amplitude of the pairs. */
+double pc_rope_fit_amp(const pc_rope_fit *f);
+/* The geometric base the frequencies fit (NaN: too few pairs), *RESID the
+ * largest |ln w_i + (2i/d) ln B| of the resolved pairs. */
+double pc_rope_fit_base(const pc_rope_fit *f, int d, double *resid);
+/* B rounded to 3 significant digits when within 0.1%, else NaN. */
+double pc_rope_round_base(double b);
+/* One line naming the likely cause of a mismatch with the schedule whose
+ * frequencies are OMEGA (d/2) and attention factor ATT; empty when the
+ * fit finds none. */
+void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
+                       double u_s, char *buf, size_t len);
+
+/* The likely cause of a failed accuracy gate of IMPL under CFG (RoPE):
+ * its fit against CFG's schedule; empty when none is found. */
+struct pc_acc_cfg;
+void pc_rope_likely_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf, size_t len);
+
+#endif
