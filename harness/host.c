@@ -47,6 +47,7 @@ struct pc_host {
     pid_t pid;                /* the worker, 0 when none is running */
     int pidfd, ctl;           /* its pidfd (-1 without) and control socket */
     int shm;                  /* the shared memory (memfd), kept across workers */
+    int life[2];              /* the lifeline pipe (HOST_FD_LIFE): the write end stays here */
     unsigned char *base;      /* mapped here */
     size_t size;
     int outfd;                /* the worker's stdout and stderr (memfd) */
@@ -140,7 +141,7 @@ static int map_shared(pc_host *h, size_t want)
 }
 
 /* In the child between fork and exec: only async-signal-safe calls. */
-static void exec_worker(int ctl, int shm, int out, int null, char *const argv[])
+static void exec_worker(int ctl, int shm, int out, int null, int life, char *const argv[])
 {
     setpgid(0, 0);
     /* first above the targets, so that no source is overwritten by another */
@@ -148,13 +149,15 @@ static void exec_worker(int ctl, int shm, int out, int null, char *const argv[])
     shm = fcntl(shm, F_DUPFD, 10);
     out = fcntl(out, F_DUPFD, 10);
     null = fcntl(null, F_DUPFD, 10);
-    if (ctl < 0 || shm < 0 || out < 0 || null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
-        dup2(out, 2) < 0 || dup2(ctl, HOST_FD_CTL) < 0 || dup2(shm, HOST_FD_SHM) < 0)
+    life = fcntl(life, F_DUPFD, 10);
+    if (ctl < 0 || shm < 0 || out < 0 || null < 0 || life < 0 || dup2(null, 0) < 0 ||
+        dup2(out, 1) < 0 || dup2(out, 2) < 0 || dup2(ctl, HOST_FD_CTL) < 0 ||
+        dup2(shm, HOST_FD_SHM) < 0 || dup2(life, HOST_FD_LIFE) < 0)
         _exit(127);
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, HOST_FD_SHM + 1, ~0U, 0) != 0)
+    if (syscall(SYS_close_range, HOST_FD_LIFE + 1, ~0U, 0) != 0)
 #endif
-        for (int fd = HOST_FD_SHM + 1; fd < 4096; fd++) close(fd);
+        for (int fd = HOST_FD_LIFE + 1; fd < 4096; fd++) close(fd);
     /* /proc/self/exe: this pecheck, even if its file was replaced since */
     execv("/proc/self/exe", argv);
     _exit(127);
@@ -290,7 +293,7 @@ static pc_status spawn(pc_host *h, pc_err *err)
                          strerror(errno));
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     pid_t pid = null >= 0 ? fork() : -1;
-    if (pid == 0) exec_worker(sv[1], h->shm, h->outfd, null, argv);
+    if (pid == 0) exec_worker(sv[1], h->shm, h->outfd, null, h->life[0], argv);
     int e = errno;
     close(sv[1]);
     if (null >= 0) close(null);
@@ -565,12 +568,13 @@ pc_status pc_host_open(const char *path, const char *name, const pc_host_limits 
     h->timeout_ms = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
     snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
     snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
-    h->pidfd = h->ctl = -1;
+    h->pidfd = h->ctl = h->life[0] = h->life[1] = -1;
     pthread_mutex_init(&h->mu, NULL);
     h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);
     h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
     pc_status st = PC_OK;
-    if (h->shm < 0 || h->outfd < 0 || map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0)
+    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
+        map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0)
         st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared memory: %s",
                        strerror(errno));
     if (st == PC_OK) st = spawn(h, err);
@@ -603,6 +607,8 @@ void pc_host_close(pc_host *h)
     if (h->base) munmap(h->base, h->size);
     if (h->shm >= 0) close(h->shm);
     if (h->outfd >= 0) close(h->outfd);
+    if (h->life[0] >= 0) close(h->life[0]);
+    if (h->life[1] >= 0) close(h->life[1]);
     pthread_mutex_destroy(&h->mu);
     free(h->path);
     free(h->name);

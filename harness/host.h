@@ -11,9 +11,11 @@
  * with its process group and replaced at the next call.  At the end the
  * worker, a child subreaper, kills every process the plugin started (one
  * that left the group with setsid() included), then its group is killed.
- * Not covered: a process that left the group with setsid() and whose
- * worker was killed (a crash, a time-out) rather than closed is orphaned
- * to init and survives.  Each call runs with a time limit and a guarded
+ * When pecheck itself dies (even SIGKILL, even during a hanging call), the
+ * worker's lifeline pipe hangs up and it does the same and exits.  Not
+ * covered: a process that left the group with setsid() and whose worker
+ * was killed (a crash, a time-out) rather than closed is orphaned to init
+ * and survives.  Each call runs with a time limit and a guarded
  * output buffer:
  *
  *   - OUT lives in shared memory (a memfd mapped by both) laid out as

@@ -21,6 +21,8 @@
 #define HOST_ARGV1 "__plugin-host"
 #define HOST_FD_CTL 3         /* control socket: one byte each way per call */
 #define HOST_FD_SHM 4         /* the shared memory (a memfd) */
+#define HOST_FD_LIFE 5        /* a pipe's read end; only pecheck holds its write end,
+                               * so it hangs up when pecheck is gone */
 /* 0 is /dev/null; 1 and 2 are a memfd that pecheck reads (the plugin's
  * output is captured, never written to pecheck's stdout or stderr). */
 

@@ -8,7 +8,10 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +270,38 @@ static void kill_descendants(void)
     }
 }
 
+/* When pecheck is gone (the lifeline pipe hangs up: its write end was
+ * pecheck's alone), even while a call hangs: kill what the plugin started
+ * and exit. */
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd p = { HOST_FD_LIFE, POLLIN, 0 };
+        int r = poll(&p, 1, -1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL))) break;
+        char c;
+        if (read(HOST_FD_LIFE, &c, 1) == 0) break; /* EOF: no writer left */
+    }
+    kill_descendants();
+    _exit(0);
+}
+
+/* The descriptors pecheck handed over are not for programs the plugin
+ * runs. */
+static void start_watchdog(void)
+{
+    for (int fd = HOST_FD_CTL; fd <= HOST_FD_LIFE; fd++)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, watchdog, NULL) != 0) _exit(123);
+    pthread_attr_destroy(&at);
+}
+
 static int read_byte(char *c)
 {
     for (;;) {
@@ -295,6 +330,7 @@ int pc_host_main(int argc, char **argv)
         _exit(126);
     void *fn[PC_HOOK_N];
     memset(fn, 0, sizeof fn);
+    start_watchdog();
     set_limits(argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
     load(argv[2], fn);
     write_byte('l');

@@ -67,7 +67,7 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash", "scribble", "fork_setsid", "hog", "spin"]
+             "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -284,6 +284,25 @@ try:
     ok(p.returncode == 0 and gpid and not alive(gpid),
        "a grandchild that left the host's session with setsid() does not outlive the run",
        [p.returncode, gpid])
+    pidfile = os.path.join(tmp, "hang.pid")
+    p = subprocess.Popen([PECHECK_BIN, "check", "--plugin", so["hang_pid"], "--timeout-ms", "600000"]
+                         + SMALL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
+    deadline = time.monotonic() + 60
+    while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        wpid = int(open(pidfile).read())
+    except (OSError, ValueError):
+        wpid = None
+    p.kill()  # pecheck dies (SIGKILL) while the plugin's call hangs
+    p.wait()
+    deadline = time.monotonic() + 10
+    while wpid and alive(wpid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ok(wpid and not alive(wpid),
+       "pecheck killed during a hanging call: the plugin host sees its lifeline hang up and exits",
+       wpid)
     rc, doc, err, _ = check_json(so["nondet"])
     r = find(doc, "sinusoidal", "repeat")
     ok(rc == 1 and r and r["status"] == "fail" and "the same call made twice differs" in r["summary"],
