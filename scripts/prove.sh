@@ -39,28 +39,78 @@ for t in frama-c why3 z3 cvc4; do
 done
 mkdir -p "$OUT"
 
-# A private Why3 configuration, so nothing depends on ~/.why3.conf.
-# memlimit: Why3's default 1000 MB made Z3 stop early on the larger goals.
+# Prover limits: a step limit, not a clock, decides every goal, so the
+# verdict is the same on an idle and on a busy machine (docs/proofs.md,
+# "Limits").  Z3 (rlimit) and CVC4 (--rlimit) count their own work
+# deterministically: the same goal, prover version and options take the
+# same number of steps whatever the load.  Their steps are not the same
+# unit (a Z3 step is about 30 times cheaper), so each has its own limit:
+#  Z3_STEPS 20000000:  4.5 times the largest count a proved goal needs
+#                      (4,432,872, harness/npy.c shape_size_assert_unreachable);
+#  CVC4_STEPS 2000000: 5.3 times the largest CVC4 count (380,626,
+#                      shape_size_fits_ensures_nbytes).
+# prove.sh prints the largest counts of each run, so the margin stays
+# visible.
+#  CPU_SECONDS 120:    a CPU-time cap (ulimit -t) on every prover process,
+#                      which load does not stretch: needed because CVC4 1.8
+#                      does not count steps everywhere (on an unprovable goal
+#                      it ran 70 s of CPU time without reaching 2,000,000
+#                      steps).  35 times the most CPU time a proved goal
+#                      takes (about 3.4 s, CVC4, shape_size_too_large_ensures_overflow).
+#                      A goal that no prover proves fails once its steps or
+#                      this CPU time are spent.
+#  TIMEOUT 3600 s:     Why3's limit, in wall-clock time, which a busy machine
+#                      stretches (prover processes got 1/8 of a core with both
+#                      cores busy and prove.sh under nice); set far above any
+#                      run the two limits above allow, so it never decides.
+Z3_STEPS=${PROVE_Z3_STEPS:-20000000}
+CVC4_STEPS=${PROVE_CVC4_STEPS:-2000000}
+CPU_SECONDS=${PROVE_CPU_SECONDS:-120}
+WP_TIMEOUT=${PROVE_TIMEOUT:-3600}
+
+# A private Why3 configuration, so nothing depends on ~/.why3.conf: the Z3
+# and CVC4 that 'why3 config detect' finds, each with its step limit
+# (Why3 passes -wp-steps to CVC4's --rlimit; Z3's rlimit is written into
+# its command here), and memlimit 4000 MB (Why3's default 1000 MB made Z3
+# stop early on the larger goals).  Made again on every run: it holds the
+# limits.
 export WHY3CONFIG="$OUT/why3.conf"
-if [ ! -s "$WHY3CONFIG" ]; then
-    why3 config detect -C "$WHY3CONFIG" >"$OUT/why3-detect.log" 2>&1 || {
-        echo "prove.sh: 'why3 config detect' failed, see $OUT/why3-detect.log" >&2; exit 2; }
-    sed -i 's/^memlimit = .*/memlimit = 4000/' "$WHY3CONFIG"
-fi
+why3 config detect -C "$OUT/why3-detected.conf" >"$OUT/why3-detect.log" 2>&1 &&
+    WHY3CONFIG="$OUT/why3-detected.conf" why3 config show >"$OUT/why3-show.conf" 2>>"$OUT/why3-detect.log" || {
+    echo "prove.sh: 'why3 config detect' failed, see $OUT/why3-detect.log" >&2; exit 2; }
+# [main], then the default (no alternative) Z3 and CVC4 entries.
+awk -v z3steps="$Z3_STEPS" '
+    /^\[/ { flush(); sect = $0; buf = ""; }
+    { buf = buf $0 "\n" }
+    END { flush() }
+    function flush() {
+        if (sect == "[main]") { sub(/memlimit = [0-9]+/, "memlimit = 4000", buf); printf "%s", buf }
+        else if (sect == "[prover]" && buf !~ /alternative =/ &&
+                 (buf ~ /shortcut = "z3"/ || buf ~ /shortcut = "cvc4"/)) {
+            if (buf ~ /shortcut = "z3"/) sub(/rlimit=%S/, "rlimit=" z3steps, buf)
+            printf "%s", buf; found++
+        }
+        sect = ""; buf = ""
+    }' "$OUT/why3-show.conf" >"$WHY3CONFIG"
+grep -q "rlimit=$Z3_STEPS " "$WHY3CONFIG" && grep -q -- '--rlimit=%S' "$WHY3CONFIG" || {
+    echo "prove.sh: no step-limited Z3 and CVC4 in the Why3 configuration, see $OUT/why3-show.conf" >&2
+    exit 2; }
 
 CPP="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference"
 # WP settings (why each: docs/proofs.md):
 #  -wp-rte                 prove the absence of runtime errors: every memory
 #                          access valid, no signed overflow, no bad shift,
-#                          no division by zero, no lossy int conversion;
+#                          no division by zero, no float-to-int overflow;
 #  -wp-model typed+real    floats as reals: the WP goals are about memory,
 #                          indices and return codes, none depends on a float
 #                          value; Debian's CVC4 1.8 has no floating-point
 #                          literals and Z3 times out on the IEEE encoding;
 #  -warn-special-float none  finiteness of float results is Eva's part;
-#  -wp-timeout 10          per goal; the slowest goal takes about 2 s.
+#  -wp-verbose 2           one line per goal (prover, time, steps) in the
+#                          logs, for the step and time figures below.
 WP_OPTS=(-warn-special-float none -wp -wp-rte -wp-model typed+real
-         -wp-prover z3,cvc4 -wp-par "${PROVE_JOBS:-2}" -wp-timeout "${PROVE_TIMEOUT:-10}")
+         -wp-prover z3,cvc4 -wp-par "${PROVE_JOBS:-2}"
+         -wp-steps "$CVC4_STEPS" -wp-timeout "$WP_TIMEOUT" -wp-verbose 2)
 
 # Functions defined in FILE itself (static or not, at the start of a line).
 defined_fns() {
@@ -115,6 +165,12 @@ if [ $MODE = broken ]; then
         fns=$(sed -n 's/^# functions: //p' "$m")
         units+=("broken/$name|$dst|${fns:-$(wp_fns "$src" "$dst")}")
     done
+elif [ -n "${PROVE_UNITS:-}" ] && [ $MODE != eva ]; then
+    # PROVE_UNITS="SRC:FNS ...": only these functions of these files, same
+    # settings (tests/prove.t proves the shipped lookup this way).
+    for h in $PROVE_UNITS; do
+        units+=("${h%%:*}|$ROOT/${h%%:*}|${h#*:}")
+    done
 elif [ $MODE != eva ]; then
     units+=("ACSL/pecheck.acsl lemmas|$ROOT/families/sinusoidal/sin_torch_exp.c|@lemma")
     units+=("impl/common.h|$ROOT/families/sinusoidal/sin_torch_exp.c|$COMMON_FNS")
@@ -143,7 +199,8 @@ for u in ${units[@]+"${units[@]}"}; do
     sel=(-wp-fct "$fns")
     [ "$fns" = @lemma ] && sel=(-wp-prop @lemma)
     t1=$(date +%s)
-    frama-c -c11 -cpp-extra-args="$CPP" "$src" "${WP_OPTS[@]}" "${sel[@]}" >"$log" 2>&1
+    # ulimit -t: per process (Frama-C and each prover it starts), CPU time
+    ( ulimit -t "$CPU_SECONDS" && exec frama-c -c11 -cpp-extra-args="$CPP" "$src" "${WP_OPTS[@]}" "${sel[@]}" ) >"$log" 2>&1
     rc=$?
     line=$(grep -E '^\[wp\] Proved goals: ' "$log" | tail -1)
     if [ -z "$line" ]; then
@@ -164,6 +221,32 @@ for u in ${units[@]+"${units[@]}"}; do
     json_units="$json_units${json_units:+,}{\"file\":\"$label\",\"proved\":$p,\"total\":$t}"
 done
 [ ${#units[@]} -gt 0 ] && say "  WP total: $proved_all / $total_all goals proved"
+# The largest step count and the longest time of any goal a prover proved
+# (from the per-goal lines of -wp-verbose 2): the step limit's margin, and
+# how close the safety-net timeout came.
+steps_max=null; slowest_s=null
+if [ ${#units[@]} -gt 0 ]; then
+    goals=$(for u in "${units[@]}"; do
+                label=${u%%|*}
+                sed -nE 's/^\[wp\] \[(Z3|CVC4)[^]]*\] Goal typed_(real_)?([^ ]+) : Valid.*\(([0-9.]+)(m?s)\) \(([0-9]+)\)$/\1 \3 \4 \5 \6/p' \
+                    "$OUT/wp-$(echo "$label" | tr '/. ' '___').log" |
+                    awk -v f="$label" '{ t = ($4 == "ms") ? $3 / 1000 : $3; print $1, $5, t, f, $2 }'
+            done)
+    if [ -n "$goals" ]; then
+        for pr in Z3 CVC4; do
+            top=$(echo "$goals" | awk -v p=$pr '$1 == p' | sort -k2,2n | tail -1)
+            lim=$Z3_STEPS; [ $pr = CVC4 ] && lim=$CVC4_STEPS
+            [ -n "$top" ] && say "$(echo "$top" | awk -v s="$lim" \
+                '{ printf "  most steps, %s: %d of the %d limit (%.1f%%), %s %s\n", $1, $2, s, 100 * $2 / s, $4, $5 }')"
+        done
+        steps_max=$(echo "$goals" | awk '$1 == "Z3" && $2 > z { z = $2 } $1 == "CVC4" && $2 > c { c = $2 }
+                                         END { printf "{\"z3\":%d,\"cvc4\":%d}", z, c }')
+        slow=$(echo "$goals" | sort -k3,3g | tail -1)
+        slowest_s=$(echo "$slow" | awk '{print $3}')
+        say "$(echo "$slow" | awk -v t="$WP_TIMEOUT" \
+            '{ printf "  slowest goal: %ss (wall clock), %s %s %s\n", $3, $1, $4, $5 }')"
+    fi
+fi
 
 eva_alarms=null; eva_unknown=null
 if [ $MODE = full ] || [ $MODE = eva ]; then
@@ -213,7 +296,9 @@ say "prove ($MODE): $verdict: $proved_all / $total_all WP goals, Eva alarms: $ev
 cat >"$OUT/report$suffix.json.tmp" <<EOF
 {"mode":"$MODE","verdict":"$verdict","wp_proved":$proved_all,"wp_total":$total_all,
  "wp_units":[$json_units],"eva_alarms":$eva_alarms,"eva_unproved_properties":$eva_unknown,
- "seconds":$secs,"frama_c":"$(frama-c -version)","why3":"$(why3 --version 2>&1 | head -1)",
+ "wp_steps_limit":{"z3":$Z3_STEPS,"cvc4":$CVC4_STEPS},"wp_cpu_seconds":$CPU_SECONDS,"wp_timeout_s":$WP_TIMEOUT,
+ "wp_steps_max":$steps_max,
+ "wp_slowest_goal_s":$slowest_s,"seconds":$secs,"frama_c":"$(frama-c -version)","why3":"$(why3 --version 2>&1 | head -1)",
  "z3":"$(z3 --version)","cvc4":"$(cvc4 --version | head -1)","report":"report$suffix.txt"}
 EOF
 mv "$OUT/report$suffix.json.tmp" "$OUT/report$suffix.json"

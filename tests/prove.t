@@ -42,12 +42,11 @@ mut="$out/broken/families/learned/learned_table_le.c"
 { [ ! -s "$mut" ] || cmp -s "$ROOT/families/learned/learned_table.c" "$mut"; } \
     && nok "mutant missing or identical to families/learned/learned_table.c" \
     || ok "mutant differs from families/learned/learned_table.c ($(diff "$ROOT/families/learned/learned_table.c" "$mut" | grep -c '^>') line changed)"
-# The shipped lookup, same settings: every goal of lookup proved.
-export WHY3CONFIG="$out/why3.conf"
-frama-c -c11 -cpp-extra-args="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference" \
-    "$ROOT/families/learned/learned_table.c" -warn-special-float none -wp -wp-rte -wp-model typed+real \
-    -wp-prover z3,cvc4 -wp-par 2 -wp-fct lookup >"$out/shipped.log" 2>&1
-line=$(grep -E '^\[wp\] Proved goals:' "$out/shipped.log")
-p=$(echo "$line" | awk '{print $4}'); t=$(echo "$line" | awk '{print $6}')
-[ -n "$t" ] && [ "$t" -gt 0 ] && [ "$p" = "$t" ] && ok "shipped lookup: $p / $t goals proved" \
-    || nok "shipped lookup: '$line' (see $out/shipped.log)"
+# The shipped lookup, same settings (prove.sh's step limits, not a clock).
+PROVE_OUT="$out/shipped" PROVE_UNITS="families/learned/learned_table.c:lookup" "$ROOT/scripts/prove.sh" --wp-only \
+    >"$out/shipped.log" 2>&1
+rc=$?
+line=$(grep -E '^  WP families/learned/learned_table.c ' "$out/shipped.log")
+p=$(echo "$line" | awk '{print $3}'); t=$(echo "$line" | awk '{print $5}')
+[ $rc -eq 0 ] && [ -n "$t" ] && [ "$t" -gt 0 ] && [ "$p" = "$t" ] && ok "shipped lookup: $p / $t goals proved" \
+    || nok "shipped lookup: exit $rc, '$line' (see $out/shipped.log)"
