@@ -89,13 +89,20 @@ bench: deps-check
 # committed corpus once, then fuzzes each for FUZZ_SECONDS (default 20) from
 # a scratch copy.
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS = npy json regress
+FUZZ_TARGETS = npy json regress shard
 $(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/output.c harness/status.c harness/npy.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
 $(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/status.c harness/jsonread.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
+# merge's shard validation on parsed JSON: the reader and the validation are
+# instrumented, the rest of the library (the engine's block split, metrics)
+# comes from $(BUILD)/libpecheck.a (a default, non-sanitizer build)
+$(BUILD)/fuzz/shard_fuzz: fuzz/shard_fuzz.c harness/shard.c harness/jsonread.c harness/shard.h $(BUILD)/libpecheck.a
+	@mkdir -p $(dir $@)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Iharness -Ireference \
+	    $(filter %.c,$^) $(BUILD)/libpecheck.a $(LDLIBS) -o $@
 # the regression file's line reader (fuzz/README.md)
 $(BUILD)/fuzz/regress_fuzz: fuzz/regress_fuzz.c properties/regress_read.c properties/regress_read.h
 	@mkdir -p $(dir $@)

@@ -353,22 +353,36 @@ static void list_missing(const pc_shard_item **by_k, int N, char *buf, size_t le
     if (*count > 4 && used < len) snprintf(buf + used, len - used, ", ... (%d in all)", *count);
 }
 
+/* NAME for a one-line message: control bytes (a plugin path may hold a
+ * newline) shown as '?'. */
+static const char *shown(const char *name, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; name[k] && k + 1 < len; k++)
+        buf[k] = (unsigned char)name[k] < 0x20 || name[k] == 0x7f ? '?' : name[k];
+    buf[k] = '\0';
+    return buf;
+}
+
 /* Sort ITEMS by shard number into BY_K[0..N): every item of one run, none
  * twice, none missing. */
 static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_item **by_k,
                               int N, pc_err *err)
 {
+    char a[96], b[96];
     for (int k = 0; k < n; k++) {
         const char *what = differs(&items[0], &items[k]);
         if (what)
             return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (%s "
                              "differs: %s %d/%d vs %s %d/%d)", items[0].file, items[k].file, what,
-                             items[0].name, items[0].cfg.shard_k, N, items[k].name,
+                             shown(items[0].name, a, sizeof a), items[0].cfg.shard_k, N,
+                             shown(items[k].name, b, sizeof b),
                              items[k].cfg.shard_k, items[k].cfg.shard_n);
         const pc_shard_item **slot = &by_k[items[k].cfg.shard_k - 1];
         if (*slot)
             return pc_seterr(err, PC_EINPUT, "merge: shard %d/%d of %s given twice (%s and %s)",
-                             items[k].cfg.shard_k, N, items[k].name, (*slot)->file, items[k].file);
+                             items[k].cfg.shard_k, N, shown(items[k].name, a, sizeof a),
+                             (*slot)->file, items[k].file);
         *slot = &items[k];
     }
     char miss[128];
@@ -376,7 +390,7 @@ static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_
     list_missing(by_k, N, miss, sizeof miss, &nmiss);
     if (nmiss)
         return pc_seterr(err, PC_EINPUT, "merge: %s: shard %s missing (%d of %d shard files given)",
-                         items[0].name, miss, n, N);
+                         shown(items[0].name, a, sizeof a), miss, n, N);
     return PC_OK;
 }
 
