@@ -214,8 +214,30 @@ static int tail_ratio(const pc_rope_fit *f, const double *omega, double tol, int
     return 1;
 }
 
+/* The base the first quarter of the pairs (the highest frequencies, which
+ * no scaling schedule changes) fits, when they fit one within 10^-3; NaN
+ * otherwise. */
+static double head_base(const pc_rope_fit *f, int d)
+{
+    double sxy = 0, sxx = 0, lnb, worst = 0;
+    int used = 0;
+    for (int i = 1; i < f->h / 4; i++) {
+        if (!f->resolved[i] || !(f->omega[i] > 0)) continue;
+        double x = 2.0 * i / d;
+        sxy += x * log(f->omega[i]); sxx += x * x; used++;
+    }
+    if (used < 2) return (double)NAN;
+    lnb = -sxy / sxx;
+    for (int i = 1; i < f->h / 4; i++)
+        if (f->resolved[i] && f->omega[i] > 0) {
+            double e = fabs(log(f->omega[i]) + 2.0 * i / d * lnb);
+            if (e > worst) worst = e;
+        }
+    return worst < 1e-3 ? exp(lnb) : (double)NAN;
+}
+
 void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
-                       double u_s, char *buf, size_t len)
+                       double u_s, int sched, char *buf, size_t len)
 {
     buf[0] = '\0';
     size_t used = 0;
@@ -250,7 +272,12 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
                  sep, b, base, hint);
         return;
     }
-    if (rmax / rmin - 1.0 < 0.01)
+    double hb = head_base(f, d);
+    if (!sched && isfinite(hb) && share < 0.75)
+        snprintf(buf + used, len - used, "%sthe high-frequency pairs are base^(-2i/d) with base %.6g "
+                 "but the low-frequency ones are not: a scaled schedule (rope_scaling)? pass "
+                 "--hf-config config.json or --rope-scaling", sep, hb);
+    else if (rmax / rmin - 1.0 < 0.01)
         snprintf(buf + used, len - used, "%spairs %d..%d have frequencies %.4g times the schedule's: "
                  "a wrong scaling factor?", sep, i0, i1, 0.5 * (rmin + rmax));
     else if (tail_ratio(f, omega, 0x1p-12, &i0, &r))
@@ -283,7 +310,7 @@ static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double e
     const double cand[] = { 10000.0, 500000.0, 1000000.0, 100000.0, 5000000.0, est };
     double *w = malloc((size_t)f->h * sizeof *w);
     double found = 0;
-    for (size_t k = 0; w && !found && k < sizeof cand / sizeof cand[0]; k++) {
+    for (size_t k = 0; w && found == 0 && k < sizeof cand / sizeof cand[0]; k++) {
         if (!(cand[k] > 1.0) || !isfinite(cand[k]) || cand[k] == p->base) continue;
         pc_rope_params q = *p;
         q.base = cand[k];
@@ -316,7 +343,9 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
     if (fr && omega && pc_rope_fit_run(impl, cfg->d, cfg->layout, cfg->pos_lo, cfg->pos_hi, u_s,
                                        &f) == PC_OK) {
         for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
-        pc_rope_fit_cause(&f, cfg->d, cfg->base, omega, pc_freqs_attention(fr), u_s, buf, len);
+        const pc_rope_params *sp = cfg->sched ? cfg->sched->params : NULL;
+        pc_rope_fit_cause(&f, cfg->d, cfg->base, omega, pc_freqs_attention(fr), u_s,
+                          sp && sp->type != PC_ROPE_DEFAULT, buf, len);
         /* a scaled schedule with another base (its bands or ramp move too) */
         const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
         double share, est = base_change(&f, cfg->d, omega, &share) * cfg->base, b;

@@ -32,10 +32,10 @@ double pc_rope_fit_base(const pc_rope_fit *f, int d, double *resid);
 /* B rounded to 3 significant digits when within 0.1%, else NaN. */
 double pc_rope_round_base(double b);
 /* One line naming the likely cause of a mismatch with the schedule whose
- * frequencies are OMEGA (d/2) and attention factor ATT; empty when the
- * fit finds none. */
+ * frequencies are OMEGA (d/2) and attention factor ATT (SCHED: a scaled
+ * schedule, not the geometric one); empty when the fit finds none. */
 void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
-                       double u_s, char *buf, size_t len);
+                       double u_s, int sched, char *buf, size_t len);
 
 /* The likely cause of a failed accuracy gate of IMPL under CFG (RoPE):
  * its fit against CFG's schedule; empty when none is found. */

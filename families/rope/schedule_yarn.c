@@ -83,8 +83,8 @@ static void range_iv(mpfi_ptr low, mpfi_ptr high, const pc_rope_params *p)
         ends(low, mpfr_floor);
         ends(high, mpfr_ceil);
     }
-    clamp(low, 0.0, INFINITY);
-    clamp(high, -INFINITY, (double)(p->dim - 1));
+    clamp(low, 0.0, (double)INFINITY);
+    clamp(high, -(double)INFINITY, (double)(p->dim - 1));
     if (point_eq(low, high))
         mpfi_add_d(high, high, 0.001); /* HF: "prevent singularity" */
 }

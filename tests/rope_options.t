@@ -1,0 +1,105 @@
+#!/bin/sh
+# rope_options.t: the RoPE schedule inputs (--hf-config, --rope-scaling,
+# --seq-len, --base) and what a table says about its base.
+#   - an unknown rope type, a missing field, a --base that contradicts
+#     rope_theta, a longrope config without factors: exit 2 naming it;
+#   - `pecheck reference --hf-config` exports the scaled table: A cos, A sin
+#     of the schedule's frequencies (compared with the binary64 formula);
+#   - a geometric table with no base given is checked against the base it
+#     fits (reported); a given --base it contradicts is reported and the
+#     failure names a wrong base; a scaled cache gated without its config
+#     says so.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+PECHECK=${PECHECK:-$root/build/pecheck}
+PY=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-ropeopt.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { # ok COND NAME [DIAG-FILE]
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
+        echo "not ok $n - $2"; fails=$((fails + 1))
+        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
+    fi
+}
+exit2() { # exit2 PATTERN NAME ARGS...: exit 2 with PATTERN on stderr
+    pat=$1; name=$2; shift 2
+    "$PECHECK" "$@" >"$tmp/o" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "$pat" "$tmp/o"
+    ok $? "$name (exit $rc)" "$tmp/o"
+}
+
+printf '{"rope_theta": 10000, "head_dim": 64, "rope_scaling": {"rope_type": "nosuch", "factor": 2}}' >"$tmp/c1.json"
+exit2 "unknown rope type 'nosuch'" "an unknown rope type is exit 2 naming it" check --impl rope-half --hf-config "$tmp/c1.json"
+printf '{"rope_theta": 10000, "head_dim": 64, "rope_scaling": {"type": "llama3", "factor": 8}}' >"$tmp/c2.json"
+exit2 "low_freq_factor is missing" "a missing field is exit 2 naming it" check --impl rope-half --hf-config "$tmp/c2.json"
+printf '{"rope_theta": 500000, "head_dim": 64}' >"$tmp/c3.json"
+exit2 "disagrees with .*rope_theta 500000" "--base contradicting rope_theta is exit 2" check --impl rope-half --hf-config "$tmp/c3.json" --base 10000
+printf '{"rope_theta": 10000, "hidden_size": 64}' >"$tmp/c4.json"
+exit2 "head_dim is missing" "no head_dim and no num_attention_heads is exit 2" check --impl rope-half --hf-config "$tmp/c4.json"
+exit2 "short_factor is missing" "--rope-scaling longrope without factors is exit 2" check --impl rope-half --d 64 \
+    --rope-scaling '{"rope_type": "longrope", "original_max_position_embeddings": 4096, "factor": 2}'
+exit2 "factor must be a finite number >= 1" "a factor below 1 is exit 2" check --impl rope-half --d 64 \
+    --rope-scaling '{"rope_type": "linear", "factor": 0.5}'
+exit2 "rope-scaling: invalid JSON" "--rope-scaling that is not JSON is exit 2" check --impl rope-half --d 64 --rope-scaling '{"rope_type": '
+"$PECHECK" help check >"$tmp/o" 2>&1
+grep -q -- "--hf-config" "$tmp/o" && grep -q -- "--rope-scaling" "$tmp/o" && grep -q -- "--seq-len" "$tmp/o"
+ok $? "pecheck help check lists the schedule options" "$tmp/o"
+
+if ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
+    echo "ok $((n + 1)) # SKIP PyTorch not available: no caches or configs to build"
+    n=$((n + 1))
+    echo "1..$n"
+    [ "$fails" -eq 0 ]
+    exit
+fi
+
+# the configs of tests/lib/rope_caches.py, and two caches
+"$PY" "$root/tests/lib/rope_caches.py" - >"$tmp/gen.log" 2>&1 <<END
+llama31 ok float32 8192 $tmp/llama31
+qwen25yarn ok float32 16 $tmp/qwen25yarn
+phi35 ok float32 16 $tmp/phi35
+linear8 ok float32 16 $tmp/linear8
+dynamic2 ok float32 16 $tmp/dynamic2
+neox20b base float32 8192 $tmp/geo500k
+END
+ok $? "build the caches" "$tmp/gen.log"
+
+for m in llama31:4096 qwen25yarn:4096 linear8:4096 dynamic2:16384; do
+    model=${m%:*}; seq=${m#*:}
+    "$PECHECK" reference --family rope --d 128 --hf-config "$tmp/$model/config.json" --seq-len "$seq" \
+        --positions 0:1023 --dtype f64 --out "$tmp/$model.ref.npy" --quiet >"$tmp/o" 2>&1 &&
+        "$PY" "$root/tests/lib/rope_ref64.py" "$model" 1024 "$seq" "$tmp/$model.ref.npy" >>"$tmp/o" 2>&1
+    ok $? "reference --hf-config $model (seq $seq): the scaled table is the binary64 formula's" "$tmp/o"
+    grep "largest" "$tmp/o" | sed 's/^/# /'
+done
+"$PECHECK" reference --family rope --d 96 --hf-config "$tmp/phi35/config.json" --seq-len 8192 \
+    --positions 0:1023 --dtype f64 --out "$tmp/phi35.ref.npy" --quiet >"$tmp/o" 2>&1 &&
+    "$PY" "$root/tests/lib/rope_ref64.py" phi35 1024 8192 "$tmp/phi35.ref.npy" >>"$tmp/o" 2>&1
+ok $? "reference --hf-config phi35 (d 96, long factors, attention factor)" "$tmp/o"
+grep "largest" "$tmp/o" | sed 's/^/# /'
+
+# a geometric table of base 500000 (d 24)
+G="--table $tmp/geo500k/cos.npy --table-sin $tmp/geo500k/sin.npy --family rope --cases 5 --regressions off --quiet"
+"$PECHECK" check $G --format json >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "base 500000 fitted from the table" "$tmp/o"
+ok $? "no base given: the table's own base is fitted, reported, and the table passes" "$tmp/o"
+"$PECHECK" check $G --base 10000 >"$tmp/o" 2>&1
+rc=$?
+"$PECHECK" check $G --base 10000 --format json >"$tmp/j" 2>&1
+[ $rc -eq 1 ] && grep -q "likely cause: the frequencies are those of base 500000, not 10000" "$tmp/o" &&
+    grep -q "warning: --base 10000, but the table's frequencies fit base 500000" "$tmp/j"
+ok $? "a --base the table contradicts: reported, and the failure names a wrong base" "$tmp/o"
+"$PECHECK" check --table "$tmp/llama31/cos.npy" --table-sin "$tmp/llama31/sin.npy" --family rope --base 500000 \
+    --cases 5 --regressions off --quiet >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "a scaled schedule (rope_scaling)? pass --hf-config" "$tmp/o"
+ok $? "a Llama-3.1 cache gated without its config fails naming the missing scaling" "$tmp/o"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
