@@ -46,6 +46,7 @@ typedef struct pc_rows {
 /* The descriptor                                                     */
 
 typedef struct pc_gate pc_gate;  /* `check`'s context (harness/gate.h) */
+typedef struct pc_property pc_property;  /* a property (properties/property.h) */
 
 enum pc_family_flag {
     /* a plugin without this family gets a "does not export" skip verdict
@@ -75,6 +76,11 @@ typedef struct pc_family {
     /* Rows the implementation holds (positions 0..max_len-1; NULL:
      * unbounded).  Properties draw positions below it. */
     int64_t (*max_len)(const pc_impl *impl);
+    /* The properties run on this family, in this order: its own (in its
+     * folder) and those it shares with others (in their first family's
+     * folder).  The catalogue is their union, in registry order. */
+    const pc_property *const *properties;
+    size_t n_properties;
     /* The report's plots that draw this family's implementations (ids of
      * harness/cmd_report.c's plots; the scripts are reports/ID.gp or
      * families/NAME/ID.gp); NULL-terminated, NULL: none. */

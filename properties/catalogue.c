@@ -1,20 +1,44 @@
-/* catalogue.c: the list of properties, one line each, and look-ups in it.
- * Adding a property: its file in properties/ and its name in PC_PROPERTIES. */
+/* catalogue.c: the catalogue of properties and look-ups in it.
+ *
+ * A property is registered by the families that run it: each descriptor
+ * lists its properties in run order (pc_family.properties,
+ * families/NAME/family.c).  The catalogue is their union in registry order,
+ * each property once; a property applies to a family when the family
+ * lists it.  Adding a property: its file and its line in its families'
+ * descriptors.  (A property's `families` string says the same for people:
+ * tests/properties_test.c checks that the two agree.) */
+#include <pthread.h>
 #include <string.h>
 #include "property.h"
+#include "../families/family.h"
 
-#define PC_PROPERTIES(X) \
-    X(unique) X(linear_shift) X(dot_distance) X(pair_norm) \
-    X(rope_relative) X(rope_norm) X(decay) \
-    X(equivariance) X(learned_range) X(extrapolation) X(accuracy) \
-    X(t5_reference) X(t5_exact) X(t5_monotone) X(t5_saturate) X(t5_symmetric) X(t5_bias_relative) X(alibi_slopes) X(alibi_linear) X(alibi_relative) X(alibi_decay) X(txl_relative) X(txl_segment) X(txl_reference)
+#define PC_CATALOGUE_MAX 256  /* more properties than any registry holds */
 
-#define DECLARE(n) extern const pc_property pc_prop_##n;
-PC_PROPERTIES(DECLARE)
-#define ENTRY(n) &pc_prop_##n,
-static const pc_property *const catalogue[] = { PC_PROPERTIES(ENTRY) };
+static const pc_property *catalogue[PC_CATALOGUE_MAX];
+static size_t n_catalogue;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
 
-size_t pc_property_count(void) { return sizeof catalogue / sizeof catalogue[0]; }
+static int listed(const pc_property *p)
+{
+    for (size_t k = 0; k < n_catalogue; k++)
+        if (catalogue[k] == p) return 1;
+    return 0;
+}
+
+static void build(void)
+{
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        for (size_t k = 0; k < fam->n_properties && n_catalogue < PC_CATALOGUE_MAX; k++)
+            if (!listed(fam->properties[k])) catalogue[n_catalogue++] = fam->properties[k];
+    }
+}
+
+size_t pc_property_count(void)
+{
+    pthread_once(&built, build);
+    return n_catalogue;
+}
 
 const pc_property *pc_property_at(size_t k)
 {
@@ -31,9 +55,8 @@ const pc_property *pc_property_find(const char *name)
 
 int pc_property_applies(const pc_property *p, const char *family)
 {
-    size_t n = strlen(family);
-    for (const char *s = p->families; (s = strstr(s, family)) != NULL; s += n)
-        if ((s == p->families || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\0'))
-            return 1;
+    const pc_family *fam = pc_family_find(family);
+    for (size_t k = 0; fam && k < fam->n_properties; k++)
+        if (fam->properties[k] == p) return 1;
     return 0;
 }

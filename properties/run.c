@@ -361,9 +361,10 @@ pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
                              par->properties[k]);
     if (par->replay_set && par->n_properties != 1)
         return pc_seterr(err, PC_EINPUT, "--replay: name exactly one property with --property");
-    for (size_t k = 0; k < pc_property_count(); k++) {
-        const pc_property *p = pc_property_at(k);
-        if (!selected(p, par) || !pc_property_applies(p, family)) continue;
+    const pc_family *fam = pc_family_find(family);
+    for (size_t k = 0; fam && k < fam->n_properties; k++) { /* the family's run order */
+        const pc_property *p = fam->properties[k];
+        if (!selected(p, par)) continue;
         pc_verdict *v = pc_verdicts_add(out);
         if (!v) return pc_p_nomem(err);
         pc_status st = pc_property_run(p, impl, family, par, v, err);

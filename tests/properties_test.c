@@ -19,6 +19,7 @@
 #include "property.h"
 #include "verdict.h"
 #include "../properties/property.h"
+#include "../families/family.h"
 
 static int tap_n, tap_failed;
 
@@ -165,6 +166,48 @@ static void test_ranges(void)
 /* ------------------------------------------------------------------ */
 /* Seeds, replay, the regression file                                 */
 
+/* A word of a space-separated list. */
+static int has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *s = list; (s = strstr(s, w)) != NULL; s += n)
+        if ((s == list || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\0')) return 1;
+    return 0;
+}
+
+/* The families' descriptors register the properties: each property's
+ * `families` string names exactly the families whose descriptor lists it,
+ * and the catalogue holds every listed property once. */
+static void test_registration(void)
+{
+    int agree = 1;
+    size_t listed = 0;
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        listed += fam->n_properties;
+        for (size_t k = 0; k < pc_property_count(); k++) {
+            const pc_property *p = pc_property_at(k);
+            if (pc_property_applies(p, fam->name) != has_word(p->families, fam->name)) {
+                printf("# %s: descriptor of %s and families \"%s\" disagree\n", p->name,
+                       fam->name, p->families);
+                agree = 0;
+            }
+        }
+    }
+    ok(agree, "each property's families are exactly the descriptors that list it");
+    int once = 1;
+    for (size_t k = 0; k < pc_property_count(); k++)
+        for (size_t j = k + 1; j < pc_property_count(); j++)
+            once &= pc_property_at(k) != pc_property_at(j);
+    for (size_t f = 0; f < pc_family_count(); f++)
+        for (size_t k = 0; k < pc_family_at(f)->n_properties; k++) {
+            const pc_property *p = pc_family_at(f)->properties[k];
+            once &= pc_property_find(p->name) == p;
+        }
+    ok(once && pc_property_count() > 0 && listed >= pc_property_count(),
+       "the catalogue: %zu properties from %zu listings, each once", pc_property_count(), listed);
+}
+
 static void test_replay_and_regressions(void)
 {
     char path[] = "/tmp/pecheck-regress-XXXXXX";
@@ -283,6 +326,7 @@ static void test_selection(void)
         }
     }
     ok(complete, "every property has a name, families, math, why, tolerance, generator and check");
+    test_registration();
 }
 
 int main(void)

@@ -16,8 +16,16 @@ static int provides(const pc_impl *impl)
 
 static const char *const plots[] = { "alibi_bias", NULL };
 
+extern const pc_property pc_prop_alibi_slopes, pc_prop_alibi_linear, pc_prop_alibi_relative,
+    pc_prop_alibi_decay;
+static const pc_property *const properties[] = {
+    &pc_prop_alibi_slopes, &pc_prop_alibi_linear, &pc_prop_alibi_relative,
+    &pc_prop_alibi_decay
+};
+
 const pc_family pc_family_alibi = {
     .name = "alibi", .title = "ALiBi", .hooks = { PC_HOOK_alibi_slopes, PC_HOOK_alibi_bias },
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -12,8 +12,14 @@ static int provides(const pc_impl *impl) { return impl->attention != NULL; }
 
 static const char *const plots[] = { "attention_equivariance", NULL };
 
+extern const pc_property pc_prop_equivariance;
+static const pc_property *const properties[] = {
+    &pc_prop_equivariance
+};
+
 const pc_family pc_family_attention = {
     .name = "attention", .title = "attention", .hooks = { PC_HOOK_attention },
     .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_attention_gate,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

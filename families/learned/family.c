@@ -19,8 +19,14 @@ static int64_t max_len(const pc_impl *impl)
     return fault.faulted ? -1 : v;
 }
 
+extern const pc_property pc_prop_unique, pc_prop_learned_range, pc_prop_extrapolation;
+static const pc_property *const properties[] = {
+    &pc_prop_unique, &pc_prop_learned_range, &pc_prop_extrapolation
+};
+
 const pc_family pc_family_learned = {
     .name = "learned", .title = "learned table", .hooks = { PC_HOOK_learned },
     .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -40,9 +40,17 @@ static const pc_rows rows = {
 
 static const char *const plots[] = { "rope_decay", "rope_shift", NULL };
 
+extern const pc_property pc_prop_rope_relative, pc_prop_rope_norm, pc_prop_decay,
+    pc_prop_extrapolation, pc_prop_accuracy;
+static const pc_property *const properties[] = {
+    &pc_prop_rope_relative, &pc_prop_rope_norm, &pc_prop_decay, &pc_prop_extrapolation,
+    &pc_prop_accuracy
+};
+
 const pc_family pc_family_rope = {
     .name = "rope", .title = "RoPE", .hooks = { PC_HOOK_rope },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

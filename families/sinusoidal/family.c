@@ -42,9 +42,17 @@ static const pc_rows rows = {
 
 static const char *const plots[] = { "dot_product", "pe_matrix", NULL };
 
+extern const pc_property pc_prop_unique, pc_prop_linear_shift, pc_prop_dot_distance,
+    pc_prop_pair_norm, pc_prop_extrapolation, pc_prop_accuracy;
+static const pc_property *const properties[] = {
+    &pc_prop_unique, &pc_prop_linear_shift, &pc_prop_dot_distance, &pc_prop_pair_norm,
+    &pc_prop_extrapolation, &pc_prop_accuracy
+};
+
 const pc_family pc_family_sinusoidal = {
     .name = "sinusoidal", .title = "sinusoidal", .hooks = { PC_HOOK_sinusoidal },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -13,8 +13,16 @@ static int provides(const pc_impl *impl) { return impl->t5_bucket != NULL || imp
 
 static const char *const plots[] = { "t5_buckets", NULL };
 
+extern const pc_property pc_prop_t5_reference, pc_prop_t5_exact, pc_prop_t5_monotone,
+    pc_prop_t5_saturate, pc_prop_t5_symmetric, pc_prop_t5_bias_relative;
+static const pc_property *const properties[] = {
+    &pc_prop_t5_reference, &pc_prop_t5_exact, &pc_prop_t5_monotone, &pc_prop_t5_saturate,
+    &pc_prop_t5_symmetric, &pc_prop_t5_bias_relative
+};
+
 const pc_family pc_family_t5 = {
     .name = "t5", .title = "T5 buckets", .hooks = { PC_HOOK_t5_bucket, PC_HOOK_t5_bias },
     .flags = PC_FAM_PROPS_PROBE, .provides = provides,
+    .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };
