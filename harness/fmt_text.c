@@ -13,18 +13,20 @@ static int seed_shown(const pc_result *r, const pc_verdict *v)
 /* A failure: "FAIL  TITLE: error: SUMMARY", the details indented. */
 static void one(FILE *f, const pc_result *r, const pc_verdict *v)
 {
-    char t[320];
+    char t[320], sum[sizeof v->summary];
     pc_format_title(t, sizeof t, v);
+    snprintf(sum, sizeof sum, "%s", v->summary);
+    pc_format_controls(sum); /* one line each, whatever the names hold */
     if (v->status == PC_FAIL || v->status < 0) {
         fprintf(f, "%s %s: %s: %s\n", v->status == PC_FAIL ? "FAIL " : "ERROR", t,
-                v->status == PC_FAIL ? "error" : "internal error", v->summary);
+                v->status == PC_FAIL ? "error" : "internal error", sum);
         if (r->brief) return;
         if (v->details && v->details[0]) pc_format_indented(f, v->details, "    ");
         if (!seed_shown(r, v)) fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
     } else if (v->status == PC_SKIP) {
-        fprintf(f, "SKIP  %s: %s\n", t, v->summary);
+        fprintf(f, "SKIP  %s: %s\n", t, sum);
     } else {
-        fprintf(f, "PASS  %s: %s\n", t, v->summary);
+        fprintf(f, "PASS  %s: %s\n", t, sum);
     }
 }
 

@@ -68,6 +68,15 @@ void pc_format_title(char *buf, size_t len, const pc_verdict *v)
 {
     snprintf(buf, len, "%s %s %s%s%s%s", v->impl, v->family, v->check, v->layout[0] ? " [" : "",
              v->layout, v->layout[0] ? "]" : "");
+    pc_format_controls(buf);
+}
+
+void pc_format_controls(char *s)
+{
+    /* a file name with a newline must not start a line of its own in a
+     * report read line by line (a forged "PASS ..." in a CI log) */
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
 }
 
 void pc_format_indented(FILE *f, const char *text, const char *indent)

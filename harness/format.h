@@ -80,6 +80,8 @@ pc_counts pc_format_count(const pc_verdict *v, int n);
 /* "pass", "fail", "skip", "error" */
 const char *pc_format_status_word(pc_status s);
 /* "IMPL FAMILY CHECK [LAYOUT]" */
+/* Control bytes of S (newline, tab, escape, DEL) replaced by '?' in place. */
+void pc_format_controls(char *s);
 void pc_format_title(char *buf, size_t len, const pc_verdict *v);
 /* TEXT line by line, each line after INDENT */
 void pc_format_indented(FILE *f, const char *text, const char *indent);
