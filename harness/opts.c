@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "opts.h"
 #include "format.h"
 #include "rng.h"
@@ -233,6 +234,37 @@ static int is_flag(const char *name)
     return !strcmp(name, "quiet") || !strcmp(name, "causal");
 }
 
+/* Is OUT the same existing file as IN (after symlinks)? */
+static int same_file(const char *out, const char *in)
+{
+    struct stat a, b;
+    return in && stat(out, &a) == 0 && stat(in, &b) == 0 && a.st_dev == b.st_dev
+        && a.st_ino == b.st_ino;
+}
+
+/* --output / --out must not name one of the run's inputs: writing the
+ * result would destroy the file being checked (exit 2, nothing written). */
+static pc_status outputs_not_inputs(const pc_opts *o, pc_err *err)
+{
+    const char *outs[2] = { o->output, o->out };
+    for (int k = 0; k < 2; k++) {
+        if (!outs[k] || !strcmp(outs[k], "-")) continue;
+        const char *ins[PC_MAX_SOURCES * 2 + 68];
+        int n = 0;
+        for (int j = 0; j < o->n_plugins; j++) ins[n++] = o->plugins[j];
+        for (int j = 0; j < o->n_tables; j++) ins[n++] = o->tables[j];
+        for (int j = 0; j < o->n_args; j++) ins[n++] = o->args[j];
+        ins[n++] = o->table_sin;
+        ins[n++] = o->hf_config;
+        ins[n++] = o->rope_freqs;
+        for (int j = 0; j < n; j++)
+            if (same_file(outs[k], ins[j]))
+                return pc_seterr(err, PC_EINPUT, "--%s %s is the input %s: refusing to overwrite it",
+                                 k == 0 ? "output" : "out", outs[k], ins[j]);
+    }
+    return PC_OK;
+}
+
 pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
                         pc_opts *o, pc_err *err)
 {
@@ -268,5 +300,5 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
         if (st != PC_OK)
             return st;
     }
-    return PC_OK;
+    return outputs_not_inputs(o, err);
 }
