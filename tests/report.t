@@ -283,6 +283,25 @@ ok(not re.findall(r"&amp;[a-z]+;", html), "index.html: no entity shown literally
    re.findall(r".{30}&amp;[a-z]+;.{10}", html)[:5])
 ok(impls["bf16-positions"]["verdict"] == "fail" and impls["torch-exp"]["verdict"] == "pass",
    "overall verdicts: bf16-positions fails, torch-exp passes")
+# the first plot a reader sees shows the verdict: its first panel is
+# error/bound (error_ratio.dat), where a failing implementation is above 1
+gp = open(os.path.join(out, "error_vs_position.gp")).read()
+plots = gp.replace("\\\n", " ").split("\nplot ")[1:]  # plot commands, continuations joined
+ok(plots and "error_ratio.dat" in plots[0] and "error = bound" in plots[0],
+   "plot 1: the upper panel is error/bound with the line at 1", plots[:1])
+head, rows = read_table(os.path.join(out, "error_ratio.dat"))
+worst = {h: max(float(r[k]) for r in rows) for k, h in enumerate(head) if k >= 2}
+ok(all(worst[n] > 1 for n in ("bf16-positions", "rotate-recurrence", "rope-bf16-cache"))
+   and all(worst[n] < 1 for n in ("torch-exp", "torch-pow", "rope-half")),
+   "plot 1: every failing built-in rises above 1 in the upper panel, the correct ones stay below",
+   worst)
+# ALiBi: each selected implementation's slopes are drawn against the exact ones
+head, rows = read_table(os.path.join(out, "alibi_slopes.dat"))
+cols = {h: [float(r[k]) for r in rows] for k, h in enumerate(head)}
+ok(len(rows) == 12 and "alibi-paper" in cols and "alibi-pow2" in cols
+   and all(abs(a - e) <= 1e-7 * e for a, e in zip(cols["alibi-paper"], cols["exact"]))
+   and any(abs(a - e) > 0.01 * e for a, e in zip(cols["alibi-pow2"], cols["exact"])),
+   "plot 10: alibi_slopes.dat draws each ALiBi implementation; alibi-pow2 is off the exact slopes")
 nc = impls["attention-nocausal"]
 ok(nc["verdict"] == "fail" and any(p["check"] == "accuracy-causal" and p["status"] == "fail"
                                    for p in nc["properties"]),
