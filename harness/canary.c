@@ -41,8 +41,12 @@ static size_t changed_bytes(const unsigned char *c, size_t n, unsigned char byte
     return count;
 }
 
+/* Only the two canary regions are valid to read here, so WP proves that
+ * nothing else (OUT, or past the mapping) is read: such a read would be an
+ * unprovable memory-access goal. */
 /*@ requires layout: lead + out_bytes <= data_len;
-    requires valid: \valid_read(data + (0 .. data_len - 1));
+    requires valid_lead: \valid_read(data + (0 .. lead - 1));
+    requires valid_tail: \valid_read(data + (lead + out_bytes .. data_len - 1));
     requires valid_r: \valid(r);
     requires separated: \separated(r, data + (0 .. data_len - 1));
     assigns *r;
@@ -61,7 +65,8 @@ static size_t changed_bytes(const unsigned char *c, size_t n, unsigned char byte
         pc_all_bytes(data, lead - r->first_before, byte);
       ensures first_after: r->after > 0 ==>
         r->first_after < data_len - lead - out_bytes &&
-        data[lead + out_bytes + r->first_after] != byte;
+        data[lead + out_bytes + r->first_after] != byte &&
+        pc_all_bytes(data + lead + out_bytes, r->first_after, byte);
     complete behaviors;
     disjoint behaviors;
 */

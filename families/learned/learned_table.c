@@ -8,9 +8,33 @@
 
 #define PC_LEARNED_MAX_LEN 512  /* BERT-base's max_position_embeddings */
 
-/* Range [-1, 1) and finiteness are established by Eva (ACSL/eva_driver.c):
- * the 64-bit multiplications are beyond what the SMT provers handle here. */
-/*@ assigns \result \from pos, j; */
+/*@ // The table: entry (POS, J) is weight(POS, J) below, the splitmix64
+    // finaliser written in ACSL (the uint64_t casts wrap modulo 2^64 as in C;
+    // the last step, a 24-bit integer times 2^-23 minus 1, is exact in
+    // binary32, so WP's real model of it is exact too).  The contracts say
+    // which entry lands where; the entry's range [-1, 1) and finiteness are
+    // Eva's part (ACSL/eva_driver.c).
+    logic integer pc_learned_z0(integer pos, integer j) =
+      (uint64_t)((uint64_t)((uint64_t)pos * 0x9E3779B97F4A7C15) +
+                 (uint64_t)((uint64_t)j * 0xBF58476D1CE4E5B9));
+    logic integer pc_learned_z1(integer z) =
+      (uint64_t)((uint64_t)(z ^ (z >> 30)) * 0xBF58476D1CE4E5B9);
+    logic integer pc_learned_z2(integer z) =
+      (uint64_t)((uint64_t)(z ^ (z >> 27)) * 0x94D049BB133111EB);
+    logic integer pc_learned_z3(integer z) = (uint64_t)(z ^ (z >> 31));
+    logic real pc_learned_w(integer pos, integer j) =
+      (pc_learned_z3(pc_learned_z2(pc_learned_z1(pc_learned_z0(pos, j)))) >> 40)
+        * 0x1p-23 - 1.0;
+
+    // Row r of OUT (N x D) holds the table row of POS[r]: OUT[r*D + j] is
+    // entry (POS[r], j), for every r < N and j < D.
+    predicate pc_learned_rows{L}(int64_t *pos, integer n, integer d, float *out) =
+      \forall integer r, j; 0 <= r < n && 0 <= j < d ==>
+        out[r * d + j] == pc_learned_w(pos[r], j);
+*/
+
+/*@ assigns \result \from pos, j;
+    ensures entry: \result == pc_learned_w(pos, j); */
 static float weight(int64_t pos, int j)
 {
     /* splitmix64 finaliser: a fixed, well-mixed stand-in for trained weights */
@@ -25,24 +49,41 @@ static float weight(int64_t pos, int j)
     ensures result: \result == PC_LEARNED_MAX_LEN; */
 static int64_t max_len(void *ctx) { (void)ctx; return PC_LEARNED_MAX_LEN; }
 
+/* O[0 .. D) = the table row of position P. */
+/*@ requires dim: 1 <= d;
+    requires valid_out: \valid(o + (0 .. d - 1));
+    assigns o[0 .. d - 1];
+    ensures row: \forall integer j; 0 <= j < d ==> o[j] == pc_learned_w(p, j);
+*/
+static void fill_row(int64_t p, int d, float *o)
+{
+    /*@ loop invariant cols: 0 <= j <= d;
+        loop invariant done: \forall integer k; 0 <= k < j ==> o[k] == pc_learned_w(p, k);
+        loop assigns j, o[0 .. d - 1];
+        loop variant d - j; */
+    for (int j = 0; j < d; j++)
+        o[j] = weight(p, j);
+}
+
 /* Row r of OUT (N x D) is the table row of POS[r]. */
 /*@ requires valid_pos: pc_valid_positions(pos, n);
     requires size: pc_size_ok(n, d);
     requires valid_out: pc_valid_matrix(out, n, d);
     requires separated: \separated(pos + (0 .. n - 1), out + (0 .. n * d - 1));
     assigns out[0 .. n * d - 1];
+    ensures rows: pc_learned_rows(pos, n, d, out);
 */
 static void fill(const int64_t *pos, size_t n, int d, float *out)
 {
     /*@ loop invariant rows: 0 <= r <= n;
+        loop invariant filled: pc_learned_rows(pos, r, d, out);
         loop assigns r, out[0 .. n * d - 1];
         loop variant n - r; */
-    for (size_t r = 0; r < n; r++)
-        /*@ loop invariant cols: 0 <= j <= d;
-            loop assigns j, out[r * d .. r * d + d - 1];
-            loop variant d - j; */
-        for (int j = 0; j < d; j++)
-            out[r * (size_t)d + (size_t)j] = weight(pos[r], j);
+    for (size_t r = 0; r < n; r++) {
+        //@ assert row_fits: r * d + d <= n * d;
+        fill_row(pos[r], d, out + r * (size_t)d);
+        //@ assert earlier: \forall integer r2, j; 0 <= r2 < r && 0 <= j < d ==> r2 * d + j < r * d;
+    }
 }
 
 /*@ requires valid_pos: pc_valid_positions(pos, n);
@@ -54,6 +95,7 @@ static void fill(const int64_t *pos, size_t n, int d, float *out)
       assumes all_in: pc_positions_in(pos, n, 0, PC_LEARNED_MAX_LEN - 1);
       assigns out[0 .. n * d - 1];
       ensures ok: \result == 0;
+      ensures rows: pc_learned_rows(pos, n, d, out);
     behavior out_of_range:
       assumes some_out: pc_some_position_outside(pos, n, PC_LEARNED_MAX_LEN);
       assigns \nothing;

@@ -59,6 +59,7 @@ static int rope_half(const int64_t *pos, size_t n, int d, double base, int layou
       ensures ok: \result == 0;
     behavior unsupported:
       assumes layout_bad: layout != PECHECK_LAYOUT_HALF;
+      assigns \nothing;
       ensures rejected: \result == 1;
     complete behaviors;
     disjoint behaviors;
@@ -80,6 +81,7 @@ static int run(void *ctx, const int64_t *pos, size_t n, int d, double base,
       ensures ok: \result == 0;
     behavior unsupported:
       assumes layout_bad: layout != PECHECK_LAYOUT_HALF;
+      assigns \nothing;
       ensures rejected: \result == 1;
     complete behaviors;
     disjoint behaviors;
