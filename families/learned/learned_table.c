@@ -12,8 +12,8 @@
     // finaliser written in ACSL (the uint64_t casts wrap modulo 2^64 as in C;
     // the last step, a 24-bit integer times 2^-23 minus 1, is exact in
     // binary32, so WP's real model of it is exact too).  The contracts say
-    // which entry lands where; the entry's range [-1, 1) and finiteness are
-    // Eva's part (ACSL/eva_driver.c).
+    // which entry lands where; the entry's range (in [-1, 1]) and finiteness
+    // are Eva's part (ACSL/eva_driver.c).
     logic integer pc_learned_z0(integer pos, integer j) =
       (uint64_t)((uint64_t)((uint64_t)pos * 0x9E3779B97F4A7C15) +
                  (uint64_t)((uint64_t)j * 0xBF58476D1CE4E5B9));

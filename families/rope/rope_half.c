@@ -68,6 +68,7 @@ static int run(void *ctx, const int64_t *pos, size_t n, int d, double base,
                int layout, const float *x, float *out)
 {
     (void)ctx;
+    if (layout != PECHECK_LAYOUT_HALF) return 1; /* declined: nothing written */
     return rope_half(pos, n, d, base, layout, x, out, 0);
 }
 
@@ -90,6 +91,7 @@ static int run_bf16(void *ctx, const int64_t *pos, size_t n, int d, double base,
                     int layout, const float *x, float *out)
 {
     (void)ctx;
+    if (layout != PECHECK_LAYOUT_HALF) return 1; /* declined: nothing written */
     return rope_half(pos, n, d, base, layout, x, out, 1);
 }
 
