@@ -5,7 +5,7 @@
 # table's row lookup accepting one row past the end (table_row_past_end.sed)
 # and on the canary scan reading the last byte of OUT (canary_reads_out.sed),
 # and must report an unproved goal for each, exit 1, and name the goals that
-# catch the defects.  The full proof (about 3 minutes of CPU time, 14 minutes
+# catch the defects.  The full proof (about 2.5 minutes of CPU time, 4 to 14 minutes
 # on a busy 2-core machine) is `make prove`, not part of `make check`.
 # Also checks that the mutant really differs from the shipped source and that
 # the shipped lookup itself is proved (one file, same settings).
