@@ -62,7 +62,7 @@ static double max_rel(const pc_rope_params *p, double (*f64)(const pc_rope_param
 {
     pc_schedule s = pc_rope_schedule(p);
     pc_freqs *f = pc_freqs_new(p->dim, s);
-    double worst = f ? 0 : INFINITY;
+    double worst = f ? 0 : (double)INFINITY;
     for (int i = 0; f && i < p->dim / 2; i++) {
         double e = fabs(pc_freqs_omega(f, i) / f64(p, i) - 1);
         if (e > worst) worst = e;
