@@ -3,7 +3,8 @@
  * Besides "no crash, no leak, no UB" (ASan, UBSan) it checks the contract
  * in npy.h on every input and traps on a breach:
  *   - success: rank 1..3, count = product of shape, no zero dim, unused
- *     dims 1, dtype one of <f2 <f4 <f8, data non-NULL and fully readable,
+ *     dims 1, dtype one of <f2 <f4 <f8 <u2 (bfloat16 bit patterns), data
+ *     non-NULL and fully readable,
  *     and the input length is exactly what the header promises' data needs
  *     plus the header (so trailing bytes were not silently ignored);
  *   - failure: PC_EINPUT or PC_ENOMEM, OUT left empty, and the message is
@@ -33,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t item = 0;
         check(a.rank >= 1 && a.rank <= 3);
         check(a.data != NULL);
-        check(a.dtype[0] == '<' && a.dtype[1] == 'f' && a.dtype[3] == '\0');
+        check(a.dtype[0] == '<' && a.dtype[3] == '\0');
+        check(a.dtype[1] == 'f' || (a.dtype[1] == 'u' && a.dtype[2] == '2'));
         if (a.dtype[2] == '2')
             item = 2;
         else if (a.dtype[2] == '4')
