@@ -249,7 +249,8 @@ static pc_status outputs_not_inputs(const pc_opts *o, pc_err *err)
     const char *outs[2] = { o->output, o->out };
     for (int k = 0; k < 2; k++) {
         if (!outs[k] || !strcmp(outs[k], "-")) continue;
-        const char *ins[PC_MAX_SOURCES * 2 + 68];
+        /* every --plugin, --table, positional argument, and the 3 single inputs */
+        const char *ins[2 * PC_MAX_SOURCES + sizeof o->args / sizeof o->args[0] + 3];
         int n = 0;
         for (int j = 0; j < o->n_plugins; j++) ins[n++] = o->plugins[j];
         for (int j = 0; j < o->n_tables; j++) ins[n++] = o->tables[j];

@@ -5,12 +5,7 @@
  * past_length.  Slopes are alibi-paper's. */
 #include "../../impl/relative_common.h"
 
-extern const pc_impl pc_impl_alibi_paper;
-
-static int run_slopes(void *ctx, int heads, float *out)
-{
-    return pc_impl_alibi_paper.alibi_slopes(ctx, heads, out);
-}
+#include "alibi_paper.h"
 
 static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
                     const int64_t *kpos, size_t nk, int causal, float *out)
@@ -19,7 +14,7 @@ static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
     if (heads < 1 || heads > 4096 || nq > ((size_t)1 << 32)) return 1;
     float *s = malloc((size_t)heads * sizeof *s);
     int64_t *idx = malloc((nq ? nq : 1) * sizeof *idx);
-    int rc = s && idx ? run_slopes(ctx, heads, s) : 2;
+    int rc = s && idx ? pc_alibi_paper_slopes(ctx, heads, s) : 2;
     if (rc == 0) {
         for (size_t r = 0; r < nq; r++) idx[r] = (int64_t)r;
         pc_rel_alibi_bias(s, heads, idx, nq, kpos, nk, causal, out);
@@ -35,6 +30,6 @@ const pc_impl pc_impl_alibi_cache_offset = {
     .family_hint = "alibi",
     .flaw = "the bias uses the query's index in the batch, not its position: shifted positions "
             "(decoding with a cache) change the bias",
-    .alibi_slopes = run_slopes,
+    .alibi_slopes = pc_alibi_paper_slopes,
     .alibi_bias = run_bias,
 };

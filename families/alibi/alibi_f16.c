@@ -5,7 +5,9 @@
  * product 70.71 is stored with a spacing of 2^-4. */
 #include "../../impl/relative_common.h"
 
-extern const pc_impl pc_impl_alibi_paper;
+#include "alibi_paper.h"
+
+extern const pc_impl pc_impl_alibi_paper; /* its bias, then rounded */
 
 #define F16_MAX 65504.0f       /* largest finite float16 */
 #define F16_MIN_EXP (-13)      /* frexp exponent of the smallest normal float16, 2^-14 */
@@ -20,11 +22,6 @@ static float round_f16(float x)
     if (e < F16_MIN_EXP) e = F16_MIN_EXP; /* subnormals: a fixed spacing of 2^-24 */
     float scale = ldexpf(1.0f, 11 - e);  /* 11 significant bits above the point */
     return nearbyintf(x * scale) / scale; /* power-of-two scalings are exact */
-}
-
-static int run_slopes(void *ctx, int heads, float *out)
-{
-    return pc_impl_alibi_paper.alibi_slopes(ctx, heads, out);
 }
 
 static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
@@ -43,6 +40,6 @@ const pc_impl pc_impl_alibi_f16 = {
     .family_hint = "alibi",
     .flaw = "the bias -m|j - i| is rounded to float16: 11 significant bits, no longer linear "
             "in the distance",
-    .alibi_slopes = run_slopes,
+    .alibi_slopes = pc_alibi_paper_slopes,
     .alibi_bias = run_bias,
 };

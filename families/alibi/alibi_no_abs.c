@@ -5,19 +5,14 @@
  * where j - i <= 0 hides the sign).  Slopes are alibi-paper's. */
 #include "../../impl/relative_common.h"
 
-extern const pc_impl pc_impl_alibi_paper;
-
-static int run_slopes(void *ctx, int heads, float *out)
-{
-    return pc_impl_alibi_paper.alibi_slopes(ctx, heads, out);
-}
+#include "alibi_paper.h"
 
 static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
                     const int64_t *kpos, size_t nk, int causal, float *out)
 {
     if (heads < 1 || heads > 4096) return 1;
     float *s = malloc((size_t)heads * sizeof *s);
-    int rc = s ? run_slopes(ctx, heads, s) : 2;
+    int rc = s ? pc_alibi_paper_slopes(ctx, heads, s) : 2;
     for (int h = 0; rc == 0 && h < heads; h++)
         for (size_t r = 0; r < nq; r++)
             for (size_t c = 0; c < nk; c++) {
@@ -37,6 +32,6 @@ const pc_impl pc_impl_alibi_no_abs = {
     .family_hint = "alibi",
     .flaw = "the bias is -m (j - i): keys before the query get a positive bias growing with the "
             "distance",
-    .alibi_slopes = run_slopes,
+    .alibi_slopes = pc_alibi_paper_slopes,
     .alibi_bias = run_bias,
 };

@@ -5,6 +5,7 @@
  * members of the rule for 2C; then torch.tensor(...) rounds to binary32.
  * The bias is slope * -|j - i| in binary32. */
 #include "../../impl/relative_common.h"
+#include "alibi_paper.h"
 
 static void pow2_rule(int n, int count, int step, double *out)
 {
@@ -14,7 +15,7 @@ static void pow2_rule(int n, int count, int step, double *out)
         out[i] = start * pow(start, (double)(i * step));
 }
 
-static int run_slopes(void *ctx, int heads, float *out)
+int pc_alibi_paper_slopes(void *ctx, int heads, float *out)
 {
     (void)ctx;
     if (heads < 1 || heads > 4096) return 1;
@@ -36,7 +37,7 @@ static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
 {
     float *s = malloc((heads > 0 ? (size_t)heads : 1) * sizeof *s);
     if (!s) return 2;
-    int rc = run_slopes(ctx, heads, s);
+    int rc = pc_alibi_paper_slopes(ctx, heads, s);
     if (rc == 0)
         pc_rel_alibi_bias(s, heads, qpos, nq, kpos, nk, causal, out);
     free(s);
@@ -48,6 +49,6 @@ const pc_impl pc_impl_alibi_paper = {
     .description = "ALiBi slopes as the paper's get_slopes (doubles, then binary32), bias -m|j-i|",
     .family_hint = "alibi",
     .expect_pass = 1,
-    .alibi_slopes = run_slopes,
+    .alibi_slopes = pc_alibi_paper_slopes,
     .alibi_bias = run_bias,
 };
