@@ -24,7 +24,7 @@ nothing() {
     else nok "pecheck $*: rc=$rc stderr: $(cat "$tmp/err") stdout: $(head -3 "$tmp/out")"; fi
 }
 
-echo "1..9"
+echo "1..11"
 nothing "nothing checked" "rope" -- check --impl torch-exp --family rope $small
 nothing "nothing checked" "--property rope-norm" -- check --impl torch-exp --property rope-norm $small
 nothing "nothing checked" "--property alibi-slopes" -- check --impl rope-polar --property alibi-slopes $small
@@ -46,3 +46,16 @@ if [ $rc -eq 0 ] && ! grep -q "^FAIL  rope-half\|^rope-half.*error" "$tmp/out" \
 else nok "rope-half interleaved: rc=$rc $(grep rope-half "$tmp/out" | head -3)"; fi
 "$PECHECK" check --impl rope-half --layout half $small >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && ok "rope-half under its own --layout half passes" || nok "rope-half half: rc=$rc $(tail -3 "$tmp/out")"
+
+# --property all runs every gate and property that applies (README, "Properties"):
+# the attention and learned gates included, which a named property skips
+"$PECHECK" check --impl attention-nocausal --property all $small >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "^FAIL  attention-nocausal attention accuracy-causal" "$tmp/out" \
+    && grep -q "^PASS  attention-nocausal attention equivariance" "$tmp/out" \
+    && ok "--property all on attention-nocausal runs the attention gate (accuracy-causal fails), exit 1" \
+    || nok "--property all attention: rc=$rc $(cat "$tmp/err") $(head -3 "$tmp/out")"
+"$PECHECK" check --impl learned-clamp --property all $small >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "^FAIL  learned-clamp learned out-of-range" "$tmp/out" \
+    && grep -q "^FAIL  learned-clamp learned learned-range" "$tmp/out" \
+    && ok "--property all on learned-clamp runs the learned gate and its properties, exit 1" \
+    || nok "--property all learned: rc=$rc $(cat "$tmp/err") $(head -3 "$tmp/out")"
