@@ -23,6 +23,12 @@ set linetype 12 lc rgb '#808000'
 set linetype cycle 12
 stats 'error_vs_position.dat' using 1 nooutput
 N = STATS_columns
+# implementations that agree draw identical curves: each gets its own
+# marker shape, outlines (circle, square, triangles, diamond) alternating with
+# strokes (x, +, *), none filled (8 shapes; with the 12 colours, 24
+# distinct pairs), so markers of coinciding curves overlay without hiding
+# each other
+hollow(k) = word("6 2 4 1 8 3 12 10", k % 8 + 1) + 0
 set multiplot layout 2,1 title "{/:Bold Error vs position}  (binary32; upper: error / own bound, lower: absolute error)" font ',12'
 set logscale xy
 set format x "10^{%L}"
@@ -37,9 +43,9 @@ set xlabel "position pos (log scale)"
 set ylabel "max |error| / own bound (log scale)"
 set title "error divided by each element's own bound: above 1 = fails the gate"
 plot 1 with lines lw 3 lc rgb 'black' title 'error = bound', \
-     for [c=3:N-1] 'error_ratio.dat' using 1:c with linespoints lw 1.5 lc (c - 2) pt ((c + 1) % 7 + 1) ps 0.5 dt int((c - 3) / 12) + 1 title columnhead(c)
+     for [c=3:N-1] 'error_ratio.dat' using 1:c with linespoints lw 1.5 lc (c - 2) pt hollow(c - 3) ps 0.8 dt int((c - 3) / 12) + 1 title columnhead(c)
 set ylabel "max |got - exact| in the bin (log scale)"
 set title "max |error| over every dimension of the sampled positions of each bin"
 plot 'error_vs_position.dat' using 1:3 with lines lw 3 lc rgb 'black' title 'bound C·u·(1+pos)', \
-     for [c=4:N] '' using 1:c with linespoints lw 1.5 lc (c - 3) pt (c % 7 + 1) ps 0.5 dt int((c - 4) / 12) + 1 title columnhead(c)
+     for [c=4:N] '' using 1:c with linespoints lw 1.5 lc (c - 3) pt hollow(c - 4) ps 0.8 dt int((c - 4) / 12) + 1 title columnhead(c)
 unset multiplot

@@ -34,4 +34,10 @@ set grid xtics ytics lc rgb '#dddddd'
 set xlabel "error in ulps of the correctly rounded binary32 value (bucket upper edge, log_2 scale; CR = correctly rounded)"
 set ylabel "fraction of elements (log scale)"
 set key outside right top noenhanced
-plot for [c=3:N] 'ulp_histogram.dat' using (column(1) < 0 ? -3 : column(1)):(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 lc (c - 2) pt (c % 7 + 1) ps 0.7 dt int((c - 3) / 12) + 1 title columnhead(c)
+# implementations that agree draw identical curves: each gets its own
+# marker shape, outlines (circle, square, triangles, diamond) alternating with
+# strokes (x, +, *), none filled (8 shapes; with the 12 colours, 24
+# distinct pairs), so markers of coinciding curves overlay without hiding
+# each other
+hollow(k) = word("6 2 4 1 8 3 12 10", k % 8 + 1) + 0
+plot for [c=3:N] 'ulp_histogram.dat' using (column(1) < 0 ? -3 : column(1)):(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 lc (c - 2) pt hollow(c - 3) ps 0.8 dt int((c - 3) / 12) + 1 title columnhead(c)

@@ -11,11 +11,13 @@ set output 'alibi_bias.png'
 set datafile columnheaders
 stats 'alibi_slopes.dat' using 1 nooutput
 NS = STATS_columns
+# the same bottom margin in both panels: room for the slope panel's legend
+set bmargin 7
 set multiplot layout 1,2 title "{/:Bold ALiBi}: bias -m_h |j - i| per head (H = 12)" font ',12'
 set grid xtics ytics lc rgb '#dddddd'
 set xlabel "distance |j - i|"
 set ylabel "bias added to the attention logit"
-set key bottom left noenhanced font ',8' maxrows 6
+set key bottom left noenhanced font ',9' maxrows 6
 set title "exact bias; heads 8..11 (dashed) take the interleaved slopes"
 plot for [c=10:17] 'alibi_bias.dat' using 1:c with lines lw 1.5 title sprintf("h = %d", c - 10), \
      for [c=18:21] 'alibi_bias.dat' using 1:c with lines lw 1.5 dt 2 title sprintf("h = %d", c - 10)
@@ -27,7 +29,14 @@ set format y "2^{%L}"
 set xrange [-0.5:11.5]
 set yrange [2**-9:1]
 set xtics 1
-set key top right noenhanced font ',9'
-plot 'alibi_slopes.dat' using 1:2 with linespoints lw 2 lc rgb 'black' pt 6 ps 2 title 'exact (paper rule)', \
-     for [c=3:NS] '' using 1:c with points pt (c % 6 + 1) ps 1.3 title columnhead(c)
+# the legend below the panel, where no curve runs; implementations that
+# agree would hide each other at the exact point, so implementation c is
+# drawn beside it, dodged by off(c) (within +-0.3 of the head), each with
+# its own marker shape; the exact slope is a bar across the head's width
+set key below center horizontal noenhanced font ',10' maxcols 3
+n_impl = NS - 2
+off(c) = n_impl > 1 ? 0.6 * ((c - 3.0) / (n_impl - 1) - 0.5) : 0
+shape(c) = word("4 6 8 12 10 14 1 2", (c - 3) % 8 + 1) + 0
+plot 'alibi_slopes.dat' using 1:2:($1 - 0.4):($1 + 0.4) with xerrorbars lw 2 lc rgb 'black' pt 0 title 'exact (paper rule)', \
+     for [c=3:NS] '' using ($1 + off(c)):c with points pt shape(c) ps 1.3 lw 1.5 title columnhead(c)
 unset multiplot

@@ -30,6 +30,12 @@ set grid xtics ytics lc rgb '#dddddd'
 set xlabel "absolute offset m of the key (log scale); the query sits at m + δ"
 set ylabel "max |score - exact score| / (|q| |k|) (log scale)"
 set key outside right top noenhanced
-plot for [c=2:N] 'rope_shift.dat' using 1:(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 lc (c - 1) pt (c % 7 + 1) ps 0.6 dt int((c - 2) / 12) + 1 title columnhead(c), \
+# implementations that agree draw identical curves: each gets its own
+# marker shape, outlines (circle, square, triangles, diamond) alternating with
+# strokes (x, +, *), none filled (8 shapes; with the 12 colours, 24
+# distinct pairs), so markers of coinciding curves overlay without hiding
+# each other
+hollow(k) = word("6 2 4 1 8 3 12 10", k % 8 + 1) + 0
+plot for [c=2:N] 'rope_shift.dat' using 1:(column(c) > 0 ? column(c) : NaN) with linespoints lw 1.5 lc (c - 1) pt hollow(c - 2) ps 0.8 dt int((c - 2) / 12) + 1 title columnhead(c), \
      2**-24 with lines dt 2 lc rgb 'black' title 'binary32 unit roundoff 2^-24', \
      2**-8 with lines dt 3 lw 2 lc rgb 'black' title 'bfloat16 unit roundoff 2^-8'
