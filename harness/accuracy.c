@@ -152,8 +152,9 @@ typedef struct block {
     int64_t *pos;
     float *got, *ref32, *x;
     double *ref64;
-    double C, u;
-    double *Ci;           /* d/2: the schedule's C of each pair, times its attention factor */
+    double u_s;           /* the storage rounding (model.h) */
+    double R;             /* the radial constant */
+    double *kappa;        /* d/2: the phase constant of each pair (model.h) */
     const pc_rows *rows;  /* the family's rows */
     double att;           /* the attention factor A (1: none) */
 } block;
@@ -181,18 +182,16 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
     else pc_normal_row(c->seed, (uint64_t)pos, c->d, x);
 }
 
-/* A value computed in binary32 (its model, C_i 2^-24 (1 + |theta|) times
- * A) and rounded once to the storage type (unit roundoff u_s = b->u):
- *   |fl_s(v) - v| <= u_s |v|,  |v| <= A (1 + C_i 2^-24 (1 + |theta|)),
- * and the rotation by the stored (cos, sin) adds |x_a| |dcos| + |x_b| |dsin|
- * <= u_s (|x_a| |cos~| + |x_b| |sin~|) <= u_s |pair| A (1 + C_i 2^-24 (1 + |theta|))
- * (Cauchy-Schwarz: |x_a| |cos| + |x_b| |sin| <= |pair| |(cos, sin)|).  Together:
- *   bound = (A C_i 2^-24 (1 + |theta|) (1 + u_s) + A u_s) |pair|.
- * float16's subnormals (absolute 2^-25 below 2^-14) are below A u_s. */
-static double storage_bound(const block *b, int pair, double theta, double norm)
+/* The budget of one element (model.h, docs/precision-model.md): radial
+ * R u, the pair's phase Phi_i(pos), the storage rounding u_s, the attention
+ * factor A and the scale NORM; --tol-abs replaces it, --max-abs-err caps it. */
+static double element_bound(const block *b, int pair, int64_t pos, double norm)
 {
-    double w = b->Ci[pair] * 0x1p-24 * (1.0 + fabs(theta));
-    return (w * (1.0 + b->u) + b->att * b->u) * norm;
+    const pc_acc_cfg *c = b->cfg;
+    if (c->tol_abs >= 0) return c->tol_abs;
+    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pos);
+    double bound = pc_model_element(b->R, phi, b->u_s, b->att, norm);
+    return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
 }
 
 /* The implementation's values GOT for the block's N positions; a family
@@ -225,9 +224,7 @@ static pc_status fill_rows(block *b, size_t n, pc_metrics *m)
             int k = pair_of(c->layout, c->d, j, &pair, &first);
             double theta = (double)b->pos[r] * b->omega[pair];
             double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
-            double bound = c->storage && c->tol_abs < 0
-                ? storage_bound(b, pair, theta, norm)
-                : pc_model_bound(b->Ci[pair], b->u, theta, norm, c->tol_abs);
+            double bound = element_bound(b, pair, b->pos[r], norm);
             observe(c, m, b->pos[r], j, pair, b->got[r * d + (size_t)j],
                     b->ref32[r * d + (size_t)j], b->ref64[r * d + (size_t)j], bound, theta);
         }
@@ -293,31 +290,34 @@ static void split_witness(block *b, pc_witness *w)
 static void block_free(block *b)
 {
     pc_freqs_free(b->freqs);
-    free(b->omega); free(b->Ci); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
+    free(b->omega); free(b->kappa); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
 }
 
-/* Scratch of one worker: its own frequencies (a pc_freqs is not shared
- * between threads) and buffers for one block. */
-/* The schedule's attention factor (a pc_freqs computes it certified). */
-static double sched_attention(const pc_acc_cfg *cfg)
+/* kappa_i of pair I of frequency OMEGA (model.h): 0 where omega is exactly
+ * 1 (base^0, unscaled: every formulation computes it and pos * 1 exactly);
+ * the strict class's; a schedule's own constant (docs/schedules.md: its
+ * frequency's error, the angle's rounding and the evaluation); the default
+ * class's of the geometric frequencies. */
+static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, double omega)
 {
-    pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
-    double a = f ? pc_freqs_attention(f) : 1.0;
-    pc_freqs_free(f);
-    return a;
+    if (omega == 1.0) return 0.0;
+    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->sched) return pc_schedule_model_c(s, cfg->d, i);
+    return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
 
 static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
-                           const pc_rows *rows, double C, double u, pc_err *err)
+                           const pc_rows *rows, pc_err *err)
 {
     size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
     pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
     block z = { impl, cfg, pc_freqs_new(cfg->d, s), malloc(d / 2 * sizeof(double)),
                 malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
                 malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(double)), C, u, malloc(d / 2 * sizeof(double)), rows, 1.0 };
+                malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
+                malloc(d / 2 * sizeof(double)), rows, 1.0 };
     *b = z;
-    if (!b->freqs || !b->omega || !b->Ci || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
+    if (!b->freqs || !b->omega || !b->kappa || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
         block_free(b);
         memset(b, 0, sizeof *b);
         return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
@@ -325,9 +325,10 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
+    b->R = pc_model_radial(rows->input, att);
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
-        b->Ci[i] = (cfg->sched ? pc_schedule_model_c(&s, cfg->d, i) : C) * att;
+        b->kappa[i] = pair_kappa(cfg, &s, i, b->omega[i]);
     }
     return PC_OK;
 }
@@ -568,6 +569,27 @@ static pc_status finish(run *r, pc_err *err)
     return PC_OK;
 }
 
+/* The largest A kappa_i (the result's C) and where the budget stops
+ * constraining (pc_acc_reach) for the pairs of B. */
+static void budget_reach(const block *b, pc_acc_result *res)
+{
+    const pc_acc_cfg *c = b->cfg;
+    pc_acc_reach z = { 0, INT64_MAX, INT64_MAX, -1, -1, 0 };
+    double kmax = 0.0;
+    for (int i = 0; i < c->d / 2; i++) {
+        if (b->kappa[i] > kmax) kmax = b->kappa[i];
+        int64_t v = pc_model_vacuous_from(b->kappa[i], b->omega[i], b->R);
+        /* the angle's own rounding: kappa 1 (0 for an exact pair) */
+        int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
+        if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
+        if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
+        if (v <= c->pos_hi) z.vac_pairs++;
+    }
+    z.known = 1;
+    res->C = kmax * b->att;
+    res->reach = z;
+}
+
 /* A sampled run's positions: ascending, in [0, 2^53], no shards. */
 static pc_status check_positions(const pc_acc_cfg *cfg, pc_err *err)
 {
@@ -617,15 +639,6 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
         return PC_OK;
     }
     res->u = pc_model_u(cfg->dtype);
-    res->C = pc_model_C(cfg->base);
-    if (cfg->sched) { /* the largest C of the schedule's pairs, times A */
-        double C = 0.0;
-        for (int i = 0; i < cfg->d / 2; i++) {
-            double c = pc_schedule_model_c(cfg->sched, cfg->d, i);
-            if (c > C) C = c;
-        }
-        res->C = C * sched_attention(cfg);
-    }
 
     run r;
     memset(&r, 0, sizeof r);
@@ -650,13 +663,14 @@ pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
     r.workers = w;
     for (int t = 0; t < nt && st == PC_OK; t++) {
         w[t].r = &r;
-        st = block_new(&w[t].b, impl, cfg, r.rows, res->C, res->u, err);
+        st = block_new(&w[t].b, impl, cfg, r.rows, err);
     }
     if (st != PC_OK) {
         for (int t = 0; t < nt; t++) block_free(&w[t].b);
         free(r.ring); free(w);
         return st;
     }
+    budget_reach(&w[0].b, res);
     if (nblk > 0) {
         int64_t plo, phi, hi;
         size_t n;
@@ -722,6 +736,50 @@ static const pc_rows *rows_of(const pc_acc_cfg *cfg)
     return f && f->rows ? f->rows : &none;
 }
 
+/* Under --strict, what the worst element's angle says of the class (its
+ * pair's phase against the strict and default classes' kappa). */
+static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
+{
+    if (!cfg->strict || cfg->sched || cfg->tol_abs >= 0 || w->has_split < 1 || w->theta == 0.0)
+        return;
+    int pair, first;
+    pair_of(cfg->layout, cfg->d, w->dim, &pair, &first);
+    double k = fabs(w->angle_err) / (PC_MODEL_U32 * fabs(w->theta));
+    double kd = pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, pair);
+    fprintf(f, "  strict class: the angle of pair %d is off by %.3g rad = %.3g u|theta|; the strict "
+            "class allows %.3g u|theta| (a correctly rounded binary32 frequency and angle)", pair,
+            fabs(w->angle_err), k, pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, pair));
+    double ke = fmax(pc_model_kappa_form(PC_FORM_EXP, cfg->base, cfg->d, pair),
+                     pc_model_kappa_form(PC_FORM_POW, cfg->base, cfg->d, pair));
+    if (k <= ke)
+        fprintf(f, "; within the exp and pow forms' %.3g: a frequency computed by exp or pow, not "
+                "correctly rounded; the default class holds it", ke);
+    else if (k <= kd)
+        fprintf(f, "; beyond the exp and pow forms' %.3g, within the default class's %.3g: a "
+                "cumulative product (ggml: theta *= powf(base, -2/d), drifting by about i ulps "
+                "at pair i)", ke, kd);
+    fputs("\n", f);
+}
+
+/* The long-context note: where the budget stops constraining (model.h). */
+static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res)
+{
+    const pc_acc_reach *z = &res->reach;
+    if (!z->known || cfg->tol_abs >= 0 || z->vac_pos > cfg->pos_hi) return;
+    fprintf(f, "  long context: from position %lld the bound of pair %d exceeds %g of the pair's "
+            "norm; at position %lld it no longer constrains %d of the %d pairs. ",
+            (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS, (long long)cfg->pos_hi,
+            z->vac_pairs, cfg->d / 2);
+    if (z->rep_pos != INT64_MAX)
+        fprintf(f, "From position %lld a binary32 angle pos*omega cannot represent the angle of "
+                "pair %d to %g rad (its rounding alone, u|theta|). ", (long long)z->rep_pos,
+                z->rep_pair, PC_MODEL_VACUOUS);
+    fprintf(f, "There the gate checks only the norm and the exactly computed pairs: compute the "
+            "angles in binary64 and round the values once, or split positions (pos = q*2^k + r: "
+            "the rotation by r*omega composed with an exact one by q*2^k*omega), and give "
+            "--max-abs-err E for an absolute budget.\n");
+}
+
 static void print_witness(FILE *f, const char *title, const pc_witness *w, const char *pair)
 {
     if (!w->valid) return;
@@ -756,17 +814,13 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         if (res->status == PC_SKIP) return;
     }
     const pc_metrics *m = &res->m;
-    char model[160];
-    pc_model_describe(model, sizeof model, res->C, res->u, cfg->dtype, cfg->tol_abs, rw->input);
-    if (cfg->storage && cfg->tol_abs < 0)
-        snprintf(model, sizeof model, "|err| <= (A*C_i*2^-24*(1+|theta|)*(1+u_s) + A*u_s)*|pair|: "
-                 "binary32 values stored as %s (u_s = 2^%d), largest A*C_i = %.4g%s",
-                 pc_dtype_name(cfg->dtype), (int)lround(log2(res->u)), res->C,
-                 cfg->sched ? " (C_i per pair, docs/schedules.md)" : "");
-    else if (cfg->sched && cfg->tol_abs < 0)
-        snprintf(model, sizeof model, "|err| <= A*C_i*u*(1+|theta|)*|pair|, C_i per pair from the "
-                 "schedule (docs/schedules.md), largest A*C_i = %.4g, u = 2^%d (%s)", res->C,
-                 (int)lround(log2(res->u)), pc_dtype_name(cfg->dtype));
+    char model[320];
+    pc_model_describe_budget(model, sizeof model, res->C, cfg->strict, cfg->dtype, cfg->tol_abs,
+                             rw->input, cfg->sched != NULL);
+    if (cfg->max_abs_err > 0 && cfg->tol_abs < 0) {
+        size_t k = strlen(model);
+        snprintf(model + k, sizeof model - k, "; and |err| <= %g (--max-abs-err)", cfg->max_abs_err);
+    }
     fprintf(f, "  %llu values: max abs err %.3g, max ulp err %.3g, rms %.3g, nmse %.3g, "
             "%.2f%% correctly rounded\n", (unsigned long long)m->count, m->max_abs, m->max_ulp,
             pc_rms(m), pc_nmse(m), m->count ? 100.0 * (double)m->n_exact / (double)m->count : 0.0);
@@ -776,6 +830,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         if (m->n_nonfinite) fprintf(f, " (%llu NaN/Inf)", (unsigned long long)m->n_nonfinite);
         fprintf(f, "; the first at pos=%lld\n", (long long)m->first_over.pos);
         print_witness(f, "worst (largest err/bound)", &m->worst, rw->pair_name);
+        print_class_why(f, cfg, &m->worst);
         const char *cause = likely_cause(&m->worst);
         if (impl->flaw) fprintf(f, "  known flaw: %s\n", impl->flaw);
         else if (cause) fprintf(f, "  likely cause: %s\n", cause);
@@ -783,6 +838,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         print_witness(f, "largest error", &m->worst_abs, rw->pair_name);
         fprintf(f, "  largest err/bound = %.3g\n", m->max_ratio);
     }
+    print_reach(f, cfg, res);
 }
 
 void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
@@ -809,6 +865,32 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
         }
         pc_json_end(j);
     }
+    pc_json_end(j);
+}
+
+/* The long-context note as JSON (null when not computed or under --tol-abs). */
+static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
+{
+    if (!z->known || cfg->tol_abs >= 0) { pc_json_str(j, "long_context", NULL); return; }
+    pc_json_obj(j, "long_context");
+    pc_json_num(j, "vacuous_share", PC_MODEL_VACUOUS);
+    if (z->vac_pos != INT64_MAX) {
+        pc_json_int(j, "bound_vacuous_from_pos", z->vac_pos);
+        pc_json_int(j, "bound_vacuous_pair", z->vac_pair);
+    } else {
+        pc_json_str(j, "bound_vacuous_from_pos", NULL);
+    }
+    pc_json_int(j, "pairs_unconstrained_at_end", z->vac_pairs);
+    if (z->rep_pos != INT64_MAX) {
+        pc_json_int(j, "f32_angle_unrepresentable_from_pos", z->rep_pos);
+        pc_json_int(j, "f32_angle_unrepresentable_pair", z->rep_pair);
+    } else {
+        pc_json_str(j, "f32_angle_unrepresentable_from_pos", NULL);
+    }
+    pc_json_bool(j, "reached", z->vac_pos <= cfg->pos_hi);
+    if (z->vac_pos <= cfg->pos_hi)
+        pc_json_str(j, "advice", "compute the angles in binary64 and round the values once, or split "
+                    "positions (pos = q*2^k + r); --max-abs-err E adds an absolute budget");
     pc_json_end(j);
 }
 
@@ -881,16 +963,22 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_str(j, "model", "absolute");
         pc_json_num(j, "tol_abs", cfg->tol_abs);
     } else {
-        pc_json_str(j, "model", cfg->storage ? "(A*C_i*2^-24*(1+|theta|)*(1+u_s)+A*u_s)*|pair|"
-                                             : rw->model);
-        if (cfg->storage) pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
+        pc_json_str(j, "model", rw->model);
+        pc_json_str(j, "class", pc_model_class_name(cfg->strict));
+        if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
+            pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
+        pc_json_num(j, "R", pc_model_radial(rw->input, 1.0));
         pc_json_num(j, "C", res->C);
-        pc_json_str(j, "C_formula", cfg->sched ? "per pair, the schedule's (docs/schedules.md); "
-                    "C is the largest, times the attention factor" : "2*ln(base)+4");
+        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
+                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
+                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
         pc_json_num(j, "u", res->u);
+        pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
+        if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
     }
     pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
     pc_json_end(j);
+    reach_json(j, cfg, &res->reach);
     pc_witness_json(j, "worst", &m->worst);
     pc_witness_json(j, "max_abs_at", &m->worst_abs);
     pc_witness_json(j, "first_over_bound", &m->first_over);

@@ -53,6 +53,8 @@ typedef struct pc_acc_cfg {
      * once (a half-precision cache), not the working precision: the
      * bound is binary32's plus the storage rounding (docs/schedules.md) */
     int storage;
+    int strict;             /* the tolerance class: 1 strict, 0 default (model.h) */
+    double max_abs_err;     /* > 0: an absolute budget |err| <= E on top of the model */
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */
@@ -91,11 +93,23 @@ typedef struct pc_metrics {
     pc_witness first_over; /* first element over the bound, in position order */
 } pc_metrics;
 
+/* Where the element-wise bound stops constraining (model.h): from VAC_POS
+ * the budget of pair VAC_PAIR exceeds PC_MODEL_VACUOUS of the pair's norm;
+ * at the run's last position VAC_PAIRS pairs are past that point.  From
+ * REP_POS the rounding of a binary32 angle alone (u |theta|, pair
+ * REP_PAIR) exceeds it: no binary32 formulation represents the angle. */
+typedef struct pc_acc_reach {
+    int known;                 /* 0: not computed (a merged result without it) */
+    int64_t vac_pos, rep_pos;  /* INT64_MAX: not below 2^53 */
+    int vac_pair, rep_pair, vac_pairs;
+} pc_acc_reach;
+
 typedef struct pc_acc_result {
     pc_status status;      /* PC_OK pass, PC_FAIL, PC_SKIP */
     char note[256];        /* why skipped / implementation error */
     pc_metrics m;
-    double C, u;
+    double C, u;           /* C: the largest A kappa_i; u: the storage's unit (2^-24 for f32) */
+    pc_acc_reach reach;
     double seconds;
     /* the implementation's error that ended the run (0: none), and the
      * positions of the block it came from (for `pecheck merge`) */

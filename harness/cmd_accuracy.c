@@ -44,6 +44,8 @@ static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg
     cfg->pos_hi = o->pos_hi;
     cfg->seed = o->seed;
     cfg->tol_abs = o->tol_abs;
+    cfg->strict = o->strict;
+    cfg->max_abs_err = o->max_abs_err;
     cfg->quiet = o->quiet;
     cfg->threads = o->threads;
     cfg->shard_k = o->shard_k;

@@ -76,6 +76,8 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         cfg.pos_hi = o->pos_hi;
         cfg.seed = o->seed;
         cfg.tol_abs = o->tol_abs;
+        cfg.strict = o->strict;
+        cfg.max_abs_err = o->max_abs_err;
         cfg.quiet = o->quiet;
         cfg.threads = o->threads;
         pc_sources_adjust_cfg(impl, &cfg);

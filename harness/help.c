@@ -29,6 +29,8 @@ static const opt_doc docs[] = {
     { "pos-start", "P", "the position of a table's first row; default 0" },
     { "dtype", "T", "storage type the values are judged in: f32, bf16, f16 (reference: f32 or f64); default f32" },
     { "tol-abs", "X", "an absolute bound |err| <= X in place of the precision model's; default: the model" },
+    { "strict", "", "RoPE/sinusoidal: the strict tolerance class (a correctly rounded binary32 frequency and angle); default: the class of every mainstream binary32 formulation (docs/precision-model.md)" },
+    { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },
     { "seed", "S", "seed of the generated cases; default 20260422 (printed with every failure)" },
     { "causal", "", "attention: gate only the causal (masked) variant; equivariance then expects the mask to break it" },
     { "format", "F", "output format: text, json, tap or junit; default text" },

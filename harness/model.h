@@ -1,24 +1,76 @@
-/* model.h: the precision model that sets the default pass/fail bound.
+/* model.h: the precision model that sets the default pass/fail bound of
+ * the element-wise gates (sinusoidal PE, RoPE), derived in
+ * docs/precision-model.md.
  *
- * Per element:  |got - exact| <= C * u * (1 + |theta|) * s
- *   theta = pos * omega_i (the exact angle of the element's pair),
- *   u     = unit roundoff of the declared working precision
- *           (f32 2^-24, f16 2^-11, bf16 2^-8),
- *   C     = 2 ln(base) + 4, derived in docs/precision-model.md from the
- *           error of the usual binary32 formulation
- *           (exp(2i * -ln(base)/d): |d omega/omega| <= (2 ln(base) + 2) u,
- *           the product pos*omega one more u, sin/cos one ulp <= u, and one
- *           u of slack for second-order terms and positions >= 2^24),
- *   s     = 1 for sinusoidal PE, the pair's Euclidean norm for RoPE.
- * --tol-abs X replaces it with |got - exact| <= X. */
+ * A decomposed budget, per element of pair i at position pos
+ * (theta = pos * omega_i, u = 2^-24: every value is computed in binary32):
+ *
+ *   |got - exact| <= s A [ (R u + min(Phi_i(pos), 2)) (1 + u_s) + u_s ]
+ *
+ *   radial  R u: the evaluation of sin/cos (one ulp each) and, for RoPE,
+ *           the rotation's two products and sum; independent of theta
+ *           (R = 2 sinusoidal, 5 RoPE, 7 RoPE with an attention factor);
+ *   phase   Phi_i(pos) = kappa_i u |theta| (+ u |theta| for pos >= 2^24,
+ *           the position's own rounding): the frequency's error times
+ *           pos plus the rounding of the angle; kappa_i is the tolerance
+ *           class's constant of pair i (pc_model_kappa), 0 for a pair
+ *           whose frequency is exactly 1 (base^0: every formulation
+ *           computes it, and pos * 1, exactly);
+ *   storage u_s: one rounding to the declared dtype (f16 2^-11, bf16
+ *           2^-8, f32 0): values computed in binary32 and stored once;
+ *   s       1 for sinusoidal PE, the input pair's norm for RoPE;
+ *   A       the schedule's attention factor (1: none).
+ * min(Phi, 2): a rotation by a wrong angle moves a point of the circle
+ * by at most its diameter.
+ * --tol-abs X replaces the model by |got - exact| <= X; --max-abs-err E
+ * adds |got - exact| <= E to it. */
 #ifndef PECHECK_MODEL_H
 #define PECHECK_MODEL_H
 
+#include <stdint.h>
+
+/* The tolerance classes (--strict): the default holds every mainstream
+ * binary32 formulation (PyTorch exp and pow forms, HF, Meta's polar form,
+ * ggml's cumulative product); strict is a correctly rounded binary32
+ * frequency and binary32 angle. */
+enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1 };
+
+#define PC_MODEL_U32 0x1p-24 /* binary32 unit roundoff: every value is computed in binary32 */
+/* the bound stops constraining a pair where it exceeds this share of the
+ * pair's norm (the long-context note) */
+#define PC_MODEL_VACUOUS 0.1
+
 double pc_model_u(int dtype);
+/* the storage rounding of DTYPE: 0 for binary32, else its unit roundoff */
+double pc_model_u_storage(int dtype);
+const char *pc_model_class_name(int klass);
+/* the formulations (docs/precision-model.md): the exp form, the pow form
+ * (HF, Meta), ggml's cumulative product, a correctly rounded frequency */
+enum pc_model_form { PC_FORM_EXP = 0, PC_FORM_POW, PC_FORM_GGML, PC_FORM_CR };
+double pc_model_kappa_form(int form, double base, int d, int i);
+/* kappa_i of the geometric frequencies base^(-2i/d) in CLASS (units of
+ * u |theta|); pair 0 is 0 */
+double pc_model_kappa(int klass, double base, int d, int i);
+/* R: ROTATES (RoPE rows), ATT the attention factor */
+double pc_model_radial(int rotates, double att);
+/* Phi (radians) of a pair with constant KAPPA and frequency OMEGA at POS */
+double pc_model_phase(double kappa, double omega, int64_t pos);
+/* the element bound: radial R, phase PHI, storage U_S, factor ATT, scale S */
+double pc_model_element(double R, double phi, double u_s, double att, double s);
+/* The first position (>= 0) from which PHI + R u of a pair (KAPPA, OMEGA)
+ * exceeds PC_MODEL_VACUOUS; INT64_MAX: never below 2^53. */
+int64_t pc_model_vacuous_from(double kappa, double omega, double R);
+/* one-line description of the budget in force, for text output */
+void pc_model_describe_budget(char *buf, unsigned len, double kappa_max, int klass, int dtype,
+                              double tol_abs, int scaled, int sched);
+
+/* The working-precision model the properties use (docs/precision-model.md,
+ * "Properties"): |got - exact| <= C u (1 + |theta|) s, C = 2 ln(base) + 4,
+ * u the declared dtype's unit roundoff. */
 double pc_model_C(double base);
 /* the bound for one element (TOL_ABS >= 0 overrides the model) */
 double pc_model_bound(double C, double u, double theta, double scale, double tol_abs);
-/* one-line description of the bound in force, e.g. for text output */
+/* one-line description of that bound */
 void pc_model_describe(char *buf, unsigned len, double C, double u, int dtype, double tol_abs, int scaled);
 
 #endif

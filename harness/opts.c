@@ -20,6 +20,7 @@ void pc_opts_defaults(pc_opts *o)
     o->pos_hi = 4095;      /* default range of `accuracy`: 4096 positions */
     o->dtype = PC_DT_F32;
     o->tol_abs = -1.0;
+    o->max_abs_err = -1.0;
     o->seed = PC_DEFAULT_SEED;
     o->format = PC_FMT_TEXT;
     o->timeout_ms = 5000;  /* per call of code under test */
@@ -182,6 +183,10 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         if ((st = pc_parse_double("--tol-abs", v, &o->tol_abs, err)) != PC_OK) return st;
         if (!(o->tol_abs >= 0.0))
             return pc_seterr(err, PC_EINPUT, "--tol-abs: must be >= 0, got %s", v);
+    } else if (!strcmp(name, "max-abs-err")) {
+        if ((st = pc_parse_double("--max-abs-err", v, &o->max_abs_err, err)) != PC_OK) return st;
+        if (!(o->max_abs_err > 0.0))
+            return pc_seterr(err, PC_EINPUT, "--max-abs-err: must be > 0, got %s", v);
     } else if (!strcmp(name, "seed")) st = parse_u64("--seed", v, &o->seed, err);
     else if (!strcmp(name, "replay")) { st = parse_u64("--replay", v, &o->replay, err); o->replay_set = 1; }
     else if (!strcmp(name, "format")) {
@@ -231,7 +236,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
 /* options that take no value */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "causal");
+    return !strcmp(name, "quiet") || !strcmp(name, "causal") || !strcmp(name, "strict");
 }
 
 /* Is OUT the same existing file as IN (after symlinks)? */
@@ -291,6 +296,7 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
         if (is_flag(name)) {
             if (eq) return pc_seterr(err, PC_EINPUT, "--%s takes no value", name);
             if (!strcmp(name, "quiet")) o->quiet = 1;
+            else if (!strcmp(name, "strict")) o->strict = 1;
             else o->causal = 1;
             continue;
         }

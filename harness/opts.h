@@ -44,6 +44,8 @@ typedef struct pc_opts {
     int dtype;              /* --dtype */
     int dtype_set;
     double tol_abs;         /* --tol-abs X (< 0: precision model) */
+    double max_abs_err;     /* --max-abs-err E: an absolute budget on top of the model (< 0: none) */
+    int strict;             /* --strict: the strict tolerance class (model.h) */
     uint64_t seed;          /* --seed */
     int causal;             /* --causal */
     /* output */

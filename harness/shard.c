@@ -172,6 +172,31 @@ static void check_witness(rd *r, const char *key, const pc_witness *w, const pc_
     else if (w->dim < 0 || w->dim >= c->d) bad(r, key, "names a dimension outside [0, d)");
 }
 
+/* The long-context note (null: none, as under --tol-abs); a position that
+ * is null is past 2^53.  Every shard of a run writes the same. */
+static int64_t get_pos_or_max(rd *r, const pc_jnode *o, const char *key)
+{
+    const pc_jnode *v = pc_jget(o, key);
+    if (v && v->type == PC_J_NULL) return INT64_MAX;
+    return get_int_in(r, o, key, 0, PC_POS_MAX);
+}
+
+static void get_reach(rd *r, const pc_jnode *o, const pc_acc_cfg *c, pc_acc_reach *z)
+{
+    const pc_jnode *lc = pc_jget(o, "long_context");
+    memset(z, 0, sizeof *z);
+    if (!lc || lc->type == PC_J_NULL) return;
+    if (lc->type != PC_J_OBJ) { bad(r, "long_context", "is not an object or null"); return; }
+    int half = c->d / 2 > 0 ? c->d / 2 : 1;
+    z->vac_pos = get_pos_or_max(r, lc, "bound_vacuous_from_pos");
+    z->vac_pair = z->vac_pos == INT64_MAX ? -1 : (int)get_int_in(r, lc, "bound_vacuous_pair", 0, half - 1);
+    z->vac_pairs = (int)get_int_in(r, lc, "pairs_unconstrained_at_end", 0, half);
+    z->rep_pos = get_pos_or_max(r, lc, "f32_angle_unrepresentable_from_pos");
+    z->rep_pair = z->rep_pos == INT64_MAX ? -1
+                : (int)get_int_in(r, lc, "f32_angle_unrepresentable_pair", 0, half - 1);
+    z->known = 1;
+}
+
 /* The counts, witnesses and status of one result agree with each other and
  * with what the engine does for its parameters (harness/accuracy.c):
  *   - a finished shard checked every element of its positions: values = npos * d;
@@ -282,8 +307,14 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
         c->tol_abs = -1.0;
         res->C = get_num(&r, bd, "C", 0.0);
         res->u = get_num(&r, bd, "u", 0.0);
-        if (!(res->C > 0) || !(res->u > 0)) bad(&r, "bound", "has a C or u that is not positive and finite");
+        /* C is 0 where the only pair is exact (d = 2) */
+        if (!(res->C >= 0) || !(res->u > 0)) bad(&r, "bound", "has a C or u that is negative, zero (u) or not finite");
+        const pc_jnode *cl = pc_jget(bd, "class");
+        c->strict = cl && cl->type == PC_J_STR && !strcmp(cl->text, "strict");
+        const pc_jnode *ma = pc_jget(bd, "max_abs_err");
+        c->max_abs_err = ma ? get_num(&r, bd, "max_abs_err", 0.0) : 0.0;
     }
+    get_reach(&r, o, c, &res->reach);
     const char *status = get_str(&r, o, "status");
     static const char *const statuses[] = { "pass", "fail", "skip" };
     static const pc_status codes[] = { PC_OK, PC_FAIL, PC_SKIP };
@@ -334,7 +365,8 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
     if (a->cfg.seed != b->cfg.seed) return "seed";
     if (!same_bits(a->cfg.tol_abs, b->cfg.tol_abs) || !same_bits(a->res.C, b->res.C)
-        || !same_bits(a->res.u, b->res.u)) return "bound";
+        || !same_bits(a->res.u, b->res.u) || a->cfg.strict != b->cfg.strict
+        || !same_bits(a->cfg.max_abs_err, b->cfg.max_abs_err)) return "bound";
     if (a->cfg.shard_n != b->cfg.shard_n) return "shard count";
     return NULL;
 }

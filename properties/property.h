@@ -165,6 +165,9 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
 double pc_p_omega(const pc_prun *r, int d, int i);
 /* the precision model's bound for one element of angle THETA */
 double pc_p_bound(const pc_prun *r, double theta, double scale);
+/* The accuracy gate's budget (harness/model.h, default class) of pair I of
+ * dimension D at POS, ROTATES for RoPE rows; a schedule or --tol-abs: pc_p_bound. */
+double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale);
 /* column of member K (0 sin/x, 1 cos/y) of pair I */
 size_t pc_p_col(int layout, int d, int i, int k);
 /* certified frequencies for D (cached in R) */

@@ -24,6 +24,18 @@ double pc_p_bound(const pc_prun *r, double theta, double scale)
     return pc_model_bound(r->C, r->u, theta, scale, r->tol_abs);
 }
 
+double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale)
+{
+    double omega = pc_p_omega(r, d, i);
+    if (r->tol_abs >= 0 || r->sched) /* a schedule keeps its per-element model */
+        return pc_p_bound(r, (double)pos * omega, scale);
+    /* the accuracy gate's budget (model.h), default class: pair 0 exact */
+    double kappa = omega == 1.0 ? 0.0 : pc_model_kappa(PC_CLASS_DEFAULT, r->params->base, d, i);
+    double phi = pc_model_phase(kappa, omega, pos);
+    return pc_model_element(pc_model_radial(rotates, 1.0), phi,
+                            pc_model_u_storage(r->params->dtype), 1.0, scale);
+}
+
 size_t pc_p_col(int layout, int d, int i, int k)
 {
     return layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i + k)

@@ -90,9 +90,10 @@ try:
     # --- wrong values: a failure with a witness
     rc, doc, err, _ = check_json(so["wrong"])
     r = find(doc, "sinusoidal", "accuracy", "interleaved")
-    ok(rc == 1 and r and r["status"] == "fail" and "pos=0 dim=0" in r["summary"]
-       and r["data"] and r["data"]["worst"]["pos"] == 0,
-       "sin/cos swapped: accuracy fails with the witness pos=0 dim=0, exit 1", r)
+    ok(rc == 1 and r and r["status"] == "fail" and r["data"]
+       and r["data"]["first_over_bound"]["pos"] == 0 and r["data"]["first_over_bound"]["dim"] == 0
+       and r["data"]["worst"]["dim"] in (0, 1),
+       "sin/cos swapped: accuracy fails from pos=0 dim=0, worst on pair 0 (exact angle), exit 1", r)
     r = find(doc, "rope", "family")
     ok(r is not None and r["status"] == "skip" and "pecheck_rope_f32" in r["summary"],
        "a family the plugin does not export is skipped, naming the symbol", r)
@@ -406,7 +407,7 @@ try:
     except (ValueError, ImportError) as e:
         y = {"error": str(e)}
     ok(isinstance(y, dict) and "message" in y and "measured" in y and "bound" in y
-       and "seed" in y and "pos=0 dim=0" in y.get("witness", "") and y.get("severity") == "fail",
+       and "seed" in y and "the first at pos=0" in y.get("witness", "") and y.get("severity") == "fail",
        "tap: YAML diagnostic with message, measured, bound, seed and witness", y)
     # prove runs a wrapper that runs pecheck (TAP_VERSION tells pecheck what prove reads)
     wrapper = os.path.join(tmp, "wrapped.t")

@@ -4,9 +4,10 @@
 #include "../family.h"
 #include "../../harness/gate.h"
 
-extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_bf16_cache;
+extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,
+    pc_impl_rope_bf16_cache;
 static const pc_impl *const builtins[] = {
-    &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_bf16_cache
+    &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_ggml, &pc_impl_rope_bf16_cache
 };
 
 static int provides(const pc_impl *impl) { return impl->rope != NULL; }
@@ -35,7 +36,7 @@ static pc_status export_row(pc_freqs *f, int64_t pos, int layout, int d,
 
 static const pc_rows rows = {
     .input = 1, .call = call, .ref = pc_ref_rope_row, .export_row = export_row,
-    .export_pairs = 1, .model = "C*u*(1+|theta|)*|pair|", .pair_name = "rotated"
+    .export_pairs = 1, .model = "|pair|*A*((R*u+min(kappa_i*u*|theta|,2))*(1+u_s)+u_s)", .pair_name = "rotated"
 };
 
 static const char *const plots[] = { "rope_decay", "rope_shift", NULL };

@@ -92,7 +92,7 @@ static pc_status check_formula(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_
     for (int i = 0; i < c->d / 2; i++) {
         size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
         double scale = rope ? hypot((double)x[a], (double)x[b]) : 1.0;
-        double bound = pc_p_bound(r, (double)p * pc_p_omega(r, c->d, i), scale);
+        double bound = pc_p_bound_pair(r, c->d, i, p, rope, scale);
         for (int m = 0; m < 2; m++) {
             size_t col = m ? b : a;
             double e = fabs((double)x[dd + col] - ref[col]);

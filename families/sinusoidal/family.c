@@ -37,7 +37,7 @@ static pc_status export_row(pc_freqs *f, int64_t pos, int layout, int d,
 
 static const pc_rows rows = {
     .input = 0, .call = call, .ref = ref, .export_row = export_row, .export_pairs = 0,
-    .model = "C*u*(1+|theta|)", .pair_name = "(sin, cos)"
+    .model = "A*((R*u+min(kappa_i*u*|theta|,2))*(1+u_s)+u_s)", .pair_name = "(sin, cos)"
 };
 
 static const char *const plots[] = { "dot_product", "pe_matrix", NULL };

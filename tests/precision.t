@@ -1,0 +1,107 @@
+#!/bin/sh
+# precision.t: the decomposed precision model (harness/model.h,
+# docs/precision-model.md) on the built-in formulations.
+#
+# - long context: a uniform 1e-4 error fails at positions 2000000..2004095
+#   (pair 0's angle is exact in every formulation, its budget a few u);
+#   the text and JSON say from which position the bound stops constraining
+#   and what to do; --max-abs-err adds an absolute budget;
+# - the default class holds every built-in binary32 formulation (PyTorch's
+#   exp and pow forms, Meta's polar form, HF's rotate_half, ggml's
+#   cumulative product) at d 64, 128, 256 and bases 1e4, 5e5, 1e6, on three
+#   sampled blocks of 1024 positions up to 2^20 (the first, the middle and
+#   the last block: the full 2^20 positions take minutes); the worst
+#   err/bound of each formulation is printed as a TAP comment;
+# - --strict (a correctly rounded binary32 frequency and angle): ggml fails
+#   and the output says why; binary64 angles rounded once pass.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+PECHECK=${PECHECK:-$root/build/pecheck}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-precision.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { # ok COND NAME [DIAG-FILE]
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
+        echo "not ok $n - $2"; fails=$((fails + 1))
+        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
+    fi
+}
+# the largest err/bound of a text result
+ratio() { sed -n 's/^  largest err\/bound = //p' "$1"; }
+
+"$PECHECK" accuracy --impl plus-1e-4 --d 128 --positions 2000000:2004095 --quiet >"$tmp/o" 2>&1
+[ $? -eq 1 ] && grep -q "worst (largest err/bound): pos=[0-9]* dim=[01] " "$tmp/o"
+ok $? "plus-1e-4 at positions 2000000..2004095 fails, worst on pair 0 (exact angle)" "$tmp/o"
+
+"$PECHECK" accuracy --impl torch-exp --d 128 --positions 2000000:2004095 --quiet >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "long context: from position 199689 the bound of pair 7 exceeds 0.1" "$tmp/o" \
+    && grep -q "binary64" "$tmp/o" && grep -q "split positions" "$tmp/o"
+ok $? "torch-exp at 2M passes and says from where the bound stops constraining, and what to do" "$tmp/o"
+
+"$PECHECK" accuracy --impl torch-exp --d 128 --positions 2000000:2000255 --format json --output "$tmp/r.json" --quiet
+rc=$?
+[ $rc -eq 0 ] && /usr/bin/python3 - "$tmp/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lc = r["long_context"]
+assert lc["reached"] is True and lc["bound_vacuous_from_pos"] == 199689 and lc["bound_vacuous_pair"] == 7
+assert 0 < lc["pairs_unconstrained_at_end"] < 64 and "binary64" in lc["advice"]
+assert lc["f32_angle_unrepresentable_pair"] == 1
+assert r["bound"]["class"] == "default" and r["bound"]["R"] == 2
+PY
+ok $? "JSON: long_context with the position, the pair, the count and the advice"
+
+"$PECHECK" accuracy --impl torch-exp --d 128 --max-pos 4095 --format json --output "$tmp/r.json" --quiet
+/usr/bin/python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+assert r["long_context"]["reached"] is False' "$tmp/r.json"
+ok $? "at 4096 positions the long-context note is not reached"
+
+"$PECHECK" accuracy --impl torch-exp --positions 2000000:2000255 --max-abs-err 1e-3 --quiet >"$tmp/o" 2>&1
+[ $? -eq 1 ] && grep -q "|err| <= 0.001 (--max-abs-err)" "$tmp/o"
+ok $? "--max-abs-err 1e-3 fails torch-exp at 2M (its float32 angles are off by up to 0.12)" "$tmp/o"
+"$PECHECK" accuracy --impl torch-exp --positions 2000000:2000255 --max-abs-err 0.5 --quiet >"$tmp/o" 2>&1
+ok $? "--max-abs-err 0.5 passes it" "$tmp/o"
+"$PECHECK" accuracy --impl torch-exp --max-abs-err -1 --quiet >"$tmp/o" 2>&1
+[ $? -eq 2 ] && grep -q -- "--max-abs-err: must be > 0" "$tmp/o"
+ok $? "--max-abs-err -1 is exit 2 naming the option" "$tmp/o"
+
+# the default class over the grid: every run passes, worst ratio per formulation
+for impl in torch-exp torch-pow rope-polar rope-half rope-ggml; do
+    lay=interleaved; [ $impl = rope-half ] && lay=half
+    worst=0; bad=""
+    for d in 64 128 256; do
+        for base in 10000 500000 1000000; do
+            for blk in 0:1023 523776:524799 1047552:1048575; do
+                "$PECHECK" accuracy --impl $impl --layout $lay --d $d --base $base \
+                    --positions $blk --quiet >"$tmp/o" 2>&1
+                rc=$?
+                r=$(ratio "$tmp/o")
+                [ $rc -eq 0 ] || bad="$bad d=$d base=$base $blk (rc $rc);"
+                worst=$(awk -v a="$worst" -v b="${r:-0}" 'BEGIN { print (b > a) ? b : a }')
+            done
+        done
+    done
+    echo "# $impl: worst err/bound $worst (default class, d 64/128/256, bases 1e4/5e5/1e6, 3 blocks to 2^20)"
+    [ -z "$bad" ]
+    ok $? "$impl passes the default class on the grid${bad:+: failed$bad}"
+done
+
+# --strict
+for lay in interleaved half; do
+    "$PECHECK" accuracy --impl rope-ggml --layout $lay --d 128 --max-pos 4095 --strict --quiet >"$tmp/o" 2>&1
+    [ $? -eq 1 ] && grep -q "strict class: the angle of pair [0-9]* is off by" "$tmp/o" \
+        && grep -q "a cumulative product (ggml" "$tmp/o"
+    ok $? "rope-ggml ($lay) fails --strict and says why: a cumulative product" "$tmp/o"
+done
+"$PECHECK" accuracy --impl double-angle --d 128 --max-pos 70000 --strict --quiet >"$tmp/o" 2>&1
+ok $? "double-angle (binary64 angles rounded once) passes --strict: $(ratio "$tmp/o")" "$tmp/o"
+"$PECHECK" accuracy --impl torch-exp --d 128 --max-pos 4095 --strict --quiet >"$tmp/o" 2>&1
+[ $? -eq 1 ] && grep -q "a frequency computed by exp or pow, not correctly rounded" "$tmp/o"
+ok $? "torch-exp fails --strict: its frequency is not correctly rounded" "$tmp/o"
+
+echo "1..$n"
+[ $fails -eq 0 ]
