@@ -22,7 +22,7 @@ typedef struct pc_command {
                           "tol-abs strict max-abs-err seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout max-pos positions pos-start dtype " \
                           "tol-abs strict max-abs-err seed causal format output quiet timeout-ms plugin-mem-mb plugin-cpu-s cases " \
-                          "property replay regressions threads"
+                          "property replay regressions threads shard"
 #define PC_OPTS_REFERENCE "family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "accuracy.h"
+#include "check_shard.h"
 #include "../families/rope/options.h"
 #include "cli.h"
 #include "format.h"
@@ -212,6 +213,12 @@ static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *f
         par.dtype = t->dtype; /* its storage type */
         if (t->base_fitted) par.base = t->base;
     }
+    if (c->rec) { /* a shard: its part of the cases (check_shard.h) */
+        par.shard_k = c->rec->k;
+        par.shard_n = c->rec->n;
+        par.split = pc_shard_rec_split;
+        par.split_ctx = c->rec;
+    }
     /* each property reports a fault of its own calls (properties/util.c) */
     pc_status st = pc_properties_run_with(impl, family, &par, c->vs, c->err);
     return st < 0 ? st : PC_OK;
@@ -281,10 +288,7 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
     return PC_OK;
 }
 
-/* The verdicts in the format asked for (--quiet: text has one line per
- * check); with --output, the text report goes to stderr too, so that a CI
- * log shows what failed (the file is for tools). */
-static pc_status report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
+pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
 {
     pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed };
     pc_out out;
@@ -294,6 +298,23 @@ static pc_status report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
         st = pc_out_close(&out, 1, err);
     }
     if (st == PC_OK && o->output) pc_format_result(stderr, PC_FMT_TEXT, &r);
+    return st;
+}
+
+/* A shard's file (check_shard.h): its verdicts are merge's to judge. */
+static pc_status write_shard(const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec,
+                             pc_err *err)
+{
+    pc_out out;
+    pc_status st = pc_out_open(&out, o->output, err);
+    if (st == PC_OK) {
+        pc_check_shard_write(out.f, o, vs, rec);
+        st = pc_out_close(&out, 1, err);
+    }
+    if (st == PC_OK && !o->quiet)
+        fprintf(stderr, "pecheck: check shard %d/%d: %d verdicts written%s%s; `pecheck merge` "
+                "of the %d shards gives the verdict\n", rec->k, rec->n, vs->n,
+                o->output ? " to " : "", o->output ? o->output : "", rec->n);
     return st;
 }
 
@@ -310,7 +331,7 @@ static int checked(const pc_verdict *v)
     return v->status == PC_OK || v->status == PC_FAIL;
 }
 
-static pc_status require_checked(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
+pc_status pc_check_require(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
 {
     for (int p = 0; p < o->n_properties; p++) {
         if (!strcmp(o->properties[p], "all")) continue; /* anything checked below */
@@ -355,6 +376,9 @@ int pc_cmd_check(int argc, char **argv)
                                       names, o.family), &err);
         }
     }
+    if (o.shard_set && o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--shard: a check shard is a JSON file; give "
+                                     "--format to `pecheck merge`"), &err);
     if (o.dtype == PC_DT_F64)
         return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
     st = pc_rope_opts_resolve(&o, &err); /* --hf-config, --rope-scaling, ... */
@@ -364,16 +388,19 @@ int pc_cmd_check(int argc, char **argv)
     if (st != PC_OK) { pc_rope_opts_release(&o); return fail(&o, st, &err); }
 
     pc_verdicts vs = { NULL, 0, 0 };
-    pc_gate c = { &o, &vs, &err };
+    pc_shard_rec rec = { o.shard_k, o.shard_n, NULL, 0 };
+    pc_gate c = { &o, &vs, &err, o.shard_set ? &rec : NULL };
     for (int k = 0; k < src.n && st == PC_OK; k++) {
         int first = vs.n;
         st = pc_check_impl(&c, src.impl[k], want);
         if (st == PC_OK && pc_plugin_is(src.impl[k])) add_plugin_output(&c, src.impl[k], first);
     }
-    if (st == PC_OK) st = require_checked(&o, &vs, &err);
-    if (st == PC_OK) st = report(&o, &vs, &err);
-    pc_status verdict = pc_verdicts_status(&vs);
+    if (st == PC_OK && o.shard_set) st = write_shard(&o, &vs, &rec, &err);
+    if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, &vs, &err);
+    if (st == PC_OK && !o.shard_set) st = pc_check_report(&o, &vs, &err);
+    pc_status verdict = o.shard_set ? PC_OK : pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);
+    pc_shard_rec_free(&rec);
     pc_sources_close(&src);
     pc_rope_opts_release(&o);
     if (st != PC_OK) return fail(&o, st, &err);

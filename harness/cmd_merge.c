@@ -1,12 +1,15 @@
 /* cmd_merge.c: `pecheck merge FILE...`: combine the JSON results of
- * `pecheck accuracy --shard K/N --format json` (one file per shard, any
- * order) into the result of the unsharded run: one verdict (exit 0 pass,
- * 1 fail, 2 when the files are not the N shards of one run) and one report
+ * `pecheck accuracy --shard K/N --format json`, or the shard files of
+ * `pecheck check --shard K/N` (check_shard.h), one file per shard, any
+ * order, into the result of the unsharded run: its verdict (exit 0 pass,
+ * 1 fail, 2 when the files are not the N shards of one run) and its report
  * in any format of the table (format.h), equal to what the unsharded run
  * writes except "seconds" (the merged value is the shards' total). */
 #include <stdlib.h>
 #include <string.h>
 #include "acc_verdict.h"
+#include "check_shard.h"
+#include "gate.h"
 #include "cli.h"
 #include "format.h"
 #include "impl.h"
@@ -70,6 +73,39 @@ static pc_status write_merged(const pc_opts *o, const pc_shard_item *merged, siz
     return st;
 }
 
+/* Check shards: the merged verdicts judged and written as check does. */
+static pc_status merge_checks(const pc_opts *o, pc_jnode *const *doc, int nf, int *any_fail,
+                              pc_err *err)
+{
+    pc_verdicts vs = { NULL, 0, 0 };
+    pc_check_run run;
+    pc_status st = pc_check_shard_merge((const pc_jnode *const *)doc, o->args, nf, &vs, &run, err);
+    if (st != PC_OK) { pc_verdicts_free(&vs); return st; }
+    pc_opts co = *o; /* the run's options that check's verdict rules read */
+    co.seed = run.seed;
+    co.family = run.family;
+    co.layout = run.layout;
+    co.n_properties = run.n_properties;
+    for (int k = 0; k < run.n_properties; k++) co.properties[k] = run.properties[k];
+    st = pc_check_require(&co, &vs, err);
+    if (st == PC_OK) st = pc_check_report(&co, &vs, err);
+    *any_fail = pc_verdicts_status(&vs) == PC_FAIL;
+    pc_verdicts_free(&vs);
+    return st;
+}
+
+/* The files are check shards (the first says so; the others must too). */
+static pc_status check_kind(pc_jnode *const *doc, const char *const *files, int nf, int *is_check,
+                            pc_err *err)
+{
+    *is_check = pc_check_shard_is(doc[0]);
+    for (int f = 1; f < nf; f++)
+        if (pc_check_shard_is(doc[f]) != *is_check)
+            return pc_seterr(err, PC_EINPUT, "merge: %s is %s check shard, %s is not", *is_check
+                             ? files[0] : files[f], "a", *is_check ? files[f] : files[0]);
+    return PC_OK;
+}
+
 int pc_cmd_merge(int argc, char **argv)
 {
     pc_opts o;
@@ -89,24 +125,31 @@ int pc_cmd_merge(int argc, char **argv)
     for (int f = 0; f < nf && st == PC_OK; f++) {
         st = pc_jread_file(o.args[f], &doc[f], &err);
         if (st == PC_OK) st = results_of(doc[f], o.args[f], &lists[f], &counts[f], &err);
-        if (st == PC_OK && counts[f] != counts[0])
+    }
+    int is_check = 0, any_fail = 0;
+    if (st == PC_OK) st = check_kind(doc, o.args, nf, &is_check, &err);
+    if (st == PC_OK && is_check) {
+        st = merge_checks(&o, doc, nf, &any_fail, &err);
+        counts[0] = 0; /* nothing more to merge */
+    }
+    for (int f = 1; f < nf && st == PC_OK && !is_check; f++)
+        if (counts[f] != counts[0])
             st = pc_seterr(&err, PC_EINPUT, "merge: %s has %zu results, %s has %zu", o.args[f],
                            counts[f], o.args[0], counts[0]);
-    }
     size_t nr = st == PC_OK ? counts[0] : 0;
-    if (st == PC_OK) {
+    if (st == PC_OK && !is_check) {
         items = calloc((size_t)nf, sizeof *items);
         merged = calloc(nr, sizeof *merged);
         if (!items || !merged) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
     }
-    int any_fail = 0;
     for (size_t r = 0; r < nr && st == PC_OK; r++) {
         for (int f = 0; f < nf && st == PC_OK; f++)
             st = pc_shard_read(&lists[f][r], o.args[f], &items[f], &err);
         if (st == PC_OK) st = pc_shard_merge(items, nf, &merged[r], &err);
         if (st == PC_OK && merged[r].res.status == PC_FAIL) any_fail = 1;
     }
-    if (st == PC_OK) st = write_merged(&o, merged, nr, nr == 1 && !pc_jget(doc[0], "results"), &err);
+    if (st == PC_OK && !is_check)
+        st = write_merged(&o, merged, nr, nr == 1 && !pc_jget(doc[0], "results"), &err);
     for (int f = 0; doc && f < nf; f++) pc_jfree(doc[f]);
     free(doc); free(lists); free(counts); free(items); free(merged);
     if (st != PC_OK) return pc_cli_fail_output("merge", &o, st, &err);

@@ -12,10 +12,12 @@
 #include "verdict.h"
 #include "../families/family.h"
 
+struct pc_shard_rec;
 struct pc_gate {
     const pc_opts *o;
     pc_verdicts *vs;
     pc_err *err;
+    struct pc_shard_rec *rec; /* check --shard K/N: how each verdict was made (NULL: not sharded) */
 };
 
 /* Append a verdict of IMPL for FAMILY's CHECK (LAYOUT may be NULL), with
@@ -33,5 +35,27 @@ pc_status pc_check_impl(pc_gate *g, const pc_impl *impl, const pc_family *want);
 /* The accuracy gate (harness/accuracy.c) of a family with rows, on each
  * layout (both unless --layout; a declined layout is skipped). */
 pc_status pc_gate_accuracy(pc_gate *g, const pc_impl *impl, const pc_family *fam);
+
+/* The accuracy gate's verdict in check: RES under CFG, after FAULT (NULL:
+ * none), the TABLE lines (pc_gate_acc_context, "" for other sources) and
+ * LIKELY, a RoPE failure's fitted cause ("" none).  `pecheck merge` makes
+ * the verdict of merged check shards with it. */
+struct pc_acc_cfg;
+struct pc_acc_result;
+void pc_gate_acc_render(const pc_impl *impl, const struct pc_acc_cfg *cfg,
+                        const struct pc_acc_result *res, const char *fault, const char *table,
+                        const char *likely, pc_verdict *v);
+void pc_gate_acc_context(const pc_impl *impl, char *buf, size_t len);
+/* FAMILY's rows rotate an input (RoPE): its failures get a fitted cause. */
+int pc_gate_acc_rotates(const char *family);
+
+/* Nothing checked is an error, not a pass: PC_EINPUT naming what did not
+ * apply when every verdict of VS was skipped or a --property of O ran on
+ * nothing (check, and merge of check shards). */
+pc_status pc_check_require(const pc_opts *o, const pc_verdicts *vs, pc_err *err);
+/* VS in O's format on O's output (--quiet: text has one line per check);
+ * with --output, the text report goes to stderr too, so that a CI log shows
+ * what failed (the file is for tools). */
+pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err);
 
 #endif

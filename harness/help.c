@@ -45,7 +45,7 @@ static const opt_doc docs[] = {
     { "replay", "SEED", "rerun the case of this seed (printed with a counterexample)" },
     { "regressions", "FILE|off", "file of failing seeds replayed first; default .pecheck-regressions, or $PECHECK_REGRESSIONS" },
     { "threads", "N", "worker threads; default every core (results are the same for any N)" },
-    { "shard", "K/N", "check only shard K of N (combine the JSON shards with `pecheck merge`)" },
+    { "shard", "K/N", "check only shard K of N: accuracy blocks and property cases (combine the JSON shards with `pecheck merge`)" },
 };
 
 static const opt_doc *find_doc(const char *name, size_t len)

@@ -215,6 +215,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         if ((st = pc_parse_i64("--shard", a, 1, n, &k, err)) != PC_OK) return st;
         o->shard_k = (int)k;
         o->shard_n = (int)n;
+        o->shard_set = 1;
     } else if (!strcmp(name, "timeout-ms")) {
         if ((st = pc_parse_i64("--timeout-ms", v, 1, 3600000, &x, err)) != PC_OK) return st;
         o->timeout_ms = (long)x;

@@ -56,6 +56,7 @@ typedef struct pc_opts {
     /* engine */
     int threads;            /* --threads N (0: all cores) */
     int shard_k, shard_n;   /* --shard K/N (1-based K) */
+    int shard_set;          /* --shard was given (check writes a shard file, even for 1/1) */
     long timeout_ms;        /* --timeout-ms */
     long plugin_mem_mb;     /* --plugin-mem-mb: the plugin host's address space (0: unlimited) */
     long plugin_cpu_s;      /* --plugin-cpu-s: the plugin host's CPU time (0: unlimited) */

@@ -10,6 +10,25 @@
 #include "opts.h"
 #include "verdict.h"
 
+/* How one property's verdict was made in shard K of N (`check --shard K/N`,
+ * harness/check_shard.h).  SAME: every shard makes the whole verdict (a
+ * skip).  CASES: the cases are split into N contiguous runs of the global
+ * order (saved cases first, then generated ones); each shard runs its own
+ * and makes the verdict its cases would give if they decided the run, with
+ * global case numbers and counts.  OWNER: one shard, OWNER, runs the whole
+ * property (an existential property, a whole check, --replay). */
+enum pc_split_mode { PC_SPLIT_SAME = 0, PC_SPLIT_CASES = 1, PC_SPLIT_OWNER = 2 };
+
+typedef struct pc_case_split {
+    int mode;             /* enum pc_split_mode */
+    int owner;            /* OWNER: the shard that runs it; CASES: the shard that runs the sweep */
+    long total;           /* CASES: cases of the whole run (saved + generated) */
+    long start, end;      /* CASES: this shard's cases [start, end) */
+    long failed_at;       /* CASES: the first failing case of [start, end), -1: none */
+    double worst_score;   /* CASES: score of the passing case nearest to failing (-inf: none) */
+    int sweep;            /* CASES: 0 not run here, 1 ran and found nothing, 2 found a failure */
+} pc_case_split;
+
 /* What one run of the property engine needs. */
 typedef struct pc_prop_params {
     /* the encoding */
@@ -33,6 +52,13 @@ typedef struct pc_prop_params {
     int n_properties;
     int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
     const void *rope;        /* the RoPE frequency schedule of the options (pc_opts.rope; NULL: none) */
+    /* a shard of `check --shard K/N` (SHARD_N 0: not sharded): SLOT is the
+     * verdict's index in the run (set by pc_properties_run_with); SPLIT,
+     * when set, is told how each verdict was made */
+    int shard_k, shard_n;
+    int slot;
+    void (*split)(void *ctx, int slot, const pc_case_split *s);
+    void *split_ctx;
 } pc_prop_params;
 
 /* The parameters O asks for.  The regression file is O->regressions, else

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include "engine.h"
+#include "../harness/accuracy.h"
 #include "../harness/model.h"
 #include "../families/family.h"
 
@@ -170,6 +171,10 @@ typedef struct run_state {
     pc_outcome woc;
     long ran;
     int exists, shown;       /* existential property; a case showed it */
+    /* a shard (`check --shard K/N`) runs cases [i0, i1) of TOTAL; FOUND_AT is
+     * the number of the first failing case, -1 none */
+    int split;
+    long total, i0, i1, found_at;
 } run_state;
 
 /* The seed of case I: replayed, saved or generated. */
@@ -216,7 +221,12 @@ static pc_status one_case(run_state *s, long i, int *stop, pc_err *err)
         if (o1.kind == PC_O_PASS) { s->woc = o1; s->worst = c; s->shown = 1; *stop = 1; return PC_OK; }
         if (o1.kind == PC_O_FAIL && !s->fd.any) { found(&s->fd, &c, &o1, cs, origin, index); return PC_OK; }
     }
-    if (o1.kind != PC_O_PASS) { found(&s->fd, &c, &o1, cs, origin, index); *stop = 1; return PC_OK; }
+    if (o1.kind != PC_O_PASS) {
+        found(&s->fd, &c, &o1, cs, origin, index);
+        s->found_at = i;
+        *stop = 1;
+        return PC_OK;
+    }
     if (o1.score > s->woc.score) { s->woc = o1; s->worst = c; }
     return PC_OK;
 }
@@ -228,12 +238,22 @@ static pc_status run_cases(run_state *s, pc_err *err)
     s->nreg = par->replay_set ? 0
             : pc_regress_load(par->regressions, &key, s->rseeds, s->reg_note, sizeof s->reg_note);
     long total = par->replay_set ? 1 : s->nreg + par->cases;
+    s->total = total;
+    s->i0 = 0;
+    s->i1 = total;
+    s->found_at = -1;
+    if (s->split) { /* the accuracy engine's balanced contiguous split, over cases */
+        int64_t a, b;
+        pc_acc_shard_blocks(total, par->shard_k, par->shard_n, &a, &b);
+        s->i0 = (long)a;
+        s->i1 = (long)b;
+    }
     s->woc.score = -(double)INFINITY;
     s->woc.pair = -1;
     s->exists = s->p->existential && s->p->existential(s->r);
     pc_status st = PC_OK;
     int stop = 0;
-    for (long i = 0; i < total && st == PC_OK && !stop; i++)
+    for (long i = s->i0; i < s->i1 && st == PC_OK && !stop; i++)
         st = one_case(s, i, &stop, err);
     if (s->exists && s->shown) s->fd.any = 0; /* some case shows the property: it holds */
     return st;
@@ -291,7 +311,11 @@ static pc_status finish_fail(run_state *s, pc_verdict *v, pc_err *err)
     char note[PC_ERR_LEN + 64], all[2 * PC_ERR_LEN + 128];
     const char *save_note = NULL;
     if (fd->has_seed && !par->replay_set && strcmp(fd->origin, "regression") && par->regressions) {
-        save_case(s, fd, note, sizeof note);
+        if (s->split) /* shards run side by side: none writes the shared file */
+            snprintf(note, sizeof note, "not saved to %s: a shard (--shard) does not write the "
+                     "regression file", par->regressions);
+        else
+            save_case(s, fd, note, sizeof note);
         save_note = note;
     }
     save_note = with_reg_note(s, save_note, all, sizeof all);
@@ -304,18 +328,56 @@ static pc_status finish_pass(run_state *s, pc_verdict *v, pc_err *err)
                      : s->exists ? "shown by this case (one suffices: an existential property)" : NULL;
     char all[2 * PC_ERR_LEN];
     note = with_reg_note(s, note, all, sizeof all);
-    return pc_eng_write_pass(s->p, s->r, s->ran, s->nreg, &s->worst, &s->woc, v, note, err);
+    /* a shard's pass stands for the whole run's: every case passed */
+    long ncases = s->split ? s->total : s->ran;
+    return pc_eng_write_pass(s->p, s->r, ncases, s->nreg, &s->worst, &s->woc, v, note, err);
 }
 
-static pc_status run_prepared(const pc_property *p, pc_prun *r, pc_verdict *v, pc_err *err)
+/* In a shard: how the property is split (SP), and whether this shard runs
+ * it at all (0: another shard owns it; V says which). */
+static int plan_split(const pc_property *p, pc_prun *r, pc_verdict *v, pc_case_split *sp)
 {
+    const pc_prop_params *par = r->params;
+    sp->owner = par->slot % par->shard_n + 1; /* owners spread over the shards */
+    if (!p->whole && !par->replay_set && !(p->existential && p->existential(r))) {
+        sp->mode = PC_SPLIT_CASES;
+        return 1;
+    }
+    /* an existential property stops at its first passing case, a whole
+     * check and a replay are one unit: one shard runs them */
+    sp->mode = PC_SPLIT_OWNER;
+    if (par->shard_k == sp->owner) return 1;
+    char why[96];
+    snprintf(why, sizeof why, "run by shard %d/%d", sp->owner, par->shard_n);
+    pc_eng_skip(v, why);
+    return 0;
+}
+
+static pc_status run_prepared(const pc_property *p, pc_prun *r, pc_verdict *v, pc_case_split *sp,
+                              pc_err *err)
+{
+    const pc_prop_params *par = r->params;
+    if (par->shard_n > 0 && !plan_split(p, r, v, sp)) return PC_OK;
     if (p->whole) return p->whole(r, v, err);
     run_state *s = calloc(1, sizeof *s);
     if (!s) return pc_p_nomem(err);
     s->p = p;
     s->r = r;
+    s->split = sp->mode == PC_SPLIT_CASES;
     pc_status st = run_cases(s, err);
-    if (st == PC_OK && !s->fd.any && p->sweep && !r->params->replay_set) st = run_sweep(s, err);
+    /* the sweep covers the whole range: in a shard, only its owner runs it */
+    if (st == PC_OK && !s->fd.any && p->sweep && !par->replay_set
+        && (!s->split || par->shard_k == sp->owner)) {
+        st = run_sweep(s, err);
+        sp->sweep = s->fd.any ? 2 : 1;
+    }
+    if (s->split) {
+        sp->total = s->total;
+        sp->start = s->i0;
+        sp->end = s->i1;
+        sp->failed_at = s->found_at;
+        sp->worst_score = s->woc.score;
+    }
     if (st == PC_OK) st = s->fd.any ? finish_fail(s, v, err) : finish_pass(s, v, err);
     free(s);
     return st;
@@ -328,14 +390,16 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
     pc_prun r;
     prun_init(&r, impl, family, par);
     pc_eng_fill_head(v, p, &r);
+    pc_case_split sp = { .mode = PC_SPLIT_SAME, .failed_at = -1, .worst_score = -(double)INFINITY };
     char why[160];
-    if (applicable(&r, why, sizeof why) == PC_SKIP) return pc_eng_skip(v, why);
     pc_outcome oc;
-    pc_status st = prepare(p, &r, v, &oc, err);
-    if (st == PC_SKIP) st = pc_eng_skip(v, oc.msg);
-    else if (st == PC_OK) st = run_prepared(p, &r, v, err);
+    pc_status st = PC_OK;
+    if (applicable(&r, why, sizeof why) == PC_SKIP) st = pc_eng_skip(v, why);
+    else if ((st = prepare(p, &r, v, &oc, err)) == PC_SKIP) st = pc_eng_skip(v, oc.msg);
+    else if (st == PC_OK) st = run_prepared(p, &r, v, &sp, err);
     v->seconds = now() - t0;
     pc_p_release(&r);
+    if (st == PC_OK && par->shard_n > 0 && par->split) par->split(par->split_ctx, par->slot, &sp);
     return st;
 }
 
@@ -367,7 +431,9 @@ pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
         if (!selected(p, par)) continue;
         pc_verdict *v = pc_verdicts_add(out);
         if (!v) return pc_p_nomem(err);
-        pc_status st = pc_property_run(p, impl, family, par, v, err);
+        pc_prop_params q = *par;
+        q.slot = out->n - 1; /* the verdict's place in the run (a shard's unit) */
+        pc_status st = pc_property_run(p, impl, family, &q, v, err);
         if (st != PC_OK) {
             free(v->details);
             free(v->json);

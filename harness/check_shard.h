@@ -1,0 +1,85 @@
+/* check_shard.h: `pecheck check --shard K/N` (a shard of the whole gate)
+ * and `pecheck merge` of the N shard files into the unsharded run's result.
+ *
+ * Every shard makes the same list of verdicts, in the unsharded order (the
+ * list depends only on the options and the sources); each verdict is one
+ * slot of the shard file, made one of four ways:
+ *   ACCURACY  the accuracy gate: shard K checks the K-th contiguous run of
+ *             blocks; the slot holds the engine's exact result (shard.h),
+ *             merged like `accuracy` shards, then rendered as check does;
+ *   CASES     a property: shard K runs the K-th contiguous run of its cases
+ *             (harness/property.h, pc_case_split) and renders the verdict its
+ *             cases would give if they decided the run; merge replays the
+ *             engine's rule: the first failing case in case order, else the
+ *             sweep's failure, else the passing case nearest to failing (the
+ *             first of the largest scores);
+ *   OWNER     a unit one shard runs whole (existential property, replay);
+ *   SAME      made whole by every shard (skips, table and contract gates,
+ *             the repeat check): merge takes shard 1's and requires all equal.
+ * The file carries the run's identity (options that change the result), so
+ * shards of different runs are refused. */
+#ifndef PECHECK_CHECK_SHARD_H
+#define PECHECK_CHECK_SHARD_H
+
+#include <stdio.h>
+#include "accuracy.h"
+#include "jsonread.h"
+#include "opts.h"
+#include "property.h"
+#include "status.h"
+#include "verdict.h"
+
+#define PC_CHECK_SHARD_KIND "check-shard"
+#define PC_CHECK_SHARD_FORMAT 1 /* the layout of the file; a reader refuses another */
+
+enum pc_slot_mode { PC_SLOT_SAME = 0, PC_SLOT_CASES, PC_SLOT_OWNER, PC_SLOT_ACCURACY };
+
+/* How one verdict of a shard was made. */
+typedef struct pc_slot {
+    int mode;                /* enum pc_slot_mode */
+    pc_case_split split;     /* CASES, OWNER */
+    /* ACCURACY: the engine's result and what its verdict's text needs */
+    pc_acc_cfg cfg;          /* pointers other than family cleared */
+    pc_acc_result res;
+    int sched, storage;      /* a RoPE schedule was in force; DTYPE is a storage type */
+    char sched_note[256];
+    char context[1200];      /* a table's lines (gate.c) */
+    int likely_set;          /* LIKELY was computed (the shard failed) */
+    char likely[480];
+} pc_slot;
+
+/* The slots of one shard, indexed like its verdicts. */
+typedef struct pc_shard_rec {
+    int k, n;
+    pc_slot *slots;
+    int cap;
+} pc_shard_rec;
+
+/* Slot INDEX (grown and zeroed: SAME), NULL when out of memory. */
+pc_slot *pc_shard_rec_slot(pc_shard_rec *rec, int index);
+void pc_shard_rec_free(pc_shard_rec *rec);
+/* The property engine's report of a verdict's split (pc_prop_params.split). */
+void pc_shard_rec_split(void *rec, int slot, const pc_case_split *s);
+
+/* Write the shard file of the verdicts VS of the run O. */
+void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec);
+
+/* Is TOP (a parsed file) a check shard? */
+int pc_check_shard_is(const pc_jnode *top);
+
+/* What merge needs of the run to judge it as check does. */
+typedef struct pc_check_run {
+    uint64_t seed;
+    const char *family;          /* --family (NULL: none) */
+    int layout;                  /* --layout (-1: none) */
+    const char *properties[PC_MAX_SOURCES];
+    int n_properties;
+} pc_check_run;
+
+/* Merge the N shard files TOPS[0..N) (parsed; FILES name them) into OUT,
+ * the unsharded run's verdicts, and RUN.  Errors (PC_EINPUT) when they are
+ * not the N shards of one run or a slot is not what pecheck writes. */
+pc_status pc_check_shard_merge(const pc_jnode *const *tops, const char *const *files, int n,
+                               pc_verdicts *out, pc_check_run *run, pc_err *err);
+
+#endif

@@ -1,0 +1,141 @@
+#!/bin/bash
+# `pecheck check --shard K/N` and `pecheck merge` of the N check shards: the
+# merged result is the unsharded run's, bit for bit (JSON except "seconds",
+# exit code), for passing and failing implementations, for a property that
+# fails in one shard only (its shrunk counterexample included), and for
+# --threads 1 and 2; merge refuses shards that are not those of one run, or
+# whose numbers pecheck would not write.
+set -u
+PECHECK=${PECHECK:-build/pecheck}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok()  { echo "ok $((++n)) - $*"; }
+nok() { echo "not ok $((++n)) - $*"; }
+strip() { grep -v '"seconds"' "$1"; }
+
+same_json() {
+    if [ -s "$1" ] && [ -s "$2" ] && diff <(strip "$1") <(strip "$2") >"$tmp/diff"; then ok "$3"
+    else nok "$3"; sed 's/^/# /' "$tmp/diff" | head -20; fi
+}
+
+# sharded N ARGS...: the N shards (run in reverse order, 2 threads) merged
+# against the unsharded run (1 thread): exit code and JSON
+sharded() {
+    local N=$1; shift
+    "$PECHECK" check "$@" --quiet --threads 1 --format json --output "$tmp/full.json" 2>/dev/null
+    local rc0=$?
+    local files=()
+    for ((k = N; k >= 1; k--)); do
+        "$PECHECK" check "$@" --quiet --threads 2 --shard "$k/$N" --output "$tmp/s$k.json"
+        files+=("$tmp/s$k.json")
+    done
+    "$PECHECK" merge --format json --output "$tmp/merged.json" "${files[@]}" 2>/dev/null; local rc1=$?
+    if [ $rc0 -eq $rc1 ]; then ok "merge exit $rc1 = unsharded exit: $N check shards of $*"
+    else nok "merge exit $rc1, unsharded $rc0: $N check shards of $*"; fi
+    same_json "$tmp/full.json" "$tmp/merged.json" "merged JSON = unsharded JSON: $N check shards of $*"
+}
+
+# refused WORD... -- FILES: merge exits 2 with one stderr line holding every WORD, no stdout
+refused() {
+    local words=()
+    while [ "$1" != "--" ]; do words+=("$1"); shift; done; shift
+    "$PECHECK" merge "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    local good=1
+    for w in "${words[@]}"; do grep -qF -- "$w" "$tmp/err" || good=0; done
+    if [ $rc -eq 2 ] && [ $good -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]; then
+        ok "refused (exit 2, names ${words[*]}): $(sed "s|$tmp/||g" "$tmp/err")"
+    else
+        nok "expected exit 2 naming ${words[*]}: rc=$rc stderr: $(cat "$tmp/err")"
+    fi
+}
+
+# forge IN OUT PYTHON: OUT is IN's JSON (as d) after the Python statement
+forge() {
+    /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def slot(check): return [s for s in d["slots"] if s["check"] == check][0]
+exec(sys.argv[3])
+open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
+PY
+}
+
+echo "1..34"
+
+# --threads 1 and 2: the same check, bit for bit
+for impl in torch-exp rope-bf16-cache bf16-positions; do
+    for t in 1 2; do
+        "$PECHECK" check --impl "$impl" --max-pos 1500 --threads $t --quiet --format json --output "$tmp/t$t.json" 2>/dev/null
+    done
+    same_json "$tmp/t1.json" "$tmp/t2.json" "check --threads 1 = --threads 2 ($impl)"
+done
+
+sharded 3 --impl torch-exp --max-pos 3000                                 # pass
+sharded 4 --impl bf16-positions --positions 100:2999                      # known bad: every check fails
+sharded 2 --impl rope-polar --impl rope-bf16-cache --max-pos 1500         # RoPE: a declined layout, a fitted cause
+sharded 3 --impl learned-clamp --impl attention-nocausal --causal         # contract gates; an existential property
+sharded 8 --impl sin-only --max-pos 600 --cases 5                         # more shards than cases
+
+# a property that fails in one shard only: unique's first failing case is
+# case 9, in shard 3 of 3; shards 1 and 2 pass, and shard 1 (the sweep's
+# owner) finds a collision by its sweep, which the earlier case outranks
+sharded 3 --impl bf16-positions --property unique --max-pos 700 --cases 12
+/usr/bin/python3 - "$tmp" >"$tmp/py" <<'PY'
+import json, sys
+sp = [json.load(open(f"{sys.argv[1]}/s{k}.json"))["slots"][0]["split"] for k in (1, 2, 3)]
+print(" ".join(str(s["failed_at"]) for s in sp), " ".join(str(s["sweep"]) for s in sp))
+PY
+if [ "$(cat "$tmp/py")" = "-1 -1 9 2 0 0" ]; then ok "unique fails in shard 3 only (case 9); shard 1's sweep found one"
+else nok "unique's failures by shard: $(cat "$tmp/py")"; fi
+if grep -q 'generated case 9' "$tmp/merged.json" && grep -q 'smallest counterexample' "$tmp/merged.json" \
+   && grep -q '"status": "fail"' "$tmp/merged.json"; then ok "merged verdict: shard 3's case 9, shrunk"
+else nok "merged verdict lacks shard 3's shrunk case 9"; fi
+cp "$tmp"/s[123].json "$tmp/keep/" 2>/dev/null || { mkdir "$tmp/keep"; cp "$tmp"/s[123].json "$tmp/keep/"; }
+
+# text and TAP: the same verdict lines as the unsharded run
+"$PECHECK" check --impl bf16-positions --property unique --max-pos 700 --cases 12 --format tap >"$tmp/full.tap"
+"$PECHECK" merge --format tap "$tmp"/keep/s*.json >"$tmp/merged.tap"
+if diff "$tmp/full.tap" "$tmp/merged.tap" >/dev/null; then ok "merged TAP = unsharded TAP"
+else nok "merged TAP differs"; fi
+
+# validation: one run, every shard, numbers as pecheck writes them
+k1=$tmp/keep/s1.json; k2=$tmp/keep/s2.json; k3=$tmp/keep/s3.json
+refused "check shard 2/3 missing" -- "$k1" "$k3"
+refused "given twice" -- "$k1" "$k1" "$k3"
+"$PECHECK" check --impl bf16-positions --property unique --max-pos 700 --cases 12 --seed 7 --quiet --shard 2/3 --output "$tmp/seed7.json"
+refused "not shards of one run" "options differ" -- "$k1" "$tmp/seed7.json" "$k3"
+"$PECHECK" accuracy --impl torch-exp --max-pos 600 --quiet --shard 2/3 --format json --output "$tmp/acc.json"
+refused "check shard" -- "$k1" "$tmp/acc.json" "$k3"
+forge "$k3" "$tmp/x.json" 'slot("unique")["split"]["failed_at"] = 2'
+refused x.json failed_at -- "$k1" "$k2" "$tmp/x.json"
+forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["start"] = 3'
+refused x.json split.start -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["sweep"] = 2'
+refused x.json sweep -- "$k1" "$tmp/x.json" "$k3"
+forge "$k3" "$tmp/x.json" 'slot("unique")["verdict"]["status"] = "pass"'
+refused x.json verdict.status -- "$k1" "$k2" "$tmp/x.json"
+forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["total"] = 13'
+refused x.json "number of cases" -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["owner"] = 2'
+refused x.json owner -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" 'd["format"] = 2'
+refused x.json "format 2" -- "$k1" "$tmp/x.json" "$k3"
+
+# the accuracy slots keep the accuracy shards' validation, and a verdict
+# every shard makes must be the same in all
+for k in 1 2; do
+    "$PECHECK" check --impl learned-clamp --impl torch-exp --max-pos 700 --quiet --shard $k/2 --output "$tmp/m$k.json"
+done
+forge "$tmp/m2.json" "$tmp/x.json" 'slot("accuracy")["accuracy"]["result"]["values"] += 128'
+refused x.json values -- "$tmp/m1.json" "$tmp/x.json"
+forge "$tmp/m2.json" "$tmp/x.json" 'slot("accuracy")["accuracy"]["result"]["status"] = "fail"'
+refused x.json status -- "$tmp/m1.json" "$tmp/x.json"
+forge "$tmp/m2.json" "$tmp/x.json" 'slot("lookup")["verdict"]["summary"] = "fine"'
+refused m1.json x.json "slot 1" verdict -- "$tmp/m1.json" "$tmp/x.json"
+"$PECHECK" merge "$tmp/m1.json" "$tmp/m2.json" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] && ok "genuine shards of a failing run merge to exit 1" || nok "genuine merge: rc=$rc"
+
+# usage
+"$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "shard" "$tmp/err" && [ ! -s "$tmp/out" ]; then ok "--shard with --format tap: exit 2"
+else nok "--shard --format tap: rc=$rc $(cat "$tmp/err")"; fi
