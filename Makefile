@@ -27,8 +27,9 @@ TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
 .PHONY: all check demo bench clean deps deps-demo deps-check fuzz fuzz-replay prove prove-broken install uninstall
-# The example plugin (docs/plugins.md): build/examples/plugin_good.so
-EXAMPLES = $(BUILD)/examples/plugin_good.so
+# The example plugins (docs/plugins.md): build/examples/plugin_good.so, and
+# plugin_rope_half.so (ABI v2, a half-precision RoPE kernel)
+EXAMPLES = $(BUILD)/examples/plugin_good.so $(BUILD)/examples/plugin_rope_half.so
 # The demonstration family (tests/family_demo/, docs/architecture.md) is
 # registered by a second build of the registry into a test-only binary,
 # build/tests/pecheck_demo; build/pecheck never contains it.

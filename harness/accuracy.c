@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "accuracy.h"
+#include "half.h"
 #include "hook.h"
 #include "model.h"
 #include "opts.h"
@@ -180,6 +181,8 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
 {
     if (c->unit_inputs) unit_pairs(c->seed, pos, c->d, c->layout, x);
     else pc_normal_row(c->seed, (uint64_t)pos, c->d, x);
+    if (c->input_dtype != PC_DT_F32)
+        for (int j = 0; j < c->d; j++) x[j] = pc_round_to(c->input_dtype, x[j]);
 }
 
 /* The budget of one element (model.h, docs/precision-model.md): radial

@@ -55,6 +55,10 @@ typedef struct pc_acc_cfg {
     int storage;
     int strict;             /* the tolerance class: 1 strict, 0 default (model.h) */
     double max_abs_err;     /* > 0: an absolute budget |err| <= E on top of the model */
+    /* rows with an input: each input element rounded to this type (enum
+     * pc_dtype; PC_DT_F32, the default: as drawn), so that a kernel taking
+     * f16 or bf16 inputs is judged on the very inputs it was given */
+    int input_dtype;
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */

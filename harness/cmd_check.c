@@ -280,8 +280,11 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
             continue;
         }
         if (fam->gate && runs_gate(c->o, fam)) st = fam->gate(c, impl, fam);
-        if (st == PC_OK && fam->rows && impl->host && runs_gate(c->o, fam))
-            st = check_repeat(c, impl, fam); /* with the accuracy gate */
+        /* with the accuracy gate; the rows' call is the family's first
+         * entry point (an ABI v2-only plugin lacks it) */
+        if (st == PC_OK && fam->rows && impl->host && runs_gate(c->o, fam) &&
+            pc_hook_present(impl, fam->hooks[0]))
+            st = check_repeat(c, impl, fam);
         if (st == PC_OK) st = check_properties(c, impl, fam->name);
         if (st != PC_OK) return st;
     }

@@ -20,6 +20,7 @@
  *                     copy into shared memory and their place there
  *   PC_OUT_BYTES(ARGS) the output's size in bytes (SIZE_MAX on overflow,
  *                     0 without output)
+ *   PC_PACK(ARGS)     "hook_s.N = hook_args->N;"  a v2 struct from them
  * (each form walks the sequence with two macros calling each other, A and
  * B, and the last dangling name is pasted with _END into a final macro).
  * All names are PC_-prefixed; hookgen.h is included through impl.h. */
@@ -84,6 +85,13 @@
 #define PC_STO_B(K, T, N, ...) hook_args->N = N; PC_STO_A
 #define PC_STO_A_END
 #define PC_STO_B_END
+
+/* "hook_s.N = hook_args->N;" for every argument (a v2 struct) */
+#define PC_PACK(ARGS) PC_EACH_END(PC_PCK_A ARGS)
+#define PC_PCK_A(K, T, N, ...) hook_s.N = hook_args->N; PC_PCK_B
+#define PC_PCK_B(K, T, N, ...) hook_s.N = hook_args->N; PC_PCK_A
+#define PC_PCK_A_END
+#define PC_PCK_B_END
 
 /* ", hook_args->N" for every argument */
 #define PC_FROM(ARGS) PC_EACH_END(PC_FRM_A ARGS)

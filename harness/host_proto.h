@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include "hook.h"
+#include "v2args.h"
 
 /* The worker is pecheck itself, run as `pecheck __plugin-host PATH MEM_MB
  * CPU_S` (the limits of pc_host_limits, "0": none)

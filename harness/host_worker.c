@@ -37,22 +37,42 @@ static void *pc_host_fix(unsigned char *base, const void *off)
 
 #define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)                                    \
     static int64_t invoke_##NAME(void *fn, unsigned char *hook_base, void *argp, \
-                                 unsigned char *hook_out)                      \
+                                 unsigned char *hook_out, size_t out_room)     \
     {                                                                          \
         host_args_##NAME *hook_args = argp;                                    \
         RET (*f)(PC_PROTO(ARGS));                                              \
         memcpy(&f, &fn, sizeof f); /* object to function pointer (POSIX) */    \
         PC_IN_FIX(ARGS)                                                        \
         PC_OUT_SET(ARGS)                                                       \
-        (void)hook_args; (void)hook_out; (void)hook_base;                      \
+        (void)hook_args; (void)hook_out; (void)hook_base; (void)out_room;      \
         return (int64_t)f(PC_CALL_ARGS(ARGS));                                 \
+    }
+/* ABI version 2: the struct rebuilt from its members, completed and
+ * checked against OUT's room by FINISH before the plugin sees it (a struct
+ * pecheck would not have written: the worker exits, reported as a fault) */
+#define PC_HOOK_ARGS(NAME, SYMBOL, TYPE, FINISH, RET, ARGS, AT)                 \
+    static int64_t invoke_##NAME(void *fn, unsigned char *hook_base, void *argp, \
+                                 unsigned char *hook_out, size_t out_room)     \
+    {                                                                          \
+        host_args_##NAME *hook_args = argp;                                    \
+        RET (*f)(const TYPE *);                                                \
+        memcpy(&f, &fn, sizeof f); /* object to function pointer (POSIX) */    \
+        PC_IN_FIX(ARGS)                                                        \
+        PC_OUT_SET(ARGS)                                                       \
+        TYPE hook_s;                                                           \
+        memset(&hook_s, 0, sizeof hook_s);                                     \
+        PC_PACK(ARGS)                                                          \
+        if (FINISH(&hook_s, out_room) != 0) _exit(122);                         \
+        return (int64_t)f(&hook_s);                                            \
     }
 #define PC_ENTRY(NAME, SYMBOL, RET, ARGS, AT) PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)
 #include "hooks.def"
 #undef PC_HOOK
+#undef PC_HOOK_ARGS
 #undef PC_ENTRY
 
-typedef int64_t (*invoke_fn)(void *fn, unsigned char *base, void *argp, unsigned char *out);
+typedef int64_t (*invoke_fn)(void *fn, unsigned char *base, void *argp, unsigned char *out,
+                             size_t out_room);
 
 static const invoke_fn invokers[PC_HOOK_N] = {
 #define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT) invoke_##NAME,
@@ -202,7 +222,8 @@ static void load(const char *path, void *fn[PC_HOOK_N])
     }
     host_args_abi_version a;
     memset(&a, 0, sizeof a);
-    hdr->version = (int32_t)invokers[PC_HOOK_abi_version](fn[PC_HOOK_abi_version], base, &a, NULL);
+    hdr->version = (int32_t)invokers[PC_HOOK_abi_version](fn[PC_HOOK_abi_version], base, &a, NULL,
+                                                          0);
     hdr->load_rc = 0;
 }
 
@@ -223,8 +244,10 @@ static void serve(void *fn[PC_HOOK_N])
         _exit(125); /* cannot place the guards: reported as an exit */
     _Alignas(64) unsigned char args[HOST_ARGS];
     memcpy(args, hdr->args, sizeof args);
+    /* OUT's room: to the end of the data pages (its canary included) */
+    size_t room = guard ? data_off + data_len - out_off : 0;
     int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
-              ? invokers[id](fn[id], base, args, base + out_off) : -1;
+              ? invokers[id](fn[id], base, args, base + out_off, room) : -1;
     if (guard) {
         mprotect(g1, guard, PROT_READ | PROT_WRITE);
         mprotect(g2, guard, PROT_READ | PROT_WRITE);

@@ -30,10 +30,10 @@ typedef struct plugin {
 #include "hooks.def"
 #undef PC_HOOK
 
-/* "plugin (ABI v1): sinusoidal rope ..." */
-static void describe(const pc_host *h, char *buf, size_t len)
+/* "plugin (ABI v1): sinusoidal rope ...": the version it reported */
+static void describe(const pc_host *h, int version, char *buf, size_t len)
 {
-    int w = snprintf(buf, len, "plugin (ABI v%d):", PECHECK_ABI_VERSION);
+    int w = snprintf(buf, len, "plugin (ABI v%d):", version);
     for (int k = 0; k < PC_HOOK_N && w > 0 && (size_t)w < len; k++)
         if (k != PC_HOOK_abi_version && k != PC_HOOK_learned_max_len && pc_host_has(h, (pc_hook_id)k))
             w += snprintf(buf + w, len - (size_t)w, " %s", pc_hook_name((pc_hook_id)k));
@@ -78,11 +78,11 @@ pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **
     pc_status st = pc_host_open(p, path, lim, &h, &version, err);
     free(p);
     if (st != PC_OK) return st;
-    if (version != PECHECK_ABI_VERSION) {
+    if (version < PECHECK_ABI_VERSION_MIN || version > PECHECK_ABI_VERSION) {
         pc_host_close(h);
         return pc_seterr(err, PC_EINPUT, "%s: plugin ABI version %d, but this pecheck implements "
-                         "version %d (include/pecheck_plugin.h)", path, version,
-                         PECHECK_ABI_VERSION);
+                         "versions %d to %d (include/pecheck_plugin.h)", path, version,
+                         PECHECK_ABI_VERSION_MIN, PECHECK_ABI_VERSION);
     }
     int has_len = pc_host_has(h, PC_HOOK_learned_max_len), has_lut = pc_host_has(h, PC_HOOK_learned);
     if (has_len != has_lut) {
@@ -103,7 +103,7 @@ pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **
         return st;
     }
     pl->magic = PLUGIN_MAGIC;
-    describe(h, pl->description, sizeof pl->description);
+    describe(h, version, pl->description, sizeof pl->description);
     pc_impl *r = &pl->impl;
     r->name = pl->name;
     r->description = pl->description;

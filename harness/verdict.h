@@ -11,7 +11,7 @@ typedef struct pc_verdict {
     char check[48];        /* "accuracy", "unique", "linear-shift", ... */
     char family[24];       /* "sinusoidal", "rope", "learned", "attention", ... */
     char impl[160];        /* implementation name (built-in, plugin path, table path) */
-    char layout[16];       /* "interleaved", "half" or "" */
+    char layout[24];       /* "interleaved", "half" or ""; ABI v2 RoPE: "half, f16" */
     pc_status status;      /* PC_OK pass, PC_FAIL fail, PC_SKIP skipped */
     double measured;       /* the measured quantity ... */
     double bound;          /* ... and the bound it was held to */

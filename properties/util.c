@@ -126,7 +126,8 @@ int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
 {
     r->calls++;
     if (!r->impl->sinusoidal) {
-        snprintf(r->implmsg, sizeof r->implmsg, "no sinusoidal hook");
+        snprintf(r->implmsg, sizeof r->implmsg, "no pecheck_sinusoidal_f32: the properties call "
+                 "the ABI v1 entry point");
         return 1;
     }
     pc_fault fault;
@@ -142,7 +143,8 @@ int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, f
 {
     r->calls++;
     if (!r->impl->rope) {
-        snprintf(r->implmsg, sizeof r->implmsg, "no rope hook");
+        snprintf(r->implmsg, sizeof r->implmsg, "no pecheck_rope_f32: the properties call the "
+                 "ABI v1 entry point");
         return 1;
     }
     pc_fault fault;

@@ -65,7 +65,7 @@ def find(doc, family, check, layout=None):
 
 try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
-             "halfonly", "nosym", "version2", "learned_bad", "attention_bad", "misspelt", "mangled",
+             "halfonly", "nosym", "version3", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
              "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid"]
     so = {n: build(n) for n in names}
@@ -166,8 +166,8 @@ try:
     # --- libraries that are not plugins: exit 2 with the loader's message
     rc, out, err, _ = run(["check", "--plugin", so["nosym"]] + SMALL)
     ok(rc == 2 and "pecheck_abi_version" in err and out == "", "no pecheck_abi_version: exit 2", err)
-    rc, out, err, _ = run(["check", "--plugin", so["version2"]] + SMALL)
-    ok(rc == 2 and "ABI version 2" in err, "ABI version 2: exit 2", err)
+    rc, out, err, _ = run(["check", "--plugin", so["version3"]] + SMALL)
+    ok(rc == 2 and "ABI version 3" in err and "versions 1 to 2" in err, "ABI version 3: exit 2", err)
     rc, out, err, _ = run(["check", "--plugin", os.path.join(tmp, "missing.so")] + SMALL)
     ok(rc == 2 and "cannot load plugin" in err and "No such file" in err,
        "a missing library: exit 2 with dlerror's text", err)

@@ -1,24 +1,33 @@
-// pe_kernel.cu: the shape of a pecheck plugin wrapping a CUDA kernel.
+// pe_kernel.cu: the shape of a pecheck plugin wrapping CUDA kernels: a
+// sinusoidal kernel (ABI v1, pecheck_sinusoidal_f32) and a half-precision
+// RoPE kernel (ABI v2, pecheck_rope_v2) that rotates q or k in place on a
+// strided [tokens, heads, head_dim] tensor of f16 or bf16, partial rotary.
 //
-// NOT built by `make` (pecheck does not need CUDA).  To gate your kernel:
+// NOT built by `make` (pecheck does not need CUDA).  To gate your kernels:
 //
 //   nvcc -O2 -Xcompiler -fPIC -shared -I../../include pe_kernel.cu -o pe_kernel.so
-//   pecheck check --plugin ./pe_kernel.so --family sinusoidal --timeout-ms 30000
+//   pecheck check --plugin ./pe_kernel.so --timeout-ms 30000 [--hf-config config.json]
 //
-// The host wrapper below is what pecheck calls: copy the inputs to the
+// The host wrappers below are what pecheck calls: copy the inputs to the
 // device, launch, copy OUT back, free, return 0 (or nonzero on any CUDA
 // error: pecheck reports it).  Notes:
-//   - pecheck calls every entry point in a fresh forked child (a crash or a
-//     hang of the kernel cannot take pecheck down), so each call creates its
-//     own CUDA context: keep no device state in globals across calls, and
-//     give --timeout-ms room for context creation (hundreds of ms).
-//   - pecheck itself never initialises CUDA, so the fork is safe.
-//   - the kernel computes the angle in binary32 like most production
+//   - pecheck calls the entry points in one plugin host process, one call
+//     at a time (docs/plugins.md): the CUDA context created by the first
+//     call is kept for the next ones, until a fault replaces the host;
+//     give --timeout-ms room for creating it (hundreds of ms).
+//   - pecheck itself never initialises CUDA.
+//   - the kernels compute the angle in binary32 like most production
 //     kernels; pecheck's bound (docs/precision-model.md) is built for that.
 //     __sinf/__cosf (-use_fast_math) have absolute errors of about 2^-21.4
 //     on [-pi, pi] and grow with |x|: expect pecheck to fail them at large
 //     positions, which is the point of gating.
+//   - the RoPE kernel rounds each output once to f16/bf16 (__float2half_rn,
+//     __float2bfloat16_rn), what pecheck's storage model expects, and
+//     touches neither the pass-through dims nor the padding between heads
+//     and tokens (pecheck checks both come back bit-identical).
 #include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <math.h>
 #include <stdint.h>
 #include "pecheck_plugin.h"
@@ -66,5 +75,82 @@ extern "C" int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, doubl
 done:
     cudaFree(dpos);
     cudaFree(dout);
+    return rc;
+}
+
+// ---- ABI v2: RoPE on a strided [tokens, heads, head_dim] half tensor ----
+
+__device__ inline float to_float(__half v) { return __half2float(v); }
+__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ inline void from_float(float v, __half *out) { *out = __float2half_rn(v); }
+__device__ inline void from_float(float v, __nv_bfloat16 *out) { *out = __float2bfloat16_rn(v); }
+
+// One thread per pair i of head blockIdx.y of token blockIdx.x, in place.
+template <typename T>
+__global__ void rope_kernel(T *x, const int64_t *pos, const double *freqs, long long st_tok,
+                            long long st_head, int rot, int layout, float att)
+{
+    long long t = blockIdx.x, h = blockIdx.y;
+    int i = threadIdx.x + blockIdx.z * blockDim.x; // pair index
+    if (i >= rot / 2) return;
+    T *row = x + t * st_tok + h * st_head;
+    int a = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i : i;
+    int b = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
+    float theta = (float)pos[t] * (float)freqs[i]; // the frequencies pecheck passes
+    float s, c;
+    sincosf(theta, &s, &c);
+    float xa = to_float(row[a]), xb = to_float(row[b]);
+    from_float(att * (xa * c - xb * s), &row[a]);
+    from_float(att * (xa * s + xb * c), &row[b]);
+}
+
+extern "C" int pecheck_rope_v2(const pecheck_rope_args *p)
+{
+    // a pecheck older than this header may pass fewer members
+    if (!PECHECK_ARGS_HAS(p, pecheck_rope_args, attention_factor))
+        return PECHECK_V2_ARGS_TOO_SMALL;
+    if (p->dtype_in != p->dtype_out || p->x != p->out) return PECHECK_V2_UNSUPPORTED;
+    if (p->dtype_in != PECHECK_DTYPE_F16 && p->dtype_in != PECHECK_DTYPE_BF16)
+        return PECHECK_V2_UNSUPPORTED; // a half-precision kernel
+    if (p->layout != PECHECK_LAYOUT_INTERLEAVED && p->layout != PECHECK_LAYOUT_HALF)
+        return PECHECK_V2_UNSUPPORTED;
+    if (p->n_tokens == 0) return 0;
+    // the elements the view spans (pecheck's strides are >= 0 and checked)
+    size_t span = (p->n_tokens - 1) * (size_t)p->stride_token
+                + (size_t)(p->heads - 1) * (size_t)p->stride_head + (size_t)p->head_dim;
+    size_t bytes = span * 2; // f16 and bf16: 2 bytes
+    size_t pos_bytes = p->n_tokens * sizeof(int64_t);
+    size_t freq_bytes = (size_t)(p->rotary_dim / 2) * sizeof(double);
+    void *dx = NULL;
+    int64_t *dpos = NULL;
+    double *dfreqs = NULL;
+    int threads = 128;
+    dim3 grid((unsigned)p->n_tokens, (unsigned)p->heads,
+              (unsigned)((p->rotary_dim / 2 + threads - 1) / threads));
+    float att = (float)p->attention_factor;
+    int rc = 2;
+    if (cudaMalloc(&dx, bytes) != cudaSuccess) goto done;
+    if (cudaMalloc(&dpos, pos_bytes) != cudaSuccess) goto done;
+    if (cudaMalloc(&dfreqs, freq_bytes) != cudaSuccess) goto done;
+    if (cudaMemcpy(dx, p->x, bytes, cudaMemcpyHostToDevice) != cudaSuccess) goto done;
+    if (cudaMemcpy(dpos, p->pos, pos_bytes, cudaMemcpyHostToDevice) != cudaSuccess) goto done;
+    if (cudaMemcpy(dfreqs, p->freqs, freq_bytes, cudaMemcpyHostToDevice) != cudaSuccess) goto done;
+    if (p->dtype_in == PECHECK_DTYPE_F16)
+        rope_kernel<__half><<<grid, threads>>>((__half *)dx, dpos, dfreqs, (long long)p->stride_token,
+                                               (long long)p->stride_head, p->rotary_dim, p->layout, att);
+    else
+        rope_kernel<__nv_bfloat16><<<grid, threads>>>((__nv_bfloat16 *)dx, dpos, dfreqs,
+                                                      (long long)p->stride_token,
+                                                      (long long)p->stride_head, p->rotary_dim,
+                                                      p->layout, att);
+    if (cudaGetLastError() != cudaSuccess) goto done;            // launch error
+    if (cudaDeviceSynchronize() != cudaSuccess) goto done;       // kernel fault
+    // the padding and pass-through dims go back as they came
+    if (cudaMemcpy(p->out, dx, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) goto done;
+    rc = 0;
+done:
+    cudaFree(dx);
+    cudaFree(dpos);
+    cudaFree(dfreqs);
     return rc;
 }

@@ -3,6 +3,7 @@
  * (pc_ref_rope_row: the exact rotated vector rounded once). */
 #include "../family.h"
 #include "../../harness/gate.h"
+#include "gate_v2.h"
 
 extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,
     pc_impl_rope_bf16_cache;
@@ -10,7 +11,16 @@ static const pc_impl *const builtins[] = {
     &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_ggml, &pc_impl_rope_bf16_cache
 };
 
-static int provides(const pc_impl *impl) { return impl->rope != NULL; }
+static int provides(const pc_impl *impl) { return impl->rope != NULL || impl->rope_v2 != NULL; }
+
+/* ABI v2 kernels are gated through pecheck_rope_v2 (it carries the
+ * schedule, dtypes and partial rotary); the version 1 entry point, when
+ * there is one, serves the properties. */
+static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
+{
+    if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
+    return pc_gate_accuracy(g, impl, fam);
+}
 
 static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
                 double base, int layout, const float *x, float *out)
@@ -49,9 +59,9 @@ static const pc_property *const properties[] = {
 };
 
 const pc_family pc_family_rope = {
-    .name = "rope", .title = "RoPE", .hooks = { PC_HOOK_rope },
+    .name = "rope", .title = "RoPE", .hooks = { PC_HOOK_rope, PC_HOOK_rope_v2 },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
-    .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

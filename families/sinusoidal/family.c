@@ -3,6 +3,7 @@
  * element-wise against reference/sincos.c. */
 #include "../family.h"
 #include "../../harness/gate.h"
+#include "gate_v2.h"
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
     pc_impl_bf16_positions, pc_impl_sin_only, pc_impl_cos_shifted,
@@ -12,7 +13,19 @@ static const pc_impl *const builtins[] = {
     &pc_impl_sin_only, &pc_impl_cos_shifted, &pc_impl_rotate_recurrence, &pc_impl_plus_1e4
 };
 
-static int provides(const pc_impl *impl) { return impl->sinusoidal != NULL; }
+static int provides(const pc_impl *impl)
+{
+    return impl->sinusoidal != NULL || impl->sinusoidal_v2 != NULL;
+}
+
+/* ABI v2 kernels are gated through pecheck_sinusoidal_v2 (dtypes,
+ * strides); the version 1 entry point, when there is one, serves the
+ * properties. */
+static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
+{
+    if (impl->sinusoidal_v2) return pc_sinusoidal_gate_v2(g, impl, fam);
+    return pc_gate_accuracy(g, impl, fam);
+}
 
 static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
                 double base, int layout, const float *x, float *out)
@@ -50,9 +63,9 @@ static const pc_property *const properties[] = {
 };
 
 const pc_family pc_family_sinusoidal = {
-    .name = "sinusoidal", .title = "sinusoidal", .hooks = { PC_HOOK_sinusoidal },
+    .name = "sinusoidal", .title = "sinusoidal", .hooks = { PC_HOOK_sinusoidal, PC_HOOK_sinusoidal_v2 },
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
-    .provides = provides, .rows = &rows, .gate = pc_gate_accuracy,
+    .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -1,0 +1,13 @@
+/* gate_v2.h: the accuracy gate of a sinusoidal kernel behind plugin ABI
+ * version 2 (gate_v2.c). */
+#ifndef PECHECK_SINUSOIDAL_GATE_V2_H
+#define PECHECK_SINUSOIDAL_GATE_V2_H
+
+#include "../../harness/gate.h"
+
+/* For each dtype (f32, f16, bf16) and layout: the verdicts "accuracy" and
+ * "padding" (the elements between rows untouched), of layout
+ * "LAYOUT, DTYPE". */
+pc_status pc_sinusoidal_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam);
+
+#endif

@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""plugin_v2.t: plugin ABI version 2 (include/pecheck_plugin.h), RoPE and
+sinusoidal.
+
+Builds examples/plugin_rope_half.c (an f16/bf16 kernel rotating a strided
+[tokens, heads, head_dim] tensor in place, partial rotary) and the variants
+of tests/plugins/rope_v2.h into a temporary folder, and checks:
+  - the example passes at f16 and bf16, both layouts, with partial rotary
+    (head dim 64, rotary dim 16) and under a YaRN schedule (attention factor
+    != 1); it declines f32, which is reported as skipped;
+  - each wrong variant fails the check that catches it: pass-through dims
+    zeroed (passthrough), strides ignored (accuracy and passthrough: the
+    padding), the angle computed in f16 (accuracy), the attention factor
+    ignored (accuracy under YaRN, with the likely cause; it passes without
+    a schedule, where the factor is 1), a write past the view (a fault);
+  - argument structs that grow: a plugin built against an older, smaller
+    struct passes; one that needs a member this pecheck does not pass
+    returns PECHECK_V2_ARGS_TOO_SMALL and is skipped with that reason
+    (exit 2: nothing checked);
+  - pecheck_sinusoidal_v2: the example's f16/bf16 rows at a padded stride
+    pass (accuracy and padding); rows taken as contiguous fail both;
+  - a plugin built against the version 1 header (tests/plugins/abi1/)
+    still loads and passes;
+  - check --shard refuses the v2 gate (not sharded yet): exit 2.
+Small runs: positions 0..1023 (2047 for the f16 angle), property cases 10.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from pctest import ROOT, ok, run, done  # noqa: E402
+
+PARTIAL = ["--max-pos", "1023", "--d", "64", "--rotary-dim", "16"]
+SMALL = ["--cases", "10", "--regressions", "off", "--family", "rope"]
+# YaRN x4 (Qwen2.5's rope_scaling): attention factor 0.1 ln 4 + 1 = 1.1386...
+YARN = ["--d", "64", "--base", "1000000", "--max-pos", "1023", "--rope-scaling",
+        '{"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}']
+tmp = tempfile.mkdtemp(prefix="pecheck-plugin-v2-")
+
+
+def build(name, src=None, include=None):
+    src = src or os.path.join(ROOT, "tests", "plugins", name + ".c")
+    out = os.path.join(tmp, name + ".so")
+    cc = os.environ.get("CC", "cc")
+    inc = include or os.path.join(ROOT, "include")
+    p = subprocess.run([cc, "-O1", "-shared", "-fPIC", "-I" + inc, src, "-o", out, "-lm"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        print("# cannot build %s:\n# %s" % (src, p.stdout.decode()))
+    return out
+
+
+def check(plugin, *extra):
+    rc, out, err, _ = run(["check", "--plugin", plugin, "--format", "json"] + SMALL + list(extra))
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = {"results": [], "_raw": out + err}
+    return rc, doc, err
+
+
+def get(doc, check_name, layout, family="rope"):
+    for r in doc.get("results", []):
+        if r["family"] == family and r["check"] == check_name and r["layout"] == layout:
+            return r
+    return None
+
+
+def statuses(doc, check_name, dtype, family="rope"):
+    return [(get(doc, check_name, "%s, %s" % (l, dtype), family) or {}).get("status")
+            for l in ("interleaved", "half")]
+
+
+try:
+    names = ["rope_v2_passthrough", "rope_v2_stride", "rope_v2_f16angle", "rope_v2_noatt",
+             "rope_v2_oob", "rope_v2_old", "rope_v2_future"]
+    so = {n: build(n) for n in names}
+    so["good"] = build("plugin_rope_half", os.path.join(ROOT, "examples", "plugin_rope_half.c"))
+    so["v1"] = build("plugin_good_v1", os.path.join(ROOT, "examples", "plugin_good.c"),
+                     os.path.join(ROOT, "tests", "plugins", "abi1"))
+
+    # --- the example: f16 and bf16, partial rotary, both layouts
+    rc, doc, err = check(so["good"], *PARTIAL)
+    for dt in ("f16", "bf16"):
+        ok(rc == 0 and statuses(doc, "accuracy", dt) == ["pass", "pass"],
+           "example, %s, head dim 64 rotary 16: accuracy passes in both layouts" % dt, doc)
+        ok(statuses(doc, "passthrough", dt) == ["pass", "pass"],
+           "example, %s: pass-through dims and padding come back bit-identical" % dt, doc)
+        r = get(doc, "accuracy", "interleaved, " + dt) or {}
+        ok("storage: binary32 values rounded once" in r.get("summary", "")
+           and 0 < (r.get("measured") or 0) <= 1,
+           "example, %s: held to the storage model, err/bound in (0, 1]" % dt, r)
+    r = get(doc, "accuracy", "interleaved, f32") or {}
+    ok(r.get("status") == "skip" and "not supported" in r.get("summary", ""),
+       "example declines f32: skipped, not passed", r)
+    r = get(doc, "passthrough", "half, bf16") or {}
+    ok("pass-through dims" in r.get("summary", "") and "bit-identical" in r.get("summary", ""),
+       "the passthrough verdict says what it compared", r)
+    rc, doc, err = check(so["good"], *YARN)
+    ok(rc == 0 and statuses(doc, "accuracy", "f16") == ["pass", "pass"]
+       and statuses(doc, "accuracy", "bf16") == ["pass", "pass"],
+       "example under YaRN x4 (attention factor 1.1386): passes at f16 and bf16", doc)
+
+    # --- wrong kernels
+    rc, doc, err = check(so["rope_v2_passthrough"], *PARTIAL)
+    r = get(doc, "passthrough", "interleaved, f16") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "a pass-through dim" in r.get("summary", "")
+       and "dim=16" in r.get("summary", "")
+       and statuses(doc, "accuracy", "f16") == ["pass", "pass"],
+       "pass-through dims zeroed: passthrough fails at the first pass-through dim, accuracy "
+       "passes", r)
+    rc, doc, err = check(so["rope_v2_stride"], *PARTIAL)
+    ra = get(doc, "accuracy", "interleaved, bf16") or {}
+    rp = get(doc, "passthrough", "interleaved, bf16") or {}
+    ok(rc == 1 and ra.get("status") == "fail" and rp.get("status") == "fail"
+       and "padding" in rp.get("summary", ""),
+       "strides ignored: accuracy fails and the padding was written", (ra, rp))
+    rc, doc, err = check(so["rope_v2_f16angle"], "--max-pos", "2047", "--d", "64")
+    r = get(doc, "accuracy", "interleaved, f16") or {}
+    ok(rc == 1 and r.get("status") == "fail" and (r.get("measured") or 0) > 1,
+       "the angle computed in f16: accuracy fails", r)
+    rc, doc, err = check(so["rope_v2_noatt"], *YARN)
+    r = get(doc, "accuracy", "half, f16") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "attention factor" in r.get("summary", ""),
+       "the attention factor ignored (YaRN): accuracy fails, the likely cause says so", r)
+    rc, doc, err = check(so["rope_v2_noatt"], *PARTIAL)
+    ok(rc == 0 and statuses(doc, "accuracy", "bf16") == ["pass", "pass"],
+       "the same kernel passes without a schedule (attention factor 1)", doc)
+    rc, doc, err = check(so["rope_v2_oob"], *PARTIAL)
+    r = get(doc, "accuracy", "interleaved, f16") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "pecheck_rope_v2 wrote outside OUT"
+       in r.get("summary", ""), "a write past the view: a fault naming pecheck_rope_v2", r)
+
+    rc, out, err, _ = run(["check", "--plugin", so["good"], "--shard", "1/2", "--output",
+                           os.path.join(tmp, "shard1.json")] + SMALL + PARTIAL)
+    ok(rc == 2 and "not sharded" in err and not os.path.exists(os.path.join(tmp, "shard1.json")),
+       "check --shard with an ABI v2 plugin: exit 2 naming why, no output", err)
+
+    # --- sinusoidal
+    SIN = ["--max-pos", "1023", "--d", "64", "--cases", "10", "--regressions", "off",
+           "--family", "sinusoidal"]
+    rc, out, err, _ = run(["check", "--plugin", so["good"], "--format", "json"] + SIN)
+    doc = json.loads(out) if rc in (0, 1) else {}
+    ok(rc == 0 and all(statuses(doc, c, dt, "sinusoidal") == ["pass", "pass"]
+                       for c in ("accuracy", "padding") for dt in ("f16", "bf16")),
+       "sinusoidal v2, f16 and bf16 rows at a padded stride: accuracy and padding pass", out + err)
+    rc, out, err, _ = run(["check", "--plugin", so["rope_v2_stride"], "--format", "json"] + SIN)
+    doc = json.loads(out) if rc in (0, 1) else {}
+    r = get(doc, "padding", "half, f16", "sinusoidal") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "stride 67" in r.get("summary", "")
+       and statuses(doc, "accuracy", "bf16", "sinusoidal") == ["fail", "fail"],
+       "sinusoidal v2 rows taken as contiguous: padding and accuracy fail", r)
+
+    # --- argument structs that grow
+    rc, doc, err = check(so["rope_v2_old"], *PARTIAL)
+    ok(rc == 0 and statuses(doc, "accuracy", "f16") == ["pass", "pass"]
+       and statuses(doc, "passthrough", "bf16") == ["pass", "pass"],
+       "a plugin built against a smaller struct reads its prefix: passes", doc)
+    rc, out, err, _ = run(["check", "--plugin", so["rope_v2_future"]] + SMALL + PARTIAL)
+    ok(rc == 2 and "PECHECK_V2_ARGS_TOO_SMALL" in err and "nothing checked" in err
+       and out == "",
+       "a plugin needing a larger struct: skipped with the reason, exit 2", out + err)
+
+    # --- version 1 keeps working
+    rc, doc, err = check(so["v1"], "--max-pos", "1023", "--d", "64")
+    r = get(doc, "accuracy", "interleaved") or {}
+    ok(rc == 0 and r.get("status") == "pass", "a plugin built against the v1 header passes", doc)
+    rc, out, err, _ = run(["check", "--plugin", so["v1"], "--family", "sinusoidal", "--max-pos",
+                           "255", "--cases", "5", "--regressions", "off"])
+    ok(rc == 0 and "FAIL" not in out, "the v1 plugin's sinusoidal family passes too", out + err)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+sys.exit(done())
