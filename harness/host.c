@@ -267,9 +267,9 @@ static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t 
     /* A byte equal to the canary is invisible: the counts are lower bounds. */
     if (cr.after)
         snprintf(buf, len, "%s wrote outside OUT%s: %zu byte(s) changed after its end "
-                 "(the first at byte %zu past the end, float %zu of a %zu-float OUT)%s",
-                 what, where, cr.after, cr.first_after, cr.first_after / 4 + out_bytes / 4,
-                 out_bytes / 4, cr.before ? ", and bytes before its start" : "");
+                 "(the first at byte %zu past the end of its %zu bytes)%s", what, where,
+                 cr.after, cr.first_after, out_bytes,
+                 cr.before ? ", and bytes before its start" : ""); /* bytes: OUT may be f16 */
     else
         snprintf(buf, len, "%s wrote outside OUT%s: %zu byte(s) changed before its start "
                  "(the farthest %zu bytes before it)", what, where, cr.before, cr.first_before);
