@@ -215,9 +215,10 @@ int pecheck_txl_score(size_t nq, size_t nk, int d, double base, int layout,
  * JSON object with HF's field names ({"rope_type": "llama3", "rope_theta":
  * 500000, "factor": 8, ...}; docs/plugins.md lists them).
  *
- * pecheck checks every rotated element against its certified reference
- * and every pass-through and padding element for bit identity
- * (docs/plugins.md). */
+ * pecheck checks the rotated elements of one head per token (head
+ * POS mod HEADS, so consecutive positions cover every head) against their
+ * certified reference, and the pass-through dims of every head and the
+ * padding between views for bit identity (docs/plugins.md). */
 typedef struct pecheck_rope_args {
     size_t size;                /* sizeof (pecheck_rope_args) of the caller */
     const int64_t *pos;         /* N_TOKENS positions */
