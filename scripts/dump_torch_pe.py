@@ -59,7 +59,10 @@ try:
     import torch
     import torch.nn as nn
 except ImportError as e:  # pragma: no cover - depends on the machine
-    fail("PyTorch and NumPy are needed (Debian: apt-get install python3-torch python3-numpy): %s" % e, 3)
+    # name the interpreter: a python3 first on PATH (pyenv, a venv) may lack
+    # the packages Debian installed for /usr/bin/python3
+    fail("PyTorch and NumPy are needed, and %s has no %s (Debian: apt-get install python3-torch "
+         "python3-numpy, for /usr/bin/python3)" % (sys.executable, getattr(e, "name", None) or e), 3)
 
 
 def positions(max_len, dtype):

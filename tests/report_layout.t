@@ -235,12 +235,13 @@ def hidden_curves(svg):
 
 
 def legends_below(svg, xlabel, panel):
-    """Legend entries of PANEL not below the x label XLABEL (SVG y grows down)."""
+    """Legend entries of PANEL not below the x label XLABEL, half a line clear
+    of it (baselines 1.5 lines apart; SVG y grows down)."""
     ys = [y for x, y, r, f, a, s in texts(svg) if s == xlabel]
     if not ys:
         return ["no x label %r" % xlabel]
     return [c["title"] for c in curves(svg) if c["panel"] == panel and c["key"]
-            and not c["key"][1] > max(ys)]
+            and not c["key"][1] >= max(ys) + 1.5 * c["key"][2]]
 
 
 def small_legend(svg):
@@ -265,8 +266,7 @@ ok(not inked, "no plot runs off its image: a %d-pixel background frame on every 
 
 svgdir = os.path.join(tmp, "svg")
 shutil.copytree(out, svgdir)
-svg = {p: redraw_svg(svgdir, p) for p in ("attention_equivariance", "t5_buckets", "alibi_bias",
-                                          "error_vs_position", "rope_shift", "ulp_histogram")}
+svg = {p: redraw_svg(svgdir, p) for p in pngs}
 ok(all(svg.values()), "the plots redraw as SVG", [p for p, s in svg.items() if not s])
 
 lines = title_lines(svg["attention_equivariance"])
@@ -274,7 +274,7 @@ ok(len(lines) == 2 and lines[0].startswith("Attention"),
    "attention plot: its title on two lines above the plot", lines)
 bad = legends_below(svg["t5_buckets"], "relative position j - i (key minus query)", "a") + \
     legends_below(svg["t5_buckets"], "relative position j - i (key minus query)", "b")
-ok(not bad, "T5: both panels' legends below their x label, off the staircases", bad)
+ok(not bad, "T5: both panels' legends below their x label, clear of it, off the staircases", bad)
 bad = legends_below(svg["alibi_bias"], "head h", "b")
 ok(not bad, "ALiBi: the slope panel's legend below its x label", bad)
 bad = [(p, h) for p, s in svg.items() for h in legend_crossings(s)]
@@ -300,13 +300,18 @@ ok(len(title_lines(redraw_svg(broken, "attention_equivariance"))) == 1,
    "... and the title check counts one line")
 
 t5 = open(os.path.join(out, "t5_buckets.gp")).read()
-t5 = t5.replace("set key below center horizontal", "set key top left")
+t5 = t5.replace("set key below center horizontal noenhanced maxrows 3 height 1.5", "set key top left")
 t5 = re.sub(r"lw width\(c\) dt dash\(c\)", "lw 1 dt 2", t5)
 open(os.path.join(broken, "t5_buckets.gp"), "w").write(t5)
 s = redraw_svg(broken, "t5_buckets")
 ok(legends_below(s, "relative position j - i (key minus query)", "a") and legend_crossings(s),
    "T5 with its legend inside the panels: the legend checks fail", legend_crossings(s)[:3])
 ok(hidden_curves(s), "T5 with every implementation dashed alike: coinciding staircases are hidden")
+
+dec = open(os.path.join(out, "rope_decay.gp")).read().replace("lw width(c - 3)", "lw 1.3")
+open(os.path.join(broken, "rope_decay.gp"), "w").write(dec)
+ok(hidden_curves(redraw_svg(broken, "rope_decay")),
+   "RoPE decay with every implementation at one width: rope-polar hidden under rope-half")
 
 al = open(os.path.join(out, "alibi_bias.gp")).read()
 al = al.replace("set key below center horizontal noenhanced font ',10' maxcols 3",

@@ -12,8 +12,9 @@ set multiplot layout 1,2 title "{/:Bold T5 relative-position buckets} (num\\_buc
 set grid xtics ytics lc rgb '#dddddd'
 set xlabel "relative position j - i (key minus query)"
 set ylabel "bucket"
-# the legend below the panels: inside, it would sit on the staircases
-set key below center horizontal noenhanced maxrows 3
+# the legend below the panels (inside, it would sit on the staircases),
+# half a line clear of the x label
+set key below center horizontal noenhanced maxrows 3 height 1.5
 set xrange [-200:200]
 set arrow 1 from -128, graph 0 to -128, graph 1 nohead dt 2 lc rgb '#888888'
 set arrow 2 from 128, graph 0 to 128, graph 1 nohead dt 2 lc rgb '#888888'
