@@ -136,8 +136,13 @@ def curves(svg):
     key's own sample left out."""
     marks = [(m.start(), m.group(2), m.group(3)) for m in GROUP.finditer(svg)]
     res = []
-    for k, (start, panel, title) in enumerate(marks):
-        end = marks[k + 1][0] if k + 1 < len(marks) else len(svg)
+    for start, panel, title in marks:
+        depth, end = 0, len(svg)  # the group ends where its <g> closes
+        for t in re.finditer(r"<g\b|</g>", svg[start:]):
+            depth += 1 if t.group(0) == "<g" else -1
+            if depth == 0:
+                end = start + t.end()
+                break
         body = svg[start:end]
         key = [(x, y, f) for x, y, _, f, a, s in texts(body) if s == title]
         kx, ky, kf = key[0] if key else (None, None, 10.0)
