@@ -21,7 +21,7 @@ static const pc_command commands[] = {
     { "explain", pc_cmd_explain, "pecheck explain [PROPERTY] [OPTIONS]",
       "list the properties, or show one's math and a live minimal counterexample", PC_OPTS_EXPLAIN },
     { "merge", pc_cmd_merge, "pecheck merge [OPTIONS] SHARD.json...",
-      "combine the JSON results of `accuracy --shard K/N` into one verdict and report", PC_OPTS_MERGE },
+      "combine the JSON shards of `accuracy --shard K/N` or `check --shard K/N` into one verdict", PC_OPTS_MERGE },
     { "demo", pc_cmd_demo, "pecheck demo [OPTIONS]",
       "run the gate on every built-in and print a summary table", PC_OPTS_DEMO },
     { "report", pc_cmd_report, "pecheck report --out DIR (--impl NAME|all | --plugin PATH.so | --table PE.npy)... [OPTIONS]",
