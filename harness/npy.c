@@ -13,7 +13,10 @@
  * The reader never trusts a length: every read is checked against the
  * buffer's end before it happens, and every size product is checked for
  * size_t overflow before it is formed. */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat, fsync, getpid */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fileno, fsync, getpid, pwrite; sync_file_range (Linux) */
+#endif
+#include <fcntl.h>
 
 #include "npy.h"
 #include "output.h"
@@ -798,15 +801,16 @@ static size_t build_header(unsigned char *hdr, size_t hdrsz, const char *descr, 
     return prefix + hlen;
 }
 
-static pc_status npy_write(const char *path, const void *data, size_t itemsize, int rank,
-                           const size_t *shape, pc_err *err)
+/* Checks RANK and SHAPE, writes the header of DESCR (ITEMSIZE bytes a
+ * value) to the temporary of PATH; COUNT: the values that must follow. */
+pc_status pc_npy_out_open(pc_npy_out *w, const char *path, const char *descr, int rank,
+                          const size_t *shape, pc_err *err)
 {
     unsigned char hdr[512];
-    unsigned char chunk[8192];
-    const char *descr = itemsize == 4 ? "<f4" : "<f8";
-
-    if (!path || !data || !shape)
-        return pc_seterr(err, PC_EINTERNAL, "pc_npy_write: NULL argument");
+    memset(w, 0, sizeof *w);
+    if (!path || !descr || !shape)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_out_open: NULL argument");
+    size_t itemsize = descr[2] == '8' ? 8 : descr[2] == '4' ? 4 : 2;
     if (rank < 1 || rank > PC_NPY_MAX_RANK)
         return pc_seterr(err, PC_EINPUT, "%s: cannot write rank %d (expected 1, 2 or 3)",
                          path, rank);
@@ -822,15 +826,91 @@ static pc_status npy_write(const char *path, const void *data, size_t itemsize, 
     size_t hn = build_header(hdr, sizeof hdr, descr, rank, shape);
     if (hn == 0)
         return pc_seterr(err, PC_EINTERNAL, "%s: .npy header does not fit", path);
-
-    pc_out out;
-    pc_status st = pc_out_open(&out, path, err);
+    pc_status st = pc_out_open(&w->out, path, err);
     if (st != PC_OK)
         return st;
-    int ok = fwrite(hdr, 1, hn, out.f) == hn;
+    w->left = count * itemsize;
+    w->data_off = hn;
+    errno = 0;
+    w->ok = fwrite(hdr, 1, hn, w->out.f) == hn && fflush(w->out.f) == 0;
+    if (!w->ok) w->eno = errno ? errno : EIO;
+    w->seekable = w->out.tmp != NULL; /* a temporary: a regular file */
+    return PC_OK;
+}
+
+pc_status pc_npy_out_write(pc_npy_out *w, const void *bytes, size_t len)
+{
+    if (len > w->left) {
+        w->over = 1; /* more than the header announced: never committed */
+        return PC_EINTERNAL;
+    }
+    w->left -= len;
+    errno = 0;
+    if (w->ok && len && !(w->ok = fwrite(bytes, 1, len, w->out.f) == len))
+        w->eno = errno ? errno : EIO;
+    return w->ok ? PC_OK : PC_EWRITE;
+}
+
+pc_status pc_npy_out_pwrite(pc_npy_out *w, const void *bytes, size_t len, uint64_t off, int *eno)
+{
+    const unsigned char *p = bytes;
+    int fd = fileno(w->out.f);
+    size_t n0 = len;
+    *eno = 0;
+    while (len > 0) {
+        ssize_t k = pwrite(fd, p, len, (off_t)(w->data_off + off));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) { *eno = k < 0 ? errno : EIO; return PC_EWRITE; }
+        p += k;
+        len -= (size_t)k;
+        off += (uint64_t)k;
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    /* start these bytes' writeback now (Linux): the fsync before the
+     * rename (output.c) then waits for the last blocks only, not the whole
+     * table; a failure here is the fsync's to report */
+    sync_file_range(fd, (off_t)(w->data_off + off - n0), (off_t)n0, SYNC_FILE_RANGE_WRITE);
+#endif
+    return PC_OK;
+}
+
+void pc_npy_out_wrote(pc_npy_out *w, size_t len)
+{
+    if (len > w->left) w->over = 1;
+    else w->left -= len;
+}
+
+pc_status pc_npy_out_close(pc_npy_out *w, int commit, pc_err *err)
+{
+    pc_status st = PC_OK;
+    if (commit && !w->ok)
+        st = pc_seterr(err, PC_EWRITE, "%s: write failed: %s", w->out.path ? w->out.path : "npy",
+                       strerror(w->eno));
+    else if (commit && (w->left != 0 || w->over))
+        st = pc_seterr(err, PC_EINTERNAL, "%s: the table's size is not what its header says",
+                       w->out.path ? w->out.path : "npy");
+    if (st != PC_OK) {
+        pc_out_close(&w->out, 0, NULL); /* the temporary removed */
+        return st;
+    }
+    /* pc_out_close flushes, syncs and renames: a late failure is PC_EWRITE */
+    return pc_out_close(&w->out, commit, err);
+}
+
+static pc_status npy_write(const char *path, const void *data, size_t itemsize, int rank,
+                           const size_t *shape, pc_err *err)
+{
+    unsigned char chunk[8192];
+    if (!path || !data || !shape)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_write: NULL argument");
+    pc_npy_out w;
+    pc_status st = pc_npy_out_open(&w, path, itemsize == 4 ? "<f4" : "<f8", rank, shape, err);
+    if (st != PC_OK)
+        return st;
+    size_t count = w.left / itemsize;
     const unsigned char *src = data;
     size_t per = sizeof chunk / itemsize;
-    for (size_t i = 0; ok && i < count; i += per) {
+    for (size_t i = 0; st == PC_OK && i < count; i += per) {
         size_t k = count - i < per ? count - i : per;
         for (size_t j = 0; j < k; j++) {
             uint64_t u = 0;
@@ -843,10 +923,9 @@ static pc_status npy_write(const char *path, const void *data, size_t itemsize, 
             for (size_t b = 0; b < itemsize; b++)
                 chunk[j * itemsize + b] = (unsigned char)(u >> (8 * b));
         }
-        ok = fwrite(chunk, itemsize, k, out.f) == k;
+        st = pc_npy_out_write(&w, chunk, k * itemsize);
     }
-    /* pc_out_close sees the stream's error flag: a short write is PC_EWRITE */
-    return pc_out_close(&out, 1, err);
+    return pc_npy_out_close(&w, 1, err);
 }
 
 pc_status pc_npy_write_f32(const char *path, const float *data, int rank, const size_t *shape,

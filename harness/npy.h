@@ -21,6 +21,8 @@
 #define PECHECK_NPY_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "output.h"
 #include "status.h"
 
 /* Limits */
@@ -78,5 +80,37 @@ pc_status pc_npy_write_f32(const char *path, const float *data, int rank,
                            const size_t *shape, pc_err *err);
 pc_status pc_npy_write_f64(const char *path, const double *data, int rank,
                            const size_t *shape, pc_err *err);
+
+/* Streaming: the header first, then the values in row-major order as
+ * little-endian bytes, in pieces as they are ready; nothing is held.
+ * pc_npy_out_open takes DESCR "<f2", "<f4", "<f8" or "<u2" (bfloat16 bit
+ * patterns, as the reader takes them with --dtype bf16), checks RANK and
+ * SHAPE as above and writes the header to PATH's temporary (output.h).
+ * pc_npy_out_write appends LEN bytes: PC_EWRITE once a write failed,
+ * PC_EINTERNAL past the announced size.  pc_npy_out_close with COMMIT
+ * renames the temporary over PATH, only when every byte the header
+ * announced was written (else PC_EINTERNAL, the temporary removed);
+ * without COMMIT it removes the temporary. */
+typedef struct pc_npy_out {
+    pc_out out;
+    size_t data_off; /* the header's length: where the values start */
+    int seekable;  /* a regular file: pc_npy_out_pwrite may be used */
+    size_t left;   /* bytes still to write */
+    int ok;        /* every write so far succeeded */
+    int eno;       /* else the errno of the first that did not */
+    int over;      /* a write went past the announced size */
+} pc_npy_out;
+
+pc_status pc_npy_out_open(pc_npy_out *w, const char *path, const char *descr, int rank,
+                          const size_t *shape, pc_err *err);
+pc_status pc_npy_out_write(pc_npy_out *w, const void *bytes, size_t len);
+pc_status pc_npy_out_close(pc_npy_out *w, int commit, pc_err *err);
+/* A SEEKABLE output may instead be written in pieces in any order, from
+ * several threads at once: pc_npy_out_pwrite writes LEN bytes at byte OFF
+ * of the values (PC_EWRITE with the errno in *ENO if it could not), and
+ * touches nothing shared; the caller then counts them with
+ * pc_npy_out_wrote, one thread at a time. */
+pc_status pc_npy_out_pwrite(pc_npy_out *w, const void *bytes, size_t len, uint64_t off, int *eno);
+void pc_npy_out_wrote(pc_npy_out *w, size_t len);
 
 #endif
