@@ -22,18 +22,37 @@
 #include "../families/family.h"
 #include "../reference/reference.h"
 
+/* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
+ * binary32 numbers at the reference (Goldberg's definition, as in
+ * Zimmermann's accuracy tables); 2^-149 at zero.  Read from the bits: the
+ * biased exponent field is e + 127 (0 for zero and subnormals, whose e is
+ * below -126).  ulp32_exp gives max(e, -126) - 23, in [-149, 104]. */
+static inline int ulp32_exp(float ref)
+{
+    uint32_t u;
+    memcpy(&u, &ref, sizeof u);
+    int be = (int)((u >> 23) & 0xff);
+    return (be == 0 ? -126 : be - 127) - 23;
+}
+
+/* 2^K for K in [-1022, 1023], from its bits (exact). */
+static inline double pow2i(int k)
+{
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double q;
+    memcpy(&q, &bits, sizeof q);
+    return q;
+}
+
 double pc_ulp32(float ref)
 {
-    /* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
-     * binary32 numbers at the reference (Goldberg's definition, as in
-     * Zimmermann's accuracy tables); 2^-149 at zero. */
-    if (ref == 0.0f)
-        return 0x1p-149;
-    int e;
-    frexpf(fabsf(ref), &e); /* |ref| = m 2^e, m in [0.5, 1) */
-    e -= 1;
-    if (e < -126) e = -126;
-    return ldexp(1.0, e - 23);
+    if (!isfinite(ref)) { /* Inf, NaN: frexpf's exponent, as always */
+        int e;
+        frexpf(fabsf(ref), &e);
+        e -= 1;
+        return ldexp(1.0, (e < -126 ? -126 : e) - 23);
+    }
+    return pow2i(ulp32_exp(ref));
 }
 
 void pc_metrics_init(pc_metrics *m)
@@ -111,28 +130,54 @@ double pc_check_element(pc_witness *w)
     return w->bound > 0 ? w->err / w->bound : (w->err > 0 ? (double)INFINITY : 0.0);
 }
 
+/* The witness of one element: pc_check_element's fields filled. */
+static pc_witness witness(int64_t pos, int dim, float got, float ref32, double ref,
+                          double err, double ulp, double bound, double theta)
+{
+    pc_witness w = { 1, pos, dim, got, ref32, ref, err, ulp, bound, theta, 0, 0, 0, 0, 0, 0 };
+    return w;
+}
+
 /* Account one element (of pair PAIR) into M; a sampled run's observer
- * sees it too. */
+ * sees it too.  err, ulp and err/bound as pc_check_element computes them
+ * (the same operations); the witness is built only where one is kept. */
 static void observe(const pc_acc_cfg *c, pc_metrics *m, int64_t pos, int dim, int pair,
                     float got, float ref32, double ref, double bound, double theta)
 {
     m->count++;
-    pc_witness w = { 1, pos, dim, got, ref32, ref, 0, 0, bound, theta, 0, 0, 0, 0, 0, 0 };
     uint32_t ug, ur;
     memcpy(&ug, &got, 4);
     memcpy(&ur, &ref32, 4);
     if (ug == ur) m->n_exact++;
     m->blk_sq_ref += ref * ref;
-    double ratio = pc_check_element(&w);
-    if (!isfinite(got)) m->n_nonfinite++;
-    else m->blk_sq_err += w.err * w.err;
-    if (c->observe) c->observe(c->observe_ctx, &w, pair, ratio);
-    if (w.ulp > m->max_ulp) m->max_ulp = w.ulp;
-    if (!m->worst.valid || ratio > m->max_ratio) { m->max_ratio = ratio; m->worst = w; }
-    if (!m->worst_abs.valid || w.err > m->max_abs) { m->max_abs = w.err; m->worst_abs = w; }
-    if (!(w.err <= bound)) {
+    double err = (double)INFINITY, ulp = (double)INFINITY, ratio = (double)INFINITY;
+    if (!isfinite(got)) {
+        m->n_nonfinite++;
+    } else {
+        err = fabs((double)got - ref);
+        /* err / ulp: times 2^-k instead of divided by 2^k, the same bits
+         * (both are the exact quotient rounded once); ref32 is finite */
+        ulp = err * pow2i(-ulp32_exp(ref32));
+        ratio = bound > 0 ? err / bound : (err > 0 ? (double)INFINITY : 0.0);
+        m->blk_sq_err += err * err;
+    }
+    if (c->observe) {
+        pc_witness w = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
+        c->observe(c->observe_ctx, &w, pair, ratio);
+    }
+    if (ulp > m->max_ulp) m->max_ulp = ulp;
+    if (!m->worst.valid || ratio > m->max_ratio) {
+        m->max_ratio = ratio;
+        m->worst = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
+    }
+    if (!m->worst_abs.valid || err > m->max_abs) {
+        m->max_abs = err;
+        m->worst_abs = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
+    }
+    if (!(err <= bound)) {
         m->n_over++;
-        if (!m->first_over.valid) m->first_over = w;
+        if (!m->first_over.valid)
+            m->first_over = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
     }
 }
 
@@ -158,6 +203,8 @@ typedef struct block {
     double *kappa;        /* d/2: the phase constant of each pair (model.h) */
     const pc_rows *rows;  /* the family's rows */
     double att;           /* the attention factor A (1: none) */
+    float *lane_got[PC_ACC_LANES], *lane_x[PC_ACC_LANES]; /* GOT and X of each layout */
+    double *pair_theta, *pair_bound; /* d/2: one row's angles and bounds (fill_rows) */
 } block;
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -211,28 +258,68 @@ static int call_block(block *b, size_t n, pc_fault *fault)
                     rw->input ? b->x : NULL, b->got);
 }
 
-/* GOT against REF from the family's certified rows; a family whose rows
- * rotate an input: the bound scaled by the pair's norm. */
-static pc_status fill_rows(block *b, size_t n, pc_metrics *m)
+/* The certified rows of the block's N positions into REF32/REF64, in the
+ * layout of the block's configuration (a family whose rows rotate an
+ * input: of the input rows call_block drew). */
+static pc_status ref_rows(block *b, size_t n)
+{
+    const pc_acc_cfg *c = b->cfg;
+    size_t d = (size_t)c->d;
+    for (size_t r = 0; r < n; r++) {
+        const float *x = b->rows->input ? b->x + r * d : NULL;
+        pc_status st = b->rows->ref(b->freqs, b->pos[r], c->layout, x, b->ref32 + r * d,
+                                    b->ref64 + r * d);
+        if (st != PC_OK) return st;
+    }
+    return PC_OK;
+}
+
+/* Column j of a layout: its pair, its partner column, and the column of
+ * the shared reference rows that holds its value (REF). */
+typedef struct cols { int *pair, *mate, *ref; } cols;
+
+/* The bound of every pair of position POS into B->pair_bound, and the
+ * angles into B->pair_theta (rows without an input: both members of a pair
+ * share them). */
+static void pair_bounds(block *b, int64_t pos)
+{
+    const pc_acc_cfg *c = b->cfg;
+    for (int i = 0; i < c->d / 2; i++) {
+        double theta = (double)pos * b->omega[i];
+        b->pair_theta[i] = theta;
+        b->pair_bound[i] = element_bound(b, i, pos, 1.0);
+    }
+}
+
+/* GOT against the reference rows ref_rows made, column j of GOT against
+ * column CL->ref[j] of them (the same column when both are in one layout);
+ * a family whose rows rotate an input: the bound scaled by the pair's
+ * norm. */
+static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d;
     for (size_t r = 0; r < n; r++) {
         const float *x = rw->input ? b->x + r * d : NULL;
-        pc_status st = rw->ref(b->freqs, b->pos[r], c->layout, x, b->ref32 + r * d, b->ref64 + r * d);
-        if (st != PC_OK) return st;
+        const float *ref32 = b->ref32 + r * d, *got = b->got + r * d;
+        const double *ref64 = b->ref64 + r * d;
+        if (!x) pair_bounds(b, b->pos[r]);
         for (int j = 0; j < c->d; j++) {
-            int pair, first;
-            int k = pair_of(c->layout, c->d, j, &pair, &first);
-            double theta = (double)b->pos[r] * b->omega[pair];
-            double norm = x ? hypot((double)x[j], (double)x[k]) : 1.0;
-            double bound = element_bound(b, pair, b->pos[r], norm);
-            observe(c, m, b->pos[r], j, pair, b->got[r * d + (size_t)j],
-                    b->ref32[r * d + (size_t)j], b->ref64[r * d + (size_t)j], bound, theta);
+            int pair = cl->pair[j];
+            double theta, bound;
+            if (x) {
+                theta = (double)b->pos[r] * b->omega[pair];
+                double norm = hypot((double)x[j], (double)x[cl->mate[j]]);
+                bound = element_bound(b, pair, b->pos[r], norm);
+            } else {
+                theta = b->pair_theta[pair];
+                bound = b->pair_bound[pair];
+            }
+            observe(c, m, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
+                    bound, theta);
         }
     }
-    return PC_OK;
 }
 
 /* Error split of one witness.
@@ -293,7 +380,9 @@ static void split_witness(block *b, pc_witness *w)
 static void block_free(block *b)
 {
     pc_freqs_free(b->freqs);
-    free(b->omega); free(b->kappa); free(b->pos); free(b->got); free(b->ref32); free(b->ref64); free(b->x);
+    free(b->omega); free(b->kappa); free(b->pos); free(b->ref32); free(b->ref64);
+    free(b->pair_theta); free(b->pair_bound);
+    for (int l = 0; l < PC_ACC_LANES; l++) { free(b->lane_got[l]); free(b->lane_x[l]); }
 }
 
 /* kappa_i of pair I of frequency OMEGA (model.h): 0 where omega is exactly
@@ -309,22 +398,33 @@ static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, dou
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
 
+/* Scratch of a worker for NL layouts: its own frequencies (a pc_freqs is
+ * not shared between threads), a GOT and an X each, one reference. */
 static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
-                           const pc_rows *rows, pc_err *err)
+                           const pc_rows *rows, int nl, pc_err *err)
 {
     size_t d = (size_t)cfg->d, B = PC_ACC_BLOCK;
     pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
     block z = { impl, cfg, pc_freqs_new(cfg->d, s), malloc(d / 2 * sizeof(double)),
-                malloc(B * sizeof(int64_t)), malloc(B * d * sizeof(float)),
-                malloc(B * d * sizeof(float)), malloc(B * d * sizeof(float)),
+                malloc(B * sizeof(int64_t)), NULL, malloc(B * d * sizeof(float)), NULL,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
-                malloc(d / 2 * sizeof(double)), rows, 1.0 };
+                malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
+                malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)) };
     *b = z;
-    if (!b->freqs || !b->omega || !b->kappa || !b->pos || !b->got || !b->ref32 || !b->x || !b->ref64) {
+    int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
+          && b->pair_bound;
+    for (int l = 0; l < nl && ok; l++) {
+        b->lane_got[l] = malloc(B * d * sizeof(float));
+        b->lane_x[l] = malloc(B * d * sizeof(float));
+        ok = b->lane_got[l] && b->lane_x[l];
+    }
+    if (!ok) {
         block_free(b);
         memset(b, 0, sizeof *b);
         return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", cfg->d);
     }
+    b->got = b->lane_got[0];
+    b->x = b->lane_x[0];
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
@@ -368,28 +468,44 @@ void pc_acc_shard_blocks(int64_t nb, int k, int n, int64_t *b0, int64_t *b1)
 
 #define PC_ACC_WINDOW_PER_THREAD 4 /* slots per worker: enough to hide uneven block times */
 
-typedef struct slot {
-    int ready;
-    pc_status st;
+/* One layout's outcome of one block. */
+typedef struct lane_out {
+    pc_status st;             /* its reference rows */
     int rc;
     pc_fault fault;           /* the implementation's call faulted (plugins) */
     pc_metrics m;
+} lane_out;
+
+typedef struct slot {
+    int ready;
+    lane_out lane[PC_ACC_LANES];
 } slot;
+
+/* One layout of the run: its configuration, its result, and the column
+ * of the shared reference rows each of its columns reads. */
+typedef struct lane {
+    const pc_acc_cfg *cfg;
+    pc_acc_result *res;
+    int ended;                /* merged up to the block that ended it */
+    int64_t call_end;         /* the first block whose call failed: later ones are not made */
+    cols cols;                /* its columns' pairs, partners and reference columns */
+} lane;
 
 typedef struct run {
     const pc_impl *impl;
-    const pc_acc_cfg *cfg;
     const pc_rows *rows;      /* the family's rows */
+    int nl;                   /* layouts run together */
+    lane lanes[PC_ACC_LANES];
+    int share;                /* one reference row serves every layout (rows without input) */
     int64_t b0, b1;           /* blocks of this shard */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t next, merged;     /* next block to claim, next to merge */
-    int64_t turn;             /* a plugin's next block to call (calls in order) */
+    int64_t turn;             /* a plugin's next call: block * nl + lane (calls in order) */
     int stop;
     slot *ring;
     int64_t window;
     /* outcome, in position order */
-    pc_acc_result *res;
     pc_status st;             /* reference error */
     int64_t st_lo, st_hi;
     uint64_t done, total;
@@ -407,7 +523,7 @@ typedef struct worker {
  * run's blocks are PC_ACC_BLOCK entries of its list). */
 static void block_range(const run *r, int64_t blk, int64_t *p0, size_t *n, int64_t *hi)
 {
-    const pc_acc_cfg *c = r->cfg;
+    const pc_acc_cfg *c = r->lanes[0].cfg;
     int64_t first = blk * (int64_t)PC_ACC_BLOCK;
     int64_t left = c->positions ? (int64_t)c->n_positions - first : c->pos_hi - c->pos_lo - first + 1;
     *n = (size_t)(left < PC_ACC_BLOCK ? left : PC_ACC_BLOCK);
@@ -417,7 +533,7 @@ static void block_range(const run *r, int64_t blk, int64_t *p0, size_t *n, int64
 
 static void block_positions(const run *r, int64_t blk, size_t n, int64_t *pos)
 {
-    const pc_acc_cfg *c = r->cfg;
+    const pc_acc_cfg *c = r->lanes[0].cfg;
     int64_t first = blk * (int64_t)PC_ACC_BLOCK;
     for (size_t k = 0; k < n; k++)
         pos[k] = c->positions ? c->positions[first + (int64_t)k] : c->pos_lo + first + (int64_t)k;
@@ -434,7 +550,35 @@ void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first
                  (long long)lo, (long long)hi);
 }
 
-/* Merge every ready block at the head of the ring (caller holds the lock). */
+/* Lane LN's part O of the head block P0..HI: merged, or the lane ends
+ * there (caller holds the lock). */
+static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t hi)
+{
+    pc_acc_result *res = ln->res;
+    if (o->fault.faulted) {
+        /* a crash, exit, hang or write outside OUT: a failure with its
+         * cause, never "layout not supported" */
+        res->status = PC_FAIL;
+        res->faulted = 1;
+        snprintf(res->note, sizeof res->note, "%.255s", o->fault.cause);
+        ln->ended = 1;
+    } else if (o->rc != 0) {
+        /* declining the first call means "this layout is not supported" */
+        int first = r->merged == r->b0;
+        res->status = first ? PC_SKIP : PC_FAIL;
+        res->impl_rc = o->rc;
+        res->impl_rc_lo = p0;
+        res->impl_rc_hi = hi;
+        pc_acc_impl_note(res->note, sizeof res->note, r->impl->name, o->rc, first,
+                         ln->cfg->layout, p0, hi);
+        ln->ended = 1;
+    } else {
+        merge_raw(&res->m, &o->m);
+    }
+}
+
+/* Merge every ready block at the head of the ring (caller holds the lock);
+ * the run stops at a reference error or when every lane has ended. */
 static void merge_ready(run *r)
 {
     while (!r->stop && r->merged < r->b1) {
@@ -443,75 +587,110 @@ static void merge_ready(run *r)
         int64_t p0, hi;
         size_t n;
         block_range(r, r->merged, &p0, &n, &hi);
-        if (s->st != PC_OK) {
-            r->st = s->st;
-            r->st_lo = p0;
-            r->st_hi = hi;
-            r->stop = 1;
-            break;
+        int live = 0;
+        for (int l = 0; l < r->nl && !r->stop; l++) {
+            lane *ln = &r->lanes[l];
+            if (ln->ended) continue;
+            if (s->lane[l].st != PC_OK) {
+                r->st = s->lane[l].st;
+                r->st_lo = p0;
+                r->st_hi = hi;
+                r->stop = 1;
+                break;
+            }
+            merge_lane(r, ln, &s->lane[l], p0, hi);
+            r->done += n;
+            live |= !ln->ended;
         }
-        if (s->fault.faulted) {
-            /* a crash, exit, hang or write outside OUT: a failure with its
-             * cause, never "layout not supported" */
-            pc_acc_result *res = r->res;
-            res->status = PC_FAIL;
-            res->faulted = 1;
-            snprintf(res->note, sizeof res->note, "%.255s", s->fault.cause);
-            r->stop = 1;
-            break;
-        }
-        if (s->rc != 0) {
-            /* declining the first call means "this layout is not supported" */
-            pc_acc_result *res = r->res;
-            int first = r->merged == r->b0;
-            res->status = first ? PC_SKIP : PC_FAIL;
-            res->impl_rc = s->rc;
-            res->impl_rc_lo = p0;
-            res->impl_rc_hi = hi;
-            pc_acc_impl_note(res->note, sizeof res->note, r->impl->name, s->rc, first,
-                             r->cfg->layout, p0, hi);
-            r->stop = 1;
-            break;
-        }
-        merge_raw(&r->res->m, &s->m);
+        if (r->stop) break;
         s->ready = 0;
         r->merged++;
-        r->done += n;
         pc_progress_update(&r->pr, r->done, r->total);
+        if (!live) r->stop = 1;
     }
     pthread_cond_broadcast(&r->cv);
 }
 
-/* A plugin's calls are made in block order, as one thread would make them:
- * its host serves one call at a time anyway, and so a stateful plugin sees
- * the same sequence of calls, and the first fault in position order is the
- * same, whatever the number of threads.  Built-ins are called in parallel. */
-static void wait_turn(run *r, int64_t blk)
+/* A plugin's calls are made in (block, layout) order, as one thread would
+ * make them: its host serves one call at a time anyway, and so a stateful
+ * plugin sees the same sequence of calls, and the first fault in position
+ * order is the same, whatever the number of threads.  Built-ins are called
+ * in parallel.  Returns whether call T (block BLK of lane L) is to be made:
+ * not once the run stopped or the lane's call failed at an earlier block. */
+static int take_turn(run *r, int64_t t, int l, int64_t blk)
 {
-    if (!r->impl->host) return;
     pthread_mutex_lock(&r->mu);
-    while (r->turn < blk && !r->stop)
+    while (r->impl->host && r->turn < t && !r->stop)
         pthread_cond_wait(&r->cv, &r->mu);
+    int go = !r->stop && blk <= r->lanes[l].call_end;
+    pthread_mutex_unlock(&r->mu);
+    return go;
+}
+
+/* Call T is over; FAILED: the lane's calls end at block BLK. */
+static void end_turn(run *r, int64_t t, int l, int64_t blk, int failed)
+{
+    pthread_mutex_lock(&r->mu);
+    if (failed && blk < r->lanes[l].call_end) r->lanes[l].call_end = blk;
+    if (r->turn < t + 1) r->turn = t + 1;
+    pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
 
-static void end_turn(run *r, int64_t blk)
+/* Point the worker's block at lane L: its configuration, rows and inputs. */
+static void use_lane(run *r, block *b, int l)
 {
-    if (!r->impl->host) return;
-    pthread_mutex_lock(&r->mu);
-    if (r->turn < blk + 1) r->turn = blk + 1;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
+    b->cfg = r->lanes[l].cfg;
+    b->got = b->lane_got[l];
+    b->x = b->lane_x[l];
+}
+
+/* Block BLK (its N positions in B->pos) into S: every lane's call, then
+ * the reference rows (once when shared, in lane 0's layout) and each
+ * lane's metrics. */
+static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
+{
+    int called[PC_ACC_LANES];
+    for (int l = 0; l < r->nl; l++) {
+        lane_out *o = &s->lane[l];
+        o->st = PC_OK;
+        o->rc = 0;
+        memset(&o->fault, 0, sizeof o->fault);
+        pc_metrics_init(&o->m);
+        int64_t t = blk * r->nl + l;
+        called[l] = take_turn(r, t, l, blk);
+        use_lane(r, b, l);
+        if (called[l]) o->rc = call_block(b, n, &o->fault);
+        int failed = called[l] && (o->rc != 0 || o->fault.faulted);
+        end_turn(r, t, l, blk, failed);
+        called[l] &= !failed;
+    }
+    pc_status shared = PC_OK;
+    int have = 0;
+    for (int l = 0; l < r->nl; l++) {
+        if (!called[l]) continue;
+        if (r->share && !have) {
+            use_lane(r, b, 0);
+            shared = ref_rows(b, n);
+            have = 1;
+        }
+        use_lane(r, b, l);
+        lane_out *o = &s->lane[l];
+        o->st = r->share ? shared : ref_rows(b, n);
+        if (o->st == PC_OK) fill_rows(b, n, &r->lanes[l].cols, &o->m);
+    }
 }
 
 static void *work(void *arg)
 {
     worker *w = arg;
     run *r = w->r;
+    slot *s = malloc(sizeof *s);
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->stop && r->next < r->b1 && r->next >= r->merged + r->window)
             pthread_cond_wait(&r->cv, &r->mu);
+        if (!s && !r->stop) { r->st = PC_ENOMEM; r->stop = 1; }
         if (r->stop || r->next >= r->b1) break;
         int64_t blk = r->next++;
         pthread_mutex_unlock(&r->mu);
@@ -520,21 +699,16 @@ static void *work(void *arg)
         size_t n;
         block_range(r, blk, &p0, &n, &hi);
         block_positions(r, blk, n, w->b.pos);
-        slot s;
-        s.ready = 1;
-        s.st = PC_OK;
-        pc_metrics_init(&s.m);
-        wait_turn(r, blk);
-        s.rc = call_block(&w->b, n, &s.fault);
-        end_turn(r, blk);
-        if (s.rc == 0 && !s.fault.faulted) s.st = fill_rows(&w->b, n, &s.m);
+        work_block(r, &w->b, blk, n, s);
+        s->ready = 1;
 
         pthread_mutex_lock(&r->mu);
-        r->ring[blk % r->window] = s;
+        r->ring[blk % r->window] = *s;
         merge_ready(r);
     }
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    free(s);
     if (w != &r->workers[0])
         mpfr_free_cache(); /* MPFR's caches are per thread: free this thread's */
     return NULL;
@@ -554,43 +728,27 @@ static void run_workers(run *r, int nt)
     for (int t = 1; t < started; t++) pthread_join(w[t].tid, NULL);
 }
 
-/* The merged metrics, the verdict and the witnesses' error split. */
+/* The merged metrics, the verdicts and the witnesses' error split. */
 static pc_status finish(run *r, pc_err *err)
 {
-    pc_acc_result *res = r->res;
-    pc_metrics_finish(&res->m);
+    for (int l = 0; l < r->nl; l++)
+        pc_metrics_finish(&r->lanes[l].res->m);
+    if (r->st == PC_ENOMEM)
+        return pc_seterr(err, PC_ENOMEM, "out of memory for a block");
     if (r->st != PC_OK)
         return pc_seterr(err, r->st, "reference failed at positions %lld..%lld (precision "
                          "ceiling reached)", (long long)r->st_lo, (long long)r->st_hi);
-    if (res->status == PC_OK) {
-        block *b = &r->workers[0].b;
+    block *b = &r->workers[0].b;
+    for (int l = 0; l < r->nl; l++) {
+        pc_acc_result *res = r->lanes[l].res;
+        if (res->status != PC_OK) continue;
+        use_lane(r, b, l);
         res->status = res->m.n_over ? PC_FAIL : PC_OK;
         split_witness(b, &res->m.worst);
         split_witness(b, &res->m.worst_abs);
         split_witness(b, &res->m.first_over);
     }
     return PC_OK;
-}
-
-/* The largest A kappa_i (the result's C) and where the budget stops
- * constraining (pc_acc_reach) for the pairs of B. */
-static void budget_reach(const block *b, pc_acc_result *res)
-{
-    const pc_acc_cfg *c = b->cfg;
-    pc_acc_reach z = { 0, INT64_MAX, INT64_MAX, -1, -1, 0 };
-    double kmax = 0.0;
-    for (int i = 0; i < c->d / 2; i++) {
-        if (b->kappa[i] > kmax) kmax = b->kappa[i];
-        int64_t v = pc_model_vacuous_from(b->kappa[i], b->omega[i], b->R);
-        /* the angle's own rounding: kappa 1 (0 for an exact pair) */
-        int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
-        if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
-        if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
-        if (v <= c->pos_hi) z.vac_pairs++;
-    }
-    z.known = 1;
-    res->C = kmax * b->att;
-    res->reach = z;
 }
 
 /* A sampled run's positions: ascending, in [0, 2^53], no shards. */
@@ -626,75 +784,167 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
     return PC_OK;
 }
 
-pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
-                          pc_acc_result *res, pc_err *err)
+/* The largest A kappa_i (the result's C) and where the budget stops
+ * constraining (pc_acc_reach) for the pairs of B. */
+static void budget_reach(const block *b, pc_acc_result *res)
 {
-    memset(res, 0, sizeof *res);
-    pc_metrics_init(&res->m);
-    const pc_family *fam = NULL;
-    pc_status st = check_cfg(cfg, &fam, err);
-    if (st != PC_OK) return st;
+    const pc_acc_cfg *c = b->cfg;
+    pc_acc_reach z = { 0, INT64_MAX, INT64_MAX, -1, -1, 0 };
+    double kmax = 0.0;
+    for (int i = 0; i < c->d / 2; i++) {
+        if (b->kappa[i] > kmax) kmax = b->kappa[i];
+        int64_t v = pc_model_vacuous_from(b->kappa[i], b->omega[i], b->R);
+        /* the angle's own rounding: kappa 1 (0 for an exact pair) */
+        int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
+        if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
+        if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
+        if (v <= c->pos_hi) z.vac_pairs++;
+    }
+    z.known = 1;
+    res->C = kmax * b->att;
+    res->reach = z;
+}
+
+/* Lane L's columns: pairs, partners, and where each reads the shared
+ * reference rows (lane 0's layout), or itself when each lane has its own. */
+static pc_status lane_cols(run *r, int l, pc_err *err)
+{
+    const pc_acc_cfg *c = r->lanes[l].cfg;
+    cols *cl = &r->lanes[l].cols;
+    cl->pair = malloc((size_t)c->d * sizeof *cl->pair);
+    cl->mate = malloc((size_t)c->d * sizeof *cl->mate);
+    cl->ref = malloc((size_t)c->d * sizeof *cl->ref);
+    if (!cl->pair || !cl->mate || !cl->ref)
+        return pc_seterr(err, PC_ENOMEM, "out of memory for d = %d", c->d);
+    int h = c->d / 2, ref_layout = r->lanes[0].cfg->layout;
+    for (int j = 0; j < c->d; j++) {
+        int pair, first;
+        cl->mate[j] = pair_of(c->layout, c->d, j, &pair, &first);
+        cl->pair[j] = pair;
+        int a = ref_layout == 0 ? 2 * pair : pair, b = ref_layout == 0 ? 2 * pair + 1 : pair + h;
+        cl->ref[j] = !r->share ? j : first ? a : b;
+    }
+    return PC_OK;
+}
+
+static void run_free(run *r, int nt)
+{
+    for (int t = 0; r->workers && t < nt; t++) block_free(&r->workers[t].b);
+    for (int l = 0; l < r->nl; l++) {
+        free(r->lanes[l].cols.pair); free(r->lanes[l].cols.mate); free(r->lanes[l].cols.ref);
+    }
+    free(r->ring);
+    free(r->workers);
+}
+
+/* The ring, the workers' blocks and the lanes' maps of NT threads. */
+static pc_status run_alloc(run *r, int nt, pc_err *err)
+{
+    const pc_acc_cfg *cfg = r->lanes[0].cfg;
+    r->window = (int64_t)nt * PC_ACC_WINDOW_PER_THREAD;
+    r->ring = calloc((size_t)r->window, sizeof *r->ring);
+    r->workers = calloc((size_t)nt, sizeof *r->workers);
+    if (!r->ring || !r->workers)
+        return pc_seterr(err, PC_ENOMEM, "out of memory for %d threads", nt);
+    pc_status st = PC_OK;
+    for (int t = 0; t < nt && st == PC_OK; t++) {
+        r->workers[t].r = r;
+        st = block_new(&r->workers[t].b, r->impl, cfg, r->rows, r->nl, err);
+    }
+    for (int l = 0; l < r->nl && st == PC_OK; l++) {
+        st = lane_cols(r, l, err);
+        use_lane(r, &r->workers[0].b, l);
+        if (st == PC_OK) budget_reach(&r->workers[0].b, r->lanes[l].res);
+    }
+    return st;
+}
+
+/* Positions of the run's blocks (a shard's), for the progress line. */
+static uint64_t run_positions(const run *r)
+{
+    const pc_acc_cfg *cfg = r->lanes[0].cfg;
+    if (r->b1 <= r->b0) return 0;
+    if (cfg->positions) return (uint64_t)cfg->n_positions;
+    int64_t plo, phi, hi;
+    size_t n;
+    block_range(r, r->b0, &plo, &n, &hi);
+    block_range(r, r->b1 - 1, &phi, &n, &hi);
+    return (uint64_t)(hi - plo + 1);
+}
+
+/* The shared part of every lane's setup: the shard's blocks, the threads. */
+static int run_setup(run *r)
+{
+    const pc_acc_cfg *cfg = r->lanes[0].cfg;
     int shard_n = cfg->shard_n > 0 ? cfg->shard_n : 1, shard_k = cfg->shard_n > 0 ? cfg->shard_k : 1;
+    int64_t nb = cfg->positions ? ((int64_t)cfg->n_positions + PC_ACC_BLOCK - 1) / PC_ACC_BLOCK
+                                : pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi);
+    pc_acc_shard_blocks(nb, shard_k, shard_n, &r->b0, &r->b1);
+    r->next = r->merged = r->b0;
+    r->turn = r->b0 * r->nl;
+    int observed = 0;
+    for (int l = 0; l < r->nl; l++) {
+        r->lanes[l].call_end = INT64_MAX;
+        observed |= r->lanes[l].cfg->observe != NULL;
+    }
+    int64_t nblk = r->b1 - r->b0;
+    int nt = observed ? 1 : cfg->threads > 0 ? cfg->threads : pc_cores();
+    if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;
+    r->total = run_positions(r) * (uint64_t)r->nl;
+    return nt;
+}
+
+pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, int nl,
+                                  pc_acc_result *res, pc_err *err)
+{
+    if (nl < 1 || nl > PC_ACC_LANES)
+        return pc_seterr(err, PC_EINTERNAL, "accuracy: %d layouts in one run", nl);
+    const pc_family *fam = NULL;
+    for (int l = 0; l < nl; l++) {
+        memset(&res[l], 0, sizeof res[l]);
+        pc_metrics_init(&res[l].m);
+        pc_status st = check_cfg(&cfgs[l], &fam, err);
+        if (st != PC_OK) return st;
+    }
     if (!fam->provides(impl)) {
-        res->status = PC_SKIP;
-        snprintf(res->note, sizeof res->note, "%s does not implement the %s family",
-                 impl->name, cfg->family);
+        for (int l = 0; l < nl; l++) {
+            res[l].status = PC_SKIP;
+            snprintf(res[l].note, sizeof res[l].note, "%s does not implement the %s family",
+                     impl->name, cfgs[l].family);
+        }
         return PC_OK;
     }
-    res->u = pc_model_u(cfg->dtype);
+    for (int l = 0; l < nl; l++) res[l].u = pc_model_u(cfgs[l].dtype);
 
     run r;
     memset(&r, 0, sizeof r);
     r.impl = impl;
-    r.cfg = cfg;
     r.rows = fam->rows;
-    r.res = res;
-    int64_t nb = cfg->positions ? ((int64_t)cfg->n_positions + PC_ACC_BLOCK - 1) / PC_ACC_BLOCK
-                                : pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi);
-    pc_acc_shard_blocks(nb, shard_k, shard_n, &r.b0, &r.b1);
-    r.next = r.merged = r.turn = r.b0;
-    int64_t nblk = r.b1 - r.b0;
-    int nt = cfg->observe ? 1 : cfg->threads > 0 ? cfg->threads : pc_cores();
-    if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;
-    r.window = (int64_t)nt * PC_ACC_WINDOW_PER_THREAD;
-    r.ring = calloc((size_t)r.window, sizeof *r.ring);
-    worker *w = calloc((size_t)nt, sizeof *w);
-    if (!r.ring || !w) {
-        free(r.ring); free(w);
-        return pc_seterr(err, PC_ENOMEM, "out of memory for %d threads", nt);
-    }
-    r.workers = w;
-    for (int t = 0; t < nt && st == PC_OK; t++) {
-        w[t].r = &r;
-        st = block_new(&w[t].b, impl, cfg, r.rows, err);
-    }
-    if (st != PC_OK) {
-        for (int t = 0; t < nt; t++) block_free(&w[t].b);
-        free(r.ring); free(w);
-        return st;
-    }
-    budget_reach(&w[0].b, res);
-    if (nblk > 0) {
-        int64_t plo, phi, hi;
-        size_t n;
-        block_range(&r, r.b0, &plo, &n, &hi);
-        block_range(&r, r.b1 - 1, &phi, &n, &hi);
-        r.total = cfg->positions ? (uint64_t)cfg->n_positions : (uint64_t)(hi - plo + 1);
-    }
+    r.nl = nl;
+    r.share = !fam->rows->input && nl > 1; /* one layout reads its own rows */
+    for (int l = 0; l < nl; l++) { r.lanes[l].cfg = &cfgs[l]; r.lanes[l].res = &res[l]; }
+    int nt = run_setup(&r);
+    pc_status st = run_alloc(&r, nt, err);
+    if (st != PC_OK) { run_free(&r, nt); return st; }
     pthread_mutex_init(&r.mu, NULL);
     pthread_cond_init(&r.cv, NULL);
-    pc_progress_start(&r.pr, impl->name, cfg->quiet);
+    pc_progress_start(&r.pr, impl->name, cfgs[0].quiet);
     double t0 = pc_now();
     run_workers(&r, nt);
     pc_progress_end(&r.pr);
     st = finish(&r, err);
-    res->seconds = pc_now() - t0;
+    /* one pass served every layout: each is given an equal share of it */
+    for (int l = 0; l < nl; l++) res[l].seconds = (pc_now() - t0) / nl;
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
-    for (int t = 0; t < nt; t++) block_free(&w[t].b);
-    free(r.ring);
-    free(w);
+    run_free(&r, nt);
     return st;
+}
+
+pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
+                          pc_acc_result *res, pc_err *err)
+{
+    return pc_accuracy_run_layouts(impl, cfg, 1, res, err);
 }
 
 /* ---- output ---------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include "../reference/reference.h"
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
+#define PC_ACC_LANES 2    /* layouts one pass can run together */
 
 struct pc_witness;
 /* Called for every element of a sampled run, in position order: W (the
@@ -135,6 +136,16 @@ double pc_check_element(struct pc_witness *w);
  * RES->status), or an error (bad parameters, reference failure). */
 pc_status pc_accuracy_run(const pc_impl *impl, const pc_acc_cfg *cfg,
                           pc_acc_result *res, pc_err *err);
+
+/* The same run on NL (<= PC_ACC_LANES) configurations CFGS that differ
+ * only in their layout, in one pass over the blocks: RES[l] is what
+ * pc_accuracy_run gives for CFGS[l], bit for bit (seconds apart: each gets
+ * an equal share of the pass).  A family whose rows have no input computes
+ * the certified rows once for every layout (a layout is a permutation of
+ * the pairs).  A plugin is called in (block, layout) order, the same for
+ * any thread count; a layout's calls end at its first failed call. */
+pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, int nl,
+                                  pc_acc_result *res, pc_err *err);
 
 /* Metrics of one block, merged in order (exposed for threads and shards). */
 void pc_metrics_init(pc_metrics *m);

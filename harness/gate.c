@@ -130,34 +130,42 @@ static int likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc
     return 1;
 }
 
+/* The verdict of one layout's result (and, in a shard, its record). */
+static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
+                             const pc_acc_cfg *cfg, const pc_acc_result *res)
+{
+    char likely[480], table[1200];
+    int likely_set = likely_cause(impl, cfg, res, c->rec != NULL, likely, sizeof likely);
+    pc_gate_acc_context(impl, table, sizeof table);
+    pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg->layout));
+    if (!v) return pc_gate_oom(c);
+    pc_gate_acc_render(impl, cfg, res, res->faulted ? res->note : NULL, table,
+                       res->status == PC_FAIL ? likely : "", v);
+    return c->rec ? record(c, c->vs->n - 1, cfg, res, table, likely, likely_set) : PC_OK;
+}
+
+/* Both layouts (or --layout's) in one pass (pc_accuracy_run_layouts), one
+ * verdict each, in layout order. */
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
     const pc_opts *o = c->o;
-    int layouts[2] = { 0, 1 }, nl = 2;
+    int layouts[2] = { 0, 1 }, nl = 2, made = 0;
     if (o->layout >= 0) { layouts[0] = o->layout; nl = 1; }
-    for (int k = 0; k < nl; k++) {
-        pc_acc_cfg cfg;
-        gate_cfg(o, impl, fam, layouts[k], &cfg);
+    pc_acc_cfg cfg[2];
+    pc_rope_cfg rc[2];
+    pc_acc_result res[2];
+    pc_status st = PC_OK;
+    for (; made < nl; made++) {
+        gate_cfg(o, impl, fam, layouts[made], &cfg[made]);
         if (c->rec) {
-            cfg.shard_k = c->rec->k;
-            cfg.shard_n = c->rec->n;
+            cfg[made].shard_k = c->rec->k;
+            cfg[made].shard_n = c->rec->n;
         }
-        pc_rope_cfg rc;
-        pc_status st = pc_rope_cfg_apply(o, &cfg, &rc, c->err);
-        if (st != PC_OK) return st;
-        pc_acc_result res;
-        st = pc_accuracy_run(impl, &cfg, &res, c->err);
-        if (st != PC_OK) { pc_rope_cfg_release(&rc); return st; }
-        char likely[480], table[1200];
-        int likely_set = likely_cause(impl, &cfg, &res, c->rec != NULL, likely, sizeof likely);
-        pc_gate_acc_context(impl, table, sizeof table);
-        pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg.layout));
-        if (v) pc_gate_acc_render(impl, &cfg, &res, res.faulted ? res.note : NULL, table,
-                                  res.status == PC_FAIL ? likely : "", v);
-        if (v && c->rec) st = record(c, c->vs->n - 1, &cfg, &res, table, likely, likely_set);
-        pc_rope_cfg_release(&rc);
-        if (!v) return pc_gate_oom(c);
-        if (st != PC_OK) return st;
+        if ((st = pc_rope_cfg_apply(o, &cfg[made], &rc[made], c->err)) != PC_OK) break;
     }
-    return PC_OK;
+    if (st == PC_OK) st = pc_accuracy_run_layouts(impl, cfg, nl, res, c->err);
+    for (int k = 0; k < nl && st == PC_OK; k++)
+        st = acc_verdict(c, impl, fam, &cfg[k], &res[k]);
+    for (int k = 0; k < made; k++) pc_rope_cfg_release(&rc[k]);
+    return st;
 }

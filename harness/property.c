@@ -34,6 +34,7 @@ void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o)
     p->properties = o->properties;
     p->n_properties = o->n_properties;
     p->rope = o->rope;
+    p->threads = o->threads;
 }
 
 pc_status pc_properties_run(const pc_impl *impl, const char *family, const pc_opts *o,

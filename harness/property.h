@@ -52,6 +52,7 @@ typedef struct pc_prop_params {
     int n_properties;
     int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
     const void *rope;        /* the RoPE frequency schedule of the options (pc_opts.rope; NULL: none) */
+    int threads;             /* threads of a property's sweep (--threads); 0: every core */
     /* a shard of `check --shard K/N` (SHARD_N 0: not sharded): SLOT is the
      * verdict's index in the run (set by pc_properties_run_with); SPLIT,
      * when set, is told how each verdict was made */

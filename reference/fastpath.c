@@ -364,15 +364,6 @@ int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2
     return sincos_kernel(f, pos, i, s, c);
 }
 
-double pc_fast_bound(const double y[2], int route)
-{
-    /* 2^-64 |y0| (+ 2^-126) >= 2 (PC_FAST_REL |y0 + y1| (+ PC_FAST_ABS)): the
-     * factor 2 covers |y1| <= u |y0| and the rounding of this sum.  The
-     * direct route's reduction error is relative (2^-104 theta), so its
-     * bound has no absolute term. */
-    return fabs(y[0]) * (2 * PC_FAST_REL) + (route == PC_FAST_DIRECT ? 0.0 : 2 * PC_FAST_ABS);
-}
-
 /* Y = U A + V B.  |A1| <= u |A0| <= 2^-53: RN(U A1) and RN(V B1) err <=
  * 2^-106 M each (M = max(|U|, |V|)), their sum <= 2^-52 M errs 2^-105 M;
  * U A0 = p + e1 and V B0 = q + e2 exactly, p + q = h + l0 exactly, and the

@@ -7,14 +7,18 @@
  * whatever errors within the precision model do. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../../properties/property.h"
+#include "../../harness/accuracy.h"
+#include "../../harness/hook.h"
 
 enum { SUB_COLLISION = 1, SUB_MARGIN = 2 };
 
 #define SWEEP_MAX ((int64_t)1 << 21) /* rows hashed by the sweep: 2^21 x 16 B = 32 MiB */
 #define SWEEP_BLOCK 256              /* rows per hook call in the sweep */
+#define SWEEP_THREADS_MAX 64         /* threads of the sweep, at most (a few cores suffice) */
 
 static int is_learned(const pc_prun *r) { return pc_p_bounded(r); }
 
@@ -155,12 +159,108 @@ static int hrow_cmp(const void *a, const void *b)
     return x->p < y->p ? -1 : x->p > y->p;
 }
 
+/* FNV-1a over the rows' 32-bit words: equal rows hash equal, and the sweep
+ * compares equal hashes bit for bit, so the hash only has to be fast. */
 static uint64_t row_hash(const float *v, int d)
 {
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a over the bit patterns */
-    const unsigned char *b = (const unsigned char *)v;
-    for (size_t k = 0; k < (size_t)d * sizeof *v; k++) h = (h ^ b[k]) * 0x100000001b3u;
+    uint64_t h = 0xcbf29ce484222325u;
+    for (int j = 0; j < d; j++) {
+        uint32_t u;
+        memcpy(&u, &v[j], sizeof u);
+        h = (h ^ u) * 0x100000001b3u;
+    }
     return h;
+}
+
+/* One thread's share of the sweep: the hashes of rows [S0, S1) (offsets
+ * from r->lo, multiples of SWEEP_BLOCK apart).  Built-ins only: the hook is
+ * called without pc_prun's bookkeeping (not shared between threads). */
+typedef struct sweep_part {
+    pc_prun *r;
+    int d;
+    hrow *hs;
+    int64_t s0, s1;
+    int64_t failed;           /* offset of the block whose call failed; -1: none */
+    int tracked;              /* the only part: calls through pc_prun (a plugin's) */
+    int nomem;
+    pthread_t tid;
+} sweep_part;
+
+static int rows_raw(const pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
+{
+    pc_fault fault;
+    int rc = is_learned(r) ? pc_call_learned(r->impl, &fault, pos, n, d, out)
+                           : pc_call_sinusoidal(r->impl, &fault, pos, n, d, r->params->base,
+                                                r->layout, out);
+    return rc != 0 || fault.faulted;
+}
+
+static void *sweep_part_run(void *arg)
+{
+    sweep_part *p = arg;
+    int d = p->d;
+    float *blk = malloc((size_t)SWEEP_BLOCK * (size_t)d * sizeof *blk);
+    int64_t *pos = malloc(SWEEP_BLOCK * sizeof *pos);
+    p->nomem = !blk || !pos;
+    for (int64_t s = p->s0; !p->nomem && s < p->s1; s += SWEEP_BLOCK) {
+        size_t m = (size_t)(p->s1 - s < SWEEP_BLOCK ? p->s1 - s : SWEEP_BLOCK);
+        for (size_t t = 0; t < m; t++) pos[t] = p->r->lo + s + (int64_t)t;
+        if (p->tracked ? rows(p->r, pos, m, d, blk) : rows_raw(p->r, pos, m, d, blk)) {
+            p->failed = s;
+            break;
+        }
+        for (size_t t = 0; t < m; t++) {
+            p->hs[s + (int64_t)t].h = row_hash(blk + t * (size_t)d, d);
+            p->hs[s + (int64_t)t].p = pos[t];
+        }
+    }
+    free(blk); free(pos);
+    return NULL;
+}
+
+/* Threads of the sweep: --threads (every core by default) for a built-in,
+ * one for a plugin (its calls stay in position order). */
+static int sweep_threads(const pc_prun *r, int64_t n)
+{
+    int nt = r->impl->host ? 1 : r->params->threads > 0 ? r->params->threads : pc_cores();
+    int64_t nblk = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
+    if (nt > SWEEP_THREADS_MAX) nt = SWEEP_THREADS_MAX;
+    return nt > nblk ? (int)nblk : nt;
+}
+
+/* Every row's hash into HS[0..N): NT parts of whole blocks, the first in
+ * this thread.  A part's failed call ends it; the first in position order
+ * is called again through pc_prun (its message and fault, as one thread
+ * would have left them) and *FAILED is set. */
+static pc_status hash_rows(pc_prun *r, int d, int64_t n, hrow *hs, int *failed, pc_err *err)
+{
+    sweep_part part[SWEEP_THREADS_MAX];
+    int nt = sweep_threads(r, n), started = 1;
+    int64_t nblk = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
+    for (int t = 0; t < nt; t++) {
+        part[t] = (sweep_part){ r, d, hs, nblk * t / nt * SWEEP_BLOCK, 0, -1, nt == 1, 0, 0 };
+        part[t].s1 = t + 1 == nt ? n : nblk * (t + 1) / nt * SWEEP_BLOCK;
+    }
+    for (int t = 1; t < nt && pthread_create(&part[t].tid, NULL, sweep_part_run, &part[t]) == 0; t++)
+        started++;
+    for (int t = started; t < nt; t++) sweep_part_run(&part[t]); /* threads that did not start */
+    sweep_part_run(&part[0]);
+    for (int t = 1; t < started; t++) pthread_join(part[t].tid, NULL);
+    *failed = 0;
+    for (int t = 0; t < nt; t++) {
+        if (part[t].nomem) return pc_p_nomem(err);
+        if (part[t].failed < 0) continue;
+        if (part[t].tracked) { *failed = 1; return PC_OK; }
+        int64_t pos[SWEEP_BLOCK];
+        int64_t s = part[t].failed, m = n - s < SWEEP_BLOCK ? n - s : SWEEP_BLOCK;
+        float *blk = malloc((size_t)SWEEP_BLOCK * (size_t)d * sizeof *blk);
+        if (!blk) return pc_p_nomem(err);
+        for (int64_t k = 0; k < m; k++) pos[k] = r->lo + s + k;
+        *failed = rows(r, pos, (size_t)m, d, blk) != 0;
+        free(blk);
+        if (*failed) return PC_OK;
+    }
+    return PC_OK;
 }
 
 /* Exact collisions over the whole range: hash every row, sort, compare rows
@@ -171,24 +271,15 @@ static pc_status sweep(pc_prun *r, pc_case *c, int *found, pc_err *err)
     *found = 0;
     int64_t n = r->hi - r->lo + 1;
     if (n > SWEEP_MAX) return PC_OK;
-    int d = c->d;
+    int d = c->d, failed = 0;
     hrow *hs = malloc((size_t)n * sizeof *hs);
-    float *blk = malloc((size_t)SWEEP_BLOCK * (size_t)d * sizeof *blk);
-    int64_t *pos = malloc(SWEEP_BLOCK * sizeof *pos);
-    if (!hs || !blk || !pos) { free(hs); free(blk); free(pos); return pc_p_nomem(err); }
-    for (int64_t s = 0; s < n; s += SWEEP_BLOCK) {
-        size_t m = (size_t)(n - s < SWEEP_BLOCK ? n - s : SWEEP_BLOCK);
-        for (size_t t = 0; t < m; t++) pos[t] = r->lo + s + (int64_t)t;
-        if (rows(r, pos, m, d, blk)) { free(hs); free(blk); free(pos); return PC_OK; }
-        for (size_t t = 0; t < m; t++) {
-            hs[s + (int64_t)t].h = row_hash(blk + t * (size_t)d, d);
-            hs[s + (int64_t)t].p = pos[t];
-        }
-    }
+    if (!hs) return pc_p_nomem(err);
+    pc_status st = hash_rows(r, d, n, hs, &failed, err);
+    if (st != PC_OK || failed) { free(hs); return st; }
     qsort(hs, (size_t)n, sizeof *hs, hrow_cmp);
     int64_t bp = -1, bk = 0;
     float *two = malloc(2 * (size_t)d * sizeof *two);
-    if (!two) { free(hs); free(blk); free(pos); return pc_p_nomem(err); }
+    if (!two) { free(hs); return pc_p_nomem(err); }
     for (int64_t a = 0; a + 1 < n; a++) {
         if (hs[a].h != hs[a + 1].h) continue;
         int64_t pp[2] = { hs[a].p, hs[a + 1].p };
@@ -203,7 +294,7 @@ static pc_status sweep(pc_prun *r, pc_case *c, int *found, pc_err *err)
         c->k = bk;
         *found = 1;
     }
-    free(two); free(hs); free(blk); free(pos);
+    free(two); free(hs);
     return PC_OK;
 }
 
