@@ -82,6 +82,7 @@ demo: deps-demo
 
 bench: deps-check
 	@$(MAKE) --no-print-directory all
+	scripts/bench_goals.sh $(PECHECK)
 	scripts/bench.sh $(PECHECK)
 	scripts/properties_bench.sh $(PECHECK)
 

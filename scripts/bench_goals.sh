@@ -1,0 +1,105 @@
+#!/bin/bash
+# bench_goals.sh PECHECK: `make bench`'s speed goals (d = 128, base 10000,
+# 131072 positions unless said), each figure printed with its goal:
+#   1. export: `pecheck reference --dtype f32 --out F.npy` (whole process,
+#      wall) against numpy computing the float64 table and saving it as
+#      float32 (in-process: the time a user's script spends, interpreter
+#      start-up excluded); the ratio's median over 3 alternating pairs
+#      (goal <= 0.5); the other dtypes' times beside it.
+#   2. plugin: `check` of scripts/bench_torch_exp.c built as a plugin (the
+#      built-in torch-exp's formulation) against `check --impl torch-exp`,
+#      median ratio over 3 alternating pairs (goal <= 1.25).
+#   3. gate: `check --impl torch-exp --threads 2` (accuracy on both layouts
+#      and every default property), median of 3 (goal <= 0.6 s); then the
+#      time per value (positions x d) at 2^14, 2^17, 2^20 and 2^24
+#      positions, and the peak RSS at 2^24 (goal <= 64 MiB).
+# Wall-clock seconds on a possibly shared machine: the load average is
+# printed before and after.  BENCH_GATE_SIZES overrides the sizes of 3.
+set -u
+PECHECK=${1:?usage: bench_goals.sh PATH/TO/pecheck}
+PY=${PYTHON:-/usr/bin/python3}
+D=128 N=131072
+SIZES=${BENCH_GATE_SIZES:-16384 131072 1048576 16777216}
+HERE=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export PECHECK_REGRESSIONS=off
+TIME=/usr/bin/time
+[ -x $TIME ] || { echo "bench_goals.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+load() { uptime | sed 's/.*load/load/'; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wall() { # wall seconds of a command (its output discarded)
+    $TIME -f '%e' -o "$tmp/t" "$@" >/dev/null 2>&1 || { echo "bench_goals.sh: failed: $*" >&2; exit 3; }
+    tail -1 "$tmp/t"
+}
+verdict() { awk -v x="$1" -v g="$2" 'BEGIN { print (x <= g) ? "met" : "NOT met" }'; }
+
+echo "pecheck speed goals: d=$D base=10000, $(nproc) cores, $(load)"
+
+# ---- 1. export --------------------------------------------------------------
+cat >"$tmp/np.py" <<'PY'
+import sys, time
+import numpy as np
+n, d, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+t0 = time.perf_counter()
+omega = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+th = np.outer(np.arange(n, dtype=np.float64), omega)
+pe = np.empty((n, d))
+pe[:, 0::2] = np.sin(th)
+pe[:, 1::2] = np.cos(th)
+np.save(out, pe.astype(np.float32))
+print("%.6f" % (time.perf_counter() - t0))
+PY
+if ! $PY -c 'import numpy' 2>/dev/null; then
+    echo "1. export: SKIP (python3-numpy not installed)"
+else
+    for k in 1 2 3; do
+        p=$(wall "$PECHECK" reference --family sinusoidal --d $D --positions 0:$((N - 1)) \
+                --out "$tmp/pe.npy" --quiet)
+        q=$("$PY" "$tmp/np.py" $N $D "$tmp/np.npy")
+        echo "$p $q" >>"$tmp/export"
+    done
+    r=$(awk '{ print $1 / $2 }' "$tmp/export" | median)
+    echo "1. export $N x $D f32: pecheck $(cut -d' ' -f1 "$tmp/export" | tr '\n' ' ')s," \
+         "numpy $(cut -d' ' -f2 "$tmp/export" | tr '\n' ' ')s"
+    printf '   ratio (median of 3 pairs) %.2f, goal <= 0.5: %s\n' "$r" "$(verdict "$r" 0.5)"
+    for dt in f64 f16 bf16; do
+        printf '   --dtype %-4s %s s\n' $dt "$(wall "$PECHECK" reference --family sinusoidal --d $D \
+            --positions 0:$((N - 1)) --dtype $dt --out "$tmp/pe-$dt.npy" --quiet)"
+    done
+fi
+
+# ---- 2. plugin --------------------------------------------------------------
+CC=${CC:-cc}
+if $CC -O2 -ffp-contract=off -shared -fPIC -I"$HERE/../include" "$HERE/bench_torch_exp.c" \
+       -o "$tmp/torch_exp.so" -lm; then
+    for k in 1 2 3; do
+        p=$(wall "$PECHECK" check --plugin "$tmp/torch_exp.so" --d $D --max-pos $((N - 1)) --quiet)
+        b=$(wall "$PECHECK" check --impl torch-exp --d $D --max-pos $((N - 1)) --quiet)
+        echo "$p $b" >>"$tmp/plugin"
+    done
+    r=$(awk '{ print $1 / $2 }' "$tmp/plugin" | median)
+    echo "2. gate of a torch-exp plugin $(cut -d' ' -f1 "$tmp/plugin" | tr '\n' ' ')s," \
+         "built-in torch-exp $(cut -d' ' -f2 "$tmp/plugin" | tr '\n' ' ')s"
+    printf '   ratio (median of 3 pairs) %.2f, goal <= 1.25: %s\n' "$r" "$(verdict "$r" 1.25)"
+else
+    echo "2. plugin: SKIP (cannot build scripts/bench_torch_exp.c with $CC)"
+fi
+
+# ---- 3. the whole gate ------------------------------------------------------
+for k in 1 2 3; do
+    wall "$PECHECK" check --impl torch-exp --d $D --max-pos $((N - 1)) --threads 2 --quiet
+done >"$tmp/gate"
+g=$(median <"$tmp/gate")
+echo "3. whole gate, torch-exp $N x $D, 2 threads: $(tr '\n' ' ' <"$tmp/gate")s"
+printf '   median %.2f s, goal <= 0.6 s: %s\n' "$g" "$(verdict "$g" 0.6)"
+for n in $SIZES; do
+    $TIME -f '%e %M' -o "$tmp/t" "$PECHECK" check --impl torch-exp --d $D --max-pos $((n - 1)) \
+        --threads 2 --quiet >/dev/null 2>&1 || { echo "bench_goals.sh: gate failed at $n" >&2; exit 3; }
+    read -r s rss <"$tmp/t"
+    printf '   %9d positions: %8.2f s, %6.2f ns per value, peak RSS %6.1f MiB\n' "$n" "$s" \
+        "$(echo "$s * 1000000000 / ($n * $D)" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+done
+rss_mib=$(echo "$rss / 1024" | bc -l)
+printf '   peak RSS at %d positions %.1f MiB, goal <= 64 MiB: %s\n' "$n" "$rss_mib" \
+    "$(verdict "$rss_mib" 64)"
+echo "after: $(load)"
