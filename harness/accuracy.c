@@ -645,12 +645,29 @@ static void use_lane(run *r, block *b, int l)
     b->x = b->lane_x[l];
 }
 
-/* Block BLK (its N positions in B->pos) into S: every lane's call, then
- * the reference rows (once when shared, in lane 0's layout) and each
- * lane's metrics. */
+/* Whether any lane may still be called at block BLK. */
+static int any_lane_live(run *r, int64_t blk)
+{
+    int live = 0;
+    pthread_mutex_lock(&r->mu);
+    for (int l = 0; l < r->nl; l++) live |= !r->stop && blk <= r->lanes[l].call_end;
+    pthread_mutex_unlock(&r->mu);
+    return live;
+}
+
+/* Block BLK (its N positions in B->pos) into S.  Rows without an input: the
+ * reference rows first (once, in lane 0's layout; they do not depend on
+ * the implementation, so a plugin's calls, made one at a time, overlap
+ * with other blocks' work), then every lane's call and metrics.  Rows with
+ * an input: each lane's call draws its input, then its reference rows. */
 static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
 {
     int called[PC_ACC_LANES];
+    pc_status shared = PC_OK;
+    if (r->share && any_lane_live(r, blk)) {
+        use_lane(r, b, 0);
+        shared = ref_rows(b, n);
+    }
     for (int l = 0; l < r->nl; l++) {
         lane_out *o = &s->lane[l];
         o->st = PC_OK;
@@ -665,15 +682,8 @@ static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
         end_turn(r, t, l, blk, failed);
         called[l] &= !failed;
     }
-    pc_status shared = PC_OK;
-    int have = 0;
     for (int l = 0; l < r->nl; l++) {
         if (!called[l]) continue;
-        if (r->share && !have) {
-            use_lane(r, b, 0);
-            shared = ref_rows(b, n);
-            have = 1;
-        }
         use_lane(r, b, l);
         lane_out *o = &s->lane[l];
         o->st = r->share ? shared : ref_rows(b, n);
@@ -806,7 +816,8 @@ static void budget_reach(const block *b, pc_acc_result *res)
 }
 
 /* Lane L's columns: pairs, partners, and where each reads the shared
- * reference rows (lane 0's layout), or itself when each lane has its own. */
+ * reference rows (lane 0's layout: the same column in the same layout), or
+ * itself when each lane has its own. */
 static pc_status lane_cols(run *r, int l, pc_err *err)
 {
     const pc_acc_cfg *c = r->lanes[l].cfg;
@@ -822,7 +833,7 @@ static pc_status lane_cols(run *r, int l, pc_err *err)
         cl->mate[j] = pair_of(c->layout, c->d, j, &pair, &first);
         cl->pair[j] = pair;
         int a = ref_layout == 0 ? 2 * pair : pair, b = ref_layout == 0 ? 2 * pair + 1 : pair + h;
-        cl->ref[j] = !r->share ? j : first ? a : b;
+        cl->ref[j] = !r->share || c->layout == ref_layout ? j : first ? a : b;
     }
     return PC_OK;
 }
@@ -921,7 +932,7 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
     r.impl = impl;
     r.rows = fam->rows;
     r.nl = nl;
-    r.share = !fam->rows->input && nl > 1; /* one layout reads its own rows */
+    r.share = !fam->rows->input;
     for (int l = 0; l < nl; l++) { r.lanes[l].cfg = &cfgs[l]; r.lanes[l].res = &res[l]; }
     int nt = run_setup(&r);
     pc_status st = run_alloc(&r, nt, err);
