@@ -143,7 +143,9 @@ static int map_shared(pc_host *h, size_t want)
 /* In the child between fork and exec: only async-signal-safe calls. */
 static void exec_worker(int ctl, int shm, int out, int null, int life, char *const argv[])
 {
-    setpgid(0, 0);
+    /* a session of its own: its own process group, which the plugin cannot
+     * leave once sealed (host_seal.h), and no controlling terminal */
+    setsid();
     /* first above the targets, so that no source is overwritten by another */
     ctl = fcntl(ctl, F_DUPFD, 10);
     shm = fcntl(shm, F_DUPFD, 10);
@@ -301,7 +303,8 @@ static pc_status spawn(pc_host *h, pc_err *err)
         close(sv[0]);
         return pc_seterr(err, PC_EINTERNAL, "cannot start the plugin host: %s", strerror(e));
     }
-    setpgid(pid, pid); /* also done by the child: whichever runs first */
+    /* no setpgid here: the child's setsid() would then fail; until it ran,
+     * kill_worker's kill of the process itself is enough */
     h->pid = pid;
     h->ctl = sv[0];
 #ifdef SYS_pidfd_open

@@ -2,21 +2,25 @@
  * survives whatever it does.
  *
  * A pc_host is one plugin host process (host_worker.c, a fresh exec of
- * pecheck in its own process group) that dlopens the plugin and serves its
+ * pecheck in a session of its own) that dlopens the plugin and serves its
  * entry points (hooks.def), one call at a time, many calls each: the plugin
  * is never loaded into pecheck's own process, so its constructors,
  * destructors, floating-point environment, exit() and crashes stay in the
  * worker.  The worker's stdout and stderr are captured (pc_host_output),
- * its stdin is /dev/null.  A worker that crashes, exits or hangs is killed
- * with its process group and replaced at the next call.  At the end the
- * worker, a child subreaper, kills every process the plugin started (one
- * that left the group with setsid() included), then its group is killed.
- * When pecheck itself dies (even SIGKILL, even during a hanging call), the
- * worker's lifeline pipe hangs up and it does the same and exits.  Not
- * covered: a process that left the group with setsid() and whose worker
- * was killed (a crash, a time-out) rather than closed is orphaned to init
- * and survives.  Each call runs with a time limit and a guarded
- * output buffer:
+ * its stdin is /dev/null.  It runs in a session of its own and seals
+ * itself before loading the plugin (host_seal.h: no capability, a seccomp
+ * filter that keeps signals, ptrace and the like to itself and its process
+ * group, which no process of the plugin can leave); pecheck is not
+ * dumpable (main.c), so its /proc/PID/mem is out of the worker's reach.  A
+ * worker that crashes, exits or hangs is killed with its process group and
+ * replaced at the next call; at the end its group is killed.  When pecheck
+ * itself dies (even SIGKILL, even during a hanging call), the worker's
+ * lifeline pipe hangs up and it kills its group.  Without the filter
+ * (another architecture) the worker, a child subreaper, kills every
+ * process the plugin started one by one instead (a process that left the
+ * group with setsid() and whose worker was killed rather than closed then
+ * survives).  Each call runs with a time limit and a guarded output
+ * buffer:
  *
  *   - OUT lives in shared memory (a memfd mapped by both) laid out as
  *       [guard 64 KiB][canary 64 B][OUT][canary >= 64 B][guard 64 KiB]

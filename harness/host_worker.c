@@ -4,7 +4,10 @@
  * points, one call at a time, until pecheck closes the control socket or
  * kills it.  It is a fresh exec of pecheck: none of pecheck's state, atexit
  * handlers, floating-point environment or threads are here, so whatever the
- * plugin's constructors, destructors or calls do stays in this process. */
+ * plugin's constructors, destructors or calls do stays in this process.
+ * Before it loads the plugin it seals itself (host_seal.h): no capability,
+ * and a seccomp filter that keeps signals, ptrace and the like away from
+ * every process but itself. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "host_proto.h"
+#include "host_seal.h"
 
 /* ---- the calls, generated from hooks.def --------------------------------- */
 
@@ -85,6 +89,7 @@ static const invoke_fn invokers[PC_HOOK_N] = {
 /* ---- the process ---------------------------------------------------------- */
 
 static unsigned char *base;   /* the shared memory as mapped here */
+static int sealed;            /* the seccomp filter is on (pc_host_seal) */
 static size_t mapped;
 static host_hdr *hdr;
 
@@ -256,11 +261,14 @@ static void serve(void *fn[PC_HOOK_N])
     hdr->done = 1;
 }
 
-/* Kill every process the plugin started, then return.  The worker is a
- * child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose parent died,
- * one that left the process group with setsid() included, becomes its
- * child; so killing the children, reaping them and looking again reaches
- * them all.  Bounded to 2 s (PECHECK kills the group after that anyway). */
+/* Without the seccomp filter (another architecture): kill every process
+ * the plugin started, then return.  The worker is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): a descendant whose parent died, one that left
+ * the process group with setsid() included, becomes its child; so killing
+ * the children, reaping them and looking again reaches them all.  Bounded
+ * to 2 s (PECHECK kills the group after that anyway).  With the filter no
+ * process can leave the worker's process group (setsid and setpgid fail),
+ * and the worker may signal nothing but that group: pecheck kills it. */
 static void kill_descendants(void)
 {
     pid_t self = getpid();
@@ -295,7 +303,7 @@ static void kill_descendants(void)
 
 /* When pecheck is gone (the lifeline pipe hangs up: its write end was
  * pecheck's alone), even while a call hangs: kill what the plugin started
- * and exit. */
+ * and exit (sealed: the whole process group, this worker included). */
 static void *watchdog(void *arg)
 {
     (void)arg;
@@ -307,6 +315,7 @@ static void *watchdog(void *arg)
         char c;
         if (read(HOST_FD_LIFE, &c, 1) == 0) break; /* EOF: no writer left */
     }
+    if (sealed) kill(0, SIGKILL); /* does not return */
     kill_descendants();
     _exit(0);
 }
@@ -353,6 +362,8 @@ int pc_host_main(int argc, char **argv)
         _exit(126);
     void *fn[PC_HOOK_N];
     memset(fn, 0, sizeof fn);
+    sealed = pc_host_seal(); /* before the watchdog thread, which inherits it */
+    if (sealed < 0) _exit(126);
     start_watchdog();
     set_limits(argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
     load(argv[2], fn);
@@ -365,8 +376,9 @@ int pc_host_main(int argc, char **argv)
         write_byte('r');
     }
     /* 'q' or pecheck gone: no destructors of the plugin (nothing of them can
-     * matter), but nothing it started may outlive the run */
-    kill_descendants();
+     * matter), but nothing it started may outlive the run (sealed: all of
+     * it is in this process group, which pecheck kills after the answer) */
+    if (!sealed) kill_descendants();
     write_byte('q');
     _exit(0);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include "cli.h"
 #include "output.h"
 #include "host_proto.h"
@@ -107,6 +108,10 @@ int main(int argc, char **argv)
     /* the plugin host process (host_worker.c): before any of pecheck's setup */
     if (argc >= 2 && !strcmp(argv[1], HOST_ARGV1))
         return pc_host_main(argc, argv);
+    /* Not dumpable: no process of the same user without CAP_SYS_PTRACE (a
+     * plugin host has none, host_seal.h) may open /proc/PID/mem, fd/ or
+     * environ of pecheck or attach to it; pecheck leaves no core file. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     atexit(free_mpfr_caches);
     if (argc < 2) {
         usage(stderr);

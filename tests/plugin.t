@@ -14,13 +14,20 @@ the rounding mode, whose destructor segfaults, that writes a fake TAP line
 to stdout, that forks a child holding stdout, that keeps state changing its
 results, or whose constructor crashes on a second load cannot change
 pecheck's verdict or output; one host process serves every call and a
-crashed one is replaced.  A crash on the first call is a failure with its
+crashed one is replaced.  The host is sealed (harness/host_seal.c): a
+constructor that signals, stops, ptraces or kills pecheck (kill(-1) only
+where the seal is seen to be on), writes /proc/<pecheck>/mem (as root and
+as nobody), calls setsid(), F_SETOWN, prlimit or clone(CLONE_PARENT) on it
+fails, and the run ends as it would have.  A crash on the first call is a failure with its
 cause in check, accuracy and report.  Then the TAP output is read by
 `prove` and the JUnit output is checked against the junit-10.xsd shape.
 Runs with --max-pos 1023 --d 64 to stay fast (a few seconds in all).
 """
+import errno
 import json
 import os
+import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -67,7 +74,7 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version3", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid"]
+             "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid", "parent"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -345,6 +352,77 @@ try:
     ok(rc == 0 and doc.get("status") == "pass",
        "a plugin that overwrites the host's shared header: pecheck keeps its own layout, passes",
        [x["summary"] for x in doc.get("results", []) if x["status"] != "pass"] + [err])
+
+    # --- the sealed host (harness/host_seal.c): nothing a plugin does reaches
+    # pecheck's own process.  parent.so attacks from its constructor, so the
+    # seal must be on before dlopen; the run must end as a run without it.
+    def attack(name, argv0=None, where=None):
+        rfile = os.path.join(where or tmp, "attack-" + name)
+        env = dict(os.environ, PECHECK_TEST_ATTACK=name, PECHECK_TEST_PIDFILE=rfile)
+        try:
+            p = subprocess.run(argv0 or [PECHECK_BIN, "check", "--plugin", so["parent"]] + ONE_FAM,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60)
+            prc, pout = p.returncode, p.stdout.decode() + p.stderr.decode()
+        except subprocess.TimeoutExpired:
+            prc, pout = None, "no end in 60 s (stopped?)"
+        try:
+            res = open(rfile).read()
+        except OSError:
+            res = ""
+        return prc, re.sub(r"\([0-9.]+ s\)", "(T s)", pout), res
+
+    ONE_FAM = ["--family", "sinusoidal"] + SMALL
+    rc_plain, out_plain, _ = attack("none")
+    ok(rc_plain == 0 and "passed, 0 failed" in out_plain, "parent.so without an attack passes",
+       out_plain)
+    arch_sealed = platform.machine() in ("x86_64", "aarch64") and \
+        "Seccomp:" in open("/proc/self/status").read()
+    _, _, probe = attack("probe")
+    sealed = ("Seccomp:\t2" in probe and "NoNewPrivs:\t1" in probe and
+              "CapEff:\t0000000000000000" in probe and
+              "kill(-1,0) rc=-1 errno=%d" % errno.EPERM in probe)
+    if arch_sealed:
+        ok(sealed, "the plugin host runs under a seccomp filter, with no_new_privs and no "
+           "capability; kill(-1, 0) is refused", probe)
+    else:
+        ok(True, "# SKIP no seccomp filter on %s (harness/host_seal.h)" % platform.machine())
+    eperm = "rc=-1 errno=%d" % errno.EPERM
+    for name, what in [("stop", "kill(getppid(), SIGSTOP)"), ("kill", "kill(getppid(), SIGKILL)"),
+                       ("tgkill", "tgkill(ppid, ppid, SIGKILL)"), ("tkill", "tkill(ppid, SIGKILL)"),
+                       ("sigqueue", "rt_sigqueueinfo(ppid, SIGKILL)"),
+                       ("all", "kill(-1, SIGKILL)"), ("ptrace", "ptrace(PTRACE_ATTACH, ppid)"),
+                       ("setsid", "setsid() in a child"), ("setown", "F_SETOWN to ppid"),
+                       ("prlimit", "prlimit(ppid, RLIMIT_CPU, 1 s)"),
+                       ("clone", "clone(CLONE_PARENT)")]:
+        if not sealed:  # unsealed, "all" would kill every process of the user
+            ok(True, "# SKIP %s: the host is not sealed here" % what)
+            continue
+        prc, pout, res = attack(name)
+        ok(prc == 0 and pout == out_plain and res.startswith(name + " " + eperm),
+           "a plugin doing %s: refused with EPERM; pecheck runs on, same exit code and output"
+           % what, [prc, res, pout[-400:]])
+    prc, pout, res = attack("mem")
+    ok(prc == 0 and pout == out_plain and res.startswith("mem rc=-1 "),
+       "a plugin opening /proc/<pecheck>/mem for writing (as uid %d): the open fails; pecheck "
+       "runs on, same exit code and output" % os.geteuid(), [prc, res, pout[-400:]])
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() == 0 and setpriv:
+        # as an ordinary user (nobody): pecheck is not dumpable.  Copies in a
+        # folder that user can read; the report file is writable by it.
+        pub = tempfile.mkdtemp(prefix="pecheck-seal-", dir=tmp)
+        os.chmod(tmp, 0o755)
+        os.chmod(pub, 0o777)
+        for f in (PECHECK_BIN, so["parent"]):
+            shutil.copy(f, pub)
+        argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                os.path.join(pub, "pecheck"), "check", "--plugin",
+                os.path.join(pub, "parent.so")] + ONE_FAM
+        prc, pout, res = attack("mem", argv, pub)
+        pout = pout.replace(os.path.join(pub, "parent.so"), so["parent"])
+        ok(prc == 0 and pout == out_plain and res.startswith("mem rc=-1 "),
+           "the same as an ordinary user (nobody): the open fails", [prc, res, pout[-400:]])
+    else:
+        ok(True, "# SKIP /proc/<pecheck>/mem as another user: needs root and setpriv")
 
     # --- resource limits of the plugin host
     ONE = ["--family", "sinusoidal", "--layout", "interleaved", "--property", "accuracy"]

@@ -1,9 +1,11 @@
 /* fork_setsid: a correct plugin whose first call starts a grandchild in a
  * session of its own (child: setsid(), fork(), exit) that sleeps for a
  * minute, its pid written to the file named by PECHECK_TEST_PIDFILE; the
- * call returns once that file is written.  The plugin host is a child
- * subreaper that kills what the plugin started when pecheck closes it: the
- * grandchild does not outlive the run. */
+ * call returns once that file is written.  The grandchild does not
+ * outlive the run: the sealed plugin host refuses setsid(), so it stays in
+ * the host's process group, which pecheck kills (without the seal, the
+ * host, a child subreaper, kills what the plugin started when pecheck
+ * closes it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>

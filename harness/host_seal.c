@@ -1,0 +1,237 @@
+/* host_seal.c: the plugin host gives up its capabilities and seals itself
+ * with a seccomp filter before it loads a plugin (see host_seal.h).
+ *
+ * The filter is a hand-written classic BPF program (linux/filter.h) over
+ * struct seccomp_data (linux/seccomp.h): first the architecture, then one
+ * rule after another, each of which reloads the system call number, so that
+ * a rule's jumps stay inside the rule (offsets are counted below each
+ * emitter).  Arguments are compared by their low 32 bits, which is all the
+ * kernel reads of a pid_t or an int command. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/sockios.h>
+#include "host_seal.h"
+
+/* ---- capabilities ---------------------------------------------------------- */
+
+/* Empty the bounding set (so that no program the plugin executes gains a
+ * capability back), then the effective, permitted and inheritable sets
+ * (the ambient set follows the permitted one).  0, or -1 when capset
+ * refused, which the kernel never does for a drop. */
+static int drop_caps(void)
+{
+    /* 64: the width of the capability sets (_LINUX_CAPABILITY_U32S_3 words
+     * of 32 bits); EINVAL past the kernel's last capability, EPERM without
+     * CAP_SETPCAP (not root: nothing to drop) */
+    for (unsigned long c = 0; c < 64; c++)
+        if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) break;
+    struct __user_cap_header_struct hd = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+    memset(data, 0, sizeof data);
+    return syscall(SYS_capset, &hd, data) == 0 ? 0 : -1;
+}
+
+/* ---- the filter -------------------------------------------------------------- */
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define SEAL_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SEAL_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef SEAL_ARCH
+
+/* Room for the program: the rules below take 95 instructions on x86_64
+ * (the count of each emitter is in its comment). */
+#define SEAL_MAX 128
+
+typedef struct seal_prog {
+    struct sock_filter f[SEAL_MAX];
+    unsigned n;
+} seal_prog;
+
+#define OFF_NR ((uint32_t)offsetof(struct seccomp_data, nr))
+#define OFF_ARCH ((uint32_t)offsetof(struct seccomp_data, arch))
+/* the low 32 bits of argument I (little-endian: its first word) */
+#define OFF_ARG(I) ((uint32_t)(offsetof(struct seccomp_data, args) + 8 * (I)))
+#define RET_EPERM (SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+
+static void emit(seal_prog *p, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
+{
+    if (p->n < SEAL_MAX) {
+        struct sock_filter ins = { code, jt, jf, k };
+        p->f[p->n] = ins;
+    }
+    p->n++; /* counted past SEAL_MAX: seal() refuses such a program */
+}
+
+static void load(seal_prog *p, uint32_t off) { emit(p, BPF_LD | BPF_W | BPF_ABS, off, 0, 0); }
+static void ret(seal_prog *p, uint32_t action) { emit(p, BPF_RET | BPF_K, action, 0, 0); }
+
+/* System call NR fails with ERR.  3 instructions. */
+static void rule_errno(seal_prog *p, long nr, int err)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1);
+    ret(p, SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA));
+}
+
+/* System call NR runs only when argument ARG is one of OK[0..N): otherwise
+ * EPERM.  N + 4 instructions. */
+static void rule_pid(seal_prog *p, long nr, unsigned arg, const uint32_t *ok, unsigned n)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, (uint8_t)(n + 2)); /* past the rule */
+    load(p, OFF_ARG(arg));
+    for (unsigned k = 0; k < n; k++) /* a match: past the other tests and the RET */
+        emit(p, BPF_JMP | BPF_JEQ | BPF_K, ok[k], (uint8_t)(n - k), 0);
+    ret(p, RET_EPERM);
+}
+
+/* fcntl: F_SETOWN (the process or group that gets SIGIO/SIGURG) only to
+ * one of OK[0..N), F_SETOWN_EX (its target behind a pointer) never.
+ * N + 8 instructions. */
+static void rule_fcntl(seal_prog *p, const uint32_t *ok, unsigned n)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_fcntl, 0, (uint8_t)(n + 6));
+    load(p, OFF_ARG(1));
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN_EX, 0, 1);
+    ret(p, RET_EPERM);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 0, (uint8_t)(n + 2)); /* other commands */
+    load(p, OFF_ARG(2));
+    for (unsigned k = 0; k < n; k++)
+        emit(p, BPF_JMP | BPF_JEQ | BPF_K, ok[k], (uint8_t)(n - k), 0);
+    ret(p, RET_EPERM);
+}
+
+/* ioctl: FIOSETOWN and SIOCSPGRP (F_SETOWN's target behind a pointer)
+ * fail.  5 instructions. */
+static void rule_ioctl(seal_prog *p)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_ioctl, 0, 4);
+    load(p, OFF_ARG(1));
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, FIOSETOWN, 1, 0);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, SIOCSPGRP, 0, 1);
+    ret(p, RET_EPERM);
+}
+
+/* clone with CLONE_PARENT (a child of pecheck's, whose exit signal pecheck
+ * would get) fails; the flags are the first argument on both
+ * architectures.  4 instructions. */
+static void rule_clone(seal_prog *p)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_clone, 0, 3);
+    load(p, OFF_ARG(0));
+    emit(p, BPF_JMP | BPF_JSET | BPF_K, CLONE_PARENT, 0, 1);
+    ret(p, RET_EPERM);
+}
+
+/* The architecture first: a system call numbered for another table (i386
+ * through int 0x80, or x32, whose numbers have bit 30 set under the x86_64
+ * AUDIT_ARCH) would bypass every rule below, so it kills the host.
+ * 3 or 6 instructions. */
+static void rule_arch(seal_prog *p)
+{
+    load(p, OFF_ARCH);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, SEAL_ARCH, 1, 0);
+    ret(p, SECCOMP_RET_KILL_PROCESS);
+#ifdef __x86_64__
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* __X32_SYSCALL_BIT */, 0, 1);
+    ret(p, SECCOMP_RET_KILL_PROCESS);
+#endif
+}
+
+/* System calls that reach another process, or let the plugin leave the
+ * host's process group: EPERM. */
+static const long denied[] = {
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp, SYS_setsid, SYS_setpgid,
+#ifdef SYS_pidfd_open
+    SYS_pidfd_open,
+#endif
+#ifdef SYS_pidfd_send_signal
+    SYS_pidfd_send_signal,
+#endif
+#ifdef SYS_pidfd_getfd
+    SYS_pidfd_getfd,
+#endif
+#ifdef SYS_process_madvise
+    SYS_process_madvise,
+#endif
+#ifdef SYS_process_mrelease
+    SYS_process_mrelease,
+#endif
+};
+
+/* The program for the host SELF (a process group leader when LEADER). */
+static void build(seal_prog *p, pid_t self, int leader)
+{
+    /* kill and F_SETOWN: the host, its own process group (0 or -SELF);
+     * the thread-directed calls, rt_sigqueueinfo and prlimit64: the host
+     * (prlimit64 and kill also take 0 for the caller) */
+    const uint32_t group[3] = { 0, (uint32_t)self, leader ? (uint32_t)-self : (uint32_t)self };
+    const uint32_t proc[2] = { (uint32_t)self, 0 };
+    p->n = 0;
+    rule_arch(p);
+    rule_pid(p, SYS_kill, 0, group, 3);
+    rule_pid(p, SYS_tgkill, 0, proc, 1);
+    rule_pid(p, SYS_tkill, 0, proc, 1); /* a thread id: only the main thread's is known */
+    rule_pid(p, SYS_rt_sigqueueinfo, 0, proc, 1);
+    rule_pid(p, SYS_rt_tgsigqueueinfo, 0, proc, 1);
+    rule_pid(p, SYS_prlimit64, 0, proc, 2);
+    rule_fcntl(p, group, 3);
+    rule_ioctl(p);
+    rule_clone(p);
+#ifdef SYS_clone3
+    rule_errno(p, SYS_clone3, ENOSYS); /* its flags are behind a pointer: the C library uses clone */
+#endif
+    for (size_t k = 0; k < sizeof denied / sizeof denied[0]; k++)
+        rule_errno(p, denied[k], EPERM);
+    ret(p, SECCOMP_RET_ALLOW);
+}
+
+static int install(void)
+{
+    static seal_prog p; /* static: 768 bytes off the stack */
+    build(&p, getpid(), getpgid(0) == getpid());
+    if (p.n > SEAL_MAX) return 0;
+    struct sock_fprog fp = { (unsigned short)p.n, p.f };
+#ifdef SYS_seccomp
+    /* TSYNC: every thread of the host, should a runtime have started one */
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fp) == 0)
+        return 1;
+#endif
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) == 0;
+}
+
+#else /* another architecture: no filter (host_seal.h) */
+
+static int install(void)
+{
+    return 0;
+}
+
+#endif
+
+int pc_host_seal(void)
+{
+    if (drop_caps() != 0) return -1;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 0;
+    return install();
+}

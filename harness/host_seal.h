@@ -1,0 +1,29 @@
+/* host_seal.h: what the plugin host process (host_worker.c) gives up before
+ * it loads a plugin, so that the plugin cannot reach pecheck's own process.
+ *
+ * pc_host_seal() drops every capability (the bounding set, then the
+ * effective, permitted and inheritable sets: a host running as root keeps
+ * uid 0 but loses CAP_SYS_PTRACE, CAP_KILL and the rest), sets
+ * PR_SET_NO_NEW_PRIVS, and installs a seccomp filter on every thread of
+ * the host and every process it starts (host_seal.c lists the rules):
+ * signals (kill, tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo, the
+ * owner of an fd's SIGIO) only to the host itself or its own process group,
+ * resource limits only of itself; no ptrace, process_vm_readv/writev,
+ * pidfd_open/pidfd_send_signal/pidfd_getfd, process_madvise, kcmp;
+ * no setsid or setpgid (every process the plugin starts stays in the host's
+ * process group, which pecheck kills); no clone with CLONE_PARENT.  Those
+ * fail with EPERM (clone3 with ENOSYS, so that the C library falls back to
+ * clone, whose flags the filter can read).  A system call of another
+ * architecture's table (x32, i386 through int 0x80) kills the host.
+ *
+ * Returns 1 when the filter is installed (x86_64 and little-endian aarch64
+ * with a kernel that has seccomp filters), 0 otherwise: then the host still
+ * runs without capabilities, and the caller falls back to killing the
+ * plugin's processes one by one (host_worker.c); -1 when the capabilities
+ * could not be dropped (the host then loads nothing). */
+#ifndef PECHECK_HOST_SEAL_H
+#define PECHECK_HOST_SEAL_H
+
+int pc_host_seal(void);
+
+#endif
