@@ -197,6 +197,56 @@ static void get_reach(rd *r, const pc_jnode *o, const pc_acc_cfg *c, pc_acc_reac
     z->known = 1;
 }
 
+/* A witness's numbers are those of its own element: a positive finite
+ * bound, and abs_err and ulp_err as the engine computes them from got, ref
+ * and ref_f32 (pc_check_element: bit for bit, since the hex texts are exact
+ * and %.17g round-trips a binary64).  Its err/bound, as the engine computes
+ * it, to *RATIO.  0 when refused. */
+static int witness_numbers(rd *r, const char *key, const pc_witness *w, double *ratio)
+{
+    pc_witness x = *w;
+    *ratio = pc_check_element(&x);
+    if (!(w->bound > 0) || isinf(w->bound))
+        bad(r, key, "has a bound that is not positive and finite");
+    else if (!(x.err == w->err))
+        bad(r, key, "has an abs_err that is not |got - ref|");
+    else if (!(x.ulp == w->ulp))
+        bad(r, key, "has an ulp_err that is not abs_err in ulps of ref_f32");
+    return r->st == PC_OK;
+}
+
+/* The witnesses against the maxima and the status they stand for: "worst"
+ * is the element of largest err/bound, so its ratio is max_err_over_bound
+ * (which the status was checked against); "max_abs_at" is the element of
+ * largest abs_err, max_abs_err; no witness exceeds a maximum; the first
+ * element over the bound is over it, and a shard with nothing over the
+ * bound has its worst element within it. */
+static void check_witnesses(rd *r, const pc_metrics *m)
+{
+    const pc_witness *ws[3] = { &m->worst, &m->worst_abs, &m->first_over };
+    static const char *const keys[3] = { "worst", "max_abs_at", "first_over_bound" };
+    double ratio[3] = { 0, 0, 0 };
+    for (int k = 0; k < 3; k++) {
+        if (!ws[k]->valid) continue;
+        if (!witness_numbers(r, keys[k], ws[k], &ratio[k])) return;
+        if (ratio[k] > m->max_ratio)
+            bad(r, keys[k], "has an err/bound above max_err_over_bound");
+        else if (ws[k]->err > m->max_abs)
+            bad(r, keys[k], "has an abs_err above max_abs_err");
+        else if (ws[k]->ulp > m->max_ulp)
+            bad(r, keys[k], "has an ulp_err above max_ulp_err");
+        if (r->st != PC_OK) return;
+    }
+    if (m->worst.valid && !(ratio[0] == m->max_ratio))
+        bad(r, "worst", "has an err/bound that is not max_err_over_bound");
+    else if (m->worst.valid && !m->n_over && !(m->worst.err <= m->worst.bound))
+        bad(r, "worst", "is over its bound although no value is over the bound");
+    else if (m->worst_abs.valid && !(m->worst_abs.err == m->max_abs))
+        bad(r, "max_abs_at", "has an abs_err that is not max_abs_err");
+    else if (m->first_over.valid && m->first_over.err <= m->first_over.bound)
+        bad(r, "first_over_bound", "is not over its bound");
+}
+
 /* The counts, witnesses and status of one result agree with each other and
  * with what the engine does for its parameters (harness/accuracy.c):
  *   - a finished shard checked every element of its positions: values = npos * d;
@@ -207,7 +257,8 @@ static void get_reach(rd *r, const pc_jnode *o, const pc_acc_cfg *c, pc_acc_reac
  *   - max_err_over_bound <= 1 when nothing is over the bound, >= 1 otherwise
  *     (over means !(err <= bound));
  *   - "pass": nothing over the bound and no error; "fail": something over the
- *     bound, or an error or fault note; "skip": no value checked and a note. */
+ *     bound, or an error or fault note; "skip": no value checked and a note;
+ *   - the witnesses agree with their elements and the maxima (check_witnesses). */
 static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
 {
     const pc_acc_cfg *c = &it->cfg;
@@ -256,6 +307,7 @@ static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
     check_witness(r, "worst", &m->worst, c, p0, p1);
     check_witness(r, "max_abs_at", &m->worst_abs, c, p0, p1);
     check_witness(r, "first_over_bound", &m->first_over, c, p0, p1);
+    if (r->st == PC_OK) check_witnesses(r, m);
 }
 
 pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, pc_err *err)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `pecheck merge` validates every shard before merging: status consistent
-# with the counts, integers in range, numbers finite, one implementation and
-# one set of parameters, and it names a missing shard.  Each forged shard is
+# with the counts, integers in range, numbers finite, witnesses that agree
+# with their elements, the maxima and the status, one implementation and one
+# set of parameters, and it names a missing shard.  Each forged shard is
 # exit 2 with one stderr line naming the shard file and the field.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
@@ -11,11 +12,22 @@ ok()  { echo "ok $((++n)) - $*"; }
 nok() { echo "not ok $((++n)) - $*"; }
 
 # forge IN OUT PYTHON: OUT is IN's JSON (as d) after the Python statement;
-# the number 2^70 and 1e999 are written as raw text by the placeholders
+# the number 2^70 and 1e999 are written as raw text by the placeholders.
+# setgot(w, x) makes witness w claim the output x with abs_err and ulp_err
+# computed as the engine does (harness/accuracy.c: pc_check_element,
+# pc_ulp32), so that only the witness's relation to the rest can show it.
 forge() {
     /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
+import json, math, struct, sys
 d = json.load(open(sys.argv[1]))
+def setgot(w, x):
+    x = struct.unpack("f", struct.pack("f", x))[0]  # a binary32 output
+    ref, ref32 = float.fromhex(w["ref"]["hex"]), float.fromhex(w["ref_f32"]["hex"])
+    e = math.frexp(abs(ref32))[1] - 1 if ref32 else None
+    ulp = 2.0 ** -149 if e is None else 2.0 ** (max(e, -126) - 23)
+    w["got"] = {"hex": x.hex(), "dec": x}
+    w["abs_err"] = abs(x - ref)
+    w["ulp_err"] = w["abs_err"] / ulp
 exec(sys.argv[3])
 t = json.dumps(d, indent=2).replace('"@2^70@"', '1180591620717411303424').replace('"@1e999@"', '1e999')
 open(sys.argv[2], 'w').write(t)
@@ -36,7 +48,7 @@ refused() {
     fi
 }
 
-echo "1..22"
+echo "1..30"
 
 # genuine shards: sin-only fails (shard 1 and 2 over the bound), torch-exp passes
 for k in 1 2 3; do
@@ -83,6 +95,26 @@ forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["pos"] = 0'
 refused x.json worst position -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
 forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["dim"] = 4096'
 refused x.json worst dimension -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+
+# the witnesses against their elements, the maxima and the status
+forge "$tmp/f2.json" "$tmp/x.json" 'd["worst"]["abs_err"] = 1e-9'
+refused x.json worst abs_err -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd["worst"]["ulp_err"] *= 2'
+refused x.json worst ulp_err -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["bound"] = None'
+refused x.json worst bound -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+forge "$tmp/p2.json" "$tmp/x.json" 'd["worst"]["bound"] /= 4'
+refused x.json worst max_err_over_bound -- "$tmp/p1.json" "$tmp/x.json" "$tmp/p3.json"
+# a failing shard turned into a pass in every count and status (its worst
+# element rewritten to a correct output, or kept): the witnesses give it away
+forge "$tmp/f2.json" "$tmp/x.json" 'd.update(status="pass", values_over_bound=0, first_over_bound=None, max_err_over_bound=0.5); setgot(d["worst"], float.fromhex(d["worst"]["ref_f32"]["hex"]))'
+refused x.json max_err_over_bound -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd.update(status="pass", values_over_bound=0, first_over_bound=None, max_err_over_bound=1.0)'
+refused x.json worst max_err_over_bound -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'd["max_abs_at"]["abs_err"] = 0.5 * d["max_abs_err"]; setgot(d["max_abs_at"], float.fromhex(d["max_abs_at"]["ref"]["hex"]) + 0.5 * d["max_abs_err"])'
+refused x.json max_abs_at max_abs_err -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
+forge "$tmp/f2.json" "$tmp/x.json" 'setgot(d["first_over_bound"], float.fromhex(d["first_over_bound"]["ref_f32"]["hex"]))'
+refused x.json first_over_bound "not over its bound" -- "$tmp/f1.json" "$tmp/x.json" "$tmp/f3.json"
 
 # one implementation, one set of parameters
 refused p1.json f2.json implementation -- "$tmp/p1.json" "$tmp/f2.json" "$tmp/p3.json"
