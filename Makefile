@@ -92,10 +92,10 @@ bench: deps-check
 # a scratch copy.
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS = npy json regress shard
-$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/output.c harness/status.c harness/npy.h
+$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/input.c harness/output.c harness/status.c harness/npy.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
-$(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/status.c harness/jsonread.h
+$(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/input.c harness/status.c harness/jsonread.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
 # merge's shard validation on parsed JSON: the reader and the validation are

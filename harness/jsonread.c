@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "input.h"
 #include "jsonread.h"
 
 typedef struct jp {
@@ -244,8 +245,9 @@ pc_status pc_jparse(const char *text, size_t len, const char *what, pc_jnode **o
 pc_status pc_jread_file(const char *path, pc_jnode **out, pc_err *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return pc_seterr(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    pc_status ost = pc_in_open(path, &f, err); /* a FIFO without a writer: an error, not a hang */
+    if (ost != PC_OK) return ost;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     pc_status st = PC_OK;

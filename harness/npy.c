@@ -18,6 +18,7 @@
 #endif
 #include <fcntl.h>
 
+#include "input.h"
 #include "npy.h"
 #include "output.h"
 
@@ -672,9 +673,10 @@ pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
         memset(out, 0, sizeof *out);
     if (!path || !out)
         return pc_seterr(err, PC_EINTERNAL, "pc_npy_read: NULL argument");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pc_seterr(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    pc_status ost = pc_in_open(path, &f, err); /* a FIFO without a writer: an error, not a hang */
+    if (ost != PC_OK)
+        return ost;
     if (fstat(fileno(f), &sb) != 0) {
         int saved = errno;
         fclose(f);
