@@ -11,6 +11,7 @@
 #include "acc_verdict.h"
 #include "accuracy.h"
 #include "check_shard.h"
+#include "fitmodel.h"
 #include "gate.h"
 #include "hook.h"
 #include "json.h"
@@ -144,6 +145,44 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
     return c->rec ? record(c, c->vs->n - 1, cfg, res, table, likely, likely_set) : PC_OK;
 }
 
+/* The fitted model of the rows (harness/fitmodel.h) as a verdict of its
+ * own: the per-element bound decides "accuracy", the fit's aggregate
+ * bounds decide "fitted-model" (docs/fitted-model.md).  Not run under
+ * --tol-abs (the user's bound replaces the model), after a fault or a
+ * skipped gate. */
+static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
+                             const pc_acc_cfg *cfg, const pc_acc_result *res)
+{
+    if (cfg->tol_abs >= 0.0 || res->faulted || res->status == PC_SKIP) return PC_OK;
+    pc_fitm f;
+    char note[200];
+    pc_status st = pc_fitm_run(impl, fam->rows, cfg, &f, note, sizeof note);
+    if (st == PC_ENOMEM) return pc_gate_oom(c);
+    pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "fitted-model", pc_layout_name(cfg->layout));
+    if (!v) { pc_fitm_free(&f); return pc_gate_oom(c); }
+    if (st != PC_OK) {
+        v->status = PC_SKIP;
+        snprintf(v->summary, sizeof v->summary, "not fitted: %s", note);
+        return PC_OK;
+    }
+    v->status = f.bad ? PC_FAIL : PC_OK;
+    v->measured = f.worst;
+    v->bound = 1.0;
+    snprintf(v->measured_what, sizeof v->measured_what, "max fitted/bound");
+    char line[400];
+    pc_fitm_summary(&f, line, sizeof line);
+    if (f.bad)
+        snprintf(v->summary, sizeof v->summary, "%d of %d pairs outside the fitted model's bounds: %s",
+                 f.bad, f.h, line);
+    else
+        snprintf(v->summary, sizeof v->summary, "frequency, phase offset, amplitude and DC offset of "
+                 "all %d pairs within their bounds (worst fitted/bound %.3g)", f.h, f.worst);
+    v->details = malloc(2048);
+    if (v->details) pc_fitm_details(&f, v->details, 2048);
+    pc_fitm_free(&f);
+    return PC_OK;
+}
+
 /* Both layouts (or --layout's) in one pass (pc_accuracy_run_layouts), one
  * verdict each, in layout order. */
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
@@ -165,7 +204,10 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
     }
     if (st == PC_OK) st = pc_accuracy_run_layouts(impl, cfg, nl, res, c->err);
     for (int k = 0; k < nl && st == PC_OK; k++)
-        st = acc_verdict(c, impl, fam, &cfg[k], &res[k]);
+        if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) == PC_OK)
+            /* the fit covers the whole range in every shard: the same
+             * verdict in each (a SAME slot, check_shard.h) */
+            st = fit_verdict(c, impl, fam, &cfg[k], &res[k]);
     for (int k = 0; k < made; k++) pc_rope_cfg_release(&rc[k]);
     return st;
 }

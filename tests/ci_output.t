@@ -102,9 +102,10 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert [
 python3 -c '
 import json,sys
 r=json.load(open(sys.argv[1]))["results"]
-assert [(x["check"], x["layout"]) for x in r] == [("accuracy", "interleaved"), ("accuracy", "half")], r
-assert all(x["measured_what"] == "max |err|/bound" for x in r)' "$tmp/a.json" \
-    && ok "--property accuracy runs the gate once per layout, nothing else" || nok "--property accuracy: $(head -c 300 "$tmp/a.json")"
+assert [(x["check"], x["layout"]) for x in r] == [("accuracy", "interleaved"), ("fitted-model", "interleaved"),
+    ("accuracy", "half"), ("fitted-model", "half")], r
+assert all(x["measured_what"] == ("max |err|/bound" if x["check"] == "accuracy" else "max fitted/bound") for x in r)' "$tmp/a.json" \
+    && ok "--property accuracy runs the gate (accuracy, fitted model) once per layout, nothing else" || nok "--property accuracy: $(head -c 300 "$tmp/a.json")"
 seed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["data"]["case_seed"])' "$tmp/p.json")
 "$PECHECK" check --impl cos-shifted $Q --property linear-shift --replay "$seed" >"$tmp/r" 2>/dev/null
 [ "$(grep -c '^\(PASS\|FAIL\|SKIP\)  ' "$tmp/r")" -eq 1 ] && grep -q "(replay, run seed" "$tmp/r" && grep -q "^1 check: " "$tmp/r" \

@@ -1,0 +1,65 @@
+/* fitmodel.h: the fitted model of what an implementation computes, per
+ * (cos, sin) pair over the gate's positions, compared with the certified
+ * schedule under aggregate bounds (docs/fitted-model.md):
+ *
+ *   effective frequency  the slope of the unwrapped phase residual
+ *                        (implementation's angle minus pos * omega_i);
+ *   phase offset         its mean (an effective position offset when
+ *                        divided by omega_i);
+ *   amplitude            the mean norm of the pair over A;
+ *   DC offset            the mean of the pair minus the fitted rotation.
+ *
+ * A correct binary32 implementation keeps each within a bound derived from
+ * its frequency, angle, evaluation and storage roundings; a wrong one
+ * (rows for p+1, a wrong base or scaling, a constant added, a scaled norm,
+ * a poor sin) moves one of them by far more, also where the element-wise
+ * bound C u (1 + |theta|) no longer constrains anything. */
+#ifndef PECHECK_FITMODEL_H
+#define PECHECK_FITMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "impl.h"
+#include "status.h"
+
+struct pc_acc_cfg;
+struct pc_rows;
+
+enum { PC_FITM_FREQ = 1, PC_FITM_OFFSET = 2, PC_FITM_AMP = 4, PC_FITM_DC = 8 };
+
+typedef struct pc_fitm_pair {
+    double omega;                 /* the schedule's frequency */
+    double freq_rel, freq_bound;  /* fitted relative frequency error, its bound */
+    double freq_ulp;              /* the same in ulps of binary32 omega */
+    double offset, offset_bound;  /* mean phase residual (rad), its bound */
+    double amp, amp_bound;        /* mean |pair| / A, bound on |amp - 1| */
+    double dc, dc_bound;          /* |DC offset| / A, its bound */
+    int dc_checked;               /* the pair turns enough to tell a DC offset */
+    int bad;                      /* PC_FITM_* over their bound */
+} pc_fitm_pair;
+
+typedef struct pc_fitm {
+    int h;                        /* pairs */
+    int64_t lo, hi;               /* positions fitted */
+    double att;                   /* the schedule's attention factor A */
+    double u, u_s;                /* working and storage unit roundoffs */
+    pc_fitm_pair *p;
+    int bad;                      /* pairs with any PC_FITM_* over its bound */
+    double worst;                 /* largest fitted/bound ratio */
+} pc_fitm;
+
+/* Fit the rows of IMPL (ROWS: its family's) over CFG's positions, layout
+ * and schedule.  PC_SKIP (NOTE says why) when the rows cannot be fitted:
+ * a sampled run, fewer than 16 positions, a declined call or a fault. */
+pc_status pc_fitm_run(const pc_impl *impl, const struct pc_rows *rows,
+                      const struct pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t len);
+void pc_fitm_free(pc_fitm *f);
+
+/* One line naming the worst finding of each kind, with the fitted numbers
+ * and what they suggest; empty when every pair is within its bounds. */
+void pc_fitm_summary(const pc_fitm *f, char *buf, size_t len);
+/* Several lines: per kind the worst pair, the median effective position
+ * offset, the bounds. */
+void pc_fitm_details(const pc_fitm *f, char *buf, size_t len);
+
+#endif
