@@ -45,7 +45,7 @@ typedef struct pc_slot {
     char sched_note[256];
     char context[1200];      /* a table's lines (gate.c) */
     int likely_set;          /* LIKELY was computed (the shard failed) */
-    char likely[480];
+    char likely[960];
 } pc_slot;
 
 /* The slots of one shard, indexed like its verdicts. */

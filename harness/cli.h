@@ -27,6 +27,8 @@ typedef struct pc_command {
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
+#define PC_OPTS_IDENTIFY  "impl plugin table table-sin d base layout max-pos positions pos-start seq-len format output quiet " \
+                          "timeout-ms plugin-mem-mb plugin-cpu-s"
 #define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms " \
                           "plugin-mem-mb plugin-cpu-s quiet out"
 
@@ -56,5 +58,6 @@ int pc_cmd_demo(int argc, char **argv);
 int pc_cmd_merge(int argc, char **argv);
 int pc_cmd_report(int argc, char **argv);
 int pc_cmd_explain(int argc, char **argv);
+int pc_cmd_identify(int argc, char **argv);
 
 #endif

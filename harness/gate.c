@@ -53,11 +53,11 @@ void pc_gate_acc_context(const pc_impl *impl, char *buf, size_t len)
 void pc_gate_acc_render(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
                         const char *fault, const char *table, const char *likely, pc_verdict *v)
 {
-    char context[1200];
+    char context[2200];
     snprintf(context, sizeof context, "%s", table);
     if (likely[0]) {
         size_t l = strlen(context);
-        snprintf(context + l, sizeof context - l, "%slikely cause: %.400s", l ? "\n" : "", likely);
+        snprintf(context + l, sizeof context - l, "%slikely cause: %.900s", l ? "\n" : "", likely);
     }
     pc_acc_verdict(impl, cfg, res, fault, context[0] ? context : NULL, v);
     if (likely[0]) { /* the summary names it too */
@@ -135,7 +135,7 @@ static int likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc
 static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                              const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
-    char likely[480], table[1200];
+    char likely[960], table[1200];
     int likely_set = likely_cause(impl, cfg, res, c->rec != NULL, likely, sizeof likely);
     pc_gate_acc_context(impl, table, sizeof table);
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg->layout));

@@ -487,7 +487,7 @@ static void fit_base(table *t, const pc_opts *o)
     if (o->rope) return; /* a schedule's own base (--hf-config ...) */
     pc_rope_fit f;
     double u_s = pc_model_u(in->dtype);
-    if (pc_rope_fit_run(&t->impl, in->d, in->layout < 0 ? 1 : in->layout, in->pos_lo, in->pos_hi,
+    if (pc_rope_fit_run(&t->impl, in->d, 0.0, in->layout < 0 ? 1 : in->layout, in->pos_lo, in->pos_hi,
                         u_s, &f) != PC_OK)
         return;
     double resid, b = pc_rope_fit_base(&f, in->d, &resid), r = pc_rope_round_base(b);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fit.h"
+#include "identify.h"
 #include "../../harness/hook.h"
 #include "scaling.h"
 #include "../../harness/accuracy.h"
@@ -28,7 +29,8 @@
 #define FIT_BLOCK 256 /* positions per hook call */
 
 /* (cos, sin) of every pair at positions LO.. into C, S (n x h). */
-static int rows(const pc_impl *impl, int d, int layout, int64_t lo, size_t n, double *c, double *s)
+static int rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
+                double *c, double *s)
 {
     int h = d / 2;
     size_t dd = (size_t)d;
@@ -41,7 +43,7 @@ static int rows(const pc_impl *impl, int d, int layout, int64_t lo, size_t n, do
         size_t m = n - r0 < FIT_BLOCK ? n - r0 : FIT_BLOCK;
         for (size_t r = 0; r < m; r++) pos[r] = lo + (int64_t)(r0 + r);
         pc_fault fault = { 0, "" };
-        rc = pc_call_rope(impl, &fault, pos, m, d, 0.0, layout, x, y);
+        rc = pc_call_rope(impl, &fault, pos, m, d, base, layout, x, y);
         if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
         for (size_t r = 0; rc == 0 && r < m; r++)
             for (int i = 0; i < h; i++) {
@@ -70,8 +72,8 @@ static void fit_pair(const double *c, const double *s, size_t n, int h, int i, d
     f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * eps;
 }
 
-pc_status pc_rope_fit_run(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
-                          double u_s, pc_rope_fit *f)
+pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                          int64_t hi, double u_s, pc_rope_fit *f)
 {
     memset(f, 0, sizeof *f);
     size_t n = (size_t)(hi - lo + 1);
@@ -83,7 +85,7 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, int layout, int64_t lo, in
     f->resolved = malloc((size_t)h * sizeof *f->resolved);
     double *c = malloc(n * (size_t)h * sizeof *c), *s = malloc(n * (size_t)h * sizeof *s);
     pc_status st = f->omega && f->amp && f->resolved && c && s ? PC_OK : PC_ENOMEM;
-    if (st == PC_OK && rows(impl, d, layout, lo, n, c, s) != 0) st = PC_SKIP;
+    if (st == PC_OK && rows(impl, d, base, layout, lo, n, c, s) != 0) st = PC_SKIP;
     /* the phase error of one stored pair: a few units of the storage,
      * and binary32's (2^-20 covers C 2^-24 for the bases in use) */
     f->eps = 4.0 * u_s + 0x1p-20;
@@ -331,6 +333,33 @@ static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double e
     return found;
 }
 
+/* What `pecheck identify` finds (identify.h), when it explains every
+ * resolved pair and differs from what the check used: "this cache matches
+ * llama3, base 500000, ...; the check used default, base 10000", put
+ * before the detailed cause in BUF. */
+static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    pc_rope_ident id;
+    if (pc_rope_identify(f, cfg->d, (double)cfg->pos_hi + 1.0, 0.0, &id) != PC_OK) return;
+    char got[300], used[300], rest[800];
+    pc_rope_ident_describe(&id, got, sizeof got);
+    if (cfg->sched && cfg->sched->params) {
+        pc_rope_describe(cfg->sched->params, used, sizeof used);
+        if (!strncmp(used, "schedule ", 9)) memmove(used, used + 9, strlen(used + 9) + 1);
+    } else {
+        snprintf(used, sizeof used, "default, base %.9g", cfg->base);
+    }
+    size_t l = strlen(got);
+    if (id.att_given && id.type != PC_ROPE_YARN && id.type != PC_ROPE_LONGROPE)
+        snprintf(got + l, sizeof got - l, ", attention factor %.6g", id.att);
+    if (id.found && strncmp(got, used, strlen(got)) != 0) {
+        snprintf(rest, sizeof rest, "%s", buf);
+        snprintf(buf, len, "this cache matches %s; the check used %s%s%s", got, used,
+                 rest[0] ? "; " : "", rest);
+    }
+    pc_rope_ident_free(&id);
+}
+
 void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -340,7 +369,7 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
     double *omega = malloc((size_t)h * sizeof *omega);
     double u_s = cfg->storage ? pc_model_u(cfg->dtype) : 0x1p-24;
     pc_rope_fit f;
-    if (fr && omega && pc_rope_fit_run(impl, cfg->d, cfg->layout, cfg->pos_lo, cfg->pos_hi, u_s,
+    if (fr && omega && pc_rope_fit_run(impl, cfg->d, cfg->base, cfg->layout, cfg->pos_lo, cfg->pos_hi, u_s,
                                        &f) == PC_OK) {
         for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
         const pc_rope_params *sp = cfg->sched ? cfg->sched->params : NULL;
@@ -360,6 +389,7 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
                      "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
                      cfg->base);
         }
+        identified(&f, cfg, buf, len);
         pc_rope_fit_free(&f);
     }
     free(omega);

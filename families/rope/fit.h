@@ -18,11 +18,12 @@ typedef struct pc_rope_fit {
     int *resolved;      /* the pair turned enough for its frequency to be fitted */
 } pc_rope_fit;
 
-/* Fit IMPL's rotations of positions LO..HI (consecutive) at D and LAYOUT;
- * U_S the unit roundoff of its storage.  PC_SKIP when the hook declines
- * or fewer than 16 positions. */
-pc_status pc_rope_fit_run(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
-                          double u_s, pc_rope_fit *f);
+/* Fit IMPL's rotations of positions LO..HI (consecutive) at D, BASE (the
+ * hook's argument: a table ignores it) and LAYOUT; U_S the unit roundoff
+ * of its storage.  PC_SKIP when the hook declines or fewer than 16
+ * positions. */
+pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                          int64_t hi, double u_s, pc_rope_fit *f);
 void pc_rope_fit_free(pc_rope_fit *f);
 /* The median amplitude of the pairs. */
 double pc_rope_fit_amp(const pc_rope_fit *f);

@@ -1,0 +1,292 @@
+/* identify.c: the schedule behind fitted RoPE frequencies (identify.h).
+ *
+ * Per pair the fit (fit.c) gives w~_i, good to 2 e / ((n - 1) w_i)
+ * relatively; a formulation in binary32 adds at most 5e-5 (the largest
+ * per-pair constant of docs/schedules.md, 339 u for llama3's band, is
+ * 2.0e-5; 5e-5 leaves room).  Steps (docs/identify.md):
+ *   1. the head (first quarter of the pairs, which no scaling but linear
+ *      changes) fits ln w_i = c - (2i/d) ln B: the base, and for linear
+ *      the factor e^-c;
+ *   2. every pair on that line: default (or, when the base is not a round
+ *      number, dynamic NTK: a round base raised by kappa^(d/(d-2)));
+ *   3. otherwise the tail's ratio w_i / g_i = 1/factor and the pairs in
+ *      between: YaRN when their mixing weight is linear in i, llama3 when
+ *      it is linear in g_i;
+ *   4. otherwise LongRoPE: a factor per pair, over the largest common base
+ *      whose factors are >= 1 and non-decreasing.
+ * The result is evaluated by pecheck's certified schedules and kept only
+ * when it explains every resolved pair. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "identify.h"
+
+#define ID_FORM_TOL 5e-5   /* binary32 formulations' frequency error (above) */
+#define ID_MID 0.002       /* a mixing weight this far from 0 and 1 is inside a ramp or band */
+
+/* Bases of released models, largest first (LongRoPE and dynamic NTK
+ * candidates). */
+static const double common_bases[] = { 1e7, 5e6, 1e6, 5e5, 1e5, 5e4, 1e4 };
+#define N_COMMON (sizeof common_bases / sizeof common_bases[0])
+
+static double geo(double b, int d, int i) { return exp(-2.0 * i / d * log(b)); }
+
+static double fit_err(const pc_rope_fit *f, double w)
+{
+    return 2.0 * f->eps / ((double)(f->n - 1) * w);
+}
+
+static int usable(const pc_rope_fit *f, int i) { return f->resolved[i] && f->omega[i] > 0; }
+
+/* Least squares ln w_i = c - x_i ln B over the usable pairs in [I0, I1). */
+static int line_fit(const pc_rope_fit *f, int d, int i0, int i1, double *c, double *lnb)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int i = i0; i < i1; i++) {
+        if (!usable(f, i)) continue;
+        double x = 2.0 * i / d, y = log(f->omega[i]);
+        sx += x; sy += y; sxx += x * x; sxy += x * y; m++;
+    }
+    double den = m * sxx - sx * sx;
+    if (m < 3 || !(fabs(den) > 0)) return 0;
+    *lnb = -(m * sxy - sx * sy) / den;
+    *c = (sy + *lnb * sx) / m;
+    return 1;
+}
+
+/* Largest |w~_i / W_i - 1| less the fit's own error, over the usable pairs. */
+static double residual(const pc_rope_fit *f, const double *w)
+{
+    double r = 0;
+    for (int i = 0; i < f->h; i++)
+        if (usable(f, i)) r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
+    return r;
+}
+
+/* V rounded to 3 significant digits when within REL of it, else V. */
+static double nice(double v, double rel)
+{
+    if (!(v > 0) || !isfinite(v)) return v;
+    double p = pow(10.0, floor(log10(v)) - 2.0), r = round(v / p) * p;
+    return fabs(r / v - 1.0) <= rel ? r : v;
+}
+
+/* B rounded to 2 significant digits (10000, 500000, 1e6, 5e6, 75000 ...)
+ * when within 10^-4 of it, else NaN: a base of a released model.  10^-4 is
+ * above the fit's error on the base (binary32 head pairs: below 10^-6) and
+ * below the change of dynamic NTK at any factor and length (kappa >= 1 +
+ * 1/L). */
+static double round_base(double b)
+{
+    if (!(b > 1) || !isfinite(b)) return (double)NAN;
+    double p = pow(10.0, floor(log10(b)) - 1.0), r = round(b / p) * p;
+    return fabs(r / b - 1.0) <= 1e-4 ? r : (double)NAN;
+}
+
+/* ---- dynamic NTK: base' = B kappa^(d/(d-2)), kappa = f s/L - (f - 1) ---- */
+
+static int dynamic_of(pc_rope_ident *id, double bfit, double hint)
+{
+    double s = id->seq_len;
+    for (size_t k = 0; k < N_COMMON; k++) {
+        double b = hint > 1 ? hint : common_bases[k];
+        double kappa = pow(bfit / b, (id->d - 2.0) / id->d);
+        for (double L = 1024; kappa > 1.0 + 1e-6 && L < s; L *= 2) {
+            double fac = (kappa - 1.0) / (s / L - 1.0);
+            /* a whole factor >= 2 (released configs), the smallest L first */
+            if (fac >= 1.999 && fabs(fac - round(fac)) < 1e-3 * fac) {
+                id->type = PC_ROPE_DYNAMIC;
+                id->base = b; id->factor = round(fac); id->max_pos = L;
+                snprintf(id->note, sizeof id->note, "dynamic NTK gives base' = base kappa^(d/(d-2)) "
+                         "with kappa = %.6g: assumed the cache's length %.0f as the sequence length and "
+                         "the first power-of-two max_position_embeddings giving a whole factor", kappa, s);
+                return 1;
+            }
+        }
+        if (hint > 1) break;
+    }
+    return 0;
+}
+
+/* ---- yarn and llama3: between a head of ratio 1 and a tail of 1/factor ---- */
+
+/* Least squares y = a + b x; returns the largest residual. */
+static double lin2(const double *x, const double *y, int m, double *a, double *b)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, r = 0;
+    for (int k = 0; k < m; k++) { sx += x[k]; sy += y[k]; sxx += x[k] * x[k]; sxy += x[k] * y[k]; }
+    double den = m * sxx - sx * sx;
+    *b = fabs(den) > 0 ? (m * sxy - sx * sy) / den : 0;
+    *a = (sy - *b * sx) / m;
+    for (int k = 0; k < m; k++) r = fmax(r, fabs(y[k] - *a - *b * x[k]));
+    return r;
+}
+
+static void yarn_of(pc_rope_ident *id, double a, double b)
+{
+    /* weight of the unscaled frequency 1 - ramp = (high - i)/(high - low) */
+    double lo = (1.0 - a) / b, hi = -a / b, lnb = log(id->base);
+    id->type = PC_ROPE_YARN;
+    id->yarn_low = (int)lround(lo); id->yarn_high = (int)lround(hi);
+    /* corr(r) = d ln(L0 / (2 pi r)) / (2 ln B), low = floor(corr(32)), high = ceil(corr(1)) */
+    double l0lo = fmax(2 * M_PI * 32 * exp(2.0 * id->yarn_low * lnb / id->d),
+                       2 * M_PI * exp(2.0 * (id->yarn_high - 1) * lnb / id->d));
+    double l0hi = fmin(2 * M_PI * 32 * exp(2.0 * (id->yarn_low + 1) * lnb / id->d),
+                       2 * M_PI * exp(2.0 * id->yarn_high * lnb / id->d));
+    double L = 1024;
+    while (L <= l0lo && L < 1e9) L *= 2;
+    id->orig_max = L < l0hi ? L : round(0.5 * (l0lo + l0hi));
+    snprintf(id->note, sizeof id->note, "ramp over pairs %d..%d; assumed beta_fast 32 and beta_slow 1, "
+             "which put original_max_position_embeddings in (%.0f, %.0f)%s", id->yarn_low,
+             id->yarn_high, l0lo, l0hi, L < l0hi ? ": the power of two there" : "");
+}
+
+static void llama3_of(pc_rope_ident *id, double a, double b)
+{
+    /* s_i = (L g_i / (2 pi) - lf)/(hf - lf) = a g_i + b: L = 2 pi a D, lf = -b D, hf = lf + D */
+    double bestL = 0, bestD = 0, bestScore = 1e9;
+    for (double L = 1024; L <= 1048576; L *= 2) {
+        double D = L / (2 * M_PI * a), lf = -b * D, hf = lf + D;
+        double score = fabs(lf - round(2 * lf) / 2) + fabs(hf - round(2 * hf) / 2) + (fabs(lf - 1) > 1e-3);
+        if (score < bestScore) { bestScore = score; bestL = L; bestD = D; }
+    }
+    id->type = PC_ROPE_LLAMA3;
+    id->orig_max = bestL;
+    id->lf = round(2 * -b * bestD) / 2;
+    id->hf = round(2 * (-b * bestD + bestD)) / 2;
+    snprintf(id->note, sizeof id->note, "the band fixes L/(hf - lf) = %.6g and lf/(hf - lf) = %.6g; "
+             "assumed a power-of-two original length with low_freq_factor 1 where one fits",
+             2 * M_PI * a, -b);
+}
+
+static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
+{
+    int h = f->h, last = h - 1, m = 0;
+    while (last > 0 && !usable(f, last)) last--;
+    double rho = f->omega[last] / geo(id->base, id->d, last);
+    if (!(rho < 1.0 - 1e-3)) return 0;
+    double *x = malloc((size_t)h * sizeof *x), *g = malloc((size_t)h * sizeof *g),
+           *y = malloc((size_t)h * sizeof *y);
+    if (!x || !g || !y) { free(x); free(g); free(y); return 0; }
+    for (int i = 0; i < h; i++) {
+        if (!usable(f, i)) continue;
+        double gi = geo(id->base, id->d, i), s = (f->omega[i] / gi - rho) / (1.0 - rho);
+        if (s > ID_MID && s < 1.0 - ID_MID) { x[m] = i; g[m] = gi; y[m] = s; m++; }
+    }
+    double ay, by, al, bl;
+    double ry = m >= 2 ? lin2(x, y, m, &ay, &by) : 1, rl = m >= 2 ? lin2(g, y, m, &al, &bl) : 1;
+    free(x); free(g); free(y);
+    if (m < 2) return 0;
+    id->factor = nice(1.0 / rho, 1e-3);
+    /* three or more pairs tell the shapes apart; two fit both: the norm decides */
+    if (m >= 3 ? ry < rl : fabs(id->att - 1.0) > 1e-4) yarn_of(id, ay, by);
+    else llama3_of(id, bl, al);
+    return 1;
+}
+
+/* ---- longrope: a factor per pair ------------------------------------------ */
+
+static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
+{
+    id->ext = malloc((size_t)f->h * sizeof *id->ext);
+    if (!id->ext) return 0;
+    for (size_t k = 0; k < N_COMMON; k++) {
+        double b = hint > 1 ? hint : common_bases[k];
+        int ok = 1;
+        double prev = 0;
+        for (int i = 0; i < f->h && ok; i++) {
+            double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i] : prev;
+            double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
+            ok = e >= 1.0 - t && e >= prev * (1.0 - t);
+            /* HF keeps the factors as binary32 */
+            id->ext[i] = (double)(float)e;
+            prev = fmax(prev, e);
+        }
+        if (ok) {
+            id->type = PC_ROPE_LONGROPE;
+            id->base = b;
+            id->orig_max = id->seq_len;
+            snprintf(id->note, sizeof id->note, "a factor per pair: base %g is the largest common "
+                     "base whose factors are >= 1 and non-decreasing; one cache shows one factor set "
+                     "(given as both short and long) and the attention factor, not factor or the "
+                     "original length", b);
+            return 1;
+        }
+        if (hint > 1) break;
+    }
+    return 0;
+}
+
+/* ---- the certified check of the result ------------------------------------ */
+
+static void verify(pc_rope_ident *id, const pc_rope_fit *f)
+{
+    pc_rope_params p;
+    pc_err err = { "" };
+    id->found = 0;
+    if (pc_rope_ident_params(id, &p, &err) != PC_OK) return;
+    pc_freqs *fr = pc_freqs_new(id->d, pc_rope_schedule(&p));
+    double *w = malloc((size_t)f->h * sizeof *w);
+    if (fr && w) {
+        for (int i = 0; i < f->h; i++) w[i] = pc_freqs_omega(fr, i);
+        id->resid = residual(f, w);
+        double a = pc_freqs_attention(fr);
+        /* the schedule's own attention factor within a few storage units */
+        if (!id->att_given && fabs(id->att / a - 1.0) > 4 * f->eps) {
+            id->att_given = 1;
+        }
+        id->found = id->resid <= ID_FORM_TOL;
+    }
+    free(w);
+    pc_freqs_free(fr);
+    pc_rope_params_free(&p);
+}
+
+pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double base_hint,
+                           pc_rope_ident *id)
+{
+    memset(id, 0, sizeof *id);
+    id->d = d; id->seq_len = seq_len; id->factor = 1.0;
+    id->att = pc_rope_fit_amp(f);
+    for (int i = 0; i < f->h; i++) id->resolved += usable(f, i);
+    double c = 0, lnb = 0;
+    if (!line_fit(f, d, 0, f->h / 4 > 3 ? f->h / 4 : f->h, &c, &lnb)) {
+        snprintf(id->note, sizeof id->note, "too few pairs turn enough over the positions to fit a base");
+        return PC_OK;
+    }
+    id->base_fit = exp(lnb);
+    double rb = round_base(id->base_fit);
+    id->base = base_hint > 1 ? base_hint : isfinite(rb) ? rb : id->base_fit;
+    double *w = malloc((size_t)f->h * sizeof *w);
+    if (!w) return PC_ENOMEM;
+    for (int i = 0; i < f->h; i++) w[i] = exp(c) * geo(id->base_fit, d, i);
+    int geometric = residual(f, w) <= ID_FORM_TOL;
+    free(w);
+    if (geometric && fabs(exp(-c) - 1.0) > 1e-4) {
+        id->type = PC_ROPE_LINEAR;
+        id->factor = nice(exp(-c), 1e-3);
+    } else if (geometric) {
+        id->type = PC_ROPE_DEFAULT;
+        int given = base_hint > 1 && fabs(base_hint / id->base_fit - 1.0) <= 1e-4;
+        if (!(isfinite(rb) && base_hint <= 1) && !given && !dynamic_of(id, id->base_fit, base_hint))
+            id->base = id->base_fit;
+    } else {
+        /* a band or ramp between two geometric parts, else a factor per pair */
+        if (scaled_of(id, f)) verify(id, f);
+        if (id->found) return PC_OK;
+        pc_rope_ident keep = *id;
+        if (longrope_of(id, f, base_hint)) verify(id, f);
+        if (!id->found && keep.type != PC_ROPE_DEFAULT) { pc_rope_ident_free(id); *id = keep; }
+        return PC_OK;
+    }
+    verify(id, f);
+    return PC_OK;
+}
+
+void pc_rope_ident_free(pc_rope_ident *id)
+{
+    free(id->ext);
+    id->ext = NULL;
+}

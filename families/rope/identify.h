@@ -1,0 +1,50 @@
+/* identify.h: which RoPE frequency schedule a cache or implementation
+ * computes (identify.c): base, schedule type and its parameters where they
+ * are identifiable, attention factor, position offset, as an HF-shaped
+ * rope_scaling object.  docs/identify.md: the method and what cannot be
+ * told apart. */
+#ifndef PECHECK_ROPE_IDENTIFY_H
+#define PECHECK_ROPE_IDENTIFY_H
+
+#include <stddef.h>
+#include "fit.h"
+#include "../../harness/json.h"
+#include "scaling.h"
+
+typedef struct pc_rope_ident {
+    int found;                /* a schedule explains every resolved pair */
+    int type;                 /* enum pc_rope_type */
+    int d;
+    double base, base_fit;    /* the base (rounded when within 0.1%), the fitted one */
+    double factor;
+    double orig_max;          /* yarn, llama3: original length; longrope: the cache's */
+    double max_pos;           /* dynamic: max_position_embeddings */
+    double seq_len;           /* dynamic: the sequence length assumed (the cache's) */
+    double lf, hf;            /* llama3 */
+    int yarn_low, yarn_high;  /* yarn: the ramp's ends */
+    double att;               /* the fitted norm of the pairs */
+    int att_given;            /* the norm is not the schedule's own factor: given */
+    double *ext;              /* longrope: the factor of every pair */
+    double resid;             /* largest |w~/w - 1| - fit error over the resolved pairs */
+    int resolved;
+    char note[320];           /* what was assumed */
+} pc_rope_ident;
+
+/* Identify the schedule of the fitted frequencies F (positions 0.. of a
+ * cache of SEQ_LEN rows; BASE_HINT > 1: the base to assume).  ID->found
+ * says whether the identified schedule, evaluated by pecheck's certified
+ * schedules, explains every resolved pair. */
+pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double base_hint,
+                           pc_rope_ident *id);
+void pc_rope_ident_free(pc_rope_ident *id);
+
+/* The HF rope_scaling object of ID ("null" for the default schedule). */
+void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len);
+/* The same through the JSON writer J (null for the default schedule). */
+void pc_rope_ident_json_write(pc_json *j, const char *key, const pc_rope_ident *id);
+/* One line: "default, base 500000" / "llama3, base 500000, factor 8, ...". */
+void pc_rope_ident_describe(const pc_rope_ident *id, char *buf, size_t len);
+/* ID's schedule as prepared parameters (pc_rope_params_free). */
+pc_status pc_rope_ident_params(const pc_rope_ident *id, pc_rope_params *p, pc_err *err);
+
+#endif
