@@ -7,7 +7,7 @@
 #     of the schedule's frequencies (compared with the binary64 formula);
 #   - a geometric table with no base given is checked against the base it
 #     fits (reported); a given --base it contradicts is reported and the
-#     failure names a wrong base; a scaled cache gated without its config
+#     failure names a wrong base (and what `pecheck identify` finds); a scaled cache gated without its config
 #     says so.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,7 +92,7 @@ ok $? "no base given: the table's own base is fitted, reported, and the table pa
 "$PECHECK" check $G --base 10000 >"$tmp/o" 2>&1
 rc=$?
 "$PECHECK" check $G --base 10000 --format json >"$tmp/j" 2>&1
-[ $rc -eq 1 ] && grep -q "likely cause: the frequencies are those of base 500000, not 10000" "$tmp/o" &&
+[ $rc -eq 1 ] && grep -q "likely cause: this cache matches default with base 500000; the check used base 10000; the frequencies are those of base 500000, not 10000" "$tmp/o" &&
     grep -q "warning: --base 10000, but the table's frequencies fit base 500000" "$tmp/j"
 ok $? "a --base the table contradicts: reported, and the failure names a wrong base" "$tmp/o"
 "$PECHECK" check --table "$tmp/llama31/cos.npy" --table-sin "$tmp/llama31/sin.npy" --family rope --base 500000 \

@@ -335,27 +335,21 @@ static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double e
 
 /* What `pecheck identify` finds (identify.h), when it explains every
  * resolved pair and differs from what the check used: "this cache matches
- * llama3, base 500000, ...; the check used default, base 10000", put
- * before the detailed cause in BUF. */
-static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, char *buf, size_t len)
+ * default with base 500000; the check used base 10000", put before the
+ * detailed cause in BUF.  A LongRoPE identification (a factor per pair
+ * explains any falling profile) is named only when the check used one. */
+static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, char *buf,
+                       size_t len)
 {
     pc_rope_ident id;
     if (pc_rope_identify(f, cfg->d, (double)cfg->pos_hi + 1.0, 0.0, &id) != PC_OK) return;
-    char got[300], used[300], rest[800];
-    pc_rope_ident_describe(&id, got, sizeof got);
-    if (cfg->sched && cfg->sched->params) {
-        pc_rope_describe(cfg->sched->params, used, sizeof used);
-        if (!strncmp(used, "schedule ", 9)) memmove(used, used + 9, strlen(used + 9) + 1);
-    } else {
-        snprintf(used, sizeof used, "default, base %.9g", cfg->base);
-    }
-    size_t l = strlen(got);
-    if (id.att_given && id.type != PC_ROPE_YARN && id.type != PC_ROPE_LONGROPE)
-        snprintf(got + l, sizeof got - l, ", attention factor %.6g", id.att);
-    if (id.found && strncmp(got, used, strlen(got)) != 0) {
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    char line[400], rest[960];
+    int type = used ? used->type : PC_ROPE_DEFAULT;
+    pc_rope_ident_diff(&id, used, cfg->base, att, line, sizeof line);
+    if (id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)) {
         snprintf(rest, sizeof rest, "%s", buf);
-        snprintf(buf, len, "this cache matches %s; the check used %s%s%s", got, used,
-                 rest[0] ? "; " : "", rest);
+        snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
     }
     pc_rope_ident_free(&id);
 }
@@ -389,7 +383,7 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
                      "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
                      cfg->base);
         }
-        identified(&f, cfg, buf, len);
+        identified(&f, cfg, pc_freqs_attention(fr), buf, len);
         pc_rope_fit_free(&f);
     }
     free(omega);

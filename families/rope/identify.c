@@ -167,6 +167,16 @@ static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
     while (last > 0 && !usable(f, last)) last--;
     double rho = f->omega[last] / geo(id->base, id->d, last);
     if (!(rho < 1.0 - 1e-3)) return 0;
+    /* the tail: at least two resolved pairs divided by the same factor (a
+     * band or ramp seen only in part, e.g. in bfloat16, is not fitted) */
+    int tail = 0;
+    for (int i = last; i >= 0 && tail < 2; i--)
+        if (usable(f, i)) {
+            double t = fit_err(f, f->omega[i]) + ID_FORM_TOL;
+            if (fabs(f->omega[i] / geo(id->base, id->d, i) / rho - 1.0) > t) break;
+            tail++;
+        }
+    if (tail < 2) return 0;
     double *x = malloc((size_t)h * sizeof *x), *g = malloc((size_t)h * sizeof *g),
            *y = malloc((size_t)h * sizeof *y);
     if (!x || !g || !y) { free(x); free(g); free(y); return 0; }
@@ -208,10 +218,13 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
             id->type = PC_ROPE_LONGROPE;
             id->base = b;
             id->orig_max = id->seq_len;
-            snprintf(id->note, sizeof id->note, "a factor per pair: base %g is the largest common "
-                     "base whose factors are >= 1 and non-decreasing; one cache shows one factor set "
-                     "(given as both short and long) and the attention factor, not factor or the "
-                     "original length", b);
+            int n = snprintf(id->note, sizeof id->note, "a factor per pair: base %g is the largest "
+                             "common base whose factors are >= 1 and non-decreasing; one cache shows "
+                             "one factor set (given as both short and long) and the attention factor, "
+                             "not factor or the original length", b);
+            if (id->resolved < f->h && n > 0 && (size_t)n < sizeof id->note)
+                snprintf(id->note + n, sizeof id->note - (size_t)n, "; %d pairs turn too little "
+                         "to be fitted: they repeat the last fitted factor", f->h - id->resolved);
             return 1;
         }
         if (hint > 1) break;

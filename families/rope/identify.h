@@ -44,6 +44,12 @@ void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len);
 void pc_rope_ident_json_write(pc_json *j, const char *key, const pc_rope_ident *id);
 /* One line: "default, base 500000" / "llama3, base 500000, factor 8, ...". */
 void pc_rope_ident_describe(const pc_rope_ident *id, char *buf, size_t len);
+/* What differs between ID and the schedule a check used (USED: NULL for
+ * the geometric one of USED_BASE; USED_ATT its attention factor), as "this
+ * cache matches yarn with factor 2, attention factor 1.0693; the check used
+ * factor 4, attention factor 1.1386"; empty when nothing does. */
+void pc_rope_ident_diff(const pc_rope_ident *id, const pc_rope_params *used, double used_base,
+                        double used_att, char *buf, size_t len);
 /* ID's schedule as prepared parameters (pc_rope_params_free). */
 pc_status pc_rope_ident_params(const pc_rope_ident *id, pc_rope_params *p, pc_err *err);
 

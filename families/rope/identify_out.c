@@ -123,3 +123,46 @@ void pc_rope_ident_json_write(pc_json *j, const char *key, const pc_rope_ident *
         pc_json_num(j, "attention_factor", id->att);
     pc_json_end(j);
 }
+
+/* "NAME V" into X and "NAME W" into Y when V and W differ (relatively
+ * beyond 10^-6: above binary32 formulation noise on a fitted value, below
+ * any released parameter change). */
+static void diff_one(char *x, char *y, size_t len, const char *name, double v, double w)
+{
+    if (fabs(v - w) <= 1e-6 * fmax(fabs(v), fabs(w))) return;
+    size_t lx = strlen(x), ly = strlen(y);
+    snprintf(x + lx, len - lx, "%s%s %.9g", lx ? ", " : "", name, v);
+    snprintf(y + ly, len - ly, "%s%s %.9g", ly ? ", " : "", name, w);
+}
+
+void pc_rope_ident_diff(const pc_rope_ident *id, const pc_rope_params *used, double used_base,
+                        double used_att, char *buf, size_t len)
+{
+    char x[400] = "", y[400] = "";
+    int type = used ? used->type : PC_ROPE_DEFAULT;
+    buf[0] = '\0';
+    if (id->type != type) {
+        pc_rope_ident_describe(id, x, sizeof x);
+        snprintf(buf, len, "this cache matches %s%s; the check used %s, base %.9g", x,
+                 id->att_given && id->type != PC_ROPE_YARN && id->type != PC_ROPE_LONGROPE
+                 ? " with an attention factor" : "", pc_rope_type_name(type), used_base);
+        return;
+    }
+    diff_one(x, y, sizeof x, "base", id->base, used_base);
+    if (used && type != PC_ROPE_DEFAULT && type != PC_ROPE_LONGROPE)
+        diff_one(x, y, sizeof x, "factor", id->factor, used->factor);
+    if (used && type == PC_ROPE_LLAMA3) {
+        diff_one(x, y, sizeof x, "low_freq_factor", id->lf, used->low_freq_factor);
+        diff_one(x, y, sizeof x, "high_freq_factor", id->hf, used->high_freq_factor);
+    }
+    if (used && (type == PC_ROPE_LLAMA3 || type == PC_ROPE_YARN))
+        diff_one(x, y, sizeof x, "original length", id->orig_max, used->orig_max);
+    if (used && type == PC_ROPE_DYNAMIC)
+        diff_one(x, y, sizeof x, "max_position_embeddings", id->max_pos, used->max_pos);
+    /* the norm only when it is not the identified schedule's own (within
+     * the storage's noise, identify.c) */
+    if (id->att_given) diff_one(x, y, sizeof x, "attention factor", id->att, used_att);
+    if (x[0])
+        snprintf(buf, len, "this cache matches %s with %s; the check used %s",
+                 pc_rope_type_name(id->type), x, y);
+}
