@@ -115,16 +115,17 @@ static void position_sums(fitm_run *r)
     }
 }
 
-/* F_i: the relative frequency error of a correct binary32 formulation of
- * pair I, in units of u (docs/fitted-model.md): the exp form's
- * (2i/d) 2 ln(base), the cumulative product's 2i (ggml), 2 for the final
- * roundings, and what the schedule adds over the geometric one. */
-static double freq_budget(const pc_acc_cfg *cfg, const pc_schedule *s, int i)
+/* kappa_i of pair I of frequency OMEGA, as the element-wise gate takes it
+ * (harness/model.h, docs/precision-model.md): the relative error of the
+ * angle pos * omega_i of a correct binary32 formulation in the tolerance
+ * class (--strict or default), in units of u |theta|, frequency and angle
+ * rounding together; 0 for omega exactly 1; a schedule's own constant. */
+static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, double omega)
 {
-    double t = 2.0 * i / cfg->d, lb = log(cfg->base);
-    double f = fmax(t * 2.0 * lb, 2.0 * i) + 2.0;
-    if (cfg->sched) f += fmax(0.0, pc_schedule_model_c(s, cfg->d, i) - pc_model_C(cfg->base));
-    return f;
+    if (omega == 1.0) return 0.0;
+    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->sched) return pc_schedule_model_c(s, cfg->d, i);
+    return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
 
 static void judge_pair(const fitm_run *r, const pc_schedule *s, pc_fitm *f, int i)
@@ -138,7 +139,9 @@ static void judge_pair(const fitm_run *r, const pc_schedule *s, pc_fitm *f, int 
     /* e_0: evaluation (2 ulp on each of cos, sin <= 4u in angle), storage
      * u_s, the product by A; R: the same on the norm */
     double e0 = 4.0 * u + f->u_s + att1 * u, R = 4.0 * u + f->u_s + 2.0 * att1 * u;
-    double F = freq_budget(cfg, s, i), K = F + 1.0 + big;
+    /* F: the frequency's share, K: the whole phase constant (the position's
+     * rounding above 2^24 added); kappa bounds both */
+    double F = pair_kappa(cfg, s, i, w), K = F + big;
     q->omega = w;
     q->offset = a->sd / n;
     q->offset_bound = K * u * w * r->pbar + e0;

@@ -4,7 +4,8 @@
 # library only): a Llama-3 cache whose rows are those of position p+1 fails the
 # fitted model at 1M and 2M positions, which names the offset; the correct cache
 # passes; a cache with a scaled norm fails on its amplitude; plus-1e-4 fails at 2M
-# on its amplitude; the correct built-ins pass at long context.
+# on its amplitude; the correct built-ins pass at long context; ggml's cumulative
+# product passes the default class and fails --strict, named.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -61,6 +62,16 @@ for impl in torch-exp torch-pow rope-half; do
     [ $? -eq 0 ] && grep -q "PASS.*fitted-model" "$tmp/out"
     ok $? "$impl at 2M: passes the fitted model" "$tmp/out"
 done
+
+# ggml's cumulative product: inside the default class, outside --strict, named
+"$PECHECK" check --impl rope-ggml --layout interleaved --property accuracy --quiet --regressions off \
+    >"$tmp/out" 2>&1
+grep -q "PASS.*fitted-model" "$tmp/out"
+ok $? "rope-ggml: the fitted model passes the default class" "$tmp/out"
+"$PECHECK" check --impl rope-ggml --layout interleaved --strict --property accuracy --quiet \
+    --regressions off >"$tmp/out" 2>&1
+grep -q "FAIL.*fitted-model.*frequency .* ulp above exact.*a cumulative-product schedule?" "$tmp/out"
+ok $? "rope-ggml --strict: the fitted model fails, naming a cumulative-product schedule" "$tmp/out"
 
 "$PECHECK" check --impl torch-exp --positions 0:4095 --tol-abs 1 --property accuracy --quiet \
     --regressions off >"$tmp/out" 2>&1
