@@ -10,8 +10,9 @@
  *
  * The kernel loads each pair, computes in binary32 (the angle
  * (float)pos * (float)omega_i, cosf and sinf, the rotation, the attention
- * factor) and rounds its two outputs once to the tensor's type: what
- * pecheck's storage model for f16/bf16 outputs expects
+ * factor) and rounds its two outputs once to the tensor's type: it passes
+ * pecheck's default class for f16/bf16 outputs (a kernel computing in the
+ * dtype, three roundings) and the once-rounded one of --strict
  * (docs/schedules.md).  It handles f16 and bf16 and declines f32
  * (PECHECK_V2_UNSUPPORTED), which pecheck reports as skipped.  Replace
  * rope_tensor's body with a call into your own kernel to gate it

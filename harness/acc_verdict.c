@@ -31,7 +31,10 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
                  (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
                  m->max_ulp, m->max_ratio, cfg->storage ? " [" : "",
                  cfg->storage ? pc_dtype_name(cfg->dtype) : "",
-                 cfg->storage ? " storage: binary32 values rounded once]" : "");
+                 !cfg->storage ? "" : cfg->half_arith
+                 ? " arithmetic: cos/sin cache, products and sum each rounded (default class; "
+                   "--strict: binary32 values rounded once)]"
+                 : " storage: binary32 values rounded once]");
     }
 }
 

@@ -205,6 +205,7 @@ typedef struct block {
     double att;           /* the attention factor A (1: none) */
     float *lane_got[PC_ACC_LANES], *lane_x[PC_ACC_LANES]; /* GOT and X of each layout */
     double *pair_theta, *pair_bound; /* d/2: one row's angles and bounds (fill_rows) */
+    double u_min;         /* half-arithmetic kernels: a subnormal rounding (model.h) */
 } block;
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -240,7 +241,8 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
     const pc_acc_cfg *c = b->cfg;
     if (c->tol_abs >= 0) return c->tol_abs;
     double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pos);
-    double bound = pc_model_element(b->R, phi, b->u_s, b->att, norm);
+    double bound = c->half_arith ? pc_model_element_half(b->R, phi, b->u_s, b->u_min, b->att, norm)
+                                 : pc_model_element(b->R, phi, b->u_s, b->att, norm);
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
 }
 
@@ -409,7 +411,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                 malloc(B * sizeof(int64_t)), NULL, malloc(B * d * sizeof(float)), NULL,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
                 malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
-                malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)) };
+                malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0 };
     *b = z;
     int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
           && b->pair_bound;
@@ -428,6 +430,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
+    b->u_min = pc_model_u_min(cfg->dtype);
     b->R = pc_model_radial(rows->input, att);
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
@@ -1000,6 +1003,24 @@ static const pc_rows *rows_of(const pc_acc_cfg *cfg)
     return f && f->rows ? f->rows : &none;
 }
 
+double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w)
+{
+    const pc_rows *rw = rows_of(cfg);
+    pc_err err;
+    block b;
+    if (!w->valid || block_new(&b, NULL, cfg, rw, 1, &err) != PC_OK) return -1.0;
+    int pair, first;
+    int k = pair_of(cfg->layout, cfg->d, w->dim, &pair, &first);
+    double norm = 1.0;
+    if (rw->input) {
+        input_row(cfg, w->pos, b.x);
+        norm = hypot((double)b.x[w->dim], (double)b.x[k]);
+    }
+    double bound = element_bound(&b, pair, w->pos, norm);
+    block_free(&b);
+    return bound;
+}
+
 /* Under --strict, what the worst element's angle says of the class (its
  * pair's phase against the strict and default classes' kappa). */
 static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
@@ -1081,6 +1102,13 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     char model[320];
     pc_model_describe_budget(model, sizeof model, res->C, cfg->strict, cfg->dtype, cfg->tol_abs,
                              rw->input, cfg->sched != NULL);
+    if (cfg->half_arith && cfg->tol_abs < 0)
+        snprintf(model, sizeof model, "|err| <= |pair|*A*(R*u + min(kappa_i*u*|theta|, 2) + "
+                 "(1+R*u)*((1+u_s)^3 - 1)) + u_min*(sqrt(2)*|pair| + 3): %s arithmetic (cos/sin "
+                 "cache, products and sum each rounded: docs/schedules.md), default class, kappa_i "
+                 "largest %.4g, u = 2^-24, u_s = %s, u_min = %s", pc_dtype_name(cfg->dtype), res->C,
+                 cfg->dtype == PC_DT_BF16 ? "2^-8" : "2^-11",
+                 cfg->dtype == PC_DT_BF16 ? "2^-134" : "2^-25");
     if (cfg->max_abs_err > 0 && cfg->tol_abs < 0) {
         size_t k = strlen(model);
         snprintf(model + k, sizeof model - k, "; and |err| <= %g (--max-abs-err)", cfg->max_abs_err);
@@ -1227,7 +1255,8 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_str(j, "model", "absolute");
         pc_json_num(j, "tol_abs", cfg->tol_abs);
     } else {
-        pc_json_str(j, "model", rw->model);
+        pc_json_str(j, "model", cfg->half_arith ? "|pair|*A*(R*u+min(kappa_i*u*|theta|,2)+(1+R*u)*"
+                    "((1+u_s)^3-1))+u_min*(sqrt(2)*|pair|+3)" : rw->model);
         pc_json_str(j, "class", pc_model_class_name(cfg->strict));
         if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
             pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
@@ -1238,6 +1267,8 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
                       "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
         pc_json_num(j, "u", res->u);
         pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
+        if (cfg->storage)
+            pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
         if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
     }
     pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");

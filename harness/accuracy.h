@@ -54,6 +54,11 @@ typedef struct pc_acc_cfg {
      * once (a half-precision cache), not the working precision: the
      * bound is binary32's plus the storage rounding (docs/schedules.md) */
     int storage;
+    /* 1 (with STORAGE): a kernel computing in DTYPE, its cos/sin cache,
+     * products and sum each rounded (flash-attn, vLLM, HF eager at f16 or
+     * bf16): three roundings instead of one (model.h
+     * pc_model_element_half; docs/schedules.md) */
+    int half_arith;
     int strict;             /* the tolerance class: 1 strict, 0 default (model.h) */
     double max_abs_err;     /* > 0: an absolute budget |err| <= E on top of the model */
     /* rows with an input: each input element rounded to this type (enum
@@ -124,6 +129,10 @@ typedef struct pc_acc_result {
      * status is PC_FAIL and NOTE its cause */
     int faulted;
 } pc_acc_result;
+
+/* The bound CFG gives the element of witness W (its pair's norm from the
+ * seeded input row); -1 when it cannot be computed (out of memory). */
+double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w);
 
 /* The checker, "error against bound", defined once for every gate and the
  * report: W's GOT against its certified REF (binary64) and REF32 (binary32)

@@ -29,7 +29,7 @@ static const opt_doc docs[] = {
     { "pos-start", "P", "the position of a table's first row; default 0" },
     { "dtype", "T", "storage type the values are judged in: f32, bf16, f16 (reference: f32, f64, f16, or bf16 as <u2 bit patterns); default f32" },
     { "tol-abs", "X", "an absolute bound |err| <= X in place of the precision model's; default: the model" },
-    { "strict", "", "RoPE/sinusoidal: the strict tolerance class (a correctly rounded binary32 frequency and angle); default: the class of every mainstream binary32 formulation (docs/precision-model.md)" },
+    { "strict", "", "RoPE/sinusoidal: the strict tolerance class (a correctly rounded binary32 frequency and angle; f16/bf16 outputs of a v2 RoPE kernel rounded once); default: the class of every mainstream binary32 formulation (and of f16/bf16 kernels rounding cache, products and sum: docs/schedules.md) (docs/precision-model.md)" },
     { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },
     { "seed", "S", "seed of the generated cases; default 20260422 (printed with every failure)" },
     { "causal", "", "attention: gate only the causal (masked) variant; equivariance then expects the mask to break it" },

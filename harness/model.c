@@ -99,6 +99,23 @@ double pc_model_element(double R, double phi, double u_s, double att, double s)
     return s * att * ((R * PC_MODEL_U32 + fmin(phi, 2.0)) * (1.0 + u_s) + u_s);
 }
 
+double pc_model_element_half(double R, double phi, double u_s, double u_min, double att, double s)
+{
+    /* three roundings on each path: the cache, the product, the sum */
+    double three = (1.0 + u_s) * (1.0 + u_s) * (1.0 + u_s) - 1.0;
+    double ru = R * PC_MODEL_U32;
+    return s * att * (ru + fmin(phi, 2.0) + (1.0 + ru) * three) + u_min * (M_SQRT2 * s + 3.0);
+}
+
+double pc_model_u_min(int dtype)
+{
+    switch (dtype) {
+    case PC_DT_F16:  return 0x1p-25;  /* subnormal spacing 2^-24 */
+    case PC_DT_BF16: return 0x1p-134; /* subnormal spacing 2^-133 */
+    default:         return 0x1p-150; /* binary32: subnormal spacing 2^-149 */
+    }
+}
+
 int64_t pc_model_vacuous_from(double kappa, double omega, double R)
 {
     double room = PC_MODEL_VACUOUS - R * PC_MODEL_U32;

@@ -57,6 +57,15 @@ double pc_model_radial(int rotates, double att);
 double pc_model_phase(double kappa, double omega, int64_t pos);
 /* the element bound: radial R, phase PHI, storage U_S, factor ATT, scale S */
 double pc_model_element(double R, double phi, double u_s, double att, double s);
+/* The element bound of a kernel computing in the half dtype (its cos/sin
+ * cache, the two products and their sum each rounded to the dtype:
+ * docs/schedules.md, "A kernel computing in half precision"):
+ *   s A (R u + min(phi, 2) + (1 + R u) ((1 + u_s)^3 - 1)) + u_min (sqrt(2) s + 3)
+ * U_MIN: pc_model_u_min, the absolute error of a rounding below the
+ * dtype's normal range. */
+double pc_model_element_half(double R, double phi, double u_s, double u_min, double att, double s);
+/* half the spacing of DTYPE's subnormals: f16 2^-25, bf16 2^-134, f32 2^-150 */
+double pc_model_u_min(int dtype);
 /* The first position (>= 0) from which PHI + R u of a pair (KAPPA, OMEGA)
  * exceeds PC_MODEL_VACUOUS; INT64_MAX: never below 2^53. */
 int64_t pc_model_vacuous_from(double kappa, double omega, double R);

@@ -8,6 +8,12 @@ of tests/plugins/rope_v2.h into a temporary folder, and checks:
   - the example passes at f16 and bf16, both layouts, with partial rotary
     (head dim 64, rotary dim 16) and under a YaRN schedule (attention factor
     != 1); it declines f32, which is reported as skipped;
+  - kernels rounding in half precision (tests/plugins/rope_v2_forms.h:
+    flash-attn's cache in the dtype; vLLM's and HF eager's cache, products
+    and sum each in the dtype) pass the default class at f16 and bf16 and
+    fail --strict (one rounding), which says they round more than once; the
+    vLLM-style kernel with a base 1% too large or cos/sin 5% too long fails;
+    the example passes --strict too;
   - each wrong variant fails the check that catches it: pass-through dims
     zeroed (passthrough), strides ignored (accuracy and passthrough: the
     padding), the angle computed in f16 (accuracy), the attention factor
@@ -39,6 +45,8 @@ SMALL = ["--cases", "10", "--regressions", "off", "--family", "rope"]
 # YaRN x4 (Qwen2.5's rope_scaling): attention factor 0.1 ln 4 + 1 = 1.1386...
 YARN = ["--d", "64", "--base", "1000000", "--max-pos", "1023", "--rope-scaling",
         '{"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}']
+# kernels computing in the half dtype (tests/plugins/rope_v2_forms.h)
+FORMS = ("flash", "vllm", "hf")
 tmp = tempfile.mkdtemp(prefix="pecheck-plugin-v2-")
 
 
@@ -78,6 +86,7 @@ def statuses(doc, check_name, dtype, family="rope"):
 try:
     names = ["rope_v2_passthrough", "rope_v2_stride", "rope_v2_f16angle", "rope_v2_noatt",
              "rope_v2_oob", "rope_v2_old", "rope_v2_future"]
+    names += ["rope_v2_form_" + f for f in FORMS + ("base", "long")]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_rope_half", os.path.join(ROOT, "examples", "plugin_rope_half.c"))
     so["v1"] = build("plugin_good_v1", os.path.join(ROOT, "examples", "plugin_good.c"),
@@ -91,15 +100,48 @@ try:
         ok(statuses(doc, "passthrough", dt) == ["pass", "pass"],
            "example, %s: pass-through dims and padding come back bit-identical" % dt, doc)
         r = get(doc, "accuracy", "interleaved, " + dt) or {}
-        ok("storage: binary32 values rounded once" in r.get("summary", "")
+        ok(dt + " arithmetic: cos/sin cache, products and sum each rounded" in r.get("summary", "")
            and 0 < (r.get("measured") or 0) <= 1,
-           "example, %s: held to the storage model, err/bound in (0, 1]" % dt, r)
+           "example, %s: held to the default class of half arithmetic, err/bound in (0, 1]" % dt, r)
     r = get(doc, "accuracy", "interleaved, f32") or {}
     ok(r.get("status") == "skip" and "not supported" in r.get("summary", ""),
        "example declines f32: skipped, not passed", r)
     r = get(doc, "passthrough", "half, bf16") or {}
     ok("pass-through dims" in r.get("summary", "") and "bit-identical" in r.get("summary", ""),
        "the passthrough verdict says what it compared", r)
+    rc, doc, err = check(so["good"], "--strict", *PARTIAL)
+    for dt in ("f16", "bf16"):
+        r = get(doc, "accuracy", "half, " + dt) or {}
+        ok(rc == 0 and statuses(doc, "accuracy", dt) == ["pass", "pass"]
+           and "storage: binary32 values rounded once" in r.get("summary", ""),
+           "example, %s, --strict: passes the one-rounding storage model" % dt, r)
+
+    # --- kernels rounding in half precision: the default class holds them,
+    # --strict (one rounding) does not and says why
+    for f in FORMS:
+        rc, doc, err = check(so["rope_v2_form_" + f], *PARTIAL)
+        for dt in ("f16", "bf16"):
+            r = get(doc, "accuracy", "interleaved, " + dt) or {}
+            b = (r.get("data") or {}).get("bound") or {}
+            ok(rc == 0 and b.get("storage_roundings") == 3 and statuses(doc, "accuracy", dt) == ["pass", "pass"]
+               and statuses(doc, "passthrough", dt) == ["pass", "pass"]
+               and 0 < (r.get("measured") or 0) <= 1,
+               "%s-style kernel, %s, head dim 64 rotary 16: passes the default class" % (f, dt), r)
+        rc, doc, err = check(so["rope_v2_form_" + f], "--strict", *PARTIAL)
+        for dt in ("f16", "bf16"):
+            r = get(doc, "accuracy", "half, " + dt) or {}
+            ok(rc == 1 and statuses(doc, "accuracy", dt) == ["fail", "fail"]
+               and ("more than one rounding to " + dt) in r.get("summary", ""),
+               "%s-style kernel, %s, --strict: fails, saying it rounds more than once" % (f, dt),
+               r)
+    for f, why in (("base", "base 10100"), ("long", "(cos, sin) have norm")):
+        rc, doc, err = check(so["rope_v2_form_" + f], *PARTIAL)
+        for dt in ("f16", "bf16"):
+            r = get(doc, "accuracy", "interleaved, " + dt) or {}
+            ok(rc == 1 and statuses(doc, "accuracy", dt) == ["fail", "fail"]
+               and why in r.get("summary", ""),
+               "vLLM-style kernel, wrong (%s), %s: fails the default class" % (why, dt), r)
+
     rc, doc, err = check(so["good"], *YARN)
     ok(rc == 0 and statuses(doc, "accuracy", "f16") == ["pass", "pass"]
        and statuses(doc, "accuracy", "bf16") == ["pass", "pass"],

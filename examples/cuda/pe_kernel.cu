@@ -22,7 +22,8 @@
 //     on [-pi, pi] and grow with |x|: expect pecheck to fail them at large
 //     positions, which is the point of gating.
 //   - the RoPE kernel rounds each output once to f16/bf16 (__float2half_rn,
-//     __float2bfloat16_rn), what pecheck's storage model expects, and
+//     __float2bfloat16_rn), which passes pecheck's --strict class for
+//     f16/bf16 outputs (binary32 values rounded once), and
 //     touches neither the pass-through dims nor the padding between heads
 //     and tokens (pecheck checks both come back bit-identical).
 #include <cuda_runtime.h>
