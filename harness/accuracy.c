@@ -1021,29 +1021,38 @@ double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w)
     return bound;
 }
 
-/* Under --strict, what the worst element's angle says of the class (its
- * pair's phase against the strict and default classes' kappa). */
-static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
+/* Under --strict, what the worst element's angle W says of the class (its
+ * pair's phase against the strict and default classes' kappa) into BUF;
+ * 0 when there is nothing to say. */
+static int class_why(char *buf, size_t len, const pc_acc_cfg *cfg, const pc_witness *w)
 {
     if (!cfg->strict || cfg->sched || cfg->tol_abs >= 0 || w->has_split < 1 || w->theta == 0.0)
-        return;
+        return 0;
     int pair, first;
     pair_of(cfg->layout, cfg->d, w->dim, &pair, &first);
     double k = fabs(w->angle_err) / (PC_MODEL_U32 * fabs(w->theta));
     double kd = pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, pair);
-    fprintf(f, "  strict class: the angle of pair %d is off by %.3g rad = %.3g u|theta|; the strict "
-            "class allows %.3g u|theta| (a correctly rounded binary32 frequency and angle)", pair,
-            fabs(w->angle_err), k, pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, pair));
     double ke = fmax(pc_model_kappa_form(PC_FORM_EXP, cfg->base, cfg->d, pair),
                      pc_model_kappa_form(PC_FORM_POW, cfg->base, cfg->d, pair));
+    int n = snprintf(buf, len, "strict class: the angle of pair %d is off by %.3g rad = %.3g u|theta|; "
+                     "the strict class allows %.3g u|theta| (a correctly rounded binary32 frequency "
+                     "and angle)", pair, fabs(w->angle_err), k,
+                     pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, pair));
+    size_t u = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
     if (k <= ke)
-        fprintf(f, "; within the exp and pow forms' %.3g: a frequency computed by exp or pow, not "
-                "correctly rounded; the default class holds it", ke);
+        snprintf(buf + u, len - u, "; within the exp and pow forms' %.3g: a frequency computed by exp "
+                 "or pow, not correctly rounded; the default class holds it", ke);
     else if (k <= kd)
-        fprintf(f, "; beyond the exp and pow forms' %.3g, within the default class's %.3g: a "
-                "cumulative product (ggml: theta *= powf(base, -2/d), drifting by about i ulps "
-                "at pair i)", ke, kd);
-    fputs("\n", f);
+        snprintf(buf + u, len - u, "; beyond the exp and pow forms' %.3g, within the default class's "
+                 "%.3g: a cumulative product (ggml: theta *= powf(base, -2/d), drifting by about i "
+                 "ulps at pair i)", ke, kd);
+    return 1;
+}
+
+static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
+{
+    char buf[512];
+    if (class_why(buf, sizeof buf, cfg, w)) fprintf(f, "  %s\n", buf);
 }
 
 /* The long-context note: where the budget stops constraining (model.h). */
@@ -1274,6 +1283,9 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
     pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
     pc_json_end(j);
     reach_json(j, cfg, &res->reach);
+    char why[512];
+    if (res->status == PC_FAIL && class_why(why, sizeof why, cfg, &m->worst))
+        pc_json_str(j, "class_note", why);
     pc_witness_json(j, "worst", &m->worst);
     pc_witness_json(j, "max_abs_at", &m->worst_abs);
     pc_witness_json(j, "first_over_bound", &m->first_over);

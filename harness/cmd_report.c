@@ -33,11 +33,11 @@ static const struct { const char *id, *title, *caption; } plot_defs[PC_REP_PLOTS
       "position, up to 8 positions each), one curve per implementation; both axes are "
       "logarithmic. Above the black line at 1 an element fails the gate, so a failing "
       "implementation is a curve above the line and a passing one stays below it everywhere. "
-      "Lower panel: the largest |got &minus; exact| per bin, against the precision model's bound "
-      "C&middot;u&middot;(1 + pos) for the highest-frequency pair (&omega;<sub>0</sub> = 1), the "
-      "largest bound at that position (the low-frequency pairs have smaller bounds, which is why "
-      "a failing curve can sit under this line in the lower panel and still be above 1 in the "
-      "upper one). How to read it: correct binary32 implementations rise with the position like "
+      "Lower panel: the largest |got &minus; exact| per bin, against the line "
+      "C&middot;u&middot;(1 + pos), C = 2 ln(base) + 4, the error an exp-form frequency and "
+      "angle can reach on a pair of frequency near 1 (the gate's own budget is per pair: pair 0, "
+      "whose angle is exact, is held to a few u, which is why a failing curve can sit under this "
+      "line in the lower panel and still be above 1 in the upper one). How to read it: correct binary32 implementations rise with the position like "
       "the bound (the angle pos&middot;&omega; is rounded to binary32, so its absolute error "
       "grows with pos), while one that computes the angle in binary64 and rounds once stays flat "
       "near half an ulp; the position where a curve crosses 1 in the upper panel is where an "
@@ -336,7 +336,10 @@ int pc_cmd_report(int argc, char **argv)
         r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
         r->u = pc_model_u(PC_DT_F32);
         r->C = pc_model_C(r->o.base);
-        pc_model_describe(r->model, sizeof r->model, r->C, r->u, PC_DT_F32, -1.0, 0);
+        /* kappa_i grows with i: the last pair's is the largest */
+        double kmax = pc_model_kappa(PC_CLASS_DEFAULT, r->o.base, r->o.d, r->o.d / 2 - 1);
+        pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
+                                 -1.0, 0, 0);
         st = build(r, &err);
     }
     if (st == PC_OK) {

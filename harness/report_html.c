@@ -370,11 +370,14 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
             r->seconds_total, r->seconds_data, r->seconds_plots);
     fputs("<h2>Precision model</h2>\n<p>", f);
     pc_html_escape(f, r->model);
-    fprintf(f, "</p>\n<p>Per element: |got &minus; exact| &le; C&middot;u&middot;(1 + |&theta;|)"
-            "&middot;s, with &theta; = pos&middot;&omega;<sub>i</sub> the exact angle of the "
-            "element's pair, u = 2<sup>&minus;24</sup> = %.3g (unit roundoff of binary32), "
-            "C = 2&nbsp;ln(base) + 4 = %.4g, s = 1 for sinusoidal PE and the pair's norm for RoPE. "
-            "The derivation is in docs/precision-model.md of the pecheck sources.</p>\n", r->u, r->C);
+    fprintf(f, "</p>\n<p>The verdict (upper panels): per element |got &minus; exact| &le; "
+            "s&middot;(R&middot;u + &kappa;<sub>i</sub>&middot;u&middot;|&theta;|), a radial part "
+            "(sin/cos and the rotation) and a phase part (the frequency's error and the angle's "
+            "rounding, 0 for pair 0), &theta; = pos&middot;&omega;<sub>i</sub> the exact angle of "
+            "the element's pair, u = 2<sup>&minus;24</sup> = %.3g, s = 1 for sinusoidal PE and the "
+            "pair's norm for RoPE.  The lower panel's line: C&middot;u&middot;(1 + pos), "
+            "C = 2&nbsp;ln(base) + 4 = %.4g.  The derivation is in docs/precision-model.md of the "
+            "pecheck sources.</p>\n", r->u, r->C);
     for (int k = 0; k < PC_REP_PLOTS; k++) plot_section(f, r, k);
     fprintf(f, "<hr>\n<p id=\"pc-images\" data-expected=\"%d\">%d plot image%s (image check needs "
             "JavaScript).</p>\n</body>\n</html>\n", drawn, drawn, drawn == 1 ? "" : "s");

@@ -97,6 +97,11 @@ for lay in interleaved half; do
         && grep -q "a cumulative product (ggml" "$tmp/o"
     ok $? "rope-ggml ($lay) fails --strict and says why: a cumulative product" "$tmp/o"
 done
+"$PECHECK" accuracy --impl rope-ggml --d 128 --max-pos 1023 --strict --format json --output "$tmp/s.json" --quiet
+[ $? -eq 1 ] && /usr/bin/python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+assert r["bound"]["class"] == "strict" and "cumulative product" in r["class_note"]' "$tmp/s.json"
+ok $? "JSON: bound.class strict and class_note naming the cumulative product"
 "$PECHECK" accuracy --impl double-angle --d 128 --max-pos 70000 --strict --quiet >"$tmp/o" 2>&1
 ok $? "double-angle (binary64 angles rounded once) passes --strict: $(ratio "$tmp/o")" "$tmp/o"
 "$PECHECK" accuracy --impl torch-exp --d 128 --max-pos 4095 --strict --quiet >"$tmp/o" 2>&1

@@ -72,8 +72,8 @@ const pc_property pc_prop_accuracy = {
     .families = "sinusoidal rope",
     .title = "every element within the precision model's bound of the certified reference",
     .measured_what = "|err| of the worst element (by err/bound)",
-    .expect = "|got - ref| <= C*u*(1+|theta|) (times the pair norm for RoPE) for every position "
-              "in the range and every dimension",
+    .expect = "|got - ref| <= A*((R*u + min(kappa_i*u*|theta|, 2))*(1+u_s) + u_s) (times the pair "
+              "norm for RoPE) for every position in the range and every dimension",
     .math =
         "for every position p in the range and column j: |impl(p)_j - ref(p)_j| <= B_j(p)\n"
         "ref: the exact value correctly rounded (MPFR with a Ziv loop, reference/).",
@@ -81,8 +81,10 @@ const pc_property pc_prop_accuracy = {
         "The certified reference is the mathematical value, not another float32 program; the\n"
         "bound is what a correct binary32 formulation can reach (docs/precision-model.md).",
     .tolerance =
-        "B = C*u*(1+|theta|), C = 2 ln(base) + 4, u = 2^-24 for f32 (harness/model.h); --tol-abs X\n"
-        "replaces it.  Runs only with --property accuracy (`pecheck check` runs the gate itself).",
+        "B: radial R*u (sin/cos, rotation), phase kappa_i*u*|theta| (the class's frequency and\n"
+        "angle error, 0 for pair 0), storage u_s of --dtype f16/bf16; u = 2^-24 (harness/model.h,\n"
+        "docs/precision-model.md); --strict, --max-abs-err E; --tol-abs X replaces it.  Runs only\n"
+        "with --property accuracy (`pecheck check` runs the gate itself).",
     .teach_impl = "plus-1e-4",
     .teach_note = "a correct table plus 1e-4: far above the bound at small positions",
     .default_off = 1,

@@ -3,15 +3,17 @@
 PyTorch the way HuggingFace transformers builds them (the published
 formulas of modeling_rope_utils.py, written out here), for pecheck's tests.
 
-    rope_caches.py MODEL VARIANT DTYPE N OUTDIR
-    rope_caches.py -      (one "MODEL VARIANT DTYPE N OUTDIR" a line on stdin)
+    rope_caches.py MODEL VARIANT DTYPE N OUTDIR [P0]
+    rope_caches.py -      (one "MODEL VARIANT DTYPE N OUTDIR [P0]" a line on stdin)
 
 writes OUTDIR/config.json (the model's HF config), OUTDIR/cos.npy and
-OUTDIR/sin.npy: positions 0..N-1, the half layout (cat(freqs, freqs)),
+OUTDIR/sin.npy: positions P0..P0+N-1 (P0 default 0), the half layout (cat(freqs, freqs)),
 computed in float32 and rounded once to DTYPE (float32, float16, or
 bfloat16 stored as its uint16 bit patterns, '<u2'; bfloat16w: bfloat16
 widened back to float32).  VARIANT "ok" is correct; the others are the
-mistakes pecheck must catch (see WRONG below)."""
+mistakes pecheck must catch (see WRONG below, and tests/precision_torch.t:
+next, the rows of position p + 1; long5, cos and sin 5% too long; rad05,
+every angle 0.05 rad too large; base10100, rope_theta 10100)."""
 import json
 import math
 import os
@@ -22,6 +24,9 @@ import torch
 
 # Real configurations (the fields their config.json files hold).
 MODELS = {
+    "llama2": {  # Llama-2-7B: the default rotary embedding, base 10000
+        "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0,
+        "max_position_embeddings": 4096},
     "llama31": {  # Llama-3.1-8B
         "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
         "rope_theta": 500000.0, "max_position_embeddings": 131072,
@@ -187,12 +192,14 @@ def wrong(cfg, variant):
         rs["attention_factor"] = 1.0
     elif variant == "base":            # rope_theta wrong (the old default)
         c["rope_theta"] = 10000.0 if base_of(c) != 10000.0 else 500000.0
-    elif variant not in ("ok", "pairs"):
+    elif variant == "base10100":       # rope_theta 1% off
+        c["rope_theta"] = 10100.0
+    elif variant not in ("ok", "pairs", "next", "long5", "rad05"):
         raise SystemExit("unknown variant " + variant)
     return c
 
 
-def cache(cfg, variant, n):
+def cache(cfg, variant, n, p0=0):
     hd, dim = dims(cfg)
     c = wrong(cfg, variant)
     inv, att = INV[rope_type(c)](c, dim, base_of(c), n)
@@ -201,10 +208,16 @@ def cache(cfg, variant, n):
         inv = (1.0 / geometric(base_of(c), hd))[: dim // 2]
     elif variant == "pairs":           # the schedule applied to the pairs in reverse order
         inv = (1.0 / geometric(base_of(c), dim)) * torch.flip(inv * geometric(base_of(c), dim), [0])
-    pos = torch.arange(n, dtype=torch.int64).float()
+    pos = torch.arange(p0, p0 + n, dtype=torch.int64)
+    if variant == "next":              # the rows of position p + 1
+        pos = pos + 1
+    pos = pos.float()
     freqs = (inv[None, :, None] @ pos[None, None, :]).transpose(1, 2)[0]  # HF: a float32 matmul
+    if variant == "rad05":             # every angle 0.05 rad too large
+        freqs = freqs + 0.05
     emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos() * att, emb.sin() * att
+    k = 1.05 if variant == "long5" else 1.0   # cos and sin 5% too long
+    return emb.cos() * att * k, emb.sin() * att * k
 
 
 def store(t, dtype):
@@ -220,12 +233,12 @@ def store(t, dtype):
     raise SystemExit("unknown dtype " + dtype)
 
 
-def write(model, variant, dtype, n, out):
+def write(model, variant, dtype, n, out, p0=0):
     cfg = MODELS[model]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
-    cos, sin = cache(cfg, variant, n)
+    cos, sin = cache(cfg, variant, n, p0)
     np.save(os.path.join(out, "cos.npy"), store(cos, dtype))
     np.save(os.path.join(out, "sin.npy"), store(sin, dtype))
 
@@ -234,12 +247,12 @@ def main(argv):
     if len(argv) == 2 and argv[1] == "-":
         for line in sys.stdin:
             if line.strip():
-                m, v, dt, n, out = line.split()
-                write(m, v, dt, int(n), out)
+                f = line.split()
+                write(f[0], f[1], f[2], int(f[3]), f[4], int(f[5]) if len(f) > 5 else 0)
         return
-    if len(argv) != 6:
+    if len(argv) not in (6, 7):
         raise SystemExit(__doc__)
-    write(argv[1], argv[2], argv[3], int(argv[4]), argv[5])
+    write(argv[1], argv[2], argv[3], int(argv[4]), argv[5], int(argv[6]) if len(argv) > 6 else 0)
 
 
 if __name__ == "__main__":

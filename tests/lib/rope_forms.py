@@ -17,7 +17,7 @@ P0..P0+N-1, the half layout (cat(freqs, freqs)).  FORM:
 VARIANT (default ok) makes the mistakes pecheck must catch:
   next    the rows of position p + 1 (a cache off by one position)
   taylor  sin/cos by a 3-term Taylor series after a binary32 quadrant reduction
-  flip    the sign of one value (row N/2, column 1) flipped"""
+  flip    the sign of pair 0's cos in row N/2 flipped (both copies of the half layout)"""
 import math
 import os
 import sys
@@ -59,10 +59,8 @@ def taylor(a):
     return cos, sin
 
 
-def main():
-    form, d, base, p0, n, out = sys.argv[1:7]
-    variant = sys.argv[7] if len(sys.argv) > 7 else "ok"
-    d, base, p0, n = int(d), float(base), int(p0), int(n)
+def write(form, d, base, p0, n, out, variant="ok"):
+    """OUT/cos.npy and OUT/sin.npy of FORM (see the module's text)."""
     pos = np.arange(p0, p0 + n, dtype=np.int64)
     if variant == "next":
         pos = pos + 1
@@ -77,10 +75,17 @@ def main():
     cos = np.ascontiguousarray(np.concatenate([cos, cos], axis=1), dtype="<f4")
     sin = np.ascontiguousarray(np.concatenate([sin, sin], axis=1), dtype="<f4")
     if variant == "flip":
-        sin[n // 2, 1] = -sin[n // 2, 1]
+        cos[n // 2, 0] = -cos[n // 2, 0]
+        cos[n // 2, d // 2] = -cos[n // 2, d // 2]
     os.makedirs(out, exist_ok=True)
     np.save(os.path.join(out, "cos.npy"), cos)
     np.save(os.path.join(out, "sin.npy"), sin)
+
+
+def main():
+    form, d, base, p0, n, out = sys.argv[1:7]
+    variant = sys.argv[7] if len(sys.argv) > 7 else "ok"
+    write(form, int(d), float(base), int(p0), int(n), out, variant)
 
 
 if __name__ == "__main__":
