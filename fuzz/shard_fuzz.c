@@ -1,6 +1,8 @@
 /* shard_fuzz.c: libFuzzer target for what `pecheck merge` does with a
  * shard file once it is JSON: pc_shard_read (harness/shard.c) on its result
- * objects, and pc_shard_merge of a lone result (see fuzz/README.md).
+ * objects, and pc_shard_merge of a lone result; a check shard
+ * ("kind": "check-shard") goes whole to pc_check_shard_merge
+ * (harness/check_shard.c) as a run of one file (see fuzz/README.md).
  *
  * Besides "no crash, no leak, no UB" (ASan, UBSan) it checks the contract
  * in shard.h on every input and traps on a breach:
@@ -11,10 +13,13 @@
  *   - a whole-run result (N = 1) merges alone, and the merge never turns
  *     values over the bound into a pass;
  *   - a refused one is PC_EINPUT (or PC_ENOMEM) with a one-line message of
- *     printable ASCII (the file name and the field). */
+ *     printable ASCII (the file name and the field);
+ *   - a check shard merged alone gives verdicts whose status is pass, fail
+ *     or skip, and run properties within --property's limit. */
 #include <stdint.h>
 #include <string.h>
 
+#include "check_shard.h"
 #include "jsonread.h"
 #include "opts.h"
 #include "reference.h"
@@ -47,6 +52,25 @@ static void check_item(const pc_shard_item *it)
     check(it->res.status != PC_OK || m->n_over == 0);
 }
 
+static void check_merge(const pc_jnode *t)
+{
+    pc_verdicts vs = { NULL, 0, 0 };
+    pc_check_run run;
+    pc_err e;
+    const char *file = "input";
+    memset(&e, 0x55, sizeof e);
+    pc_status st = pc_check_shard_merge(&t, &file, 1, &vs, &run, &e);
+    if (st != PC_OK) {
+        check(st == PC_EINPUT || st == PC_ENOMEM);
+        check_message(&e);
+    } else {
+        check(run.n_properties >= 0 && run.n_properties <= PC_MAX_SOURCES);
+        for (int k = 0; k < vs.n; k++)
+            check(vs.v[k].status == PC_OK || vs.v[k].status == PC_FAIL || vs.v[k].status == PC_SKIP);
+    }
+    pc_verdicts_free(&vs);
+}
+
 /* At most this many results of one file are read (a corpus input is small). */
 #define MAX_RESULTS 8
 
@@ -58,6 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pc_err e;
     if (pc_jparse((const char *)data, size, "input", &t, &e) != PC_OK)
         return 0;
+    if (pc_check_shard_is(t)) {
+        check_merge(t);
+        pc_jfree(t);
+        return 0;
+    }
     const pc_jnode *list = t, *arr = pc_jget(t, "results");
     size_t n = 1;
     if (arr && arr->type == PC_J_ARR) {

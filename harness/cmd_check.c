@@ -396,7 +396,9 @@ int pc_cmd_check(int argc, char **argv)
     for (int k = 0; k < src.n && st == PC_OK; k++) {
         int first = vs.n;
         st = pc_check_impl(&c, src.impl[k], want);
-        if (st == PC_OK && pc_plugin_is(src.impl[k])) add_plugin_output(&c, src.impl[k], first);
+        /* a shard's plugin output is its own calls': not the run's (docs/sharding.md) */
+        if (st == PC_OK && pc_plugin_is(src.impl[k]) && !o.shard_set)
+            add_plugin_output(&c, src.impl[k], first);
     }
     if (st == PC_OK && o.shard_set) st = write_shard(&o, &vs, &rec, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, &vs, &err);
