@@ -34,10 +34,10 @@ if not shutil.which("gnuplot"):
 tmp = tempfile.mkdtemp(prefix="pecheck-browser-")
 
 
-def render(page):
+def render(page, extra=()):
     """The DOM of PAGE after its load handlers ran, and Chromium's exit code."""
     prof = tempfile.mkdtemp(dir=tmp)
-    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", *extra,
                         "--no-first-run", "--disable-background-networking",
                         "--disable-component-update", "--disable-sync", "--user-data-dir=" + prof,
                         "--virtual-time-budget=5000", "--dump-dom", "file://" + page],
@@ -82,6 +82,53 @@ rc, dom = render(os.path.join(bad, "index.html"))
 c = counts(dom) or {}
 ok(c.get("broken") == 1 and c.get("loaded") == drawn - 1,
    "a page with one corrupt PNG shows 1 broken image: %s" % c)
+
+
+# Layout as a reader sees it, in a 1280 px wide window (the width the report
+# is laid out for): a script appended to a copy of the page records, once
+# the page has loaded, the right edge of every table and the page's width.
+# Every table fits the window (no column off-screen) and the page scrolls
+# only vertically.
+MEASURE = """<script>
+window.addEventListener('load', function () {
+  var w = window.innerWidth, worst = 0, tabs = document.querySelectorAll('table');
+  for (var i = 0; i < tabs.length; i++)
+    worst = Math.max(worst, Math.ceil(tabs[i].getBoundingClientRect().right));
+  var m = document.createElement('p');
+  m.id = 'pc-layout';
+  m.setAttribute('data-window', w);
+  m.setAttribute('data-tables', tabs.length);
+  m.setAttribute('data-table-right', worst);
+  m.setAttribute('data-page-width', document.documentElement.scrollWidth);
+  document.body.appendChild(m);
+});
+</script>
+"""
+
+
+def layout(page_dir, css=""):
+    """Measurements of PAGE_DIR/index.html at 1280 px, with CSS added."""
+    src = open(os.path.join(page_dir, "index.html"), encoding="utf-8").read()
+    probe = os.path.join(page_dir, "layout.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(src.replace("</body>", (("<style>%s</style>" % css) if css else "") + MEASURE + "</body>"))
+    rc, dom = render(probe, ["--window-size=1280,1000"])
+    m = re.search(r'<p id="pc-layout"([^>]*)>', dom)
+    return rc, ({k: int(v) for k, v in re.findall(r'data-([\w-]+)="(\d+)"', m.group(1))} if m else {})
+
+
+# every built-in: every family's table, at its widest
+allrep = os.path.join(tmp, "report-all")
+rc, so, se, secs = run(["report", "--impl", "all", "--out", allrep, "--quiet"])
+ok(rc == 0, "report of every built-in written (%.1f s)" % secs, se)
+rc, lay = layout(allrep)
+ok(rc == 0 and lay.get("window") == 1280 and lay.get("tables", 0) >= 1,
+   "Chromium lays the page out in a 1280 px window: %s" % lay)
+ok(0 < lay.get("table-right", 10 ** 6) <= 1280 and lay.get("page-width", 10 ** 6) <= 1280,
+   "every table fits 1280 px and the page needs no horizontal scroll: %s" % lay)
+# the check can fail: a table forced wider than the window is seen
+rc, wide = layout(allrep, "table { min-width: 1600px; }")
+ok(wide.get("table-right", 0) > 1280, "a table forced to 1600 px is measured past the window: %s" % wide)
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())
