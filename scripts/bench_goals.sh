@@ -70,7 +70,7 @@ fi
 
 # ---- 2. plugin --------------------------------------------------------------
 CC=${CC:-cc}
-if $CC -O2 -ffp-contract=off -shared -fPIC -I"$HERE/../include" "$HERE/bench_torch_exp.c" \
+if $CC -O2 -ffp-contract=off -fno-math-errno -shared -fPIC -I"$HERE/../include" "$HERE/bench_torch_exp.c" \
        -o "$tmp/torch_exp.so" -lm; then
     for k in 1 2 3; do
         p=$(wall "$PECHECK" check --plugin "$tmp/torch_exp.so" --d $D --max-pos $((N - 1)) --quiet)

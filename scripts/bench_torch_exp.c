@@ -1,7 +1,7 @@
 /* bench_torch_exp.c: the built-in torch-exp (families/sinusoidal/
  * sin_torch_exp.c) as a plugin, the same binary32 formulation operation by
  * operation, for `make bench`: a plugin's gate against the built-in's.
- * Build: cc -O2 -ffp-contract=off -shared -fPIC -Iinclude scripts/bench_torch_exp.c -lm */
+ * Build (the built-ins' flags, Makefile): cc -O2 -ffp-contract=off -fno-math-errno -shared -fPIC -Iinclude scripts/bench_torch_exp.c -lm */
 #include <math.h>
 #include <stdint.h>
 #include <stddef.h>
