@@ -563,6 +563,7 @@ static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t 
          * cause, never "layout not supported" */
         res->status = PC_FAIL;
         res->faulted = 1;
+        res->fault_lo = p0;
         snprintf(res->note, sizeof res->note, "%.255s", o->fault.cause);
         ln->ended = 1;
     } else if (o->rc != 0) {
@@ -1252,6 +1253,11 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
      * terms, largest first): `pecheck merge` adds shards' sums exactly */
     exact_sum_json(j, "sum_sq_err_exact", &m->xsq_err, m->blk_sq_err);
     exact_sum_json(j, "sum_sq_ref_exact", &m->xsq_ref, m->blk_sq_ref);
+    if (res->faulted) { /* the block whose call faulted: `pecheck merge` stops there */
+        pc_json_obj(j, "fault");
+        pc_json_int(j, "start", res->fault_lo);
+        pc_json_end(j);
+    }
     if (res->impl_rc) {
         pc_json_obj(j, "impl_error");
         pc_json_int(j, "rc", res->impl_rc);

@@ -126,8 +126,10 @@ typedef struct pc_acc_result {
     int impl_rc;
     int64_t impl_rc_lo, impl_rc_hi;
     /* a call faulted (a plugin crashed, exited, hung or wrote outside OUT):
-     * status is PC_FAIL and NOTE its cause */
+     * status is PC_FAIL and NOTE its cause; FAULT_LO is the first position
+     * of the block whose call faulted (the run stopped before it) */
     int faulted;
+    int64_t fault_lo;
 } pc_acc_result;
 
 /* The bound CFG gives the element of witness W (its pair's norm from the

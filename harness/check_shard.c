@@ -500,6 +500,8 @@ static pc_status read_acc(const mg *m, int s, pc_shard_item *items, acc_text *t)
         if (t[j].sched != t[0].sched || t[j].storage != t[0].storage
             || strcmp(t[j].sched_note, t[0].sched_note) || strcmp(t[j].table, t[0].table))
             return differs(m, s, j, "the accuracy gate's schedule or table");
+        if (t[j].faulted != items[j].res.faulted)
+            bad(&r, "accuracy.faulted", "disagrees with the result's \"fault\"");
         if (t[j].likely && !t[j].faulted && items[j].res.status != PC_FAIL && !items[j].res.impl_rc)
             bad(&r, "accuracy.likely_cause", "is set in a shard that did not fail");
         if (r.st != PC_OK) return r.st;
@@ -511,15 +513,13 @@ static pc_status read_acc(const mg *m, int s, pc_shard_item *items, acc_text *t)
 static const pc_schedule some_schedule;
 
 static void acc_render(const mg *m, const pc_shard_item *merged, const acc_text *t,
-                       const pc_shard_item *items, pc_verdict *out)
+                       pc_verdict *out)
 {
     pc_acc_cfg cfg = merged->cfg;
     cfg.sched = t[0].sched ? &some_schedule : NULL;
     cfg.storage = t[0].storage;
     cfg.sched_note = t[0].sched_note[0] ? t[0].sched_note : NULL;
-    const char *fault = NULL, *likely = "";
-    for (int j = 0; j < m->n; j++)
-        if (t[j].faulted && !strcmp(items[j].res.note, merged->res.note)) fault = merged->res.note;
+    const char *fault = merged->res.faulted ? merged->res.note : NULL, *likely = "";
     for (int j = 0; j < m->n && !likely[0]; j++)
         if (t[j].likely) likely = t[j].likely;
     if (merged->res.status != PC_FAIL || fault || !pc_gate_acc_rotates(cfg.family)) likely = "";
@@ -534,8 +534,10 @@ static void acc_render(const mg *m, const pc_shard_item *merged, const acc_text 
     pc_gate_acc_render(&impl, &cfg, &merged->res, fault, t[0].table, likely, out);
 }
 
-/* ACCURACY: the shards' results merged as `accuracy` shards are. */
-static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *out)
+/* ACCURACY: the shards' results merged as `accuracy` shards are; *ENDED:
+ * the merged gate faulted or skipped, so check makes no fitted-model
+ * verdict after it (gate.c, fit_verdict). */
+static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *out, int *ended)
 {
     pc_shard_item *items = calloc((size_t)m->n + 1, sizeof *items);
     acc_text *t = calloc((size_t)m->n, sizeof *t);
@@ -550,7 +552,8 @@ static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *o
                           || strcmp(out->layout, pc_layout_name(merged->cfg.layout))))
         bad(&r, "accuracy.result", "is not the slot's implementation, family and layout");
     if (r.st == PC_OK && merged->cfg.seed != seed) bad(&r, "accuracy.result.seed", "is not the run's");
-    if (r.st == PC_OK) acc_render(m, merged, t, items, out);
+    if (r.st == PC_OK) acc_render(m, merged, t, out);
+    *ended = r.st == PC_OK && (merged->res.faulted || merged->res.status == PC_SKIP);
     free(items);
     free(t);
     return r.st;
@@ -652,11 +655,42 @@ static pc_status same_slot(const mg *m, int s)
     return PC_OK;
 }
 
+/* Slot S (checked alike in every shard) is the fitted-model verdict of
+ * the accuracy verdict ACC made just before it: a SAME slot of the same
+ * implementation, family and layout. */
+static int fit_of(const mg *m, int s, const pc_verdict *acc)
+{
+    pc_verdict v;
+    rd r = { m->files[0], s, m->err, PC_OK };
+    read_identity(&r, &m->slots[0]->kids[s], &v);
+    return !strcmp(pc_jget(&m->slots[0]->kids[s], "mode")->text, mode_names[PC_SLOT_SAME])
+        && !strcmp(v.check, "fitted-model") && !strcmp(v.impl, acc->impl)
+        && !strcmp(v.family, acc->family) && !strcmp(v.layout, acc->layout);
+}
+
+/* A fitted-model slot after a gate that faulted or skipped in the merged
+ * run: checked as every SAME slot is, then left out, as check leaves the
+ * verdict out. */
+static pc_status drop_fit(const mg *m, int s)
+{
+    pc_verdict v;
+    pc_status st = merge_same(m, s, &v);
+    verdict_clear(&v);
+    return st;
+}
+
 static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
 {
     pc_status st = PC_OK;
+    int ended = 0; /* the accuracy slot just merged faulted or skipped */
     for (int s = 0; s < (int)m->slots[0]->n && st == PC_OK; s++) {
         st = same_slot(m, s);
+        if (st == PC_OK && ended && fit_of(m, s, &out->v[out->n - 1])) {
+            ended = 0;
+            st = drop_fit(m, s);
+            continue;
+        }
+        ended = 0;
         pc_verdict *v = st == PC_OK ? pc_verdicts_add(out) : NULL;
         if (st == PC_OK && !v) st = pc_seterr(m->err, PC_ENOMEM, "out of memory");
         if (st != PC_OK) break;
@@ -664,7 +698,7 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
         int md = name_index(mode, mode_names, 4);
         st = md == PC_SLOT_SAME ? merge_same(m, s, v)
            : md == PC_SLOT_CASES ? merge_cases(m, s, v)
-           : md == PC_SLOT_OWNER ? merge_owner(m, s, v) : merge_accuracy(m, s, seed, v);
+           : md == PC_SLOT_OWNER ? merge_owner(m, s, v) : merge_accuracy(m, s, seed, v, &ended);
     }
     return st;
 }

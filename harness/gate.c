@@ -149,11 +149,16 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
  * own: the per-element bound decides "accuracy", the fit's aggregate
  * bounds decide "fitted-model" (docs/fitted-model.md).  Not run under
  * --tol-abs (the user's bound replaces the model), after a fault or a
- * skipped gate. */
+ * skipped gate.  A shard cannot tell from its own blocks whether the
+ * whole run faulted or skipped: it makes the verdict unless the family is
+ * not implemented (every shard skips then), and merge drops it where the
+ * merged gate faulted or skipped (check_shard.c, merge_slots). */
 static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                              const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
-    if (cfg->tol_abs >= 0.0 || res->faulted || res->status == PC_SKIP) return PC_OK;
+    int ended = c->rec ? res->status == PC_SKIP && !res->impl_rc
+                       : res->faulted || res->status == PC_SKIP;
+    if (cfg->tol_abs >= 0.0 || ended) return PC_OK;
     pc_fitm f;
     char note[200];
     pc_status st = pc_fitm_run(impl, fam->rows, cfg, &f, note, sizeof note);

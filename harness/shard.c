@@ -267,6 +267,14 @@ static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
     int64_t p0, p1, npos;
     shard_positions(c, &p0, &p1, &npos);
     uint64_t want = (uint64_t)npos * (uint64_t)c->d;
+    if (res->faulted) { /* stopped before the block whose call faulted */
+        if (npos == 0 || res->fault_lo < p0 || res->fault_lo > p1
+            || (res->fault_lo - c->pos_lo) % PC_ACC_BLOCK || has_ie)
+            bad(r, "fault", "does not name a block of the shard");
+        else if (res->status != PC_FAIL || !res->note[0])
+            bad(r, "fault", "is set but the status is not \"fail\" with the fault's cause");
+        want = (uint64_t)(res->fault_lo - p0) * (uint64_t)c->d;
+    }
     if (has_ie) {
         int64_t hi = res->impl_rc_lo + (int64_t)PC_ACC_BLOCK - 1;
         if (hi > c->pos_hi) hi = c->pos_hi;
@@ -308,6 +316,19 @@ static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
     check_witness(r, "max_abs_at", &m->worst_abs, c, p0, p1);
     check_witness(r, "first_over_bound", &m->first_over, c, p0, p1);
     if (r->st == PC_OK) check_witnesses(r, m);
+}
+
+/* "fault": {"start": P}, the first position of the block whose call
+ * faulted (check_consistent checks that it is one of the shard's). */
+static void get_fault(rd *r, const pc_jnode *o, pc_acc_result *res)
+{
+    const pc_jnode *fl = pc_jget(o, "fault");
+    if (!fl) return;
+    res->faulted = 1;
+    rd q = { r->file, r->err, PC_OK };
+    res->fault_lo = fl->type == PC_J_OBJ ? get_int_in(&q, fl, "start", 0, PC_POS_MAX) : 0;
+    if (fl->type != PC_J_OBJ || q.st != PC_OK)
+        bad(r, "fault.start", "is missing or not a position in [0, 2^53]");
 }
 
 pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, pc_err *err)
@@ -390,6 +411,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     get_witness(&r, o, "max_abs_at", &m->worst_abs);
     get_witness(&r, o, "first_over_bound", &m->first_over);
     pc_metrics_finish(m);
+    get_fault(&r, o, res);
     const pc_jnode *ie = pc_jget(o, "impl_error");
     if (ie) {
         res->impl_rc = (int)get_int_in(&r, ie, "rc", INT32_MIN, INT32_MAX);
@@ -478,6 +500,16 @@ static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_
     return PC_OK;
 }
 
+/* The engine splits the witnesses' error only when its run completed
+ * (harness/accuracy.c, finish): a shard that completed has the split, the
+ * merged run stopped by an error or a fault has none. */
+static void no_split(pc_witness *w)
+{
+    w->has_split = 0;
+    w->angle_err = w->norm_err = w->angle_part = w->eval_part = 0.0;
+    w->theta_impl = 0.0f;
+}
+
 pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, pc_err *err)
 {
     if (n < 1) return pc_seterr(err, PC_EINPUT, "merge: no results");
@@ -496,6 +528,7 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     res->status = PC_OK;
     res->note[0] = '\0';
     res->impl_rc = 0;
+    res->faulted = 0;
     res->seconds = 0.0;
     int ended = 0;
     for (int k = 0; k < n; k++) {
@@ -510,7 +543,14 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
             continue;
         }
         pc_metrics_merge(&res->m, &s->m);
-        if (s->impl_rc) {
+        if (s->faulted) {
+            /* the engine stops at the block whose call faulted */
+            res->status = PC_FAIL;
+            res->faulted = 1;
+            res->fault_lo = s->fault_lo;
+            snprintf(res->note, sizeof res->note, "%s", s->note);
+            ended = 1;
+        } else if (s->impl_rc) {
             /* The shard stopped at the implementation's error.  Its note is
              * the engine's own unless something replaced it (a fault). */
             char mine[sizeof res->note];
@@ -541,6 +581,11 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     }
     if (res->status == PC_OK)
         res->status = res->m.n_over ? PC_FAIL : PC_OK;
+    if (res->faulted || res->impl_rc) { /* stopped: the engine splits no witness */
+        no_split(&res->m.worst);
+        no_split(&res->m.worst_abs);
+        no_split(&res->m.first_over);
+    }
     free(by_k);
     return PC_OK;
 }

@@ -60,7 +60,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..34"
+echo "1..47"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -134,6 +134,45 @@ forge "$tmp/m2.json" "$tmp/x.json" 'slot("lookup")["verdict"]["summary"] = "fine
 refused m1.json x.json "slot 1" verdict -- "$tmp/m1.json" "$tmp/x.json"
 "$PECHECK" merge "$tmp/m1.json" "$tmp/m2.json" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] && ok "genuine shards of a failing run merge to exit 1" || nok "genuine merge: rc=$rc"
+
+# plugin faults: the accuracy gate stops at the faulting block in one
+# shard (crash: SIGSEGV at position 1000, in block 768..1023 of shard 2;
+# oob: a write outside OUT at the first call; error: an error from
+# position 600 on, so shards 2 and 3 are declined at their first block),
+# and the merged result is the unsharded run's, with no fitted-model
+# verdict after a gate that faulted
+for p in crash oob error; do
+    cc -shared -fPIC -Iinclude tests/plugins/$p.c -o "$tmp/$p.so" -lm
+done
+sharded 2 --plugin "$tmp/oob.so" --max-pos 700 --cases 5
+sharded 3 --plugin "$tmp/error.so" --max-pos 3000 --cases 5
+sharded 3 --plugin "$tmp/crash.so" --max-pos 2000 --cases 20
+/usr/bin/python3 - "$tmp/merged.json" >"$tmp/py" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+acc = [v for v in r if v["check"] == "accuracy"]
+print(len(acc), all(v["status"] == "fail" and "SIGSEGV" in v["summary"] and "pos=768..1023" in v["summary"]
+                    for v in acc), sum(v["check"] == "fitted-model" for v in r))
+PY
+if [ "$(cat "$tmp/py")" = "2 True 0" ]; then ok "merged: both layouts fail naming the SIGSEGV at 768..1023, no fitted-model verdict"
+else nok "merged crash verdicts: $(cat "$tmp/py")"; fi
+cp "$tmp"/s[123].json "$tmp/keep/"
+k1=$tmp/keep/s1.json; k2=$tmp/keep/s2.json; k3=$tmp/keep/s3.json
+# forged fault records: off a block boundary, past the shard, in a shard
+# whose status is pass, or disagreeing with the slot's "faulted"
+acc='[s for s in d["slots"] if s["check"] == "accuracy"][0]["accuracy"]'
+forge "$k2" "$tmp/x.json" "$acc[\"result\"][\"fault\"][\"start\"] = 1000"
+refused x.json fault "block of the shard" -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" "$acc[\"result\"][\"fault\"][\"start\"] = 1536"
+refused x.json fault "block of the shard" -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" "$acc[\"result\"][\"fault\"][\"start\"] = -256"
+refused x.json fault.start -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" "$acc[\"result\"][\"status\"] = \"pass\""
+refused x.json fault status -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" "$acc[\"faulted\"] = False"
+refused x.json accuracy.faulted -- "$k1" "$tmp/x.json" "$k3"
+forge "$k1" "$tmp/x.json" "$acc[\"result\"][\"fault\"] = {\"start\": 256}; $acc[\"result\"][\"status\"] = \"fail\"; $acc[\"result\"][\"note\"] = \"SIGSEGV\"; $acc[\"faulted\"] = True"
+refused x.json values -- "$tmp/x.json" "$k2" "$k3"
 
 # usage
 "$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -43,7 +43,7 @@ expect_usage() {
     fi
 }
 
-echo "1..25"
+echo "1..27"
 
 # --threads: 1, 2 and 5 give the same JSON
 for impl in torch-exp rope-polar rotate-recurrence; do
@@ -58,6 +58,8 @@ sharded 3 --impl torch-exp --max-pos 3000                         # pass
 sharded 4 --impl plus-1e-4 --positions 1000:4999                  # fail, offset range
 sharded 3 --impl rope-half --max-pos 2000                         # declines interleaved: retried half
 sharded 5 --impl torch-exp --impl sin-only --max-pos 700          # two results; shards without blocks
+cc -shared -fPIC -Iinclude tests/plugins/crash.c -o "$tmp/crash.so" -lm
+sharded 3 --plugin "$tmp/crash.so" --max-pos 2000                 # a crash at position 1000 stops shard 2
 
 # the shard files say which shard they are; the merged file does not
 if grep -q '"shard"' "$tmp/s1.json" && ! grep -q '"shard"' "$tmp/merged.json"; then ok "shard field only in shard files"
