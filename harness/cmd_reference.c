@@ -88,16 +88,14 @@ typedef struct ref_worker {
  * PC_EINTERNAL with *UNDECIDED = POS if a binary64 value is one too. */
 static pc_status row16(ref_run *r, ref_worker *k, int64_t pos, uint16_t *out, int64_t *undecided)
 {
-    int bf = r->dtype == PC_DT_BF16, dec = 1;
+    int bf = r->dtype == PC_DT_BF16;
     pc_status st = r->rows->export_row(k->fr, pos, r->layout, r->o->d, k->row32, NULL);
-    for (uint64_t j = 0; j < r->d && st == PC_OK; j++)
-        dec &= pc_narrow16((double)k->row32[j], bf, &out[j]);
-    if (st != PC_OK || dec) return st;
+    if (st != PC_OK || pc_narrow16_row(k->row32, NULL, (size_t)r->d, bf, out)) return st;
     st = r->rows->export_row(k->fr, pos, r->layout, r->o->d, NULL, k->row64);
-    dec = 1;
-    for (uint64_t j = 0; j < r->d && st == PC_OK; j++)
-        dec &= pc_narrow16(k->row64[j], bf, &out[j]);
-    if (st == PC_OK && !dec) { *undecided = pos; st = PC_EINTERNAL; }
+    if (st == PC_OK && !pc_narrow16_row(NULL, k->row64, (size_t)r->d, bf, out)) {
+        *undecided = pos;
+        st = PC_EINTERNAL;
+    }
     return st;
 }
 

@@ -13,6 +13,7 @@
 #ifndef PECHECK_NARROW_H
 #define PECHECK_NARROW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* RN of Y to bfloat16 (BF16 != 0) or binary16 as its bit pattern in *BITS
@@ -20,5 +21,9 @@
  * kept); 1 when Y is not a midpoint of that format, else 0 (*BITS holds
  * RN(Y) all the same). */
 int pc_narrow16(double y, int bf16, uint16_t *bits);
+
+/* pc_narrow16 of the N values of X32 (binary32), or of X64 (binary64)
+ * when X32 is NULL, into OUT; 1 when every value is decided, else 0. */
+int pc_narrow16_row(const float *x32, const double *x64, size_t n, int bf16, uint16_t *out);
 
 #endif

@@ -1,7 +1,9 @@
 /* narrow_test.c: pc_narrow16 (reference/narrow.c) against MPFR's rounding
  * to 11 and 8 bits with the formats' subnormals (mpfr_subnormalize) and
  * overflow, on random binary64 values over the whole narrow range, the
- * edges, and every midpoint it must refuse.  TAP, plan at the end. */
+ * edges, and every midpoint it must refuse; pc_narrow16_row's binary32
+ * path (a fixed shift of the bits) against pc_narrow16 of the same values
+ * over every binary32 exponent.  TAP, plan at the end. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,6 +122,52 @@ static void edges(void)
     ok(good, "edges: binary16 65504, overflow, -0, subnormals; bfloat16 1, -2, 2^-133, overflow, inf");
 }
 
+/* Low fraction bits of a binary32 value that sit on or beside the
+ * rounding point of binary16 (13 bits dropped: 0x1000 is its half) and
+ * bfloat16 (16 bits: 0x8000), and the fraction's ends. */
+static const uint32_t frac_edges[] = { 0, 1, 0x0fff, 0x1000, 0x1001, 0x2000, 0x3000,
+                                       0x7fff, 0x8000, 0x8001, 0x18000, 0x7fffff, 0x7ff000 };
+
+/* Binary32 values of exponent field EF and sign SIGN into X (N of them):
+ * the edge fractions, then random ones. */
+static size_t fill32(float *x, size_t n, uint32_t ef, uint32_t sign)
+{
+    size_t k = 0, ne = sizeof frac_edges / sizeof frac_edges[0];
+    for (; k < n; k++) {
+        uint32_t fr = k < ne ? frac_edges[k] : (uint32_t)next64() & 0x7fffffu;
+        uint32_t u = sign << 31 | ef << 23 | fr;
+        memcpy(&x[k], &u, sizeof u);
+    }
+    return k;
+}
+
+/* pc_narrow16_row on binary32 rows (every exponent field, both signs:
+ * subnormals, normals, overflow, infinities, NaNs) gives pc_narrow16's
+ * bits for each value and its "every value decided" for the row. */
+static void row32(int bf16)
+{
+    enum { N = 2048 }; /* values a row: the edges and random fractions */
+    float x[N];
+    uint16_t got[N], want;
+    int good = 1;
+    for (uint32_t ef = 0; ef < 256; ef++)
+        for (uint32_t sign = 0; sign < 2; sign++) {
+            size_t n = fill32(x, N, ef, sign);
+            int dec = 1;
+            int row_dec = pc_narrow16_row(x, NULL, n, bf16, got);
+            for (size_t k = 0; k < n; k++) {
+                dec &= pc_narrow16((double)x[k], bf16, &want);
+                good &= got[k] == want;
+                uint16_t one;
+                good &= pc_narrow16_row(&x[k], NULL, 1, bf16, &one)
+                        == pc_narrow16((double)x[k], bf16, &want);
+            }
+            good &= row_dec == dec;
+        }
+    ok(good, bf16 ? "bfloat16: the binary32 row path equals pc_narrow16, value and midpoint flag"
+                  : "binary16: the binary32 row path equals pc_narrow16, value and midpoint flag");
+}
+
 int main(void)
 {
     random_values(0, 200000);
@@ -127,6 +175,8 @@ int main(void)
     midpoints(0);
     midpoints(1);
     edges();
+    row32(0);
+    row32(1);
     printf("1..%d\n", n_tests);
     mpfr_free_cache();
     return n_fail != 0;
