@@ -2,6 +2,7 @@
  * implementations, written by a format of the table (format.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "acc_opts.h"
 #include "acc_verdict.h"
 #include "accuracy.h"
 #include "../families/family.h"
@@ -31,23 +32,11 @@ static int has_rows(const char *name)
  * own family is used. */
 static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg, pc_err *err)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->family = o->family ? o->family : impl->family_hint;
-    if (!has_rows(cfg->family)) return bad_family(cfg->family, err);
-    cfg->d = o->d;
-    cfg->base = o->base;
-    cfg->layout = o->layout < 0 ? 0 : o->layout;
-    cfg->dtype = o->dtype;
-    if (cfg->dtype == PC_DT_F64)
+    const char *family = o->family ? o->family : impl->family_hint;
+    if (!has_rows(family)) return bad_family(family, err);
+    if (o->dtype == PC_DT_F64)
         return pc_seterr(err, PC_EINPUT, "--dtype: accuracy takes f32, bf16 or f16");
-    cfg->pos_lo = o->pos_lo;
-    cfg->pos_hi = o->pos_hi;
-    cfg->seed = o->seed;
-    cfg->tol_abs = o->tol_abs;
-    cfg->strict = o->strict;
-    cfg->max_abs_err = o->max_abs_err;
-    cfg->quiet = o->quiet;
-    cfg->threads = o->threads;
+    pc_acc_cfg_from_opts(o, family, o->layout < 0 ? 0 : o->layout, cfg);
     cfg->shard_k = o->shard_k;
     cfg->shard_n = o->shard_n;
     return PC_OK;

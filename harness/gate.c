@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "acc_opts.h"
 #include "acc_verdict.h"
 #include "accuracy.h"
 #include "check_shard.h"
@@ -99,20 +100,7 @@ static pc_status record(pc_gate *c, int index, const pc_acc_cfg *cfg, const pc_a
 static void gate_cfg(const pc_opts *o, const pc_impl *impl, const pc_family *fam, int layout,
                      pc_acc_cfg *cfg)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->family = fam->name;
-    cfg->d = o->d;
-    cfg->base = o->base;
-    cfg->layout = layout;
-    cfg->dtype = o->dtype;
-    cfg->pos_lo = o->pos_lo;
-    cfg->pos_hi = o->pos_hi;
-    cfg->seed = o->seed;
-    cfg->tol_abs = o->tol_abs;
-    cfg->strict = o->strict;
-    cfg->max_abs_err = o->max_abs_err;
-    cfg->quiet = o->quiet;
-    cfg->threads = o->threads;
+    pc_acc_cfg_from_opts(o, fam->name, layout, cfg);
     pc_sources_adjust_cfg(impl, cfg);
 }
 

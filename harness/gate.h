@@ -49,6 +49,14 @@ void pc_gate_acc_context(const pc_impl *impl, char *buf, size_t len);
 /* FAMILY's rows rotate an input (RoPE): its failures get a fitted cause. */
 int pc_gate_acc_rotates(const char *family);
 
+/* The accuracy engine's run under CFG (pc_accuracy_run) of an ABI v2
+ * gate's adapter of IMPL: HOOKS's ctx and hooks (the rest of HOOKS
+ * unset), with IMPL's name and description, FAM's name as its family,
+ * expected to pass (gate_adapter.c). */
+pc_status pc_gate_run_adapter(const pc_impl *impl, const pc_family *fam, const pc_impl *hooks,
+                              const struct pc_acc_cfg *cfg, struct pc_acc_result *res,
+                              pc_err *err);
+
 /* Nothing checked is an error, not a pass: PC_EINPUT naming what did not
  * apply when every verdict of VS was skipped or a --property of O ran on
  * nothing (check, and merge of check shards). */

@@ -30,6 +30,7 @@
 #include "fit.h"
 #include "options.h"
 #include "scaling.h"
+#include "../../harness/acc_opts.h"
 #include "../../harness/acc_verdict.h"
 #include "../../harness/half.h"
 #include "../../harness/rng.h"
@@ -253,23 +254,12 @@ static pc_status dims(const pc_opts *o, int *head_dim, int *rotary, pc_err *err)
 static void v2_cfg(const pc_opts *o, const pc_family *fam, int rotary, int dtype, int layout,
                    pc_acc_cfg *cfg)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->family = fam->name;
+    pc_acc_cfg_from_opts(o, fam->name, layout, cfg);
     cfg->d = rotary;
-    cfg->base = o->base;
-    cfg->layout = layout;
     cfg->dtype = dtype == PECHECK_DTYPE_F32 ? o->dtype : pc_v2_dt(dtype);
     cfg->storage = dtype != PECHECK_DTYPE_F32;
     cfg->half_arith = cfg->storage && !o->strict;
     cfg->input_dtype = pc_v2_dt(dtype);
-    cfg->pos_lo = o->pos_lo;
-    cfg->pos_hi = o->pos_hi;
-    cfg->seed = o->seed;
-    cfg->tol_abs = o->tol_abs;
-    cfg->strict = o->strict;
-    cfg->max_abs_err = o->max_abs_err;
-    cfg->quiet = o->quiet;
-    cfg->threads = o->threads;
 }
 
 /* What a run's outcome says beyond the engine: a fault of the kernel, a
@@ -442,15 +432,9 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
         c.json = json;
         c.seed = o->seed;
         pthread_mutex_init(&c.mu, NULL);
-        pc_impl ad = { 0 };
-        ad.name = r->impl->name;
-        ad.description = r->impl->description;
-        ad.family_hint = r->fam->name;
-        ad.expect_pass = 1;
-        ad.ctx = &c;
-        ad.rope = v2_rope;
+        pc_impl hooks = { .ctx = &c, .rope = v2_rope };
         pc_acc_result res;
-        st = pc_accuracy_run(&ad, &cfg, &res, r->g->err);
+        st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &cfg, &res, r->g->err);
         if (st == PC_OK) st = v2_verdicts(r, &c, &cfg, &res, dtype);
         pthread_mutex_destroy(&c.mu);
     }

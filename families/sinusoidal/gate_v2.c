@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate_v2.h"
+#include "../../harness/acc_opts.h"
 #include "../../harness/acc_verdict.h"
 #include "../../harness/v2args.h"
 
@@ -177,21 +178,9 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
 {
     const pc_opts *o = r->g->o;
     pc_acc_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.family = r->fam->name;
-    cfg.d = o->d;
-    cfg.base = o->base;
-    cfg.layout = layout;
+    pc_acc_cfg_from_opts(o, r->fam->name, layout, &cfg);
     cfg.dtype = dtype == PECHECK_DTYPE_F32 ? o->dtype : pc_v2_dt(dtype);
     cfg.storage = dtype != PECHECK_DTYPE_F32;
-    cfg.pos_lo = o->pos_lo;
-    cfg.pos_hi = o->pos_hi;
-    cfg.seed = o->seed;
-    cfg.tol_abs = o->tol_abs;
-    cfg.strict = o->strict;
-    cfg.max_abs_err = o->max_abs_err;
-    cfg.quiet = o->quiet;
-    cfg.threads = o->threads;
     double *freqs = malloc((size_t)o->d / 2 * sizeof *freqs);
     pc_freqs *f = freqs ? pc_freqs_new(o->d, pc_schedule_geometric(o->base)) : NULL;
     char json[96];
@@ -209,15 +198,9 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
     c.base = o->base;
     c.json = json;
     pthread_mutex_init(&c.mu, NULL);
-    pc_impl ad = { 0 };
-    ad.name = r->impl->name;
-    ad.description = r->impl->description;
-    ad.family_hint = r->fam->name;
-    ad.expect_pass = 1;
-    ad.ctx = &c;
-    ad.sinusoidal = s2_sinusoidal;
+    pc_impl hooks = { .ctx = &c, .sinusoidal = s2_sinusoidal };
     pc_acc_result res;
-    pc_status st = pc_accuracy_run(&ad, &cfg, &res, r->g->err);
+    pc_status st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &cfg, &res, r->g->err);
     if (st == PC_OK) st = s2_verdicts(r, &c, &cfg, &res);
     pthread_mutex_destroy(&c.mu);
     free(freqs);
