@@ -249,14 +249,14 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
 /* The implementation's values GOT for the block's N positions; a family
  * whose rows rotate an input: of input rows from input_row.  Its return
  * value; FAULT says whether the call faulted. */
-static int call_block(block *b, size_t n, pc_fault *fault)
+static int call_block(block *b, const pc_impl *via, size_t n, pc_fault *fault)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     if (rw->input)
         for (size_t r = 0; r < n; r++)
             input_row(c, b->pos[r], b->x + r * (size_t)c->d);
-    return rw->call(b->impl, fault, b->pos, n, c->d, c->base, c->layout,
+    return rw->call(via, fault, b->pos, n, c->d, c->base, c->layout,
                     rw->input ? b->x : NULL, b->got);
 }
 
@@ -342,7 +342,7 @@ static void split_witness(block *b, pc_witness *w)
     const pc_rows *rw = b->rows;
     const float *x = rw->input ? b->x : NULL;
     pc_fault fault;
-    int rc = call_block(b, 1, &fault);
+    int rc = call_block(b, b->impl, 1, &fault);
     if (rc != 0 || fault.faulted) return;
     rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
     if (rc != 0) return;
@@ -504,7 +504,9 @@ typedef struct run {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t next, merged;     /* next block to claim, next to merge */
-    int64_t turn;             /* a plugin's next call: block * nl + lane (calls in order) */
+    int hosts;                /* block b's calls go to host b % hosts (a built-in: 1) */
+    pc_impl *via;             /* [hosts]: the implementation calling each host */
+    int64_t *next_call;       /* [hosts]: host k's first block whose calls are not over */
     int stop;
     slot *ring;
     int64_t window;
@@ -581,6 +583,13 @@ static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t 
     }
 }
 
+/* May a call of LN, a lane that ended, still be made after the block being
+ * merged? (take_turn: up to its first failure + H - 1) */
+static int calls_left(const run *r, const lane *ln)
+{
+    return r->merged - ln->call_end < r->hosts - 1;
+}
+
 /* Merge every ready block at the head of the ring (caller holds the lock);
  * the run stops at a reference error or when every lane has ended. */
 static void merge_ready(run *r)
@@ -594,7 +603,7 @@ static void merge_ready(run *r)
         int live = 0;
         for (int l = 0; l < r->nl && !r->stop; l++) {
             lane *ln = &r->lanes[l];
-            if (ln->ended) continue;
+            if (ln->ended) { live |= calls_left(r, ln); continue; }
             if (s->lane[l].st != PC_OK) {
                 r->st = s->lane[l].st;
                 r->st_lo = p0;
@@ -604,7 +613,7 @@ static void merge_ready(run *r)
             }
             merge_lane(r, ln, &s->lane[l], p0, hi);
             r->done += n;
-            live |= !ln->ended;
+            live |= !ln->ended || calls_left(r, ln);
         }
         if (r->stop) break;
         s->ready = 0;
@@ -615,30 +624,54 @@ static void merge_ready(run *r)
     pthread_cond_broadcast(&r->cv);
 }
 
-/* A plugin's calls are made in (block, layout) order, as one thread would
- * make them: its host serves one call at a time anyway, and so a stateful
- * plugin sees the same sequence of calls, and the first fault in position
- * order is the same, whatever the number of threads.  Built-ins are called
- * in parallel.  Returns whether call T (block BLK of lane L) is to be made:
- * not once the run stopped or the lane's call failed at an earlier block. */
-static int take_turn(run *r, int64_t t, int l, int64_t blk)
+/* A plugin's calls are spread over its hosts (host.h): block b's calls go to
+ * host b % H (H = --plugin-hosts, a fixed number, never the thread count),
+ * and call (b, l), block b's of layout l, is made once every call of the
+ * blocks up to b - H is over, and only if none of layout l's at those
+ * blocks failed (declined or faulted).  So each host gets its calls in
+ * (block, layout) order, and which calls are made depends only on what
+ * earlier calls returned: a stateful plugin sees the same sequence on each
+ * host, and the first fault in position order is the same, whatever the
+ * number of threads.  H = 1: one call at a time in (block, layout) order,
+ * a layout's calls ending at its first failure.  Built-ins are called in
+ * parallel (H = 1, no wait). */
+
+/* Are the calls of every block up to UPTO over? (caller holds the lock) */
+static int calls_over(const run *r, int64_t upto)
+{
+    for (int k = 0; k < r->hosts; k++)
+        if (r->next_call[k] <= upto) return 0;
+    return 1;
+}
+
+/* Whether call (BLK, L) is to be made (not once the run stopped). */
+static int take_turn(run *r, int l, int64_t blk)
 {
     pthread_mutex_lock(&r->mu);
-    while (r->impl->host && r->turn < t && !r->stop)
+    while (r->impl->host && !calls_over(r, blk - r->hosts) && !r->stop)
         pthread_cond_wait(&r->cv, &r->mu);
-    int go = !r->stop && blk <= r->lanes[l].call_end;
+    int go = !r->stop && blk - r->hosts < r->lanes[l].call_end;
     pthread_mutex_unlock(&r->mu);
     return go;
 }
 
-/* Call T is over; FAILED: the lane's calls end at block BLK. */
-static void end_turn(run *r, int64_t t, int l, int64_t blk, int failed)
+/* Call (BLK, L) is over; FAILED: it failed.  Whether BLK's values of lane
+ * L can still count (no call of it failed before BLK). */
+static int end_turn(run *r, int l, int64_t blk, int failed)
 {
     pthread_mutex_lock(&r->mu);
     if (failed && blk < r->lanes[l].call_end) r->lanes[l].call_end = blk;
-    if (r->turn < t + 1) r->turn = t + 1;
+    if (l == r->nl - 1) r->next_call[blk % r->hosts] = blk + r->hosts;
+    int counts = blk <= r->lanes[l].call_end;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    return counts;
+}
+
+/* The implementation calling block BLK's host. */
+static const pc_impl *host_of(const run *r, int64_t blk)
+{
+    return r->hosts > 1 ? &r->via[blk % r->hosts] : r->impl;
 }
 
 /* Point the worker's block at lane L: its configuration, rows and inputs. */
@@ -661,8 +694,8 @@ static int any_lane_live(run *r, int64_t blk)
 
 /* Block BLK (its N positions in B->pos) into S.  Rows without an input: the
  * reference rows first (once, in lane 0's layout; they do not depend on
- * the implementation, so a plugin's calls, made one at a time, overlap
- * with other blocks' work), then every lane's call and metrics.  Rows with
+ * the implementation, so a plugin's calls, which may wait for their turn,
+ * overlap with other blocks' work), then every lane's call and metrics.  Rows with
  * an input: each lane's call draws its input, then its reference rows. */
 static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
 {
@@ -678,13 +711,12 @@ static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
         o->rc = 0;
         memset(&o->fault, 0, sizeof o->fault);
         pc_metrics_init(&o->m);
-        int64_t t = blk * r->nl + l;
-        called[l] = take_turn(r, t, l, blk);
+        called[l] = take_turn(r, l, blk);
         use_lane(r, b, l);
-        if (called[l]) o->rc = call_block(b, n, &o->fault);
+        if (called[l]) o->rc = call_block(b, host_of(r, blk), n, &o->fault);
         int failed = called[l] && (o->rc != 0 || o->fault.faulted);
-        end_turn(r, t, l, blk, failed);
-        called[l] &= !failed;
+        int counts = end_turn(r, l, blk, failed);
+        called[l] &= !failed && counts;
     }
     for (int l = 0; l < r->nl; l++) {
         if (!called[l]) continue;
@@ -850,6 +882,22 @@ static void run_free(run *r, int nt)
     }
     free(r->ring);
     free(r->workers);
+    free(r->via);
+    free(r->next_call);
+}
+
+/* The implementation calling each host, and each host's first block. */
+static pc_status hosts_alloc(run *r, pc_err *err)
+{
+    int h = r->hosts = pc_impl_hosts(r->impl);
+    r->via = calloc((size_t)h, sizeof *r->via);
+    r->next_call = calloc((size_t)h, sizeof *r->next_call);
+    if (!r->via || !r->next_call) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (int k = 0; k < h; k++) {
+        pc_impl_on_host(r->impl, k, &r->via[k]);
+        r->next_call[k] = r->b0 + ((k - r->b0 % h) % h + h) % h;
+    }
+    return PC_OK;
 }
 
 /* The ring, the workers' blocks and the lanes' maps of NT threads. */
@@ -861,7 +909,7 @@ static pc_status run_alloc(run *r, int nt, pc_err *err)
     r->workers = calloc((size_t)nt, sizeof *r->workers);
     if (!r->ring || !r->workers)
         return pc_seterr(err, PC_ENOMEM, "out of memory for %d threads", nt);
-    pc_status st = PC_OK;
+    pc_status st = hosts_alloc(r, err);
     for (int t = 0; t < nt && st == PC_OK; t++) {
         r->workers[t].r = r;
         st = block_new(&r->workers[t].b, r->impl, cfg, r->rows, r->nl, err);
@@ -896,7 +944,6 @@ static int run_setup(run *r)
                                 : pc_acc_nblocks(cfg->pos_lo, cfg->pos_hi);
     pc_acc_shard_blocks(nb, shard_k, shard_n, &r->b0, &r->b1);
     r->next = r->merged = r->b0;
-    r->turn = r->b0 * r->nl;
     int observed = 0;
     for (int l = 0; l < r->nl; l++) {
         r->lanes[l].call_end = INT64_MAX;

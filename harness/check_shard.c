@@ -71,8 +71,8 @@ static void identity(FILE *f, const pc_opts *o)
     fprintf(f, "strict=%d;max-abs-err=%a;", o->strict, o->max_abs_err);
     fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";causal=%d;cases=%ld;replay=%d/%" PRIu64 ";",
             o->tol_abs, o->seed, o->causal, o->cases, o->replay_set, o->replay);
-    fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld", o->timeout_ms,
-            o->plugin_mem_mb, o->plugin_cpu_s);
+    fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;plugin-hosts=%d",
+            o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts);
 }
 
 static void write_hex(pc_json *j, const char *key, double x)

@@ -19,18 +19,18 @@ typedef struct pc_command {
  * the parser (pc_opts_parse's ALLOWED) and `pecheck help COMMAND` read. */
 #define PC_OPTS_LIST      "family"
 #define PC_OPTS_ACCURACY  "impl plugin table table-sin family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s threads shard"
+                          "tol-abs strict max-abs-err seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed causal format output quiet timeout-ms plugin-mem-mb plugin-cpu-s cases " \
+                          "tol-abs strict max-abs-err seed causal format output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts cases " \
                           "property replay regressions threads shard"
 #define PC_OPTS_REFERENCE "family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
 #define PC_OPTS_IDENTIFY  "impl plugin table table-sin d base layout max-pos positions pos-start seq-len format output quiet " \
-                          "timeout-ms plugin-mem-mb plugin-cpu-s"
+                          "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts"
 #define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms " \
-                          "plugin-mem-mb plugin-cpu-s quiet out"
+                          "plugin-mem-mb plugin-cpu-s plugin-hosts quiet out"
 
 /* Print the options of ALLOWED (space-separated names), one a line with its
  * argument, meaning and default (harness/help.c).  Returns the number of

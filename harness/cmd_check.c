@@ -86,10 +86,10 @@ static pc_status check_table(pc_gate *c, const pc_impl *impl, const pc_table_inf
 }
 
 /* ---- repeated calls (plugins) ----------------------------------------------- *
- * A plugin's calls share one process (host.h), so state kept between calls
- * can change results: the same call made again must give the same bits, and
- * a short call made first (say one that sizes a cos/sin cache) must not
- * change a longer one.  Calls: the first REPEAT_SHORT positions, then
+ * A plugin's calls to a host share its process (host.h; these go to the
+ * first), so state kept between calls can change results: the same call
+ * made again must give the same bits, and a short call made first (say one
+ * that sizes a cos/sin cache) must not change a longer one.  Calls: the first REPEAT_SHORT positions, then
  * REPEAT_LONG positions from the same start, then those again. */
 #define REPEAT_SHORT 4
 #define REPEAT_LONG 256 /* one block of the accuracy run (PC_ACC_BLOCK) */

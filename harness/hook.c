@@ -40,6 +40,18 @@ int pc_hook_present(const pc_impl *impl, pc_hook_id h)
     }
 }
 
+int pc_impl_hosts(const pc_impl *impl)
+{
+    return impl->host ? pc_host_count(impl->host) : 1;
+}
+
+/* A plugin's hooks take the host as their context (plugin.c). */
+void pc_impl_on_host(const pc_impl *impl, int k, pc_impl *out)
+{
+    *out = *impl;
+    if (impl->host) out->host = out->ctx = pc_host_at(impl->host, k);
+}
+
 /* A built-in or a table runs in pecheck's process and never faults; a
  * plugin's call goes to its host (host.h). */
 #define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT)                                   \

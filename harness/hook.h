@@ -45,6 +45,14 @@ typedef struct pc_fault {
     char cause[PC_ERR_LEN];   /* e.g. "SIGSEGV in pecheck_... at pos=0..255 (...)" */
 } pc_fault;
 
+/* The plugin hosts IMPL's calls may be spread over (host.h): 1 for a
+ * built-in or a table. */
+int pc_impl_hosts(const pc_impl *impl);
+
+/* *OUT: IMPL with its calls going to host K of its pool (K modulo
+ * pc_impl_hosts); a copy of IMPL itself for a built-in or a table. */
+void pc_impl_on_host(const pc_impl *impl, int k, pc_impl *out);
+
 #define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT) \
     RET pc_call_##NAME(const pc_impl *impl, pc_fault *fault PC_PARAMS(ARGS));
 #include "hooks.def"

@@ -1,4 +1,4 @@
-/* host.c: a plugin's entry points served by a plugin host process (see
+/* host.c: a plugin's entry points served by a pool of plugin host processes (see
  * host.h for the outcomes, host_proto.h for what is shared, host_worker.c
  * for the worker); the calls are generated from the hook table
  * (hooks.def). */
@@ -62,6 +62,9 @@ struct pc_host {
     /* the current call's layout, as pecheck set it: the copy in the shared
      * header is for the worker, and the plugin could overwrite that one */
     size_t guard, data_off, data_len, out_off;
+    int started;              /* a worker of it loaded the plugin once (a failure: "restarted") */
+    int n_pool;               /* hosts in the pool (host.h), the same in each */
+    pc_host **pool;           /* the pool; pool[0], which pc_host_open returned, owns it */
 };
 
 /* ---- time -------------------------------------------------------------- */
@@ -337,6 +340,7 @@ static pc_status spawn(pc_host *h, pc_err *err)
     h->found = hd->found;
     memcpy(h->mangled, hd->mangled, sizeof h->mangled);
     h->mangled[sizeof h->mangled - 1] = '\0';
+    h->started = 1;
     return PC_OK;
 }
 
@@ -416,7 +420,7 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         err.msg[0] = '\0';
     if (err.msg[0]) {
         snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin host could not be "
-                 "restarted: %.400s", where, err.msg);
+                 "%s: %.400s", where, h->started ? "restarted" : "started", err.msg);
         fault->faulted = 1;
         pthread_mutex_unlock(&h->mu);
         return 0;
@@ -557,39 +561,6 @@ static void at_qk(char *buf, size_t len, const int64_t *q, size_t nq, const int6
 
 /* ---- the host ------------------------------------------------------------------ */
 
-pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
-                       pc_host **out, int *version, pc_err *err)
-{
-    *out = NULL;
-    *version = -1;
-    pc_host *h = calloc(1, sizeof *h);
-    if (!h || !(h->path = strdup(path)) || !(h->name = strdup(name))) {
-        if (h) free(h->path);
-        free(h);
-        return pc_seterr(err, PC_ENOMEM, "out of memory");
-    }
-    h->timeout_ms = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
-    snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
-    snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
-    h->pidfd = h->ctl = h->life[0] = h->life[1] = -1;
-    pthread_mutex_init(&h->mu, NULL);
-    h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);
-    h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
-    pc_status st = PC_OK;
-    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
-        map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0)
-        st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared memory: %s",
-                       strerror(errno));
-    if (st == PC_OK) st = spawn(h, err);
-    if (st != PC_OK) {
-        pc_host_close(h);
-        return st;
-    }
-    *version = ((host_hdr *)(void *)h->base)->version;
-    *out = h;
-    return PC_OK;
-}
-
 /* Ask an idle worker to kill what the plugin started (host_worker.c) and
  * to exit; wait for that at most 2 s.  Its process group is killed after. */
 static void quit_worker(pc_host *h)
@@ -600,9 +571,9 @@ static void quit_worker(pc_host *h)
         await_worker(h, 2000, &status);
 }
 
-void pc_host_close(pc_host *h)
+/* H's worker asked to end, then killed with its group; H freed. */
+static void host_free(pc_host *h)
 {
-    if (!h) return;
     pthread_mutex_lock(&h->mu);
     quit_worker(h);
     kill_worker(h, NULL);
@@ -618,25 +589,147 @@ void pc_host_close(pc_host *h)
     free(h);
 }
 
+/* The N hosts of POOL (NULL ones skipped) and POOL itself. */
+static void pool_free(pc_host **pool, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (pool[k]) host_free(pool[k]);
+    free(pool);
+}
+
+/* One host of a pool to *OUT, its worker not started yet: its shared
+ * memory, the file of its output and its lifeline.  An error when out of
+ * memory or descriptors. */
+static pc_status host_new(const char *path, const char *name, const pc_host_limits *lim,
+                          pc_host **out, pc_err *err)
+{
+    pc_host *h = calloc(1, sizeof *h);
+    *out = NULL;
+    if (!h || !(h->path = strdup(path)) || !(h->name = strdup(name))) {
+        if (h) free(h->path);
+        free(h);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    h->timeout_ms = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
+    snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
+    snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
+    h->pidfd = h->ctl = h->life[0] = h->life[1] = -1;
+    pthread_mutex_init(&h->mu, NULL);
+    h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);
+    h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
+    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
+        map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0) {
+        pc_status st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared "
+                                 "memory: %s", strerror(errno));
+        host_free(h);
+        return st;
+    }
+    *out = h;
+    return PC_OK;
+}
+
+pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
+                       pc_host **out, int *version, pc_err *err)
+{
+    *out = NULL;
+    *version = -1;
+    int n = lim->hosts < 1 ? 1 : lim->hosts > PC_HOST_MAX ? PC_HOST_MAX : lim->hosts;
+    pc_host **pool = calloc((size_t)n, sizeof *pool);
+    if (!pool) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    pc_status st = PC_OK;
+    for (int k = 0; k < n && st == PC_OK; k++) st = host_new(path, name, lim, &pool[k], err);
+    for (int k = 0; k < n && pool[k]; k++) {
+        pool[k]->pool = pool;
+        pool[k]->n_pool = n;
+    }
+    /* the first host loads the plugin now (its errors are the input's);
+     * the others at their first call */
+    if (st == PC_OK) st = spawn(pool[0], err);
+    if (st != PC_OK) {
+        pool_free(pool, n);
+        return st;
+    }
+    *version = ((host_hdr *)(void *)pool[0]->base)->version;
+    *out = pool[0];
+    return PC_OK;
+}
+
+void pc_host_close(pc_host *h)
+{
+    if (h) pool_free(h->pool, h->n_pool);
+}
+
+int pc_host_count(const pc_host *h)
+{
+    return h->n_pool;
+}
+
+pc_host *pc_host_at(const pc_host *h, int k)
+{
+    return h->pool[(unsigned)k % (unsigned)h->n_pool];
+}
+
 int pc_host_has(const pc_host *h, pc_hook_id hook)
 {
-    return (unsigned)hook < PC_HOOK_N && (h->found >> hook & 1);
+    return (unsigned)hook < PC_HOOK_N && (h->pool[0]->found >> hook & 1);
 }
 
 void pc_host_mangled(const pc_host *h, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", h->mangled);
+    snprintf(buf, len, "%s", h->pool[0]->mangled);
 }
 
-size_t pc_host_output(pc_host *h, char *buf, size_t len)
+/* H's captured output since the last look, appended to its last bytes,
+ * copied to BUF (room for OUTPUT_KEEP); their count. */
+static size_t host_output(pc_host *h, char *buf)
 {
     pthread_mutex_lock(&h->mu);
     take_output(h);
-    size_t n = h->output_len < len ? h->output_len : (len ? len - 1 : 0);
-    if (len) {
-        memcpy(buf, h->output + h->output_len - n, n);
-        buf[n] = '\0';
-    }
+    size_t n = h->output_len;
+    memcpy(buf, h->output, n);
     pthread_mutex_unlock(&h->mu);
     return n;
+}
+
+/* ROOM[k] of the N outputs of LEN[k] bytes in TOTAL bytes: an equal share
+ * each, what one leaves unused shared among the others. */
+static void share_room(const size_t *len, int n, size_t total, size_t *room)
+{
+    int left = n, fits = 1;
+    for (int k = 0; k < n; k++) room[k] = SIZE_MAX; /* not placed yet */
+    while (left > 0 && fits) {
+        size_t each = total / (size_t)left;
+        fits = 0;
+        for (int k = 0; k < n; k++)
+            if (room[k] == SIZE_MAX && len[k] <= each) {
+                room[k] = len[k];
+                total -= len[k];
+                left--;
+                fits = 1;
+            }
+    }
+    for (int k = 0; k < n; k++)
+        if (room[k] == SIZE_MAX) room[k] = total / (size_t)left;
+}
+
+/* The hosts' outputs one after the other, in the pool's order, each its
+ * last bytes in its share of LEN - 1 (each one's calls are the same
+ * whatever --threads says, so this text is too). */
+size_t pc_host_output(pc_host *h, char *buf, size_t len)
+{
+    int n = h->n_pool;
+    char *all = malloc((size_t)n * OUTPUT_KEEP);
+    size_t *got = calloc((size_t)n, 2 * sizeof *got), w = 0;
+    if (len) buf[0] = '\0';
+    if (!all || !got || !len) { free(all); free(got); return 0; }
+    for (int k = 0; k < n; k++) got[k] = host_output(h->pool[k], all + (size_t)k * OUTPUT_KEEP);
+    share_room(got, n, len - 1, got + n);
+    for (int k = 0; k < n; k++) {
+        memcpy(buf + w, all + (size_t)k * OUTPUT_KEEP + got[k] - got[n + k], got[n + k]);
+        w += got[n + k];
+    }
+    buf[w] = '\0';
+    free(all);
+    free(got);
+    return w;
 }

@@ -47,7 +47,18 @@
  *     earlier ...").
  *
  * NaN/Inf in OUT is not judged here: the checks see it (with a witness).
- * Thread safety: calls may come from several threads. */
+ *
+ * A pool: pc_host_open returns the first of LIM->hosts hosts (a fixed
+ * number, --plugin-hosts, not the thread count), each a worker process as
+ * above with its own shared memory, time-outs, output, limits and
+ * restarts; pc_host_at gives the others.  The first loads the plugin at
+ * once, the others at their first call (a failure then is that call's
+ * fault: "not run ...: the plugin host could not be started: ...").  A
+ * caller that spreads calls over the pool (the accuracy engine) makes them
+ * parallel; each host's state is its own, so the caller keeps each host's
+ * sequence of calls independent of its threads.
+ * Thread safety: calls may come from several threads; each host serves
+ * one call at a time. */
 #ifndef PECHECK_HOST_H
 #define PECHECK_HOST_H
 
@@ -56,11 +67,23 @@
 
 typedef struct pc_host pc_host;
 
+/* The hosts of a pool by default (--plugin-hosts): a plugin's calls on two
+ * cores, as a built-in's on `make bench`'s two threads (its goal 2: a
+ * plugin's gate within 1.25 times the built-in's).  A fixed number, not the
+ * core count, so that a stateful plugin sees the same calls on every
+ * machine and with any --threads. */
+#define PC_HOST_POOL 2
+
+/* The most hosts of a pool: each is a process with 4 descriptors here,
+ * and no machine pecheck runs on gives a plugin more cores to use well. */
+#define PC_HOST_MAX 64
+
 /* Limits of a plugin host. */
 typedef struct pc_host_limits {
     long timeout_ms;          /* wall-clock time of each call */
-    long mem_mb;              /* the worker's address space in MiB (RLIMIT_AS); 0: unlimited */
-    long cpu_s;               /* the worker's CPU seconds (RLIMIT_CPU); 0: unlimited */
+    long mem_mb;              /* each worker's address space in MiB (RLIMIT_AS); 0: unlimited */
+    long cpu_s;               /* each worker's CPU seconds (RLIMIT_CPU); 0: unlimited */
+    int hosts;                /* hosts in the pool, 1..PC_HOST_MAX (fewer than 1: 1) */
 } pc_host_limits;
 
 /* Load the plugin at PATH (as given to dlopen) under LIM (a time limit per
@@ -73,7 +96,12 @@ typedef struct pc_host_limits {
  * to *VERSION.  Returns PC_OK with *OUT set otherwise. */
 pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
                        pc_host **out, int *version, pc_err *err);
-void pc_host_close(pc_host *h);
+void pc_host_close(pc_host *h);   /* H, the first: the whole pool */
+
+/* The number of hosts in H's pool, and its host K (0: the first; K taken
+ * modulo that number). */
+int pc_host_count(const pc_host *h);
+pc_host *pc_host_at(const pc_host *h, int k);
 
 /* Does the plugin export entry point H? */
 int pc_host_has(const pc_host *h, pc_hook_id hook);
@@ -84,7 +112,8 @@ int pc_host_has(const pc_host *h, pc_hook_id hook);
 void pc_host_mangled(const pc_host *h, char *buf, size_t len);
 
 /* The last bytes (at most LEN - 1) the plugin wrote to its stdout and
- * stderr, which are captured (never pecheck's own); returns their count. */
+ * stderr, which are captured (never pecheck's own): the pool's hosts' in
+ * turn, each one's last 2 KiB; returns their count. */
 size_t pc_host_output(pc_host *h, char *buf, size_t len);
 
 /* RET pc_host_NAME(const pc_host *h, pc_fault *fault, arguments...) for

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "opts.h"
 #include "format.h"
+#include "host.h"
 #include "rng.h"
 #include "../reference/reference.h"
 
@@ -24,6 +25,7 @@ void pc_opts_defaults(pc_opts *o)
     o->seed = PC_DEFAULT_SEED;
     o->format = PC_FMT_TEXT;
     o->timeout_ms = 5000;  /* per call of code under test */
+    o->plugin_hosts = PC_HOST_POOL;
     o->cases = 100;
     o->shard_k = 1;
     o->shard_n = 1;
@@ -226,6 +228,9 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
     } else if (!strcmp(name, "plugin-cpu-s")) {
         if ((st = pc_parse_i64("--plugin-cpu-s", v, 1, 86400 * 365, &x, err)) != PC_OK) return st;
         o->plugin_cpu_s = (long)x;
+    } else if (!strcmp(name, "plugin-hosts")) {
+        if ((st = pc_parse_i64("--plugin-hosts", v, 1, PC_HOST_MAX, &x, err)) != PC_OK) return st;
+        o->plugin_hosts = (int)x;
     } else if (!strcmp(name, "cases")) {
         if ((st = pc_parse_i64("--cases", v, 1, 100000000, &x, err)) != PC_OK) return st;
         o->cases = (long)x;

@@ -47,7 +47,7 @@ pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, p
             break;
         }
         pc_impl *impl;
-        pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s };
+        pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts };
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, err);
     }

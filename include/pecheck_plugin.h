@@ -14,13 +14,16 @@
  *     the same bits.
  *
  * How pecheck calls a plugin (docs/plugins.md)
- *   - The library is loaded only in a plugin host process (never in
- *     pecheck's own), which serves many calls, one at a time, each with a
- *     time limit (--timeout-ms): a crash, abort, exit(), hang or write
- *     outside OUT fails that check with its cause, the host is replaced and
- *     pecheck goes on.  State (a GPU context, a cache) is kept from one
- *     call to the next until then.  The host's stdout and stderr are
- *     captured, not pecheck's.
+ *   - The library is loaded only in plugin host processes (never in
+ *     pecheck's own; --plugin-hosts of them, 2 by default, each loading
+ *     it), each serving many calls, one at a time, each with a time limit
+ *     (--timeout-ms): a crash, abort, exit(), hang or write outside OUT
+ *     fails that check with its cause, the host is replaced and pecheck
+ *     goes on.  State (a GPU context, a cache) is kept from one call to the
+ *     next in a host until then.  The accuracy gate sends block b (256
+ *     positions) to host b % N, each host's calls in (block, layout) order
+ *     whatever --threads says (docs/plugins.md).  The hosts' stdout and
+ *     stderr are captured, not pecheck's.
  *   - pecheck_abi_version() is called first, in the host, while loading; a
  *     library that lacks it or returns a version other than 1 or 2 is
  *     rejected (exit 2), as is one that exports none of the entry points

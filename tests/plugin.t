@@ -13,8 +13,9 @@ whose destructor or atexit handler calls _exit(0), whose constructor sets
 the rounding mode, whose destructor segfaults, that writes a fake TAP line
 to stdout, that forks a child holding stdout, that keeps state changing its
 results, or whose constructor crashes on a second load cannot change
-pecheck's verdict or output; one host process serves every call and a
-crashed one is replaced.  The host is sealed (harness/host_seal.c): a
+pecheck's verdict or output; the pool's two host processes serve every call and a
+crashed one is replaced (a second host of the pool that cannot load fails
+its first call).  The host is sealed (harness/host_seal.c): a
 constructor that signals, stops, ptraces or kills pecheck (kill(-1) only
 where the seal is seen to be on), writes /proc/<pecheck>/mem (as root and
 as nobody), calls setsid(), F_SETOWN, prlimit or clone(CLONE_PARENT) on it
@@ -325,8 +326,9 @@ try:
         pids = open(pidfile).read().split()
     except OSError:
         pids = []
-    ok(p.returncode == 0 and len(pids) > 20 and len(set(pids)) == 1,
-       "one plugin host process serves every call (%d calls, %d process)" % (len(pids), len(set(pids))))
+    ok(p.returncode == 0 and len(pids) > 20 and len(set(pids)) == 2,
+       "the pool's two plugin host processes (--plugin-hosts' default) serve every call (%d calls, "
+       "%d processes)" % (len(pids), len(set(pids))))
     rc, doc, err, _ = check_json(so["crash"])
     r = find(doc, "sinusoidal", "accuracy", "half")
     ok(r and r["status"] == "fail" and (r.get("data") or {}).get("values") == 768 * 64 and
@@ -334,19 +336,28 @@ try:
        "after a crash the host is replaced: the next check (layout half) runs 768 positions, "
        "then crashes at 1000 again", r)
 
-    mark = os.path.join(tmp, "loaded.mark")
-    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["reload_crash"], "--format", "json"]
-                       + SMALL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=dict(os.environ, PECHECK_TEST_MARK=mark))
-    try:
-        doc = json.loads(p.stdout.decode())
-    except ValueError:
-        doc = {}
-    r = find(doc, "sinusoidal", "accuracy", "half")
-    ok(p.returncode == 1 and r and r["status"] == "fail" and "could not be restarted" in r["summary"]
+    def reload_crash(*extra):
+        mark = os.path.join(tmp, "loaded.mark")
+        if os.path.exists(mark):
+            os.unlink(mark)
+        p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["reload_crash"], "--format",
+                            "json"] + SMALL + list(extra), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=dict(os.environ, PECHECK_TEST_MARK=mark))
+        try:
+            doc = json.loads(p.stdout.decode())
+        except ValueError:
+            doc = {}
+        return p.returncode, find(doc, "sinusoidal", "accuracy", "half")
+    rc, r = reload_crash("--plugin-hosts", "1")
+    ok(rc == 1 and r and r["status"] == "fail" and "could not be restarted" in r["summary"]
        and "SIGSEGV in dlopen" in r["summary"],
        "a constructor that crashes on the second load: the replacement's failure is the cause, "
-       "pecheck exits 1", [p.returncode, r])
+       "pecheck exits 1", [rc, r])
+    rc, r = reload_crash()
+    ok(rc == 1 and r and r["status"] == "fail" and "not run at pos=256..511: the plugin host "
+       "could not be started" in r["summary"] and "SIGSEGV in dlopen" in r["summary"],
+       "the same in a pool of two: the second host's first call (block 1) fails with its cause",
+       [rc, r])
 
     rc, doc, err, _ = check_json(so["scribble"])
     ok(rc == 0 and doc.get("status") == "pass",

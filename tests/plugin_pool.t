@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""plugin_pool.t: a plugin's calls spread over a pool of plugin host
+processes (--plugin-hosts, harness/host.h) without changing pecheck's
+output.
+
+Block b's calls go to host b % H, each host's in (block, layout) order, and
+which calls are made depends only on what earlier calls returned
+(harness/accuracy.c, take_turn).  tests/plugins/counter.c counts its calls
+in each process, writes each count to stdout, shifts its values by it and
+fails at a given call of a process: its `check` JSON (the seconds removed,
+the captured output included) is the same at --threads 1, 2 and 3, and the
+failure is the one the documented order predicts.  A crash at position
+1000 and a hang are reported the same at --threads 1 and 2.  The pool has
+H processes (a plugin appending its pid); --plugin-hosts outside 1..64 is
+exit 2.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from pctest import ROOT, PECHECK, ok, done  # noqa: E402
+
+# 3000 positions (12 blocks of 256) at d = 32, 10 cases a property
+SMALL = ["--family", "sinusoidal", "--d", "32", "--max-pos", "2999", "--cases", "10",
+         "--regressions", "off"]
+tmp = tempfile.mkdtemp(prefix="pecheck-pool-")
+
+
+def build(name):
+    out = os.path.join(tmp, name + ".so")
+    subprocess.run([os.environ.get("CC", "cc"), "-O1", "-shared", "-fPIC",
+                    "-I" + os.path.join(ROOT, "include"),
+                    os.path.join(ROOT, "tests", "plugins", name + ".c"), "-o", out, "-lm"],
+                   check=False)
+    return out
+
+
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if k != "seconds"}
+    if isinstance(o, list):
+        return [strip(v) for v in o]
+    return o
+
+
+def check(plugin, threads, env=None, extra=()):
+    """check's JSON without its seconds, and its exit code."""
+    p = subprocess.run([PECHECK, "check", "--plugin", plugin, "--format", "json", "--quiet",
+                        "--threads", str(threads)] + SMALL + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                       env=dict(os.environ, **(env or {})))
+    try:
+        doc = strip(json.loads(p.stdout.decode()))
+    except ValueError:
+        doc = {"_raw": p.stdout.decode() + p.stderr.decode()}
+    return p.returncode, doc
+
+
+def find(doc, chk, layout):
+    for r in doc.get("results", []):
+        if r.get("check") == chk and r.get("layout") == layout:
+            return r
+    return {}
+
+
+def same_for_threads(plugin, what, env=None, threads=(1, 2, 3), extra=()):
+    """The run at each thread count; ok when all equal.  Returns the first."""
+    runs = [check(plugin, t, env, extra) for t in threads]
+    same = all(json.dumps(r, sort_keys=True) == json.dumps(runs[0], sort_keys=True) for r in runs)
+    ok(same and "results" in runs[0][1], "%s: the same JSON at --threads %s" %
+       (what, ", ".join(map(str, threads))),
+       "\n".join(json.dumps(r, sort_keys=True)[:600] for r in runs))
+    return runs[0]
+
+
+try:
+    counter, crash, hang, pids = build("counter"), build("crash"), build("hang"), build("pids")
+
+    rc, doc = same_for_threads(counter, "a plugin counting its calls (values and output depend "
+                               "on the count)")
+    acc = find(doc, "accuracy", "interleaved")
+    rep = find(doc, "repeat", "interleaved")
+    out = "".join(r.get("details") or "" for r in doc.get("results", []))
+    ok(rc == 1 and acc.get("status") == "pass" and rep.get("status") == "fail",
+       "counter: accuracy passes, the repeat check sees the state", [rc, acc, rep.get("summary")])
+    # host 1 gets blocks 1, 3, ..., 11, two layouts each: its last call is
+    # its 12th, at 2816; its output comes after host 0's
+    h1 = out.find("call 12 at pos=2816\n")
+    ok("plugin output" in out and h1 > 0 and "call " in out[:h1].split("plugin output")[-1],
+       "the captured output: host 0's last lines, then host 1's, ending at its 12th call",
+       out[-1500:])
+
+    # host 0 gets blocks 0, 2, 4 ...; its 5th call is block 4's interleaved
+    rc, doc = same_for_threads(counter, "a plugin failing at its 5th call in a process",
+                               {"PECHECK_TEST_NTH": "5"})
+    r = find(doc, "accuracy", "interleaved")
+    ok(rc == 1 and "returned error 7 at positions 1024..1279" in r.get("summary", ""),
+       "the 5th call of host 0 (block 4, interleaved) is the failure reported", r.get("summary"))
+    rc, doc = same_for_threads(counter, "a plugin crashing at its 5th call in a process",
+                               {"PECHECK_TEST_NTH": "5", "PECHECK_TEST_CRASH": "1"})
+    r = find(doc, "accuracy", "interleaved")
+    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=1024..1279" in r.get("summary", ""),
+       "its crash is reported at block 4", r.get("summary"))
+    rc, doc = same_for_threads(counter, "--plugin-hosts 1, failing at the 5th call",
+                               {"PECHECK_TEST_NTH": "5"}, (1, 2), ["--plugin-hosts", "1"])
+    r = find(doc, "accuracy", "interleaved")
+    ok(rc == 1 and "returned error 7 at positions 512..767" in r.get("summary", ""),
+       "one host: its 5th call is block 2's interleaved, as before the pool", r.get("summary"))
+
+    rc, doc = same_for_threads(crash, "a crash at position 1000", threads=(1, 2))
+    r = find(doc, "accuracy", "half")
+    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r.get("summary", ""),
+       "the crash at 1000 is reported at pos=768..1023", r.get("summary"))
+    rc, doc = same_for_threads(hang, "a hang (--timeout-ms 300)", threads=(1, 2),
+                               extra=["--timeout-ms", "300"])
+    r1, r2 = find(doc, "accuracy", "interleaved"), find(doc, "accuracy", "half")
+    ok(rc == 1 and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..255"
+       in r1.get("summary", "") and "timed out earlier at pos=0..255" in r2.get("summary", ""),
+       "the hang is reported at pos=0..255, the other layout's call not made",
+       [r1.get("summary"), r2.get("summary")])
+
+    for hosts in (1, 2, 3):
+        pidfile = os.path.join(tmp, "pids-%d" % hosts)
+        p = subprocess.run([PECHECK, "check", "--plugin", pids, "--plugin-hosts", str(hosts)]
+                           + SMALL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
+        try:
+            got = open(pidfile).read().split()
+        except OSError:
+            got = []
+        ok(p.returncode == 0 and len(set(got)) == hosts,
+           "--plugin-hosts %d: %d processes serve the calls" % (hosts, hosts),
+           [p.returncode, len(got), len(set(got))])
+
+    for bad in ("0", "65", "two"):
+        p = subprocess.run([PECHECK, "check", "--plugin", pids, "--plugin-hosts", bad] + SMALL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode()
+        ok(p.returncode == 2 and "--plugin-hosts" in err and p.stdout == b"",
+           "--plugin-hosts %s: exit 2 naming the option, no output" % bad, err)
+finally:
+    subprocess.run(["rm", "-rf", tmp])
+
+sys.exit(done())
