@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "accuracy.h"
+#include "fitmodel.h"
+#include "fitsums.h"
 #include "half.h"
 #include "hook.h"
 #include "model.h"
@@ -206,6 +208,10 @@ typedef struct block {
     float *lane_got[PC_ACC_LANES], *lane_x[PC_ACC_LANES]; /* GOT and X of each layout */
     double *pair_theta, *pair_bound; /* d/2: one row's angles and bounds (fill_rows) */
     double u_min;         /* half-arithmetic kernels: a subnormal rounding (model.h) */
+    /* the fitted model's sums: the rotation of (1, 0) (rows with an input),
+     * and one row's z / A and e^{i theta} per pair (fitsums.h) */
+    float *fit_got;
+    double *fc, *fs, *fct, *fst;
 } block;
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -384,6 +390,7 @@ static void block_free(block *b)
     pc_freqs_free(b->freqs);
     free(b->omega); free(b->kappa); free(b->pos); free(b->ref32); free(b->ref64);
     free(b->pair_theta); free(b->pair_bound);
+    free(b->fit_got); free(b->fc); free(b->fs); free(b->fct); free(b->fst);
     for (int l = 0; l < PC_ACC_LANES; l++) { free(b->lane_got[l]); free(b->lane_x[l]); }
 }
 
@@ -400,6 +407,18 @@ static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, dou
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
 
+/* The fit's scratch of a worker (cfg->fit): one row's pairs, and the
+ * rotations of (1, 0) of rows with an input; -1 when out of memory. */
+static int fit_scratch(block *b, const pc_acc_cfg *cfg, const pc_rows *rows)
+{
+    if (!cfg->fit || cfg->positions) return 0; /* a sampled run is not fitted */
+    size_t h = (size_t)cfg->d / 2;
+    b->fc = malloc(h * sizeof(double)); b->fs = malloc(h * sizeof(double));
+    b->fct = malloc(h * sizeof(double)); b->fst = malloc(h * sizeof(double));
+    if (rows->input) b->fit_got = malloc(PC_ACC_BLOCK * (size_t)cfg->d * sizeof(float));
+    return b->fc && b->fs && b->fct && b->fst && (!rows->input || b->fit_got) ? 0 : -1;
+}
+
 /* Scratch of a worker for NL layouts: its own frequencies (a pc_freqs is
  * not shared between threads), a GOT and an X each, one reference. */
 static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
@@ -411,10 +430,11 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                 malloc(B * sizeof(int64_t)), NULL, malloc(B * d * sizeof(float)), NULL,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
                 malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
-                malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0 };
+                malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0,
+                NULL, NULL, NULL, NULL, NULL };
     *b = z;
     int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
-          && b->pair_bound;
+          && b->pair_bound && fit_scratch(b, cfg, rows) == 0;
     for (int l = 0; l < nl && ok; l++) {
         b->lane_got[l] = malloc(B * d * sizeof(float));
         b->lane_x[l] = malloc(B * d * sizeof(float));
@@ -471,16 +491,24 @@ void pc_acc_shard_blocks(int64_t nb, int k, int n, int64_t *b0, int64_t *b1)
 
 #define PC_ACC_WINDOW_PER_THREAD 4 /* slots per worker: enough to hide uneven block times */
 
+/* The fit's part of a lane's block: made, not wanted, or its call failed. */
+enum { FIT_NONE = 0, FIT_MADE, FIT_FAILED };
+
 /* One layout's outcome of one block. */
 typedef struct lane_out {
     pc_status st;             /* its reference rows */
     int rc;
     pc_fault fault;           /* the implementation's call faulted (plugins) */
     pc_metrics m;
+    int fit;                  /* FIT_*: the fit's sums (FIT_MADE) in FITB */
+    pc_fault fit_fault;       /* FIT_FAILED: whether the fit call faulted */
+    pc_fitb *fitb;            /* d/2 block sums (the ring's, run.fitb) */
+    double fit_s;             /* seconds of its fit work (call and sums) */
 } lane_out;
 
 typedef struct slot {
     int ready;
+    double work_s;            /* seconds the block's work took */
     lane_out lane[PC_ACC_LANES];
 } slot;
 
@@ -492,6 +520,13 @@ typedef struct lane {
     int ended;                /* merged up to the block that ended it */
     int64_t call_end;         /* the first block whose call failed: later ones are not made */
     cols cols;                /* its columns' pairs, partners and reference columns */
+    /* the fitted model's sums (cfg->fit): the first block whose fit call
+     * failed (later ones make none), whether its sums have stopped, the
+     * unit rows its calls rotate (rows with an input), its seconds */
+    int64_t fit_end;
+    int fit_over;
+    float *fit_x;
+    double fit_s;
 } lane;
 
 typedef struct run {
@@ -516,6 +551,9 @@ typedef struct run {
     uint64_t done, total;
     pc_progress pr;
     struct worker *workers;   /* [0] runs in the calling thread */
+    pc_fitb *fitb;            /* the fit's block sums: window x nl x d/2 */
+    double pbar;              /* the fit's mean position (fitmodel.h) */
+    double busy_s;            /* the workers' seconds, every merged block's */
 } run;
 
 typedef struct worker {
@@ -555,9 +593,29 @@ void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first
                  (long long)lo, (long long)hi);
 }
 
+/* The fit's sums of lane LN's part O of the head block P0..HI (N
+ * positions): added to the run's, or they stop there with the reason
+ * (caller holds the lock). */
+static void merge_fit(lane *ln, const lane_out *o, int64_t p0, int64_t hi, size_t n)
+{
+    pc_acc_result *res = ln->res;
+    ln->fit_s += o->fit_s;
+    if (!ln->cfg->fit || ln->fit_over) return;
+    if (o->fit == FIT_MADE) {
+        pc_fitp_add_block(ln->cfg->fit, o->fitb, p0, (int64_t)n);
+        return;
+    }
+    ln->fit_over = 1;
+    /* its own call failed, or the lane's (the accuracy gate's verdict) */
+    int failed = o->fit == FIT_FAILED;
+    int faulted = failed ? o->fit_fault.faulted : o->fault.faulted;
+    snprintf(res->fit_note, sizeof res->fit_note, "the implementation %s at positions %lld..%lld",
+             faulted ? "faulted" : "declined the call", (long long)p0, (long long)hi);
+}
+
 /* Lane LN's part O of the head block P0..HI: merged, or the lane ends
  * there (caller holds the lock). */
-static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t hi)
+static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t hi, size_t n)
 {
     pc_acc_result *res = ln->res;
     if (o->fault.faulted) {
@@ -581,6 +639,7 @@ static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t 
     } else {
         merge_raw(&res->m, &o->m);
     }
+    merge_fit(ln, o, p0, hi, n);
 }
 
 /* May a call of LN, a lane that ended, still be made after the block being
@@ -611,11 +670,12 @@ static void merge_ready(run *r)
                 r->stop = 1;
                 break;
             }
-            merge_lane(r, ln, &s->lane[l], p0, hi);
+            merge_lane(r, ln, &s->lane[l], p0, hi, n);
             r->done += n;
             live |= !ln->ended || calls_left(r, ln);
         }
         if (r->stop) break;
+        r->busy_s += s->work_s;
         s->ready = 0;
         r->merged++;
         pc_progress_update(&r->pr, r->done, r->total);
@@ -644,23 +704,28 @@ static int calls_over(const run *r, int64_t upto)
     return 1;
 }
 
-/* Whether call (BLK, L) is to be made (not once the run stopped). */
-static int take_turn(run *r, int l, int64_t blk)
+/* Whether call (BLK, L) is to be made (not once the run stopped), and
+ * into *FIT whether its fit call (rows with an input) or sums are: by the
+ * same rule, on the fit's own failures (accuracy.h, cfg->fit). */
+static int take_turn(run *r, int l, int64_t blk, int *fit)
 {
     pthread_mutex_lock(&r->mu);
     while (r->impl->host && !calls_over(r, blk - r->hosts) && !r->stop)
         pthread_cond_wait(&r->cv, &r->mu);
     int go = !r->stop && blk - r->hosts < r->lanes[l].call_end;
+    *fit = go && r->lanes[l].cfg->fit && blk - r->hosts < r->lanes[l].fit_end;
     pthread_mutex_unlock(&r->mu);
     return go;
 }
 
-/* Call (BLK, L) is over; FAILED: it failed.  Whether BLK's values of lane
- * L can still count (no call of it failed before BLK). */
-static int end_turn(run *r, int l, int64_t blk, int failed)
+/* Call (BLK, L) is over; FAILED: it failed; FIT_FAILED: its fit call
+ * failed.  Whether BLK's values of lane L can still count (no call of it
+ * failed before BLK). */
+static int end_turn(run *r, int l, int64_t blk, int failed, int fit_failed)
 {
     pthread_mutex_lock(&r->mu);
     if (failed && blk < r->lanes[l].call_end) r->lanes[l].call_end = blk;
+    if (fit_failed && blk < r->lanes[l].fit_end) r->lanes[l].fit_end = blk;
     if (l == r->nl - 1) r->next_call[blk % r->hosts] = blk + r->hosts;
     int counts = blk <= r->lanes[l].call_end;
     pthread_cond_broadcast(&r->cv);
@@ -692,31 +757,127 @@ static int any_lane_live(run *r, int64_t blk)
     return live;
 }
 
+/* The rotation of (1, 0) on every pair of the block's N positions into
+ * B->fit_got (rows with an input: the fit's z), made in lane L's turn
+ * right after its own call, so that a plugin sees one fixed sequence of
+ * calls whatever the threads.  FIT_MADE, or FIT_FAILED (O->fit_fault). */
+static int fit_call(const run *r, block *b, const pc_impl *via, int l, size_t n, lane_out *o)
+{
+    const pc_acc_cfg *c = b->cfg;
+    int rc = r->rows->call(via, &o->fit_fault, b->pos, n, c->d, c->base, c->layout,
+                           r->lanes[l].fit_x, b->fit_got);
+    return rc != 0 || o->fit_fault.faulted ? FIT_FAILED : FIT_MADE;
+}
+
+/* e^{i theta} of the block's K-th position, per pair, into B->fct, B->fst:
+ * rows without an input, the certified binary64 rows (sin and cos of the
+ * exact angle correctly rounded, times A: shared, in lane 0's layout) over
+ * A; rows with an input, binary64 sincos of p omega_i (fitmodel.c). */
+static void fit_theta(const run *r, block *b, size_t k)
+{
+    int h = b->cfg->d / 2, rl = r->lanes[0].cfg->layout;
+    if (!r->share) {
+        for (int i = 0; i < h; i++)
+            sincos((double)b->pos[k] * b->omega[i], &b->fst[i], &b->fct[i]);
+        return;
+    }
+    const double *y = b->ref64 + k * (size_t)b->cfg->d;
+    for (int i = 0; i < h; i++) {
+        b->fst[i] = y[rl ? i : 2 * i];
+        b->fct[i] = y[rl ? i + h : 2 * i + 1];
+    }
+    if (b->att != 1.0)
+        for (int i = 0; i < h; i++) { b->fst[i] /= b->att; b->fct[i] /= b->att; }
+}
+
+/* z / A of the block's K-th row, per pair, into B->fc, B->fs: the rotation
+ * of (1, 0), (A cos, A sin), of rows with an input; the (sin, cos) of the
+ * row itself otherwise. */
+static void fit_z(const run *r, block *b, size_t k)
+{
+    int h = b->cfg->d / 2, lay = b->cfg->layout, in = r->rows->input;
+    const float *y = (in ? b->fit_got : b->got) + k * (size_t)b->cfg->d;
+    for (int i = 0; i < h; i++) {
+        double u = (double)y[lay ? i : 2 * i], v = (double)y[lay ? i + h : 2 * i + 1];
+        b->fc[i] = in ? u : v;
+        b->fs[i] = in ? v : u;
+    }
+    if (b->att != 1.0)
+        for (int i = 0; i < h; i++) { b->fc[i] /= b->att; b->fs[i] /= b->att; }
+}
+
+/* The fit's sums of the block's N rows of B's lane into O, timed. */
+static void fit_block(const run *r, block *b, size_t n, lane_out *o)
+{
+    double t0 = pc_now();
+    pc_fit_row row = { b->fc, b->fs, b->fct, b->fst };
+    int h = b->cfg->d / 2;
+    pc_fitb_init(o->fitb, h);
+    for (size_t k = 0; k < n; k++) {
+        fit_z(r, b, k);
+        fit_theta(r, b, k);
+        pc_fitb_add(o->fitb, h, &row, b->pos[k], k, r->pbar);
+    }
+    o->fit = FIT_MADE;
+    o->fit_s += pc_now() - t0;
+}
+
+static void lane_out_init(lane_out *o)
+{
+    o->st = PC_OK;
+    o->rc = 0;
+    memset(&o->fault, 0, sizeof o->fault);
+    memset(&o->fit_fault, 0, sizeof o->fit_fault);
+    pc_metrics_init(&o->m);
+    o->fit = FIT_NONE;
+    o->fit_s = 0.0;
+}
+
+/* Lane L's call of block BLK, in its turn, and for rows with an input the
+ * fit's call (in the same turn, on the same host, so each host's sequence
+ * of calls stays fixed) and sums; whether the call succeeded and counts
+ * into *CALLED, whether the fit's sums are still to be made into *FIT. */
+static void lane_calls(run *r, block *b, int64_t blk, int l, size_t n, lane_out *o,
+                       int *called, int *fit)
+{
+    *called = take_turn(r, l, blk, fit);
+    use_lane(r, b, l);
+    const pc_impl *via = host_of(r, blk);
+    if (*called) o->rc = call_block(b, via, n, &o->fault);
+    int failed = *called && (o->rc != 0 || o->fault.faulted);
+    *fit &= !failed && b->fc != NULL;
+    if (*fit && r->rows->input) {
+        double t0 = pc_now();
+        o->fit = fit_call(r, b, via, l, n, o);
+        o->fit_s += pc_now() - t0;
+    }
+    int counts = end_turn(r, l, blk, failed, o->fit == FIT_FAILED);
+    *called &= !failed && counts;
+    *fit &= counts;
+    if (!counts) o->fit = FIT_NONE; /* the lane ended before BLK: not merged */
+    if (*fit && r->rows->input && o->fit == FIT_MADE) fit_block(r, b, n, o);
+    *fit &= !r->rows->input;
+}
+
 /* Block BLK (its N positions in B->pos) into S.  Rows without an input: the
  * reference rows first (once, in lane 0's layout; they do not depend on
  * the implementation, so a plugin's calls, which may wait for their turn,
  * overlap with other blocks' work), then every lane's call and metrics.  Rows with
- * an input: each lane's call draws its input, then its reference rows. */
+ * an input: each lane's call draws its input, then its reference rows.
+ * The fit's sums (cfg->fit) after each lane's call (rows with an input,
+ * from their own call) or metrics (rows without, from the same rows). */
 static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
 {
-    int called[PC_ACC_LANES];
+    double t0 = pc_now();
+    int called[PC_ACC_LANES], fit[PC_ACC_LANES];
     pc_status shared = PC_OK;
     if (r->share && any_lane_live(r, blk)) {
         use_lane(r, b, 0);
         shared = ref_rows(b, n);
     }
     for (int l = 0; l < r->nl; l++) {
-        lane_out *o = &s->lane[l];
-        o->st = PC_OK;
-        o->rc = 0;
-        memset(&o->fault, 0, sizeof o->fault);
-        pc_metrics_init(&o->m);
-        called[l] = take_turn(r, l, blk);
-        use_lane(r, b, l);
-        if (called[l]) o->rc = call_block(b, host_of(r, blk), n, &o->fault);
-        int failed = called[l] && (o->rc != 0 || o->fault.faulted);
-        int counts = end_turn(r, l, blk, failed);
-        called[l] &= !failed && counts;
+        lane_out_init(&s->lane[l]);
+        lane_calls(r, b, blk, l, n, &s->lane[l], &called[l], &fit[l]);
     }
     for (int l = 0; l < r->nl; l++) {
         if (!called[l]) continue;
@@ -724,7 +885,9 @@ static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
         lane_out *o = &s->lane[l];
         o->st = r->share ? shared : ref_rows(b, n);
         if (o->st == PC_OK) fill_rows(b, n, &r->lanes[l].cols, &o->m);
+        if (o->st == PC_OK && fit[l]) fit_block(r, b, n, o);
     }
+    s->work_s = pc_now() - t0;
 }
 
 static void *work(void *arg)
@@ -745,6 +908,9 @@ static void *work(void *arg)
         size_t n;
         block_range(r, blk, &p0, &n, &hi);
         block_positions(r, blk, n, w->b.pos);
+        for (int l = 0; l < r->nl; l++) /* the ring slot's own block sums */
+            s->lane[l].fitb = r->fitb ? r->fitb + ((blk % r->window) * r->nl + l)
+                                                  * (r->lanes[0].cfg->d / 2) : NULL;
         work_block(r, &w->b, blk, n, s);
         s->ready = 1;
 
@@ -879,7 +1045,9 @@ static void run_free(run *r, int nt)
     for (int t = 0; r->workers && t < nt; t++) block_free(&r->workers[t].b);
     for (int l = 0; l < r->nl; l++) {
         free(r->lanes[l].cols.pair); free(r->lanes[l].cols.mate); free(r->lanes[l].cols.ref);
+        free(r->lanes[l].fit_x);
     }
+    free(r->fitb);
     free(r->ring);
     free(r->workers);
     free(r->via);
@@ -900,6 +1068,27 @@ static pc_status hosts_alloc(run *r, pc_err *err)
     return PC_OK;
 }
 
+/* The fit's block sums in the ring, and each lane's unit rows (rows with
+ * an input: 1 in the first member of every pair, 0 elsewhere: the
+ * rotation of (1, 0)); -1 when out of memory.  Nothing without cfg->fit. */
+static int fit_alloc(run *r)
+{
+    const pc_acc_cfg *c0 = r->lanes[0].cfg;
+    size_t h = (size_t)c0->d / 2, d = (size_t)c0->d;
+    if (!c0->fit || c0->positions) return 0;
+    r->pbar = pc_fitm_pbar(c0->pos_lo, c0->pos_hi);
+    r->fitb = calloc((size_t)r->window * (size_t)r->nl * h, sizeof *r->fitb);
+    if (!r->fitb) return -1;
+    for (int l = 0; l < r->nl && r->rows->input; l++) {
+        float *x = r->lanes[l].fit_x = calloc(PC_ACC_BLOCK * d, sizeof *x);
+        if (!x) return -1;
+        int lay = r->lanes[l].cfg->layout;
+        for (size_t k = 0; k < PC_ACC_BLOCK; k++)
+            for (size_t i = 0; i < h; i++) x[k * d + (lay ? i : 2 * i)] = 1.0f;
+    }
+    return 0;
+}
+
 /* The ring, the workers' blocks and the lanes' maps of NT threads. */
 static pc_status run_alloc(run *r, int nt, pc_err *err)
 {
@@ -914,6 +1103,8 @@ static pc_status run_alloc(run *r, int nt, pc_err *err)
         r->workers[t].r = r;
         st = block_new(&r->workers[t].b, r->impl, cfg, r->rows, r->nl, err);
     }
+    if (st == PC_OK && fit_alloc(r) != 0)
+        st = pc_seterr(err, PC_ENOMEM, "out of memory for the fitted model's sums");
     for (int l = 0; l < r->nl && st == PC_OK; l++) {
         st = lane_cols(r, l, err);
         use_lane(r, &r->workers[0].b, l);
@@ -947,6 +1138,7 @@ static int run_setup(run *r)
     int observed = 0;
     for (int l = 0; l < r->nl; l++) {
         r->lanes[l].call_end = INT64_MAX;
+        r->lanes[l].fit_end = INT64_MAX;
         observed |= r->lanes[l].cfg->observe != NULL;
     }
     int64_t nblk = r->b1 - r->b0;
@@ -954,6 +1146,22 @@ static int run_setup(run *r)
     if (nt > nblk) nt = nblk > 0 ? (int)nblk : 1;
     r->total = run_positions(r) * (uint64_t)r->nl;
     return nt;
+}
+
+/* The pass's WALL seconds: one pass served every layout, each is given an
+ * equal share of it; the fitted model's sums are part of that work, and
+ * their share of it, the workers' measured fit seconds over all their
+ * seconds (merged blocks), goes to the layout's fit_seconds (the
+ * fitted-model verdict's), the rest to its accuracy verdict's seconds. */
+static void pass_seconds(run *r, double wall)
+{
+    for (int l = 0; l < r->nl; l++) {
+        pc_acc_result *res = r->lanes[l].res;
+        double f = r->busy_s > 0 ? wall * r->lanes[l].fit_s / r->busy_s : 0.0;
+        res->fit_seconds = f;
+        res->seconds = wall / r->nl - f;
+        if (res->seconds < 0) res->seconds = 0;
+    }
 }
 
 pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, int nl,
@@ -995,8 +1203,7 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
     run_workers(&r, nt);
     pc_progress_end(&r.pr);
     st = finish(&r, err);
-    /* one pass served every layout: each is given an equal share of it */
-    for (int l = 0; l < nl; l++) res[l].seconds = (pc_now() - t0) / nl;
+    pass_seconds(&r, pc_now() - t0);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
     run_free(&r, nt);

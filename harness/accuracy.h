@@ -65,6 +65,12 @@ typedef struct pc_acc_cfg {
      * pc_dtype; PC_DT_F32, the default: as drawn), so that a kernel taking
      * f16 or bf16 inputs is judged on the very inputs it was given */
     int input_dtype;
+    /* non-NULL: also the fitted model's sums of this layout's rows (an
+     * empty run of d/2 pairs, fitsums.h; the caller's), block by block in
+     * the same pass: rows without an input from the rows the gate got,
+     * rows with an input from one more call per block, the rotation of
+     * (1, 0) on every pair, made in the lane's turn (fitmodel.h) */
+    struct pc_fitp *fit;
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */
@@ -130,6 +136,11 @@ typedef struct pc_acc_result {
      * of the block whose call faulted (the run stopped before it) */
     int faulted;
     int64_t fault_lo;
+    /* with CFG->fit: why its sums stop short of the run's blocks (empty:
+     * they do not), and the fit's share of the pass in seconds, taken out
+     * of SECONDS (the pass's time split by the workers' measured time) */
+    char fit_note[200];
+    double fit_seconds;
 } pc_acc_result;
 
 /* The bound CFG gives the element of witness W (its pair's norm from the

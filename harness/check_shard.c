@@ -35,6 +35,7 @@ pc_slot *pc_shard_rec_slot(pc_shard_rec *rec, int index)
 
 void pc_shard_rec_free(pc_shard_rec *rec)
 {
+    for (int k = 0; k < rec->cap; k++) pc_slot_fit_free(&rec->slots[k]);
     free(rec->slots);
     rec->slots = NULL;
     rec->cap = 0;
@@ -51,7 +52,7 @@ void pc_shard_rec_split(void *ctx, int slot, const pc_case_split *sp)
 
 /* ---- writing ----------------------------------------------------------------- */
 
-static const char *const mode_names[] = { "same", "cases", "owner", "accuracy" };
+static const char *const mode_names[] = { "same", "cases", "owner", "accuracy", "fitted" };
 
 /* The options that change a run's verdicts (not its output, threads or
  * shard), as one line: shards of one run have the same. */
@@ -148,6 +149,7 @@ static void write_slot(pc_json *j, const pc_verdict *v, const pc_slot *s, int sh
     pc_json_str(j, "implementation", v->impl);
     pc_json_str(j, "layout", v->layout);
     if (s->mode == PC_SLOT_ACCURACY) write_accuracy(j, v, s);
+    else if (s->mode == PC_SLOT_FITTED) pc_check_shard_write_fit(j, s);
     else if (s->mode == PC_SLOT_OWNER && s->split.owner != shard_k) pc_json_str(j, "verdict", NULL);
     else write_verdict(j, v);
     if (s->mode == PC_SLOT_CASES || s->mode == PC_SLOT_OWNER) write_split(j, &s->split);
@@ -559,6 +561,18 @@ static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *o
     return r.st;
 }
 
+/* FITTED: the shards' sums joined and judged (check_shard_fit.c). */
+static pc_status merge_fitted(const mg *m, int s, uint64_t seed, pc_verdict *out)
+{
+    rd r = { m->files[0], s, m->err, PC_OK };
+    memset(out, 0, sizeof *out);
+    read_identity(&r, &m->slots[0]->kids[s], out);
+    out->measured = (double)NAN;
+    out->bound = (double)NAN;
+    out->seed = seed;
+    return r.st != PC_OK ? r.st : pc_check_shard_merge_fit(m->slots, m->files, m->n, s, out, m->err);
+}
+
 /* ---- the files --------------------------------------------------------------- */
 
 int pc_check_shard_is(const pc_jnode *top)
@@ -590,8 +604,8 @@ static pc_status read_head(const pc_jnode *top, const char *file, head *h, pc_er
         r.slot = (int)s;
         const pc_jnode *sl = &h->slots->kids[s];
         if (sl->type != PC_J_OBJ) { bad(&r, "slots", "holds a slot that is not an object"); break; }
-        if (name_index(get_str(&r, sl, "mode", 0), mode_names, 4) < 0)
-            bad(&r, "mode", "is not same, cases, owner or accuracy");
+        if (name_index(get_str(&r, sl, "mode", 0), mode_names, 5) < 0)
+            bad(&r, "mode", "is not same, cases, owner, accuracy or fitted");
     }
     return r.st;
 }
@@ -656,25 +670,26 @@ static pc_status same_slot(const mg *m, int s)
 }
 
 /* Slot S (checked alike in every shard) is the fitted-model verdict of
- * the accuracy verdict ACC made just before it: a SAME slot of the same
+ * the accuracy verdict ACC made just before it: a FITTED slot of the same
  * implementation, family and layout. */
 static int fit_of(const mg *m, int s, const pc_verdict *acc)
 {
     pc_verdict v;
     rd r = { m->files[0], s, m->err, PC_OK };
     read_identity(&r, &m->slots[0]->kids[s], &v);
-    return !strcmp(pc_jget(&m->slots[0]->kids[s], "mode")->text, mode_names[PC_SLOT_SAME])
+    return !strcmp(pc_jget(&m->slots[0]->kids[s], "mode")->text, mode_names[PC_SLOT_FITTED])
         && !strcmp(v.check, "fitted-model") && !strcmp(v.impl, acc->impl)
         && !strcmp(v.family, acc->family) && !strcmp(v.layout, acc->layout);
 }
 
 /* A fitted-model slot after a gate that faulted or skipped in the merged
- * run: checked as every SAME slot is, then left out, as check leaves the
+ * run: checked as every FITTED slot is, then left out, as check leaves the
  * verdict out. */
 static pc_status drop_fit(const mg *m, int s)
 {
     pc_verdict v;
-    pc_status st = merge_same(m, s, &v);
+    memset(&v, 0, sizeof v);
+    pc_status st = pc_check_shard_merge_fit(m->slots, m->files, m->n, s, &v, m->err);
     verdict_clear(&v);
     return st;
 }
@@ -695,10 +710,12 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
         if (st == PC_OK && !v) st = pc_seterr(m->err, PC_ENOMEM, "out of memory");
         if (st != PC_OK) break;
         const char *mode = pc_jget(&m->slots[0]->kids[s], "mode")->text;
-        int md = name_index(mode, mode_names, 4);
+        int md = name_index(mode, mode_names, 5);
         st = md == PC_SLOT_SAME ? merge_same(m, s, v)
            : md == PC_SLOT_CASES ? merge_cases(m, s, v)
-           : md == PC_SLOT_OWNER ? merge_owner(m, s, v) : merge_accuracy(m, s, seed, v, &ended);
+           : md == PC_SLOT_OWNER ? merge_owner(m, s, v)
+           : md == PC_SLOT_FITTED ? merge_fitted(m, s, seed, v)
+           : merge_accuracy(m, s, seed, v, &ended);
     }
     return st;
 }

@@ -15,7 +15,11 @@
  *             first of the largest scores);
  *   OWNER     a unit one shard runs whole (existential property, replay);
  *   SAME      made whole by every shard (skips, table and contract gates,
- *             the repeat check): merge takes shard 1's and requires all equal.
+ *             the repeat check): merge takes shard 1's and requires all equal;
+ *   FITTED    the fitted model: shard K writes the fit's constants and the
+ *             exact sums of its own blocks (fitsums.h), or why it has none;
+ *             merge joins them in shard order and judges the whole range
+ *             (check_shard_fit.c).
  * The file carries the run's identity (options that change the result), so
  * shards of different runs are refused. */
 #ifndef PECHECK_CHECK_SHARD_H
@@ -23,6 +27,8 @@
 
 #include <stdio.h>
 #include "accuracy.h"
+#include "fitmodel.h"
+#include "json.h"
 #include "jsonread.h"
 #include "opts.h"
 #include "property.h"
@@ -32,7 +38,8 @@
 #define PC_CHECK_SHARD_KIND "check-shard"
 #define PC_CHECK_SHARD_FORMAT 1 /* the layout of the file; a reader refuses another */
 
-enum pc_slot_mode { PC_SLOT_SAME = 0, PC_SLOT_CASES, PC_SLOT_OWNER, PC_SLOT_ACCURACY };
+enum pc_slot_mode { PC_SLOT_SAME = 0, PC_SLOT_CASES, PC_SLOT_OWNER, PC_SLOT_ACCURACY,
+                   PC_SLOT_FITTED };
 
 /* How one verdict of a shard was made. */
 typedef struct pc_slot {
@@ -46,6 +53,12 @@ typedef struct pc_slot {
     char context[1200];      /* a table's lines (gate.c) */
     int likely_set;          /* LIKELY was computed (the shard failed) */
     char likely[960];
+    /* FITTED: the fit's constants and this shard's sums (owned), or the
+     * reason it has none (FIT NULL); its seconds */
+    pc_fitm fitm;
+    struct pc_fitp *fit;
+    char fit_note[200];
+    double fit_seconds;
 } pc_slot;
 
 /* The slots of one shard, indexed like its verdicts. */
@@ -60,6 +73,19 @@ pc_slot *pc_shard_rec_slot(pc_shard_rec *rec, int index);
 void pc_shard_rec_free(pc_shard_rec *rec);
 /* The property engine's report of a verdict's split (pc_prop_params.split). */
 void pc_shard_rec_split(void *rec, int slot, const pc_case_split *s);
+
+/* Slot INDEX as FITTED: the fit's constants M and the shard's SUMS (copied),
+ * or, SUMS NULL, NOTE; its SECONDS.  PC_ENOMEM when out of memory. */
+pc_status pc_shard_rec_fit(pc_shard_rec *rec, int index, const pc_fitm *m,
+                           const struct pc_fitp *sums, const char *note, double seconds);
+void pc_slot_fit_free(pc_slot *s);
+/* The "fit" member of FITTED slot S (check_shard_fit.c). */
+void pc_check_shard_write_fit(pc_json *j, const pc_slot *s);
+/* The fitted-model verdict of FITTED slot S of the N shards' slot arrays
+ * SLOTS (FILES: their names, in shard order) into OUT (status, numbers,
+ * text, seconds; the caller sets its identity and seed). */
+pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *const *files, int n,
+                                   int s, pc_verdict *out, pc_err *err);
 
 /* Write the shard file of the verdicts VS of the run O. */
 void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec);

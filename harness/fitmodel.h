@@ -23,12 +23,13 @@
 #include "status.h"
 
 struct pc_acc_cfg;
-struct pc_rows;
+struct pc_fitp;
 
 enum { PC_FITM_FREQ = 1, PC_FITM_OFFSET = 2, PC_FITM_AMP = 4, PC_FITM_DC = 8 };
 
 typedef struct pc_fitm_pair {
     double omega;                 /* the schedule's frequency */
+    double kappa;                 /* its phase constant (model.h; 0 for omega 1) */
     double freq_rel, freq_bound;  /* fitted relative frequency error, its bound */
     double freq_ulp;              /* the same in ulps of binary32 omega */
     double offset, offset_bound;  /* mean phase residual (rad), its bound */
@@ -48,11 +49,20 @@ typedef struct pc_fitm {
     double worst;                 /* largest fitted/bound ratio */
 } pc_fitm;
 
-/* Fit the rows of IMPL (ROWS: its family's) over CFG's positions, layout
- * and schedule.  PC_SKIP (NOTE says why) when the rows cannot be fitted:
- * a sampled run, fewer than 16 positions, a declined call or a fault. */
-pc_status pc_fitm_run(const pc_impl *impl, const struct pc_rows *rows,
-                      const struct pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t len);
+/* The fit's constants for CFG (its pairs' omega_i and kappa_i, A, u, u_s,
+ * the range) into OUT.  PC_SKIP (NOTE says why) when the rows cannot be
+ * fitted: a sampled run, fewer than 16 positions, more than PC_FIT_MAX_N;
+ * PC_ENOMEM. */
+pc_status pc_fitm_setup(const struct pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t len);
+/* Judge F (set up) from SUMS, the sums of its whole range; -1 when SUMS
+ * are not of F's range and pairs. */
+int pc_fitm_judge(pc_fitm *f, const struct pc_fitp *sums);
+/* The mean position of LO..HI, as the fit's x = p - pbar takes it. */
+double pc_fitm_pbar(int64_t lo, int64_t hi);
+/* A fit verdict V (check "fitted-model") of F judged, or skipped with NOTE
+ * when F is NULL; the seconds are the caller's. */
+struct pc_verdict;
+void pc_fitm_verdict(const pc_fitm *f, const char *note, struct pc_verdict *v);
 void pc_fitm_free(pc_fitm *f);
 
 /* One line naming the worst finding of each kind, with the fitted numbers

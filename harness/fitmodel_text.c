@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fitmodel.h"
+#include "verdict.h"
 
 /* fitted/bound of KIND at pair I. */
 static double ratio(const pc_fitm_pair *q, int kind)
@@ -176,4 +177,27 @@ void pc_fitm_details(const pc_fitm *f, char *buf, size_t len)
                  "%+.3g relative = %+.3g ulp, amplitude %.9g, DC %.3g)\n", what[k], worst,
                  ratio(p, kind[k]), p->offset, p->freq_rel, p->freq_ulp, p->amp, p->dc);
     }
+}
+
+void pc_fitm_verdict(const pc_fitm *f, const char *note, pc_verdict *v)
+{
+    if (!f) {
+        v->status = PC_SKIP;
+        snprintf(v->summary, sizeof v->summary, "not fitted: %s", note);
+        return;
+    }
+    v->status = f->bad ? PC_FAIL : PC_OK;
+    v->measured = f->worst;
+    v->bound = 1.0;
+    snprintf(v->measured_what, sizeof v->measured_what, "max fitted/bound");
+    char line[400];
+    pc_fitm_summary(f, line, sizeof line);
+    if (f->bad)
+        snprintf(v->summary, sizeof v->summary, "%d of %d pairs outside the fitted model's bounds: %s",
+                 f->bad, f->h, line);
+    else
+        snprintf(v->summary, sizeof v->summary, "frequency, phase offset, amplitude and DC offset of "
+                 "all %d pairs within their bounds (worst fitted/bound %.3g)", f->h, f->worst);
+    v->details = malloc(2048); /* pc_fitm_details' lines: a few per kind */
+    if (v->details) pc_fitm_details(f, v->details, 2048);
 }

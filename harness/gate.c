@@ -13,6 +13,7 @@
 #include "accuracy.h"
 #include "check_shard.h"
 #include "fitmodel.h"
+#include "fitsums.h"
 #include "gate.h"
 #include "hook.h"
 #include "json.h"
@@ -90,6 +91,7 @@ static pc_status record(pc_gate *c, int index, const pc_acc_cfg *cfg, const pc_a
     s->cfg.positions = NULL;
     s->cfg.observe = NULL;
     s->cfg.observe_ctx = NULL;
+    s->cfg.fit = NULL;
     s->res = *res;
     snprintf(s->context, sizeof s->context, "%s", table);
     s->likely_set = likely_set;
@@ -133,59 +135,83 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
     return c->rec ? record(c, c->vs->n - 1, cfg, res, table, likely, likely_set) : PC_OK;
 }
 
-/* The fitted model of the rows (harness/fitmodel.h) as a verdict of its
- * own: the per-element bound decides "accuracy", the fit's aggregate
- * bounds decide "fitted-model" (docs/fitted-model.md).  Not run under
- * --tol-abs (the user's bound replaces the model), after a fault or a
- * skipped gate.  A shard cannot tell from its own blocks whether the
- * whole run faulted or skipped: it makes the verdict unless the family is
- * not implemented (every shard skips then), and merge drops it where the
- * merged gate faulted or skipped (check_shard.c, merge_slots). */
+/* The fitted model of a layout (harness/fitmodel.h): its constants set up
+ * before the pass, its sums made by the pass (cfg->fit), its verdict
+ * after. */
+typedef struct fit_job {
+    pc_status st;      /* PC_OK: fitted; PC_SKIP: not (NOTE), or not run */
+    pc_fitm m;
+    pc_fitp *sums;
+    char note[200];
+} fit_job;
+
+/* Set up the fit of CFG (not under --tol-abs: the user's bound replaces
+ * the model) and point the pass at its sums. */
+static pc_status fit_setup(pc_gate *c, pc_acc_cfg *cfg, fit_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->st = PC_SKIP;
+    if (cfg->tol_abs >= 0.0) return PC_OK;
+    j->st = pc_fitm_setup(cfg, &j->m, j->note, sizeof j->note);
+    if (j->st == PC_OK && !(j->sums = pc_fitp_new(j->m.h))) j->st = PC_ENOMEM;
+    if (j->st == PC_ENOMEM) return pc_gate_oom(c);
+    cfg->fit = j->sums;
+    return PC_OK;
+}
+
+static void fit_release(fit_job *j)
+{
+    pc_fitm_free(&j->m);
+    pc_fitp_free(j->sums);
+    j->sums = NULL;
+}
+
+/* The fitted model of the rows as a verdict of its own: the per-element
+ * bound decides "accuracy", the fit's aggregate bounds decide
+ * "fitted-model" (docs/fitted-model.md).  Not made under --tol-abs, after
+ * a fault or a skipped gate.  A shard cannot tell from its own blocks
+ * whether the whole run faulted or skipped: it makes the verdict (its
+ * sums, or why it has none) unless the family is not implemented (every
+ * shard skips then), and merge drops it where the merged gate faulted or
+ * skipped (check_shard.c, merge_slots).  Its seconds: its share of the
+ * pass (res->fit_seconds, accuracy.h). */
 static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
-                             const pc_acc_cfg *cfg, const pc_acc_result *res)
+                             const pc_acc_cfg *cfg, const pc_acc_result *res, fit_job *j)
 {
     int ended = c->rec ? res->status == PC_SKIP && !res->impl_rc
                        : res->faulted || res->status == PC_SKIP;
     if (cfg->tol_abs >= 0.0 || ended) return PC_OK;
-    pc_fitm f;
-    char note[200];
-    pc_status st = pc_fitm_run(impl, fam->rows, cfg, &f, note, sizeof note);
-    if (st == PC_ENOMEM) return pc_gate_oom(c);
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "fitted-model", pc_layout_name(cfg->layout));
-    if (!v) { pc_fitm_free(&f); return pc_gate_oom(c); }
-    if (st != PC_OK) {
-        v->status = PC_SKIP;
-        snprintf(v->summary, sizeof v->summary, "not fitted: %s", note);
-        return PC_OK;
+    if (!v) return pc_gate_oom(c);
+    v->seconds = res->fit_seconds;
+    if (j->st == PC_OK && res->fit_note[0]) {
+        j->st = PC_SKIP;
+        snprintf(j->note, sizeof j->note, "%s", res->fit_note);
     }
-    v->status = f.bad ? PC_FAIL : PC_OK;
-    v->measured = f.worst;
-    v->bound = 1.0;
-    snprintf(v->measured_what, sizeof v->measured_what, "max fitted/bound");
-    char line[400];
-    pc_fitm_summary(&f, line, sizeof line);
-    if (f.bad)
-        snprintf(v->summary, sizeof v->summary, "%d of %d pairs outside the fitted model's bounds: %s",
-                 f.bad, f.h, line);
-    else
-        snprintf(v->summary, sizeof v->summary, "frequency, phase offset, amplitude and DC offset of "
-                 "all %d pairs within their bounds (worst fitted/bound %.3g)", f.h, f.worst);
-    v->details = malloc(2048);
-    if (v->details) pc_fitm_details(&f, v->details, 2048);
-    pc_fitm_free(&f);
+    if (c->rec) { /* merge judges the shards' sums (check_shard.h, FITTED) */
+        v->status = PC_SKIP;
+        snprintf(v->summary, sizeof v->summary, "this shard's sums; `pecheck merge` judges them");
+        return pc_shard_rec_fit(c->rec, c->vs->n - 1, &j->m, j->st == PC_OK ? j->sums : NULL,
+                                j->note, v->seconds) == PC_OK ? PC_OK : pc_gate_oom(c);
+    }
+    if (j->st == PC_OK && pc_fitm_judge(&j->m, j->sums) != 0)
+        return pc_seterr(c->err, PC_EINTERNAL, "fitted model: the sums do not cover the range");
+    pc_fitm_verdict(j->st == PC_OK ? &j->m : NULL, j->note, v);
     return PC_OK;
 }
 
 /* Both layouts (or --layout's) in one pass (pc_accuracy_run_layouts), one
- * verdict each, in layout order. */
+ * accuracy verdict each, in layout order, each followed by its fitted
+ * model's, whose sums the same pass makes. */
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
     const pc_opts *o = c->o;
-    int layouts[2] = { 0, 1 }, nl = 2, made = 0;
+    int layouts[2] = { 0, 1 }, nl = 2, made = 0, fits = 0;
     if (o->layout >= 0) { layouts[0] = o->layout; nl = 1; }
     pc_acc_cfg cfg[2];
     pc_rope_cfg rc[2];
     pc_acc_result res[2];
+    fit_job fj[2];
     pc_status st = PC_OK;
     for (; made < nl; made++) {
         gate_cfg(o, impl, fam, layouts[made], &cfg[made]);
@@ -195,12 +221,12 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         }
         if ((st = pc_rope_cfg_apply(o, &cfg[made], &rc[made], c->err)) != PC_OK) break;
     }
+    for (; st == PC_OK && fits < nl; fits++) st = fit_setup(c, &cfg[fits], &fj[fits]);
     if (st == PC_OK) st = pc_accuracy_run_layouts(impl, cfg, nl, res, c->err);
     for (int k = 0; k < nl && st == PC_OK; k++)
         if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) == PC_OK)
-            /* the fit covers the whole range in every shard: the same
-             * verdict in each (a SAME slot, check_shard.h) */
-            st = fit_verdict(c, impl, fam, &cfg[k], &res[k]);
+            st = fit_verdict(c, impl, fam, &cfg[k], &res[k], &fj[k]);
+    for (int k = 0; k < fits; k++) fit_release(&fj[k]);
     for (int k = 0; k < made; k++) pc_rope_cfg_release(&rc[k]);
     return st;
 }

@@ -60,7 +60,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..47"
+echo "1..62"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -75,6 +75,47 @@ sharded 4 --impl bf16-positions --positions 100:2999                      # know
 sharded 2 --impl rope-polar --impl rope-bf16-cache --max-pos 1500         # RoPE: a declined layout, a fitted cause
 sharded 3 --impl learned-clamp --impl attention-nocausal --causal         # contract gates; an existential property
 sharded 8 --impl sin-only --max-pos 600 --cases 5                         # more shards than cases
+
+# the fitted model: each shard writes the sums of its own blocks only, merge
+# joins them and judges (a pass, the unwrap's integer turns crossing blocks
+# and shards, an amplitude and a frequency failure)
+fitted_slots() { # FILE: status and measured of every fitted-model verdict
+    /usr/bin/python3 -c 'import json, sys
+print(" ".join("%s:%r" % (v["status"], v["measured"]) for v in json.load(open(sys.argv[1]))["results"]
+               if v["check"] == "fitted-model"))' "$1"; }
+sharded 4 --impl bf16-positions --positions 100:2999 --property accuracy
+/usr/bin/python3 - "$tmp" >"$tmp/py" <<'PY'
+import json, sys
+for k in (1, 2, 3, 4):
+    d = json.load(open(f"{sys.argv[1]}/s{k}.json"))
+    f = [s for s in d["slots"] if s["check"] == "fitted-model"][0]["fit"]
+    lo, n = f["sums"]["start"], f["sums"]["count"]
+    turns = sum(p["sm"] != "0" for p in f["sums"]["pairs"])
+    print(lo, n, "turns" if turns else "none")
+PY
+if [ "$(tr '\n' ' ' <"$tmp/py")" = "100 768 none 868 768 turns 1636 768 turns 2404 596 turns " ]; then
+    ok "fitted-model shards: each holds its own blocks' sums; the phase turns whole turns from shard 2 on"
+else nok "fitted-model shards' sums: $(tr '\n' ' ' <"$tmp/py")"; fi
+sharded 3 --impl plus-1e-4 --positions 2000000:2010000 --layout interleaved --property accuracy
+[[ "$(fitted_slots "$tmp/merged.json")" == fail:* ]] && ok "plus-1e-4 at 2M: the merged fitted model fails" \
+    || nok "plus-1e-4 at 2M: merged fitted model $(fitted_slots "$tmp/merged.json")"
+sharded 2 --impl rope-ggml --strict --layout interleaved --property accuracy --max-pos 5000
+[[ "$(fitted_slots "$tmp/merged.json")" == fail:* ]] && ok "rope-ggml --strict: the merged fitted model fails" \
+    || nok "rope-ggml --strict: merged fitted model $(fitted_slots "$tmp/merged.json")"
+mkdir -p "$tmp/fit"; cp "$tmp"/s[12].json "$tmp/fit/"
+f1=$tmp/fit/s1.json; f2=$tmp/fit/s2.json
+forge "$f2" "$tmp/x.json" 'slot("fitted-model")["fit"]["sums"]["pairs"][3]["sm"] = "12x"'
+refused x.json fit.sm -- "$f1" "$tmp/x.json"
+forge "$f2" "$tmp/x.json" 'slot("fitted-model")["fit"]["sums"]["count"] += 1'
+refused x.json fit.sums.count -- "$f1" "$tmp/x.json"
+forge "$f2" "$tmp/x.json" 'slot("fitted-model")["fit"]["sums"]["pairs"][0]["first"] = "0x1p+2"'
+refused x.json fit.first -- "$f1" "$tmp/x.json"
+forge "$f2" "$tmp/x.json" 'slot("fitted-model")["fit"]["omega"][5] = "0x1p-3"'
+refused x.json "fitted model's constants differ" -- "$f1" "$tmp/x.json"
+forge "$f2" "$tmp/x.json" 'del slot("fitted-model")["fit"]["sums"]["pairs"][7]["zr"]'
+refused x.json fit.zr -- "$f1" "$tmp/x.json"
+forge "$f1" "$tmp/x.json" 'del slot("fitted-model")["fit"]'
+refused x.json fit -- "$tmp/x.json" "$f2"
 
 # a property that fails in one shard only: unique's first failing case is
 # case 9, in shard 3 of 3; shards 1 and 2 pass, and shard 1 (the sweep's

@@ -78,5 +78,16 @@ ok $? "rope-ggml --strict: the fitted model fails, naming a cumulative-product s
 ! grep -q "fitted-model" "$tmp/out"
 ok $? "--tol-abs: no fitted model (the user's bound replaces the model)" "$tmp/out"
 
+# the fitted model's seconds: its share of the one accuracy pass that made
+# its sums (not 0; rope-polar declines the interleaved layout: 3 fits), so the summary line's total, the verdicts' sum, covers it
+"$PECHECK" check --impl torch-exp --impl rope-polar --max-pos 40000 --property accuracy --format json \
+    --quiet --regressions off >"$tmp/out" 2>&1
+"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+fit = [v["seconds"] for v in r if v["check"] == "fitted-model"]
+acc = [v["seconds"] for v in r if v["check"] == "accuracy" and v["status"] != "skip"]
+sys.exit(not (len(fit) == 3 and len(acc) == 3 and all(s > 0 for s in fit + acc)))' "$tmp/out"
+ok $? "the fitted-model verdicts carry their seconds (> 0), as the accuracy verdicts" "$tmp/out"
+
 echo "1..$n"
 [ "$fails" -eq 0 ]
