@@ -5,7 +5,8 @@ output.
 
 Block b's calls go to host b % H, each host's in (block, layout) order, and
 which calls are made depends only on what earlier calls returned
-(harness/accuracy.c, take_turn).  tests/plugins/counter.c counts its calls
+(harness/accuracy.c, take_turn); the unique sweep gives host k the k-th of
+H parts of the range (families/sinusoidal/unique.c).  tests/plugins/counter.c counts its calls
 in each process, writes each count to stdout, shifts its values by it and
 fails at a given call of a process: its `check` JSON (the seconds removed,
 the captured output included) is the same at --threads 1, 2 and 3, and the
@@ -86,12 +87,15 @@ try:
     out = "".join(r.get("details") or "" for r in doc.get("results", []))
     ok(rc == 1 and acc.get("status") == "pass" and rep.get("status") == "fail",
        "counter: accuracy passes, the repeat check sees the state", [rc, acc, rep.get("summary")])
-    # host 1 gets blocks 1, 3, ..., 11, two layouts each: its last call is
-    # its 12th, at 2816; its output comes after host 0's
-    h1 = out.find("call 12 at pos=2816\n")
-    ok("plugin output" in out and h1 > 0 and "call " in out[:h1].split("plugin output")[-1],
-       "the captured output: host 0's last lines, then host 1's, ending at its 12th call",
-       out[-1500:])
+    # host 1 gets blocks 1, 3, ..., 11 of the gate, two layouts each (calls
+    # 1..12), then the second half of the unique sweep, blocks 6..11 (calls
+    # 13..18); its output comes after host 0's
+    h1 = "".join("call %d at pos=%d\n" % (k + 1, 256 + 512 * (k // 2)) for k in range(12)) + \
+        "".join("call %d at pos=%d\n" % (13 + k, 1536 + 256 * k) for k in range(6))
+    at = out.find(h1)
+    ok("plugin output" in out and at > 0 and "call " in out[:at].split("plugin output")[-1],
+       "the captured output: host 0's last lines, then host 1's whole: the gate's odd blocks, "
+       "then the second half of the unique sweep", out[-1500:])
 
     # host 0 gets blocks 0, 2, 4 ...; its 5th call is block 4's interleaved
     rc, doc = same_for_threads(counter, "a plugin failing at its 5th call in a process",
@@ -114,6 +118,15 @@ try:
     r = find(doc, "accuracy", "half")
     ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r.get("summary", ""),
        "the crash at 1000 is reported at pos=768..1023", r.get("summary"))
+    # the unique sweep of 0..1499 alone: host 1's part is blocks 3..5
+    # (768..1535); a failed sweep call gives no case (the cases go on)
+    one = ["--property", "unique", "--max-pos", "1499"]
+    rc, doc = same_for_threads(crash, "a crash in host 1's part of the unique sweep",
+                               threads=(1, 2), extra=one)
+    rc1, doc1 = check(crash, 2, extra=one + ["--plugin-hosts", "1"])
+    ok(rc == rc1 == 0 and find(doc, "unique", "interleaved").get("summary") ==
+       find(doc1, "unique", "interleaved").get("summary"),
+       "its verdict is that of one host", [rc, rc1])
     rc, doc = same_for_threads(hang, "a hang (--timeout-ms 300)", threads=(1, 2),
                                extra=["--timeout-ms", "300"])
     r1, r2 = find(doc, "accuracy", "interleaved"), find(doc, "accuracy", "half")

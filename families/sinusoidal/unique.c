@@ -172,18 +172,23 @@ static uint64_t row_hash(const float *v, int d)
     return h;
 }
 
-/* One thread's share of the sweep: the hashes of rows [S0, S1) (offsets
- * from r->lo, multiples of SWEEP_BLOCK apart).  Built-ins only: the hook is
- * called without pc_prun's bookkeeping (not shared between threads). */
+/* One part of the sweep: the hashes of rows [S0, S1) (offsets from r->lo,
+ * multiples of SWEEP_BLOCK apart).  A built-in's: one thread's share, the
+ * hook called without pc_prun's bookkeeping (not shared between threads).
+ * A plugin's: one host's share (host.h), its calls in position order
+ * through OWN, a pc_prun of its own whose implementation calls that host,
+ * so that the calls each host gets do not depend on the threads. */
 typedef struct sweep_part {
     pc_prun *r;
     int d;
     hrow *hs;
     int64_t s0, s1;
     int64_t failed;           /* offset of the block whose call failed; -1: none */
-    int tracked;              /* the only part: calls through pc_prun (a plugin's) */
+    int tracked;              /* calls through pc_prun R (a plugin's) */
     int nomem;
     pthread_t tid;
+    pc_prun own;              /* a plugin's part: R is &OWN ... */
+    pc_impl via;              /* ... calling its host */
 } sweep_part;
 
 static int rows_raw(const pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
@@ -218,39 +223,76 @@ static void *sweep_part_run(void *arg)
     return NULL;
 }
 
-/* Threads of the sweep: --threads (every core by default) for a built-in,
- * one for a plugin (its calls stay in position order). */
-static int sweep_threads(const pc_prun *r, int64_t n)
+/* Threads of the sweep (--threads, every core by default) to *NT, and its
+ * parts: one a thread for a built-in, one a host for a plugin (host.h;
+ * fewer threads than hosts: some threads run several parts). */
+static int sweep_parts(const pc_prun *r, int64_t n, int *nt)
 {
-    int nt = r->impl->host ? 1 : r->params->threads > 0 ? r->params->threads : pc_cores();
     int64_t nblk = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
-    if (nt > SWEEP_THREADS_MAX) nt = SWEEP_THREADS_MAX;
-    return nt > nblk ? (int)nblk : nt;
+    int t = r->params->threads > 0 ? r->params->threads : pc_cores();
+    int np = r->impl->host ? pc_impl_hosts(r->impl) : t;
+    if (np > SWEEP_THREADS_MAX) np = SWEEP_THREADS_MAX;
+    if (np > nblk) np = (int)nblk;
+    *nt = t < np ? t : np;
+    return np;
 }
 
-/* Every row's hash into HS[0..N): NT parts of whole blocks, the first in
- * this thread.  A part's failed call ends it; the first in position order
- * is called again through pc_prun (its message and fault, as one thread
- * would have left them) and *FAILED is set. */
+/* Part K of NP over N rows; a plugin's calls host K through its own
+ * pc_prun (one part: R itself, as before the pool). */
+static void part_init(sweep_part *p, pc_prun *r, int d, hrow *hs, int64_t n, int k, int np)
+{
+    int64_t nblk = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->d = d;
+    p->hs = hs;
+    p->s0 = nblk * k / np * SWEEP_BLOCK;
+    p->s1 = k + 1 == np ? n : nblk * (k + 1) / np * SWEEP_BLOCK;
+    p->failed = -1;
+    if (!r->impl->host && np > 1) return; /* a built-in's share of several */
+    p->tracked = 1;
+    if (np == 1) return;
+    p->own = *r;
+    p->own.calls = 0;
+    pc_impl_on_host(r->impl, k, &p->via);
+    p->own.impl = &p->via;
+    p->r = &p->own;
+}
+
+/* A plugin's part P is over: its calls counted in R; FAILED: its failure,
+ * the first in position order, left in R as one thread would leave it. */
+static void part_end(pc_prun *r, const sweep_part *p, int failed)
+{
+    if (p->r == r) return;
+    if (!failed) {
+        r->calls += p->own.calls;
+        return;
+    }
+    r->faulted = p->own.faulted;
+    memcpy(r->implmsg, p->own.implmsg, sizeof r->implmsg);
+}
+
+/* Every row's hash into HS[0..N): parts of whole blocks (sweep_parts), the
+ * first in this thread.  A part's failed call ends it; the first in
+ * position order is called again through pc_prun (its message and fault,
+ * as one thread would have left them; a plugin's part: its own record, no
+ * call) and *FAILED is set. */
 static pc_status hash_rows(pc_prun *r, int d, int64_t n, hrow *hs, int *failed, pc_err *err)
 {
     sweep_part part[SWEEP_THREADS_MAX];
-    int nt = sweep_threads(r, n), started = 1;
-    int64_t nblk = (n + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
-    for (int t = 0; t < nt; t++) {
-        part[t] = (sweep_part){ r, d, hs, nblk * t / nt * SWEEP_BLOCK, 0, -1, nt == 1, 0, 0 };
-        part[t].s1 = t + 1 == nt ? n : nblk * (t + 1) / nt * SWEEP_BLOCK;
-    }
+    int nt, np = sweep_parts(r, n, &nt), started = 1;
+    for (int t = 0; t < np; t++) part_init(&part[t], r, d, hs, n, t, np);
     for (int t = 1; t < nt && pthread_create(&part[t].tid, NULL, sweep_part_run, &part[t]) == 0; t++)
         started++;
-    for (int t = started; t < nt; t++) sweep_part_run(&part[t]); /* threads that did not start */
+    for (int t = started; t < np; t++) sweep_part_run(&part[t]); /* threads that did not start */
     sweep_part_run(&part[0]);
     for (int t = 1; t < started; t++) pthread_join(part[t].tid, NULL);
     *failed = 0;
-    for (int t = 0; t < nt; t++) {
+    for (int t = 0; t < np; t++) part_end(r, &part[t], 0);
+    for (int t = 0; t < np; t++) {
         if (part[t].nomem) return pc_p_nomem(err);
         if (part[t].failed < 0) continue;
-        if (part[t].tracked) { *failed = 1; return PC_OK; }
+        if (part[t].tracked) { part_end(r, &part[t], 1); *failed = 1; return PC_OK; }
         int64_t pos[SWEEP_BLOCK];
         int64_t s = part[t].failed, m = n - s < SWEEP_BLOCK ? n - s : SWEEP_BLOCK;
         float *blk = malloc((size_t)SWEEP_BLOCK * (size_t)d * sizeof *blk);
