@@ -212,6 +212,7 @@ typedef struct block {
      * and one row's z / A and e^{i theta} per pair (fitsums.h) */
     float *fit_got;
     double *fc, *fs, *fct, *fst;
+    double *fc1, *fs1;    /* rows with an input: cos and sin of omega_i (fit_theta) */
 } block;
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -391,6 +392,7 @@ static void block_free(block *b)
     free(b->omega); free(b->kappa); free(b->pos); free(b->ref32); free(b->ref64);
     free(b->pair_theta); free(b->pair_bound);
     free(b->fit_got); free(b->fc); free(b->fs); free(b->fct); free(b->fst);
+    free(b->fc1); free(b->fs1);
     for (int l = 0; l < PC_ACC_LANES; l++) { free(b->lane_got[l]); free(b->lane_x[l]); }
 }
 
@@ -415,8 +417,10 @@ static int fit_scratch(block *b, const pc_acc_cfg *cfg, const pc_rows *rows)
     size_t h = (size_t)cfg->d / 2;
     b->fc = malloc(h * sizeof(double)); b->fs = malloc(h * sizeof(double));
     b->fct = malloc(h * sizeof(double)); b->fst = malloc(h * sizeof(double));
-    if (rows->input) b->fit_got = malloc(PC_ACC_BLOCK * (size_t)cfg->d * sizeof(float));
-    return b->fc && b->fs && b->fct && b->fst && (!rows->input || b->fit_got) ? 0 : -1;
+    if (!rows->input) return b->fc && b->fs && b->fct && b->fst ? 0 : -1;
+    b->fit_got = malloc(PC_ACC_BLOCK * (size_t)cfg->d * sizeof(float));
+    b->fc1 = malloc(h * sizeof(double)); b->fs1 = malloc(h * sizeof(double));
+    return b->fc && b->fs && b->fct && b->fst && b->fit_got && b->fc1 && b->fs1 ? 0 : -1;
 }
 
 /* Scratch of a worker for NL layouts: its own frequencies (a pc_freqs is
@@ -431,7 +435,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
                 malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
                 malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0,
-                NULL, NULL, NULL, NULL, NULL };
+                NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     *b = z;
     int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
           && b->pair_bound && fit_scratch(b, cfg, rows) == 0;
@@ -455,6 +459,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
         b->kappa[i] = pair_kappa(cfg, &s, i, b->omega[i]);
+        if (b->fc1) sincos(b->omega[i], &b->fs1[i], &b->fc1[i]);
     }
     return PC_OK;
 }
@@ -769,16 +774,33 @@ static int fit_call(const run *r, block *b, const pc_impl *via, int l, size_t n,
     return rc != 0 || o->fit_fault.faulted ? FIT_FAILED : FIT_MADE;
 }
 
-/* e^{i theta} of the block's K-th position, per pair, into B->fct, B->fst:
- * rows without an input, the certified binary64 rows (sin and cos of the
- * exact angle correctly rounded, times A: shared, in lane 0's layout) over
- * A; rows with an input, binary64 sincos of p omega_i (fitmodel.c). */
+/* e^{i theta} of the block's K-th position, per pair, into B->fct, B->fst
+ * (called for K = 0, 1, ... in turn): rows without an input, the certified
+ * binary64 rows (sin and cos of the exact angle correctly rounded, times
+ * A: shared, in lane 0's layout) over A.  Rows with an input: binary64
+ * sincos of p omega_i at the block's first position (fitmodel.c), then
+ * position by position the product by e^{i omega_i} (sincos of omega_i):
+ * each product's roundings move the pair by at most 2^-51, and e^{i omega_i}
+ * is within 2^-53 of its value, so over the block's 255 steps the pair
+ * stays within 255 (2^-51 + 2^-53) < 2^-42 of binary64 sincos(p omega_i) in
+ * angle and norm, 2^-20 times the fit's smallest bounds (e_0 and R, 4u =
+ * 2^-22: docs/fitted-model.md) and below sincos's own argument rounding
+ * (p omega 2^-53) past p omega = 2^11; each block starts afresh, so the
+ * values do not depend on how the blocks are split. */
 static void fit_theta(const run *r, block *b, size_t k)
 {
     int h = b->cfg->d / 2, rl = r->lanes[0].cfg->layout;
-    if (!r->share) {
+    if (!r->share && k == 0) {
         for (int i = 0; i < h; i++)
-            sincos((double)b->pos[k] * b->omega[i], &b->fst[i], &b->fct[i]);
+            sincos((double)b->pos[0] * b->omega[i], &b->fst[i], &b->fct[i]);
+        return;
+    }
+    if (!r->share) {
+        for (int i = 0; i < h; i++) {
+            double c = b->fct[i], s = b->fst[i];
+            b->fct[i] = c * b->fc1[i] - s * b->fs1[i];
+            b->fst[i] = s * b->fc1[i] + c * b->fs1[i];
+        }
         return;
     }
     const double *y = b->ref64 + k * (size_t)b->cfg->d;

@@ -6,7 +6,8 @@
  * with the exact rotation e^{i theta}, theta = p omega_i (sinusoidal: the
  * certified binary64 rows, sin and cos of the exact angle correctly
  * rounded; RoPE: binary64 sincos of p omega_i, whose error p omega 2^-53 is
- * below 2^-20 rad for p <= 2^53 / 2^33, far below every bound here):
+ * below 2^-20 rad for p <= 2^53 / 2^33, far below every bound here, made
+ * by products within a block: accuracy.c, fit_theta):
  *   delta(p) = arg(z e^{-i theta}), unwrapped along consecutive positions
  *   (a correct row moves delta by far less than pi from one position to
  *   the next),
