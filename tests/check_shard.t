@@ -7,10 +7,7 @@
 # whose numbers pecheck would not write.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 strip() { grep -v '"seconds"' "$1"; }
 
 same_json() {

@@ -7,10 +7,7 @@
 # `accuracy --impl all` gates every built-in with certified rows.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 Q="--d 16 --positions 0:600 --cases 10 --regressions off"
 
 echo "1..16"

@@ -3,10 +3,7 @@
 # verdicts and witnesses of the accuracy gate on the built-ins, JSON fields.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 
 # expect_usage WORD ARGS...: exit 2, exactly one stderr line containing WORD, no stdout
 expect_usage() {

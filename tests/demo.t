@@ -4,10 +4,7 @@
 set -u
 PECHECK=${PECHECK:-build/pecheck}
 case $PECHECK in /*) ;; *) PECHECK=$PWD/$PECHECK ;; esac
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 echo "1..4"
 "$PECHECK" list | awk 'NR > 1 { print $1 }' | sort >"$tmp/list"
 mkdir "$tmp/run"

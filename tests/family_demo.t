@@ -7,10 +7,7 @@ set -u
 PECHECK=${PECHECK:-build/pecheck}
 BUILD=${BUILD:-build}
 DEMO=$BUILD/tests/pecheck_demo
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 check() { if eval "$1"; then ok "$2"; else nok "$2 ($(head -c 400 "$tmp/out" "$tmp/err" 2>/dev/null | tr '\n' ' '))"; fi; }
 
 echo "1..11"

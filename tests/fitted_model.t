@@ -8,20 +8,8 @@
 # product passes the default class and fails --strict, named.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-PECHECK=${PECHECK:-$root/build/pecheck}
-PY=${PYTHON:-/usr/bin/python3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-fitm.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { # ok COND NAME [DIAG-FILE]
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; fails=$((fails + 1))
-        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-    fi
-}
+. "$here/lib/tap.sh"
+tap_tmp fitm
 RS='{"rope_type":"llama3","factor":8,"low_freq_factor":1,"high_freq_factor":4,"original_max_position_embeddings":8192}'
 
 # cache P0 SHIFT SCALE: the certified Llama-3 cache of positions P0+SHIFT .. (4096 rows)

@@ -6,10 +6,7 @@
 # are well formed and carry the verdict.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 ACC="--d 16 --max-pos 255 --quiet"
 
 echo "1..7"

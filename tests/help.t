@@ -5,10 +5,7 @@
 # option is refused; `pecheck help nosuch` is exit 2.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 cmds="list accuracy check reference explain merge demo report"
 all_opts=$(for c in $cmds; do "$PECHECK" help "$c" | sed -n 's/^  --\([a-z-]*\).*/\1/p'; done | sort -u)
 echo "1..$((4 * 8 + 2))"

@@ -12,10 +12,7 @@
 # a failure; they are far above the time these take.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 P53=9007199254740992
 q="--quiet --regressions off"
 

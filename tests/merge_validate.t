@@ -6,10 +6,7 @@
 # exit 2 with one stderr line naming the shard file and the field.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 
 # forge IN OUT PYTHON: OUT is IN's JSON (as d) after the Python statement;
 # the number 2^70 and 1e999 are written as raw text by the placeholders.

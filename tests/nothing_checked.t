@@ -6,10 +6,7 @@
 # the declined layout is a SKIP saying so (not a FAIL of every property).
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 small="--max-pos 63 --cases 5 --quiet --regressions off"
 
 # nothing WORD... -- ARGS: exit 2, one line containing every WORD, no stdout

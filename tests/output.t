@@ -7,10 +7,7 @@
 # DIR.tmp.PID folder (SIGINT: tests/output_test.c).
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 acc() { "$PECHECK" accuracy --impl torch-exp --max-pos 10 --quiet "$@"; }
 
 echo "1..20"

@@ -4,10 +4,7 @@
 set -u
 PECHECK=${PECHECK:-build/pecheck}
 export PECHECK_REGRESSIONS=off
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 echo "1..4"
 "$PECHECK" reference --family sinusoidal --d 8 --positions 0:15 --out "$tmp/pe.npy" --quiet 2>/dev/null
 cp "$tmp/pe.npy" "$tmp/orig.npy"

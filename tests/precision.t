@@ -16,19 +16,8 @@
 #   and the output says why; binary64 angles rounded once pass.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-PECHECK=${PECHECK:-$root/build/pecheck}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-precision.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { # ok COND NAME [DIAG-FILE]
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; fails=$((fails + 1))
-        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-    fi
-}
+. "$here/lib/tap.sh"
+tap_tmp precision
 # the largest err/bound of a text result
 ratio() { sed -n 's/^  largest err\/bound = //p' "$1"; }
 

@@ -8,10 +8,7 @@
 set -u
 PECHECK=${PECHECK:-build/pecheck}
 BUILD=${BUILD:-build}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 
 echo "1..10"
 evil=$'evil\n!touch${IFS}PWNED\n`touch${IFS}PWNED2`\xff\'"<evil>'

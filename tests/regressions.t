@@ -6,10 +6,7 @@
 # reported and left as it is.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 # a small failing run: cos-shifted breaks linear-shift at once
 run() { "$PECHECK" check --impl cos-shifted --d 16 --positions 0:255 --property linear-shift --cases 20 "$@"; }
 

@@ -11,20 +11,8 @@
 #     says so.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-PECHECK=${PECHECK:-$root/build/pecheck}
-PY=${PYTHON:-/usr/bin/python3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-ropeopt.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { # ok COND NAME [DIAG-FILE]
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; fails=$((fails + 1))
-        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-    fi
-}
+. "$here/lib/tap.sh"
+tap_tmp ropeopt
 exit2() { # exit2 PATTERN NAME ARGS...: exit 2 with PATTERN on stderr
     pat=$1; name=$2; shift 2
     "$PECHECK" "$@" >"$tmp/o" 2>&1

@@ -13,27 +13,9 @@
 # correct cache is printed as a TAP comment.  Without torch: a visible skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-PECHECK=${PECHECK:-$root/build/pecheck}
-PY=${PYTHON:-/usr/bin/python3}
-
-reason=$("$PY" -c 'import torch, numpy' 2>&1 | tail -n 1)
-if [ -n "$reason" ] || ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
-    echo "1..0 # SKIP PyTorch not available: ${reason:-$PY cannot import torch}"
-    exit 0
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-sched.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { # ok COND NAME [DIAG-FILE]
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; fails=$((fails + 1))
-        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-    fi
-}
+. "$here/lib/tap.sh"
+tap_need_torch
+tap_tmp sched
 
 # positions per model: 8192 (dynamic: 16384, the length its cache is built for)
 len() { [ "$1" = dynamic2 ] && echo 16384 || echo 8192; }

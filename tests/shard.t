@@ -4,10 +4,7 @@
 # merged in any order; merge refuses files that are not the shards of one run.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 strip() { grep -v '"seconds"' "$1"; }
 
 # same_json A B WHAT: identical except the timing field

@@ -5,10 +5,7 @@
 set -u
 PECHECK=${PECHECK:-build/pecheck}
 export PECHECK_REGRESSIONS=off
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok()  { echo "ok $((++n)) - $*"; }
-nok() { echo "not ok $((++n)) - $*"; }
+. "$(dirname "$0")/lib/tap.bash"
 "$PECHECK" explain >"$tmp/list" || { echo "1..1"; nok "pecheck explain lists the properties"; exit 0; }
 awk 'NR > 1 && NF >= 3 && $1 ~ /^[a-z0-9-]+$/ { print $1 }' "$tmp/list" >"$tmp/props"
 "$PECHECK" list | awk 'NR > 1 { print $1 }' >"$tmp/builtins"

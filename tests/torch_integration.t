@@ -10,27 +10,9 @@
 # $PYTHON picks the interpreter (default /usr/bin/python3, Debian's).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-PECHECK=${PECHECK:-$root/build/pecheck}
-PY=${PYTHON:-/usr/bin/python3}
-
-reason=$("$PY" -c 'import torch, numpy' 2>&1 | tail -n 1)
-if [ -n "$reason" ] || ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
-    echo "1..0 # SKIP PyTorch not available: ${reason:-$PY cannot import torch}"
-    exit 0
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-torch.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { # ok COND-EXIT-STATUS NAME [DIAG-FILE]
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; fails=$((fails + 1))
-        [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -n 20
-    fi
-}
+. "$here/lib/tap.sh"
+tap_need_torch
+tap_tmp torch
 Q="--cases 10 --regressions off --quiet"
 
 "$PY" "$root/scripts/dump_torch_pe.py" sinusoidal --out "$tmp/pe.npy" >"$tmp/log" 2>&1
