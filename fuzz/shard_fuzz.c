@@ -67,7 +67,12 @@ static void check_merge(const pc_jnode *t)
         check(run.n_properties >= 0 && run.n_properties <= PC_MAX_SOURCES);
         for (int k = 0; k < vs.n; k++)
             check(vs.v[k].status == PC_OK || vs.v[k].status == PC_FAIL || vs.v[k].status == PC_SKIP);
+        /* a case to save names a failing verdict of the list */
+        for (int k = 0; k < run.n_saves; k++)
+            check(run.saves[k].verdict >= 0 && run.saves[k].verdict < vs.n
+                  && vs.v[run.saves[k].verdict].status == PC_FAIL && run.regressions);
     }
+    pc_check_run_free(&run);
     pc_verdicts_free(&vs);
 }
 

@@ -117,6 +117,17 @@ static void write_split(pc_json *j, const pc_case_split *sp)
     pc_json_int(j, "failed_at", sp->failed_at);
     write_hex(j, "worst_score", sp->worst_score);
     pc_json_int(j, "sweep", sp->sweep);
+    if (sp->save) { /* the failing case merge saves if this verdict is the merged one */
+        pc_json_obj(j, "save");
+        pc_json_str(j, "impl", sp->save_impl);
+        write_u64(j, "seed", sp->save_seed);
+        pc_json_int(j, "d", sp->save_d);
+        pc_json_int(j, "start", sp->save_lo);
+        pc_json_int(j, "end", sp->save_hi);
+        pc_json_end(j);
+    } else {
+        pc_json_str(j, "save", NULL);
+    }
     pc_json_end(j);
 }
 
@@ -182,6 +193,7 @@ void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, cons
     pc_json_arr(&j, "properties");
     for (int k = 0; k < o->n_properties; k++) pc_json_str(&j, NULL, o->properties[k]);
     pc_json_end(&j);
+    pc_json_str(&j, "regressions", pc_regress_path(o)); /* where merge saves failing cases */
     pc_json_end(&j);
     pc_json_arr(&j, "slots");
     for (int k = 0; k < vs->n; k++)
@@ -330,6 +342,27 @@ static int read_verdict(rd *r, const pc_jnode *sl, pc_verdict *v)
     return 1;
 }
 
+/* "save": null, or the case merge saves: {"impl", "seed", "d", "start",
+ * "end"} (the implementation's name, an unsigned 64-bit seed, an even d in
+ * [2, PC_D_MAX], positions 0 <= start <= end <= 2^53, as the run's options
+ * allow) */
+static void read_save(rd *r, const pc_jnode *o, pc_case_split *sp)
+{
+    const pc_jnode *sv = pc_jget(o, "save");
+    if (sv && sv->type == PC_J_NULL) return;
+    if (!sv || sv->type != PC_J_OBJ) { bad(r, "split.save", "is missing or not null or an object"); return; }
+    rd q = { r->file, r->slot, r->err, PC_OK };
+    sp->save = 1;
+    sp->save_impl = get_str(&q, sv, "impl", 0);
+    sp->save_seed = get_u64(&q, sv, "seed");
+    sp->save_d = (int)get_int(&q, sv, "d", 2, PC_D_MAX);
+    sp->save_lo = get_int(&q, sv, "start", 0, PC_POS_MAX);
+    sp->save_hi = get_int(&q, sv, "end", sp->save_lo, PC_POS_MAX);
+    if (q.st != PC_OK || sp->save_d % 2)
+        bad(r, "split.save", "is not {\"impl\": a string, \"seed\": an unsigned 64-bit integer, "
+            "\"d\": even in [2, 8192], \"start\" <= \"end\" in [0, 2^53]}");
+}
+
 static void read_split(rd *r, const pc_jnode *sl, pc_case_split *sp, int n)
 {
     memset(sp, 0, sizeof *sp);
@@ -344,6 +377,7 @@ static void read_split(rd *r, const pc_jnode *sl, pc_case_split *sp, int n)
     sp->failed_at = (long)get_int(r, o, "failed_at", -1, big);
     sp->worst_score = get_hex(r, o, "worst_score");
     sp->sweep = (int)get_int(r, o, "sweep", 0, 2);
+    read_save(r, o, sp);
 }
 
 /* ---- merging ------------------------------------------------------------------ */
@@ -353,6 +387,7 @@ typedef struct mg {
     const char *const *files;     /* by shard number - 1 */
     int n;                        /* shards */
     pc_err *err;
+    pc_check_run *run;            /* the run's fields; the cases to save, added */
 } mg;
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -410,6 +445,11 @@ static pc_status read_splits(const mg *m, int s, pc_case_split *sp, int cases)
         if (r.st != PC_OK) return r.st;
         if (sp[j].owner != s % m->n + 1)
             bad(&r, "split.owner", "is not the shard that owns the slot (slot number mod N, plus 1)");
+        else if (sp[j].save && (cases ? sp[j].failed_at < 0 : j + 1 != sp[j].owner))
+            bad(&r, "split.save", cases ? "is set in a shard whose cases did not fail"
+                                        : "is set in a shard that does not own the slot");
+        else if (sp[j].save && !m->run->regressions)
+            bad(&r, "split.save", "is set but the run has no regression file (\"run.regressions\")");
         if (!cases) { if (r.st != PC_OK) return r.st; continue; }
         int64_t a, b;
         pc_acc_shard_blocks(sp[j].total, j + 1, m->n, &a, &b);
@@ -426,8 +466,21 @@ static pc_status read_splits(const mg *m, int s, pc_case_split *sp, int cases)
     return PC_OK;
 }
 
-/* CASES: the engine's rule over the shards' candidates. */
-static pc_status merge_cases(const mg *m, int s, pc_verdict *out)
+/* The case SP would save is the failing case of its shard's verdict V. */
+static void check_save(rd *r, const pc_case_split *sp, const pc_verdict *v)
+{
+    char name[sizeof v->impl];
+    snprintf(name, sizeof name, "%s", sp->save ? sp->save_impl : "");
+    if (!sp->save || r->st != PC_OK) return;
+    if (v->status != PC_FAIL || v->seed != sp->save_seed)
+        bad(r, "split.save.seed", "is not the seed of the shard's failing case");
+    else if (strcmp(name, v->impl))
+        bad(r, "split.save.impl", "is not the slot's implementation");
+}
+
+/* CASES: the engine's rule over the shards' candidates; *SAVE: the picked
+ * shard's split, whose case merge saves. */
+static pc_status merge_cases(const mg *m, int s, pc_verdict *out, pc_case_split *save)
 {
     pc_case_split *sp = calloc((size_t)m->n, sizeof *sp);
     if (!sp) return pc_seterr(m->err, PC_ENOMEM, "out of memory");
@@ -441,6 +494,7 @@ static pc_status merge_cases(const mg *m, int s, pc_verdict *out)
         if (sp[j].worst_score > sp[best].worst_score) best = j;
     if (pick < 0) pick = best;
     int failing = sp[pick].failed_at >= 0 || sp[pick].sweep == 2;
+    *save = sp[pick];
     free(sp);
     if (st != PC_OK) return st;
     rd r = { m->files[pick], s, m->err, PC_OK };
@@ -448,21 +502,24 @@ static pc_status merge_cases(const mg *m, int s, pc_verdict *out)
     if (r.st == PC_OK && !has) bad(&r, "verdict", "is null in a split property");
     if (r.st == PC_OK && failing && out->status != PC_FAIL)
         bad(&r, "verdict.status", "is not \"fail\" although the shard's cases failed");
+    check_save(&r, save, out);
     return r.st;
 }
 
-/* OWNER: the owner's verdict. */
-static pc_status merge_owner(const mg *m, int s, pc_verdict *out)
+/* OWNER: the owner's verdict; *SAVE: the owner's split. */
+static pc_status merge_owner(const mg *m, int s, pc_verdict *out, pc_case_split *save)
 {
     pc_case_split *sp = calloc((size_t)m->n, sizeof *sp);
     if (!sp) return pc_seterr(m->err, PC_ENOMEM, "out of memory");
     pc_status st = read_splits(m, s, sp, 0);
     int owner = sp[0].owner;
+    if (st == PC_OK) *save = sp[owner - 1]; /* read_splits checked 1 <= owner <= N */
     free(sp);
     if (st != PC_OK) return st;
     rd r = { m->files[owner - 1], s, m->err, PC_OK };
     int has = read_verdict(&r, &m->slots[owner - 1]->kids[s], out);
     if (r.st == PC_OK && !has) bad(&r, "verdict", "is null in the shard that owns the slot");
+    check_save(&r, save, out);
     return r.st;
 }
 
@@ -618,6 +675,7 @@ static pc_status read_run(const head *h, const char *file, pc_check_run *run, pc
     run->seed = get_u64(&r, h->run, "seed");
     run->family = get_str(&r, h->run, "family", 1);
     run->layout = (int)get_int(&r, h->run, "layout", -1, 1);
+    run->regressions = get_str(&r, h->run, "regressions", 1);
     const pc_jnode *p = get_node(&r, h->run, "properties", PC_J_ARR);
     if (p && p->n > PC_MAX_SOURCES) bad(&r, "run.properties", "has more names than --property takes");
     for (size_t k = 0; r.st == PC_OK && p && k < p->n; k++) {
@@ -694,6 +752,20 @@ static pc_status drop_fit(const mg *m, int s)
     return st;
 }
 
+/* Merge saves the case SP names (cmd_merge.c) for the merged verdict
+ * number VI. */
+static pc_status add_save(const mg *m, const pc_case_split *sp, int vi)
+{
+    if (!sp->save) return PC_OK;
+    pc_check_run *run = m->run;
+    pc_check_save *ns = realloc(run->saves, (size_t)(run->n_saves + 1) * sizeof *ns);
+    if (!ns) return pc_seterr(m->err, PC_ENOMEM, "out of memory");
+    run->saves = ns;
+    ns[run->n_saves++] = (pc_check_save){ vi, sp->save_impl, sp->save_seed, sp->save_d, sp->save_lo,
+                                          sp->save_hi };
+    return PC_OK;
+}
+
 static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
 {
     pc_status st = PC_OK;
@@ -711,13 +783,34 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
         if (st != PC_OK) break;
         const char *mode = pc_jget(&m->slots[0]->kids[s], "mode")->text;
         int md = name_index(mode, mode_names, 5);
+        pc_case_split save = { .save = 0 };
         st = md == PC_SLOT_SAME ? merge_same(m, s, v)
-           : md == PC_SLOT_CASES ? merge_cases(m, s, v)
-           : md == PC_SLOT_OWNER ? merge_owner(m, s, v)
+           : md == PC_SLOT_CASES ? merge_cases(m, s, v, &save)
+           : md == PC_SLOT_OWNER ? merge_owner(m, s, v, &save)
            : md == PC_SLOT_FITTED ? merge_fitted(m, s, seed, v)
            : merge_accuracy(m, s, seed, v, &ended);
+        if (st == PC_OK) st = add_save(m, &save, out->n - 1);
     }
     return st;
+}
+
+/* Shard K + 1 (head B) saves to the file shard 1 (head A) does. */
+static pc_status same_regressions(const head *a, const head *b, const char *const *names, int k,
+                                  pc_err *err)
+{
+    const pc_jnode *x = pc_jget(a->run, "regressions"), *y = pc_jget(b->run, "regressions");
+    int same = x && y && x->type == y->type
+               && (x->type == PC_J_NULL || (x->type == PC_J_STR && !strcmp(x->text, y->text)));
+    if (same) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (\"run.regressions\", "
+                     "the regression file, differs)", names[0], names[k]);
+}
+
+void pc_check_run_free(pc_check_run *run)
+{
+    free(run->saves);
+    run->saves = NULL;
+    run->n_saves = 0;
 }
 
 pc_status pc_check_shard_merge(const pc_jnode *const *tops, const char *const *files, int n,
@@ -739,7 +832,8 @@ pc_status pc_check_shard_merge(const pc_jnode *const *tops, const char *const *f
         slots[k] = h[by_k[k]].slots;
         names[k] = files[by_k[k]];
     }
-    mg m = { slots, names, N, err };
+    for (int k = 1; st == PC_OK && k < N; k++) st = same_regressions(&h[by_k[0]], &h[by_k[k]], names, k, err);
+    mg m = { slots, names, N, err, run };
     if (st == PC_OK) st = merge_slots(&m, run->seed, out);
     free(h);
     free(by_k);

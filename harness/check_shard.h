@@ -36,7 +36,7 @@
 #include "verdict.h"
 
 #define PC_CHECK_SHARD_KIND "check-shard"
-#define PC_CHECK_SHARD_FORMAT 1 /* the layout of the file; a reader refuses another */
+#define PC_CHECK_SHARD_FORMAT 2 /* the layout of the file; a reader refuses another */
 
 enum pc_slot_mode { PC_SLOT_SAME = 0, PC_SLOT_CASES, PC_SLOT_OWNER, PC_SLOT_ACCURACY,
                    PC_SLOT_FITTED };
@@ -93,6 +93,16 @@ void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, cons
 /* Is TOP (a parsed file) a check shard? */
 int pc_check_shard_is(const pc_jnode *top);
 
+/* A failing case the unsharded run saves to its regression file: the
+ * case of merged verdict VERDICT (a shard never writes the file). */
+typedef struct pc_check_save {
+    int verdict;
+    const char *impl;            /* the implementation's whole name (in the parsed file) */
+    uint64_t seed;
+    int d;
+    int64_t pos_lo, pos_hi;
+} pc_check_save;
+
 /* What merge needs of the run to judge it as check does. */
 typedef struct pc_check_run {
     uint64_t seed;
@@ -100,11 +110,18 @@ typedef struct pc_check_run {
     int layout;                  /* --layout (-1: none) */
     const char *properties[PC_MAX_SOURCES];
     int n_properties;
+    const char *regressions;     /* the shards' regression file (NULL: off) */
+    pc_check_save *saves;        /* in verdict order; pc_check_run_free */
+    int n_saves;
 } pc_check_run;
 
+void pc_check_run_free(pc_check_run *run);
+
 /* Merge the N shard files TOPS[0..N) (parsed; FILES name them) into OUT,
- * the unsharded run's verdicts, and RUN.  Errors (PC_EINPUT) when they are
- * not the N shards of one run or a slot is not what pecheck writes. */
+ * the unsharded run's verdicts, and RUN (its strings point into TOPS; free
+ * it with pc_check_run_free, also after an error).  Errors (PC_EINPUT) when
+ * they are not the N shards of one run or a slot is not what pecheck
+ * writes.  Writes no file: the caller saves RUN's cases. */
 pc_status pc_check_shard_merge(const pc_jnode *const *tops, const char *const *files, int n,
                                pc_verdicts *out, pc_check_run *run, pc_err *err);
 

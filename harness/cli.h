@@ -25,7 +25,7 @@ typedef struct pc_command {
                           "property replay regressions threads shard"
 #define PC_OPTS_REFERENCE "family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
-#define PC_OPTS_MERGE     "format output quiet"
+#define PC_OPTS_MERGE     "format output quiet regressions"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
 #define PC_OPTS_IDENTIFY  "impl plugin table table-sin d base layout max-pos positions pos-start seq-len format output quiet " \
                           "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts"

@@ -15,8 +15,10 @@
 #include "impl.h"
 #include "jsonread.h"
 #include "output.h"
+#include "property.h"
 #include "shard.h"
 #include "version.h"
+#include "../properties/regressions.h"
 
 /* A file holds one result (its top object) or several ("results"). */
 static pc_status results_of(const pc_jnode *top, const char *file, const pc_jnode **list,
@@ -73,6 +75,47 @@ static pc_status write_merged(const pc_opts *o, const pc_shard_item *merged, siz
     return st;
 }
 
+/* Verdict V's note says its case was saved to PATH; it could not be (E),
+ * and the note says so, as the unsharded run's (properties/run.c). */
+static void note_unsaved(pc_verdict *v, const char *path, const pc_err *e)
+{
+    char said[PC_ERR_LEN + 64], now[PC_ERR_LEN + 64];
+    pc_regress_saved_note(said, sizeof said, path);
+    pc_regress_failed_note(now, sizeof now, e);
+    char *at = v->details ? strstr(v->details, said) : NULL;
+    if (!at) return;
+    size_t head = (size_t)(at - v->details), tail = strlen(at + strlen(said));
+    char *d = malloc(head + strlen(now) + tail + 1);
+    if (!d) return;
+    memcpy(d, v->details, head);
+    memcpy(d + head, now, strlen(now));
+    memcpy(d + head + strlen(now), at + strlen(said), tail + 1);
+    free(v->details);
+    v->details = d;
+}
+
+/* The failing cases the unsharded run saves (a shard saves none): saved
+ * to the shards' regression file, in verdict order, which must be merge's
+ * own (--regressions, $PECHECK_REGRESSIONS, .pecheck-regressions). */
+static pc_status save_cases(const pc_opts *o, const pc_check_run *run, pc_verdicts *vs, pc_err *err)
+{
+    if (!run->n_saves) return PC_OK;
+    const char *path = pc_regress_path(o);
+    if (!path || strcmp(path, run->regressions))
+        return pc_seterr(err, PC_EINPUT, "merge: the shards' failing cases go to the regression file "
+                         "%s, merge's is %s (give merge --regressions %s)", run->regressions,
+                         path ? path : "off", run->regressions);
+    for (int k = 0; k < run->n_saves; k++) {
+        const pc_check_save *c = &run->saves[k];
+        pc_verdict *v = &vs->v[c->verdict];
+        pc_regress_case rc = { .prop = v->check, .family = v->family, .impl = c->impl,
+                               .seed = c->seed, .d = c->d, .pos_lo = c->pos_lo, .pos_hi = c->pos_hi };
+        pc_err e = { "" };
+        if (pc_regress_save(path, &rc, &e) != PC_OK) note_unsaved(v, path, &e);
+    }
+    return PC_OK;
+}
+
 /* Check shards: the merged verdicts judged and written as check does. */
 static pc_status merge_checks(const pc_opts *o, pc_jnode *const *doc, int nf, int *any_fail,
                               pc_err *err)
@@ -80,6 +123,8 @@ static pc_status merge_checks(const pc_opts *o, pc_jnode *const *doc, int nf, in
     pc_verdicts vs = { NULL, 0, 0 };
     pc_check_run run;
     pc_status st = pc_check_shard_merge((const pc_jnode *const *)doc, o->args, nf, &vs, &run, err);
+    if (st == PC_OK) st = save_cases(o, &run, &vs, err);
+    pc_check_run_free(&run);
     if (st != PC_OK) { pc_verdicts_free(&vs); return st; }
     pc_opts co = *o; /* the run's options that check's verdict rules read */
     co.seed = run.seed;

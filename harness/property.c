@@ -5,7 +5,7 @@
 #include "property.h"
 #include "../properties/property.h"
 
-static const char *regress_path(const pc_opts *o)
+const char *pc_regress_path(const pc_opts *o)
 {
     const char *p = o->regressions;
     if (!p) p = getenv("PECHECK_REGRESSIONS");
@@ -29,7 +29,7 @@ void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o)
     p->cases = o->cases;
     p->replay_set = o->replay_set;
     p->replay = o->replay;
-    p->regressions = regress_path(o);
+    p->regressions = pc_regress_path(o);
     p->table_sin = o->table_sin;
     p->properties = o->properties;
     p->n_properties = o->n_properties;

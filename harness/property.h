@@ -27,6 +27,15 @@ typedef struct pc_case_split {
     long failed_at;       /* CASES: the first failing case of [start, end), -1: none */
     double worst_score;   /* CASES: score of the passing case nearest to failing (-inf: none) */
     int sweep;            /* CASES: 0 not run here, 1 ran and found nothing, 2 found a failure */
+    /* CASES, OWNER: the failing case this shard's verdict names, which the
+     * unsharded run would save to the regression file: `pecheck merge`
+     * saves it when the merged verdict is this one (a shard never writes the
+     * file: shards running side by side read it) */
+    int save;
+    const char *save_impl;   /* the implementation's whole name (a verdict's may be cut) */
+    uint64_t save_seed;
+    int save_d;
+    int64_t save_lo, save_hi;
 } pc_case_split;
 
 /* What one run of the property engine needs. */
@@ -66,6 +75,8 @@ typedef struct pc_prop_params {
  * $PECHECK_REGRESSIONS, else .pecheck-regressions; "off" is none.  P points
  * into O (the property names): O must outlive P. */
 void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o);
+/* The regression file O names (as above; NULL: off). */
+const char *pc_regress_path(const pc_opts *o);
 
 /* Run the properties selected by PAR (all by default; PAR->properties
  * filters) that apply to FAMILY on IMPL, appending one verdict per property. */

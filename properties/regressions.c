@@ -219,6 +219,16 @@ static pc_status append_locked(int fd, const char *path, const pc_regress_case *
     return rc ? pc_seterr(err, PC_EIO, "appending to %s: %s", path, strerror(rc)) : PC_OK;
 }
 
+void pc_regress_saved_note(char *buf, size_t len, const char *path)
+{
+    snprintf(buf, len, "case saved to %s (tried first by later runs)", path);
+}
+
+void pc_regress_failed_note(char *buf, size_t len, const pc_err *err)
+{
+    snprintf(buf, len, "could not save the case: %s", err->msg);
+}
+
 pc_status pc_regress_save(const char *path, const pc_regress_case *c, pc_err *err)
 {
     size_t len = 0;

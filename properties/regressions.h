@@ -40,4 +40,8 @@ int pc_regress_load(const char *path, const pc_regress_case *key, uint64_t *seed
  * file as it was, up to a partial line when a write fails midway. */
 pc_status pc_regress_save(const char *path, const pc_regress_case *c, pc_err *err);
 
+/* The verdict's note on saving a case: saved to PATH, or not (ERR). */
+void pc_regress_saved_note(char *buf, size_t len, const char *path);
+void pc_regress_failed_note(char *buf, size_t len, const pc_err *err);
+
 #endif

@@ -12,7 +12,8 @@
  *      shrunk counterexample, the seed and the replay command, and a JSON
  *      object with the original and shrunk cases;
  *   4. a failing generated case is appended to the regression file
- *      (regressions.c).
+ *      (regressions.c); a shard records it for `pecheck merge` instead
+ *      (harness/check_shard.h).
  * `accuracy` is in the catalogue but runs only when selected with
  * --property (`pecheck check` runs the accuracy gate itself). */
 #include <inttypes.h>
@@ -280,18 +281,31 @@ static pc_status run_sweep(run_state *s, pc_err *err)
 /* ------------------------------------------------------------------ */
 /* The verdict                                                        */
 
-/* Save the failing case FD to the regression file; the outcome in NOTE. */
-static void save_case(const run_state *s, const pc_found *fd, char *note, size_t len)
+/* Save the failing case FD to the regression file; the outcome in NOTE.
+ * A shard (`check --shard`) leaves the case in SP for `pecheck merge`,
+ * which saves it when this verdict is the merged one, and notes what the
+ * unsharded run's saving notes (merge changes the note if saving fails). */
+static void save_case(const run_state *s, const pc_found *fd, pc_case_split *sp, char *note,
+                      size_t len)
 {
     const pc_prop_params *par = s->r->params;
     pc_regress_case rc = { .prop = s->p->name, .family = s->r->family, .impl = s->r->impl->name,
                            .seed = fd->seed, .d = par->d, .pos_lo = par->pos_lo,
                            .pos_hi = par->pos_hi };
     pc_err e2 = { "" };
-    if (pc_regress_save(par->regressions, &rc, &e2) != PC_OK)
-        snprintf(note, len, "could not save the case: %s", e2.msg);
-    else
-        snprintf(note, len, "case saved to %s (tried first by later runs)", par->regressions);
+    if (par->shard_n > 0) {
+        sp->save = 1;
+        sp->save_impl = rc.impl;
+        sp->save_seed = rc.seed;
+        sp->save_d = rc.d;
+        sp->save_lo = rc.pos_lo;
+        sp->save_hi = rc.pos_hi;
+        pc_regress_saved_note(note, len, par->regressions);
+    } else if (pc_regress_save(par->regressions, &rc, &e2) != PC_OK) {
+        pc_regress_failed_note(note, len, &e2);
+    } else {
+        pc_regress_saved_note(note, len, par->regressions);
+    }
 }
 
 /* NOTE, with what the regression file's reading found before it */
@@ -302,7 +316,7 @@ static const char *with_reg_note(const run_state *s, const char *note, char *buf
     return buf;
 }
 
-static pc_status finish_fail(run_state *s, pc_verdict *v, pc_err *err)
+static pc_status finish_fail(run_state *s, pc_verdict *v, pc_case_split *sp, pc_err *err)
 {
     const pc_prop_params *par = s->r->params;
     pc_found *fd = &s->fd;
@@ -311,11 +325,7 @@ static pc_status finish_fail(run_state *s, pc_verdict *v, pc_err *err)
     char note[PC_ERR_LEN + 64], all[2 * PC_ERR_LEN + 128];
     const char *save_note = NULL;
     if (fd->has_seed && !par->replay_set && strcmp(fd->origin, "regression") && par->regressions) {
-        if (s->split) /* shards run side by side: none writes the shared file */
-            snprintf(note, sizeof note, "not saved to %s: a shard (--shard) does not write the "
-                     "regression file", par->regressions);
-        else
-            save_case(s, fd, note, sizeof note);
+        save_case(s, fd, sp, note, sizeof note);
         save_note = note;
     }
     save_note = with_reg_note(s, save_note, all, sizeof all);
@@ -378,7 +388,7 @@ static pc_status run_prepared(const pc_property *p, pc_prun *r, pc_verdict *v, p
         sp->failed_at = s->found_at;
         sp->worst_score = s->woc.score;
     }
-    if (st == PC_OK) st = s->fd.any ? finish_fail(s, v, err) : finish_pass(s, v, err);
+    if (st == PC_OK) st = s->fd.any ? finish_fail(s, v, sp, err) : finish_pass(s, v, err);
     free(s);
     return st;
 }

@@ -57,7 +57,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..62"
+echo "1..79"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -156,8 +156,8 @@ forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["total"] = 13'
 refused x.json "number of cases" -- "$k1" "$tmp/x.json" "$k3"
 forge "$k2" "$tmp/x.json" 'slot("unique")["split"]["owner"] = 2'
 refused x.json owner -- "$k1" "$tmp/x.json" "$k3"
-forge "$k2" "$tmp/x.json" 'd["format"] = 2'
-refused x.json "format 2" -- "$k1" "$tmp/x.json" "$k3"
+forge "$k2" "$tmp/x.json" 'd["format"] = 1'
+refused x.json "format 1" -- "$k1" "$tmp/x.json" "$k3"
 
 # the accuracy slots keep the accuracy shards' validation, and a verdict
 # every shard makes must be the same in all
@@ -211,6 +211,59 @@ forge "$k2" "$tmp/x.json" "$acc[\"faulted\"] = False"
 refused x.json accuracy.faulted -- "$k1" "$tmp/x.json" "$k3"
 forge "$k1" "$tmp/x.json" "$acc[\"result\"][\"fault\"] = {\"start\": 256}; $acc[\"result\"][\"status\"] = \"fail\"; $acc[\"result\"][\"note\"] = \"SIGSEGV\"; $acc[\"faulted\"] = True"
 refused x.json values -- "$tmp/x.json" "$k2" "$k3"
+
+# the regression file: a shard writes none (shards read it side by side);
+# merge saves the failing case the unsharded run saves, to the same file
+# (here reg, relative, in directories u and s), and a later run replays it
+# first, sharded or not
+PECHECK=$(realpath "$PECHECK") # the runs below change directory
+regr() { # DIR ARGS...: pecheck in DIR with the regression file reg
+    local dir=$1; shift
+    (cd "$dir" && PECHECK_REGRESSIONS=reg "$PECHECK" "$@")
+}
+mkdir "$tmp/u" "$tmp/s"
+A=(--impl bf16-positions --property unique --max-pos 700 --cases 12 --quiet)
+for round in 1 2; do
+    regr "$tmp/u" check "${A[@]}" --format json --output full.json >/dev/null 2>&1; rc0=$?
+    for k in 3 2 1; do regr "$tmp/s" check "${A[@]}" --shard $k/3 --output s$k.json 2>/dev/null; done
+    [ $round -eq 1 ] && { [ -e "$tmp/s/reg" ] && nok "a shard wrote the regression file" || ok "no shard wrote the regression file"; }
+    regr "$tmp/s" merge --format json --output merged.json s1.json s2.json s3.json >/dev/null 2>&1; rc1=$?
+    [ $rc0 -eq 1 ] && [ $rc1 -eq 1 ] && ok "round $round: merge exit 1 = unsharded exit" || nok "round $round: rc $rc0 vs $rc1"
+    same_json "$tmp/u/full.json" "$tmp/s/merged.json" "round $round: merged JSON = unsharded JSON (the note names the file)"
+    [ $round -eq 1 ] && grep -q 'case saved to reg' "$tmp/s/merged.json" && saved=1
+    if [ -s "$tmp/u/reg" ] && cmp -s "$tmp/u/reg" "$tmp/s/reg"; then ok "round $round: merge's regression file = the unsharded run's"
+    else nok "round $round: regression files differ"; diff "$tmp/u/reg" "$tmp/s/reg" | sed 's/^/# /'; fi
+done
+if [ "$(grep -c '^property=unique family=sinusoidal seed=0x' "$tmp/s/reg")" = 1 ] \
+   && grep -q 'regression case 0' "$tmp/s/merged.json" && [ "${saved:-0}" = 1 ]; then
+    ok "one line saved; round 2 replays it first (regression case 0)"
+else nok "the saved case is not replayed"; fi
+# a merge whose regression file is another: exit 2, nothing written
+cp "$tmp/s/s1.json" "$tmp/s/s2.json" "$tmp/s/s3.json" "$tmp/"
+(cd "$tmp/s" && rm -f reg && for k in 1 2 3; do PECHECK_REGRESSIONS=reg "$PECHECK" check "${A[@]}" --shard $k/3 --output s$k.json 2>/dev/null; done)
+refused "regression file reg" "merge's is" -- --regressions "$tmp/s/other" "$tmp/s/s1.json" "$tmp/s/s2.json" "$tmp/s/s3.json"
+[ -e "$tmp/s/other" ] || [ -e "$tmp/s/reg" ] && nok "a refused merge wrote a regression file" || ok "a refused merge wrote no regression file"
+# forged: a case to save in a shard whose cases passed, another seed, none
+# of pecheck's fields, shards that name different files
+s1=$tmp/s/s1.json; s2=$tmp/s/s2.json; s3=$tmp/s/s3.json
+forge "$s3" "$tmp/x.json" 'slot("unique")["split"]["save"]["seed"] = "12"'
+refused x.json split.save.seed -- --regressions reg "$s1" "$s2" "$tmp/x.json"
+forge "$s3" "$tmp/x.json" 'slot("unique")["split"]["save"]["d"] = 127'
+refused x.json split.save -- --regressions reg "$s1" "$s2" "$tmp/x.json"
+forge "$s3" "$tmp/x.json" 'del slot("unique")["split"]["save"]'
+refused x.json split.save -- --regressions reg "$s1" "$s2" "$tmp/x.json"
+forge "$s2" "$tmp/x.json" 'slot("unique")["split"]["save"] = {"impl": "bf16-positions", "seed": "1", "d": 128, "start": 0, "end": 700}'
+refused x.json split.save "did not fail" -- --regressions reg "$s1" "$tmp/x.json" "$s3"
+forge "$s2" "$tmp/x.json" 'd["run"]["regressions"] = "other"'
+refused x.json run.regressions -- --regressions reg "$s1" "$tmp/x.json" "$s3"
+# a regression file that cannot be written: the merged note says so, as the
+# unsharded run's does
+mkdir "$tmp/u/dir" "$tmp/s/dir"
+(cd "$tmp/u" && "$PECHECK" check "${A[@]}" --regressions dir --format json --output full.json >/dev/null 2>&1)
+(cd "$tmp/s" && for k in 1 2 3; do "$PECHECK" check "${A[@]}" --regressions dir --shard $k/3 --output s$k.json 2>/dev/null; done)
+(cd "$tmp/s" && "$PECHECK" merge --regressions dir --format json --output merged.json s1.json s2.json s3.json >/dev/null 2>&1)
+same_json "$tmp/u/full.json" "$tmp/s/merged.json" "a directory as regression file: merged JSON = unsharded JSON"
+grep -q 'could not save the case' "$tmp/s/merged.json" && ok "merged note: could not save the case" || nok "merged note lacks 'could not save'"
 
 # usage
 "$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?
