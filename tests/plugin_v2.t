@@ -27,7 +27,10 @@ of tests/plugins/rope_v2.h into a temporary folder, and checks:
     pass (accuracy and padding); rows taken as contiguous fail both;
   - a plugin built against the version 1 header (tests/plugins/abi1/)
     still loads and passes;
-  - check --shard refuses the v2 gate (not sharded yet): exit 2.
+  - check --shard K/N: each v2 verdict is made whole by the shard that owns
+    it, and merge gives the unsharded run's verdicts, exit code and JSON
+    (but "seconds"): RoPE (the example, strides ignored, the attention
+    factor ignored under YaRN) and sinusoidal, 2 to 5 shards.
 Small runs: positions 0..1023 (2047 for the f16 angle), property cases 10.
 """
 import json
@@ -76,6 +79,34 @@ def get(doc, check_name, layout, family="rope"):
         if r["family"] == family and r["check"] == check_name and r["layout"] == layout:
             return r
     return None
+
+
+def no_seconds(x):
+    if isinstance(x, dict):
+        return {k: no_seconds(v) for k, v in x.items() if k != "seconds"}
+    if isinstance(x, list):
+        return [no_seconds(v) for v in x]
+    return x
+
+
+def sharded(n, plugin, *args):
+    """The N shards of check (reverse order, 2 threads) merged, against the
+    unsharded run (1 thread): exit code and JSON but "seconds"."""
+    base = ["check", "--plugin", plugin, "--quiet"] + list(args)
+    rc0, out0, err0, _ = run(base + ["--threads", "1", "--format", "json"])
+    files = [os.path.join(tmp, "shard%d.json" % k) for k in range(1, n + 1)]
+    for k in range(n, 0, -1):
+        run(base + ["--threads", "2", "--shard", "%d/%d" % (k, n), "--output", files[k - 1]])
+    rc1, out1, err1, _ = run(["merge", "--format", "json"] + files)
+    try:
+        same = no_seconds(json.loads(out0)) == no_seconds(json.loads(out1))
+    except ValueError:
+        same = False
+    name = os.path.basename(plugin)
+    ok(rc0 == rc1 and rc0 in (0, 1) and same,
+       "%d shards of %s %s: merged = unsharded (exit %d, JSON)" % (n, name, " ".join(args[-4:]), rc0),
+       "rc %d vs %d\n%s\n%s" % (rc0, rc1, err0, err1))
+    return rc0
 
 
 def statuses(doc, check_name, dtype, family="rope"):
@@ -177,10 +208,10 @@ try:
     ok(rc == 1 and r.get("status") == "fail" and "pecheck_rope_v2 wrote outside OUT"
        in r.get("summary", ""), "a write past the view: a fault naming pecheck_rope_v2", r)
 
-    rc, out, err, _ = run(["check", "--plugin", so["good"], "--shard", "1/2", "--output",
-                           os.path.join(tmp, "shard1.json")] + SMALL + PARTIAL)
-    ok(rc == 2 and "not sharded" in err and not os.path.exists(os.path.join(tmp, "shard1.json")),
-       "check --shard with an ABI v2 plugin: exit 2 naming why, no output", err)
+    # --- check --shard: the v2 gate's verdicts made by their owners
+    sharded(3, so["good"], *(SMALL + PARTIAL))
+    sharded(2, so["rope_v2_stride"], *(SMALL + PARTIAL))
+    sharded(5, so["rope_v2_noatt"], *(SMALL + YARN))
 
     # --- sinusoidal
     SIN = ["--max-pos", "1023", "--d", "64", "--cases", "10", "--regressions", "off",
@@ -196,6 +227,8 @@ try:
     ok(rc == 1 and r.get("status") == "fail" and "stride 67" in r.get("summary", "")
        and statuses(doc, "accuracy", "bf16", "sinusoidal") == ["fail", "fail"],
        "sinusoidal v2 rows taken as contiguous: padding and accuracy fail", r)
+    sharded(4, so["good"], *SIN)
+    sharded(3, so["rope_v2_stride"], *SIN)
 
     # --- argument structs that grow
     rc, doc, err = check(so["rope_v2_old"], *PARTIAL)

@@ -32,6 +32,7 @@
 #include "scaling.h"
 #include "../../harness/acc_opts.h"
 #include "../../harness/acc_verdict.h"
+#include "../../harness/gate_owner.h"
 #include "../../harness/half.h"
 #include "../../harness/rng.h"
 #include "../../harness/v2args.h"
@@ -444,17 +445,27 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
     return st;
 }
 
+/* One dtype and layout's two verdicts; in a shard, made whole by the
+ * shards that own them (harness/gate_owner.h). */
+static pc_status v2_group(v2_run *r, int dtype, int layout)
+{
+    static const char *const checks[2] = { "accuracy", "passthrough" };
+    int first = r->g->vs->n;
+    char where[24];
+    snprintf(where, sizeof where, "%s, %s", pc_layout_name(layout), pc_v2_dtype_name(dtype));
+    pc_status st = pc_gate_owns(r->g, 2) ? v2_one(r, dtype, layout)
+                 : pc_gate_elsewhere(r->g, r->impl, r->fam->name, checks, 2, where);
+    return st == PC_OK ? pc_gate_owned(r->g, first, 2) : st;
+}
+
 pc_status pc_rope_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
-    if (g->rec)
-        return pc_seterr(g->err, PC_EINPUT, "check --shard: the ABI v2 gate (%s) is not sharded; "
-                         "run it without --shard", pc_hook_symbol(PC_HOOK_rope_v2));
     v2_run r = { g, impl, fam, 0, 0 };
     pc_status st = dims(g->o, &r.head_dim, &r.rotary, g->err);
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
     if (g->o->layout >= 0) { layouts[0] = g->o->layout; nl = 1; }
     for (int k = 0; k < 3 && st == PC_OK; k++)
-        for (int l = 0; l < nl && st == PC_OK; l++) st = v2_one(&r, dtypes[k], layouts[l]);
+        for (int l = 0; l < nl && st == PC_OK; l++) st = v2_group(&r, dtypes[k], layouts[l]);
     return st;
 }

@@ -19,6 +19,7 @@
 #include "gate_v2.h"
 #include "../../harness/acc_opts.h"
 #include "../../harness/acc_verdict.h"
+#include "../../harness/gate_owner.h"
 #include "../../harness/v2args.h"
 
 /* 3 elements of padding after each row: odd, so a kernel that ignores
@@ -207,17 +208,27 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
     return st;
 }
 
+/* One dtype and layout's two verdicts; in a shard, made whole by the
+ * shards that own them (harness/gate_owner.h). */
+static pc_status s2_group(s2_run *r, int dtype, int layout)
+{
+    static const char *const checks[2] = { "accuracy", "padding" };
+    int first = r->g->vs->n;
+    char where[24];
+    snprintf(where, sizeof where, "%s, %s", pc_layout_name(layout), pc_v2_dtype_name(dtype));
+    pc_status st = pc_gate_owns(r->g, 2) ? s2_one(r, dtype, layout)
+                 : pc_gate_elsewhere(r->g, r->impl, r->fam->name, checks, 2, where);
+    return st == PC_OK ? pc_gate_owned(r->g, first, 2) : st;
+}
+
 pc_status pc_sinusoidal_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
-    if (g->rec)
-        return pc_seterr(g->err, PC_EINPUT, "check --shard: the ABI v2 gate (%s) is not sharded; "
-                         "run it without --shard", pc_hook_symbol(PC_HOOK_sinusoidal_v2));
     s2_run r = { g, impl, fam };
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
     if (g->o->layout >= 0) { layouts[0] = g->o->layout; nl = 1; }
     pc_status st = PC_OK;
     for (int k = 0; k < 3 && st == PC_OK; k++)
-        for (int l = 0; l < nl && st == PC_OK; l++) st = s2_one(&r, dtypes[k], layouts[l]);
+        for (int l = 0; l < nl && st == PC_OK; l++) st = s2_group(&r, dtypes[k], layouts[l]);
     return st;
 }
