@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "format.h"
 #include "hook.h"
+#include "host.h"
 #include "model.h"
 #include "output.h"
 #include "progress.h"
@@ -304,6 +305,21 @@ pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
     return st;
 }
 
+/* A shard in which a plugin's call timed out: that entry point is not
+ * called again in this shard's process only (host.h), so its later
+ * verdicts are not the unsharded run's.  Refused, no file written
+ * (docs/sharding.md, "Limits"). */
+static pc_status shard_hung(const pc_opts *o, const pc_sources *src, pc_err *err)
+{
+    for (int k = 0; k < src->n; k++)
+        if (src->impl[k]->host && pc_host_timed_out(src->impl[k]->host))
+            return pc_seterr(err, PC_EINPUT, "check shard %d/%d: %s timed out (a call past "
+                             "--timeout-ms %ld), and later calls are refused in this shard only: "
+                             "the shards cannot give the unsharded verdicts; check it without "
+                             "--shard", o->shard_k, o->shard_n, src->impl[k]->name, o->timeout_ms);
+    return PC_OK;
+}
+
 /* A shard's file (check_shard.h): its verdicts are merge's to judge. */
 static pc_status write_shard(const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec,
                              pc_err *err)
@@ -400,6 +416,7 @@ int pc_cmd_check(int argc, char **argv)
         if (st == PC_OK && pc_plugin_is(src.impl[k]) && !o.shard_set)
             add_plugin_output(&c, src.impl[k], first);
     }
+    if (st == PC_OK && o.shard_set) st = shard_hung(&o, &src, &err);
     if (st == PC_OK && o.shard_set) st = write_shard(&o, &vs, &rec, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, &vs, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_report(&o, &vs, &err);

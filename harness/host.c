@@ -669,6 +669,18 @@ pc_host *pc_host_at(const pc_host *h, int k)
     return h->pool[(unsigned)k % (unsigned)h->n_pool];
 }
 
+int pc_host_timed_out(const pc_host *h)
+{
+    int any = 0;
+    for (int k = 0; k < h->n_pool && !any; k++) {
+        pc_host *p = h->pool[k];
+        pthread_mutex_lock(&p->mu);
+        for (int i = 0; i < PC_HOOK_N; i++) any |= p->hung[i];
+        pthread_mutex_unlock(&p->mu);
+    }
+    return any;
+}
+
 int pc_host_has(const pc_host *h, pc_hook_id hook)
 {
     return (unsigned)hook < PC_HOOK_N && (h->pool[0]->found >> hook & 1);

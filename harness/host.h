@@ -103,6 +103,10 @@ void pc_host_close(pc_host *h);   /* H, the first: the whole pool */
 int pc_host_count(const pc_host *h);
 pc_host *pc_host_at(const pc_host *h, int k);
 
+/* Has a call on any host of H's pool timed out (so that its entry point is
+ * not called again there)? */
+int pc_host_timed_out(const pc_host *h);
+
 /* Does the plugin export entry point H? */
 int pc_host_has(const pc_host *h, pc_hook_id hook);
 

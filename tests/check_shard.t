@@ -57,7 +57,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..79"
+echo "1..80"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -264,6 +264,16 @@ mkdir "$tmp/u/dir" "$tmp/s/dir"
 (cd "$tmp/s" && "$PECHECK" merge --regressions dir --format json --output merged.json s1.json s2.json s3.json >/dev/null 2>&1)
 same_json "$tmp/u/full.json" "$tmp/s/merged.json" "a directory as regression file: merged JSON = unsharded JSON"
 grep -q 'could not save the case' "$tmp/s/merged.json" && ok "merged note: could not save the case" || nok "merged note lacks 'could not save'"
+
+# a plugin that hangs: a check shard in which a call timed out writes no
+# file and exits 2 naming the plugin (its later calls are refused in that
+# shard only)
+cc -shared -fPIC -Iinclude tests/plugins/hang.c -o "$tmp/hang.so" -lm
+"$PECHECK" check --plugin "$tmp/hang.so" --max-pos 700 --cases 3 --timeout-ms 300 --shard 2/2 \
+    --output "$tmp/h2.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "hang.so timed out" "$tmp/err" && grep -q "without --shard" "$tmp/err" \
+   && [ ! -e "$tmp/h2.json" ] && [ ! -s "$tmp/out" ]; then ok "a shard whose plugin hung: exit 2, no file"
+else nok "hung shard: rc=$rc $(cat "$tmp/err")"; fi
 
 # usage
 "$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?

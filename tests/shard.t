@@ -40,7 +40,7 @@ expect_usage() {
     fi
 }
 
-echo "1..27"
+echo "1..29"
 
 # --threads: 1, 2 and 5 give the same JSON
 for impl in torch-exp rope-polar rotate-recurrence; do
@@ -57,6 +57,8 @@ sharded 3 --impl rope-half --max-pos 2000                         # declines int
 sharded 5 --impl torch-exp --impl sin-only --max-pos 700          # two results; shards without blocks
 cc -shared -fPIC -Iinclude tests/plugins/crash.c -o "$tmp/crash.so" -lm
 sharded 3 --plugin "$tmp/crash.so" --max-pos 2000                 # a crash at position 1000 stops shard 2
+cc -shared -fPIC -Iinclude tests/plugins/hang.c -o "$tmp/hang.so" -lm
+sharded 2 --plugin "$tmp/hang.so" --max-pos 1000 --timeout-ms 300            # a time-out stops each shard
 
 # the shard files say which shard they are; the merged file does not
 if grep -q '"shard"' "$tmp/s1.json" && ! grep -q '"shard"' "$tmp/merged.json"; then ok "shard field only in shard files"
