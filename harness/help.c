@@ -44,7 +44,7 @@ static const opt_doc docs[] = {
     { "cases", "N", "generated cases per property; default 100" },
     { "property", "NAME", "run only this property (`pecheck explain` lists them; accuracy: the gate; all: every gate and property); repeatable" },
     { "replay", "SEED", "rerun the case of this seed (printed with a counterexample)" },
-    { "regressions", "FILE|off", "file of failing seeds replayed first; default .pecheck-regressions, or $PECHECK_REGRESSIONS" },
+    { "regressions", "FILE|off", "file of failing seeds replayed first (merge: where it saves the shards' failing cases); default .pecheck-regressions, or $PECHECK_REGRESSIONS" },
     { "threads", "N", "worker threads; default every core (results are the same for any N)" },
     { "shard", "K/N", "check only shard K of N: accuracy blocks and property cases (combine the JSON shards with `pecheck merge`)" },
 };
