@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "../harness/hook.h"
 #include "../harness/impl.h"
 #include "../harness/opts.h"
 #include "../harness/property.h"
@@ -73,6 +74,9 @@ typedef struct pc_prun {
 } pc_prun;
 
 enum pc_okind { PC_O_PASS = 0, PC_O_FAIL = 1, PC_O_IMPLERR = 2 };
+
+/* A sweep's *FOUND (pc_property.sweep): 0 nothing, 1 a failing case, or: */
+enum { PC_SWEEP_IMPLERR = 2 };  /* a call of the implementation failed */
 
 typedef struct pc_outcome {
     int kind;                 /* enum pc_okind */
@@ -128,7 +132,9 @@ typedef struct pc_property {
     /* One line on the likely cause, or NULL. */
     const char *(*cause)(pc_prun *r, const pc_case *c, const pc_outcome *oc,
                          char *buf, size_t len);
-    /* After the cases: a sweep that may find a failing case (*FOUND = 1). */
+    /* After the cases: a sweep that may find a failing case (*FOUND = 1),
+     * or whose call of the implementation failed (*FOUND = PC_SWEEP_IMPLERR,
+     * R->implmsg naming the fault and the positions, C those positions). */
     pc_status (*sweep)(pc_prun *r, pc_case *c, int *found, pc_err *err);
     /* Extra lines for the details (curves, fits); may turn a pass into a
      * fail by setting OC (kind, measured, bound, where). */
@@ -189,8 +195,18 @@ int pc_p_rope(pc_prun *r, const int64_t *pos, size_t n, int d, const float *x, f
 int pc_p_learned(pc_prun *r, const int64_t *pos, size_t n, int d, float *out);
 int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
                    const float *wk, const float *wv, int causal, float *out);
+/* R's message for a call of HOOK that returned RC or faulted (FAULT) for
+ * WHAT (its inputs): "crashed (the fault)", "returned RC", or, for a call
+ * the plugin host refused (the entry point timed out earlier, the host
+ * could not be restarted), "not run ..., because ...". */
+void pc_p_hook_msg(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault, const char *what);
 /* Fill OC as an implementation error from R->implmsg. */
 void pc_p_implerr(pc_prun *r, pc_outcome *oc);
+
+/* A property's REPORT whose call failed (R->implmsg): a line on F saying
+ * so of WHAT, and a passing outcome OC becomes that implementation error
+ * (a failure in a report is a failure of the run, as in its cases). */
+void pc_p_report_implerr(pc_prun *r, pc_outcome *oc, FILE *f, const char *what);
 
 /* The case's vectors: D values for vector number WHICH (pairs of LAYOUT). */
 void pc_p_vector(const pc_case *c, int layout, int which, float *out);

@@ -13,13 +13,7 @@
 static int hook_err(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault,
                     const char *what, pc_outcome *oc)
 {
-    r->faulted = fault->faulted;
-    if (fault->faulted)
-        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %s",
-                 pc_hook_symbol(hook), fault->cause, what);
-    else
-        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", pc_hook_symbol(hook),
-                 rc, what);
+    pc_p_hook_msg(r, hook, rc, fault, what);
     pc_p_implerr(r, oc);
     return rc ? rc : 1;
 }

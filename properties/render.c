@@ -339,7 +339,8 @@ static void pass_json(FILE *jf, const pc_property *p, const pc_prun *r, long nca
     pc_json_init(&j, jf);
     pc_json_obj(&j, NULL);
     pc_json_str(&j, "property", p->name);
-    pc_json_str(&j, "outcome", o2->kind == PC_O_PASS ? "pass" : "fail");
+    pc_json_str(&j, "outcome", o2->kind == PC_O_PASS ? "pass"
+                             : o2->kind == PC_O_IMPLERR ? "implementation-error" : "fail");
     pc_json_int(&j, "run_seed", (long long)r->params->seed);
     pc_json_int(&j, "cases", ncases);
     pc_json_int(&j, "regression_cases", nreg);
@@ -355,7 +356,9 @@ static void pass_summary(pc_verdict *v, const pc_property *p, long ncases, const
 {
     /* a pass whose worst case is inside its margin says why that passes */
     const char *why = o2->above && o2->measured <= o2->bound ? p->margin_note : NULL;
-    if (o2->kind == PC_O_PASS)
+    if (o2->kind == PC_O_IMPLERR) /* a call of the property's report failed */
+        snprintf(v->summary, sizeof v->summary, "implementation error: %s", o2->msg);
+    else if (o2->kind == PC_O_PASS)
         snprintf(v->summary, sizeof v->summary, "%ld cases pass; worst %s = %.3g (%s %.3g%s%s)%s%s",
                  ncases, p->measured_what, o2->measured, o2->above ? "margin" : "bound", o2->bound,
                  why ? ", not required: " : "", why ? why : "", note ? "; " : "", note ? note : "");

@@ -270,7 +270,8 @@ static pc_status run_sweep(run_state *s, pc_err *err)
     pc_status st = s->p->sweep(s->r, &c, &hit, err);
     if (st != PC_OK || !hit) return st;
     pc_outcome o1;
-    st = s->p->check(s->r, &c, &o1, err);
+    if (hit == PC_SWEEP_IMPLERR) pc_p_implerr(s->r, &o1); /* the failed call is the verdict */
+    else st = s->p->check(s->r, &c, &o1, err);
     if (st == PC_OK && o1.kind != PC_O_PASS) {
         found(&s->fd, &c, &o1, 0, "sweep", -1);
         s->fd.has_seed = 0;
@@ -320,7 +321,9 @@ static pc_status finish_fail(run_state *s, pc_verdict *v, pc_case_split *sp, pc_
 {
     const pc_prop_params *par = s->r->params;
     pc_found *fd = &s->fd;
-    pc_status st = pc_eng_shrink(s->p, s->r, &fd->cur, &fd->oc, &fd->steps, err);
+    /* a sweep's failed call spans a block the case cannot hold: not shrunk */
+    int whole = fd->oc.kind == PC_O_IMPLERR && !strcmp(fd->origin, "sweep");
+    pc_status st = whole ? PC_OK : pc_eng_shrink(s->p, s->r, &fd->cur, &fd->oc, &fd->steps, err);
     if (st != PC_OK) return st;
     char note[PC_ERR_LEN + 64], all[2 * PC_ERR_LEN + 128];
     const char *save_note = NULL;

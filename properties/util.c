@@ -108,17 +108,26 @@ static void positions_text(char *buf, size_t len, const int64_t *pos, size_t n)
     }
 }
 
+void pc_p_hook_msg(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault, const char *what)
+{
+    static const char refused[] = "not run"; /* harness/host.c: a call the host refused */
+    const char *sym = pc_hook_symbol(hook), *why = strstr(fault->cause, ": ");
+    r->faulted = fault->faulted;
+    if (fault->faulted && !strncmp(fault->cause, refused, sizeof refused - 1) && why)
+        snprintf(r->implmsg, sizeof r->implmsg, "%s not run for %s, because %.160s", sym, what,
+                 why + 2);
+    else if (fault->faulted)
+        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %s", sym, fault->cause,
+                 what);
+    else
+        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", sym, rc, what);
+}
+
 /* A call of HOOK that returned RC or faulted (FAULT): R's message. */
 static int hook_failed(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault,
                        const char *what)
 {
-    r->faulted = fault->faulted;
-    if (fault->faulted)
-        snprintf(r->implmsg, sizeof r->implmsg, "%s crashed (%.160s) for %s",
-                 pc_hook_symbol(hook), fault->cause, what);
-    else
-        snprintf(r->implmsg, sizeof r->implmsg, "%s returned %d for %s", pc_hook_symbol(hook),
-                 rc, what);
+    pc_p_hook_msg(r, hook, rc, fault, what);
     return rc ? rc : 1;
 }
 
@@ -197,6 +206,12 @@ void pc_p_implerr(pc_prun *r, pc_outcome *oc)
     oc->score = (double)INFINITY;
     snprintf(oc->msg, sizeof oc->msg, "%s", r->implmsg);
     snprintf(oc->where, sizeof oc->where, "the implementation reported an error");
+}
+
+void pc_p_report_implerr(pc_prun *r, pc_outcome *oc, FILE *f, const char *what)
+{
+    fprintf(f, "  %s: the implementation failed: %s\n", what, r->implmsg);
+    if (oc->kind == PC_O_PASS) pc_p_implerr(r, oc);
 }
 
 void pc_p_vector(const pc_case *c, int layout, int which, float *out)

@@ -11,7 +11,9 @@ in each process, writes each count to stdout, shifts its values by it and
 fails at a given call of a process: its `check` JSON (the seconds removed,
 the captured output included) is the same at --threads 1, 2 and 3, and the
 failure is the one the documented order predicts.  A crash at position
-1000 and a hang are reported the same at --threads 1 and 2.  The pool has
+1000 and a hang are reported the same at --threads 1 and 2.  A failed call
+of the unique sweep (tests/plugins/sweepfail.c: a crash, a hang, an error)
+or of the linear-shift fit fails the property, naming the fault.  The pool has
 H processes (a plugin appending its pid); --plugin-hosts outside 1..64 is
 exit 2.
 """
@@ -119,14 +121,48 @@ try:
     ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r.get("summary", ""),
        "the crash at 1000 is reported at pos=768..1023", r.get("summary"))
     # the unique sweep of 0..1499 alone: host 1's part is blocks 3..5
-    # (768..1535); a failed sweep call gives no case (the cases go on)
+    # (768..1535); a failed sweep call fails the property, naming the fault
+    # and the call's positions, the same for one host and two
     one = ["--property", "unique", "--max-pos", "1499"]
     rc, doc = same_for_threads(crash, "a crash in host 1's part of the unique sweep",
                                threads=(1, 2), extra=one)
     rc1, doc1 = check(crash, 2, extra=one + ["--plugin-hosts", "1"])
-    ok(rc == rc1 == 0 and find(doc, "unique", "interleaved").get("summary") ==
-       find(doc1, "unique", "interleaved").get("summary"),
-       "its verdict is that of one host", [rc, rc1])
+    u, u1 = find(doc, "unique", "interleaved"), find(doc1, "unique", "interleaved")
+    ok(rc == rc1 == 1 and u.get("status") == "fail" and "SIGSEGV in pecheck_sinusoidal_f32 at "
+       "pos=768..1023" in u.get("summary", "") and u.get("summary") == u1.get("summary"),
+       "the sweep's crash fails unique at pos=768..1023, as with one host",
+       [rc, rc1, u.get("summary"), u1.get("summary")])
+
+    # tests/plugins/sweepfail.c: only the sweep's calls (more than two rows)
+    # fail; every failure fails unique, the same at --threads 1 and 2 and for
+    # one host and two: a crash in block 6 (host 1's part of two), a hang in
+    # block 1 (host 0's), an error in the last, short block, and an error
+    # when the rows the hashes found equal are compared
+    sweepfail = build("sweepfail")
+    full = ["--property", "unique", "--timeout-ms", "300"]
+    for how, at, want in (("crash", "1600", "crashed (SIGSEGV in pecheck_sinusoidal_f32 at "
+                           "pos=1536..1791"),
+                          ("hang", "300", "crashed (timed out after 300 ms in "
+                           "pecheck_sinusoidal_f32 at pos=256..511"),
+                          ("error", "2999", "returned 5 for positions [2816, 2817"),
+                          ("collide", "0", "returned 5 for positions [2000, 2001]")):
+        env = {"PECHECK_TEST_DO": how, "PECHECK_TEST_AT": at}
+        runs = [same_for_threads(sweepfail, "the sweep's call: %s, %d host(s)" % (how, h),
+                                 env, (1, 2), full + ["--plugin-hosts", str(h)]) for h in (1, 2)]
+        us = [find(d, "unique", "interleaved") for _, d in runs]
+        ok(all(r == 1 for r, _ in runs) and all(u.get("status") == "fail" for u in us)
+           and all(("implementation error: pecheck_sinusoidal_f32 " + want) in u.get("summary", "")
+                   for u in us) and us[0].get("summary") == us[1].get("summary"),
+           "the sweep's call %s: unique fails naming it, as with one host" % how,
+           [(r, u.get("summary")) for (r, _), u in zip(runs, us)])
+    # the linear-shift fit's call (2 m rows) fails: a run whose cases pass fails
+    rc, doc = check(sweepfail, 2, {"PECHECK_TEST_DO": "error"}, ["--property", "linear-shift"])
+    ls = find(doc, "linear-shift", "interleaved")
+    ok(rc == 1 and ls.get("status") == "fail" and "implementation error: pecheck_sinusoidal_f32 "
+       "returned 5 for positions [" in ls.get("summary", "") and "least-squares fit of M(1): the "
+       "implementation failed" in (ls.get("details") or ""),
+       "the linear-shift fit's failed call fails the property", [rc, ls.get("summary")])
+
     rc, doc = same_for_threads(hang, "a hang (--timeout-ms 300)", threads=(1, 2),
                                extra=["--timeout-ms", "300"])
     r1, r2 = find(doc, "accuracy", "interleaved"), find(doc, "accuracy", "half")
@@ -134,6 +170,10 @@ try:
        in r1.get("summary", "") and "timed out earlier at pos=0..255" in r2.get("summary", ""),
        "the hang is reported at pos=0..255, the other layout's call not made",
        [r1.get("summary"), r2.get("summary")])
+    u = find(doc, "unique", "interleaved").get("summary", "")
+    ok("pecheck_sinusoidal_f32 not run for positions [" in u and ", because "
+       "pecheck_sinusoidal_f32 timed out earlier at pos=0..255" in u and "crashed" not in u,
+       "a property's call refused after the time-out says not run, because it timed out", u)
 
     for hosts in (1, 2, 3):
         pidfile = os.path.join(tmp, "pids-%d" % hosts)

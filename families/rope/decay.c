@@ -96,7 +96,6 @@ static void show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
 
 static pc_status report(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err)
 {
-    (void)oc;
     int d = c->d > 0 ? c->d : r->params->d;
     fprintf(f, "  the decay curve D(r) = (2/d) sum_j |sum_{k<j} e^{i r w_k}| (d = %d):\n", d);
     fprintf(f, "      %12s  %14s  %14s  %12s\n", "r", "reference", "implementation", "|diff|/bound");
@@ -104,7 +103,7 @@ static pc_status report(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, p
         decayv v;
         int rc = curve(r, d, rr, &v, err);
         if (rc < 0) return rc == -2 ? PC_EINTERNAL : PC_ENOMEM;
-        if (rc > 0) break;
+        if (rc > 0) { pc_p_report_implerr(r, oc, f, "the decay curve"); break; }
         fprintf(f, "      %12" PRId64 "  %14.9g  %14.9g  %12.3g\n", rr, v.ref, v.impl,
                 fabs(v.impl - v.ref) / v.bound);
         if (rr > r->hi / 4) break;

@@ -170,7 +170,6 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
 /* The shift-invariance error as a function of the absolute offset. */
 static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, pc_err *err)
 {
-    (void)oc;
     size_t dd = (size_t)c->d;
     float *v = malloc(10 * dd * sizeof *v);
     if (!v) return pc_p_nomem(err);
@@ -185,7 +184,10 @@ static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *
         if (s > r->hi - top) s = r->hi - top;
         if (s < 1) break;
         relv w;
-        if (rel_eval(r, c->d, m, n, s, v, v + dd, v + 2 * dd, &w)) break;
+        if (rel_eval(r, c->d, m, n, s, v, v + dd, v + 2 * dd, &w)) {
+            pc_p_report_implerr(r, oc, f, "the shift-invariance error");
+            break;
+        }
         fprintf(f, "      %12" PRId64 "  %14.6g  %14.6g  %10.3g\n", s, w.err, w.bound,
                 w.bound > 0 ? w.err / w.bound : 0.0);
         if (s == r->hi - top) break;

@@ -137,7 +137,7 @@ static pc_status fit(pc_prun *r, int d, int64_t k, double *resid, double *bound,
         pos[m + j] = pos[j] + k;
     }
     pc_status st = PC_OK;
-    if (pc_p_sinusoidal(r, pos, 2 * m, d, rows)) { st = PC_SKIP; goto done; }
+    if (pc_p_sinusoidal(r, pos, 2 * m, d, rows)) { st = PC_FAIL; goto done; } /* R->implmsg */
     const float *x = rows, *y = rows + m * dd;
     size_t rank = 0;
     for (size_t c = 0; c < dd; c++) {
@@ -198,6 +198,12 @@ static pc_status report(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *f, p
     if (st == PC_SKIP) {
         fprintf(f, "  least-squares fit of M(%" PRId64 "): skipped (%d rows available, need %d)\n",
                 k, m, d + 1);
+        return PC_OK;
+    }
+    if (st == PC_FAIL) { /* the fit's call failed: a passing run fails on it */
+        char what[64];
+        snprintf(what, sizeof what, "least-squares fit of M(%" PRId64 ")", k);
+        pc_p_report_implerr(r, oc, f, what);
         return PC_OK;
     }
     if (st != PC_OK) return st;

@@ -276,8 +276,8 @@ static void part_end(pc_prun *r, const sweep_part *p, int failed)
  * first in this thread.  A part's failed call ends it; the first in
  * position order is called again through pc_prun (its message and fault,
  * as one thread would have left them; a plugin's part: its own record, no
- * call) and *FAILED is set. */
-static pc_status hash_rows(pc_prun *r, int d, int64_t n, hrow *hs, int *failed, pc_err *err)
+ * call) and *FAILED is set to its block's offset (-1: no call failed). */
+static pc_status hash_rows(pc_prun *r, int d, int64_t n, hrow *hs, int64_t *failed, pc_err *err)
 {
     sweep_part part[SWEEP_THREADS_MAX];
     int nt, np = sweep_parts(r, n, &nt), started = 1;
@@ -287,37 +287,58 @@ static pc_status hash_rows(pc_prun *r, int d, int64_t n, hrow *hs, int *failed, 
     for (int t = started; t < np; t++) sweep_part_run(&part[t]); /* threads that did not start */
     sweep_part_run(&part[0]);
     for (int t = 1; t < started; t++) pthread_join(part[t].tid, NULL);
-    *failed = 0;
+    *failed = -1;
     for (int t = 0; t < np; t++) part_end(r, &part[t], 0);
     for (int t = 0; t < np; t++) {
         if (part[t].nomem) return pc_p_nomem(err);
         if (part[t].failed < 0) continue;
-        if (part[t].tracked) { part_end(r, &part[t], 1); *failed = 1; return PC_OK; }
+        *failed = part[t].failed;
+        if (part[t].tracked) { part_end(r, &part[t], 1); return PC_OK; }
         int64_t pos[SWEEP_BLOCK];
         int64_t s = part[t].failed, m = n - s < SWEEP_BLOCK ? n - s : SWEEP_BLOCK;
         float *blk = malloc((size_t)SWEEP_BLOCK * (size_t)d * sizeof *blk);
         if (!blk) return pc_p_nomem(err);
         for (int64_t k = 0; k < m; k++) pos[k] = r->lo + s + k;
-        *failed = rows(r, pos, (size_t)m, d, blk) != 0;
+        if (rows(r, pos, (size_t)m, d, blk) == 0) /* a built-in that failed once only */
+            snprintf(r->implmsg, sizeof r->implmsg, "the sweep's call for positions %" PRId64
+                     "..%" PRId64 " failed once, not when repeated", pos[0], pos[m - 1]);
         free(blk);
-        if (*failed) return PC_OK;
+        return PC_OK;
     }
     return PC_OK;
 }
 
+/* The sweep's call for positions P .. P + K failed: C names them, *FOUND
+ * says so (R->implmsg: the call's fault or return value). */
+static void sweep_failed(pc_case *c, int64_t p, int64_t k, int *found)
+{
+    c->npos = 1;
+    c->pos[0] = p;
+    c->k = k;
+    *found = PC_SWEEP_IMPLERR;
+}
+
 /* Exact collisions over the whole range: hash every row, sort, compare rows
  * with equal hashes bit for bit; the collision with the smallest distance
- * (then smallest position) becomes the case. */
+ * (then smallest position) becomes the case.  A call that fails (crashes,
+ * hangs, returns nonzero) is the verdict instead: *FOUND = PC_SWEEP_IMPLERR,
+ * C the call's first position and K its span (README: a kernel that
+ * crashes, hangs or fails fails). */
 static pc_status sweep(pc_prun *r, pc_case *c, int *found, pc_err *err)
 {
     *found = 0;
     int64_t n = r->hi - r->lo + 1;
     if (n > SWEEP_MAX) return PC_OK;
-    int d = c->d, failed = 0;
+    int d = c->d;
+    int64_t failed = -1;
     hrow *hs = malloc((size_t)n * sizeof *hs);
     if (!hs) return pc_p_nomem(err);
     pc_status st = hash_rows(r, d, n, hs, &failed, err);
-    if (st != PC_OK || failed) { free(hs); return st; }
+    if (st == PC_OK && failed >= 0) {
+        int64_t m = n - failed < SWEEP_BLOCK ? n - failed : SWEEP_BLOCK;
+        sweep_failed(c, r->lo + failed, m - 1, found);
+    }
+    if (st != PC_OK || failed >= 0) { free(hs); return st; }
     qsort(hs, (size_t)n, sizeof *hs, hrow_cmp);
     int64_t bp = -1, bk = 0;
     float *two = malloc(2 * (size_t)d * sizeof *two);
@@ -325,7 +346,11 @@ static pc_status sweep(pc_prun *r, pc_case *c, int *found, pc_err *err)
     for (int64_t a = 0; a + 1 < n; a++) {
         if (hs[a].h != hs[a + 1].h) continue;
         int64_t pp[2] = { hs[a].p, hs[a + 1].p };
-        if (rows(r, pp, 2, d, two)) break;
+        if (rows(r, pp, 2, d, two)) {
+            sweep_failed(c, pp[0], pp[1] - pp[0], found);
+            free(two); free(hs);
+            return PC_OK;
+        }
         if (memcmp(two, two + d, (size_t)d * sizeof *two)) continue;
         int64_t k = pp[1] - pp[0];
         if (bp < 0 || k < bk || (k == bk && pp[0] < bp)) { bp = pp[0]; bk = k; }
