@@ -232,6 +232,11 @@ static int install(void)
 int pc_host_seal(void)
 {
     if (drop_caps() != 0) return -1;
+    /* not dumpable: another host of the pool (same user) cannot open this
+     * one's /proc/PID/mem or attach to it (ptrace_may_access wants
+     * CAP_SYS_PTRACE for a process that is not dumpable, and none is left);
+     * the host's own /proc/self stays its own, and children inherit it */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 0;
     return install();
 }

@@ -3,8 +3,9 @@
  *
  * pc_host_seal() drops every capability (the bounding set, then the
  * effective, permitted and inheritable sets: a host running as root keeps
- * uid 0 but loses CAP_SYS_PTRACE, CAP_KILL and the rest), sets
- * PR_SET_NO_NEW_PRIVS, and installs a seccomp filter on every thread of
+ * uid 0 but loses CAP_SYS_PTRACE, CAP_KILL and the rest), makes the host
+ * not dumpable (PR_SET_DUMPABLE 0: the pool's other hosts cannot open its
+ * /proc/PID/mem), sets PR_SET_NO_NEW_PRIVS, and installs a seccomp filter on every thread of
  * the host and every process it starts (host_seal.c lists the rules):
  * signals (kill, tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo, the
  * owner of an fd's SIGIO) only to the host itself or its own process group,
@@ -20,7 +21,8 @@
  * with a kernel that has seccomp filters), 0 otherwise: then the host still
  * runs without capabilities, and the caller falls back to killing the
  * plugin's processes one by one (host_worker.c); -1 when the capabilities
- * could not be dropped (the host then loads nothing). */
+ * could not be dropped or the host made not dumpable (the host then loads
+ * nothing). */
 #ifndef PECHECK_HOST_SEAL_H
 #define PECHECK_HOST_SEAL_H
 

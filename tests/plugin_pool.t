@@ -15,8 +15,10 @@ failure is the one the documented order predicts.  A crash at position
 of the unique sweep (tests/plugins/sweepfail.c: a crash, a hang, an error)
 or of the linear-shift fit fails the property, naming the fault.  The pool has
 H processes (a plugin appending its pid); --plugin-hosts outside 1..64 is
-exit 2.
+exit 2.  A host cannot open the /proc/PID/mem of another host of the pool
+for writing (tests/plugins/sibling.c; hosts are not dumpable).
 """
+import errno
 import json
 import os
 import subprocess
@@ -174,6 +176,24 @@ try:
     ok("pecheck_sinusoidal_f32 not run for positions [" in u and ", because "
        "pecheck_sinusoidal_f32 timed out earlier at pos=0..255" in u and "crashed" not in u,
        "a property's call refused after the time-out says not run, because it timed out", u)
+
+    # hosts are not dumpable: a plugin finds its sibling host but cannot
+    # open its /proc/PID/mem for writing (EACCES, or EPERM), while its own
+    # stays open to it (the seal keeps /proc/self working)
+    sib, siblog = build("sibling"), os.path.join(tmp, "sibling.log")
+    p = subprocess.run([PECHECK, "check", "--plugin", sib, "--plugin-hosts", "2"] + SMALL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, PECHECK_TEST_LOG=siblog))
+    try:
+        lines = [ln.split() for ln in open(siblog).read().splitlines()]
+    except OSError:
+        lines = []
+    sibs = [int(ln[3]) for ln in lines if ln[0] == "sibling"]
+    selfs = [int(ln[3]) for ln in lines if ln[0] == "self"]
+    ok(p.returncode == 0 and sibs and all(e in (errno.EACCES, errno.EPERM) for e in sibs)
+       and selfs and all(e == 0 for e in selfs),
+       "a host cannot open its sibling's /proc/PID/mem for writing, its own it can",
+       [p.returncode, lines])
 
     for hosts in (1, 2, 3):
         pidfile = os.path.join(tmp, "pids-%d" % hosts)
