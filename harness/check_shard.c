@@ -72,8 +72,25 @@ static void identity(FILE *f, const pc_opts *o)
     fprintf(f, "strict=%d;max-abs-err=%a;", o->strict, o->max_abs_err);
     fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";causal=%d;cases=%ld;replay=%d/%" PRIu64 ";",
             o->tol_abs, o->seed, o->causal, o->cases, o->replay_set, o->replay);
-    fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;plugin-hosts=%d",
-            o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts);
+    fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;", o->timeout_ms,
+            o->plugin_mem_mb, o->plugin_cpu_s);
+    /* how many hosts call a plugin: nothing to a built-in */
+    if (o->n_plugins) fprintf(f, "plugin-hosts=%d", o->plugin_hosts);
+}
+
+/* The first option (NAME=value; field) in which identities A and B differ,
+ * into BUF. */
+static const char *first_diff(const char *a, const char *b, char *buf, size_t len)
+{
+    size_t k = 0, start = 0;
+    while (a[k] && a[k] == b[k]) {
+        if (a[k] == ';') start = k + 1;
+        k++;
+    }
+    size_t e = start;
+    while (a[e] && a[e] != '=' && a[e] != ';') e++;
+    snprintf(buf, len, "%.*s", (int)(e - start), a + start);
+    return buf;
 }
 
 static void write_hex(pc_json *j, const char *key, double x)
@@ -272,13 +289,20 @@ static int get_bool(rd *r, const pc_jnode *o, const char *key)
     return v->type == PC_J_TRUE;
 }
 
+int pc_check_shard_hex(const char *s, double *x)
+{
+    char b[40], *end;
+    *x = strtod(s, &end);
+    snprintf(b, sizeof b, "%a", *x); /* as write_hex: the one text of each value */
+    return *s && !*end && !strcmp(b, s) ? 0 : -1;
+}
+
 /* a binary64 written with %a (nan and inf included) */
 static double get_hex(rd *r, const pc_jnode *o, const char *key)
 {
     const char *s = get_str(r, o, key, 0);
-    char *end;
-    double x = strtod(s, &end);
-    if (r->st == PC_OK && (!*s || *end)) bad(r, key, "is not a number written with %a");
+    double x;
+    if (pc_check_shard_hex(s, &x) != 0 && r->st == PC_OK) bad(r, key, "is not a number written with %a");
     return x;
 }
 
@@ -382,7 +406,16 @@ static void read_split(rd *r, const pc_jnode *sl, pc_case_split *sp, int n)
 
 /* ---- merging ------------------------------------------------------------------ */
 
+/* The accuracy slot merged last: what its fitted-model slot is checked
+ * against (pc_fit_ctx). */
+typedef struct acc_keep {
+    pc_shard_item *items;         /* the shards' results, then the merged one */
+    const pc_acc_result **res;    /* the shards' results, by shard number - 1 */
+    pc_acc_cfg cfg;               /* the merged configuration, storage and schedule set */
+} acc_keep;
+
 typedef struct mg {
+    acc_keep *acc;                /* the last accuracy slot's; NULL items before the first */
     const pc_jnode *const *slots; /* slot arrays, by shard number - 1 */
     const char *const *files;     /* by shard number - 1 */
     int n;                        /* shards */
@@ -593,6 +626,32 @@ static void acc_render(const mg *m, const pc_shard_item *merged, const acc_text 
     pc_gate_acc_render(&impl, &cfg, &merged->res, fault, t[0].table, likely, out);
 }
 
+static void acc_keep_free(acc_keep *k)
+{
+    free(k->items);
+    free(k->res);
+    k->items = NULL;
+    k->res = NULL;
+}
+
+/* The shards' results ITEMS (N + 1, the merged last; taken over) and
+ * texts T kept for the fitted-model slot after them. */
+static pc_status keep_acc(const mg *m, pc_shard_item *items, const acc_text *t)
+{
+    acc_keep *k = m->acc;
+    acc_keep_free(k);
+    k->items = items;
+    k->res = calloc((size_t)m->n, sizeof *k->res);
+    if (!k->res) { acc_keep_free(k); return pc_seterr(m->err, PC_ENOMEM, "out of memory"); }
+    for (int j = 0; j < m->n; j++) k->res[j] = &items[j].res;
+    k->cfg = items[m->n].cfg;
+    k->cfg.family = items[m->n].family;
+    k->cfg.sched = t[0].sched ? &some_schedule : NULL;
+    k->cfg.storage = t[0].storage;
+    k->cfg.shard_k = k->cfg.shard_n = 1;
+    return PC_OK;
+}
+
 /* ACCURACY: the shards' results merged as `accuracy` shards are; *ENDED:
  * the merged gate faulted or skipped, so check makes no fitted-model
  * verdict after it (gate.c, fit_verdict). */
@@ -613,7 +672,8 @@ static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *o
     if (r.st == PC_OK && merged->cfg.seed != seed) bad(&r, "accuracy.result.seed", "is not the run's");
     if (r.st == PC_OK) acc_render(m, merged, t, out);
     *ended = r.st == PC_OK && (merged->res.faulted || merged->res.status == PC_SKIP);
-    free(items);
+    if (r.st == PC_OK) r.st = keep_acc(m, items, t);
+    else free(items);
     free(t);
     return r.st;
 }
@@ -627,7 +687,12 @@ static pc_status merge_fitted(const mg *m, int s, uint64_t seed, pc_verdict *out
     out->measured = (double)NAN;
     out->bound = (double)NAN;
     out->seed = seed;
-    return r.st != PC_OK ? r.st : pc_check_shard_merge_fit(m->slots, m->files, m->n, s, out, m->err);
+    if (r.st != PC_OK) return r.st;
+    if (!m->acc->items)
+        return pc_seterr(m->err, PC_EINPUT, "%s: slot %d: a fitted-model slot that follows no "
+                         "accuracy slot (not a pecheck check shard?)", m->files[0], s + 1);
+    pc_fit_ctx ctx = { &m->acc->cfg, m->acc->res };
+    return pc_check_shard_merge_fit(m->slots, m->files, m->n, s, &ctx, out, m->err);
 }
 
 /* ---- the files --------------------------------------------------------------- */
@@ -647,6 +712,8 @@ typedef struct head {
 static pc_status read_head(const pc_jnode *top, const char *file, head *h, pc_err *err)
 {
     rd r = { file, -1, err, PC_OK };
+    const char *dup = pc_jdup_key(top);
+    if (dup) bad(&r, dup, "appears twice in one object (the writer writes each member once)");
     if (!pc_check_shard_is(top)) bad(&r, "kind", "is not \"" PC_CHECK_SHARD_KIND "\"");
     if (get_int(&r, top, "format", 0, INT32_MAX) != PC_CHECK_SHARD_FORMAT && r.st == PC_OK)
         r.st = pc_seterr(err, PC_EINPUT, "%s: a check shard of format %s (this pecheck reads "
@@ -695,9 +762,11 @@ static pc_status group(const head *h, const char *const *files, int n, int *by_k
             return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (shard "
                              "count differs: %d/%d vs %d/%d)", files[0], files[f], h[0].k, N,
                              h[f].k, h[f].n);
+        char opt[64];
         if (strcmp(h[f].identity, h[0].identity))
             return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (the "
-                             "options differ)", files[0], files[f]);
+                             "options differ: %s)", files[0], files[f],
+                             first_diff(h[0].identity, h[f].identity, opt, sizeof opt));
         if (h[f].slots->n != h[0].slots->n)
             return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (%zu "
                              "verdicts vs %zu)", files[0], files[f], h[0].slots->n, h[f].slots->n);
@@ -747,9 +816,26 @@ static pc_status drop_fit(const mg *m, int s)
 {
     pc_verdict v;
     memset(&v, 0, sizeof v);
-    pc_status st = pc_check_shard_merge_fit(m->slots, m->files, m->n, s, &v, m->err);
+    pc_fit_ctx ctx = { &m->acc->cfg, m->acc->res };
+    pc_status st = pc_check_shard_merge_fit(m->slots, m->files, m->n, s, &ctx, &v, m->err);
     verdict_clear(&v);
     return st;
+}
+
+/* Every shard made a fitted-model slot after the accuracy slot merged
+ * last: not under --tol-abs, and not where each shard skipped without a
+ * declined call (gate.c, fit_verdict). */
+static int fit_made(const mg *m)
+{
+    const pc_shard_item *merged = &m->acc->items[m->n];
+    return m->acc->cfg.tol_abs < 0.0 && !(merged->res.status == PC_SKIP && !merged->res.impl_rc);
+}
+
+static pc_status no_fit(const mg *m, int s)
+{
+    return pc_seterr(m->err, PC_EINPUT, "%s: slot %d: the fitted-model slot of accuracy slot %d "
+                     "(mode \"fitted\", check \"fitted-model\") is missing; every shard writes it "
+                     "right after (not a pecheck check shard?)", m->files[0], s + 2, s + 1);
 }
 
 /* Merge saves the case SP names (cmd_merge.c) for the merged verdict
@@ -770,14 +856,18 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
 {
     pc_status st = PC_OK;
     int ended = 0; /* the accuracy slot just merged faulted or skipped */
+    int want = -1; /* the accuracy slot whose fitted-model slot must come next */
     for (int s = 0; s < (int)m->slots[0]->n && st == PC_OK; s++) {
         st = same_slot(m, s);
         if (st == PC_OK && ended && fit_of(m, s, &out->v[out->n - 1])) {
             ended = 0;
+            want = -1;
             st = drop_fit(m, s);
             continue;
         }
+        if (st == PC_OK && want >= 0 && !fit_of(m, s, &out->v[out->n - 1])) st = no_fit(m, want);
         ended = 0;
+        want = -1;
         pc_verdict *v = st == PC_OK ? pc_verdicts_add(out) : NULL;
         if (st == PC_OK && !v) st = pc_seterr(m->err, PC_ENOMEM, "out of memory");
         if (st != PC_OK) break;
@@ -790,8 +880,9 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
            : md == PC_SLOT_FITTED ? merge_fitted(m, s, seed, v)
            : merge_accuracy(m, s, seed, v, &ended);
         if (st == PC_OK) st = add_save(m, &save, out->n - 1);
+        if (st == PC_OK && md == PC_SLOT_ACCURACY && fit_made(m)) want = s;
     }
-    return st;
+    return st == PC_OK && want >= 0 ? no_fit(m, want) : st;
 }
 
 /* Shard K + 1 (head B) saves to the file shard 1 (head A) does. */
@@ -833,8 +924,10 @@ pc_status pc_check_shard_merge(const pc_jnode *const *tops, const char *const *f
         names[k] = files[by_k[k]];
     }
     for (int k = 1; st == PC_OK && k < N; k++) st = same_regressions(&h[by_k[0]], &h[by_k[k]], names, k, err);
-    mg m = { slots, names, N, err, run };
+    acc_keep acc = { NULL, NULL, { 0 } };
+    mg m = { &acc, slots, names, N, err, run };
     if (st == PC_OK) st = merge_slots(&m, run->seed, out);
+    acc_keep_free(&acc);
     free(h);
     free(by_k);
     free(slots);

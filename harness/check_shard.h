@@ -81,11 +81,26 @@ pc_status pc_shard_rec_fit(pc_shard_rec *rec, int index, const pc_fitm *m,
 void pc_slot_fit_free(pc_slot *s);
 /* The "fit" member of FITTED slot S (check_shard_fit.c). */
 void pc_check_shard_write_fit(pc_json *j, const pc_slot *s);
+/* S as the writer writes a binary64 (%a: "0x1.8p+0", "-0x0p+0", "nan",
+ * "inf") into *X: 0, or -1 for any other text (blanks, decimals, "NaN",
+ * "Infinity", upper case, a longer mantissa). */
+int pc_check_shard_hex(const char *s, double *x);
+
+/* What merge knows of the run when it reads a FITTED slot: the merged
+ * accuracy gate's configuration just before it (d, base, dtype, positions,
+ * class, storage; SCHED set when a schedule was in force, which the shard
+ * does not record) and each shard's own accuracy result (RES[j], shard
+ * j + 1), where its faults and declined calls are. */
+typedef struct pc_fit_ctx {
+    const struct pc_acc_cfg *cfg;
+    const struct pc_acc_result *const *res;
+} pc_fit_ctx;
 /* The fitted-model verdict of FITTED slot S of the N shards' slot arrays
  * SLOTS (FILES: their names, in shard order) into OUT (status, numbers,
- * text, seconds; the caller sets its identity and seed). */
+ * text, seconds; the caller sets its identity and seed).  The constants
+ * and notes are checked against what CTX implies (docs/sharding.md). */
 pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *const *files, int n,
-                                   int s, pc_verdict *out, pc_err *err);
+                                   int s, const pc_fit_ctx *ctx, pc_verdict *out, pc_err *err);
 
 /* Write the shard file of the verdicts VS of the run O. */
 void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec);

@@ -13,6 +13,7 @@
 #include "fitmodel.h"
 #include "fitsums.h"
 #include "json.h"
+#include "../families/family.h"
 
 /* ---- the record ------------------------------------------------------- */
 
@@ -162,12 +163,13 @@ static int64_t get_i64(rd *r, const pc_jnode *o, const char *key, int64_t lo, in
     return x;
 }
 
-/* a binary64 written with %a (nan and inf included) */
+/* a binary64 written with %a (nan and inf included): exactly the text
+ * the writer makes of its value (no blanks, decimals, "NaN", "Infinity") */
 static double hex_of(rd *r, const pc_jnode *v, const char *key)
 {
-    char *end;
-    double x = v && v->type == PC_J_STR ? strtod(v->text, &end) : 0.0;
-    if (!v || v->type != PC_J_STR || !*v->text || *end) bad(r, key, "is not a number written with %a");
+    double x = 0.0;
+    if (!v || v->type != PC_J_STR || pc_check_shard_hex(v->text, &x) != 0)
+        bad(r, key, "is not a number written with %a");
     return x;
 }
 
@@ -188,11 +190,21 @@ static void get_xsum(rd *r, const pc_jnode *o, const char *key, pc_xsum *x)
         return;
     }
     if (!v || v->type != PC_J_ARR) { bad(r, key, "is missing or not an array"); return; }
+    double t[64]; /* as put_xsum */
     for (size_t k = 0; k < v->n && r->st == PC_OK; k++) {
         double d = hex_of(r, &v->kids[k], key);
         if (r->st == PC_OK && !isfinite(d)) bad(r, key, "has a term that is not finite");
         pc_xsum_add(x, d);
     }
+    /* the writer's expansion of the sum, term for term (none longer, no
+     * zero or overlapping terms, not empty unless the sum is 0) */
+    int n = r->st == PC_OK ? pc_xsum_expansion(x, t, 64) : 0;
+    int same = n >= 0 && (size_t)n == v->n;
+    for (int k = 0; same && k < n; k++) {
+        double d = 0.0;
+        same = pc_check_shard_hex(v->kids[k].text, &d) == 0 && memcmp(&d, &t[k], sizeof d) == 0;
+    }
+    if (r->st == PC_OK && !same) bad(r, key, "is not the expansion the writer makes of its sum");
 }
 
 /* an exact integer as put_i128 writes it, |value| <= MAX */
@@ -277,16 +289,29 @@ static void get_consts(rd *r, const pc_jnode *fit, pc_fitm *m)
     }
 }
 
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The first constant of A that B (the merged run's own) does not have, or
+ * NULL; omega, kappa and A only where B's are known (FULL: no schedule in
+ * force, which the shard does not record). */
+static const char *differing_const(const pc_fitm *a, const pc_fitm *b, int full)
+{
+    if (a->lo != b->lo || a->hi != b->hi) return "start\" or \"end";
+    if (a->h != b->h) return "pairs";
+    if (!same_bits(a->u, b->u)) return "u";
+    if (!same_bits(a->u_s, b->u_s)) return "u_s";
+    if (!full) return NULL;
+    if (!same_bits(a->att, b->att)) return "attention";
+    for (int i = 0; i < a->h; i++) {
+        if (!same_bits(a->p[i].omega, b->p[i].omega)) return "omega";
+        if (!same_bits(a->p[i].kappa, b->p[i].kappa)) return "kappa";
+    }
+    return NULL;
+}
+
 static int same_consts(const pc_fitm *a, const pc_fitm *b)
 {
-    if (a->lo != b->lo || a->hi != b->hi || a->h != b->h || memcmp(&a->att, &b->att, sizeof a->att)
-        || memcmp(&a->u, &b->u, sizeof a->u) || memcmp(&a->u_s, &b->u_s, sizeof a->u_s))
-        return 0;
-    for (int i = 0; i < a->h; i++)
-        if (memcmp(&a->p[i].omega, &b->p[i].omega, sizeof(double))
-            || memcmp(&a->p[i].kappa, &b->p[i].kappa, sizeof(double)))
-            return 0;
-    return 1;
+    return !differing_const(a, b, 1);
 }
 
 /* ---- merging ---------------------------------------------------------- */
@@ -295,15 +320,68 @@ typedef struct fit_merge {
     const pc_jnode *const *slots;
     const char *const *files;
     int n, s;
+    const pc_fit_ctx *ctx;
     pc_err *err;
+    pc_fitm want;       /* the constants the merged run sets up (pc_fitm_setup) */
+    char why[200];      /* or why it makes no fit (the setup's note) */
+    int full;           /* omega, kappa and A of WANT are the run's (no schedule) */
     pc_fitm m;          /* shard 1's constants, judged */
     pc_fitp *sums;      /* the joined sums */
     const char *note;   /* the first shard's note, in shard order */
     double seconds;
 } fit_merge;
 
-/* Shard J's part: its note, or its constants (equal to shard 1's) and sums
- * joined after the earlier shards'. */
+/* "the implementation faulted|declined the call at positions P..Q" (as
+ * accuracy.c, merge_fit, writes it) where P..Q is a block of shard J + 1
+ * at which its accuracy result records that fault or declined call (the
+ * fit stops at the lane's first failure).  A family whose rows take an
+ * input makes the fit's rows by a call of their own (accuracy.c,
+ * fit_call), which may fail alone: there P may also be any block before
+ * the result's first failure, which the file cannot disprove
+ * (docs/sharding.md). */
+static int fault_note_ok(const fit_merge *g, int j, const char *note)
+{
+    const pc_acc_cfg *c = g->ctx->cfg;
+    const pc_acc_result *res = g->ctx->res[j];
+    static const char *const kinds[2] = { "faulted", "declined the call" };
+    for (int f = 0; f < 2; f++) {
+        long long p, q;
+        char tail[8], want[200];
+        int len = 0;
+        char fmt[96];
+        snprintf(fmt, sizeof fmt, "the implementation %s at positions %%lld..%%lld%%n", kinds[f]);
+        if (sscanf(note, fmt, &p, &q, &len) != 2 || note[len] || sscanf(note + len, "%1s", tail) == 1)
+            continue;
+        snprintf(want, sizeof want, "the implementation %s at positions %lld..%lld", kinds[f], p, q);
+        int64_t b0, b1, nb = pc_acc_nblocks(c->pos_lo, c->pos_hi);
+        pc_acc_shard_blocks(nb, j + 1, g->n, &b0, &b1);
+        int64_t blk = (p - c->pos_lo) / PC_ACC_BLOCK, end = p + PC_ACC_BLOCK - 1;
+        if (strcmp(want, note) || p < c->pos_lo || (p - c->pos_lo) % PC_ACC_BLOCK || blk < b0
+            || blk >= b1 || q != (end < c->pos_hi ? end : c->pos_hi))
+            return 0;
+        int64_t at = res->faulted ? res->fault_lo : res->impl_rc ? res->impl_rc_lo : INT64_MAX;
+        int kind = res->faulted ? 0 : 1;
+        const pc_family *fam = pc_family_find(c->family);
+        int alone = fam && fam->rows && fam->rows->input;
+        return (alone && p < at) || (p == at && kind == f);
+    }
+    return 0;
+}
+
+/* Shard J's note: the setup's, in every shard alike, or a fault's. */
+static void check_note(rd *r, const fit_merge *g, int j, const char *note)
+{
+    if (g->why[0] ? strcmp(note, g->why) : !fault_note_ok(g, j, note)) {
+        char why[512];
+        snprintf(why, sizeof why, "is \"%.200s\", not a note the run makes (%s)", note,
+                 g->why[0] ? g->why : "the setup makes a fit; a fault's note names one of the "
+                 "shard's blocks where its accuracy result has not failed earlier");
+        bad(r, "note", why);
+    }
+}
+
+/* Shard J's part: its note, or its constants (the run's) and sums joined
+ * after the earlier shards'. */
 static pc_status merge_one(fit_merge *g, int j)
 {
     rd r = { g->files[j], g->s, g->err, PC_OK };
@@ -316,10 +394,20 @@ static pc_status merge_one(fit_merge *g, int j)
     const pc_jnode *note = fit ? pc_jget(fit, "note") : NULL;
     if (r.st == PC_OK && (!note || (note->type != PC_J_NULL && note->type != PC_J_STR)))
         bad(&r, "note", "is missing or not a string or null");
+    if (r.st == PC_OK && note->type == PC_J_STR) check_note(&r, g, j, note->text);
+    if (r.st == PC_OK && note->type == PC_J_NULL && g->why[0])
+        bad(&r, "note", "is null, but the run makes no fit (its note is missing)");
     if (r.st != PC_OK) return r.st;
     if (note->type == PC_J_STR) { if (!g->note) g->note = note->text; return PC_OK; }
     pc_fitm m;
     get_consts(&r, fit, &m);
+    const char *d = r.st == PC_OK ? differing_const(&m, &g->want, g->full) : NULL;
+    if (d) {
+        char why[160];
+        snprintf(why, sizeof why, "is not the run's (%s)", g->full ? "pc_fitm_setup of the "
+                 "recorded options" : "pc_fitm_setup of the recorded options; a schedule was in force");
+        bad(&r, d, why);
+    }
     if (r.st == PC_OK && !g->m.p) { g->m = m; m.p = NULL; }
     else if (r.st == PC_OK && !same_consts(&g->m, &m))
         r.st = pc_seterr(g->err, PC_EINPUT, "merge: %s and %s are not shards of one run (slot %d: "
@@ -335,11 +423,27 @@ static pc_status merge_one(fit_merge *g, int j)
     return r.st;
 }
 
-pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *const *files, int n,
-                                   int s, pc_verdict *out, pc_err *err)
+/* The constants (or the note) the merged run sets up, as the gate does
+ * (gate.c, fit_setup). */
+static pc_status want_setup(fit_merge *g)
 {
-    fit_merge g = { slots, files, n, s, err, { 0 }, NULL, NULL, 0.0 };
-    pc_status st = PC_OK;
+    pc_acc_cfg c = *g->ctx->cfg;
+    c.sched = NULL; /* the schedule is not recorded: its omega, kappa and A are not checked */
+    pc_status st = pc_fitm_setup(&c, &g->want, g->why, sizeof g->why);
+    if (st == PC_ENOMEM) return pc_seterr(g->err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK) g->why[0] = '\0';
+    else if (!g->why[0]) snprintf(g->why, sizeof g->why, "no fit");
+    g->full = !g->ctx->cfg->sched;
+    return PC_OK;
+}
+
+pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *const *files, int n,
+                                   int s, const pc_fit_ctx *ctx, pc_verdict *out, pc_err *err)
+{
+    fit_merge g;
+    memset(&g, 0, sizeof g);
+    g.slots = slots; g.files = files; g.n = n; g.s = s; g.ctx = ctx; g.err = err;
+    pc_status st = want_setup(&g);
     for (int j = 0; j < n && st == PC_OK; j++) st = merge_one(&g, j);
     if (st == PC_OK && !g.note && pc_fitm_judge(&g.m, g.sums) != 0)
         st = pc_seterr(err, PC_EINPUT, "%s: slot %d: the shards' fitted-model sums do not cover "
@@ -349,6 +453,7 @@ pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *con
         out->seconds = g.seconds;
     }
     pc_fitm_free(&g.m);
+    pc_fitm_free(&g.want);
     pc_fitp_free(g.sums);
     return st;
 }

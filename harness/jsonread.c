@@ -280,3 +280,14 @@ const pc_jnode *pc_jget(const pc_jnode *obj, const char *key)
         if (!strcmp(obj->keys[k], key)) return &obj->kids[k];
     return NULL;
 }
+
+const char *pc_jdup_key(const pc_jnode *n)
+{
+    for (size_t k = 0; k < n->n; k++) {
+        for (size_t j = 0; n->type == PC_J_OBJ && j < k; j++)
+            if (!strcmp(n->keys[j], n->keys[k])) return n->keys[k];
+        const char *d = pc_jdup_key(&n->kids[k]);
+        if (d) return d;
+    }
+    return NULL;
+}

@@ -34,5 +34,9 @@ void pc_jfree(pc_jnode *n);
 
 /* Member KEY of object OBJ (the last one if repeated), or NULL. */
 const pc_jnode *pc_jget(const pc_jnode *obj, const char *key);
+/* A member name that appears twice in one object of the tree N (the
+ * first found), or NULL: the reader keeps both, and pc_jget finds the
+ * last, so an input that must be one writer's output is refused with it. */
+const char *pc_jdup_key(const pc_jnode *n);
 
 #endif
