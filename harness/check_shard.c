@@ -289,6 +289,14 @@ static int get_bool(rd *r, const pc_jnode *o, const char *key)
     return v->type == PC_J_TRUE;
 }
 
+const char *pc_check_shard_shown(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; s[k] && k + 1 < len; k++) buf[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+    buf[k] = '\0';
+    return buf;
+}
+
 int pc_check_shard_hex(const char *s, double *x)
 {
     char b[40], *end;
@@ -713,7 +721,9 @@ static pc_status read_head(const pc_jnode *top, const char *file, head *h, pc_er
 {
     rd r = { file, -1, err, PC_OK };
     const char *dup = pc_jdup_key(top);
-    if (dup) bad(&r, dup, "appears twice in one object (the writer writes each member once)");
+    char key[64];
+    if (dup) bad(&r, pc_check_shard_shown(dup, key, sizeof key),
+                 "appears twice in one object (the writer writes each member once)");
     if (!pc_check_shard_is(top)) bad(&r, "kind", "is not \"" PC_CHECK_SHARD_KIND "\"");
     if (get_int(&r, top, "format", 0, INT32_MAX) != PC_CHECK_SHARD_FORMAT && r.st == PC_OK)
         r.st = pc_seterr(err, PC_EINPUT, "%s: a check shard of format %s (this pecheck reads "

@@ -86,6 +86,10 @@ void pc_check_shard_write_fit(pc_json *j, const pc_slot *s);
  * "Infinity", upper case, a longer mantissa). */
 int pc_check_shard_hex(const char *s, double *x);
 
+/* S (a name or note from a file) for a message, in BUF: printable ASCII,
+ * any other byte as '?', cut to LEN - 1 bytes. */
+const char *pc_check_shard_shown(const char *s, char *buf, size_t len);
+
 /* What merge knows of the run when it reads a FITTED slot: the merged
  * accuracy gate's configuration just before it (d, base, dtype, positions,
  * class, storage; SCHED set when a schedule was in force, which the shard

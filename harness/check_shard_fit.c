@@ -372,8 +372,9 @@ static int fault_note_ok(const fit_merge *g, int j, const char *note)
 static void check_note(rd *r, const fit_merge *g, int j, const char *note)
 {
     if (g->why[0] ? strcmp(note, g->why) : !fault_note_ok(g, j, note)) {
-        char why[512];
-        snprintf(why, sizeof why, "is \"%.200s\", not a note the run makes (%s)", note,
+        char why[512], shown[160];
+        snprintf(why, sizeof why, "is \"%s\", not a note the run makes (%s)",
+                 pc_check_shard_shown(note, shown, sizeof shown),
                  g->why[0] ? g->why : "the setup makes a fit; a fault's note names one of the "
                  "shard's blocks where its accuracy result has not failed earlier");
         bad(r, "note", why);

@@ -170,9 +170,10 @@ int pc_cmd_merge(int argc, char **argv)
     for (int f = 0; f < nf && st == PC_OK; f++) {
         st = pc_jread_file(o.args[f], &doc[f], &err);
         const char *dup = st == PC_OK ? pc_jdup_key(doc[f]) : NULL;
+        char key[64];
         if (dup) /* pecheck writes each member once */
-            st = pc_seterr(&err, PC_EINPUT, "%s: member \"%.80s\" appears twice in one object (not a "
-                           "file pecheck wrote)", o.args[f], dup);
+            st = pc_seterr(&err, PC_EINPUT, "%s: member \"%s\" appears twice in one object (not a "
+                           "file pecheck wrote)", o.args[f], pc_check_shard_shown(dup, key, sizeof key));
         if (st == PC_OK) st = results_of(doc[f], o.args[f], &lists[f], &counts[f], &err);
     }
     int is_check = 0, any_fail = 0;

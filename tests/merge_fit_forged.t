@@ -47,7 +47,7 @@ PY
 forge_all() { for k in 1 2 3; do forge "$tmp/s$k.json" "$tmp/f$k.json" "$1"; done; }
 F=("$tmp/f1.json" "$tmp/f2.json" "$tmp/f3.json")
 
-echo "1..26"
+echo "1..27"
 
 # plus-1e-4 (every value off by 1e-4): the fitted model fails, unsharded and merged
 run=(--impl plus-1e-4 --max-pos 3000 --layout interleaved --property accuracy --quiet)
@@ -64,6 +64,8 @@ else nok "genuine shards: rc $rc1 (unsharded $rc0), merged $(fit_status "$tmp/m.
 # 1. notes: only those the writer makes
 forge "$tmp/s2.json" "$tmp/x.json" 'fit()["note"] = "anything"'
 refused x.json "slot 2" fit.note anything -- "$tmp/s1.json" "$tmp/x.json" "$tmp/s3.json"
+forge "$tmp/s2.json" "$tmp/x.json" 'fit()["note"] = "two\nlines\u00e9"'
+refused x.json fit.note "two?lines??" -- "$tmp/s1.json" "$tmp/x.json" "$tmp/s3.json"
 forge_all 'fit()["note"] = "anything"'
 refused f1.json "slot 2" fit.note -- "${F[@]}"
 forge "$tmp/s2.json" "$tmp/x.json" 'raw(lambda t: t.replace("\"note\": null", "\"note\": null, \"note\": \"x\""))'
