@@ -11,10 +11,14 @@
 // The host wrappers below are what pecheck calls: copy the inputs to the
 // device, launch, copy OUT back, free, return 0 (or nonzero on any CUDA
 // error: pecheck reports it).  Notes:
-//   - pecheck calls the entry points in one plugin host process, one call
-//     at a time (docs/plugins.md): the CUDA context created by the first
-//     call is kept for the next ones, until a fault replaces the host;
-//     give --timeout-ms room for creating it (hundreds of ms).
+//   - pecheck calls the entry points in a pool of plugin host processes
+//     (--plugin-hosts N, default 2), one call at a time in each
+//     (docs/plugins.md): each host loads this library and creates its own
+//     CUDA context at its first call, kept for the next ones until a fault
+//     replaces the host; give --timeout-ms room for creating it (hundreds
+//     of ms).  N hosts hold N contexts and N times the device memory
+//     allocated here: a kernel sized to most of the GPU fails (out of
+//     memory) in host 2; run it with --plugin-hosts 1.
 //   - pecheck itself never initialises CUDA.
 //   - the kernels compute the angle in binary32 like most production
 //     kernels; pecheck's bound (docs/precision-model.md) is built for that.
