@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "progress.h"
 #include "rng.h"
+#include "rowdigest.h"
 #include "../families/family.h"
 #include "../reference/reference.h"
 
@@ -881,6 +882,17 @@ static void lane_calls(run *r, block *b, int64_t blk, int l, size_t n, lane_out 
     *fit &= !r->rows->input;
 }
 
+/* The hashes of the block's N rows of B's lane into its digest (rows of
+ * distinct blocks: distinct entries, no lock). */
+static void digest_rows(block *b, size_t n)
+{
+    pc_row_digest *g = b->cfg->digest;
+    int d = b->cfg->d;
+    for (size_t k = 0; k < n; k++)
+        if (b->pos[k] >= g->lo && b->pos[k] <= g->hi)
+            g->hash[b->pos[k] - g->lo] = pc_row_hash(b->got + k * (size_t)d, d);
+}
+
 /* Block BLK (its N positions in B->pos) into S.  Rows without an input: the
  * reference rows first (once, in lane 0's layout; they do not depend on
  * the implementation, so a plugin's calls, which may wait for their turn,
@@ -908,6 +920,7 @@ static void work_block(run *r, block *b, int64_t blk, size_t n, slot *s)
         o->st = r->share ? shared : ref_rows(b, n);
         if (o->st == PC_OK) fill_rows(b, n, &r->lanes[l].cols, &o->m);
         if (o->st == PC_OK && fit[l]) fit_block(r, b, n, o);
+        if (b->cfg->digest) digest_rows(b, n);
     }
     s->work_s = pc_now() - t0;
 }
@@ -1170,6 +1183,23 @@ static int run_setup(run *r)
     return nt;
 }
 
+/* A lane's digest is complete when the run covered the whole range (no
+ * shard, no sampled positions, every block merged) and none of the lane's
+ * calls failed (rowdigest.h). */
+static void digests_close(run *r, pc_status st)
+{
+    const pc_acc_cfg *c0 = r->lanes[0].cfg;
+    int whole = st == PC_OK && !c0->positions && r->b0 == 0 && r->merged == r->b1
+             && r->b1 == pc_acc_nblocks(c0->pos_lo, c0->pos_hi);
+    for (int l = 0; l < r->nl; l++) {
+        pc_row_digest *g = r->lanes[l].cfg->digest;
+        const pc_acc_result *res = r->lanes[l].res;
+        if (!g) continue;
+        g->complete = whole && !r->lanes[l].ended && !res->faulted && !res->impl_rc
+                   && res->status != PC_SKIP && g->lo == c0->pos_lo && g->hi == c0->pos_hi;
+    }
+}
+
 /* The pass's WALL seconds: one pass served every layout, each is given an
  * equal share of it; the fitted model's sums are part of that work, and
  * their share of it, the workers' measured fit seconds over all their
@@ -1225,6 +1255,7 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
     run_workers(&r, nt);
     pc_progress_end(&r.pr);
     st = finish(&r, err);
+    digests_close(&r, st);
     pass_seconds(&r, pc_now() - t0);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);

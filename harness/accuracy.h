@@ -71,6 +71,11 @@ typedef struct pc_acc_cfg {
      * rows with an input from one more call per block, the rotation of
      * (1, 0) on every pair, made in the lane's turn (fitmodel.h) */
     struct pc_fitp *fit;
+    /* non-NULL: also the hashes of this layout's rows (rowdigest.h; the
+     * caller's, empty, over pos_lo..pos_hi), each block's made by the
+     * worker that holds its rows; complete after a run that called every
+     * block without a failure (not a shard, not a sampled run) */
+    struct pc_row_digest *digest;
 } pc_acc_cfg;
 
 /* One element, shown as a witness. */

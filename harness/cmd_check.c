@@ -30,6 +30,7 @@
 #include "plugin.h"
 #include "property.h"
 #include "rng.h"
+#include "rowdigest.h"
 #include "sources.h"
 #include "table.h"
 #include "verdict.h"
@@ -205,6 +206,7 @@ static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *f
     pc_prop_params par;
     pc_prop_params_from_opts(&par, c->o);
     par.gate_outside = 1; /* the accuracy gate is check's own (fam->gate) */
+    par.digest = c->digest; /* the rows' hashes it made (rowdigest.h) */
     const pc_table_info *t = pc_table_info_of(impl);
     if (t) { /* a table: its d, rows and layout */
         par.d = t->d;
@@ -287,6 +289,8 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
             pc_hook_present(impl, fam->hooks[0]))
             st = check_repeat(c, impl, fam);
         if (st == PC_OK) st = check_properties(c, impl, fam->name);
+        pc_row_digest_free(c->digest);
+        c->digest = NULL;
         if (st != PC_OK) return st;
     }
     return PC_OK;
@@ -408,7 +412,7 @@ int pc_cmd_check(int argc, char **argv)
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_shard_rec rec = { o.shard_k, o.shard_n, NULL, 0 };
-    pc_gate c = { &o, &vs, &err, o.shard_set ? &rec : NULL };
+    pc_gate c = { &o, &vs, &err, o.shard_set ? &rec : NULL, NULL };
     for (int k = 0; k < src.n && st == PC_OK; k++) {
         int first = vs.n;
         st = pc_check_impl(&c, src.impl[k], want);

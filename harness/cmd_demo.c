@@ -51,7 +51,7 @@ int pc_cmd_demo(int argc, char **argv)
     for (size_t k = 0; k < pc_builtin_count() && st == PC_OK; k++) {
         const pc_impl *impl = pc_builtin_at(k);
         pc_verdicts vs = { NULL, 0, 0 };
-        pc_gate g = { &o, &vs, &err, NULL };
+        pc_gate g = { &o, &vs, &err, NULL, NULL };
         st = pc_check_impl(&g, impl, NULL);
         pc_status verdict = pc_verdicts_status(&vs);
         if (st == PC_OK) {

@@ -17,6 +17,8 @@
 #include "gate.h"
 #include "hook.h"
 #include "json.h"
+#include "property.h"
+#include "rowdigest.h"
 #include "sources.h"
 #include "table.h"
 #include "../families/rope/options.h"
@@ -92,6 +94,7 @@ static pc_status record(pc_gate *c, int index, const pc_acc_cfg *cfg, const pc_a
     s->cfg.observe = NULL;
     s->cfg.observe_ctx = NULL;
     s->cfg.fit = NULL;
+    s->cfg.digest = NULL;
     s->res = *res;
     snprintf(s->context, sizeof s->context, "%s", table);
     s->likely_set = likely_set;
@@ -200,6 +203,25 @@ static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
     return PC_OK;
 }
 
+/* The digest of the rows a sweep of the properties that follow will read
+ * (rowdigest.h): the layout they use first (--layout's, else interleaved),
+ * of a family whose rows are the encoding itself, in a run that is not a
+ * shard, when a selected property sweeps; none otherwise (no error: the
+ * sweep then calls the implementation itself). */
+static void digest_setup(pc_gate *c, const pc_impl *impl, const pc_family *fam,
+                         pc_acc_cfg *cfg, int nl)
+{
+    pc_prop_params par;
+    pc_prop_params_from_opts(&par, c->o);
+    par.gate_outside = 1;
+    if (c->rec || fam->rows->input || !pc_properties_sweep_selected(fam->name, &par)) return;
+    for (int k = 0; k < nl && !c->digest; k++)
+        if (cfg[k].layout == (c->o->layout >= 0 ? c->o->layout : 0) && !cfg[k].positions)
+            cfg[k].digest = c->digest = pc_row_digest_new(impl, fam->name, cfg[k].d, cfg[k].base,
+                                                          cfg[k].layout, cfg[k].pos_lo,
+                                                          cfg[k].pos_hi);
+}
+
 /* Both layouts (or --layout's) in one pass (pc_accuracy_run_layouts), one
  * accuracy verdict each, in layout order, each followed by its fitted
  * model's, whose sums the same pass makes. */
@@ -222,6 +244,7 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         if ((st = pc_rope_cfg_apply(o, &cfg[made], &rc[made], c->err)) != PC_OK) break;
     }
     for (; st == PC_OK && fits < nl; fits++) st = fit_setup(c, &cfg[fits], &fj[fits]);
+    if (st == PC_OK) digest_setup(c, impl, fam, cfg, nl);
     if (st == PC_OK) st = pc_accuracy_run_layouts(impl, cfg, nl, res, c->err);
     for (int k = 0; k < nl && st == PC_OK; k++)
         if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) == PC_OK)

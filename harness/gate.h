@@ -18,6 +18,10 @@ struct pc_gate {
     pc_verdicts *vs;
     pc_err *err;
     struct pc_shard_rec *rec; /* check --shard K/N: how each verdict was made (NULL: not sharded) */
+    /* the hashes of the rows the accuracy gate got, for the properties'
+     * sweep that follows it (rowdigest.h); made and freed by
+     * pc_check_impl, NULL otherwise */
+    struct pc_row_digest *digest;
 };
 
 /* Append a verdict of IMPL for FAMILY's CHECK (LAYOUT may be NULL), with

@@ -69,6 +69,9 @@ typedef struct pc_prop_params {
     int slot;
     void (*split)(void *ctx, int slot, const pc_case_split *s);
     void *split_ctx;
+    /* the rows' hashes the accuracy gate made (harness/rowdigest.h), for a
+     * sweep over the same rows; NULL: none */
+    const struct pc_row_digest *digest;
 } pc_prop_params;
 
 /* The parameters O asks for.  The regression file is O->regressions, else
@@ -82,6 +85,9 @@ const char *pc_regress_path(const pc_opts *o);
  * filters) that apply to FAMILY on IMPL, appending one verdict per property. */
 pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
                                  const pc_prop_params *par, pc_verdicts *out, pc_err *err);
+/* Whether a property PAR selects on FAMILY has a sweep over the whole
+ * range (the accuracy gate then leaves it the rows' hashes, rowdigest.h). */
+int pc_properties_sweep_selected(const char *family, const pc_prop_params *par);
 /* The same with the parameters O asks for. */
 pc_status pc_properties_run(const pc_impl *impl, const char *family, const pc_opts *o,
                             pc_verdicts *out, pc_err *err);

@@ -159,7 +159,7 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         if (fam && fam->gate && !fam->rows && fam->provides(impl)) {
             /* the family's own gate (attention's accuracy, the learned
              * table's contract), as `pecheck check` runs it */
-            pc_gate g = { o, &ri->props, &perr, NULL };
+            pc_gate g = { o, &ri->props, &perr, NULL, NULL };
             st = fam->gate(&g, impl, fam);
         }
         if (st >= 0) st = pc_properties_run(impl, ri->family, o, &ri->props, &perr);

@@ -429,6 +429,14 @@ static int selected(const pc_property *p, const pc_prop_params *par)
     return 0;
 }
 
+int pc_properties_sweep_selected(const char *family, const pc_prop_params *par)
+{
+    const pc_family *fam = pc_family_find(family);
+    for (size_t k = 0; fam && !par->replay_set && k < fam->n_properties; k++)
+        if (fam->properties[k]->sweep && selected(fam->properties[k], par)) return 1;
+    return 0;
+}
+
 pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
                                  const pc_prop_params *par, pc_verdicts *out, pc_err *err)
 {

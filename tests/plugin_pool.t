@@ -5,8 +5,9 @@ output.
 
 Block b's calls go to host b % H, each host's in (block, layout) order, and
 which calls are made depends only on what earlier calls returned
-(harness/accuracy.c, take_turn); the unique sweep gives host k the k-th of
-H parts of the range (families/sinusoidal/unique.c).  tests/plugins/counter.c counts its calls
+(harness/accuracy.c, take_turn); the unique sweep, run without the gate,
+gives host k the k-th of H parts of the range (families/sinusoidal/unique.c;
+after the gate it reads the hashes of the gate's rows, harness/rowdigest.h).  tests/plugins/counter.c counts its calls
 in each process, writes each count to stdout, shifts its values by it and
 fails at a given call of a process: its `check` JSON (the seconds removed,
 the captured output included) is the same at --threads 1, 2 and 3, and the
@@ -92,14 +93,16 @@ try:
     ok(rc == 1 and acc.get("status") == "pass" and rep.get("status") == "fail",
        "counter: accuracy passes, the repeat check sees the state", [rc, acc, rep.get("summary")])
     # host 1 gets blocks 1, 3, ..., 11 of the gate, two layouts each (calls
-    # 1..12), then the second half of the unique sweep, blocks 6..11 (calls
-    # 13..18); its output comes after host 0's
-    h1 = "".join("call %d at pos=%d\n" % (k + 1, 256 + 512 * (k // 2)) for k in range(12)) + \
-        "".join("call %d at pos=%d\n" % (13 + k, 1536 + 256 * k) for k in range(6))
+    # 1..12), and nothing more: the unique sweep reads the hashes of the
+    # rows the gate got (harness/rowdigest.h) instead of calling again; its
+    # output comes after host 0's
+    h1 = "".join("call %d at pos=%d\n" % (k + 1, 256 + 512 * (k // 2)) for k in range(12))
     at = out.find(h1)
-    ok("plugin output" in out and at > 0 and "call " in out[:at].split("plugin output")[-1],
+    tail = out[at + len(h1):] if at >= 0 else ""
+    ok("plugin output" in out and at > 0 and "call " in out[:at].split("plugin output")[-1]
+       and "call 13 at" not in tail,
        "the captured output: host 0's last lines, then host 1's whole: the gate's odd blocks, "
-       "then the second half of the unique sweep", out[-1500:])
+       "no call of the unique sweep", out[-1500:])
 
     # host 0 gets blocks 0, 2, 4 ...; its 5th call is block 4's interleaved
     rc, doc = same_for_threads(counter, "a plugin failing at its 5th call in a process",
@@ -157,6 +160,38 @@ try:
                    for u in us) and us[0].get("summary") == us[1].get("summary"),
            "the sweep's call %s: unique fails naming it, as with one host" % how,
            [(r, u.get("summary")) for (r, _), u in zip(runs, us)])
+    # a collision only the sweep finds (rows of 2001 are those of 2000):
+    # after the gate, the sweep reads the hashes of the rows the gate got
+    # (harness/rowdigest.h) and makes no call of a block of its own, yet
+    # its verdict is the one of the sweep that calls (--property unique)
+    def block_calls(log):
+        try:
+            calls = [ln.split() for ln in open(log).read().splitlines()]
+        except OSError:
+            calls = []
+        os.path.exists(log) and os.remove(log)
+        return sorted((int(c[0]), int(c[1])) for c in calls
+                      if int(c[1]) % 256 == 0 and int(c[2]) in (256, 3000 - 2816))
+    log = os.path.join(tmp, "twin.log")
+    blocks = [(lay, 256 * b) for lay in (0, 1) for b in range(12)]
+    gate_calls = sorted(blocks + [(0, 0)] * 2)  # the gate's blocks, the repeat check's two
+    for h in (1, 2):
+        twin = {"PECHECK_TEST_DO": "twin", "PECHECK_TEST_LOG": log}
+        runs = []
+        for t in (1, 2):
+            runs.append(check(sweepfail, t, twin, ["--plugin-hosts", str(h)]) + (block_calls(log),))
+        alone = check(sweepfail, 2, twin, ["--plugin-hosts", str(h), "--property", "unique"])
+        sweep_calls = block_calls(log)
+        us = [find(d, "unique", "interleaved") for _, d, _ in runs] + \
+            [find(alone[1], "unique", "interleaved")]
+        ok(all(r == 1 for r, _, _ in runs) and us[0] == us[1] == us[2]
+           and "positions 2000 and 2001: bit-identical rows" in us[0].get("summary", "")
+           and all(c == gate_calls for _, _, c in runs) and sweep_calls == blocks[:12],
+           "%d host(s): a collision only the sweep finds fails unique after the gate as alone; "
+           "the gate's block calls are the only ones (the sweep's own, alone)" % h,
+           [us[0].get("summary"), us[2].get("summary"), [c[:3] for _, _, c in runs],
+            sweep_calls[:3]])
+
     # the linear-shift fit's call (2 m rows) fails: a run whose cases pass fails
     rc, doc = check(sweepfail, 2, {"PECHECK_TEST_DO": "error"}, ["--property", "linear-shift"])
     ls = find(doc, "linear-shift", "interleaved")

@@ -6,7 +6,11 @@
  * PECHECK_TEST_DO = collide, the rows of 2001 are those of 2000 and a
  * call of exactly those two positions (the sweep comparing the rows its
  * hashes found equal) returns error 5.  Every such failure must fail the
- * unique property (tests/plugin_pool.t). */
+ * unique property (tests/plugin_pool.t).  With PECHECK_TEST_DO = twin, the
+ * rows of 2001 are those of 2000 and nothing fails: a collision only the
+ * sweep finds.  PECHECK_TEST_LOG names a file each call of more than two
+ * rows appends "LAYOUT FIRST N" to (the calls a run made). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,11 +25,22 @@ static int holds(const int64_t *pos, size_t n, int64_t at)
     return 0;
 }
 
+static void log_call(const int64_t *pos, size_t n, int layout)
+{
+    const char *path = getenv("PECHECK_TEST_LOG");
+    FILE *f = path && n > 2 ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "%d %lld %zu\n", layout, (long long)pos[0], n);
+    fclose(f);
+}
+
 int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int layout, float *out)
 {
     const char *what = getenv("PECHECK_TEST_DO"), *at = getenv("PECHECK_TEST_AT");
-    int collide = what && !strcmp(what, "collide");
-    if (collide && n == 2 && pos[0] == 2000 && pos[1] == 2001) return 5;
+    int twin = what && !strcmp(what, "twin");
+    int collide = twin || (what && !strcmp(what, "collide"));
+    log_call(pos, n, layout);
+    if (collide && !twin && n == 2 && pos[0] == 2000 && pos[1] == 2001) return 5;
     if (!collide && what && n > 2 && (!at || holds(pos, n, atol(at)))) {
         if (!strcmp(what, "crash")) *(volatile int *)(uintptr_t)0 = 1;
         if (!strcmp(what, "hang")) for (;;) pause();
