@@ -55,6 +55,8 @@ struct pc_fast {
     double *o1, *o2;  /* omega_i = o1 + o2, |omega - o1 - o2| <= 2^-105.9 omega */
     uint64_t *w;      /* 3 limbs per i: omega_i * 2/pi, truncated, weight 2^-64(k+1) */
     int *ok;          /* 1 when the fast path applies to frequency i */
+    double *rot;      /* 4 per i: e^{i omega_i} as cos hi, lo, sin hi, lo (pc_fast_rotate) */
+    int rot_set;      /* ROT holds them (made at the first rotation) */
 };
 
 /* ---- error-free transformations -------------------------------------- */
@@ -148,7 +150,7 @@ pc_fast *pc_fast_new(int d)
 void pc_fast_free(pc_fast *f)
 {
     if (!f) return;
-    free(f->o1); free(f->o2); free(f->w); free(f->ok);
+    free(f->o1); free(f->o2); free(f->w); free(f->ok); free(f->rot);
     free(f);
 }
 
@@ -364,15 +366,16 @@ int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2
     return sincos_kernel(f, pos, i, s, c);
 }
 
-/* Y = U A + V B.  |A1| <= u |A0| <= 2^-53: RN(U A1) and RN(V B1) err <=
- * 2^-106 M each (M = max(|U|, |V|)), their sum <= 2^-52 M errs 2^-105 M;
- * U A0 = p + e1 and V B0 = q + e2 exactly, p + q = h + l0 exactly, and the
- * three additions of the low parts (partial sums <= 2^-50.6 M) err <=
- * 2^-104.4 M + 2^-104 M + 2^-103.6 M.  Total <= 2^-102.3 M.  The bounds of
- * A and B propagate as |U| bound(A) + |V| bound(B); the factor 2 inside
- * pc_fast_bound and 2^-101 here cover the roundings of this sum. */
-double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], int route,
-                       double y[2])
+/* Y = U A + V B.  |A1| <= u |A0| <= 2^-53 (1 + 2^-39): RN(U A1) and
+ * RN(V B1) err <= 2^-106 M each (M = max(|U|, |V|)), their sum <= 2^-52 M
+ * errs 2^-105 M; U A0 = p + e1 and V B0 = q + e2 exactly, p + q = h + l0
+ * exactly, and the three additions of the low parts (partial sums <=
+ * 2^-50.6 M) err <= 2^-104.4 M + 2^-104 M + 2^-103.6 M.  Total <=
+ * 2^-102.3 M (1 + 2^-39) < 2^-101 M.  The bounds EA, EB of A and B
+ * propagate as |U| EA + |V| EB; the factor (1 + 2^-50) covers the four
+ * roundings of evaluating the bound itself (each 2^-53 relative). */
+double pc_fast_lincomb_e(double u, const double a[2], double ea, double v, const double b[2],
+                         double eb, double y[2])
 {
     double e1, p = two_prod(u, a[0], &e1);
     double e2, q = two_prod(v, b[0], &e2);
@@ -380,7 +383,106 @@ double pc_fast_lincomb(double u, const double a[2], double v, const double b[2],
     double L = ((l0 + e1) + e2) + (u * a[1] + v * b[1]);
     y[0] = two_sum(h, L, &y[1]); /* y0 = RN(y0 + y1) */
     double M = fabs(u) > fabs(v) ? fabs(u) : fabs(v);
-    return fabs(u) * pc_fast_bound(a, route) + fabs(v) * pc_fast_bound(b, route) + M * 0x1p-101;
+    return (fabs(u) * ea + fabs(v) * eb + M * 0x1p-101) * (1.0 + 0x1p-50);
+}
+
+double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], int route,
+                       double y[2])
+{
+    return pc_fast_lincomb_e(u, a, pc_fast_bound(a, route), v, b, pc_fast_bound(b, route), y);
+}
+
+/* ---- 4. the next position by rotation ------------------------------------ *
+ *
+ * Rows of consecutive positions: e^{i (p+1) omega} = e^{i p omega} e^{i omega}.
+ * z = c + i s (double-doubles) with |z - e^{i theta}| <= M (complex modulus:
+ * each of |c - cos theta|, |s - sin theta| is at most M) becomes z' = z w,
+ * w = C + i S the double-double e^{i omega~}, omega~ = o1 + o2:
+ *   |w - e^{i omega}| <= |w - e^{i omega~}| + |omega~ - omega|
+ *                     <= 2^-106 sqrt(2) + 2^-199 + 2^-105.9 <= 2^-104.6 = dw
+ * (each part rounded to nearest from MPFR at 200 bits; omega <= 1), and
+ *   |z' - e^{i (theta + omega)}| <= |z' - z w| + |z - e^{i theta}| |w|
+ *                                   + |w - e^{i omega}|
+ *                                <= rho + M (1 + dw) + dw,
+ * rho the rounding of the product (rotate_dd: <= 2^-100.4 per component
+ * while M <= 2^-40, so |c0|, |s0| <= 1 + 2^-39, <= 2^-99.9 in modulus).
+ * The bound kept, M' = RN(RN(M + 2^-97) (1 + 2^-50)), is above it: 2^-97 >
+ * rho + dw, the factor covers M dw and the two roundings of M' itself.
+ * After k steps M <= (M0 + k 2^-97)(1 + 2^-50)^k: the caller re-anchors
+ * on pc_fast_sincos when M exceeds PC_FAST_ROT_MAX. */
+
+/* e^{i omega_i} for every i, once (MPFR at 200 bits, then to
+ * double-doubles: each part within 2^-106 of the 200-bit value). */
+static int rot_setup(pc_fast *f)
+{
+    if (f->rot_set) return 0;
+    size_t h = (size_t)f->h;
+    f->rot = malloc(4 * (h ? h : 1) * sizeof *f->rot);
+    if (!f->rot) return -1;
+    mpfr_t x, sn, cs, t;
+    mpfr_inits2(200, x, sn, cs, t, (mpfr_ptr)0);
+    for (size_t i = 0; i < h; i++) {
+        mpfr_set_d(x, f->o1[i], MPFR_RNDN);
+        mpfr_add_d(x, x, f->o2[i], MPFR_RNDN); /* omega~ to 2^-200: within dw */
+        mpfr_sin_cos(sn, cs, x, MPFR_RNDN);
+        dd_of(cs, t, &f->rot[4 * i], &f->rot[4 * i + 1]);
+        dd_of(sn, t, &f->rot[4 * i + 2], &f->rot[4 * i + 3]);
+    }
+    mpfr_clears(x, sn, cs, t, (mpfr_ptr)0);
+    f->rot_set = 1;
+    return 0;
+}
+
+/* Y = A B - C D in double-double, every input a double-double (hi =
+ * RN(hi + lo)) with |A|, |C| <= 1 + 2^-39 and |B|, |D| <= 1:
+ *   A0 B0 = p + pe, C0 D0 = q + qe exactly (two_prod), p - q = h + he
+ *   exactly (two_sum); the dropped A1 B1, C1 D1 <= 2^-105.99 each; the four
+ *   cross products (<= 2^-52.99) round by <= 2^-105.99 each, their two
+ *   sums (<= 2^-51.99) by 2^-104.99 each, and the difference (<= 2^-50.99)
+ *   by 2^-103.99; the low parts he (<= 2^-51.99), pe, qe (<= 2^-52.99)
+ *   and the cross terms add three roundings, <= 2^-103.99, 2^-103.4 and
+ *   2^-102.7; y0 + y1 = h + L exactly (two_sum).  In all
+ *   <= 2^-104.99 (2 + 4/2 + 2 + 2 + 2 + 3.01 + 4.89) <= 2^-100.4. */
+static inline PC_INLINE void rotate_dd(const double a[2], const double b[2], const double c[2],
+                                       const double d[2], double y[2])
+{
+    double pe, p = two_prod(a[0], b[0], &pe);
+    double qe, q = two_prod(c[0], d[0], &qe);
+    double he, hh = two_sum(p, -q, &he);
+    double t = (a[0] * b[1] + a[1] * b[0]) - (c[0] * d[1] + c[1] * d[0]);
+    double L = ((he + pe) - qe) + t;
+    y[0] = two_sum(hh, L, &y[1]);
+}
+
+static inline PC_INLINE void rotate_kernel(const pc_fast *f, int i, double s[2], double c[2],
+                                           double *m)
+{
+    const double *C = f->rot + 4 * (size_t)i, *S = C + 2;
+    double cn[2], sn[2], nc[2] = { -c[0], -c[1] };
+    rotate_dd(c, C, s, S, cn);  /* cos' = c C - s S */
+    rotate_dd(s, C, nc, S, sn); /* sin' = s C + c S = s C - (-c) S */
+    c[0] = cn[0]; c[1] = cn[1];
+    s[0] = sn[0]; s[1] = sn[1];
+    *m = (*m + 0x1p-97) * (1.0 + 0x1p-50);
+}
+
+#if PC_FAST_DISPATCH
+__attribute__((target("fma")))
+static void rotate_fma(const pc_fast *f, int i, double s[2], double c[2], double *m)
+{
+    rotate_kernel(f, i, s, c, m);
+}
+#endif
+
+int pc_fast_rotate(pc_fast *f, int i, double s[2], double c[2], double *m)
+{
+    if (i < 0 || i >= f->h || !f->ok[i] || !(*m <= PC_FAST_ROT_MAX) || rot_setup(f) != 0)
+        return 0;
+#if PC_FAST_DISPATCH
+    if (have_fma) { rotate_fma(f, i, s, c, m); return 1; }
+#endif
+    rotate_kernel(f, i, s, c, m);
+    return 1;
 }
 
 /* ---- 3. rounding test ---------------------------------------------------- */
@@ -390,7 +492,7 @@ double pc_fast_lincomb(double u, const double a[2], double v, const double b[2],
  * point of (V - HDN, V + HUP) to V, where V is the candidate (|V| near
  * |y0|), HUP/HDN half the spacing above/below V. */
 
-int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out)
+static inline PC_INLINE int fast_round(const double y[2], double err, int need64, pc_ref2 *out)
 {
     double a = fabs(y[0]);
     /* Both formats' normal ranges with room: smallest value 2^-100 keeps the
@@ -437,4 +539,15 @@ int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out)
     }
     out->f32 = v;
     return 1;
+}
+
+int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out)
+{
+    return fast_round(y, err, need64, out);
+}
+
+int pc_fast_round2(const double ys[2], double es, const double yc[2], double ec, int need64,
+                   pc_ref2 *s, pc_ref2 *c)
+{
+    return fast_round(ys, es, need64, s) && fast_round(yc, ec, need64, c);
 }

@@ -47,11 +47,25 @@ void     pc_fast_set(pc_fast *f, int i, const mpfr_t omega);
  * of a multiple of pi/2): the caller uses MPFR. */
 int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2]);
 
+/* Rows of consecutive positions: S, C (double-doubles, hi = RN(hi + lo)),
+ * sin and cos of pos * omega_i with |C + iS - e^{i pos omega_i}| <= M (so
+ * each within M), become those of pos + 1 by one rotation by e^{i omega_i},
+ * and M its bound (derivation in fastpath.c, "the next position by rotation").
+ * Returns 1, or 0 (nothing changed) when it does not apply: omega_i
+ * outside the fast path's domain, M above PC_FAST_ROT_MAX (the caller
+ * re-anchors on pc_fast_sincos) or no memory for e^{i omega}. */
+#define PC_FAST_ROT_MAX 0x1p-60
+int pc_fast_rotate(pc_fast *f, int i, double s[2], double c[2], double *m);
+
 /* Rounding test.  Y[0] + Y[1] (Y[0] = RN(Y[0] + Y[1])) approximates a real
  * z with |Y - z| <= ERR (ERR >= 0, a valid upper bound).  Returns 1 and
  * stores RN_binary32(z) (and RN_binary64(z) when NEED64) when they are
  * determined, 0 otherwise. */
 int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out);
+/* Both of a pair: pc_fast_round of YS (bound ES) into S and of YC (EC)
+ * into C; 1 when both are decided. */
+int pc_fast_round2(const double ys[2], double es, const double yc[2], double ec, int need64,
+                   pc_ref2 *s, pc_ref2 *c);
 
 /* RoPE: Y = U A + V B in double-double for exact binary64 U, V (binary32
  * inputs) and A, B values of pc_fast_sincos; returns a valid bound of
@@ -60,6 +74,10 @@ int pc_fast_round(const double y[2], double err, int need64, pc_ref2 *out);
  * fastpath.c). */
 double pc_fast_lincomb(double u, const double a[2], double v, const double b[2], int route,
                        double y[2]);
+/* The same with the bounds EA of A and EB of B given (a rotated pair's M,
+ * pc_fast_rotate): (|U| EA + |V| EB + 2^-101 max(|U|, |V|)) (1 + 2^-50). */
+double pc_fast_lincomb_e(double u, const double a[2], double ea, double v, const double b[2],
+                         double eb, double y[2]);
 
 /* Error bound of a value of pc_fast_sincos computed on ROUTE, as used by the
  * rounding test (2 (PC_FAST_REL |y~| + PC_FAST_ABS), the absolute term on
@@ -81,6 +99,11 @@ pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref
 
 /* pc_fast_sincos with the constants of F: its route, or 0 (no fast path). */
 int pc_fast_sincos_of_freqs(const pc_freqs *f, int64_t pos, int i, double s[2], double c[2]);
+
+/* pc_fast_rotate with the constants of F. */
+int pc_fast_rotate_of_freqs(pc_freqs *f, int i, double s[2], double c[2], double *m);
+/* Pairs of rows that F decided by a rotation (counted as fast too). */
+uint64_t pc_freqs_rot_stats(const pc_freqs *f);
 
 /* Turn the fast path of F off (ON = 0: every value from the Ziv loop, for
  * cross-checks and benchmarks) or back on. */

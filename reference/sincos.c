@@ -41,6 +41,15 @@ struct pc_freqs {
     mpfr_prec_t att_prec;
     double att_hi, att_lo;/* A as a double-double, |A - hi - lo| <= 2^-104 A (fast path) */
     mpfr_t sc;            /* scratch of the products with A */
+    /* Rows of consecutive positions (pc_ref_sinusoidal_row): each pair's
+     * sin and cos of the last row, to be rotated to the next
+     * (pc_fast_rotate): 5 per pair, s hi, lo, c hi, lo and the bound M
+     * (unscaled by A; M < 0: none), valid for the row at ROT_POS (-1:
+     * none); ROT_NEXT: the row being made is ROT_POS + 1. */
+    double *rot;
+    int64_t rot_pos;
+    int rot_next;
+    uint64_t n_rot;       /* pairs decided by a rotation (also counted as fast) */
 };
 
 /* Precision of the omega handed to the fast path (pc_fast_set needs >= 300). */
@@ -119,6 +128,8 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
     }
     /* Without memory for the fast path every value still comes from MPFR. */
     f->fast = pc_fast_new(d);
+    f->rot = malloc(5 * (size_t)h * sizeof *f->rot); /* NULL: rows never rotate */
+    f->rot_pos = -1;
     /* The vector path needs the scalar fast path for its undecided pairs. */
     if (f->fast) {
         f->vec = pc_vec_new(d);
@@ -151,6 +162,7 @@ void pc_freqs_free(pc_freqs *f)
         mpfr_clear(f->omega[i]);
     mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
     pc_fast_free(f->fast);
+    free(f->rot);
     pc_vec_free(f->vec);
     free(f->undec);
     free(f->omega);
@@ -302,6 +314,16 @@ void pc_freqs_stats(const pc_freqs *f, uint64_t *fast, uint64_t *mpfr)
     *mpfr = f->n_mpfr;
 }
 
+uint64_t pc_freqs_rot_stats(const pc_freqs *f)
+{
+    return f->n_rot;
+}
+
+int pc_fast_rotate_of_freqs(pc_freqs *f, int i, double s[2], double c[2], double *m)
+{
+    return f->fast && i >= 0 && i < f->d / 2 ? pc_fast_rotate(f->fast, i, s, c, m) : 0;
+}
+
 void pc_freqs_use_vec(pc_freqs *f, int on)
 {
     f->use_vec = on && f->vec && !f->has_att;
@@ -333,25 +355,77 @@ pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref
     return PC_EINTERNAL;
 }
 
+/* Double-doubles YS, YC of sin and cos with bounds ES, EC, times A when
+ * there is one, rounded: 1 when the test decides every value asked for. */
+static int fast_decide(const pc_freqs *f, const double ys[2], double es, const double yc[2],
+                       double ec, int need64, pc_ref2 *s, pc_ref2 *c)
+{
+    if (!f->has_att) return pc_fast_round2(ys, es, yc, ec, need64, s, c);
+    double as[2] = { ys[0], ys[1] }, ac[2] = { yc[0], yc[1] };
+    att_dd(f, as, &es);
+    att_dd(f, ac, &ec);
+    return pc_fast_round2(as, es, ac, ec, need64, s, c);
+}
+
+/* Pair I's entry of the rotation state (ROW: a call of a row function;
+ * others leave the state alone). */
+static void rot_keep(pc_freqs *f, int row, int i, const double ys[2], const double yc[2],
+                     double m)
+{
+    if (!row || !f->rot) return;
+    double *r = f->rot + 5 * (size_t)i;
+    r[0] = ys[0]; r[1] = ys[1]; r[2] = yc[0]; r[3] = yc[1]; r[4] = m;
+}
+
+static void rot_drop(pc_freqs *f, int row, int i)
+{
+    if (row && f->rot) f->rot[5 * (size_t)i + 4] = -1.0;
+}
+
+/* The row before's pair I rotated to this row's position (fastpath.c,
+ * pc_fast_rotate) and kept; 1 when its values are decided. */
+static int rot_pair(pc_freqs *f, int i, int need64, pc_ref2 *s, pc_ref2 *c)
+{
+    if (!f->rot_next || !f->rot) return 0;
+    double *r = f->rot + 5 * (size_t)i, ys[2] = { r[0], r[1] }, yc[2] = { r[2], r[3] };
+    double m = r[4];
+    if (!(m >= 0.0) || !pc_fast_rotate(f->fast, i, ys, yc, &m)) return 0;
+    rot_keep(f, 1, i, ys, yc, m);
+    if (!fast_decide(f, ys, m, yc, m, need64, s, c)) return 0;
+    f->n_rot++;
+    return 1;
+}
+
 /* The fast path (fastpath.c) when its rounding test decides every value
  * asked for, otherwise the Ziv loop.  NEED64 = 0 leaves the f64 fields
- * unset. */
-static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64,
+ * unset.  ROW: part of a row of a row function, which may rotate the row
+ * before's pair (rows of consecutive positions) and keeps this one's for
+ * the next; the values are the same whichever route decides them. */
+static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64, int row,
                              pc_ref2 *s, pc_ref2 *c)
 {
     double ys[2], yc[2];
-    int route;
-    if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2
-        && (route = pc_fast_sincos(f->fast, pos, i, ys, yc)) != 0) {
-        double es = pc_fast_bound(ys, route), ec = pc_fast_bound(yc, route);
-        if (f->has_att) {
-            att_dd(f, ys, &es);
-            att_dd(f, yc, &ec);
-        }
-        if (pc_fast_round(ys, es, need64, s) && pc_fast_round(yc, ec, need64, c)) {
+    int route = 0;
+    if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2) {
+        if (row && rot_pair(f, i, need64, s, c)) {
             f->n_fast++;
             return PC_OK;
         }
+        route = pc_fast_sincos(f->fast, pos, i, ys, yc);
+    }
+    if (route) {
+        double es = pc_fast_bound(ys, route), ec = pc_fast_bound(yc, route);
+        /* |z - e^{i theta}| <= es + ec: the anchor of the rows after */
+        rot_keep(f, row, i, ys, yc, es + ec);
+        if (fast_decide(f, ys, es, yc, ec, need64, s, c)) {
+            f->n_fast++;
+            return PC_OK;
+        }
+    } else if (pos == 0 && f->use_fast) { /* e^{i 0} = 1 exactly */
+        const double zero[2] = { 0.0, 0.0 }, one[2] = { 1.0, 0.0 };
+        rot_keep(f, row, i, zero, one, 0.0);
+    } else {
+        rot_drop(f, row, i);
     }
     f->n_mpfr++;
     return pc_ref_sincos_mpfr(f, pos, i, s, c);
@@ -359,7 +433,7 @@ static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64,
 
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
 {
-    return sincos_pair(f, pos, i, 1, s, c);
+    return sincos_pair(f, pos, i, 1, 0, s, c);
 }
 
 pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
@@ -405,7 +479,7 @@ pc_status pc_ref_sincos_row32(pc_freqs *f, int64_t pos, int mode, float *out)
     for (int k = 0; k < n; k++) {
         int i = n == h ? k : f->undec[k];
         pc_ref2 s, c;
-        pc_status st = sincos_pair(f, pos, i, 0, &s, &c);
+        pc_status st = sincos_pair(f, pos, i, 0, 0, &s, &c);
         if (st != PC_OK)
             return st;
         if (mode == PC_VEC_HALF) { out[i] = s.f32; out[h + i] = c.f32; }
@@ -421,9 +495,12 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
     int h = f->d / 2;
     if (out32 && !out64 && f->undec && (layout == 0 || layout == 1))
         return pc_ref_sincos_row32(f, pos, layout == 0 ? PC_VEC_SC : PC_VEC_HALF, out32);
+    /* rows of consecutive positions rotate the row before (sincos_pair) */
+    f->rot_next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
+    f->rot_pos = -1; /* until every pair of this row is kept */
     for (int i = 0; i < h; i++) {
         pc_ref2 s, c;
-        pc_status st = sincos_pair(f, pos, i, out64 != NULL, &s, &c);
+        pc_status st = sincos_pair(f, pos, i, out64 != NULL, 1, &s, &c);
         if (st != PC_OK)
             return st;
         int js = layout == 0 ? 2 * i : i;
@@ -431,6 +508,7 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
         if (out32) { out32[js] = s.f32; out32[jc] = c.f32; }
         if (out64) { out64[js] = s.f64; out64[jc] = c.f64; }
     }
+    f->rot_pos = pos;
     return PC_OK;
 }
 
@@ -447,21 +525,51 @@ static mpfr_exp_t rope_err(const mpfr_t y, mpfr_exp_t em, mpfr_exp_t esc, mpfr_p
     return (a > b ? a : b) + 1;
 }
 
-/* One RoPE pair by the fast path; 1 when every value asked for is decided. */
-static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int need64,
-                     pc_ref2 *ra, pc_ref2 *rb)
+/* RoPE pair (x_a, x_b) rotated by S, C (bounds ES, EC), times A when
+ * there is one, rounded: 1 when every value asked for is decided. */
+static int rope_decide(const pc_freqs *f, float xa, float xb, const double s[2], double es,
+                       const double c[2], double ec, int need64, pc_ref2 *ra, pc_ref2 *rb)
 {
-    double s[2], c[2], ya[2], yb[2];
-    int route = f->use_fast ? pc_fast_sincos(f->fast, pos, i, s, c) : 0;
-    if (!route)
-        return 0;
-    double ea = pc_fast_lincomb((double)xa, c, -(double)xb, s, route, ya); /* x_a cos - x_b sin */
-    double eb = pc_fast_lincomb((double)xa, s, (double)xb, c, route, yb);  /* x_a sin + x_b cos */
+    double ya[2], yb[2];
+    double ea = pc_fast_lincomb_e((double)xa, c, ec, -(double)xb, s, es, ya); /* x_a cos - x_b sin */
+    double eb = pc_fast_lincomb_e((double)xa, s, es, (double)xb, c, ec, yb);  /* x_a sin + x_b cos */
     if (f->has_att) { /* A (x_a cos - x_b sin), A (x_a sin + x_b cos) */
         att_dd(f, ya, &ea);
         att_dd(f, yb, &eb);
     }
     return pc_fast_round(ya, ea, need64, ra) && pc_fast_round(yb, eb, need64, rb);
+}
+
+/* One RoPE pair by the fast path; 1 when every value asked for is decided.
+ * ROW: a call of pc_ref_rope_row over every pair, which rotates the row
+ * before's pair (rows of consecutive positions) and keeps this one's. */
+static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int need64, int row,
+                     pc_ref2 *ra, pc_ref2 *rb)
+{
+    double s[2], c[2];
+    if (!f->use_fast) {
+        rot_drop(f, row, i);
+        return 0;
+    }
+    if (row && f->rot_next && f->rot) {
+        double *r = f->rot + 5 * (size_t)i, m = r[4];
+        s[0] = r[0]; s[1] = r[1]; c[0] = r[2]; c[1] = r[3];
+        if (m >= 0.0 && pc_fast_rotate(f->fast, i, s, c, &m)) {
+            rot_keep(f, 1, i, s, c, m);
+            if (rope_decide(f, xa, xb, s, m, c, m, need64, ra, rb)) {
+                f->n_rot++;
+                return 1;
+            }
+        }
+    }
+    int route = pc_fast_sincos(f->fast, pos, i, s, c);
+    if (!route) {
+        rot_drop(f, row, i);
+        return 0;
+    }
+    double es = pc_fast_bound(s, route), ec = pc_fast_bound(c, route);
+    rot_keep(f, row, i, s, c, es + ec);
+    return rope_decide(f, xa, xb, s, es, c, ec, need64, ra, rb);
 }
 
 pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
@@ -483,6 +591,13 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         if (nloop == 0)
             return PC_OK; /* no MPFR scratch needed */
     }
+    /* every pair in the loop: rows of consecutive positions rotate the
+     * row before (rope_fast) */
+    int row = list == NULL;
+    if (row) {
+        f->rot_next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
+        f->rot_pos = -1; /* until every pair of this row is kept */
+    }
     mpfr_t xa, xb, ya, yb;
     mpfr_inits2(24, xa, xb, (mpfr_ptr)0);
     mpfr_inits2(64, ya, yb, (mpfr_ptr)0);
@@ -494,10 +609,13 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         pc_ref2 ra, rb;
         if (pos == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
             /* rotation by 0 (A x), or of the zero pair (0) */
+            const double zero[2] = { 0.0, 0.0 }, one[2] = { 1.0, 0.0 };
+            if (pos == 0) rot_keep(f, row, i, zero, one, 0.0); /* e^{i 0} = 1 exactly */
+            else rot_drop(f, row, i);
             st = att_times(f, pos == 0 ? x[ia] : 0.0f, &ra);
             if (st == PC_OK) st = att_times(f, pos == 0 ? x[ib] : 0.0f, &rb);
             if (st != PC_OK) break;
-        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, &ra, &rb)) {
+        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, row, &ra, &rb)) {
             f->n_fast++;
         } else {
             f->n_mpfr++;
@@ -526,5 +644,6 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         if (out64) { out64[ia] = ra.f64; out64[ib] = rb.f64; }
     }
     mpfr_clears(xa, xb, ya, yb, (mpfr_ptr)0);
+    if (st == PC_OK && row) f->rot_pos = pos;
     return st;
 }
