@@ -141,34 +141,61 @@ static pc_witness witness(int64_t pos, int dim, float got, float ref32, double r
     return w;
 }
 
-/* Account one element (of pair PAIR) into M; a sampled run's observer
- * sees it too.  err, ulp and err/bound as pc_check_element computes them
- * (the same operations); the witness is built only where one is kept. */
-static void observe(const pc_acc_cfg *c, pc_metrics *m, int64_t pos, int dim, int pair,
-                    float got, float ref32, double ref, double bound, double theta)
+/* The running counts and sums of a block's elements (pc_metrics' own),
+ * kept in a local copy while fill_rows goes through its rows: a field of
+ * M written at every element would be stored and loaded again at the next,
+ * lengthening the chain of the sums; the same operations in the same
+ * order, so the same bits. */
+typedef struct run_sums {
+    uint64_t count, n_exact, n_nonfinite;
+    double sq_ref, sq_err, max_ulp;
+} run_sums;
+
+static run_sums sums_of(const pc_metrics *m)
 {
-    m->count++;
+    run_sums a = { m->count, m->n_exact, m->n_nonfinite, m->blk_sq_ref, m->blk_sq_err, m->max_ulp };
+    return a;
+}
+
+static void sums_store(pc_metrics *m, const run_sums *a)
+{
+    m->count = a->count;
+    m->n_exact = a->n_exact;
+    m->n_nonfinite = a->n_nonfinite;
+    m->blk_sq_ref = a->sq_ref;
+    m->blk_sq_err = a->sq_err;
+    m->max_ulp = a->max_ulp;
+}
+
+/* Account one element (of pair PAIR) into A and M; a sampled run's
+ * observer sees it too.  err, ulp and err/bound as pc_check_element
+ * computes them (the same operations); the witness is built only where
+ * one is kept. */
+static inline void observe(const pc_acc_cfg *c, pc_metrics *m, run_sums *a, int64_t pos, int dim,
+                           int pair, float got, float ref32, double ref, double bound, double theta)
+{
+    a->count++;
     uint32_t ug, ur;
     memcpy(&ug, &got, 4);
     memcpy(&ur, &ref32, 4);
-    if (ug == ur) m->n_exact++;
-    m->blk_sq_ref += ref * ref;
+    if (ug == ur) a->n_exact++;
+    a->sq_ref += ref * ref;
     double err = (double)INFINITY, ulp = (double)INFINITY, ratio = (double)INFINITY;
     if (!isfinite(got)) {
-        m->n_nonfinite++;
+        a->n_nonfinite++;
     } else {
         err = fabs((double)got - ref);
         /* err / ulp: times 2^-k instead of divided by 2^k, the same bits
          * (both are the exact quotient rounded once); ref32 is finite */
         ulp = err * pow2i(-ulp32_exp(ref32));
         ratio = bound > 0 ? err / bound : (err > 0 ? (double)INFINITY : 0.0);
-        m->blk_sq_err += err * err;
+        a->sq_err += err * err;
     }
     if (c->observe) {
         pc_witness w = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
         c->observe(c->observe_ctx, &w, pair, ratio);
     }
-    if (ulp > m->max_ulp) m->max_ulp = ulp;
+    if (ulp > a->max_ulp) a->max_ulp = ulp;
     if (!m->worst.valid || ratio > m->max_ratio) {
         m->max_ratio = ratio;
         m->worst = witness(pos, dim, got, ref32, ref, err, ulp, bound, theta);
@@ -310,6 +337,7 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d;
+    run_sums a = sums_of(m);
     for (size_t r = 0; r < n; r++) {
         const float *x = rw->input ? b->x + r * d : NULL;
         const float *ref32 = b->ref32 + r * d, *got = b->got + r * d;
@@ -326,10 +354,11 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
                 theta = b->pair_theta[pair];
                 bound = b->pair_bound[pair];
             }
-            observe(c, m, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
+            observe(c, m, &a, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
                     bound, theta);
         }
     }
+    sums_store(m, &a);
 }
 
 /* Error split of one witness.

@@ -86,19 +86,6 @@ double pc_model_radial(int rotates, double att)
     return att != 1.0 ? 7.0 : 5.0;
 }
 
-double pc_model_phase(double kappa, double omega, int64_t pos)
-{
-    double theta = fabs((double)pos * omega);
-    /* a position from 2^24 on is rounded to binary32: |fl(pos) - pos| <= u pos */
-    double k = pos >= (1LL << 24) ? kappa + 1.0 : kappa;
-    return k * PC_MODEL_U32 * theta;
-}
-
-double pc_model_element(double R, double phi, double u_s, double att, double s)
-{
-    return s * att * ((R * PC_MODEL_U32 + fmin(phi, 2.0)) * (1.0 + u_s) + u_s);
-}
-
 double pc_model_element_half(double R, double phi, double u_s, double u_min, double att, double s)
 {
     /* three roundings on each path: the cache, the product, the sum */

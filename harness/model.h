@@ -27,6 +27,7 @@
 #ifndef PECHECK_MODEL_H
 #define PECHECK_MODEL_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* The tolerance classes (--strict): the default holds every mainstream
@@ -53,10 +54,22 @@ double pc_model_kappa_form(int form, double base, int d, int i);
 double pc_model_kappa(int klass, double base, int d, int i);
 /* R: ROTATES (RoPE rows), ATT the attention factor */
 double pc_model_radial(int rotates, double att);
-/* Phi (radians) of a pair with constant KAPPA and frequency OMEGA at POS */
-double pc_model_phase(double kappa, double omega, int64_t pos);
-/* the element bound: radial R, phase PHI, storage U_S, factor ATT, scale S */
-double pc_model_element(double R, double phi, double u_s, double att, double s);
+/* Phi (radians) of a pair with constant KAPPA and frequency OMEGA at POS
+ * (inline: the accuracy gate evaluates it for every pair of every row) */
+static inline double pc_model_phase(double kappa, double omega, int64_t pos)
+{
+    double theta = fabs((double)pos * omega);
+    /* a position from 2^24 on is rounded to binary32: |fl(pos) - pos| <= u pos */
+    double k = pos >= (1LL << 24) ? kappa + 1.0 : kappa;
+    return k * PC_MODEL_U32 * theta;
+}
+/* the element bound: radial R, phase PHI, storage U_S, factor ATT, scale
+ * S; min(phi, 2) as fmin (2 for a NaN phi) */
+static inline double pc_model_element(double R, double phi, double u_s, double att, double s)
+{
+    double clamped = phi < 2.0 ? phi : 2.0;
+    return s * att * ((R * PC_MODEL_U32 + clamped) * (1.0 + u_s) + u_s);
+}
 /* The element bound of a kernel computing in the half dtype (its cos/sin
  * cache, the two products and their sum each rounded to the dtype:
  * docs/schedules.md, "A kernel computing in half precision"):
