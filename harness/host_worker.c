@@ -149,10 +149,40 @@ static void setup_signals(void)
     signal(SIGPIPE, SIG_DFL);
 }
 
+/* The guard pages in place (serve): left from one call to the next of
+ * the same layout, so that a run of calls with OUT in the same place (the
+ * accuracy gate's blocks) makes no mprotect call; moved when the layout
+ * changes, lifted before a call without OUT, forgotten when the memory is
+ * mapped again.  Between calls only pecheck writes the shared memory,
+ * through its own mapping, which has no guards. */
+static unsigned char *guard_lo, *guard_hi;
+static size_t guard_len;
+
+static void lift_guards(void)
+{
+    if (!guard_len) return;
+    mprotect(guard_lo, guard_len, PROT_READ | PROT_WRITE);
+    mprotect(guard_hi, guard_len, PROT_READ | PROT_WRITE);
+    guard_len = 0;
+}
+
+/* Guards of LEN bytes at G1 and G2; -1 when they cannot be placed. */
+static int place_guards(unsigned char *g1, unsigned char *g2, size_t len)
+{
+    if (guard_len && g1 == guard_lo && g2 == guard_hi && len == guard_len) return 0;
+    lift_guards();
+    if (mprotect(g1, len, PROT_NONE) != 0 || mprotect(g2, len, PROT_NONE) != 0) return -1;
+    guard_lo = g1;
+    guard_hi = g2;
+    guard_len = len;
+    return 0;
+}
+
 /* Map the shared memory again when pecheck has grown it. */
 static int map_shared(size_t want)
 {
     if (base && mapped >= want) return 0;
+    guard_len = 0; /* the old mapping's guards go with it */
     if (base) munmap(base, mapped);
     void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, HOST_FD_SHM, 0);
     if (p == MAP_FAILED) { base = NULL; hdr = NULL; return -1; }
@@ -245,7 +275,8 @@ static void serve(void *fn[PC_HOOK_N])
         _exit(124); /* not a layout pecheck wrote: reported as an exit */
     if (!guard) out_off = 0; /* no output */
     unsigned char *g1 = base + data_off - guard, *g2 = base + data_off + data_len;
-    if (guard && (mprotect(g1, guard, PROT_NONE) != 0 || mprotect(g2, guard, PROT_NONE) != 0))
+    if (!guard) lift_guards(); /* the inputs may lie where an earlier call's guards are */
+    if (guard && place_guards(g1, g2, guard) != 0)
         _exit(125); /* cannot place the guards: reported as an exit */
     _Alignas(64) unsigned char args[HOST_ARGS];
     memcpy(args, hdr->args, sizeof args);
@@ -253,11 +284,7 @@ static void serve(void *fn[PC_HOOK_N])
     size_t room = guard ? data_off + data_len - out_off : 0;
     int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
               ? invokers[id](fn[id], base, args, base + out_off, room) : -1;
-    if (guard) {
-        mprotect(g1, guard, PROT_READ | PROT_WRITE);
-        mprotect(g2, guard, PROT_READ | PROT_WRITE);
-    }
-    hdr->ret64 = r;
+    hdr->ret64 = r; /* the guards stay for the next call (place_guards) */
     hdr->done = 1;
 }
 
