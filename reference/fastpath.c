@@ -551,3 +551,47 @@ int pc_fast_round2(const double ys[2], double es, const double yc[2], double ec,
 {
     return fast_round(ys, es, need64, s) && fast_round(yc, ec, need64, c);
 }
+
+/* ---- 5. a whole row by rotation ------------------------------------------ */
+
+/* pc_fast_rotate and pc_fast_round of every pair of a row, inlined in one
+ * loop (the accuracy gate's rows). */
+static inline PC_INLINE int rotate_row_kernel(const pc_fast *f, double *rot, int need64,
+                                              pc_ref2 *s, pc_ref2 *c, int *undec)
+{
+    int n = 0;
+    for (int i = 0; i < f->h; i++) {
+        double *r = rot + 5 * (size_t)i, m = r[4];
+        if (!f->ok[i] || !(m >= 0.0 && m <= PC_FAST_ROT_MAX)) {
+            undec[n++] = i;
+            continue;
+        }
+        double ys[2] = { r[0], r[1] }, yc[2] = { r[2], r[3] };
+        rotate_kernel(f, i, ys, yc, &m);
+        r[0] = ys[0]; r[1] = ys[1]; r[2] = yc[0]; r[3] = yc[1]; r[4] = m;
+        if (!(fast_round(ys, m, need64, &s[i]) && fast_round(yc, m, need64, &c[i])))
+            undec[n++] = i;
+    }
+    return n;
+}
+
+#if PC_FAST_DISPATCH
+__attribute__((target("fma")))
+static int rotate_row_fma(const pc_fast *f, double *rot, int need64, pc_ref2 *s, pc_ref2 *c,
+                          int *undec)
+{
+    return rotate_row_kernel(f, rot, need64, s, c, undec);
+}
+#endif
+
+int pc_fast_rotate_row(pc_fast *f, double *rot, int need64, pc_ref2 *s, pc_ref2 *c, int *undec)
+{
+    if (rot_setup(f) != 0) {
+        for (int i = 0; i < f->h; i++) undec[i] = i;
+        return f->h;
+    }
+#if PC_FAST_DISPATCH
+    if (have_fma) return rotate_row_fma(f, rot, need64, s, c, undec);
+#endif
+    return rotate_row_kernel(f, rot, need64, s, c, undec);
+}

@@ -57,6 +57,15 @@ int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2
 #define PC_FAST_ROT_MAX 0x1p-60
 int pc_fast_rotate(pc_fast *f, int i, double s[2], double c[2], double *m);
 
+/* Every pair I of a row at once: ROT[5 I .. 5 I + 4] holds its S hi, lo,
+ * C hi, lo and M as above (M < 0: none), rotated in place to the next
+ * position by pc_fast_rotate's step; the pairs whose values the rounding
+ * test (pc_fast_round, with M) decides are in S[I], C[I], the others
+ * (no state, M above PC_FAST_ROT_MAX, undecided) listed in UNDEC in
+ * ascending order, their number returned (a pair rotated but undecided
+ * keeps its rotated state). */
+int pc_fast_rotate_row(pc_fast *f, double *rot, int need64, pc_ref2 *s, pc_ref2 *c, int *undec);
+
 /* Rounding test.  Y[0] + Y[1] (Y[0] = RN(Y[0] + Y[1])) approximates a real
  * z with |Y - z| <= ERR (ERR >= 0, a valid upper bound).  Returns 1 and
  * stores RN_binary32(z) (and RN_binary64(z) when NEED64) when they are

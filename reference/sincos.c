@@ -49,6 +49,8 @@ struct pc_freqs {
     double *rot;
     int64_t rot_pos;
     int rot_next;
+    pc_ref2 *rot_s, *rot_c; /* d/2 each: a row's values decided by rotation */
+    int *rot_undec;       /* d/2: the pairs of a row it left (pc_fast_rotate_row) */
     uint64_t n_rot;       /* pairs decided by a rotation (also counted as fast) */
 };
 
@@ -129,6 +131,9 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
     /* Without memory for the fast path every value still comes from MPFR. */
     f->fast = pc_fast_new(d);
     f->rot = malloc(5 * (size_t)h * sizeof *f->rot); /* NULL: rows never rotate */
+    f->rot_s = malloc((size_t)h * sizeof *f->rot_s); /* NULL: rows rotate pair by pair */
+    f->rot_c = malloc((size_t)h * sizeof *f->rot_c);
+    f->rot_undec = malloc((size_t)h * sizeof *f->rot_undec);
     f->rot_pos = -1;
     /* The vector path needs the scalar fast path for its undecided pairs. */
     if (f->fast) {
@@ -162,7 +167,7 @@ void pc_freqs_free(pc_freqs *f)
         mpfr_clear(f->omega[i]);
     mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
     pc_fast_free(f->fast);
-    free(f->rot);
+    free(f->rot); free(f->rot_s); free(f->rot_c); free(f->rot_undec);
     pc_vec_free(f->vec);
     free(f->undec);
     free(f->omega);
@@ -495,14 +500,30 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
     int h = f->d / 2;
     if (out32 && !out64 && f->undec && (layout == 0 || layout == 1))
         return pc_ref_sincos_row32(f, pos, layout == 0 ? PC_VEC_SC : PC_VEC_HALF, out32);
-    /* rows of consecutive positions rotate the row before (sincos_pair) */
+    /* rows of consecutive positions rotate the row before: every pair at
+     * once (pc_fast_rotate_row), or pair by pair (sincos_pair) */
     f->rot_next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
     f->rot_pos = -1; /* until every pair of this row is kept */
+    int left = h, k = 0;
+    if (f->rot_next && f->rot && f->rot_s && f->rot_c && f->rot_undec && f->use_fast
+        && !f->has_att && pos > 0 && pos <= PC_POS_MAX) {
+        left = pc_fast_rotate_row(f->fast, f->rot, out64 != NULL, f->rot_s, f->rot_c,
+                                  f->rot_undec);
+        f->n_rot += (uint64_t)(h - left);
+        f->n_fast += (uint64_t)(h - left);
+        f->rot_next = 0; /* the pairs it left: the fast path, which anchors them */
+    }
     for (int i = 0; i < h; i++) {
         pc_ref2 s, c;
-        pc_status st = sincos_pair(f, pos, i, out64 != NULL, 1, &s, &c);
-        if (st != PC_OK)
-            return st;
+        if (left < h && !(k < left && f->rot_undec[k] == i)) {
+            s = f->rot_s[i]; /* decided by the rotation */
+            c = f->rot_c[i];
+        } else {
+            k += left < h;
+            pc_status st = sincos_pair(f, pos, i, out64 != NULL, 1, &s, &c);
+            if (st != PC_OK)
+                return st;
+        }
         int js = layout == 0 ? 2 * i : i;
         int jc = layout == 0 ? 2 * i + 1 : i + h;
         if (out32) { out32[js] = s.f32; out32[jc] = c.f32; }
