@@ -38,27 +38,54 @@ void pc_fitb_init(pc_fitb *b, int h)
     memset(b, 0, (size_t)h * sizeof *b);
 }
 
-void pc_fitb_add(pc_fitb *b, int h, const pc_fit_row *row, int64_t p, size_t k, double pbar)
+/* Pairs a row's residuals are computed for at once (fit_chunk): a
+ * constant count, so that the compiler may vectorise the loop; the same
+ * operations on each pair as residual() and the amplitude below, so the
+ * same bits. */
+#define FIT_CHUNK 64
+
+/* Pairs I0 .. I0 + N of ROW: W = z e^{-i theta} (WR, WI), the series of
+ * residual() (SER, used where it applies) and |z| (AMP). */
+static inline void fit_chunk(const pc_fit_row *row, int i0, int n, double *wr, double *wi,
+                             double *ser, double *amp)
 {
-    double x = (double)p - pbar;
-    int64_t q = (int64_t)k;
-    for (int i = 0; i < h; i++) {
-        pc_fitb *a = &b[i];
-        double c = row->c[i], s = row->s[i], ct = row->ct[i], st = row->st[i];
-        double raw = residual(c * ct + s * st, s * ct - c * st);
-        int64_t m = k ? a->mlast + step(a->last, raw) : 0;
-        if (!k) a->first = raw;
-        a->last = raw;
-        a->mlast = m;
-        a->sd += raw;
-        a->sxd += x * raw;
-        a->sm += m;
-        a->sqm += q * m;
+    const double *c = row->c + i0, *s = row->s + i0, *ct = row->ct + i0, *st = row->st + i0;
+    for (int j = 0; j < n; j++) {
+        wr[j] = c[j] * ct[j] + s[j] * st[j];
+        wi[j] = s[j] * ct[j] - c[j] * st[j];
+        double t = wi[j] / wr[j], t2 = t * t;
+        ser[j] = t + t * t2 * (-1.0 / 3.0 + t2 * 0.2); /* residual()'s series */
         /* |z|: c, s are binary32 values over A; their squares and sum
          * neither overflow nor underflow in binary64 (|c| < 2^128 / A) */
-        a->samp += sqrt(c * c + s * s);
-        a->zr += c; a->zi += s;
-        a->er += ct; a->ei += st;
+        amp[j] = sqrt(c[j] * c[j] + s[j] * s[j]);
+    }
+}
+
+void pc_fitb_add(pc_fitb *b, int h, const pc_fit_row *row, int64_t p, size_t k, double pbar)
+{
+    const double small = 0x1p-8; /* residual()'s series range */
+    double x = (double)p - pbar;
+    int64_t q = (int64_t)k;
+    double wr[FIT_CHUNK], wi[FIT_CHUNK], ser[FIT_CHUNK], amp[FIT_CHUNK];
+    for (int i0 = 0; i0 < h; i0 += FIT_CHUNK) {
+        int n = h - i0 < FIT_CHUNK ? h - i0 : FIT_CHUNK;
+        if (n == FIT_CHUNK) fit_chunk(row, i0, FIT_CHUNK, wr, wi, ser, amp);
+        else fit_chunk(row, i0, n, wr, wi, ser, amp);
+        for (int j = 0; j < n; j++) {
+            pc_fitb *a = &b[i0 + j];
+            double raw = wr[j] > 0 && fabs(wi[j]) <= small * wr[j] ? ser[j] : residual(wr[j], wi[j]);
+            int64_t m = k ? a->mlast + step(a->last, raw) : 0;
+            if (!k) a->first = raw;
+            a->last = raw;
+            a->mlast = m;
+            a->sd += raw;
+            a->sxd += x * raw;
+            a->sm += m;
+            a->sqm += q * m;
+            a->samp += amp[j];
+            a->zr += row->c[i0 + j]; a->zi += row->s[i0 + j];
+            a->er += row->ct[i0 + j]; a->ei += row->st[i0 + j];
+        }
     }
 }
 
