@@ -18,7 +18,8 @@ of tests/plugins/rope_v2.h into a temporary folder, and checks:
     zeroed (passthrough), strides ignored (accuracy and passthrough: the
     padding), the angle computed in f16 (accuracy), the attention factor
     ignored (accuracy under YaRN, with the likely cause; it passes without
-    a schedule, where the factor is 1), a write past the view (a fault);
+    a schedule, where the factor is 1), a write past the view (a fault: the
+    first in position order, the same JSON at --threads 1 and 2);
   - argument structs that grow: a plugin built against an older, smaller
     struct passes; one that needs a member this pecheck does not pass
     returns PECHECK_V2_ARGS_TOO_SMALL and is skipped with that reason
@@ -72,6 +73,14 @@ def check(plugin, *extra):
     except ValueError:
         doc = {"results": [], "_raw": out + err}
     return rc, doc, err
+
+
+def strip_seconds(o):
+    if isinstance(o, dict):
+        return {k: strip_seconds(v) for k, v in o.items() if k != "seconds"}
+    if isinstance(o, list):
+        return [strip_seconds(v) for v in o]
+    return o
 
 
 def get(doc, check_name, layout, family="rope"):
@@ -207,6 +216,18 @@ try:
     r = get(doc, "accuracy", "interleaved, f16") or {}
     ok(rc == 1 and r.get("status") == "fail" and "pecheck_rope_v2 wrote outside OUT"
        in r.get("summary", ""), "a write past the view: a fault naming pecheck_rope_v2", r)
+    # every call faults: on one host and 2 threads, blocks 0 and 1 fault in
+    # either order; the run reports the first in position order, as one
+    # thread does, and the pass-through counts are not judged
+    runs = []
+    for t in (1, 2, 2, 2, 2, 2, 2):
+        rc, doc, err = check(so["rope_v2_oob"], *(PARTIAL + ["--plugin-hosts", "1", "--threads",
+                                                           str(t)]))
+        runs.append((rc, json.dumps(strip_seconds(doc), sort_keys=True)))
+    r = get(json.loads(runs[0][1]), "accuracy", "interleaved, f16") or {}
+    ok(all(x == runs[0] for x in runs) and "wrote outside OUT at pos=0..255" in r.get("summary", ""),
+       "the faulting kernel's JSON is the same at --threads 1 and 2 (6 runs), the fault at 0..255",
+       [r.get("summary")] + [x[1][:300] for x in runs if x != runs[0]][:2])
 
     # --- check --shard: the v2 gate's verdicts made by their owners
     sharded(3, so["good"], *(SMALL + PARTIAL))

@@ -34,7 +34,8 @@ typedef struct s2_ctx {
     double base;
     const char *json;
     pthread_mutex_t mu;       /* guards what follows */
-    int faulted;
+    int faulted;              /* the fault of the lowest positions, its cause */
+    int64_t fault_pos;        /* the first position of its call */
     char cause[PC_ERR_LEN];
     int calls;
     uint64_t n_kept, n_bad;
@@ -44,14 +45,26 @@ typedef struct s2_ctx {
     uint32_t bad_got;
 } s2_ctx;
 
-static void note_fault(s2_ctx *c, const char *cause)
+/* A faulted call from position POS0: the one of the lowest positions is
+ * kept (calls on several threads fault in any order; the engine reports
+ * the first failing block in position order, outcome below). */
+static void note_fault(s2_ctx *c, const char *cause, int64_t pos0)
 {
     pthread_mutex_lock(&c->mu);
-    if (!c->faulted) {
+    if (!c->faulted || pos0 < c->fault_pos) {
         c->faulted = 1;
+        c->fault_pos = pos0;
         snprintf(c->cause, sizeof c->cause, "%s", cause);
     }
     pthread_mutex_unlock(&c->mu);
+}
+
+/* The run's fault: the kept one when it is the engine's first failing
+ * block (a later block's, called on another thread before that failure
+ * ended the lane, is not: one thread would not have called it). */
+static int run_faulted(const s2_ctx *c, const pc_acc_result *res)
+{
+    return c->faulted && res->impl_rc != 0 && c->fault_pos == res->impl_rc_lo;
 }
 
 /* The padding after each of the N rows must hold the pattern still. */
@@ -95,7 +108,7 @@ static int s2_sinusoidal(void *vctx, const int64_t *pos, size_t n, int d, double
     pc_fault f;
     int rc = pc_sinusoidal_v2_call(c->plugin, &f, &a);
     if (f.faulted || rc == PC_V2_REFUSED) {
-        note_fault(c, f.cause);
+        note_fault(c, f.cause, pos[0]);
         free(buf);
         return rc ? rc : PC_HOOK_FAULTED;
     }
@@ -113,7 +126,7 @@ static int s2_sinusoidal(void *vctx, const int64_t *pos, size_t n, int d, double
 static void s2_outcome(const s2_ctx *c, const pc_impl *impl, const pc_acc_cfg *cfg,
                        pc_acc_result *res)
 {
-    if (c->faulted) {
+    if (run_faulted(c, res)) {
         res->status = PC_FAIL;
         res->faulted = 1;
         snprintf(res->note, sizeof res->note, "%.250s", c->cause);
@@ -130,7 +143,9 @@ static void padding_verdict(const s2_ctx *c, const pc_acc_result *res, pc_verdic
 {
     v->bound = 0;
     snprintf(v->measured_what, sizeof v->measured_what, "changed elements");
-    if (res->status == PC_SKIP || c->faulted || c->calls == 0) {
+    /* a failed call ends the run: the calls other threads made past it
+     * depend on timing, so the counts are judged only when all completed */
+    if (res->status == PC_SKIP || res->faulted || res->impl_rc || c->calls == 0) {
         v->status = PC_SKIP;
         snprintf(v->summary, sizeof v->summary, "not checked: the %s calls did not complete "
                  "(see accuracy)", pc_v2_dtype_name(c->dtype));
