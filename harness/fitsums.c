@@ -8,19 +8,23 @@
 /* atan of the rotated pair W = (wr, wi) = z e^{-i theta}.  A correct row
  * leaves W within a few 2^-24 rad of the positive real axis, where
  * atan2(wi, wr) = atan(t), t = wi / wr, is its Taylor series: for |t| <=
- * 2^-8 the terms up to t^5 leave |t|^7 / 7 < 2^-58 rad, and the division and
- * the three roundings of the polynomial add a few 2^-53 |t| < 2^-60 rad:
- * about 2^-57 rad in all, 2^-35 times the smallest bound of the fit (e_0 =
- * 4u = 2^-22 rad, docs/fitted-model.md), so no verdict depends on it.
- * Elsewhere: atan2. */
-static double residual(double wr, double wi)
+ * 2^-8 (SERIES_MAX) the terms up to t^5 leave |t|^7 / 7 < 2^-58 rad, and
+ * the division and the three roundings of the polynomial add a few 2^-53
+ * |t| < 2^-60 rad: about 2^-57 rad in all, 2^-35 times the smallest bound
+ * of the fit (e_0 = 4u = 2^-22 rad, docs/fitted-model.md), so no verdict
+ * depends on it.  Elsewhere: atan2. */
+#define SERIES_MAX 0x1p-8
+
+/* t - t^3/3 + t^5/5 */
+static inline double series(double t)
 {
-    const double small = 0x1p-8; /* the series' range above */
-    if (wr > 0 && fabs(wi) <= small * wr) {
-        double t = wi / wr, t2 = t * t;
-        return t + t * t2 * (-1.0 / 3.0 + t2 * 0.2); /* t - t^3/3 + t^5/5 */
-    }
-    return atan2(wi, wr);
+    double t2 = t * t;
+    return t + t * t2 * (-1.0 / 3.0 + t2 * 0.2);
+}
+
+static inline int series_applies(double wr, double wi)
+{
+    return wr > 0 && fabs(wi) <= SERIES_MAX * wr;
 }
 
 /* The integer step of the unwrap from raw value LAST to the next, NEXT:
@@ -39,13 +43,13 @@ void pc_fitb_init(pc_fitb *b, int h)
 }
 
 /* Pairs a row's residuals are computed for at once (fit_chunk): a
- * constant count, so that the compiler may vectorise the loop; the same
- * operations on each pair as residual() and the amplitude below, so the
- * same bits. */
+ * constant count, so that the compiler may vectorise the loop; the
+ * operations on each pair are the same whatever the count, so the same
+ * bits. */
 #define FIT_CHUNK 64
 
 /* Pairs I0 .. I0 + N of ROW: W = z e^{-i theta} (WR, WI), the series of
- * residual() (SER, used where it applies) and |z| (AMP). */
+ * wi / wr (SER, used where it applies) and |z| (AMP). */
 static inline void fit_chunk(const pc_fit_row *row, int i0, int n, double *wr, double *wi,
                              double *ser, double *amp)
 {
@@ -53,8 +57,7 @@ static inline void fit_chunk(const pc_fit_row *row, int i0, int n, double *wr, d
     for (int j = 0; j < n; j++) {
         wr[j] = c[j] * ct[j] + s[j] * st[j];
         wi[j] = s[j] * ct[j] - c[j] * st[j];
-        double t = wi[j] / wr[j], t2 = t * t;
-        ser[j] = t + t * t2 * (-1.0 / 3.0 + t2 * 0.2); /* residual()'s series */
+        ser[j] = series(wi[j] / wr[j]);
         /* |z|: c, s are binary32 values over A; their squares and sum
          * neither overflow nor underflow in binary64 (|c| < 2^128 / A) */
         amp[j] = sqrt(c[j] * c[j] + s[j] * s[j]);
@@ -63,7 +66,6 @@ static inline void fit_chunk(const pc_fit_row *row, int i0, int n, double *wr, d
 
 void pc_fitb_add(pc_fitb *b, int h, const pc_fit_row *row, int64_t p, size_t k, double pbar)
 {
-    const double small = 0x1p-8; /* residual()'s series range */
     double x = (double)p - pbar;
     int64_t q = (int64_t)k;
     double wr[FIT_CHUNK], wi[FIT_CHUNK], ser[FIT_CHUNK], amp[FIT_CHUNK];
@@ -73,7 +75,8 @@ void pc_fitb_add(pc_fitb *b, int h, const pc_fit_row *row, int64_t p, size_t k, 
         else fit_chunk(row, i0, n, wr, wi, ser, amp);
         for (int j = 0; j < n; j++) {
             pc_fitb *a = &b[i0 + j];
-            double raw = wr[j] > 0 && fabs(wi[j]) <= small * wr[j] ? ser[j] : residual(wr[j], wi[j]);
+            /* the residual: atan of W (above) */
+            double raw = series_applies(wr[j], wi[j]) ? ser[j] : atan2(wi[j], wr[j]);
             int64_t m = k ? a->mlast + step(a->last, raw) : 0;
             if (!k) a->first = raw;
             a->last = raw;

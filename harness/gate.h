@@ -61,6 +61,22 @@ pc_status pc_gate_run_adapter(const pc_impl *impl, const pc_family *fam, const p
                               const struct pc_acc_cfg *cfg, struct pc_acc_result *res,
                               pc_err *err);
 
+/* The fault an ABI v2 adapter's calls met (the adapter hands the engine
+ * a nonzero return for a faulted call, and keeps the cause here).  Calls
+ * on several threads fault in any order: the one of the lowest positions
+ * is kept (pc_adapter_fault_note, under the adapter's lock), and it is
+ * the run's fault only when it is the engine's first failing block (a
+ * later block's, called before that failure ended the run, is not: one
+ * thread would not have called it). */
+typedef struct pc_adapter_fault {
+    int faulted;
+    int64_t pos;              /* the first position of its call */
+    char cause[PC_ERR_LEN];
+} pc_adapter_fault;
+void pc_adapter_fault_note(pc_adapter_fault *f, const char *cause, int64_t pos0);
+/* RES failed with F's fault (status, faulted, note set): 1, else 0. */
+int pc_adapter_fault_apply(const pc_adapter_fault *f, struct pc_acc_result *res);
+
 /* Nothing checked is an error, not a pass: PC_EINPUT naming what did not
  * apply when every verdict of VS was skipped or a --property of O ran on
  * nothing (check, and merge of check shards). */

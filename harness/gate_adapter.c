@@ -1,5 +1,7 @@
 /* gate_adapter.c: pc_gate_run_adapter (gate.h), the accuracy engine's run
- * of an ABI v2 gate's adapter (families/NAME/gate_v2.c). */
+ * of an ABI v2 gate's adapter (families/NAME/gate_v2.c), and the fault its
+ * calls met. */
+#include <stdio.h>
 #include "accuracy.h"
 #include "gate.h"
 
@@ -12,4 +14,21 @@ pc_status pc_gate_run_adapter(const pc_impl *impl, const pc_family *fam, const p
     ad.family_hint = fam->name;
     ad.expect_pass = 1;
     return pc_accuracy_run(&ad, cfg, res, err);
+}
+
+void pc_adapter_fault_note(pc_adapter_fault *f, const char *cause, int64_t pos0)
+{
+    if (f->faulted && pos0 >= f->pos) return;
+    f->faulted = 1;
+    f->pos = pos0;
+    snprintf(f->cause, sizeof f->cause, "%s", cause);
+}
+
+int pc_adapter_fault_apply(const pc_adapter_fault *f, pc_acc_result *res)
+{
+    if (!f->faulted || res->impl_rc == 0 || f->pos != res->impl_rc_lo) return 0;
+    res->status = PC_FAIL;
+    res->faulted = 1;
+    snprintf(res->note, sizeof res->note, "%.250s", f->cause);
+    return 1;
 }

@@ -54,6 +54,11 @@ int pc_fast_sincos(const pc_fast *f, int64_t pos, int i, double s[2], double c[2
  * Returns 1, or 0 (nothing changed) when it does not apply: omega_i
  * outside the fast path's domain, M above PC_FAST_ROT_MAX (the caller
  * re-anchors on pc_fast_sincos) or no memory for e^{i omega}. */
+/* The largest M rotated: the step's analysis needs M <= 2^-40 (|c|, |s|
+ * <= 1 + 2^-39); 2^-60 is 2^-7 of binary64's spacing just below 1
+ * (2^-53), so the rounding test still decides most values, and a fresh
+ * anchor (at most 2^-63, pc_fast_bound) lies below it.  From an anchor the
+ * bound grows by about 2^-97 a step: rows reach it after some 2^36 steps. */
 #define PC_FAST_ROT_MAX 0x1p-60
 int pc_fast_rotate(pc_fast *f, int i, double s[2], double c[2], double *m);
 

@@ -41,14 +41,13 @@ struct pc_freqs {
     mpfr_prec_t att_prec;
     double att_hi, att_lo;/* A as a double-double, |A - hi - lo| <= 2^-104 A (fast path) */
     mpfr_t sc;            /* scratch of the products with A */
-    /* Rows of consecutive positions (pc_ref_sinusoidal_row): each pair's
-     * sin and cos of the last row, to be rotated to the next
-     * (pc_fast_rotate): 5 per pair, s hi, lo, c hi, lo and the bound M
-     * (unscaled by A; M < 0: none), valid for the row at ROT_POS (-1:
-     * none); ROT_NEXT: the row being made is ROT_POS + 1. */
+    /* Rows of consecutive positions (pc_ref_sinusoidal_row,
+     * pc_ref_rope_row): each pair's sin and cos of the last row, to be
+     * rotated to the next (pc_fast_rotate): 5 per pair, s hi, lo, c hi, lo
+     * and the bound M (unscaled by A; M < 0: none), valid for the row at
+     * ROT_POS (-1: none). */
     double *rot;
     int64_t rot_pos;
-    int rot_next;
     pc_ref2 *rot_s, *rot_c; /* d/2 each: a row's values decided by rotation */
     int *rot_undec;       /* d/2: the pairs of a row it left (pc_fast_rotate_row) */
     uint64_t n_rot;       /* pairs decided by a rotation (also counted as fast) */
@@ -387,48 +386,62 @@ static void rot_drop(pc_freqs *f, int row, int i)
     if (row && f->rot) f->rot[5 * (size_t)i + 4] = -1.0;
 }
 
-/* The row before's pair I rotated to this row's position (fastpath.c,
- * pc_fast_rotate) and kept; 1 when its values are decided. */
-static int rot_pair(pc_freqs *f, int i, int need64, pc_ref2 *s, pc_ref2 *c)
+/* Position 0: e^{i 0} = 1 exactly, the anchor of the rows after. */
+static void rot_keep_zero(pc_freqs *f, int row, int i)
 {
-    if (!f->rot_next || !f->rot) return 0;
-    double *r = f->rot + 5 * (size_t)i, ys[2] = { r[0], r[1] }, yc[2] = { r[2], r[3] };
-    double m = r[4];
-    if (!(m >= 0.0) || !pc_fast_rotate(f->fast, i, ys, yc, &m)) return 0;
-    rot_keep(f, 1, i, ys, yc, m);
-    if (!fast_decide(f, ys, m, yc, m, need64, s, c)) return 0;
-    f->n_rot++;
+    const double zero[2] = { 0.0, 0.0 }, one[2] = { 1.0, 0.0 };
+    rot_keep(f, row, i, zero, one, 0.0);
+}
+
+/* The row before's pair I rotated to the next position (fastpath.c,
+ * pc_fast_rotate) into S, C with its bound *M, and kept; 0 when it has
+ * none or the rotation does not apply. */
+static int rot_advance(pc_freqs *f, int i, double s[2], double c[2], double *m)
+{
+    if (!f->rot) return 0;
+    const double *r = f->rot + 5 * (size_t)i;
+    s[0] = r[0]; s[1] = r[1]; c[0] = r[2]; c[1] = r[3];
+    *m = r[4];
+    if (!(*m >= 0.0) || !pc_fast_rotate(f->fast, i, s, c, m)) return 0;
+    rot_keep(f, 1, i, s, c, *m);
     return 1;
+}
+
+/* Whether a row at POS follows the row the rotation state holds; the
+ * state is then marked as none until the row is complete (rot_done). */
+static int rot_begin(pc_freqs *f, int64_t pos)
+{
+    int next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
+    f->rot_pos = -1;
+    return next;
+}
+
+static void rot_done(pc_freqs *f, int64_t pos)
+{
+    f->rot_pos = pos;
 }
 
 /* The fast path (fastpath.c) when its rounding test decides every value
  * asked for, otherwise the Ziv loop.  NEED64 = 0 leaves the f64 fields
- * unset.  ROW: part of a row of a row function, which may rotate the row
- * before's pair (rows of consecutive positions) and keeps this one's for
- * the next; the values are the same whichever route decides them. */
+ * unset.  ROW: part of a row of pc_ref_sinusoidal_row, which keeps this
+ * pair's values as the anchor of the rows after (rot_keep). */
 static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64, int row,
                              pc_ref2 *s, pc_ref2 *c)
 {
     double ys[2], yc[2];
     int route = 0;
-    if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2) {
-        if (row && rot_pair(f, i, need64, s, c)) {
-            f->n_fast++;
-            return PC_OK;
-        }
+    if (f->use_fast && pos > 0 && pos <= PC_POS_MAX && i >= 0 && i < f->d / 2)
         route = pc_fast_sincos(f->fast, pos, i, ys, yc);
-    }
     if (route) {
         double es = pc_fast_bound(ys, route), ec = pc_fast_bound(yc, route);
-        /* |z - e^{i theta}| <= es + ec: the anchor of the rows after */
+        /* |z - e^{i theta}| <= es + ec */
         rot_keep(f, row, i, ys, yc, es + ec);
         if (fast_decide(f, ys, es, yc, ec, need64, s, c)) {
             f->n_fast++;
             return PC_OK;
         }
-    } else if (pos == 0 && f->use_fast) { /* e^{i 0} = 1 exactly */
-        const double zero[2] = { 0.0, 0.0 }, one[2] = { 1.0, 0.0 };
-        rot_keep(f, row, i, zero, one, 0.0);
+    } else if (pos == 0 && f->use_fast) {
+        rot_keep_zero(f, row, i);
     } else {
         rot_drop(f, row, i);
     }
@@ -500,26 +513,26 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
     int h = f->d / 2;
     if (out32 && !out64 && f->undec && (layout == 0 || layout == 1))
         return pc_ref_sincos_row32(f, pos, layout == 0 ? PC_VEC_SC : PC_VEC_HALF, out32);
-    /* rows of consecutive positions rotate the row before: every pair at
-     * once (pc_fast_rotate_row), or pair by pair (sincos_pair) */
-    f->rot_next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
-    f->rot_pos = -1; /* until every pair of this row is kept */
-    int left = h, k = 0;
-    if (f->rot_next && f->rot && f->rot_s && f->rot_c && f->rot_undec && f->use_fast
-        && !f->has_att && pos > 0 && pos <= PC_POS_MAX) {
+    /* a row that follows the one the state holds is rotated from it
+     * (pc_fast_rotate_row); the pairs it leaves (all, otherwise) take the
+     * fast path, which anchors the rows after, then MPFR */
+    int next = rot_begin(f, pos), left = h;
+    const int *list = NULL;
+    if (next && f->rot && f->rot_s && f->rot_c && f->rot_undec && f->use_fast && !f->has_att
+        && pos > 0 && pos <= PC_POS_MAX) {
         left = pc_fast_rotate_row(f->fast, f->rot, out64 != NULL, f->rot_s, f->rot_c,
                                   f->rot_undec);
+        list = f->rot_undec;
         f->n_rot += (uint64_t)(h - left);
         f->n_fast += (uint64_t)(h - left);
-        f->rot_next = 0; /* the pairs it left: the fast path, which anchors them */
     }
-    for (int i = 0; i < h; i++) {
+    for (int i = 0, k = 0; i < h; i++) {
         pc_ref2 s, c;
-        if (left < h && !(k < left && f->rot_undec[k] == i)) {
-            s = f->rot_s[i]; /* decided by the rotation */
+        if (list && !(k < left && list[k] == i)) { /* decided by the rotation */
+            s = f->rot_s[i];
             c = f->rot_c[i];
         } else {
-            k += left < h;
+            k++;
             pc_status st = sincos_pair(f, pos, i, out64 != NULL, 1, &s, &c);
             if (st != PC_OK)
                 return st;
@@ -529,7 +542,7 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
         if (out32) { out32[js] = s.f32; out32[jc] = c.f32; }
         if (out64) { out64[js] = s.f64; out64[jc] = c.f64; }
     }
-    f->rot_pos = pos;
+    rot_done(f, pos);
     return PC_OK;
 }
 
@@ -562,26 +575,21 @@ static int rope_decide(const pc_freqs *f, float xa, float xb, const double s[2],
 }
 
 /* One RoPE pair by the fast path; 1 when every value asked for is decided.
- * ROW: a call of pc_ref_rope_row over every pair, which rotates the row
- * before's pair (rows of consecutive positions) and keeps this one's. */
+ * ROW: a call of pc_ref_rope_row over every pair, which keeps this pair's
+ * sin and cos for the next row; NEXT: the row follows the one the state
+ * holds, whose pair is rotated first (rot_advance). */
 static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int need64, int row,
-                     pc_ref2 *ra, pc_ref2 *rb)
+                     int next, pc_ref2 *ra, pc_ref2 *rb)
 {
-    double s[2], c[2];
+    double s[2], c[2], m;
     if (!f->use_fast) {
         rot_drop(f, row, i);
         return 0;
     }
-    if (row && f->rot_next && f->rot) {
-        double *r = f->rot + 5 * (size_t)i, m = r[4];
-        s[0] = r[0]; s[1] = r[1]; c[0] = r[2]; c[1] = r[3];
-        if (m >= 0.0 && pc_fast_rotate(f->fast, i, s, c, &m)) {
-            rot_keep(f, 1, i, s, c, m);
-            if (rope_decide(f, xa, xb, s, m, c, m, need64, ra, rb)) {
-                f->n_rot++;
-                return 1;
-            }
-        }
+    if (row && next && rot_advance(f, i, s, c, &m)
+        && rope_decide(f, xa, xb, s, m, c, m, need64, ra, rb)) {
+        f->n_rot++;
+        return 1;
     }
     int route = pc_fast_sincos(f->fast, pos, i, s, c);
     if (!route) {
@@ -614,11 +622,7 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
     }
     /* every pair in the loop: rows of consecutive positions rotate the
      * row before (rope_fast) */
-    int row = list == NULL;
-    if (row) {
-        f->rot_next = f->rot_pos >= 0 && pos == f->rot_pos + 1;
-        f->rot_pos = -1; /* until every pair of this row is kept */
-    }
+    int row = list == NULL, next = row && rot_begin(f, pos);
     mpfr_t xa, xb, ya, yb;
     mpfr_inits2(24, xa, xb, (mpfr_ptr)0);
     mpfr_inits2(64, ya, yb, (mpfr_ptr)0);
@@ -630,13 +634,12 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         pc_ref2 ra, rb;
         if (pos == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
             /* rotation by 0 (A x), or of the zero pair (0) */
-            const double zero[2] = { 0.0, 0.0 }, one[2] = { 1.0, 0.0 };
-            if (pos == 0) rot_keep(f, row, i, zero, one, 0.0); /* e^{i 0} = 1 exactly */
+            if (pos == 0) rot_keep_zero(f, row, i);
             else rot_drop(f, row, i);
             st = att_times(f, pos == 0 ? x[ia] : 0.0f, &ra);
             if (st == PC_OK) st = att_times(f, pos == 0 ? x[ib] : 0.0f, &rb);
             if (st != PC_OK) break;
-        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, row, &ra, &rb)) {
+        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, row, next, &ra, &rb)) {
             f->n_fast++;
         } else {
             f->n_mpfr++;
@@ -665,6 +668,6 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         if (out64) { out64[ia] = ra.f64; out64[ib] = rb.f64; }
     }
     mpfr_clears(xa, xb, ya, yb, (mpfr_ptr)0);
-    if (st == PC_OK && row) f->rot_pos = pos;
+    if (st == PC_OK && row) rot_done(f, pos);
     return st;
 }

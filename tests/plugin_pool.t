@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from pctest import ROOT, PECHECK, ok, done  # noqa: E402
+from pctest import ROOT, PECHECK, ok, done, no_seconds  # noqa: E402
 
 # 3000 positions (12 blocks of 256) at d = 32, 10 cases a property
 SMALL = ["--family", "sinusoidal", "--d", "32", "--max-pos", "2999", "--cases", "10",
@@ -44,14 +44,6 @@ def build(name):
     return out
 
 
-def strip(o):
-    if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if k != "seconds"}
-    if isinstance(o, list):
-        return [strip(v) for v in o]
-    return o
-
-
 def check(plugin, threads, env=None, extra=()):
     """check's JSON without its seconds, and its exit code."""
     p = subprocess.run([PECHECK, "check", "--plugin", plugin, "--format", "json", "--quiet",
@@ -59,7 +51,7 @@ def check(plugin, threads, env=None, extra=()):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
                        env=dict(os.environ, **(env or {})))
     try:
-        doc = strip(json.loads(p.stdout.decode()))
+        doc = no_seconds(json.loads(p.stdout.decode()))
     except ValueError:
         doc = {"_raw": p.stdout.decode() + p.stderr.decode()}
     return p.returncode, doc

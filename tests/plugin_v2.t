@@ -42,7 +42,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from pctest import ROOT, ok, run, done  # noqa: E402
+from pctest import ROOT, ok, run, done, no_seconds  # noqa: E402
 
 PARTIAL = ["--max-pos", "1023", "--d", "64", "--rotary-dim", "16"]
 SMALL = ["--cases", "10", "--regressions", "off", "--family", "rope"]
@@ -75,27 +75,11 @@ def check(plugin, *extra):
     return rc, doc, err
 
 
-def strip_seconds(o):
-    if isinstance(o, dict):
-        return {k: strip_seconds(v) for k, v in o.items() if k != "seconds"}
-    if isinstance(o, list):
-        return [strip_seconds(v) for v in o]
-    return o
-
-
 def get(doc, check_name, layout, family="rope"):
     for r in doc.get("results", []):
         if r["family"] == family and r["check"] == check_name and r["layout"] == layout:
             return r
     return None
-
-
-def no_seconds(x):
-    if isinstance(x, dict):
-        return {k: no_seconds(v) for k, v in x.items() if k != "seconds"}
-    if isinstance(x, list):
-        return [no_seconds(v) for v in x]
-    return x
 
 
 def sharded(n, plugin, *args):
@@ -223,7 +207,7 @@ try:
     for t in (1, 2, 2, 2, 2, 2, 2):
         rc, doc, err = check(so["rope_v2_oob"], *(PARTIAL + ["--plugin-hosts", "1", "--threads",
                                                            str(t)]))
-        runs.append((rc, json.dumps(strip_seconds(doc), sort_keys=True)))
+        runs.append((rc, json.dumps(no_seconds(doc), sort_keys=True)))
     r = get(json.loads(runs[0][1]), "accuracy", "interleaved, f16") or {}
     ok(all(x == runs[0] for x in runs) and "wrote outside OUT at pos=0..255" in r.get("summary", ""),
        "the faulting kernel's JSON is the same at --threads 1 and 2 (6 runs), the fault at 0..255",

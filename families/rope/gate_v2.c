@@ -55,9 +55,7 @@ typedef struct v2_ctx {
     const char *sched, *json;
     uint64_t seed;
     pthread_mutex_t mu;            /* guards what follows */
-    int faulted;                   /* the fault of the lowest positions, its cause */
-    int64_t fault_pos;             /* the first position of its call */
-    char cause[PC_ERR_LEN];
+    pc_adapter_fault fault;        /* what a faulted call met (gate.h) */
     int calls;                     /* calls that returned 0 */
     uint64_t n_kept, n_bad;        /* elements that must come back unchanged, and changed */
     int has_bad;                   /* the first changed one, in (pos, head, dim) order */
@@ -143,28 +141,6 @@ static void check_kept(v2_ctx *c, const int64_t *pos, size_t n, const unsigned c
     pthread_mutex_unlock(&c->mu);
 }
 
-/* A faulted call from position POS0: the one of the lowest positions is
- * kept (calls on several threads fault in any order; the engine reports
- * the first failing block in position order, outcome below). */
-static void note_fault(v2_ctx *c, const char *cause, int64_t pos0)
-{
-    pthread_mutex_lock(&c->mu);
-    if (!c->faulted || pos0 < c->fault_pos) {
-        c->faulted = 1;
-        c->fault_pos = pos0;
-        snprintf(c->cause, sizeof c->cause, "%s", cause);
-    }
-    pthread_mutex_unlock(&c->mu);
-}
-
-/* The run's fault: the kept one when it is the engine's first failing
- * block (a later block's, called on another thread before that failure
- * ended the lane, is not: one thread would not have called it). */
-static int run_faulted(const v2_ctx *c, const pc_acc_result *res)
-{
-    return c->faulted && res->impl_rc != 0 && c->fault_pos == res->impl_rc_lo;
-}
-
 /* The adapter's rope hook (impl.h): the engine's N rows of D = rotary dim. */
 static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base, int layout,
                    const float *x, float *out)
@@ -187,7 +163,9 @@ static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base,
     pc_fault f;
     rc = pc_rope_v2_call(c->plugin, &f, &a);
     if (f.faulted || rc == PC_V2_REFUSED) {
-        note_fault(c, f.cause, pos[0]);
+        pthread_mutex_lock(&c->mu);
+        pc_adapter_fault_note(&c->fault, f.cause, pos[0]);
+        pthread_mutex_unlock(&c->mu);
         rc = rc ? rc : PC_HOOK_FAULTED;
         goto done;
     }
@@ -281,11 +259,8 @@ static void v2_cfg(const pc_opts *o, const pc_family *fam, int rotary, int dtype
 static void v2_outcome(const v2_ctx *c, const pc_impl *impl, const pc_acc_cfg *cfg,
                        pc_acc_result *res)
 {
-    if (run_faulted(c, res)) {
-        res->status = PC_FAIL;
-        res->faulted = 1;
-        snprintf(res->note, sizeof res->note, "%.250s", c->cause);
-    } else if (res->status == PC_SKIP && res->impl_rc == PECHECK_V2_ARGS_TOO_SMALL) {
+    if (pc_adapter_fault_apply(&c->fault, res)) return; /* the kernel's fault */
+    if (res->status == PC_SKIP && res->impl_rc == PECHECK_V2_ARGS_TOO_SMALL) {
         snprintf(res->note, sizeof res->note, "%.60s returned PECHECK_V2_ARGS_TOO_SMALL: it "
                  "needs members of pecheck_rope_args that this pecheck's (%zu bytes) lacks "
                  "(built against a newer pecheck_plugin.h)", impl->name,

@@ -34,9 +34,7 @@ typedef struct s2_ctx {
     double base;
     const char *json;
     pthread_mutex_t mu;       /* guards what follows */
-    int faulted;              /* the fault of the lowest positions, its cause */
-    int64_t fault_pos;        /* the first position of its call */
-    char cause[PC_ERR_LEN];
+    pc_adapter_fault fault;        /* what a faulted call met (gate.h) */
     int calls;
     uint64_t n_kept, n_bad;
     int has_bad;
@@ -44,28 +42,6 @@ typedef struct s2_ctx {
     int bad_off;
     uint32_t bad_got;
 } s2_ctx;
-
-/* A faulted call from position POS0: the one of the lowest positions is
- * kept (calls on several threads fault in any order; the engine reports
- * the first failing block in position order, outcome below). */
-static void note_fault(s2_ctx *c, const char *cause, int64_t pos0)
-{
-    pthread_mutex_lock(&c->mu);
-    if (!c->faulted || pos0 < c->fault_pos) {
-        c->faulted = 1;
-        c->fault_pos = pos0;
-        snprintf(c->cause, sizeof c->cause, "%s", cause);
-    }
-    pthread_mutex_unlock(&c->mu);
-}
-
-/* The run's fault: the kept one when it is the engine's first failing
- * block (a later block's, called on another thread before that failure
- * ended the lane, is not: one thread would not have called it). */
-static int run_faulted(const s2_ctx *c, const pc_acc_result *res)
-{
-    return c->faulted && res->impl_rc != 0 && c->fault_pos == res->impl_rc_lo;
-}
 
 /* The padding after each of the N rows must hold the pattern still. */
 static void check_padding(s2_ctx *c, const int64_t *pos, size_t n, const unsigned char *buf)
@@ -108,7 +84,9 @@ static int s2_sinusoidal(void *vctx, const int64_t *pos, size_t n, int d, double
     pc_fault f;
     int rc = pc_sinusoidal_v2_call(c->plugin, &f, &a);
     if (f.faulted || rc == PC_V2_REFUSED) {
-        note_fault(c, f.cause, pos[0]);
+        pthread_mutex_lock(&c->mu);
+        pc_adapter_fault_note(&c->fault, f.cause, pos[0]);
+        pthread_mutex_unlock(&c->mu);
         free(buf);
         return rc ? rc : PC_HOOK_FAULTED;
     }
@@ -126,11 +104,8 @@ static int s2_sinusoidal(void *vctx, const int64_t *pos, size_t n, int d, double
 static void s2_outcome(const s2_ctx *c, const pc_impl *impl, const pc_acc_cfg *cfg,
                        pc_acc_result *res)
 {
-    if (run_faulted(c, res)) {
-        res->status = PC_FAIL;
-        res->faulted = 1;
-        snprintf(res->note, sizeof res->note, "%.250s", c->cause);
-    } else if (res->status == PC_SKIP && res->impl_rc) {
+    if (pc_adapter_fault_apply(&c->fault, res)) return; /* the kernel's fault */
+    if (res->status == PC_SKIP && res->impl_rc) {
         snprintf(res->note, sizeof res->note, "%.60s returned %d%s for %s, layout %s, d %d: not "
                  "supported by the kernel", impl->name, res->impl_rc,
                  res->impl_rc == PECHECK_V2_ARGS_TOO_SMALL ? " (PECHECK_V2_ARGS_TOO_SMALL: "

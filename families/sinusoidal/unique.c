@@ -308,8 +308,8 @@ static void sweep_failed(pc_case *c, int64_t p, int64_t k, int *found)
 
 /* Exact collisions over the whole range: hash every row (or take the
  * hashes of the same rows the accuracy gate got, harness/rowdigest.h),
- * sort, compare rows with equal hashes bit for bit; the collision with the smallest distance
- * (then smallest position) becomes the case.  A call that fails (crashes,
+ * sort, compare rows with equal hashes bit for bit; the collision with the
+ * smallest distance (then smallest position) becomes the case.  A call that fails (crashes,
  * hangs, returns nonzero) is the verdict instead: *FOUND = PC_SWEEP_IMPLERR,
  * C the call's first position and K its span (README: a kernel that
  * crashes, hangs or fails fails). */
