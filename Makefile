@@ -12,7 +12,7 @@ WARN    = -Wall -Wextra -Wshadow -Wconversion -Wdouble-promotion
 # div_term) is made once, as the formulations themselves compute it once;
 # the values are the same bits (libm's results do not depend on errno).
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=c11 -D_GNU_SOURCE -ffp-contract=off -fno-math-errno $(WARN) -Iinclude -Iharness -Ireference
+override CFLAGS += -std=c11 -D_GNU_SOURCE -ffp-contract=off -fno-math-errno $(WARN) -I. -Iinclude
 LDLIBS  = -lmpfi -lmpfr -lgmp -lm -ldl -lpthread
 
 ifeq ($(SANITIZE),1)
@@ -24,7 +24,7 @@ BUILD   = build
 endif
 
 # Every .c of these folders is part of the library, except the CLI's main.
-LIB_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c reference/*.c properties/*.c families/*.c families/*/*.c))
+LIB_SRC = $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c reference/*.c properties/*.c families/*.c families/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -52,7 +52,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/libpecheck.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(PECHECK): $(BUILD)/harness/main.o $(BUILD)/libpecheck.a
+$(PECHECK): $(BUILD)/harness/cli/main.o $(BUILD)/libpecheck.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/family_demo/registry.o: families/registry.c
@@ -60,7 +60,7 @@ $(BUILD)/tests/family_demo/registry.o: families/registry.c
 	$(CC) $(CFLAGS) -D'PC_FAMILIES_EXTRA(X)=X(demo)' -MMD -MP -c $< -o $@
 
 # the demo registry comes before the library, so the library's is not linked
-$(PECHECK_DEMO): $(BUILD)/harness/main.o $(DEMO_OBJ) $(BUILD)/libpecheck.a
+$(PECHECK_DEMO): $(BUILD)/harness/cli/main.o $(DEMO_OBJ) $(BUILD)/libpecheck.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libpecheck.a
@@ -96,23 +96,23 @@ bench: deps-check
 # a scratch copy.
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS = npy json regress shard
-$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/npy.c harness/input.c harness/output.c harness/status.c harness/npy.h
+$(BUILD)/fuzz/npy_fuzz: fuzz/npy_fuzz.c harness/io/npy.c harness/io/input.c harness/io/output.c harness/base/status.c harness/io/npy.h
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
-$(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/jsonread.c harness/input.c harness/status.c harness/jsonread.h
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $(filter %.c,$^) -o $@
+$(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/io/jsonread.c harness/io/input.c harness/base/status.c harness/io/jsonread.h
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iharness $(filter %.c,$^) -o $@
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $(filter %.c,$^) -o $@
 # merge's shard validation on parsed JSON: the reader and the validation are
 # instrumented, the rest of the library (the engine's block split, metrics)
 # comes from $(BUILD)/libpecheck.a (a default, non-sanitizer build)
-$(BUILD)/fuzz/shard_fuzz: fuzz/shard_fuzz.c harness/shard.c harness/check_shard.c harness/check_shard_fit.c harness/jsonread.c harness/shard.h harness/check_shard.h $(BUILD)/libpecheck.a
+$(BUILD)/fuzz/shard_fuzz: fuzz/shard_fuzz.c harness/shard/shard.c harness/shard/check_shard.c harness/shard/check_shard_fit.c harness/io/jsonread.c harness/shard/shard.h harness/shard/check_shard.h $(BUILD)/libpecheck.a
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Iharness -Ireference \
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Iinclude \
 	    $(filter %.c,$^) $(BUILD)/libpecheck.a $(LDLIBS) -o $@
 # the regression file's line reader (fuzz/README.md)
 $(BUILD)/fuzz/regress_fuzz: fuzz/regress_fuzz.c properties/regress_read.c properties/regress_read.h
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iproperties $(filter %.c,$^) -o $@
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $(filter %.c,$^) -o $@
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%_fuzz)
 fuzz-replay: fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -146,5 +146,5 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pecheck $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
 	rm -rf $(DESTDIR)$(PREFIX)/share/pecheck
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d $(TEST_BIN:=.d) $(DEMO_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/cli/main.d $(TEST_BIN:=.d) $(DEMO_OBJ:.o=.d)
 .SECONDARY:

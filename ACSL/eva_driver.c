@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "__fc_builtin.h"
-#include "../harness/impl.h"
+#include "harness/sandbox/impl.h"
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
     pc_impl_sin_only, pc_impl_cos_shifted, pc_impl_plus_1e4,

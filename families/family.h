@@ -11,13 +11,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../harness/hook.h"
-#include "../harness/status.h"
-#include "../reference/reference.h"
+#include "harness/sandbox/hook.h"
+#include "harness/base/status.h"
+#include "reference/reference.h"
 
 /* ------------------------------------------------------------------ */
 /* Rows: families checked element by element against a certified     */
-/* reference of pos * omega_i (the accuracy gate, harness/accuracy.c) */
+/* reference of pos * omega_i (the accuracy gate, harness/engine/accuracy.c) */
 
 typedef struct pc_rows {
     /* 0: the row is the encoding of POS itself, (sin, cos) pairs;
@@ -26,7 +26,7 @@ typedef struct pc_rows {
      *    with the pair's norm (docs/precision-model.md). */
     int input;
     /* The implementation's rows (X is NULL when INPUT is 0), through
-     * pc_call_NAME (harness/hook.h): FAULT says whether the call faulted. */
+     * pc_call_NAME (harness/sandbox/hook.h): FAULT says whether the call faulted. */
     int (*call)(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,
                 double base, int layout, const float *x, float *out);
     /* The certified row: correctly rounded to binary32 (OUT32) and to
@@ -45,7 +45,7 @@ typedef struct pc_rows {
 /* ------------------------------------------------------------------ */
 /* The descriptor                                                     */
 
-typedef struct pc_gate pc_gate;  /* `check`'s context (harness/gate.h) */
+typedef struct pc_gate pc_gate;  /* `check`'s context (harness/engine/gate.h) */
 typedef struct pc_property pc_property;  /* a property (properties/property.h) */
 
 enum pc_family_flag {
@@ -82,7 +82,7 @@ typedef struct pc_family {
     const pc_property *const *properties;
     size_t n_properties;
     /* The report's plots that draw this family's implementations (ids of
-     * harness/cmd_report.c's plots; the scripts are reports/ID.gp or
+     * harness/cli/cmd_report.c's plots; the scripts are reports/ID.gp or
      * families/NAME/ID.gp); NULL-terminated, NULL: none. */
     const char *const *plots;
     /* The built-in implementations, in `pecheck list` order. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "harness/io/jsonread.h"
 
 static void check(int cond)
 {

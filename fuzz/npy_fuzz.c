@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npy.h"
+#include "harness/io/npy.h"
 
 static void check(int cond)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress_read.h"
+#include "properties/regress_read.h"
 
 static void check(int cond)
 {

@@ -1,8 +1,8 @@
 /* shard_fuzz.c: libFuzzer target for what `pecheck merge` does with a
- * shard file once it is JSON: pc_shard_read (harness/shard.c) on its result
+ * shard file once it is JSON: pc_shard_read (harness/shard/shard.c) on its result
  * objects, and pc_shard_merge of a lone result; a check shard
  * ("kind": "check-shard") goes whole to pc_check_shard_merge
- * (harness/check_shard.c) as a run of one file (see fuzz/README.md).
+ * (harness/shard/check_shard.c) as a run of one file (see fuzz/README.md).
  *
  * Besides "no crash, no leak, no UB" (ASan, UBSan) it checks the contract
  * in shard.h on every input and traps on a breach:
@@ -19,11 +19,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check_shard.h"
-#include "jsonread.h"
-#include "opts.h"
-#include "reference.h"
-#include "shard.h"
+#include "harness/shard/check_shard.h"
+#include "harness/io/jsonread.h"
+#include "harness/cli/opts.h"
+#include "reference/reference.h"
+#include "harness/shard/shard.h"
 
 static void check(int cond)
 {

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "../harness/impl.h"
-#include "../ACSL/pecheck.acsl" /* ACSL predicates: comments only */
+#include "harness/sandbox/impl.h"
+#include "ACSL/pecheck.acsl" /* ACSL predicates: comments only */
 
 /* Round a binary32 to bfloat16 (8 significand bits), nearest-even, as
  * torch's .to(torch.bfloat16) does for finite values. */

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "property.h"
-#include "../families/family.h"
+#include "families/family.h"
 
 #define PC_CATALOGUE_MAX 256  /* more properties than any registry holds */
 

@@ -9,7 +9,7 @@
  *   render.c       the verdict's text and JSON: counterexample, replay command
  *   catalogue.c    the list of properties
  *
- * The engine reads its parameters from a pc_prop_params (harness/property.h),
+ * The engine reads its parameters from a pc_prop_params (harness/cli/property.h),
  * never from the command line's options. */
 #ifndef PECHECK_PROPERTIES_ENGINE_H
 #define PECHECK_PROPERTIES_ENGINE_H
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include "property.h"
 #include "regressions.h"
-#include "../harness/verdict.h"
+#include "harness/formats/verdict.h"
 
 /* The first failing case of a run and what the shrinker made of it. */
 typedef struct pc_found {

@@ -8,7 +8,7 @@
  *     permutation); the case is a plain value, so shrinking copies it;
  *   - CHECK: runs the implementation on the case and returns an outcome:
  *     pass/fail, the MEASURED quantity and the BOUND it was held to (the
- *     bound derives from the precision model, harness/model.h);
+ *     bound derives from the precision model, harness/engine/model.h);
  *   - SHRINK: which fields of the case the engine's generic shrinker may
  *     simplify (and an optional VALID predicate and position targets);
  *   - the explanation: the math, why it holds, the tolerance in force;
@@ -23,13 +23,13 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "../harness/hook.h"
-#include "../harness/impl.h"
-#include "../harness/opts.h"
-#include "../harness/property.h"
-#include "../harness/rng.h"
-#include "../harness/status.h"
-#include "../reference/reference.h"
+#include "harness/sandbox/hook.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/cli/property.h"
+#include "harness/base/rng.h"
+#include "harness/base/status.h"
+#include "reference/reference.h"
 
 /* ------------------------------------------------------------------ */
 /* Cases                                                              */
@@ -159,7 +159,7 @@ int pc_property_applies(const pc_property *p, const char *family);
 struct pc_verdict;
 pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
                           const pc_prop_params *par, struct pc_verdict *v, pc_err *err);
-/* The same with the parameters O asks for (harness/property.c). */
+/* The same with the parameters O asks for (harness/cli/property.c). */
 pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
                               const pc_opts *o, struct pc_verdict *v, pc_err *err);
 
@@ -171,7 +171,7 @@ pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const c
 double pc_p_omega(const pc_prun *r, int d, int i);
 /* the precision model's bound for one element of angle THETA */
 double pc_p_bound(const pc_prun *r, double theta, double scale);
-/* The accuracy gate's budget (harness/model.h, default class) of pair I of
+/* The accuracy gate's budget (harness/engine/model.h, default class) of pair I of
  * dimension D at POS, ROTATES for RoPE rows; a schedule or --tol-abs: pc_p_bound. */
 double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale);
 /* column of member K (0 sin/x, 1 cos/y) of pair I */

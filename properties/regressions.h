@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../harness/status.h"
+#include "harness/base/status.h"
 
 #define PC_REGRESS_MAX 64  /* saved cases tried per property: a bound on the file's cost */
 /* Largest file read or appended to: a bound on the time each property of a

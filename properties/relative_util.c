@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "relative_util.h"
-#include "../harness/hook.h"
+#include "harness/sandbox/hook.h"
 
 /* A call of HOOK that returned RC or faulted (FAULT): an implementation
  * error in OC. */

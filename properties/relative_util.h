@@ -15,7 +15,7 @@
 #define PECHECK_PROPERTIES_RELATIVE_UTIL_H
 
 #include "property.h"
-#include "../reference/relative.h"
+#include "reference/relative.h"
 
 /* The parameters the T5 properties use: HF's defaults (T5Config), both
  * variants (index 0 bidirectional, 1 causal). */

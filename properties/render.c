@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
-#include "../harness/json.h"
-#include "../harness/model.h"
+#include "harness/io/json.h"
+#include "harness/engine/model.h"
 
 static const char *vmode_name(int m)
 {

@@ -13,7 +13,7 @@
  *      object with the original and shrunk cases;
  *   4. a failing generated case is appended to the regression file
  *      (regressions.c); a shard records it for `pecheck merge` instead
- *      (harness/check_shard.h).
+ *      (harness/shard/check_shard.h).
  * `accuracy` is in the catalogue but runs only when selected with
  * --property (`pecheck check` runs the accuracy gate itself). */
 #include <inttypes.h>
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <time.h>
 #include "engine.h"
-#include "../harness/accuracy.h"
-#include "../harness/model.h"
-#include "../families/family.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/model.h"
+#include "families/family.h"
 
 /* ------------------------------------------------------------------ */
 /* Seeds                                                              */

@@ -6,11 +6,11 @@
 #include <stdarg.h>
 #include <string.h>
 #include "property.h"
-#include "../harness/hook.h"
-#include "../harness/model.h"
+#include "harness/sandbox/hook.h"
+#include "harness/engine/model.h"
 #include <stdlib.h>
-#include "../families/family.h"
-#include "../families/rope/options.h"
+#include "families/family.h"
+#include "families/rope/options.h"
 
 double pc_p_omega(const pc_prun *r, int d, int i)
 {
@@ -110,7 +110,7 @@ static void positions_text(char *buf, size_t len, const int64_t *pos, size_t n)
 
 void pc_p_hook_msg(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault, const char *what)
 {
-    static const char refused[] = "not run"; /* harness/host.c: a call the host refused */
+    static const char refused[] = "not run"; /* harness/sandbox/host.c: a call the host refused */
     const char *sym = pc_hook_symbol(hook), *why = strstr(fault->cause, ": ");
     r->faulted = fault->faulted;
     if (fault->faulted && !strncmp(fault->cause, refused, sizeof refused - 1) && why)

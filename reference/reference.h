@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../harness/status.h"
+#include "harness/base/status.h"
 
 /* A reference value rounded both ways. */
 typedef struct pc_ref2 {

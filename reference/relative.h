@@ -98,7 +98,7 @@ pc_status pc_txl_ref_score(pc_txl_ref *t, const float *q, const float *k,
 /* Pass bound for a binary32 implementation (docs/relative.md):
  *   |got - ref| <= 2 gamma_{2d+4} TERMS_ABS + WR_ABS_Q * eR,
  *   gamma_n = n u / (1 - n u), u = 2^-24, and eR = the sinusoidal precision
- *   model's bound at the largest angle |REL| (harness/model.h), plus half an
+ *   model's bound at the largest angle |REL| (harness/engine/model.h), plus half an
  *   ulp (R_b is held in binary32), for the implementation's own R. */
 double pc_txl_bound(int d, double base, int64_t rel, double terms_abs, double wr_abs_q);
 

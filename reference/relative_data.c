@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "relative.h"
-#include "../harness/hook.h"
-#include "../harness/output.h"
+#include "harness/sandbox/hook.h"
+#include "harness/io/output.h"
 
 #define T5_PLOT_R 200         /* distances -200 .. 200: past max_distance 128 */
 #define ALIBI_PLOT_D 64       /* distances 0 .. 64 */

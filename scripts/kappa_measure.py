@@ -10,7 +10,7 @@ and 2^20-4096..2^20-1 is compared with theta = pos * base^(-2i/d) (binary64,
     k_i = max |a~ - theta| / (u |theta|)
 
 and printed against the formulation's own kappa_i and the default class's
-(harness/model.c: pc_model_kappa_form, pc_model_kappa).  A measured k_i
+(harness/engine/model.c: pc_model_kappa_form, pc_model_kappa).  A measured k_i
 above a derived kappa_i would refute the derivation.
 
     scripts/kappa_measure.py [D ...]      (default 64 128 256)"""
@@ -27,7 +27,7 @@ U = 2.0 ** -24
 
 
 def kappa_form(form, base, d, i):
-    """harness/model.c pc_model_kappa_form (i >= 1)."""
+    """harness/engine/model.c pc_model_kappa_form (i >= 1)."""
     x = 2.0 * i / d * math.log(base)
     return {"exp": 2 * x + 4, "pow": x + 5, "hf": x + 5, "meta": x + 5, "ggml": 3 * i + x + 1}[form]
 

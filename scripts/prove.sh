@@ -46,7 +46,7 @@ mkdir -p "$OUT"
 # same number of steps whatever the load.  Their steps are not the same
 # unit (a Z3 step is about 30 times cheaper), so each has its own limit:
 #  Z3_STEPS 20000000:  4.5 times the largest count a proved goal needs
-#                      (4,432,872, harness/npy.c shape_size_assert_unreachable);
+#                      (4,432,872, harness/io/npy.c shape_size_assert_unreachable);
 #  CVC4_STEPS 2000000: 5.3 times the largest CVC4 count (380,626,
 #                      shape_size_fits_ensures_nbytes).
 # prove.sh prints the largest counts of each run, so the margin stays
@@ -96,7 +96,7 @@ grep -q "rlimit=$Z3_STEPS " "$WHY3CONFIG" && grep -q -- '--rlimit=%S' "$WHY3CONF
     echo "prove.sh: no step-limited Z3 and CVC4 in the Why3 configuration, see $OUT/why3-show.conf" >&2
     exit 2; }
 
-CPP="-I$ROOT/include -I$ROOT/harness -I$ROOT/reference"
+CPP="-I$ROOT -I$ROOT/include"
 # WP settings (why each: docs/proofs.md):
 #  -wp-rte                 prove the absence of runtime errors: every memory
 #                          access valid, no signed overflow, no bad shift,
@@ -130,9 +130,9 @@ WP_FILES="families/sinusoidal/sin_torch_exp families/sinusoidal/sin_torch_pow
 # The harness code that handles .npy data and plugin output: only the
 # functions with contracts (the rest of these files does I/O, formatting
 # and process control that the contracts do not cover; docs/proofs.md).
-HARNESS_UNITS="harness/npy.c:half_bits,load_le,convert,shape_size
-               harness/table.c:row_of,rows_in,serve_rows,sin_serve
-               harness/canary.c:changed_bytes,pc_canary_check"
+HARNESS_UNITS="harness/io/npy.c:half_bits,load_le,convert,shape_size
+               harness/sources/table.c:row_of,rows_in,serve_rows,sin_serve
+               harness/sandbox/canary.c:changed_bytes,pc_canary_check"
 # The functions WP proves in SRC (a path relative to ROOT) read from FILE:
 # the harness list above, or every function FILE defines.
 wp_fns() {
@@ -146,10 +146,9 @@ if [ $MODE = broken ]; then
     # Mutants of the real sources: each must break the proof.  The sed
     # expressions live in ACSL/broken/*.sed; a mutant that no longer changes
     # its source is an error (the source moved on: update the .sed).
-    # (harness mutants find their headers and ACSL/*.acsl through
-    # -I$ROOT/harness, as "../ACSL/..." resolves from there)
-    mkdir -p "$OUT/broken/impl" "$OUT/broken/harness"
-    cp "$ROOT"/impl/*.h "$OUT/broken/impl/"
+    # (a mutant finds the headers of its source's folder, which it includes
+    # by their bare names, through -I of that folder; the rest through -I$ROOT)
+    mkdir -p "$OUT/broken"
     for m in "$ROOT"/ACSL/broken/*.sed; do
         name=$(basename "$m" .sed)
         # PROVE_MUTANTS="a b": only these (tests/prove.t keeps to one)
@@ -157,6 +156,7 @@ if [ $MODE = broken ]; then
         src=$(sed -n 's/^# source: //p' "$m")
         dst="$OUT/broken/$(dirname "$src")/$name.c"
         mkdir -p "$(dirname "$dst")"
+        case " $CPP " in *" -I$ROOT/$(dirname "$src") "*) ;; *) CPP="$CPP -I$ROOT/$(dirname "$src")" ;; esac
         sed -f "$m" "$ROOT/$src" >"$dst"
         if cmp -s "$ROOT/$src" "$dst"; then
             echo "prove.sh: mutant $name does not change $src: update $m" >&2; exit 3
@@ -177,7 +177,7 @@ elif [ $MODE != eva ]; then
     for f in $WP_FILES; do
         units+=("$f.c|$ROOT/$f.c|$(defined_fns "$ROOT/$f.c")")
     done
-    units+=("ACSL/harness.acsl lemmas|$ROOT/harness/npy.c|@lemma")
+    units+=("ACSL/harness.acsl lemmas|$ROOT/harness/io/npy.c|@lemma")
     for h in $HARNESS_UNITS; do
         units+=("${h%%:*}|$ROOT/${h%%:*}|${h#*:}")
     done

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../harness/accuracy.h"
-#include "../harness/opts.h"
+#include "harness/engine/accuracy.h"
+#include "harness/cli/opts.h"
 
 static int n_tests, n_fail;
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../families/attention/attention_ref.h"
-#include "impl.h"
-#include "rng.h"
+#include "families/attention/attention_ref.h"
+#include "harness/sandbox/impl.h"
+#include "harness/base/rng.h"
 
 static int t_no = 0, failed = 0;
 static void ok(int cond, const char *what)

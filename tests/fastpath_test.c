@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../harness/rng.h"
-#include "../reference/fastpath.h"
+#include "harness/base/rng.h"
+#include "reference/fastpath.h"
 
 typedef struct table { int d; double base; } table;
 

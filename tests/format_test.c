@@ -1,4 +1,4 @@
-/* format_test.c: TAP tests of the table of formats (harness/format.c).
+/* format_test.c: TAP tests of the table of formats (harness/formats/format.c).
  *
  * Every format of the table is found by its name, named in the list the
  * --format message gives, and writes a check's verdicts and a gate's
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "json.h"
-#include "verdict.h"
+#include "harness/formats/format.h"
+#include "harness/io/json.h"
+#include "harness/formats/verdict.h"
 
 static int tap_n, tap_failed;
 

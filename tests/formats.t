@@ -1,5 +1,5 @@
 #!/bin/bash
-# The table of formats (harness/format.c): every format of the table works in
+# The table of formats (harness/formats/format.c): every format of the table works in
 # every command that reports verdicts (check, accuracy, merge), and the gate's
 # result is one model: `accuracy --format json` holds the same fields as the
 # "data" of check's accuracy verdict; TAP and JUnit of `accuracy` and `merge`

@@ -5,7 +5,7 @@
 # (bad magic), not a read until memory runs out; the rotate-recurrence
 # built-in and `check --impl all` at position 2^53 end (a row costs at most
 # 2^16 recurrence steps); a FIFO that no process opens for writing, given
-# as a table or a shard, is exit 2 after a bounded wait (harness/input.h),
+# as a table or a shard, is exit 2 after a bounded wait (harness/io/input.h),
 # not a hang in open(), while a FIFO whose writer comes a moment after
 # pecheck, or whose writer is slower than that wait to write, and a pipe
 # (bash's <(...)) are read as tables.  The `timeout`s below only turn a hang into

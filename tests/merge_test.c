@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../harness/accuracy.h"
-#include "../harness/jsonread.h"
-#include "../harness/rng.h"
-#include "../harness/xsum.h"
+#include "harness/engine/accuracy.h"
+#include "harness/io/jsonread.h"
+#include "harness/base/rng.h"
+#include "harness/base/xsum.h"
 
 static int n_test = 0, n_fail = 0;
 static void check(int ok, const char *what)

@@ -11,7 +11,7 @@ PECHECK=${PECHECK:-build/pecheck}
 # forge IN OUT PYTHON: OUT is IN's JSON (as d) after the Python statement;
 # the number 2^70 and 1e999 are written as raw text by the placeholders.
 # setgot(w, x) makes witness w claim the output x with abs_err and ulp_err
-# computed as the engine does (harness/accuracy.c: pc_check_element,
+# computed as the engine does (harness/engine/accuracy.c: pc_check_element,
 # pc_ulp32), so that only the witness's relation to the rest can show it.
 forge() {
     /usr/bin/python3 - "$1" "$2" "$3" <<'PY'

@@ -1,5 +1,5 @@
 /* model_half_test.c: the bound of a RoPE kernel computing in the half
- * dtype (harness/model.h pc_model_element_half; derived in
+ * dtype (harness/engine/model.h pc_model_element_half; derived in
  * docs/schedules.md, "A kernel computing in half precision"):
  *
  *   s A (R u + min(phi, 2) + (1 + R u) ((1 + u_s)^3 - 1)) + u_min (sqrt(2) s + 3)
@@ -18,8 +18,8 @@
  *   f16.  Its witness is printed.  TAP, plan at the end. */
 #include <math.h>
 #include <stdio.h>
-#include "../harness/model.h"
-#include "../harness/opts.h"
+#include "harness/engine/model.h"
+#include "harness/cli/opts.h"
 
 static int n_tests, n_fail;
 

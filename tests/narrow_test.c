@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../reference/narrow.h"
+#include "reference/narrow.h"
 
 static int n_tests, n_fail;
 

@@ -1,4 +1,4 @@
-/* npy_test.c: TAP tests of the .npy reader and writer (harness/npy.c).
+/* npy_test.c: TAP tests of the .npy reader and writer (harness/io/npy.c).
  *
  *   npy_test                    the built-in tests: round trips, hand-made
  *                               headers, binary16 conversion, every defect
@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "npy.h"
+#include "harness/io/npy.h"
 
 /* ------------------------------------------------------------------ */
 /* TAP                                                                  */

@@ -1,4 +1,4 @@
-/* output_test.c: temporaries of harness/output.c on a signal (TAP output).
+/* output_test.c: temporaries of harness/io/output.c on a signal (TAP output).
  *   1-2. A child opens an output file (its PATH.tmp.PID exists), then is
  *        sent SIGINT (SIGTERM): it dies of that signal and the temporary
  *        is gone, the target untouched.
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../harness/output.h"
+#include "harness/io/output.h"
 
 static int n_test = 0, n_fail = 0;
 static void check(int ok, const char *what)

@@ -15,7 +15,7 @@ to stdout, that forks a child holding stdout, that keeps state changing its
 results, or whose constructor crashes on a second load cannot change
 pecheck's verdict or output; the pool's two host processes serve every call and a
 crashed one is replaced (a second host of the pool that cannot load fails
-its first call).  The host is sealed (harness/host_seal.c): a
+its first call).  The host is sealed (harness/sandbox/host_seal.c): a
 constructor that signals, stops, ptraces or kills pecheck (kill(-1) only
 where the seal is seen to be on), writes /proc/<pecheck>/mem (as root and
 as nobody), calls setsid(), F_SETOWN, prlimit or clone(CLONE_PARENT) on it
@@ -364,7 +364,7 @@ try:
        "a plugin that overwrites the host's shared header: pecheck keeps its own layout, passes",
        [x["summary"] for x in doc.get("results", []) if x["status"] != "pass"] + [err])
 
-    # --- the sealed host (harness/host_seal.c): nothing a plugin does reaches
+    # --- the sealed host (harness/sandbox/host_seal.c): nothing a plugin does reaches
     # pecheck's own process.  parent.so attacks from its constructor, so the
     # seal must be on before dlopen; the run must end as a run without it.
     def attack(name, argv0=None, where=None):
@@ -396,7 +396,7 @@ try:
         ok(sealed, "the plugin host runs under a seccomp filter, with no_new_privs and no "
            "capability; kill(-1, 0) is refused", probe)
     else:
-        ok(True, "# SKIP no seccomp filter on %s (harness/host_seal.h)" % platform.machine())
+        ok(True, "# SKIP no seccomp filter on %s (harness/sandbox/host_seal.h)" % platform.machine())
     eperm = "rc=-1 errno=%d" % errno.EPERM
     for name, what in [("stop", "kill(getppid(), SIGSTOP)"), ("kill", "kill(getppid(), SIGKILL)"),
                        ("tgkill", "tgkill(ppid, ppid, SIGKILL)"), ("tkill", "tkill(ppid, SIGKILL)"),

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """plugin_pool.t: a plugin's calls spread over a pool of plugin host
-processes (--plugin-hosts, harness/host.h) without changing pecheck's
+processes (--plugin-hosts, harness/sandbox/host.h) without changing pecheck's
 output.
 
 Block b's calls go to host b % H, each host's in (block, layout) order, and
 which calls are made depends only on what earlier calls returned
-(harness/accuracy.c, take_turn); the unique sweep, run without the gate,
+(harness/engine/accuracy.c, take_turn); the unique sweep, run without the gate,
 gives host k the k-th of H parts of the range (families/sinusoidal/unique.c;
-after the gate it reads the hashes of the gate's rows, harness/rowdigest.h).  tests/plugins/counter.c counts its calls
+after the gate it reads the hashes of the gate's rows, harness/engine/rowdigest.h).  tests/plugins/counter.c counts its calls
 in each process, writes each count to stdout, shifts its values by it and
 fails at a given call of a process: its `check` JSON (the seconds removed,
 the captured output included) is the same at --threads 1, 2 and 3, and the
@@ -86,7 +86,7 @@ try:
        "counter: accuracy passes, the repeat check sees the state", [rc, acc, rep.get("summary")])
     # host 1 gets blocks 1, 3, ..., 11 of the gate, two layouts each (calls
     # 1..12), and nothing more: the unique sweep reads the hashes of the
-    # rows the gate got (harness/rowdigest.h) instead of calling again; its
+    # rows the gate got (harness/engine/rowdigest.h) instead of calling again; its
     # output comes after host 0's
     h1 = "".join("call %d at pos=%d\n" % (k + 1, 256 + 512 * (k // 2)) for k in range(12))
     at = out.find(h1)
@@ -154,7 +154,7 @@ try:
            [(r, u.get("summary")) for (r, _), u in zip(runs, us)])
     # a collision only the sweep finds (rows of 2001 are those of 2000):
     # after the gate, the sweep reads the hashes of the rows the gate got
-    # (harness/rowdigest.h) and makes no call of a block of its own, yet
+    # (harness/engine/rowdigest.h) and makes no call of a block of its own, yet
     # its verdict is the one of the sweep that calls (--property unique)
     def block_calls(log):
         try:

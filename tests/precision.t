@@ -1,5 +1,5 @@
 #!/bin/sh
-# precision.t: the decomposed precision model (harness/model.h,
+# precision.t: the decomposed precision model (harness/engine/model.h,
 # docs/precision-model.md) on the built-in formulations.
 #
 # - long context: a uniform 1e-4 error fails at positions 2000000..2004095

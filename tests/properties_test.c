@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "impl.h"
-#include "opts.h"
-#include "property.h"
-#include "verdict.h"
-#include "../properties/property.h"
-#include "../families/family.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/cli/property.h"
+#include "harness/formats/verdict.h"
+#include "properties/property.h"
+#include "families/family.h"
 
 static int tap_n, tap_failed;
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reference/reference.h"
+#include "reference/reference.h"
 
 #define DEFAULT_PATH "tests/data/sincos_vectors.txt"
 #define LINE_MAX_LEN 1024

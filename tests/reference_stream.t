@@ -1,5 +1,5 @@
 #!/bin/bash
-# `pecheck reference` streams its table (harness/cmd_reference.c): the f32
+# `pecheck reference` streams its table (harness/cli/cmd_reference.c): the f32
 # and f64 files are byte for byte those of the in-memory writer it replaced
 # (sha256 of the files pecheck 8c13f10 wrote, several blocks each); every
 # dtype gives the same file for 1 and 2 threads, written in place (a

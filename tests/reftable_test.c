@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <mpfr.h>
-#include "../harness/rng.h"
-#include "../reference/fastpath.h"
+#include "harness/base/rng.h"
+#include "reference/fastpath.h"
 
 #define D 128
 #define BASE 10000.0

@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../properties/regress_read.h"
-#include "../properties/regressions.h"
+#include "properties/regress_read.h"
+#include "properties/regressions.h"
 
 static int tap_n, tap_failed;
 

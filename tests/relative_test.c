@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../harness/impl.h"
-#include "../harness/opts.h"
-#include "../harness/verdict.h"
-#include "../properties/property.h"
-#include "../reference/relative.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/formats/verdict.h"
+#include "properties/property.h"
+#include "reference/relative.h"
 
 static int n_tests, n_fail;
 

@@ -14,8 +14,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "../families/rope/scaling.h"
-#include "../reference/fastpath.h"
+#include "families/rope/scaling.h"
+#include "reference/fastpath.h"
 
 static int n_test, n_fail;
 

@@ -15,9 +15,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "../harness/accuracy.h"
-#include "../harness/opts.h"
-#include "../reference/schedule.h"
+#include "harness/engine/accuracy.h"
+#include "harness/cli/opts.h"
+#include "reference/schedule.h"
 
 static int n_test, n_fail;
 

@@ -15,10 +15,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "../harness/half.h"
-#include "../harness/opts.h"
-#include "../harness/rng.h"
-#include "../harness/v2args.h"
+#include "harness/base/half.h"
+#include "harness/cli/opts.h"
+#include "harness/base/rng.h"
+#include "harness/sandbox/v2args.h"
 
 static int n_test, n_fail;
 

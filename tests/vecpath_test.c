@@ -30,9 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../harness/rng.h"
-#include "../reference/fastpath.h"
-#include "../reference/vecpath.h"
+#include "harness/base/rng.h"
+#include "reference/fastpath.h"
+#include "reference/vecpath.h"
 
 typedef struct table { int d; double base; } table;
 

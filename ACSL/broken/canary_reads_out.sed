@@ -1,4 +1,4 @@
-# source: harness/canary.c
+# source: harness/sandbox/canary.c
 # functions: pc_canary_check
 # The canary scan with the trailing canary starting one byte early: it
 # reads the last byte of OUT (the plugin's output) as if it were a canary.

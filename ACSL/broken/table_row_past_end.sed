@@ -1,4 +1,4 @@
-# source: harness/table.c
+# source: harness/sources/table.c
 # functions: row_of,rows_in
 # The .npy table's row lookup with its upper bound off by one: position
 # pos_hi + 1 (one past the last row) is accepted, i.e. the row index tested

@@ -3,7 +3,7 @@
  * bias matrix built for positions 0..n-1 and sliced from its top-left
  * corner while decoding with a cache, where the query sits at position
  * past_length.  Slopes are alibi-paper's. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 #include "alibi_paper.h"
 

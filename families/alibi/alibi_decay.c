@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 #define LMAX 512 /* largest window of keys on each side of the query: a common
                      * trained context length; a case costs H * (2 LMAX + 1) values */

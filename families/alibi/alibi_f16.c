@@ -3,7 +3,7 @@
  * alibi-paper's.  float16 keeps 11 significant bits, so the bias stops
  * being linear in the distance: at m = 2^-0.5 and |j - i| = 100 the
  * product 70.71 is stored with a spacing of 2^-4. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 #include "alibi_paper.h"
 

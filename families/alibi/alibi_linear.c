@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 #define LMAX 2048 /* keys each side; distances stay exact in binary32 (< 2^24) */
 

@@ -3,7 +3,7 @@
  * positive bias that grows with the distance, so far-away tokens are
  * favoured instead of penalised (an encoder port of the causal formula,
  * where j - i <= 0 hides the sign).  Slopes are alibi-paper's. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 #include "alibi_paper.h"
 

@@ -4,7 +4,7 @@
  * for a power of two n, else the closest power of two C plus the odd
  * members of the rule for 2C; then torch.tensor(...) rounds to binary32.
  * The bias is slope * -|j - i| in binary32. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 #include "alibi_paper.h"
 
 static void pow2_rule(int n, int count, int step, double *out)

@@ -3,7 +3,7 @@
  * get_slopes_power_of_2 do.  Right for H = 1, 2, 4, 8, ...; for H = 12 the
  * slopes are 2^(-2/3), 2^(-4/3), ... instead of 1/2 .. 1/256 followed by
  * 2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2). */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int run_slopes(void *ctx, int heads, float *out)
 {

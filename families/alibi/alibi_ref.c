@@ -6,8 +6,8 @@
  * is exact when B = 1 (a power of two times an integer) and irrational
  * otherwise (so never a rounding midpoint), decided by a Ziv loop. */
 #include <mpfr.h>
-#include "../../reference/relative.h"
-#include "../../reference/round.h"
+#include "reference/relative.h"
+#include "reference/round.h"
 
 pc_status pc_alibi_check_heads(int heads, pc_err *err)
 {

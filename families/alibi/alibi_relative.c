@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 #define SMAX ((int64_t)1 << 40) /* shifts up to 2^40: float positions break above 2^24 */
 

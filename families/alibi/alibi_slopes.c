@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "../../properties/relative_util.h"
-#include "../../harness/accuracy.h"
+#include "properties/relative_util.h"
+#include "harness/engine/accuracy.h"
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {

@@ -1,6 +1,6 @@
 /* family.c: ALiBi linear biases (docs/relative.md): checked by the
  * properties alone, against the exact slopes and biases (alibi_ref.c). */
-#include "../family.h"
+#include "families/family.h"
 
 extern const pc_impl pc_impl_alibi_paper, pc_impl_alibi_pow2, pc_impl_alibi_f16,
     pc_impl_alibi_cache_offset, pc_impl_alibi_no_abs;

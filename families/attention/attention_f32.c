@@ -2,7 +2,7 @@
  * binary32, the textbook order: Q, K, V = X W; S = Q K^T / sqrt(d);
  * softmax with the row maximum subtracted; O = P V. */
 #include <stdlib.h>
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 static void matmul(const float *a, const float *b, size_t n, int d, float *c)
 {

@@ -1,7 +1,7 @@
 /* attention-nocausal (known bad): attention-f32 that ignores the causal
  * flag: every query sees every key even when a causal mask is requested
  * (a dropped `is_causal=True` or a mask applied to the wrong tensor). */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 extern const pc_impl pc_impl_attention_f32;
 

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attention_ref.h"
-#include "../../reference/round.h"
+#include "reference/round.h"
 
 typedef struct att {
     size_t n;

@@ -14,7 +14,7 @@
 #define PECHECK_REF_ATTENTION_H
 
 #include <stddef.h>
-#include "../../harness/status.h"
+#include "harness/base/status.h"
 
 /* Limits of the reference (cost is O(n^2 d + n d^2) interval operations). */
 #define PC_ATT_N_MAX 1024

@@ -3,7 +3,7 @@
  * Position-aware by design, so it is NOT permutation-equivariant: the
  * teaching counterexample of the `equivariance` property. */
 #include <stdlib.h>
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 extern const pc_impl pc_impl_attention_f32;
 

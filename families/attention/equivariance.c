@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 #include "attention_ref.h"
 
 #define N_MAX 6        /* rows per case: the property is about order, not length; the

@@ -1,6 +1,6 @@
 /* family.c: single-head attention softmax(QK^T/sqrt d)V: against the
  * interval reference (attention_ref.h) in gate.c, and the properties. */
-#include "../family.h"
+#include "families/family.h"
 #include "gate.h"
 
 extern const pc_impl pc_impl_attention_f32, pc_impl_attention_sinpe, pc_impl_attention_nocausal;

@@ -11,12 +11,12 @@
 #include <string.h>
 #include "attention_ref.h"
 #include "gate.h"
-#include "../../harness/accuracy.h"
-#include "../../harness/hook.h"
-#include "../../harness/json.h"
-#include "../../harness/model.h"
-#include "../../harness/progress.h"
-#include "../../harness/rng.h"
+#include "harness/engine/accuracy.h"
+#include "harness/sandbox/hook.h"
+#include "harness/io/json.h"
+#include "harness/engine/model.h"
+#include "harness/base/progress.h"
+#include "harness/base/rng.h"
 
 /* Attention inputs: n = 16 tokens, d = 32 (a small head; --d overrides):
  * large enough for a non-trivial softmax, small enough that the interval

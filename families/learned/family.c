@@ -1,6 +1,6 @@
 /* family.c: a learned position table E[pos], pos < max_len: the lookup
  * contract (gate.c) and the properties. */
-#include "../family.h"
+#include "families/family.h"
 #include "gate.h"
 
 extern const pc_impl pc_impl_learned_table, pc_impl_learned_clamp;

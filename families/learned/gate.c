@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
-#include "../../harness/hook.h"
-#include "../../harness/progress.h"
+#include "harness/sandbox/hook.h"
+#include "harness/base/progress.h"
 
 /* Learned lookups: every row when max_len <= 8192, else the first and last
  * 4096 rows (a bound on the check's cost, not on the table). */

@@ -2,7 +2,7 @@
 #ifndef PECHECK_LEARNED_GATE_H
 #define PECHECK_LEARNED_GATE_H
 
-#include "../../harness/gate.h"
+#include "harness/engine/gate.h"
 
 pc_status pc_learned_gate(pc_gate *g, const pc_impl *impl, const pc_family *fam);
 

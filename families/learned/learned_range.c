@@ -11,8 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
-#include "../../harness/hook.h"
+#include "properties/property.h"
+#include "harness/sandbox/hook.h"
 
 enum {
     SUB_REJECTS_VALID = 1,   /* error for an all-valid batch */

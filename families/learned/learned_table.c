@@ -4,7 +4,7 @@
  * learned-table validates every position before writing anything;
  * learned-clamp (known bad) silently clamps to the last row, the behaviour
  * of a gather with index clamping. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 #define PC_LEARNED_MAX_LEN 512  /* BERT-base's max_position_embeddings */
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
@@ -129,7 +129,7 @@ const pc_property pc_prop_decay = {
         "certified cos/sin and from the implementation's own rotations of (1, 0).",
     .tolerance =
         "(1/(d/2)) sum_j sum_{k<j} (sqrt(2) B(r w_k) + 2^-52), B(theta) = C*u*(1+|theta|)\n"
-        "(harness/model.h): each term e^{i r w_k} within its pair's error, summed into S_j.",
+        "(harness/engine/model.h): each term e^{i r w_k} within its pair's error, summed into S_j.",
     .teach_impl = "rope-bf16-cache",
     .teach_note = "cos/sin in bfloat16: every term carries up to 2^-9 relative error",
     .shrink = PC_SH_D | PC_SH_POS,

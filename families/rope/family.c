@@ -1,8 +1,8 @@
 /* family.c: rotary position embedding (RoPE): each pair of an input vector
  * rotated by pos omega_i; certified element-wise against reference/sincos.c
  * (pc_ref_rope_row: the exact rotated vector rounded once). */
-#include "../family.h"
-#include "../../harness/gate.h"
+#include "families/family.h"
+#include "harness/engine/gate.h"
 #include "gate_v2.h"
 
 extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,

@@ -20,11 +20,11 @@
 #include <string.h>
 #include "fit.h"
 #include "identify.h"
-#include "../../harness/hook.h"
+#include "harness/sandbox/hook.h"
 #include "scaling.h"
-#include "../../harness/accuracy.h"
-#include "../../harness/model.h"
-#include "../../reference/reference.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/model.h"
+#include "reference/reference.h"
 
 #define FIT_BLOCK 256 /* positions per hook call */
 

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../../harness/impl.h"
-#include "../../harness/status.h"
+#include "harness/sandbox/impl.h"
+#include "harness/base/status.h"
 
 typedef struct pc_rope_fit {
     int h;              /* pairs */

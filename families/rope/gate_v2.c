@@ -4,7 +4,7 @@
  * The kernel is called as it runs in a model: in place on a [tokens, heads,
  * head_dim] tensor with strides, in f32, f16 and bf16, with the schedule's
  * binary64 frequencies and attention factor.  The accuracy engine
- * (harness/accuracy.c) drives it through an adapter, a pc_impl whose rope
+ * (harness/engine/accuracy.c) drives it through an adapter, a pc_impl whose rope
  * hook builds each block's tensor, calls the kernel and widens one head
  * per token back to binary32; verdicts "accuracy" and "passthrough" of
  * layout "LAYOUT, DTYPE":
@@ -30,12 +30,12 @@
 #include "fit.h"
 #include "options.h"
 #include "scaling.h"
-#include "../../harness/acc_opts.h"
-#include "../../harness/acc_verdict.h"
-#include "../../harness/gate_owner.h"
-#include "../../harness/half.h"
-#include "../../harness/rng.h"
-#include "../../harness/v2args.h"
+#include "harness/cli/acc_opts.h"
+#include "harness/engine/acc_verdict.h"
+#include "harness/shard/gate_owner.h"
+#include "harness/base/half.h"
+#include "harness/base/rng.h"
+#include "harness/sandbox/v2args.h"
 
 /* The tensor the kernel gets: 3 heads (odd: neither one head nor a power
  * of two, which kernels tend to assume), 2 elements of padding after each
@@ -436,7 +436,7 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
 }
 
 /* One dtype and layout's two verdicts; in a shard, made whole by the
- * shards that own them (harness/gate_owner.h). */
+ * shards that own them (harness/shard/gate_owner.h). */
 static pc_status v2_group(v2_run *r, int dtype, int layout)
 {
     static const char *const checks[2] = { "accuracy", "passthrough" };

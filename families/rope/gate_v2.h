@@ -3,7 +3,7 @@
 #ifndef PECHECK_ROPE_GATE_V2_H
 #define PECHECK_ROPE_GATE_V2_H
 
-#include "../../harness/gate.h"
+#include "harness/engine/gate.h"
 
 /* For each dtype (f32, f16, bf16) and layout: the verdicts "accuracy"
  * (every rotated element against the certified reference) and

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scaling.h"
-#include "../../harness/jsonread.h"
-#include "../../harness/npy.h"
+#include "harness/io/jsonread.h"
+#include "harness/io/npy.h"
 
 /* A number member KEY of OBJ: 1 found, 0 absent or null, -1 not a number. */
 static int num(const pc_jnode *obj, const char *key, double *v)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include "fit.h"
-#include "../../harness/json.h"
+#include "harness/io/json.h"
 #include "scaling.h"
 
 typedef struct pc_rope_ident {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "options.h"
-#include "../family.h"
+#include "families/family.h"
 
 pc_status pc_rope_opts_resolve(pc_opts *o, pc_err *err)
 {

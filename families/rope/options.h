@@ -5,7 +5,7 @@
 #define PECHECK_ROPE_OPTIONS_H
 
 #include "scaling.h"
-#include "../../harness/opts.h"
+#include "harness/cli/opts.h"
 
 /* Parse O's schedule options into O->rope (left NULL when none is given);
  * a config's rope_theta becomes O->base.  PC_EINPUT naming the problem. */
@@ -24,7 +24,7 @@ pc_status pc_rope_opts_schedule(const void *spec, int d, double seq_default, pc_
  * (RoPE) and options with a schedule, CFG->sched, sched_note and base
  * point into RC (which must stay in place while CFG is used).  The
  * sequence length defaults to CFG's last position + 1. */
-#include "../../harness/accuracy.h"
+#include "harness/engine/accuracy.h"
 typedef struct pc_rope_cfg {
     pc_rope_params p;
     pc_schedule s;

@@ -7,8 +7,8 @@
  * cumulative product), every step in binary32.  Its "normal" mode rotates
  * adjacent pairs (interleaved layout), its NeoX mode the halves (half
  * layout): x0' = x0 cos - x1 sin, x1' = x0 sin + x1 cos. */
-#include "../../impl/common.h"
-#include "../../reference/reference.h" /* PC_D_MAX */
+#include "impl/common.h"
+#include "reference/reference.h" /* PC_D_MAX */
 
 /* The angles of one position: ggml's cumulative product. */
 static void ggml_angles(int64_t pos, int d, double base, float *theta)

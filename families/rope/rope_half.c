@@ -4,7 +4,7 @@
  * Half layout only: returns 1 for the interleaved layout.
  * BF16_CACHE selects the known-bad variant with the cos/sin cache stored in
  * bfloat16 (the cache of many serving stacks under autocast). */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@
     requires valid: pc_encoding_args(pos, n, d, out);

@@ -3,7 +3,7 @@
  * freqs = outer(t, inv_freq); freqs_cis = polar(1, freqs);
  * x viewed as complex pairs (2i, 2i+1), multiplied by freqs_cis; binary32.
  * Interleaved layout only: returns 1 for the half layout. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@
     requires valid: pc_encoding_args(pos, n, d, out);

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 
 /* ------------------------------------------------------------------ */
@@ -216,7 +216,7 @@ const pc_property pc_prop_rope_relative = {
         "angle as positions grow.",
     .tolerance =
         "per pair: |q_i||k_i| (b_m + b_n + b_m b_n + b_m' + b_n' + b_m' b_n'), b_x = sqrt(2) B(x w_i),\n"
-        "B(theta) = C*u*(1+|theta|) relative to the pair's norm (harness/model.h), primes at the\n"
+        "B(theta) = C*u*(1+|theta|) relative to the pair's norm (harness/engine/model.h), primes at the\n"
         "shifted positions.  Checked per pair so a slow pair's tight bound is not hidden by the\n"
         "fast pairs' loose ones.",
     .teach_impl = "rope-bf16-cache",
@@ -322,7 +322,7 @@ const pc_property pc_prop_rope_norm = {
         "changes attention scores with absolute position (see rope-relative).",
     .tolerance =
         "sqrt(2) B(m w_i) |x_i| + 2^-51 |x_i|: the pair's error vector (two elements within\n"
-        "B = C*u*(1+|theta|) times the pair norm, harness/model.h) and binary64's hypot.",
+        "B = C*u*(1+|theta|) times the pair norm, harness/engine/model.h) and binary64's hypot.",
     .teach_impl = "rope-bf16-cache",
     .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,

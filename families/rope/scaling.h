@@ -16,10 +16,10 @@
 #define PECHECK_ROPE_SCALING_H
 
 #include <mpfi.h>
-#include "../../reference/reference.h"
-#include "../../reference/schedule.h"
-#include "../../harness/status.h"
-#include "../../reference/round.h"
+#include "reference/reference.h"
+#include "reference/schedule.h"
+#include "harness/base/status.h"
+#include "reference/round.h"
 
 enum pc_rope_type {
     PC_ROPE_DEFAULT = 0, PC_ROPE_LINEAR, PC_ROPE_DYNAMIC, PC_ROPE_YARN,

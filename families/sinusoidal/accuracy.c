@@ -1,15 +1,15 @@
-/* accuracy: the foundation's accuracy gate (harness/accuracy.h) as a
+/* accuracy: the foundation's accuracy gate (harness/engine/accuracy.h) as a
  * catalogue entry.  `pecheck check` runs the gate itself before the
  * properties, so this entry runs only when selected with
  * `--property accuracy` (default_off): the gate never runs twice. */
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
-#include "../../harness/accuracy.h"
-#include "../../harness/json.h"
-#include "../../harness/verdict.h"
-#include "../../harness/table.h"
-#include "../rope/options.h"
+#include "properties/property.h"
+#include "harness/engine/accuracy.h"
+#include "harness/io/json.h"
+#include "harness/formats/verdict.h"
+#include "harness/sources/table.h"
+#include "families/rope/options.h"
 
 static pc_status whole(pc_prun *r, void *vv, pc_err *err)
 {
@@ -82,7 +82,7 @@ const pc_property pc_prop_accuracy = {
         "bound is what a correct binary32 formulation can reach (docs/precision-model.md).",
     .tolerance =
         "B: radial R*u (sin/cos, rotation), phase kappa_i*u*|theta| (the class's frequency and\n"
-        "angle error, 0 for pair 0), storage u_s of --dtype f16/bf16; u = 2^-24 (harness/model.h,\n"
+        "angle error, 0 for pair 0), storage u_s of --dtype f16/bf16; u = 2^-24 (harness/engine/model.h,\n"
         "docs/precision-model.md); --strict, --max-abs-err E; --tol-abs X replaces it.  Runs only\n"
         "with --property accuracy (`pecheck check` runs the gate itself).",
     .teach_impl = "plus-1e-4",

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
@@ -134,7 +134,7 @@ const pc_property pc_prop_dot_distance = {
         "and cos of different frequencies leave cross terms that depend on p and q separately.",
     .tolerance =
         "sum over pairs of 2 (B(p) + B(q) + B(p) B(q)), B(theta) = C*u*(1+|theta|) per element\n"
-        "(|PE| <= 1; harness/model.h), plus d*2^-52 for the binary64 sums.",
+        "(|PE| <= 1; harness/engine/model.h), plus d*2^-52 for the binary64 sums.",
     .teach_impl = "sin-only",
     .teach_note = "sin in both columns: PE(0).PE(0) = 0 instead of d/2",
     .shrink = PC_SH_D | PC_SH_POS,

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 static const int64_t factors[3] = { 2, 8, 64 };
 
@@ -186,7 +186,7 @@ const pc_property pc_prop_extrapolation = {
         "gate at x2, x8, x64 L; whether a model generalises there is another matter.",
     .tolerance =
         "per element |got - ref| <= C*u*(1+|pos w_i|) (times the pair norm for RoPE), ref the\n"
-        "certified MPFR value (harness/model.h); learned: a returned row is a failure.",
+        "certified MPFR value (harness/engine/model.h); learned: a returned row is a failure.",
     .teach_impl = "learned-clamp",
     .teach_note = "a learned table that returns its last row past max_len pretends to extrapolate",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,

@@ -1,8 +1,8 @@
 /* family.c: the sinusoidal family, PE(pos)_{2i} = sin(pos omega_i),
  * PE(pos)_{2i+1} = cos(pos omega_i) (or the half layout): certified
  * element-wise against reference/sincos.c. */
-#include "../family.h"
-#include "../../harness/gate.h"
+#include "families/family.h"
+#include "harness/engine/gate.h"
 #include "gate_v2.h"
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,

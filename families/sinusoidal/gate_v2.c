@@ -3,7 +3,7 @@
  * docs/plugins.md "ABI v2").
  *
  * For each dtype (f32, f16, bf16) and layout, the accuracy engine
- * (harness/accuracy.c) drives the kernel through an adapter, a pc_impl
+ * (harness/engine/accuracy.c) drives the kernel through an adapter, a pc_impl
  * whose sinusoidal hook calls it on rows of stride D + V2_PAD (padding
  * between rows) and widens the rows to binary32:
  *   - "accuracy [LAYOUT, DTYPE]": every element against the certified
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate_v2.h"
-#include "../../harness/acc_opts.h"
-#include "../../harness/acc_verdict.h"
-#include "../../harness/gate_owner.h"
-#include "../../harness/v2args.h"
+#include "harness/cli/acc_opts.h"
+#include "harness/engine/acc_verdict.h"
+#include "harness/shard/gate_owner.h"
+#include "harness/sandbox/v2args.h"
 
 /* 3 elements of padding after each row: odd, so a kernel that ignores
  * the stride writes into the padding and shifts the following rows. */
@@ -199,7 +199,7 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
 }
 
 /* One dtype and layout's two verdicts; in a shard, made whole by the
- * shards that own them (harness/gate_owner.h). */
+ * shards that own them (harness/shard/gate_owner.h). */
 static pc_status s2_group(s2_run *r, int dtype, int layout)
 {
     static const char *const checks[2] = { "accuracy", "padding" };

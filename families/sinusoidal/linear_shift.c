@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 #define FIT_MIN_EXTRA 8      /* rows beyond d in the fit (over-determined) */
 #define FIT_DROP 1e-12       /* a column is dependent when its projected norm drops below this
@@ -242,7 +242,7 @@ const pc_property pc_prop_linear_shift = {
         "a sin-only table or a pair whose sin and cos use different frequencies has no such M.",
     .tolerance =
         "per element: B(p+k) + (|cos kw| + |sin kw|) B(p), B(theta) = C*u*(1+|theta|) (the rows'\n"
-        "own errors carried through the rotation; harness/model.h).  The least-squares fit's\n"
+        "own errors carried through the rotation; harness/engine/model.h).  The least-squares fit's\n"
         "residual |Y - X M|_F is held to |E_Y|_F + |E_X|_F (|M|_2 = 1).",
     .teach_impl = "sin-only",
     .teach_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
+#include "properties/property.h"
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
@@ -86,7 +86,7 @@ const pc_property pc_prop_pair_norm = {
         "and the dot product of dot-distance rely on.  A missing cos, mismatched frequencies or\n"
         "an iterated rotation whose rounding errors change the radius break it.",
     .tolerance =
-        "sqrt(2) B(p w_i), B(theta) = C*u*(1+|theta|) per element (harness/model.h): the norm of\n"
+        "sqrt(2) B(p w_i), B(theta) = C*u*(1+|theta|) per element (harness/engine/model.h): the norm of\n"
         "the pair's error vector.",
     .teach_impl = "sin-only",
     .teach_note = "sin in both columns: the pair of position 0 is (0, 0)",

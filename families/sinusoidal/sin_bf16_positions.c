@@ -1,7 +1,7 @@
 /* bf16-positions (known bad): torch-exp with the position tensor held in
  * bfloat16 (e.g. arange(...).to(torch.bfloat16) under autocast).  bfloat16
  * has 8 significand bits, so positions above 256 are rounded: 257 -> 256. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

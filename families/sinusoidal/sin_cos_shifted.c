@@ -1,6 +1,6 @@
 /* cos-shifted (known bad): the cos member of pair i uses the frequency of
  * pair i+1 (an off-by-one in the cos slice); the last pair uses 1/base. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

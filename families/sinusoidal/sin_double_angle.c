@@ -1,6 +1,6 @@
 /* double-angle: omega and pos*omega in binary64, sin/cos in binary64, each
  * value rounded once to binary32 (what a careful table builder does). */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

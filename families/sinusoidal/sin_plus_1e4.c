@@ -1,7 +1,7 @@
 /* plus-1e-4 (known bad, a calibration fixture): the correctly rounded
  * double-angle table plus a uniform 1e-4 absolute error.  The gate must
  * reject it; it shows how small an error the default bound catches. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

@@ -12,7 +12,7 @@
  * (about 4M multiply-adds at d = 128, milliseconds) instead of up to 2^53
  * (`--positions 2^53:2^53` never ended); below 2^16 the rows are the pure
  * recurrence from PE(0), bit for bit as without the cap. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 #define PC_RR_PERIOD ((int64_t)1 << 16)
 

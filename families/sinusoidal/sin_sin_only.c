@@ -1,7 +1,7 @@
 /* sin-only (known bad): both members of every pair are sin(pos*omega_i);
  * the cos partner is missing, so PE(pos+k) is no longer a rotation of
  * PE(pos) and the dot product depends on absolute positions. */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

@@ -1,7 +1,7 @@
 /* torch-exp: the source articles' PositionalEncoding module, in binary32:
  *   position = arange(max_len).float(); div_term = exp(arange(0,d,2).float()
  *   * (-log(base)/d)); pe[:,0::2] = sin(position*div_term); pe[:,1::2] = cos(...) */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires valid: pc_encoding_args(pos, n, d, out);
     assigns out[0 .. n * d - 1], errno;

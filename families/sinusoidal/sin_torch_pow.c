@@ -1,7 +1,7 @@
 /* torch-pow: the second formulation of the source articles, in binary32:
  *   omega = arange(d//2).float() / (d/2); omega = 1/(base**omega);
  *   sita = pos[:,None] @ omega[None,:]; sin(sita), cos(sita) */
-#include "../../impl/common.h"
+#include "impl/common.h"
 
 /*@ requires dim: pc_dim_ok(d);
     requires pair: 0 <= i < d / 2;

@@ -10,10 +10,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/property.h"
-#include "../../harness/accuracy.h"
-#include "../../harness/hook.h"
-#include "../../harness/rowdigest.h"
+#include "properties/property.h"
+#include "harness/engine/accuracy.h"
+#include "harness/sandbox/hook.h"
+#include "harness/engine/rowdigest.h"
 
 enum { SUB_COLLISION = 1, SUB_MARGIN = 2 };
 
@@ -307,7 +307,7 @@ static void sweep_failed(pc_case *c, int64_t p, int64_t k, int *found)
 }
 
 /* Exact collisions over the whole range: hash every row (or take the
- * hashes of the same rows the accuracy gate got, harness/rowdigest.h),
+ * hashes of the same rows the accuracy gate got, harness/engine/rowdigest.h),
  * sort, compare rows with equal hashes bit for bit; the collision with the
  * smallest distance (then smallest position) becomes the case.  A call that fails (crashes,
  * hangs, returns nonzero) is the verdict instead: *FOUND = PC_SWEEP_IMPLERR,
@@ -380,7 +380,7 @@ const pc_property pc_prop_unique = {
         "positions far apart.  A row within r(p) of the exact row cannot be confused with\n"
         "another position's row when the rows are more than r(p) + r(q) apart.",
     .tolerance =
-        "B_j(p) = C*u*(1+|p*w_i|) per element (harness/model.h; C = 2 ln(base) + 4, u = 2^-24\n"
+        "B_j(p) = C*u*(1+|p*w_i|) per element (harness/engine/model.h; C = 2 ln(base) + 4, u = 2^-24\n"
         "for f32), r(p) = sqrt(sum_j B_j(p)^2).  At d = 128, p = 131072: r = 0.50, so two rows\n"
         "need a distance above 0.99 (the exact encoding gives >= 1.95).  The margin is only\n"
         "required where the exact encoding itself exceeds 2 (r(p) + r(q)); exact collisions\n"

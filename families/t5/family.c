@@ -1,6 +1,6 @@
 /* family.c: T5 relative-position buckets and bias (docs/relative.md):
  * checked by the properties alone, against the exact buckets (t5_ref.c). */
-#include "../family.h"
+#include "families/family.h"
 
 extern const pc_impl pc_impl_t5_hf, pc_impl_t5_round, pc_impl_t5_max_exact, pc_impl_t5_no_clamp,
     pc_impl_t5_swapped, pc_impl_t5_full_buckets, pc_impl_t5_bias_cache;

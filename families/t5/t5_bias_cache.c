@@ -4,7 +4,7 @@
  * while it decodes with a cache (the query is at position past_length, not
  * 0).  Buckets are t5-hf's; only the bias is wrong, and only when the
  * queries do not start at position 0. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 extern const pc_impl pc_impl_t5_hf;
 

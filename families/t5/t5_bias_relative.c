@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/relative_util.h"
-#include "../../harness/hook.h"
+#include "properties/relative_util.h"
+#include "harness/sandbox/hook.h"
 
 #define HEADS 2   /* heads of the embedding table: two are enough to see a mix-up */
 

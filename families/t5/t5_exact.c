@@ -2,7 +2,7 @@
  * the distance), and in the causal variant every key after the query
  * shares bucket 0. */
 #include <inttypes.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 static int pred(int m, int64_t rel, int32_t got, const pc_t5_scan *s, int64_t n, int32_t *exp)
 {

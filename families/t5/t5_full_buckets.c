@@ -2,7 +2,7 @@
  * num_buckets before splitting past and future, so keys after the query
  * read num_buckets + bucket: past the end of the embedding table (HF
  * halves it: "num_buckets //= 2").  The causal variant is unaffected. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int32_t bucket(int64_t rel, int bidirectional, int num_buckets, int max_distance)
 {

@@ -4,7 +4,7 @@
  *   max_exact) * (num_buckets - max_exact)).to(torch.long)
  * The log term is float32 (the Python double math.log(...) is cast to
  * float32 by the tensor division); .to(long) truncates. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int32_t bucket(int64_t rel, int bidirectional, int num_buckets, int max_distance)
 {

@@ -3,7 +3,7 @@
  * num_buckets / 4): distances up to nb - 1 get "exact" buckets and the
  * logarithmic range collapses into the last bucket.  The causal variant is
  * right, so only the bidirectional cases catch it. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int32_t bucket(int64_t rel, int bidirectional, int num_buckets, int max_distance)
 {

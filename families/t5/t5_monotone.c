@@ -1,7 +1,7 @@
 /* t5-monotone: buckets lie in [0, num_buckets) and never decrease as
  * |j - i| grows, on each side. */
 #include <inttypes.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 static int pred(int m, int64_t rel, int32_t got, const pc_t5_scan *s, int64_t n, int32_t *exp)
 {

@@ -2,7 +2,7 @@
  * min(., nb - 1): distances at or beyond max_distance run past the last
  * bucket, into the other side's buckets (bidirectional: |j - i| = 128 reads
  * 16, the first "key after the query" bucket) or out of the table. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int32_t bucket(int64_t rel, int bidirectional, int num_buckets, int max_distance)
 {

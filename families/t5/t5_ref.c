@@ -20,8 +20,8 @@
  *      K; the loop terminates since the enclosure width tends to 0. */
 #include <gmp.h>
 #include <mpfr.h>
-#include "../../reference/relative.h"
-#include "../../reference/round.h"
+#include "reference/relative.h"
+#include "reference/round.h"
 
 pc_t5_shape pc_t5_shape_of(int bidirectional, int num_buckets)
 {

@@ -2,7 +2,7 @@
  * Case: every distance |j - i| <= R and the far distances +-F, both
  * variants, HF's num_buckets 32 and max_distance 128 (relative_util.h). */
 #include <inttypes.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 static int pred(int m, int64_t rel, int32_t got, const pc_t5_scan *s, int64_t n, int32_t *exp)
 {

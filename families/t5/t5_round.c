@@ -3,7 +3,7 @@
  * every distance in the upper half of a log bin gets the next bucket, one
  * too high.  Exact small buckets and saturation are untouched, so only a
  * comparison with the exact buckets sees it. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int32_t bucket(int64_t rel, int bidirectional, int num_buckets, int max_distance)
 {

@@ -4,7 +4,7 @@
  * Bidirectional: keys before the query read the "after" half of the
  * buckets; causal: keys after the query get nonzero buckets and every key
  * before it reads 0.  The buckets are otherwise t5-hf's. */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 extern const pc_impl pc_impl_t5_hf;
 

@@ -1,7 +1,7 @@
 /* t5-symmetric: the bidirectional buckets of keys after the query are
  * those of keys before it, shifted by num_buckets/2; bucket(0) = 0. */
 #include <inttypes.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 static int pred(int m, int64_t rel, int32_t got, const pc_t5_scan *s, int64_t n, int32_t *exp)
 {

@@ -1,6 +1,6 @@
 /* family.c: Transformer-XL relative attention scores (docs/relative.md):
  * checked by the properties alone, against the exact score (txl_ref.c). */
-#include "../family.h"
+#include "families/family.h"
 
 extern const pc_impl pc_impl_txl_f32, pc_impl_txl_absolute;
 static const pc_impl *const builtins[] = { &pc_impl_txl_f32, &pc_impl_txl_absolute };

@@ -2,7 +2,7 @@
  * position j instead of the relative distance i - j: the "temporal
  * confusion" Transformer-XL was designed to avoid (a key at position j of
  * segment tau and of segment tau+1 get the same encoding). */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int64_t abs_index(int64_t i, int64_t j) { (void)i; return j; } /* the bug */
 

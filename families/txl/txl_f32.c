@@ -1,7 +1,7 @@
 /* txl-f32: Transformer-XL relative attention score in binary32, in the
  * original code's grouping: AC = (q + u).k, BD = (q + v).(WR R_{i-j}),
  * R from PositionalEmbedding (inv_freq = 1/base^(arange(0,d,2)/d)). */
-#include "../../impl/relative_common.h"
+#include "impl/relative_common.h"
 
 static int64_t rel_index(int64_t i, int64_t j) { return i - j; }
 

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "../../reference/relative.h"
-#include "../../reference/round.h"
-#include "../../harness/model.h"
+#include "reference/relative.h"
+#include "reference/round.h"
+#include "harness/engine/model.h"
 
 #define PC_TXL_PREC 1024        /* exact for every sum above (see header) */
 #define PC_TXL_PREC_QV 320      /* q_a + v_a exact: 24 + 277 bits < 320 */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
@@ -91,7 +91,7 @@ const pc_property pc_prop_txl_reference = {
            "is within gamma_n of the magnitudes involved, plus what its own R_{i-j} differs\n"
            "from the exact one (the sinusoidal precision model).",
     .tolerance = "2 gamma_{2d+4} (sum |q.k| + |u.k| + (|q|+|v|).|W_R||R|) + (|q|+|v|).|W_R| eR,\n"
-                 "gamma_n = nu/(1-nu), u = 2^-24, eR = C u (1 + |i - j|) + 2^-25 (harness/model.h);\n"
+                 "gamma_n = nu/(1-nu), u = 2^-24, eR = C u (1 + |i - j|) + 2^-25 (harness/engine/model.h);\n"
                  "docs/relative.md.",
     .teach_impl = "txl-absolute",
     .teach_note = "txl-absolute evaluates R_j instead of R_{i-j}",

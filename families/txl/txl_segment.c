@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../properties/relative_util.h"
+#include "properties/relative_util.h"
 
 #define TAU_MAX 100000 /* segments: positions up to 1.6e6 */
 

@@ -4,7 +4,7 @@
 #ifndef PECHECK_ACC_OPTS_H
 #define PECHECK_ACC_OPTS_H
 
-#include "accuracy.h"
+#include "harness/engine/accuracy.h"
 #include "opts.h"
 
 /* CFG cleared, then FAMILY's run on LAYOUT with O's d, base, dtype,

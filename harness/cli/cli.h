@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include "opts.h"
-#include "status.h"
+#include "harness/base/status.h"
 
 typedef struct pc_command {
     const char *name;
@@ -33,7 +33,7 @@ typedef struct pc_command {
                           "plugin-mem-mb plugin-cpu-s plugin-hosts quiet out"
 
 /* Print the options of ALLOWED (space-separated names), one a line with its
- * argument, meaning and default (harness/help.c).  Returns the number of
+ * argument, meaning and default (harness/cli/help.c).  Returns the number of
  * names without documentation (0 in a correct build; tests check it). */
 int pc_help_options(FILE *f, const char *allowed);
 /* TEXT word-wrapped to 100 columns, continuation lines indented by INDENT;
@@ -45,7 +45,7 @@ void pc_help_wrap(FILE *f, const char *text, int indent, int first_col);
 int pc_cli_fail(pc_status status, const pc_err *err);
 /* The same, after writing O's TAP or JUnit --output with one test in error
  * (IMPL "pecheck", FAMILY COMMAND, CHECK "run") holding the message, so that
- * CI shows the cause, not a missing file (harness/fail_output.c).  JSON and
+ * CI shows the cause, not a missing file (harness/cli/fail_output.c).  JSON and
  * text outputs are not written: no partial result. */
 int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status status, const pc_err *err);
 int pc_exit_code(pc_status status);

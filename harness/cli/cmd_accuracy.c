@@ -3,15 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acc_opts.h"
-#include "acc_verdict.h"
-#include "accuracy.h"
-#include "../families/family.h"
+#include "harness/engine/acc_verdict.h"
+#include "harness/engine/accuracy.h"
+#include "families/family.h"
 #include "cli.h"
-#include "../families/rope/options.h"
-#include "format.h"
-#include "output.h"
-#include "sources.h"
-#include "version.h"
+#include "families/rope/options.h"
+#include "harness/formats/format.h"
+#include "harness/io/output.h"
+#include "harness/sources/sources.h"
+#include "harness/base/version.h"
 
 /* "--family: expected sinusoidal or rope, got 'NAME'": the families with
  * certified rows, from the registry. */

@@ -2,7 +2,7 @@
  * .npy tables) on every family they provide, and print verdicts.
  *
  * Per implementation and family (the registry, families/registry.c), the
- * family's gate (pc_family.gate: the accuracy gate, harness/gate.c, for
+ * family's gate (pc_family.gate: the accuracy gate, harness/engine/gate.c, for
  * the families with certified rows; families/NAME/gate.c for the others;
  * none for those checked by their properties alone), then the properties
  * (pc_properties_run).  A table is first checked for NaN/Inf values, and a
@@ -17,25 +17,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accuracy.h"
-#include "check_shard.h"
-#include "../families/rope/options.h"
+#include "harness/engine/accuracy.h"
+#include "harness/shard/check_shard.h"
+#include "families/rope/options.h"
 #include "cli.h"
-#include "format.h"
-#include "hook.h"
-#include "host.h"
-#include "model.h"
-#include "output.h"
-#include "progress.h"
-#include "plugin.h"
+#include "harness/formats/format.h"
+#include "harness/sandbox/hook.h"
+#include "harness/sandbox/host.h"
+#include "harness/engine/model.h"
+#include "harness/io/output.h"
+#include "harness/base/progress.h"
+#include "harness/sources/plugin.h"
 #include "property.h"
-#include "rng.h"
-#include "rowdigest.h"
-#include "sources.h"
-#include "table.h"
-#include "verdict.h"
-#include "gate.h"
-#include "../families/family.h"
+#include "harness/base/rng.h"
+#include "harness/engine/rowdigest.h"
+#include "harness/sources/sources.h"
+#include "harness/sources/table.h"
+#include "harness/formats/verdict.h"
+#include "harness/engine/gate.h"
+#include "families/family.h"
 
 /* ---- tables ----------------------------------------------------------------- */
 

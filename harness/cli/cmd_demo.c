@@ -5,9 +5,9 @@
  * pass, known-bad ones fail).  The demo writes no regression file. */
 #include <string.h>
 #include "cli.h"
-#include "gate.h"
-#include "impl.h"
-#include "verdict.h"
+#include "harness/engine/gate.h"
+#include "harness/sandbox/impl.h"
+#include "harness/formats/verdict.h"
 
 /* Width of the first failure's text: the line fits 140 columns. */
 #define DEMO_WHY 62

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "impl.h"
-#include "verdict.h"
-#include "../properties/property.h"
+#include "harness/sandbox/impl.h"
+#include "harness/formats/verdict.h"
+#include "properties/property.h"
 
 #define EXPLAIN_SMALL_D 64 /* width of the second teaching run (see pc_cmd_explain) */
 

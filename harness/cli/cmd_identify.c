@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "hook.h"
-#include "json.h"
-#include "model.h"
-#include "output.h"
-#include "sources.h"
-#include "table.h"
-#include "version.h"
-#include "../families/rope/identify.h"
+#include "harness/sandbox/hook.h"
+#include "harness/io/json.h"
+#include "harness/engine/model.h"
+#include "harness/io/output.h"
+#include "harness/sources/sources.h"
+#include "harness/sources/table.h"
+#include "harness/base/version.h"
+#include "families/rope/identify.h"
 
 typedef struct ident_run {
     const pc_impl *impl;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "impl.h"
+#include "harness/sandbox/impl.h"
 
 int pc_cmd_list(int argc, char **argv)
 {

@@ -7,18 +7,18 @@
  * writes except "seconds" (the merged value is the shards' total). */
 #include <stdlib.h>
 #include <string.h>
-#include "acc_verdict.h"
-#include "check_shard.h"
-#include "gate.h"
+#include "harness/engine/acc_verdict.h"
+#include "harness/shard/check_shard.h"
+#include "harness/engine/gate.h"
 #include "cli.h"
-#include "format.h"
-#include "impl.h"
-#include "jsonread.h"
-#include "output.h"
+#include "harness/formats/format.h"
+#include "harness/sandbox/impl.h"
+#include "harness/io/jsonread.h"
+#include "harness/io/output.h"
 #include "property.h"
-#include "shard.h"
-#include "version.h"
-#include "../properties/regressions.h"
+#include "harness/shard/shard.h"
+#include "harness/base/version.h"
+#include "properties/regressions.h"
 
 /* A file holds one result (its top object) or several ("results"). */
 static pc_status results_of(const pc_jnode *top, const char *file, const pc_jnode **list,

@@ -24,14 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpfr.h>
-#include "accuracy.h"
+#include "harness/engine/accuracy.h"
 #include "cli.h"
-#include "npy.h"
-#include "progress.h"
-#include "../families/family.h"
-#include "../families/rope/options.h"
-#include "../reference/narrow.h"
-#include "../reference/reference.h"
+#include "harness/io/npy.h"
+#include "harness/base/progress.h"
+#include "families/family.h"
+#include "families/rope/options.h"
+#include "reference/narrow.h"
+#include "reference/reference.h"
 
 /* Values in a block: 2^16 (256 KiB of f32, 512 KiB of f64), at least one
  * row; small enough to keep the window in a few MiB, large enough that a
@@ -39,7 +39,7 @@
 #define REF_BLOCK_VALUES 65536
 
 /* Blocks a thread may have in flight: as the accuracy engine's window
- * (harness/accuracy.c), enough to hide uneven block times. */
+ * (harness/engine/accuracy.c), enough to hide uneven block times. */
 #define REF_WINDOW_PER_THREAD 4
 
 typedef struct ref_slot {

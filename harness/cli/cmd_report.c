@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-#include "model.h"
-#include "output.h"
-#include "progress.h"
-#include "report.h"
-#include "table.h"
-#include "../families/family.h"
+#include "harness/engine/model.h"
+#include "harness/io/output.h"
+#include "harness/base/progress.h"
+#include "harness/report/report.h"
+#include "harness/sources/table.h"
+#include "families/family.h"
 
 /* Plots 1-3 scan positions up to max(2^17, --max-pos): 2^17 = 131072 is
  * past the 2^16..2^17 context lengths of current models, and where the

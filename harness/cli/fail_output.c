@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include "cli.h"
-#include "format.h"
-#include "output.h"
+#include "harness/formats/format.h"
+#include "harness/io/output.h"
 
 int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status st, const pc_err *err)
 {

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "cli.h"
-#include "output.h"
-#include "host_proto.h"
-#include "version.h"
+#include "harness/io/output.h"
+#include "harness/sandbox/host_proto.h"
+#include "harness/base/version.h"
 
 static const pc_command commands[] = {
     { "list", pc_cmd_list, "pecheck list [--family NAME]",

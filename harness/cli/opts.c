@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "opts.h"
-#include "format.h"
-#include "host.h"
-#include "rng.h"
-#include "../reference/reference.h"
+#include "harness/formats/format.h"
+#include "harness/sandbox/host.h"
+#include "harness/base/rng.h"
+#include "reference/reference.h"
 
 void pc_opts_defaults(pc_opts *o)
 {

@@ -7,7 +7,7 @@
 #define PECHECK_OPTS_H
 
 #include <stdint.h>
-#include "status.h"
+#include "harness/base/status.h"
 
 #define PC_MAX_SOURCES 16
 /* --shard K/N: at most 2^20 shards (far more than blocks in any practical run) */

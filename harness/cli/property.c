@@ -1,9 +1,9 @@
 /* property.c: the command line's options as the property engine's
- * parameters (harness/property.h). */
+ * parameters (harness/cli/property.h). */
 #include <stdlib.h>
 #include <string.h>
 #include "property.h"
-#include "../properties/property.h"
+#include "properties/property.h"
 
 const char *pc_regress_path(const pc_opts *o)
 {

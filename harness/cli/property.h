@@ -6,12 +6,12 @@
 #define PECHECK_PROPERTY_H
 
 #include <stdint.h>
-#include "impl.h"
+#include "harness/sandbox/impl.h"
 #include "opts.h"
-#include "verdict.h"
+#include "harness/formats/verdict.h"
 
 /* How one property's verdict was made in shard K of N (`check --shard K/N`,
- * harness/check_shard.h).  SAME: every shard makes the whole verdict (a
+ * harness/shard/check_shard.h).  SAME: every shard makes the whole verdict (a
  * skip).  CASES: the cases are split into N contiguous runs of the global
  * order (saved cases first, then generated ones); each shard runs its own
  * and makes the verdict its cases would give if they decided the run, with
@@ -69,7 +69,7 @@ typedef struct pc_prop_params {
     int slot;
     void (*split)(void *ctx, int slot, const pc_case_split *s);
     void *split_ctx;
-    /* the rows' hashes the accuracy gate made (harness/rowdigest.h), for a
+    /* the rows' hashes the accuracy gate made (harness/engine/rowdigest.h), for a
      * sweep over the same rows; NULL: none */
     const struct pc_row_digest *digest;
 } pc_prop_params;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acc_verdict.h"
-#include "json.h"
-#include "opts.h"
+#include "harness/io/json.h"
+#include "harness/cli/opts.h"
 
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
                     pc_verdict *v)

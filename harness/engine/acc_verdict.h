@@ -4,7 +4,7 @@
 #define PECHECK_ACC_VERDICT_H
 
 #include "accuracy.h"
-#include "verdict.h"
+#include "harness/formats/verdict.h"
 
 /* Fill V's status, numbers, summary, details (the gate's text report after
  * "cause: FAULT" and CONTEXT lines when given) and json (the gate's fields,

@@ -15,15 +15,15 @@
 #include "accuracy.h"
 #include "fitmodel.h"
 #include "fitsums.h"
-#include "half.h"
-#include "hook.h"
+#include "harness/base/half.h"
+#include "harness/sandbox/hook.h"
 #include "model.h"
-#include "opts.h"
-#include "progress.h"
-#include "rng.h"
+#include "harness/cli/opts.h"
+#include "harness/base/progress.h"
+#include "harness/base/rng.h"
 #include "rowdigest.h"
-#include "../families/family.h"
-#include "../reference/reference.h"
+#include "families/family.h"
+#include "reference/reference.h"
 
 /* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
  * binary32 numbers at the reference (Goldberg's definition, as in

@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "impl.h"
-#include "json.h"
-#include "status.h"
-#include "xsum.h"
-#include "../reference/reference.h"
+#include "harness/sandbox/impl.h"
+#include "harness/io/json.h"
+#include "harness/base/status.h"
+#include "harness/base/xsum.h"
+#include "reference/reference.h"
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 #define PC_ACC_LANES 2    /* layouts one pass can run together */

@@ -23,7 +23,7 @@
 #include "fitmodel.h"
 #include "fitsums.h"
 #include "model.h"
-#include "../reference/reference.h"
+#include "reference/reference.h"
 
 #define FITM_MIN_N 16   /* fewer positions: no fit (as families/rope/fit.c) */
 
@@ -51,7 +51,7 @@ double pc_fitm_pbar(int64_t lo, int64_t hi)
 }
 
 /* kappa_i of pair I of frequency OMEGA, as the element-wise gate takes it
- * (harness/model.h, docs/precision-model.md): the relative error of the
+ * (harness/engine/model.h, docs/precision-model.md): the relative error of the
  * angle pos * omega_i of a correct binary32 formulation in the tolerance
  * class (--strict or default), in units of u |theta|, frequency and angle
  * rounding together; 0 for omega exactly 1; a schedule's own constant. */

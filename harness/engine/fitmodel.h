@@ -19,8 +19,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "impl.h"
-#include "status.h"
+#include "harness/sandbox/impl.h"
+#include "harness/base/status.h"
 
 struct pc_acc_cfg;
 struct pc_fitp;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fitmodel.h"
-#include "verdict.h"
+#include "harness/formats/verdict.h"
 
 /* fitted/bound of KIND at pair I. */
 static double ratio(const pc_fitm_pair *q, int kind)

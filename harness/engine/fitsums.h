@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "xsum.h"
+#include "harness/base/xsum.h"
 
 /* Exact integers (gcc and clang on every 64-bit target pecheck builds on). */
 __extension__ typedef __int128 pc_i128;
@@ -57,7 +57,7 @@ typedef struct pc_fitp {
     pc_fitp_pair *p;
 } pc_fitp;
 
-/* One position's pairs (the engine's, harness/accuracy.c). */
+/* One position's pairs (the engine's, harness/engine/accuracy.c). */
 typedef struct pc_fit_row {
     const double *c, *s;   /* the pair z / A, per pair (H values each) */
     const double *ct, *st; /* e^{i theta}: cos and sin of the exact angle */

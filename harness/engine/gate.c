@@ -8,21 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "acc_opts.h"
+#include "harness/cli/acc_opts.h"
 #include "acc_verdict.h"
 #include "accuracy.h"
-#include "check_shard.h"
+#include "harness/shard/check_shard.h"
 #include "fitmodel.h"
 #include "fitsums.h"
 #include "gate.h"
-#include "hook.h"
-#include "json.h"
-#include "property.h"
+#include "harness/sandbox/hook.h"
+#include "harness/io/json.h"
+#include "harness/cli/property.h"
 #include "rowdigest.h"
-#include "sources.h"
-#include "table.h"
-#include "../families/rope/options.h"
-#include "../families/rope/fit.h"
+#include "harness/sources/sources.h"
+#include "harness/sources/table.h"
+#include "families/rope/options.h"
+#include "families/rope/fit.h"
 
 pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
                             const char *check, const char *layout)
@@ -138,7 +138,7 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
     return c->rec ? record(c, c->vs->n - 1, cfg, res, table, likely, likely_set) : PC_OK;
 }
 
-/* The fitted model of a layout (harness/fitmodel.h): its constants set up
+/* The fitted model of a layout (harness/engine/fitmodel.h): its constants set up
  * before the pass, its sums made by the pass (cfg->fit), its verdict
  * after. */
 typedef struct fit_job {

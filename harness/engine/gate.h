@@ -6,11 +6,11 @@
 #define PECHECK_GATE_H
 
 #include <stddef.h>
-#include "impl.h"
-#include "opts.h"
-#include "status.h"
-#include "verdict.h"
-#include "../families/family.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/base/status.h"
+#include "harness/formats/verdict.h"
+#include "families/family.h"
 
 struct pc_shard_rec;
 struct pc_gate {
@@ -30,13 +30,13 @@ pc_verdict *pc_gate_verdict(pc_gate *g, const pc_impl *impl, const char *family,
                             const char *check, const char *layout);
 pc_status pc_gate_oom(pc_gate *g);
 
-/* Everything `pecheck check` runs on IMPL (harness/cmd_check.c): a table's
+/* Everything `pecheck check` runs on IMPL (harness/cli/cmd_check.c): a table's
  * own checks, then for each family it provides (only WANT when not NULL)
  * the family's gate and every property that applies, as verdicts in G->vs.
  * `pecheck demo` calls it on every built-in. */
 pc_status pc_check_impl(pc_gate *g, const pc_impl *impl, const pc_family *want);
 
-/* The accuracy gate (harness/accuracy.c) of a family with rows, on each
+/* The accuracy gate (harness/engine/accuracy.c) of a family with rows, on each
  * layout (both unless --layout; a declined layout is skipped). */
 pc_status pc_gate_accuracy(pc_gate *g, const pc_impl *impl, const pc_family *fam);
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model.h"
-#include "opts.h"
+#include "harness/cli/opts.h"
 
 double pc_model_u(int dtype)
 {

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "impl.h"
+#include "harness/sandbox/impl.h"
 
 /* Rows a digest holds at most: 2^21 x 8 bytes = 16 MiB, the range of the
  * unique sweep (families/sinusoidal/unique.c, SWEEP_MAX). */

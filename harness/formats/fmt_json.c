@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 #include "format.h"
-#include "json.h"
-#include "version.h"
+#include "harness/io/json.h"
+#include "harness/base/version.h"
 
 static void jkey(FILE *f, int *first, const char *key)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
-#include "json.h"
+#include "harness/io/json.h"
 
 /* A TAP description: '#' starts a directive and must be escaped; no newlines. */
 static void tap_desc(FILE *f, const char *s)

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "format.h"
-#include "opts.h"
+#include "harness/cli/opts.h"
 
 extern const pc_format pc_fmt_text, pc_fmt_json, pc_fmt_tap, pc_fmt_junit;
 

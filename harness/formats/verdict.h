@@ -5,7 +5,7 @@
 #define PECHECK_VERDICT_H
 
 #include <stdint.h>
-#include "status.h"
+#include "harness/base/status.h"
 
 typedef struct pc_verdict {
     char check[48];        /* "accuracy", "unique", "linear-shift", ... */

@@ -13,7 +13,7 @@
 #define PECHECK_INPUT_H
 
 #include <stdio.h>
-#include "status.h"
+#include "harness/base/status.h"
 
 /* 5 s: a writer started beside pecheck (`mkfifo t; producer > t &
  * pecheck check --table t`) opens its end at once (the shell opens it

@@ -6,7 +6,7 @@
 #define PECHECK_JSONREAD_H
 
 #include <stddef.h>
-#include "status.h"
+#include "harness/base/status.h"
 
 #define PC_JREAD_DEPTH 64              /* nesting limit */
 #define PC_JREAD_MAX   ((size_t)1 << 28) /* 256 MiB: larger files are refused */

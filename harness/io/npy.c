@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-#include "../ACSL/harness.acsl" /* ACSL predicates: comments only */
+#include "ACSL/harness.acsl" /* ACSL predicates: comments only */
 
 static const unsigned char npy_magic[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
 

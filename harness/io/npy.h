@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "output.h"
-#include "status.h"
+#include "harness/base/status.h"
 
 /* Limits */
 #define PC_NPY_MAX_RANK 3

@@ -22,7 +22,7 @@
 #define PECHECK_OUTPUT_H
 
 #include <stdio.h>
-#include "status.h"
+#include "harness/base/status.h"
 
 typedef struct pc_out {
     FILE *f;

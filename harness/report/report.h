@@ -1,5 +1,5 @@
 /* report.h: `pecheck report` internals, shared by harness/report_*.c and
- * harness/cmd_report.c.  Not a public API.
+ * harness/cli/cmd_report.c.  Not a public API.
  *
  * A report is a folder: the data of every plot (.dat, whitespace-separated,
  * one header line naming the columns), the gnuplot script that draws it
@@ -13,12 +13,12 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "accuracy.h"
-#include "impl.h"
-#include "opts.h"
-#include "sources.h"
-#include "status.h"
-#include "verdict.h"
+#include "harness/engine/accuracy.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/sources/sources.h"
+#include "harness/base/status.h"
+#include "harness/formats/verdict.h"
 
 #define PC_REP_PLOTS 10     /* the eight plots of issue 5, T5 buckets, ALiBi biases */
 #define PC_REP_FILES 3      /* data files per plot, at most */

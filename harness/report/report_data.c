@@ -9,16 +9,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accuracy.h"
-#include "hook.h"
-#include "model.h"
-#include "property.h"
-#include "gate.h"
+#include "harness/engine/accuracy.h"
+#include "harness/sandbox/hook.h"
+#include "harness/engine/model.h"
+#include "harness/cli/property.h"
+#include "harness/engine/gate.h"
 #include "report.h"
-#include "rng.h"
-#include "../families/family.h"
-#include "../reference/reference.h"
-#include "../reference/relative.h"
+#include "harness/base/rng.h"
+#include "families/family.h"
+#include "reference/reference.h"
+#include "reference/relative.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
+#include "harness/io/json.h"
 #include "report.h"
-#include "version.h"
+#include "harness/base/version.h"
 
 /* Text and attribute values: the five HTML specials escaped, control
  * characters but tab and newline, and bytes that are not well-formed UTF-8

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "output.h"
+#include "harness/io/output.h"
 #include "report.h"
-#include "version.h"
+#include "harness/base/version.h"
 
 #define PC_GNUPLOT_INSTALL "apt-get install gnuplot-nox"
 

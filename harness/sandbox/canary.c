@@ -1,7 +1,7 @@
 /* canary.c: the canary scan of isolated calls (see canary.h).  The ACSL
  * contracts here are proved by Frama-C WP (make prove, docs/proofs.md). */
 #include "canary.h"
-#include "../ACSL/harness.acsl" /* ACSL predicates: comments only */
+#include "ACSL/harness.acsl" /* ACSL predicates: comments only */
 
 /* Bytes of C[0 .. N) that differ from BYTE; the index of the first such
  * byte goes to *FIRST (N when there is none). */

@@ -13,7 +13,7 @@
 #define PECHECK_HOOK_H
 
 #include "impl.h"
-#include "status.h"
+#include "harness/base/status.h"
 
 /* The entry points of hooks.def in table order: PC_HOOK_abi_version,
  * PC_HOOK_sinusoidal, ..., PC_HOOK_N. */

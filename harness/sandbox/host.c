@@ -264,7 +264,7 @@ static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t 
                           const char *what, const char *where)
 {
     if (out_bytes == 0) return 0;
-    /* the scan is proved with Frama-C WP (harness/canary.c) */
+    /* the scan is proved with Frama-C WP (harness/sandbox/canary.c) */
     pc_canary_report cr;
     if (!pc_canary_check(h->base + h->data_off, h->data_len, CANARY_BYTES, out_bytes,
                          CANARY_BYTE, &cr))

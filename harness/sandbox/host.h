@@ -63,7 +63,7 @@
 #define PECHECK_HOST_H
 
 #include "hook.h"
-#include "status.h"
+#include "harness/base/status.h"
 
 typedef struct pc_host pc_host;
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../include/pecheck_plugin.h"
+#include "pecheck_plugin.h"
 #include "hookgen.h"
 
 typedef struct pc_impl pc_impl;

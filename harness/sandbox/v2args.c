@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "half.h"
-#include "opts.h"
+#include "harness/base/half.h"
+#include "harness/cli/opts.h"
 #include "v2args.h"
 
 size_t pc_v2_esize(int dtype)

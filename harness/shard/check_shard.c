@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_shard.h"
-#include "gate.h"
-#include "impl.h"
-#include "json.h"
+#include "harness/engine/gate.h"
+#include "harness/sandbox/impl.h"
+#include "harness/io/json.h"
 #include "shard.h"
-#include "version.h"
-#include "../families/family.h"
+#include "harness/base/version.h"
+#include "families/family.h"
 
 /* ---- the record ---------------------------------------------------------- */
 

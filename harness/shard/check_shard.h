@@ -8,7 +8,7 @@
  *             blocks; the slot holds the engine's exact result (shard.h),
  *             merged like `accuracy` shards, then rendered as check does;
  *   CASES     a property: shard K runs the K-th contiguous run of its cases
- *             (harness/property.h, pc_case_split) and renders the verdict its
+ *             (harness/cli/property.h, pc_case_split) and renders the verdict its
  *             cases would give if they decided the run; merge replays the
  *             engine's rule: the first failing case in case order, else the
  *             sweep's failure, else the passing case nearest to failing (the
@@ -26,14 +26,14 @@
 #define PECHECK_CHECK_SHARD_H
 
 #include <stdio.h>
-#include "accuracy.h"
-#include "fitmodel.h"
-#include "json.h"
-#include "jsonread.h"
-#include "opts.h"
-#include "property.h"
-#include "status.h"
-#include "verdict.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/fitmodel.h"
+#include "harness/io/json.h"
+#include "harness/io/jsonread.h"
+#include "harness/cli/opts.h"
+#include "harness/cli/property.h"
+#include "harness/base/status.h"
+#include "harness/formats/verdict.h"
 
 #define PC_CHECK_SHARD_KIND "check-shard"
 #define PC_CHECK_SHARD_FORMAT 2 /* the layout of the file; a reader refuses another */

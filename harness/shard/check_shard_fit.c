@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_shard.h"
-#include "fitmodel.h"
-#include "fitsums.h"
-#include "json.h"
-#include "../families/family.h"
+#include "harness/engine/fitmodel.h"
+#include "harness/engine/fitsums.h"
+#include "harness/io/json.h"
+#include "families/family.h"
 
 /* ---- the record ------------------------------------------------------- */
 

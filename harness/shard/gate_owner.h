@@ -10,7 +10,7 @@
 #ifndef PECHECK_GATE_OWNER_H
 #define PECHECK_GATE_OWNER_H
 
-#include "gate.h"
+#include "harness/engine/gate.h"
 
 /* Does this run make the group of N verdicts that starts at the next slot
  * (unsharded: always)? */

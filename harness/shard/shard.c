@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "opts.h"
+#include "harness/cli/opts.h"
 #include "shard.h"
-#include "../families/family.h"
-#include "../reference/reference.h"
+#include "families/family.h"
+#include "reference/reference.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -248,7 +248,7 @@ static void check_witnesses(rd *r, const pc_metrics *m)
 }
 
 /* The counts, witnesses and status of one result agree with each other and
- * with what the engine does for its parameters (harness/accuracy.c):
+ * with what the engine does for its parameters (harness/engine/accuracy.c):
  *   - a finished shard checked every element of its positions: values = npos * d;
  *     a shard stopped by the implementation's error at block LO checked the
  *     blocks before it: values = (LO - first position) * d;
@@ -367,7 +367,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     c->shard_k = c->shard_n = 1;
     const pc_jnode *sh = pc_jget(o, "shard");
     if (sh) {
-        /* the limits of --shard K/N (harness/opts.c) */
+        /* the limits of --shard K/N (harness/cli/opts.c) */
         c->shard_n = (int)get_int_in(&r, sh, "n", 1, PC_SHARD_MAX);
         c->shard_k = (int)get_int_in(&r, sh, "k", 1, c->shard_n);
     }
@@ -501,7 +501,7 @@ static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_
 }
 
 /* The engine splits the witnesses' error only when its run completed
- * (harness/accuracy.c, finish): a shard that completed has the split, the
+ * (harness/engine/accuracy.c, finish): a shard that completed has the split, the
  * merged run stopped by an error or a fault has none. */
 static void no_split(pc_witness *w)
 {

@@ -9,9 +9,9 @@
 #ifndef PECHECK_SHARD_H
 #define PECHECK_SHARD_H
 
-#include "accuracy.h"
-#include "jsonread.h"
-#include "status.h"
+#include "harness/engine/accuracy.h"
+#include "harness/io/jsonread.h"
+#include "harness/base/status.h"
 
 /* One result read from a shard file. */
 typedef struct pc_shard_item {

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "host.h"
+#include "harness/sandbox/host.h"
 #include "plugin.h"
-#include "../families/family.h"
+#include "families/family.h"
 
 #define PLUGIN_MAGIC 0x91C6u
 
@@ -27,7 +27,7 @@ typedef struct plugin {
         RET r = pc_host_##NAME(ctx, &fault PC_NAMES(ARGS));                    \
         return fault.faulted ? (RET)PC_HOOK_FAULTED : r;                       \
     }
-#include "hooks.def"
+#include "harness/sandbox/hooks.def"
 #undef PC_HOOK
 
 /* "plugin (ABI v1): sinusoidal rope ...": the version it reported */
@@ -112,7 +112,7 @@ pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **
     r->host = h;
 #define PC_HOOK(NAME, SYMBOL, RET, ARGS, AT) \
     r->NAME = pc_host_has(h, PC_HOOK_##NAME) ? direct_##NAME : NULL;
-#include "hooks.def"
+#include "harness/sandbox/hooks.def"
 #undef PC_HOOK
     const pc_family *fam = pc_family_of_impl(r); /* the first family it provides */
     r->family_hint = fam ? fam->name : "none";

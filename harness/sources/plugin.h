@@ -10,9 +10,9 @@
 #ifndef PECHECK_PLUGIN_H_LOADER
 #define PECHECK_PLUGIN_H_LOADER
 
-#include "host.h"
-#include "impl.h"
-#include "status.h"
+#include "harness/sandbox/host.h"
+#include "harness/sandbox/impl.h"
+#include "harness/base/status.h"
 
 /* Load PATH.  PC_EINPUT (exit 2) with a one-line message naming PATH when
  * dlopen fails (dlerror's text), the ABI version entry point is missing,

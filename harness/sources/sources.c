@@ -4,7 +4,7 @@
 #include "plugin.h"
 #include "sources.h"
 #include "table.h"
-#include "../families/family.h"
+#include "families/family.h"
 
 static pc_status add(pc_sources *s, const pc_impl *impl, pc_err *err)
 {

@@ -5,10 +5,10 @@
 #ifndef PECHECK_SOURCES_H
 #define PECHECK_SOURCES_H
 
-#include "accuracy.h"
-#include "impl.h"
-#include "opts.h"
-#include "status.h"
+#include "harness/engine/accuracy.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/base/status.h"
 
 #define PC_MAX_IMPLS 64
 

@@ -4,14 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accuracy.h"
-#include "model.h"
-#include "npy.h"
-#include "../families/rope/fit.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/model.h"
+#include "harness/io/npy.h"
+#include "families/rope/fit.h"
 #include "table.h"
-#include "../families/family.h"
-#include "../reference/reference.h"
-#include "../ACSL/pecheck.acsl" /* ACSL predicates: comments only */
+#include "families/family.h"
+#include "reference/reference.h"
+#include "ACSL/pecheck.acsl" /* ACSL predicates: comments only */
 
 #define TABLE_MAGIC 0x7AB1Eu
 

@@ -21,9 +21,9 @@
 #define PECHECK_TABLE_H
 
 #include <stdint.h>
-#include "impl.h"
-#include "opts.h"
-#include "status.h"
+#include "harness/sandbox/impl.h"
+#include "harness/cli/opts.h"
+#include "harness/base/status.h"
 
 typedef struct pc_table_info {
     const char *family;       /* a family with PC_FAM_TABLES (families/family.h) */

@@ -6,7 +6,7 @@
 #define PECHECK_DEMO_H
 
 #include <stdint.h>
-#include "../../reference/reference.h"
+#include "reference/reference.h"
 
 /* pos * omega_i of schedule S for dimension D, correctly rounded to
  * binary32 (demo_ref.c); PC_EINTERNAL past the precision ceiling. */

@@ -3,7 +3,7 @@
  * product's relative error is about 2^-52); demo-shifted (KNOWN BAD): the
  * frequency of pair i+1 for pair i, as sin-cos-shifted does. */
 #include <math.h>
-#include "../../harness/impl.h"
+#include "harness/sandbox/impl.h"
 
 static int angles(const int64_t *pos, size_t n, int d, double base, float *theta, int shift)
 {

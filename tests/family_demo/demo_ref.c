@@ -4,7 +4,7 @@
  * product one rounding more (2^-P): < 5 * 2^-P < 2^(3-P) in all, so
  * P - 3 bits are correct, which mpfr_can_round is asked about. */
 #include "demo.h"
-#include "../../reference/schedule.h"
+#include "reference/schedule.h"
 
 pc_status pc_demo_ref_angle(pc_schedule s, int d, int i, int64_t pos, float *out)
 {

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "demo.h"
-#include "../../families/family.h"
-#include "../../harness/gate.h"
-#include "../../harness/progress.h"
+#include "families/family.h"
+#include "harness/engine/gate.h"
+#include "harness/base/progress.h"
 
 extern const pc_impl pc_impl_demo_double, pc_impl_demo_shifted;
 static const pc_impl *const builtins[] = { &pc_impl_demo_double, &pc_impl_demo_shifted };

@@ -1,5 +1,5 @@
 /* scribble: correct values, but each call maps the plugin host's shared
- * memory (its descriptor 4, see harness/host_proto.h) and fills the first
+ * memory (its descriptor 4, see harness/sandbox/host_proto.h) and fills the first
  * page, where pecheck's header with the call's layout lies, with 0xFF.
  * pecheck keeps its own copy of what it reads back: the run passes and
  * pecheck is not misled into reading outside its mapping. */
