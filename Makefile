@@ -105,7 +105,7 @@ $(BUILD)/fuzz/json_fuzz: fuzz/json_fuzz.c harness/io/jsonread.c harness/io/input
 # merge's shard validation on parsed JSON: the reader and the validation are
 # instrumented, the rest of the library (the engine's block split, metrics)
 # comes from $(BUILD)/libpecheck.a (a default, non-sanitizer build)
-$(BUILD)/fuzz/shard_fuzz: fuzz/shard_fuzz.c harness/shard/shard.c harness/shard/check_shard.c harness/shard/check_shard_fit.c harness/io/jsonread.c harness/shard/shard.h harness/shard/check_shard.h $(BUILD)/libpecheck.a
+$(BUILD)/fuzz/shard_fuzz: fuzz/shard_fuzz.c harness/shard/shard.c harness/shard/check_shard.c harness/shard/check_shard_fit.c harness/shard/slot.c harness/io/jsonread.c harness/shard/shard.h harness/shard/check_shard.h $(BUILD)/libpecheck.a
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Iinclude \
 	    $(filter %.c,$^) $(BUILD)/libpecheck.a $(LDLIBS) -o $@

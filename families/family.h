@@ -9,11 +9,13 @@
 #ifndef PECHECK_FAMILY_H
 #define PECHECK_FAMILY_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "harness/sandbox/hook.h"
 #include "harness/base/status.h"
 #include "reference/reference.h"
+#include "spec.h"
 
 /* ------------------------------------------------------------------ */
 /* Rows: families checked element by element against a certified     */
@@ -41,6 +43,39 @@ typedef struct pc_rows {
     const char *model;       /* the bound's formula, as the JSON result names it */
     const char *pair_name;   /* how a pair is shown in a witness: "(sin, cos)", "rotated" */
 } pc_rows;
+
+/* ------------------------------------------------------------------ */
+/* Diagnosis: what a family can say of a source beyond its verdicts   */
+
+struct pc_acc_cfg;
+struct pc_json;
+
+/* `pecheck identify` of a family: which encoding a source computes. */
+typedef struct pc_identify_kind {
+    /* Identify IMPL's encoding over positions LO..HI (a table: its own)
+     * under SPEC (its width, base hint, layout and options): *FOUND
+     * allocated, freed with FREE.  PC_EINPUT naming the problem when the
+     * source cannot be identified at all. */
+    pc_status (*run)(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                     void **found, pc_err *err);
+    int (*explained)(const void *found);   /* 1: the encoding explains every value */
+    void (*text)(FILE *f, const void *found);
+    void (*json)(struct pc_json *j, const void *found);  /* one object */
+    void (*free)(void *found);
+} pc_identify_kind;
+
+typedef struct pc_diagnosis {
+    /* The likely cause of IMPL's failed accuracy run under CFG, one line
+     * into BUF ("": none found). */
+    void (*likely_cause)(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf,
+                         size_t len);
+    /* The base a table's rows fit (LAYOUT, positions LO..HI, storage unit
+     * U_S): 1 with *BASE (rounded to what a config would say) and *RAW
+     * when they fit a geometric schedule cleanly, else 0. */
+    int (*table_base)(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
+                      double u_s, double *base, double *raw);
+    const pc_identify_kind *identify;      /* NULL: identify does not take the family */
+} pc_diagnosis;
 
 /* ------------------------------------------------------------------ */
 /* The descriptor                                                     */
@@ -88,6 +123,11 @@ typedef struct pc_family {
     /* The built-in implementations, in `pecheck list` order. */
     const pc_impl *const *builtins;
     size_t n_builtins;
+    /* Its own encoding options and their reading (spec.h; NULL: the
+     * shared encoding options only). */
+    const pc_spec_kind *spec;
+    /* What it can say of a source beyond the verdicts (NULL: nothing). */
+    const pc_diagnosis *diagnosis;
 } pc_family;
 
 /* ------------------------------------------------------------------ */
@@ -101,6 +141,8 @@ const pc_family *pc_family_of_impl(const pc_impl *impl);
 /* The family a .npy table holds: with a sin cache (HAS_SIN) the table
  * family whose rows take an input, else the one whose rows do not. */
 const pc_family *pc_family_for_table(int has_sin);
+/* The first family (registry order) that identify takes; NULL: none. */
+const pc_family *pc_family_identified(void);
 /* "a, b or c": the names of the families with every flag of NEED (and
  * rows when WANT_ROWS), then TAIL (e.g. " or all") when not NULL. */
 void pc_family_names(char *buf, size_t len, unsigned need, int want_rows, const char *tail);

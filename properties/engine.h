@@ -18,6 +18,7 @@
 #include "property.h"
 #include "regressions.h"
 #include "harness/formats/verdict.h"
+#include "families/family.h"
 
 /* The first failing case of a run and what the shrinker made of it. */
 typedef struct pc_found {
@@ -31,11 +32,20 @@ typedef struct pc_found {
     int steps;
 } pc_found;
 
-/* ---- run.c ---- */
+/* ---- the run's family ---- */
 /* A family with certified rows (sinusoidal, RoPE): a layout, a base. */
-int pc_eng_formula_family(const pc_prun *r);
+static inline int pc_eng_formula_family(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows;
+}
+
 /* Rows that rotate an input vector (RoPE): the case's vectors matter. */
-int pc_eng_rotates_input(const pc_prun *r);
+static inline int pc_eng_rotates_input(const pc_prun *r)
+{
+    const pc_family *f = pc_family_find(r->family);
+    return f && f->rows && f->rows->input;
+}
 
 /* ---- shrink.c ---- */
 /* Shrink CUR (failing as OC) to a smaller case failing the same way;

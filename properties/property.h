@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include "harness/sandbox/hook.h"
 #include "harness/sandbox/impl.h"
-#include "harness/cli/opts.h"
-#include "harness/cli/property.h"
+#include "params.h"
+#include "harness/base/dtype.h"
 #include "harness/base/rng.h"
 #include "harness/base/status.h"
 #include "reference/reference.h"
@@ -64,10 +64,9 @@ typedef struct pc_prun {
     int64_t lo, hi;           /* positions the cases draw from (inclusive) */
     double C, u, tol_abs;     /* precision model (model.h) */
     int64_t max_len;          /* learned: rows of the table */
-    int causal;               /* attention: --causal */
     pc_freqs *freqs;          /* certified frequencies for FREQS_D (cache) */
     int freqs_d;
-    void *sched;              /* the RoPE schedule of the options behind FREQS (NULL: geometric) */
+    struct pc_spec_sched *sched; /* the spec's schedule behind FREQS (NULL: geometric) */
     long calls;               /* hook calls made */
     int faulted;              /* the last failed call crashed or timed out (isolated hooks) */
     char implmsg[256];        /* last implementation error */
@@ -159,9 +158,6 @@ int pc_property_applies(const pc_property *p, const char *family);
 struct pc_verdict;
 pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
                           const pc_prop_params *par, struct pc_verdict *v, pc_err *err);
-/* The same with the parameters O asks for (harness/cli/property.c). */
-pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
-                              const pc_opts *o, struct pc_verdict *v, pc_err *err);
 
 /* ------------------------------------------------------------------ */
 /* Helpers for properties (properties/util.c)                         */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "relative_util.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 
 /* A call of HOOK that returned RC or faulted (FAULT): an implementation
  * error in OC. */

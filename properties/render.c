@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "families/family.h"
 #include "harness/io/json.h"
 #include "harness/engine/model.h"
 
@@ -75,7 +76,8 @@ static const char *source_opt(const pc_impl *impl)
     return "--plugin";
 }
 
-/* the options beyond the source, d, positions and property that the run used */
+/* the options beyond the source, d, base, layout, positions and property
+ * that the run used */
 static void replay_extra(char *extra, size_t len, const pc_prun *r)
 {
     const pc_prop_params *o = r->params;
@@ -88,8 +90,9 @@ static void replay_extra(char *extra, size_t len, const pc_prun *r)
         u += (size_t)snprintf(extra + u, len - u, " --dtype %s", pc_dtype_name(o->dtype));
     if (o->tol_abs >= 0 && u < len)
         u += (size_t)snprintf(extra + u, len - u, " --tol-abs %g", o->tol_abs);
-    if (o->causal && u < len)
-        snprintf(extra + u, len - u, " --causal");
+    /* the family's own options (--hf-config ..., --causal): the run's spec */
+    const pc_spec_kind *sk = o->spec ? o->spec->family->spec : NULL;
+    if (sk && sk->args && u < len) sk->args(o->spec, extra, len);
 }
 
 static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_prun *r,

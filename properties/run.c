@@ -51,18 +51,6 @@ static double now(void)
 /* ------------------------------------------------------------------ */
 /* Before the cases                                                   */
 
-int pc_eng_formula_family(const pc_prun *r)
-{
-    const pc_family *f = pc_family_find(r->family);
-    return f && f->rows;
-}
-
-int pc_eng_rotates_input(const pc_prun *r)
-{
-    const pc_family *f = pc_family_find(r->family);
-    return f && f->rows && f->rows->input;
-}
-
 /* Probe the layout: --layout if given, else interleaved, else half.  A
  * layout the implementation declines (its first call returns an error) is
  * not checked: the property is skipped saying so, rather than failed. */
@@ -118,7 +106,6 @@ static void prun_init(pc_prun *r, const pc_impl *impl, const char *family,
     r->C = pc_model_C(par->base);
     r->u = pc_model_u(par->dtype);
     r->tol_abs = par->tol_abs;
-    r->causal = par->causal;
 }
 
 /* The implementation's hook and position range: PC_OK to go on, PC_SKIP

@@ -7,10 +7,12 @@
 #include <string.h>
 #include "property.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "harness/engine/model.h"
+#include "harness/engine/accuracy.h"
 #include <stdlib.h>
 #include "families/family.h"
-#include "families/rope/options.h"
+#include "families/spec_sched.h"
 
 double pc_p_omega(const pc_prun *r, int d, int i)
 {
@@ -47,17 +49,17 @@ void pc_p_release(pc_prun *r)
     pc_freqs_free(r->freqs);
     r->freqs = NULL;
     r->freqs_d = 0;
-    if (r->sched) pc_rope_cfg_release(r->sched);
+    if (r->sched) pc_spec_sched_release(r->sched);
     free(r->sched);
     r->sched = NULL;
 }
 
-/* The RoPE schedule of the options for D (--hf-config, --rope-scaling,
- * ...), when the family rotates an input and D is its rotary dim; else
- * the geometric schedule of the base. */
+/* The schedule of the family's spec for D (RoPE: --hf-config,
+ * --rope-scaling, ..., D its rotary dim); else the geometric schedule of
+ * the base. */
 static pc_schedule schedule_for(pc_prun *r, int d)
 {
-    pc_rope_cfg *rc = r->sched ? r->sched : calloc(1, sizeof *rc);
+    pc_spec_sched *rc = r->sched ? r->sched : calloc(1, sizeof *rc);
     pc_acc_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.family = r->family;
@@ -65,8 +67,8 @@ static pc_schedule schedule_for(pc_prun *r, int d)
     cfg.base = r->params->base;
     cfg.pos_hi = r->hi;
     pc_err e;
-    if (rc && r->sched) pc_rope_cfg_release(rc);
-    if (rc && pc_rope_cfg_apply_spec(r->params->rope, &cfg, rc, &e) == PC_OK && rc->set) {
+    if (rc && r->sched) pc_spec_sched_release(rc);
+    if (rc && pc_spec_schedule(r->params->spec, &cfg, rc, &e) == PC_OK && rc->set) {
         r->sched = rc;
         return rc->s;
     }

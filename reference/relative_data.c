@@ -7,6 +7,7 @@
 #include <string.h>
 #include "relative.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "harness/io/output.h"
 
 #define T5_PLOT_R 200         /* distances -200 .. 200: past max_distance 128 */

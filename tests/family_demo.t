@@ -1,7 +1,7 @@
 #!/bin/bash
 # The "add a family" recipe of docs/architecture.md, exercised: the demo
 # family (tests/family_demo/: a reference, two built-ins, a descriptor with
-# its gate) registered through PC_FAMILIES_EXTRA into the test-only binary
+# its gate and its own option, --demo-ulps) registered through PC_FAMILIES_EXTRA into the test-only binary
 # build/tests/pecheck_demo; build/pecheck must not contain it.
 set -u
 PECHECK=${PECHECK:-build/pecheck}
@@ -10,7 +10,7 @@ DEMO=$BUILD/tests/pecheck_demo
 . "$(dirname "$0")/lib/tap.bash"
 check() { if eval "$1"; then ok "$2"; else nok "$2 ($(head -c 400 "$tmp/out" "$tmp/err" 2>/dev/null | tr '\n' ' '))"; fi; }
 
-echo "1..11"
+echo "1..15"
 "$DEMO" list >"$tmp/out" 2>"$tmp/err"
 check 'grep -qE "^demo-double +demo " "$tmp/out" && grep -qE "^demo-shifted +demo " "$tmp/out"' \
     "the test binary lists the demo family's built-ins"
@@ -24,6 +24,20 @@ check '[ $rc -eq 0 ] && grep -q "^PASS  demo-double demo angle-ulp" "$tmp/out"' 
 "$DEMO" check --impl demo-shifted --max-pos 300 >"$tmp/out" 2>"$tmp/err"; rc=$?
 check '[ $rc -eq 1 ] && grep -q "demo angle-ulp: error: .* first: pos=1 pair=0" "$tmp/out"' \
     "the known-bad demo-shifted fails at pos=1 pair=0"
+
+"$DEMO" help check >"$tmp/out" 2>"$tmp/err"
+check 'grep -q "^  --demo-ulps N" "$tmp/out"' "the family's own option is on check's help page"
+
+"$DEMO" check --impl demo-shifted --max-pos 300 --demo-ulps 7 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check '[ $rc -eq 1 ] && grep -q "demo angle-ulp: error: .* off by more than 7 ulp" "$tmp/out"' \
+    "its spec reaches its gate: the bound is --demo-ulps 7"
+
+"$DEMO" check --impl demo-double --demo-ulps 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check '[ $rc -eq 2 ] && grep -q "demo-ulps: 0 is out of range" "$tmp/err"' \
+    "the family validates its own option: --demo-ulps 0 is exit 2 naming it"
+
+"$PECHECK" check --impl torch-exp --demo-ulps 5 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check '[ $rc -eq 2 ] && grep -q "demo-ulps" "$tmp/err"' "build/pecheck knows no --demo-ulps"
 
 "$DEMO" check --impl demo-shifted --max-pos 20 --format json >"$tmp/out" 2>"$tmp/err"
 check 'grep -q "\"family\": *\"demo\"" "$tmp/out"' "the JSON verdict names the demo family"

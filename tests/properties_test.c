@@ -47,12 +47,46 @@ static void diag(const char *text)
     }
 }
 
+/* Give O the family option NAME (V: its value, "" for a flag), as the
+ * command line does; the value must outlive O (VALUE keeps numbers). */
+static void give(pc_opts *o, const char *name, const char *v)
+{
+    pc_err err = { "" };
+    if (pc_opts_give(o, name, v, &err) != PC_OK) printf("# --%s %s: %s\n", name, v, err.msg);
+}
+
+static const char *num(int x)
+{
+    static char pool[64][16];
+    static int next;
+    char *s = pool[next++ % 64];
+    snprintf(s, sizeof pool[0], "%d", x);
+    return s;
+}
+
 static void opts(pc_opts *o, int d)
 {
     pc_opts_defaults(o);
-    o->d = d;
+    give(o, "d", num(d));
     o->cases = 100;
     o->regressions = "off";
+}
+
+static void opts_variant(pc_opts *o, int layout, int causal)
+{
+    if (layout >= 0) give(o, "layout", layout ? "half" : "interleaved");
+    if (causal) give(o, "causal", "");
+}
+
+/* FAMILY's spec under O, into SPECS (released by the caller). */
+static const pc_spec *spec_of(const pc_opts *o, const char *family, pc_specs *specs)
+{
+    pc_err err = { "" };
+    if (pc_specs_resolve(&o->given, specs, &err) != PC_OK) {
+        printf("# specs: %s\n", err.msg);
+        return NULL;
+    }
+    return pc_specs_of(specs, pc_family_find(family));
 }
 
 /* Run PROP on IMPL; V receives the verdict (caller frees details/json). */
@@ -63,9 +97,25 @@ static int run(const char *prop, const pc_impl *impl, const char *family, const 
     pc_err err = { "" };
     memset(v, 0, sizeof *v);
     if (!p || !impl) { printf("# no property %s or no implementation\n", prop); return -1; }
-    pc_status st = pc_property_run_one(p, impl, family, o, v, &err);
+    pc_specs specs;
+    const pc_spec *spec = spec_of(o, family, &specs);
+    if (!spec) return -1;
+    pc_status st = pc_property_run_one(p, impl, spec, o, v, &err);
+    pc_specs_release(&specs);
     if (st != PC_OK) { printf("# error: %s\n", err.msg); return -1; }
     return 0;
+}
+
+/* The properties of FAMILY on IMPL under O, into VS. */
+static pc_status run_all(const pc_impl *impl, const char *family, const pc_opts *o,
+                         pc_verdicts *vs, pc_err *err)
+{
+    pc_specs specs;
+    const pc_spec *spec = spec_of(o, family, &specs);
+    if (!spec) return PC_EINTERNAL;
+    pc_status st = pc_properties_run(impl, spec, o, vs, err);
+    pc_specs_release(&specs);
+    return st;
 }
 
 static void vfree(pc_verdict *v) { free(v->details); free(v->json); v->details = v->json = NULL; }
@@ -75,8 +125,7 @@ static void expect_pass(const char *prop, const char *impl, const char *family, 
 {
     pc_opts o;
     opts(&o, d);
-    o.layout = layout;
-    o.causal = causal;
+    opts_variant(&o, layout, causal);
     pc_verdict v;
     int rc = run(prop, pc_builtin_find(impl), family, &o, &v);
     int good = rc == 0 && v.status == PC_OK;
@@ -92,8 +141,7 @@ static void expect_fail(const char *prop, const char *impl, const char *family, 
 {
     pc_opts o;
     opts(&o, d);
-    o.layout = layout;
-    o.causal = causal;
+    opts_variant(&o, layout, causal);
     pc_verdict v;
     int rc = run(prop, pc_builtin_find(impl), family, &o, &v);
     char want[256];
@@ -280,7 +328,7 @@ static void test_selection(void)
     opts(&o, 32);
     pc_verdicts vs = { 0 };
     pc_err err = { "" };
-    pc_status st = pc_properties_run(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
+    pc_status st = run_all(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
     int has_acc = 0, has_unique = 0;
     for (int k = 0; k < vs.n; k++) {
         has_acc |= !strcmp(vs.v[k].check, "accuracy");
@@ -293,16 +341,16 @@ static void test_selection(void)
     o.properties[0] = "accuracy";
     o.n_properties = 1;
     o.pos_hi = 255;
-    st = pc_properties_run(pc_builtin_find("plus-1e-4"), "sinusoidal", &o, &vs, &err);
+    st = run_all(pc_builtin_find("plus-1e-4"), "sinusoidal", &o, &vs, &err);
     ok(st == PC_OK && vs.n == 1 && !strcmp(vs.v[0].check, "accuracy") && vs.v[0].status == PC_FAIL,
        "--property accuracy runs the gate as a catalogue entry (plus-1e-4 fails)");
     pc_verdicts_free(&vs);
-    st = pc_properties_run(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
+    st = run_all(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
     ok(st == PC_OK && vs.n == 1 && vs.v[0].status == PC_OK, "--property accuracy passes on torch-exp");
     pc_verdicts_free(&vs);
 
     o.properties[0] = "no-such-property";
-    st = pc_properties_run(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
+    st = run_all(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
     ok(st == PC_EINPUT && strstr(err.msg, "no-such-property"), "an unknown property is an input error: %s",
        err.msg);
     pc_verdicts_free(&vs);
@@ -311,7 +359,7 @@ static void test_selection(void)
     o.properties[1] = "pair-norm";
     o.n_properties = 2;
     o.replay_set = 1;
-    st = pc_properties_run(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
+    st = run_all(pc_builtin_find("torch-exp"), "sinusoidal", &o, &vs, &err);
     ok(st == PC_EINPUT, "--replay with two properties is an input error: %s", err.msg);
     pc_verdicts_free(&vs);
 

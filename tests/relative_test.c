@@ -18,8 +18,10 @@
 #include <string.h>
 #include "harness/sandbox/impl.h"
 #include "harness/cli/opts.h"
+#include "harness/cli/property.h"
 #include "harness/formats/verdict.h"
 #include "properties/property.h"
+#include "families/family.h"
 #include "reference/relative.h"
 
 static int n_tests, n_fail;
@@ -252,7 +254,11 @@ static int run_prop(const char *prop, const pc_impl *impl, const char *family, p
     memset(v, 0, sizeof *v);
     if (!p || !impl) return -1;
     pc_err e = { "" };
-    pc_status st = pc_property_run_one(p, impl, family, &o, v, &e);
+    pc_specs specs;
+    pc_status st = pc_specs_resolve(&o.given, &specs, &e);
+    if (st == PC_OK)
+        st = pc_property_run_one(p, impl, pc_specs_of(&specs, pc_family_find(family)), &o, v, &e);
+    pc_specs_release(&specs);
     if (st != PC_OK) { printf("# error: %s\n", e.msg); return -1; }
     return v->status;
 }

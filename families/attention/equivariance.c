@@ -9,6 +9,7 @@
 #include <string.h>
 #include "properties/property.h"
 #include "attention_ref.h"
+#include "gate.h"
 
 #define N_MAX 6        /* rows per case: the property is about order, not length; the
                         * cost is O(n d^2) per case (1000 cases at d = 512 in seconds) */
@@ -32,7 +33,7 @@ static void gen(pc_prun *r, pc_rng *g, pc_case *c)
     /* causal: the mask is about order, not width; at d <= CAUSAL_D_MAX the
      * normwise bound is tight enough to see it (at d = 512 it is ~2.8 for
      * outputs of size ~1, so a masked and an unmasked output both fit) */
-    if (r->causal && c->d > CAUSAL_D_MAX)
+    if (pc_attention_causal(r->params->spec) && c->d > CAUSAL_D_MAX)
         c->d = 2 + 2 * (int)pc_rng_below(g, CAUSAL_D_MAX / 2);
 }
 
@@ -105,7 +106,7 @@ static int buf_make(const pc_case *c, att_buf *b)
 static pc_status eval(pc_prun *r, const pc_case *c, att_buf *b, pc_outcome *oc)
 {
     size_t n = (size_t)c->n, dd = (size_t)c->d;
-    int causal = r->causal;
+    int causal = pc_attention_causal(r->params->spec);
     memset(oc, 0, sizeof *oc);
     oc->pair = -1;
     if (pc_p_attention(r, n, c->d, b->x, b->wq, b->wk, b->wv, causal, b->o1) ||
@@ -201,7 +202,7 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
  * T(PX) differs from P T(X) by more than the bound shows it.  (The normwise
  * bound is loose at large d, so a single case within it is no evidence;
  * an implementation that ignores the mask stays within it on every case.) */
-static int existential(const pc_prun *r) { return r->causal; }
+static int existential(const pc_prun *r) { return pc_attention_causal(r->params->spec); }
 
 const pc_property pc_prop_equivariance = {
     .name = "equivariance",

@@ -21,5 +21,6 @@ const pc_family pc_family_attention = {
     .name = "attention", .title = "attention", .hooks = { PC_HOOK_attention },
     .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_attention_gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
-    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],
+    .spec = &pc_attention_spec_kind
 };

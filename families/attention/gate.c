@@ -13,6 +13,7 @@
 #include "gate.h"
 #include "harness/engine/accuracy.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "harness/io/json.h"
 #include "harness/engine/model.h"
 #include "harness/base/progress.h"
@@ -88,7 +89,7 @@ static void att_compare(const att_case *a, double tol_abs, att_worst *ws)
 }
 
 static void att_details(pc_verdict *v, const att_case *a, const att_worst *ws,
-                        const pc_opts *o, double u)
+                        const pc_acc_cfg *o, double u)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -170,7 +171,7 @@ static int att_call(pc_verdict *v, const pc_impl *impl, att_case *a, int causal)
 static pc_status att_one(pc_gate *c, const pc_impl *impl, const pc_family *fam, att_case *a,
                          int causal)
 {
-    double t0 = pc_now(), u = pc_model_u(c->o->dtype);
+    double t0 = pc_now(), u = pc_model_u(c->run->dtype);
     size_t dd = (size_t)a->d * (size_t)a->d;
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, causal ? "accuracy-causal" : "accuracy", NULL);
     if (!v) return pc_gate_oom(c);
@@ -183,9 +184,9 @@ static pc_status att_one(pc_gate *c, const pc_impl *impl, const pc_family *fam, 
         if (st != PC_OK) return pc_seterr(c->err, st, "attention reference: %s", rerr.msg);
         pc_attention_bound(a->n, a->d, a->x, a->w, a->w + dd, a->w + 2 * dd, causal, u, a->bound);
         att_worst ws;
-        att_compare(a, c->o->tol_abs, &ws);
+        att_compare(a, c->run->tol_abs, &ws);
         att_verdict(v, a, &ws, causal);
-        att_details(v, a, &ws, c->o, u);
+        att_details(v, a, &ws, c->run, u);
         att_json(v, a, &ws, causal);
     }
     v->seconds = pc_now() - t0;
@@ -194,15 +195,14 @@ static pc_status att_one(pc_gate *c, const pc_impl *impl, const pc_family *fam, 
 
 pc_status pc_attention_gate(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
-    const pc_opts *o = c->o;
-    int d = o->d_set ? o->d : ATT_D;
+    int d = c->spec->d_set ? c->spec->d : ATT_D;
     if (d > PC_ATT_D_MAX)
         return pc_seterr(c->err, PC_EINPUT, "--d %d: the attention reference takes d <= %d",
                          d, PC_ATT_D_MAX);
     att_case a;
-    if (!att_new(&a, ATT_N, d, o->seed)) return pc_gate_oom(c);
+    if (!att_new(&a, ATT_N, d, c->run->seed)) return pc_gate_oom(c);
     pc_status st = PC_OK;
-    for (int causal = o->causal; causal <= 1 && st == PC_OK; causal++)
+    for (int causal = pc_attention_causal(c->spec); causal <= 1 && st == PC_OK; causal++)
         st = att_one(c, impl, fam, &a, causal);
     att_free(&a);
     return st;

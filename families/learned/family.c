@@ -2,6 +2,7 @@
  * contract (gate.c) and the properties. */
 #include "families/family.h"
 #include "gate.h"
+#include "harness/sandbox/call.h"
 
 extern const pc_impl pc_impl_learned_table, pc_impl_learned_clamp;
 static const pc_impl *const builtins[] = { &pc_impl_learned_table, &pc_impl_learned_clamp };

@@ -4,6 +4,10 @@
 #include "families/family.h"
 #include "harness/engine/gate.h"
 #include "gate_v2.h"
+#include "options.h"
+#include "harness/sandbox/call.h"
+
+extern const pc_diagnosis pc_rope_diagnosis;
 
 extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,
     pc_impl_rope_bf16_cache;
@@ -63,5 +67,6 @@ const pc_family pc_family_rope = {
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
-    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],
+    .spec = &pc_rope_spec_kind, .diagnosis = &pc_rope_diagnosis
 };

@@ -30,6 +30,11 @@ double pc_rope_fit_amp(const pc_rope_fit *f);
 /* The geometric base the frequencies fit (NaN: too few pairs), *RESID the
  * largest |ln w_i + (2i/d) ln B| of the resolved pairs. */
 double pc_rope_fit_base(const pc_rope_fit *f, int d, double *resid);
+/* The ratio B'/B of the base B' whose geometric change explains the
+ * ratios r_i = w~_i / OMEGA_i (ln r_i = -(2i/d) ln(B'/B)): the median of
+ * the per-pair estimates; *SHARE the share of resolved pairs it explains
+ * within 1%. */
+double pc_rope_fit_base_change(const pc_rope_fit *f, int d, const double *omega, double *share);
 /* B rounded to 3 significant digits when within 0.1%, else NaN. */
 double pc_rope_round_base(double b);
 /* One line naming the likely cause of a mismatch with the schedule whose
@@ -39,7 +44,7 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
                        double u_s, int sched, char *buf, size_t len);
 
 /* The likely cause of a failed accuracy gate of IMPL under CFG (RoPE):
- * its fit against CFG's schedule; empty when none is found. */
+ * its fit against CFG's schedule; empty when none is found (likely.c). */
 struct pc_acc_cfg;
 void pc_rope_likely_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf, size_t len);
 

@@ -30,12 +30,13 @@
 #include "fit.h"
 #include "options.h"
 #include "scaling.h"
-#include "harness/cli/acc_opts.h"
+#include "options.h"
 #include "harness/engine/acc_verdict.h"
-#include "harness/shard/gate_owner.h"
+#include "harness/engine/gate_owner.h"
 #include "harness/base/half.h"
 #include "harness/base/rng.h"
 #include "harness/sandbox/v2args.h"
+#include "families/spec_sched.h"
 
 /* The tensor the kernel gets: 3 heads (odd: neither one head nor a power
  * of two, which kernels tend to assume), 2 elements of padding after each
@@ -229,11 +230,11 @@ static char *schedule_json(const pc_rope_params *p, double base)
 /* The head dim and the rotary dim: the rotary dim from --rotary-dim or the
  * config (else --d), the head dim from --d when given, else the config's,
  * else the rotary dim. */
-static pc_status dims(const pc_opts *o, int *head_dim, int *rotary, pc_err *err)
+static pc_status dims(const pc_spec *spec, int *head_dim, int *rotary, pc_err *err)
 {
-    const pc_rope_spec *s = o->rope;
-    *rotary = s && s->rotary_dim ? s->rotary_dim : o->d;
-    *head_dim = o->d_set ? o->d : s && s->head_dim ? s->head_dim : *rotary;
+    const pc_rope_spec *s = pc_rope_spec_of(spec);
+    *rotary = s && s->rotary_dim ? s->rotary_dim : spec->d;
+    *head_dim = spec->d_set ? spec->d : s && s->head_dim ? s->head_dim : *rotary;
     if (*head_dim < *rotary)
         return pc_seterr(err, PC_EINPUT, "the rotary dim %d exceeds the head dim %d", *rotary,
                          *head_dim);
@@ -243,14 +244,13 @@ static pc_status dims(const pc_opts *o, int *head_dim, int *rotary, pc_err *err)
 }
 
 /* The engine's configuration of one (dtype, layout) run. */
-static void v2_cfg(const pc_opts *o, const pc_family *fam, int rotary, int dtype, int layout,
-                   pc_acc_cfg *cfg)
+static void v2_cfg(const pc_gate *g, int rotary, int dtype, int layout, pc_acc_cfg *cfg)
 {
-    pc_acc_cfg_from_opts(o, fam->name, layout, cfg);
+    pc_gate_cfg_spec(g, layout, cfg);
     cfg->d = rotary;
-    cfg->dtype = dtype == PECHECK_DTYPE_F32 ? o->dtype : pc_v2_dt(dtype);
+    cfg->dtype = dtype == PECHECK_DTYPE_F32 ? g->run->dtype : pc_v2_dt(dtype);
     cfg->storage = dtype != PECHECK_DTYPE_F32;
-    cfg->half_arith = cfg->storage && !o->strict;
+    cfg->half_arith = cfg->storage && !g->run->strict;
     cfg->input_dtype = pc_v2_dt(dtype);
 }
 
@@ -397,19 +397,19 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
  * verdicts. */
 static pc_status v2_one(v2_run *r, int dtype, int layout)
 {
-    const pc_opts *o = r->g->o;
     pc_acc_cfg cfg;
-    v2_cfg(o, r->fam, r->rotary, dtype, layout, &cfg);
-    pc_rope_cfg rc;
-    pc_status st = pc_rope_cfg_apply(o, &cfg, &rc, r->g->err);
+    v2_cfg(r->g, r->rotary, dtype, layout, &cfg);
+    pc_spec_sched sched;
+    pc_status st = pc_spec_schedule(r->g->spec, &cfg, &sched, r->g->err);
     if (st != PC_OK) return st;
+    const pc_rope_params *p = sched.set ? sched.own : NULL;
     double *freqs = malloc((size_t)r->rotary / 2 * sizeof *freqs);
     char *json = NULL;
     v2_ctx c;
     memset(&c, 0, sizeof c);
     if (!freqs) st = pc_gate_oom(r->g);
     if (st == PC_OK) st = v2_freqs(&cfg, freqs, &c.att, r->g->err);
-    if (st == PC_OK && !(json = schedule_json(rc.set ? &rc.p : NULL, cfg.base)))
+    if (st == PC_OK && !(json = schedule_json(p, cfg.base)))
         st = pc_gate_oom(r->g);
     if (st == PC_OK) {
         c.plugin = r->impl;
@@ -419,9 +419,9 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
         c.st_head = r->head_dim + V2_PAD_HEAD;
         c.st_tok = V2_HEADS * c.st_head + V2_PAD_TOKEN;
         c.freqs = freqs;
-        c.sched = pc_rope_type_name(rc.set ? rc.p.type : PC_ROPE_DEFAULT);
+        c.sched = pc_rope_type_name(p ? p->type : PC_ROPE_DEFAULT);
         c.json = json;
-        c.seed = o->seed;
+        c.seed = r->g->run->seed;
         pthread_mutex_init(&c.mu, NULL);
         pc_impl hooks = { .ctx = &c, .rope = v2_rope };
         pc_acc_result res;
@@ -431,12 +431,12 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
     }
     free(freqs);
     free(json);
-    pc_rope_cfg_release(&rc);
+    pc_spec_sched_release(&sched);
     return st;
 }
 
 /* One dtype and layout's two verdicts; in a shard, made whole by the
- * shards that own them (harness/shard/gate_owner.h). */
+ * shards that own them (harness/engine/gate_owner.h). */
 static pc_status v2_group(v2_run *r, int dtype, int layout)
 {
     static const char *const checks[2] = { "accuracy", "passthrough" };
@@ -451,10 +451,10 @@ static pc_status v2_group(v2_run *r, int dtype, int layout)
 pc_status pc_rope_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
     v2_run r = { g, impl, fam, 0, 0 };
-    pc_status st = dims(g->o, &r.head_dim, &r.rotary, g->err);
+    pc_status st = dims(g->spec, &r.head_dim, &r.rotary, g->err);
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
-    if (g->o->layout >= 0) { layouts[0] = g->o->layout; nl = 1; }
+    if (g->spec->layout >= 0) { layouts[0] = g->spec->layout; nl = 1; }
     for (int k = 0; k < 3 && st == PC_OK; k++)
         for (int l = 0; l < nl && st == PC_OK; l++) st = v2_group(&r, dtypes[k], layouts[l]);
     return st;

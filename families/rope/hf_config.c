@@ -230,6 +230,7 @@ static pc_status parse_inline(pc_rope_spec *s, const char *text, double top_orig
 pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->given = *o;
     s->p.base = o->base;
     pc_status st = PC_OK;
     double top_orig = 0;

@@ -1,79 +1,147 @@
-/* options.c: the RoPE schedule options (options.h). */
+/* options.c: the RoPE family's encoding spec (options.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "options.h"
 #include "families/family.h"
+#include "families/spec_sched.h"
+#include "harness/base/parse.h"
+#include "harness/engine/accuracy.h"
 
-pc_status pc_rope_opts_resolve(pc_opts *o, pc_err *err)
+/* ---- the options -------------------------------------------------------- */
+
+static pc_status check_seq_len(const char *v, pc_err *err)
 {
-    o->rope = NULL;
-    if (!o->hf_config && !o->rope_scaling && !o->rope_freqs && !o->rotary_dim && !o->seq_len_set)
+    int64_t x;
+    return pc_parse_i64("--seq-len", v, 1, PC_POS_MAX, &x, err);
+}
+
+static pc_status check_rotary_dim(const char *v, pc_err *err)
+{
+    int64_t x;
+    pc_status st = pc_parse_i64("--rotary-dim", v, 2, PC_D_MAX, &x, err);
+    if (st == PC_OK && x % 2)
+        return pc_seterr(err, PC_EINPUT, "--rotary-dim: must be even, got %s", v);
+    return st;
+}
+
+static const pc_option options[] = {
+    { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
+      "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
+      "frequency schedule (docs/schedules.md)", NULL, 1 },
+    { "rope-scaling", "JSON", "RoPE: an HF rope_scaling object inline, e.g. "
+      "'{\"rope_type\":\"linear\",\"factor\":8}' (replaces the config's)", NULL, 0 },
+    { "rope-freqs", "F.npy", "RoPE: per-pair frequency factors (llama.cpp rope_freqs): omega_i "
+      "= base^(-2i/d) / F[i]", NULL, 1 },
+    { "seq-len", "L", "RoPE: the sequence length a dynamic or longrope cache was built for; "
+      "default: a table's last position + 1", check_seq_len, 0 },
+    { "rotary-dim", "R", "RoPE: the rotary dim when it is below the head dim (partial rotary); "
+      "the cache holds R dims", check_rotary_dim, 0 },
+};
+
+/* ---- the spec ----------------------------------------------------------- */
+
+const pc_rope_spec *pc_rope_spec_of(const pc_spec *spec)
+{
+    return spec && spec->family->spec == &pc_rope_spec_kind ? spec->own : NULL;
+}
+
+/* GIVEN's schedule options into SPEC->own (left NULL when none is given);
+ * a config's rope_theta becomes SPEC's base (BASE_FROM says so), its
+ * rotary dim SPEC's d. */
+static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
+{
+    const char *seq = pc_given_value(g, "seq-len"), *rot = pc_given_value(g, "rotary-dim");
+    pc_rope_opts ro = { pc_given_value(g, "hf-config"), pc_given_value(g, "rope-scaling"),
+                        pc_given_value(g, "rope-freqs"), spec->base, spec->base_set,
+                        rot ? (int)strtol(rot, NULL, 10) : 0, seq ? strtod(seq, NULL) : 0.0,
+                        seq != NULL };
+    spec->own = NULL;
+    if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    pc_rope_opts ro = { o->hf_config, o->rope_scaling, o->rope_freqs, o->base, o->base_set,
-                        o->rotary_dim, o->seq_len, o->seq_len_set };
     pc_status st = pc_rope_spec_parse(s, &ro, err);
     if (st != PC_OK) {
         pc_rope_spec_free(s);
         free(s);
         return st;
     }
-    if (s->have_base) o->base = s->p.base;
-    else s->p.base = o->base;
-    if (s->rotary_dim && !o->d_set) o->d = s->rotary_dim;
-    o->rope = s;
+    if (s->have_base && !spec->base_set) {
+        spec->base = s->p.base; /* BASE_SET stays --base's */
+        snprintf(spec->base_from, sizeof spec->base_from, "rope_theta of %.180s", ro.config);
+    } else
+        s->p.base = spec->base;
+    if (s->rotary_dim && !spec->d_set) spec->d = s->rotary_dim;
+    spec->own = s;
     return PC_OK;
 }
 
-void pc_rope_opts_release(pc_opts *o)
+static void release(pc_spec *spec)
 {
-    pc_rope_spec *s = (pc_rope_spec *)(uintptr_t)o->rope;
+    pc_rope_spec *s = spec->own;
     if (s) pc_rope_spec_free(s);
     free(s);
-    o->rope = NULL;
+    spec->own = NULL;
 }
 
-pc_status pc_rope_opts_schedule(const void *sp, int d, double seq_default, pc_rope_params *p,
-                                pc_schedule *s, char *note, size_t len, pc_err *err)
+static int scheduled(const pc_spec *spec)
 {
-    const pc_rope_spec *spec = sp;
-    if (!spec) return PC_SKIP;
-    pc_status st = pc_rope_instantiate(spec, d, seq_default, p, err);
-    if (st != PC_OK) return st;
-    *s = pc_rope_schedule(p);
+    return spec->own != NULL;
+}
+
+/* The parameters of SPEC's schedule for CFG's d (the sequence length
+ * defaults to CFG's last position + 1). */
+static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *hold, pc_err *err)
+{
+    const pc_rope_spec *s = spec->own;
+    if (!s) return PC_OK;
+    pc_rope_params *p = calloc(1, sizeof *p);
+    if (!p) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    pc_status st = pc_rope_instantiate(s, cfg->d, (double)cfg->pos_hi + 1.0, p, err);
+    if (st != PC_OK) { free(p); return st; }
+    hold->s = pc_rope_schedule(p);
+    hold->s.params = p;
+    hold->own = p;
+    hold->set = 1;
     char desc[400];
     pc_rope_describe(p, desc, sizeof desc);
-    snprintf(note, len, "%s (%s)", desc, spec->source[0] ? spec->source : "options");
+    snprintf(hold->note, sizeof hold->note, "%.390s (%.200s)", desc,
+             s->source[0] ? s->source : "options");
+    cfg->sched = &hold->s;
+    cfg->sched_note = hold->note;
+    cfg->base = p->base;
     return PC_OK;
 }
 
-pc_status pc_rope_cfg_apply(const pc_opts *o, pc_acc_cfg *cfg, pc_rope_cfg *rc, pc_err *err)
+static void sched_release(pc_spec_sched *hold)
 {
-    return pc_rope_cfg_apply_spec(o->rope, cfg, rc, err);
+    pc_rope_params *p = hold->own;
+    if (p) pc_rope_params_free(p);
+    free(p);
+    hold->own = NULL;
 }
 
-pc_status pc_rope_cfg_apply_spec(const void *spec, pc_acc_cfg *cfg, pc_rope_cfg *rc, pc_err *err)
+static void args(const pc_spec *spec, char *buf, size_t len)
 {
-    memset(rc, 0, sizeof *rc);
-    const pc_family *fam = pc_family_find(cfg->family);
-    if (!spec || !fam || !fam->rows || !fam->rows->input) return PC_OK;
-    pc_status st = pc_rope_opts_schedule(spec, cfg->d, (double)cfg->pos_hi + 1.0, &rc->p, &rc->s,
-                                         rc->note, sizeof rc->note, err);
-    if (st == PC_SKIP) return PC_OK;
-    if (st != PC_OK) return st;
-    rc->s.params = &rc->p;
-    rc->set = 1;
-    cfg->sched = &rc->s;
-    cfg->sched_note = rc->note;
-    cfg->base = rc->p.base;
-    return PC_OK;
+    const pc_rope_spec *s = spec->own;
+    size_t u = strlen(buf);
+    if (!s || u >= len) return;
+    const pc_rope_opts *o = &s->given;
+    if (o->config) u += (size_t)snprintf(buf + u, len - u, " --hf-config %s", o->config);
+    if (o->inline_json && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-scaling '%s'", o->inline_json);
+    if (o->freqs_path && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-freqs %s", o->freqs_path);
+    if (o->seq_len_set && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --seq-len %.17g", o->seq_len);
+    if (o->rotary_dim && u < len) snprintf(buf + u, len - u, " --rotary-dim %d", o->rotary_dim);
 }
 
-void pc_rope_cfg_release(pc_rope_cfg *rc)
-{
-    if (rc->set) pc_rope_params_free(&rc->p);
-    rc->set = 0;
-}
+const pc_spec_kind pc_rope_spec_kind = {
+    .options = options, .n_options = sizeof options / sizeof options[0],
+    .resolve = resolve, .release = release,
+    .schedule = schedule, .sched_release = sched_release,
+    .scheduled = scheduled, .args = args
+};

@@ -105,6 +105,16 @@ double pc_rope_c0(double base_eff);
 /* A schedule as the user describes it (config.json, --rope-scaling,
  * --rotary-dim, --seq-len, --base), before the dimension of the table or
  * implementation is known. */
+/* The schedule options as given (strings point into the command line). */
+typedef struct pc_rope_opts {
+    const char *config, *inline_json, *freqs_path;
+    double base;
+    int base_set;
+    int rotary_dim;           /* 0: not given */
+    double seq_len;
+    int seq_len_set;
+} pc_rope_opts;
+
 typedef struct pc_rope_spec {
     pc_rope_params p;         /* type and parameters (dim 0, arrays unused) */
     int have_base;            /* base from --base or the config */
@@ -114,20 +124,13 @@ typedef struct pc_rope_spec {
     double *ff;               /* --rope-freqs, n_factor */
     int n_factor;
     char source[200];         /* where it came from, for the output */
+    pc_rope_opts given;       /* the options it was parsed from (replay lines) */
 } pc_rope_spec;
 
 /* Parse the config file CONFIG (NULL: none) and the inline rope_scaling
  * object INLINE (NULL: none; it replaces the config's), with the options.
  * PC_EINPUT naming the file and field on any defect: an unknown rope
  * type, a missing field, a --base that contradicts rope_theta. */
-typedef struct pc_rope_opts {
-    const char *config, *inline_json, *freqs_path;
-    double base;
-    int base_set;
-    int rotary_dim;           /* 0: not given */
-    double seq_len;
-    int seq_len_set;
-} pc_rope_opts;
 pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err);
 void pc_rope_spec_free(pc_rope_spec *s);
 

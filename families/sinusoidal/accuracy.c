@@ -9,7 +9,8 @@
 #include "harness/io/json.h"
 #include "harness/formats/verdict.h"
 #include "harness/sources/table.h"
-#include "families/rope/options.h"
+#include "families/spec.h"
+#include "families/spec_sched.h"
 
 static pc_status whole(pc_prun *r, void *vv, pc_err *err)
 {
@@ -32,12 +33,12 @@ static pc_status whole(pc_prun *r, void *vv, pc_err *err)
         cfg.pos_lo = r->lo;
         cfg.pos_hi = r->hi;
     }
-    pc_rope_cfg rc; /* a RoPE frequency schedule, as in the gate */
-    pc_status st = pc_rope_cfg_apply_spec(r->params->rope, &cfg, &rc, err);
+    pc_spec_sched rc; /* the spec's frequency schedule, as in the gate */
+    pc_status st = pc_spec_schedule(r->params->spec, &cfg, &rc, err);
     if (st != PC_OK) return st;
     pc_acc_result res;
     st = pc_accuracy_run(r->impl, &cfg, &res, err);
-    if (st != PC_OK) { pc_rope_cfg_release(&rc); return st; }
+    if (st != PC_OK) { pc_spec_sched_release(&rc); return st; }
     v->status = res.status;
     v->measured = res.m.worst.valid ? res.m.worst.err : 0;
     v->bound = res.m.worst.valid ? res.m.worst.bound : 0;
@@ -63,7 +64,7 @@ static pc_status whole(pc_prun *r, void *vv, pc_err *err)
     }
     v->details = text;
     v->json = json;
-    pc_rope_cfg_release(&rc);
+    pc_spec_sched_release(&rc);
     return PC_OK;
 }
 

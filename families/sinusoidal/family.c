@@ -4,6 +4,7 @@
 #include "families/family.h"
 #include "harness/engine/gate.h"
 #include "gate_v2.h"
+#include "harness/sandbox/call.h"
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
     pc_impl_bf16_positions, pc_impl_sin_only, pc_impl_cos_shifted,

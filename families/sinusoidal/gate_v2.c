@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate_v2.h"
-#include "harness/cli/acc_opts.h"
 #include "harness/engine/acc_verdict.h"
-#include "harness/shard/gate_owner.h"
+#include "harness/engine/gate_owner.h"
 #include "harness/sandbox/v2args.h"
 
 /* 3 elements of padding after each row: odd, so a kernel that ignores
@@ -167,26 +166,26 @@ static pc_status s2_verdicts(s2_run *r, s2_ctx *c, const pc_acc_cfg *cfg, pc_acc
 
 static pc_status s2_one(s2_run *r, int dtype, int layout)
 {
-    const pc_opts *o = r->g->o;
+    const pc_spec *spec = r->g->spec;
     pc_acc_cfg cfg;
-    pc_acc_cfg_from_opts(o, r->fam->name, layout, &cfg);
-    cfg.dtype = dtype == PECHECK_DTYPE_F32 ? o->dtype : pc_v2_dt(dtype);
+    pc_gate_cfg_spec(r->g, layout, &cfg);
+    cfg.dtype = dtype == PECHECK_DTYPE_F32 ? r->g->run->dtype : pc_v2_dt(dtype);
     cfg.storage = dtype != PECHECK_DTYPE_F32;
-    double *freqs = malloc((size_t)o->d / 2 * sizeof *freqs);
-    pc_freqs *f = freqs ? pc_freqs_new(o->d, pc_schedule_geometric(o->base)) : NULL;
+    double *freqs = malloc((size_t)spec->d / 2 * sizeof *freqs);
+    pc_freqs *f = freqs ? pc_freqs_new(spec->d, pc_schedule_geometric(spec->base)) : NULL;
     char json[96];
     if (!f) { free(freqs); return pc_seterr(r->g->err, PC_ENOMEM, "out of memory"); }
-    for (int i = 0; i < o->d / 2; i++) freqs[i] = pc_freqs_omega(f, i);
+    for (int i = 0; i < spec->d / 2; i++) freqs[i] = pc_freqs_omega(f, i);
     pc_freqs_free(f);
-    snprintf(json, sizeof json, "{\"rope_type\": \"default\", \"rope_theta\": %.17g}", o->base);
+    snprintf(json, sizeof json, "{\"rope_type\": \"default\", \"rope_theta\": %.17g}", spec->base);
     s2_ctx c;
     memset(&c, 0, sizeof c);
     c.plugin = r->impl;
-    c.d = o->d;
+    c.d = spec->d;
     c.dtype = dtype;
-    c.stride = o->d + V2_PAD;
+    c.stride = spec->d + V2_PAD;
     c.freqs = freqs;
-    c.base = o->base;
+    c.base = spec->base;
     c.json = json;
     pthread_mutex_init(&c.mu, NULL);
     pc_impl hooks = { .ctx = &c, .sinusoidal = s2_sinusoidal };
@@ -199,7 +198,7 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
 }
 
 /* One dtype and layout's two verdicts; in a shard, made whole by the
- * shards that own them (harness/shard/gate_owner.h). */
+ * shards that own them (harness/engine/gate_owner.h). */
 static pc_status s2_group(s2_run *r, int dtype, int layout)
 {
     static const char *const checks[2] = { "accuracy", "padding" };
@@ -216,7 +215,7 @@ pc_status pc_sinusoidal_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family
     s2_run r = { g, impl, fam };
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
-    if (g->o->layout >= 0) { layouts[0] = g->o->layout; nl = 1; }
+    if (g->spec->layout >= 0) { layouts[0] = g->spec->layout; nl = 1; }
     pc_status st = PC_OK;
     for (int k = 0; k < 3 && st == PC_OK; k++)
         for (int l = 0; l < nl && st == PC_OK; l++) st = s2_group(&r, dtypes[k], layouts[l]);

@@ -13,6 +13,7 @@
 #include "properties/property.h"
 #include "harness/engine/accuracy.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "harness/engine/rowdigest.h"
 
 enum { SUB_COLLISION = 1, SUB_MARGIN = 2 };

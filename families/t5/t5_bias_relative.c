@@ -7,6 +7,7 @@
 #include <string.h>
 #include "properties/relative_util.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 
 #define HEADS 2   /* heads of the embedding table: two are enough to see a mix-up */
 

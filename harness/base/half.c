@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "half.h"
-#include "harness/cli/opts.h"
+#include "dtype.h"
 
 uint16_t pc_f16_of(float v)
 {

@@ -1,14 +1,11 @@
 /* acc_opts.c: pc_acc_cfg_from_opts (acc_opts.h). */
 #include <string.h>
 #include "acc_opts.h"
+#include "families/family.h"
 
-void pc_acc_cfg_from_opts(const pc_opts *o, const char *family, int layout, pc_acc_cfg *cfg)
+void pc_acc_run_from_opts(const pc_opts *o, pc_acc_cfg *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->family = family;
-    cfg->d = o->d;
-    cfg->base = o->base;
-    cfg->layout = layout;
     cfg->dtype = o->dtype;
     cfg->pos_lo = o->pos_lo;
     cfg->pos_hi = o->pos_hi;
@@ -18,4 +15,13 @@ void pc_acc_cfg_from_opts(const pc_opts *o, const char *family, int layout, pc_a
     cfg->max_abs_err = o->max_abs_err;
     cfg->quiet = o->quiet;
     cfg->threads = o->threads;
+}
+
+void pc_acc_cfg_from_opts(const pc_opts *o, const pc_spec *spec, int layout, pc_acc_cfg *cfg)
+{
+    pc_acc_run_from_opts(o, cfg);
+    cfg->family = spec->family->name;
+    cfg->d = spec->d;
+    cfg->base = spec->base;
+    cfg->layout = layout;
 }

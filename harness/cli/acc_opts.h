@@ -7,10 +7,12 @@
 #include "harness/engine/accuracy.h"
 #include "opts.h"
 
-/* CFG cleared, then FAMILY's run on LAYOUT with O's d, base, dtype,
- * positions, seed, tolerance (--tol-abs, --strict, --max-abs-err),
- * --quiet and --threads; the rest (shards, schedule, storage, input
- * dtype) is the caller's. */
-void pc_acc_cfg_from_opts(const pc_opts *o, const char *family, int layout, pc_acc_cfg *cfg);
+/* CFG cleared, then O's dtype, positions, seed, tolerance (--tol-abs,
+ * --strict, --max-abs-err), --quiet and --threads: the run's options (a
+ * gate's pc_gate.run); the family, width, base and layout are the spec's,
+ * the rest (shards, schedule, storage, input dtype) the caller's. */
+void pc_acc_run_from_opts(const pc_opts *o, pc_acc_cfg *cfg);
+/* The same with SPEC's family, width and base, on LAYOUT. */
+void pc_acc_cfg_from_opts(const pc_opts *o, const pc_spec *spec, int layout, pc_acc_cfg *cfg);
 
 #endif

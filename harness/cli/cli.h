@@ -16,14 +16,15 @@ typedef struct pc_command {
 } pc_command;
 
 /* The options each command accepts, in help-page order: the one list both
- * the parser (pc_opts_parse's ALLOWED) and `pecheck help COMMAND` read. */
+ * the parser (pc_opts_parse's ALLOWED) and `pecheck help COMMAND` read;
+ * "spec" stands for every family's encoding options (families/spec.h). */
 #define PC_OPTS_LIST      "family"
-#define PC_OPTS_ACCURACY  "impl plugin table table-sin family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout max-pos positions pos-start dtype " \
+#define PC_OPTS_ACCURACY  "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
                           "tol-abs strict max-abs-err seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts threads shard"
-#define PC_OPTS_CHECK     "impl plugin table table-sin family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed causal format output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts cases " \
+#define PC_OPTS_CHECK     "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
+                          "tol-abs strict max-abs-err seed format output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts cases " \
                           "property replay regressions threads shard"
-#define PC_OPTS_REFERENCE "family d base hf-config rope-scaling rope-freqs seq-len rotary-dim layout positions max-pos out dtype quiet threads"
+#define PC_OPTS_REFERENCE "family spec positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet regressions"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
@@ -49,6 +50,35 @@ int pc_cli_fail(pc_status status, const pc_err *err);
  * text outputs are not written: no partial result. */
 int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status status, const pc_err *err);
 int pc_exit_code(pc_status status);
+
+/* What `pecheck check` runs on each source (cmd_check.c): its options, each
+ * family's spec, and in a shard the record of how each verdict was made. */
+struct pc_gate;
+struct pc_shard_rec;
+struct pc_impl;
+struct pc_family;
+struct pc_verdicts;
+typedef struct pc_check_ctx {
+    const pc_opts *o;
+    const pc_specs *specs;
+    struct pc_shard_rec *rec;    /* check --shard K/N; NULL: not sharded */
+} pc_check_ctx;
+/* Everything `pecheck check` runs on IMPL: a table's own checks, then for
+ * each family it provides (only WANT when not NULL) the family's gate and
+ * every property that applies, as verdicts in G->vs.  `pecheck demo` calls
+ * it on every built-in. */
+pc_status pc_check_impl(struct pc_gate *g, const pc_check_ctx *cr, const struct pc_impl *impl,
+                        const struct pc_family *want);
+/* Nothing checked is an error, not a pass: PC_EINPUT naming what did not
+ * apply when every verdict of VS was skipped or a --property of O ran on
+ * nothing (check, and merge of check shards); LAYOUT is --layout's (-1:
+ * none). */
+pc_status pc_check_require(const pc_opts *o, int layout, const struct pc_verdicts *vs,
+                           pc_err *err);
+/* VS in O's format on O's output (--quiet: text has one line per check);
+ * with --output, the text report goes to stderr too, so that a CI log shows
+ * what failed (the file is for tools). */
+pc_status pc_check_report(const pc_opts *o, const struct pc_verdicts *vs, pc_err *err);
 
 int pc_cmd_list(int argc, char **argv);
 int pc_cmd_accuracy(int argc, char **argv);

@@ -7,11 +7,11 @@
 #include "harness/engine/accuracy.h"
 #include "families/family.h"
 #include "cli.h"
-#include "families/rope/options.h"
 #include "harness/formats/format.h"
 #include "harness/io/output.h"
 #include "harness/sources/sources.h"
 #include "harness/base/version.h"
+#include "families/spec_sched.h"
 
 /* "--family: expected sinusoidal or rope, got 'NAME'": the families with
  * certified rows, from the registry. */
@@ -30,13 +30,11 @@ static int has_rows(const char *name)
 
 /* Fill CFG from the options for IMPL.  Without --family the implementation's
  * own family is used. */
-static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg, pc_err *err)
+static pc_status make_cfg(const pc_opts *o, const pc_spec *spec, pc_acc_cfg *cfg, pc_err *err)
 {
-    const char *family = o->family ? o->family : impl->family_hint;
-    if (!has_rows(family)) return bad_family(family, err);
     if (o->dtype == PC_DT_F64)
         return pc_seterr(err, PC_EINPUT, "--dtype: accuracy takes f32, bf16 or f16");
-    pc_acc_cfg_from_opts(o, family, o->layout < 0 ? 0 : o->layout, cfg);
+    pc_acc_cfg_from_opts(o, spec, spec->layout < 0 ? 0 : spec->layout, cfg);
     cfg->shard_k = o->shard_k;
     cfg->shard_n = o->shard_n;
     return PC_OK;
@@ -44,16 +42,19 @@ static pc_status make_cfg(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg
 
 /* Run one implementation; with no --layout, a RoPE implementation that
  * declines the interleaved layout is run on the half layout. */
-static pc_status run_one(const pc_opts *o, const pc_impl *impl, pc_acc_cfg *cfg,
-                         pc_rope_cfg *rc, pc_acc_result *res, pc_err *err)
+static pc_status run_one(const pc_opts *o, const pc_specs *specs, const pc_impl *impl,
+                         pc_acc_cfg *cfg, pc_spec_sched *sched, pc_acc_result *res, pc_err *err)
 {
-    pc_status st = make_cfg(o, impl, cfg, err);
+    const char *family = o->family ? o->family : impl->family_hint;
+    if (!has_rows(family)) return bad_family(family, err);
+    const pc_spec *spec = pc_specs_of(specs, pc_family_find(family));
+    pc_status st = make_cfg(o, spec, cfg, err);
     if (st != PC_OK) return st;
     pc_sources_adjust_cfg(impl, cfg); /* a table fixes d and the positions */
-    st = pc_rope_cfg_apply(o, cfg, rc, err); /* a RoPE frequency schedule (RC keeps it) */
+    st = pc_spec_schedule(spec, cfg, sched, err); /* the spec's schedule (SCHED keeps it) */
     if (st != PC_OK) return st;
     st = pc_accuracy_run(impl, cfg, res, err);
-    if (st == PC_OK && res->status == PC_SKIP && o->layout < 0 && res->m.count == 0
+    if (st == PC_OK && res->status == PC_SKIP && spec->layout < 0 && res->m.count == 0
         && pc_family_find(cfg->family)->provides(impl)) {
         cfg->layout = 1;
         st = pc_accuracy_run(impl, cfg, res, err);
@@ -93,16 +94,16 @@ static int gated(const pc_opts *o, const pc_impl *impl)
 }
 
 /* Run the gate on every gated source; *ANY_FAIL when one fails. */
-static pc_status run_all(const pc_opts *o, const pc_sources *src, const pc_impl **impls, int *n,
-                         pc_acc_cfg *cfg, pc_rope_cfg *rc, pc_acc_result *res, int *any_fail,
-                         pc_err *err)
+static pc_status run_all(const pc_opts *o, const pc_specs *specs, const pc_sources *src,
+                         const pc_impl **impls, int *n, pc_acc_cfg *cfg, pc_spec_sched *sched,
+                         pc_acc_result *res, int *any_fail, pc_err *err)
 {
     pc_status st = PC_OK;
     *n = 0;
     for (int k = 0; k < src->n && st == PC_OK; k++) {
         if (!gated(o, src->impl[k])) continue;
         impls[*n] = src->impl[k];
-        st = run_one(o, src->impl[k], &cfg[*n], &rc[*n], &res[*n], err);
+        st = run_one(o, specs, src->impl[k], &cfg[*n], &sched[*n], &res[*n], err);
         if (st == PC_OK && res[*n].status == PC_FAIL) *any_fail = 1;
         (*n)++;
     }
@@ -129,31 +130,32 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.family && !has_rows(o.family))
         return pc_cli_fail_output("accuracy", &o, bad_family(o.family, &err), &err);
-    st = pc_rope_opts_resolve(&o, &err); /* --hf-config, --rope-scaling, ... */
+    pc_specs specs; /* each family's encoding: --d, --base, --hf-config, ... */
+    st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     pc_sources src;
-    st = pc_sources_open(&o, o.family, &src, &err);
+    st = pc_sources_open(&o, &specs, o.family, &src, &err);
     if (st != PC_OK) {
-        pc_rope_opts_release(&o);
+        pc_specs_release(&specs);
         return pc_cli_fail_output("accuracy", &o, st, &err);
     }
 
     pc_acc_result *res = calloc((size_t)src.n, sizeof *res);
     pc_acc_cfg *cfg = calloc((size_t)src.n, sizeof *cfg);
-    pc_rope_cfg *rc = calloc((size_t)src.n, sizeof *rc);
+    pc_spec_sched *sched = calloc((size_t)src.n, sizeof *sched);
     const pc_impl **impls = calloc((size_t)src.n, sizeof *impls);
     int n = 0, any_fail = 0;
-    if (!res || !cfg || !rc || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-    if (st == PC_OK) st = run_all(&o, &src, impls, &n, cfg, rc, res, &any_fail, &err);
+    if (!res || !cfg || !sched || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    if (st == PC_OK) st = run_all(&o, &specs, &src, impls, &n, cfg, sched, res, &any_fail, &err);
     if (st == PC_OK) st = require_checked(&o, res, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
-    for (int k = 0; rc && k < src.n; k++) pc_rope_cfg_release(&rc[k]);
+    for (int k = 0; sched && k < src.n; k++) pc_spec_sched_release(&sched[k]);
     free(res);
     free(cfg);
-    free(rc);
+    free(sched);
     free(impls);
     pc_sources_close(&src);
-    pc_rope_opts_release(&o);
+    pc_specs_release(&specs);
     if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     return any_fail ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

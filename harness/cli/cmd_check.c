@@ -19,7 +19,7 @@
 #include <string.h>
 #include "harness/engine/accuracy.h"
 #include "harness/shard/check_shard.h"
-#include "families/rope/options.h"
+#include "acc_opts.h"
 #include "cli.h"
 #include "harness/formats/format.h"
 #include "harness/sandbox/hook.h"
@@ -147,11 +147,12 @@ static void repeat_verdict(pc_verdict *v, const int rc[3], const pc_fault f[3], 
 
 static pc_status check_repeat(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
-    const pc_opts *o = c->o;
+    const pc_spec *spec = c->spec;
     const pc_rows *rw = fam->rows;
-    int d = o->d, layout = o->layout >= 0 ? o->layout : 0;
-    int64_t lo = o->pos_lo;
-    size_t n = (size_t)(o->pos_hi - lo + 1 < REPEAT_LONG ? o->pos_hi - lo + 1 : REPEAT_LONG);
+    int d = spec->d, layout = spec->layout >= 0 ? spec->layout : 0;
+    int64_t lo = c->run->pos_lo;
+    size_t n = (size_t)(c->run->pos_hi - lo + 1 < REPEAT_LONG ? c->run->pos_hi - lo + 1
+                                                              : REPEAT_LONG);
     size_t w = (size_t)d, ns = n < REPEAT_SHORT ? n : REPEAT_SHORT;
     double t0 = pc_now();
     int64_t *pos = malloc(n * sizeof *pos);
@@ -162,18 +163,18 @@ static pc_status check_repeat(pc_gate *c, const pc_impl *impl, const pc_family *
     if (!v) { free(pos); free(x); free(s); free(a); free(b); return pc_gate_oom(c); }
     for (size_t r = 0; r < n; r++) {
         pos[r] = lo + (int64_t)r;
-        pc_normal_row(o->seed, (uint64_t)pos[r], d, x + r * w);
+        pc_normal_row(c->run->seed, (uint64_t)pos[r], d, x + r * w);
     }
     const float *in = rw->input ? x : NULL;
     v->bound = 0;
     snprintf(v->measured_what, sizeof v->measured_what, "differing calls");
     pc_fault f[3];
     int rc[3];
-    rc[0] = rw->call(impl, &f[0], pos, ns, d, o->base, layout, in, s);
-    if (rc[0] != 0 && !f[0].faulted && o->layout < 0) /* a single-layout implementation */
-        rc[0] = rw->call(impl, &f[0], pos, ns, d, o->base, layout = 1, in, s);
-    rc[1] = rw->call(impl, &f[1], pos, n, d, o->base, layout, in, a);
-    rc[2] = rw->call(impl, &f[2], pos, n, d, o->base, layout, in, b);
+    rc[0] = rw->call(impl, &f[0], pos, ns, d, spec->base, layout, in, s);
+    if (rc[0] != 0 && !f[0].faulted && spec->layout < 0) /* a single-layout implementation */
+        rc[0] = rw->call(impl, &f[0], pos, ns, d, spec->base, layout = 1, in, s);
+    rc[1] = rw->call(impl, &f[1], pos, n, d, spec->base, layout, in, a);
+    rc[2] = rw->call(impl, &f[2], pos, n, d, spec->base, layout, in, b);
     snprintf(v->layout, sizeof v->layout, "%s", pc_layout_name(layout));
     repeat_verdict(v, rc, f, pos, ns, n, d, s, a, b);
     v->seconds = pc_now() - t0;
@@ -201,27 +202,33 @@ static void add_plugin_output(pc_gate *c, const pc_impl *impl, int first)
 
 /* ---- properties ------------------------------------------------------------------ */
 
-static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *family)
+/* The properties' parameters of the family whose spec is SPEC on IMPL. */
+static void check_params(pc_prop_params *par, const pc_check_ctx *cr, const pc_spec *spec,
+                         const pc_impl *impl)
 {
-    pc_prop_params par;
-    pc_prop_params_from_opts(&par, c->o);
-    par.gate_outside = 1; /* the accuracy gate is check's own (fam->gate) */
-    par.digest = c->digest; /* the rows' hashes it made (rowdigest.h) */
+    pc_prop_params_from_opts(par, cr->o, spec);
+    par->gate_outside = 1; /* the accuracy gate is check's own (fam->gate) */
     const pc_table_info *t = pc_table_info_of(impl);
     if (t) { /* a table: its d, rows and layout */
-        par.d = t->d;
-        par.pos_lo = t->pos_lo;
-        par.pos_hi = t->pos_hi;
-        if (t->layout >= 0) par.layout = t->layout;
-        par.dtype = t->dtype; /* its storage type */
-        if (t->base_fitted) par.base = t->base;
+        par->d = t->d;
+        par->pos_lo = t->pos_lo;
+        par->pos_hi = t->pos_hi;
+        if (t->layout >= 0) par->layout = t->layout;
+        par->dtype = t->dtype; /* its storage type */
+        if (t->base_fitted) par->base = t->base;
     }
-    if (c->rec) { /* a shard: its part of the cases (check_shard.h) */
-        par.shard_k = c->rec->k;
-        par.shard_n = c->rec->n;
-        par.split = pc_shard_rec_split;
-        par.split_ctx = c->rec;
+    if (cr->rec) { /* a shard: its part of the cases (check_shard.h) */
+        par->shard_k = cr->rec->k;
+        par->shard_n = cr->rec->n;
+        par->split = pc_shard_rec_split;
+        par->split_ctx = cr->rec;
     }
+}
+
+static pc_status check_properties(pc_gate *c, const pc_impl *impl, const char *family)
+{
+    pc_prop_params par = *c->par;
+    par.digest = c->digest; /* the rows' hashes it made (rowdigest.h) */
     /* each property reports a fault of its own calls (properties/util.c) */
     pc_status st = pc_properties_run_with(impl, family, &par, c->vs, c->err);
     return st < 0 ? st : PC_OK;
@@ -263,10 +270,33 @@ static int runs_gate(const pc_opts *o, const pc_family *fam)
     return o->n_properties == 0 || named(o, fam && fam->rows ? "accuracy" : "all");
 }
 
-pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
+/* FAM's gate and properties on IMPL, under its spec. */
+static pc_status check_family(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
+                              const pc_family *fam)
+{
+    pc_prop_params par;
+    c->spec = pc_specs_of(cr->specs, fam);
+    check_params(&par, cr, c->spec, impl);
+    c->par = &par;
+    pc_status st = PC_OK;
+    if (fam->gate && runs_gate(cr->o, fam)) st = fam->gate(c, impl, fam);
+    /* with the accuracy gate; the rows' call is the family's first
+     * entry point (an ABI v2-only plugin lacks it) */
+    if (st == PC_OK && fam->rows && impl->host && runs_gate(cr->o, fam) &&
+        pc_hook_present(impl, fam->hooks[0]))
+        st = check_repeat(c, impl, fam);
+    if (st == PC_OK) st = check_properties(c, impl, fam->name);
+    pc_row_digest_free(c->digest);
+    c->digest = NULL;
+    c->par = NULL;
+    return st;
+}
+
+pc_status pc_check_impl(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
+                        const pc_family *want)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    if (t && runs_gate(c->o, NULL)) {
+    if (t && runs_gate(cr->o, NULL)) {
         pc_status st = check_table(c, impl, t);
         if (st != PC_OK) return st;
     }
@@ -282,16 +312,7 @@ pc_status pc_check_impl(pc_gate *c, const pc_impl *impl, const pc_family *want)
             if (st != PC_OK) return st;
             continue;
         }
-        if (fam->gate && runs_gate(c->o, fam)) st = fam->gate(c, impl, fam);
-        /* with the accuracy gate; the rows' call is the family's first
-         * entry point (an ABI v2-only plugin lacks it) */
-        if (st == PC_OK && fam->rows && impl->host && runs_gate(c->o, fam) &&
-            pc_hook_present(impl, fam->hooks[0]))
-            st = check_repeat(c, impl, fam);
-        if (st == PC_OK) st = check_properties(c, impl, fam->name);
-        pc_row_digest_free(c->digest);
-        c->digest = NULL;
-        if (st != PC_OK) return st;
+        if ((st = check_family(c, cr, impl, fam)) != PC_OK) return st;
     }
     return PC_OK;
 }
@@ -325,13 +346,13 @@ static pc_status shard_hung(const pc_opts *o, const pc_sources *src, pc_err *err
 }
 
 /* A shard's file (check_shard.h): its verdicts are merge's to judge. */
-static pc_status write_shard(const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec,
-                             pc_err *err)
+static pc_status write_shard(const pc_opts *o, const pc_specs *specs, const pc_verdicts *vs,
+                             const pc_shard_rec *rec, pc_err *err)
 {
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {
-        pc_check_shard_write(out.f, o, vs, rec);
+        pc_check_shard_write(out.f, o, specs, vs, rec);
         st = pc_out_close(&out, 1, err);
     }
     if (st == PC_OK && !o->quiet)
@@ -354,7 +375,7 @@ static int checked(const pc_verdict *v)
     return v->status == PC_OK || v->status == PC_FAIL;
 }
 
-pc_status pc_check_require(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
+pc_status pc_check_require(const pc_opts *o, int layout, const pc_verdicts *vs, pc_err *err)
 {
     for (int p = 0; p < o->n_properties; p++) {
         if (!strcmp(o->properties[p], "all")) continue; /* anything checked below */
@@ -373,10 +394,10 @@ pc_status pc_check_require(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
                          o->family ? " matching --family " : "", o->family ? o->family : "");
     const pc_verdict *v = &vs->v[0];
     char asked[96] = "";
-    if (o->family || o->layout >= 0)
+    if (o->family || layout >= 0)
         snprintf(asked, sizeof asked, " (%s%s%s%s)", o->family ? "--family " : "",
-                 o->family ? o->family : "", o->family && o->layout >= 0 ? ", " : "",
-                 o->layout >= 0 ? (o->layout ? "--layout half" : "--layout interleaved") : "");
+                 o->family ? o->family : "", o->family && layout >= 0 ? ", " : "",
+                 layout >= 0 ? (layout ? "--layout half" : "--layout interleaved") : "");
     return pc_seterr(err, PC_EINPUT, "nothing checked, every check skipped%s; the first: %.160s "
                      "%s%s%s: %.200s", asked, v->impl, v->family, v->layout[0] ? " " : "",
                      v->layout, v->summary);
@@ -404,31 +425,36 @@ int pc_cmd_check(int argc, char **argv)
                                      "--format to `pecheck merge`"), &err);
     if (o.dtype == PC_DT_F64)
         return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
-    st = pc_rope_opts_resolve(&o, &err); /* --hf-config, --rope-scaling, ... */
+    pc_specs specs; /* each family's encoding: --d, --base, --hf-config, ... */
+    st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return fail(&o, st, &err);
     pc_sources src;
-    st = pc_sources_open(&o, o.family, &src, &err);
-    if (st != PC_OK) { pc_rope_opts_release(&o); return fail(&o, st, &err); }
+    st = pc_sources_open(&o, &specs, o.family, &src, &err);
+    if (st != PC_OK) { pc_specs_release(&specs); return fail(&o, st, &err); }
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_shard_rec rec = { o.shard_k, o.shard_n, NULL, 0 };
-    pc_gate c = { &o, &vs, &err, o.shard_set ? &rec : NULL, NULL };
+    pc_gate_shard shard = pc_shard_rec_gate(&rec);
+    pc_acc_cfg run;
+    pc_acc_run_from_opts(&o, &run);
+    pc_gate c = { .run = &run, .vs = &vs, .err = &err, .shard = o.shard_set ? &shard : NULL };
+    pc_check_ctx cr = { &o, &specs, o.shard_set ? &rec : NULL };
     for (int k = 0; k < src.n && st == PC_OK; k++) {
         int first = vs.n;
-        st = pc_check_impl(&c, src.impl[k], want);
+        st = pc_check_impl(&c, &cr, src.impl[k], want);
         /* a shard's plugin output is its own calls': not the run's (docs/sharding.md) */
         if (st == PC_OK && pc_plugin_is(src.impl[k]) && !o.shard_set)
             add_plugin_output(&c, src.impl[k], first);
     }
     if (st == PC_OK && o.shard_set) st = shard_hung(&o, &src, &err);
-    if (st == PC_OK && o.shard_set) st = write_shard(&o, &vs, &rec, &err);
-    if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, &vs, &err);
+    if (st == PC_OK && o.shard_set) st = write_shard(&o, &specs, &vs, &rec, &err);
+    if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, pc_specs_of(&specs, NULL)->layout, &vs, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_report(&o, &vs, &err);
     pc_status verdict = o.shard_set ? PC_OK : pc_verdicts_status(&vs);
     pc_verdicts_free(&vs);
     pc_shard_rec_free(&rec);
     pc_sources_close(&src);
-    pc_rope_opts_release(&o);
+    pc_specs_release(&specs);
     if (st != PC_OK) return fail(&o, st, &err);
     return verdict == PC_FAIL ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }

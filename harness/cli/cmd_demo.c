@@ -5,6 +5,7 @@
  * pass, known-bad ones fail).  The demo writes no regression file. */
 #include <string.h>
 #include "cli.h"
+#include "acc_opts.h"
 #include "harness/engine/gate.h"
 #include "harness/sandbox/impl.h"
 #include "harness/formats/verdict.h"
@@ -42,17 +43,23 @@ int pc_cmd_demo(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     o.regressions = "off"; /* known-bad built-ins fail by design: nothing to replay */
     o.quiet = 1;
+    pc_specs specs;
+    if ((st = pc_specs_resolve(&o.given, &specs, &err)) != PC_OK) return pc_cli_fail(st, &err);
+    const pc_spec *shared = pc_specs_of(&specs, NULL); /* --d and --base: every family's */
     printf("pecheck demo: pecheck check on every built-in, d=%d base=%g positions %lld..%lld "
-           "seed %llu\n\n", o.d, o.base, (long long)o.pos_lo, (long long)o.pos_hi,
+           "seed %llu\n\n", shared->d, shared->base, (long long)o.pos_lo, (long long)o.pos_hi,
            (unsigned long long)o.seed);
     printf("%-18s %-10s %-7s %-10s %-14s %s\n", "IMPLEMENTATION", "FAMILY", "VERDICT", "DOCUMENTED",
            "PASS/FAIL/SKIP", "FIRST FAILED CHECK");
     int surprises = 0;
+    pc_acc_cfg run;
+    pc_acc_run_from_opts(&o, &run);
+    pc_check_ctx cr = { &o, &specs, NULL };
     for (size_t k = 0; k < pc_builtin_count() && st == PC_OK; k++) {
         const pc_impl *impl = pc_builtin_at(k);
         pc_verdicts vs = { NULL, 0, 0 };
-        pc_gate g = { &o, &vs, &err, NULL, NULL };
-        st = pc_check_impl(&g, impl, NULL);
+        pc_gate g = { .run = &run, .vs = &vs, .err = &err };
+        st = pc_check_impl(&g, &cr, impl, NULL);
         pc_status verdict = pc_verdicts_status(&vs);
         if (st == PC_OK) {
             demo_line(impl, &vs, verdict);
@@ -60,6 +67,7 @@ int pc_cmd_demo(int argc, char **argv)
         }
         pc_verdicts_free(&vs);
     }
+    pc_specs_release(&specs);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     printf("\n%zu built-ins: %s\n", pc_builtin_count(),
            surprises ? "some did not get their documented verdict"

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "property.h"
+#include "families/family.h"
 #include "harness/sandbox/impl.h"
 #include "harness/formats/verdict.h"
 #include "properties/property.h"
@@ -34,13 +36,18 @@ static int list(void)
     return PC_EXIT_PASS;
 }
 
-/* run P on IMPL for FAMILY; prints one line, or the details when FULL */
+/* run P on IMPL for FAMILY, under O and its specs; prints one line, or the
+ * details when FULL */
 static pc_status run(const pc_property *p, const pc_impl *impl, const char *family,
                      const pc_opts *o, int full, int *failed, pc_err *err)
 {
     pc_verdict v;
     memset(&v, 0, sizeof v);
-    pc_status st = pc_property_run_one(p, impl, family, o, &v, err);
+    pc_specs specs;
+    pc_status st = pc_specs_resolve(&o->given, &specs, err);
+    if (st != PC_OK) return st;
+    st = pc_property_run_one(p, impl, pc_specs_of(&specs, pc_family_find(family)), o, &v, err);
+    pc_specs_release(&specs);
     if (st != PC_OK) return st;
     const char *tag = v.status == PC_OK ? "PASS" : v.status == PC_SKIP ? "SKIP" : "FAIL";
     if (full && v.details) {
@@ -62,6 +69,72 @@ static const char *first_family(const pc_property *p, char *buf, size_t len)
     return buf;
 }
 
+/* The property's text: its math, why it holds, its tolerance. */
+static void print_lesson(const pc_property *p)
+{
+    printf("%s: %s\n  applies to: %s\n\n", p->name, p->title, p->families);
+    printf("THE PROPERTY\n");
+    indent(p->math, "  ");
+    printf("\nWHY IT HOLDS\n");
+    indent(p->why, "  ");
+    printf("\nTOLERANCE\n");
+    indent(p->tolerance, "  ");
+    printf("  measured: %s\n", p->measured_what);
+}
+
+/* P on the first correct built-in of each family it applies to (and, for
+ * equivariance, causal attention, which the mask must break). */
+static pc_status run_correct(const pc_property *p, const pc_opts *o, int d, pc_err *err)
+{
+    int failed = 0;
+    pc_status st = PC_OK;
+    printf("\nCORRECT IMPLEMENTATIONS (d = %d, positions %lld..%lld, %ld cases, seed %llu)\n",
+           d, (long long)o->pos_lo, (long long)o->pos_hi, o->cases, (unsigned long long)o->seed);
+    for (const char *s = p->families; *s && st == PC_OK;) {
+        size_t n = strcspn(s, " ");
+        char fam[32];
+        snprintf(fam, sizeof fam, "%.*s", (int)n, s);
+        for (size_t k = 0; k < pc_builtin_count(); k++) {
+            const pc_impl *impl = pc_builtin_at(k);
+            if (!impl->expect_pass || strcmp(impl->family_hint, fam)) continue;
+            st = run(p, impl, fam, o, 0, &failed, err);
+            break;
+        }
+        s += n;
+        while (*s == ' ') s++;
+    }
+    const pc_impl *a = pc_builtin_find("attention-f32");
+    if (st == PC_OK && a && !strcmp(p->name, "equivariance")) {
+        pc_opts oc = *o;
+        if ((st = pc_opts_give(&oc, "causal", "", err)) != PC_OK) return st;
+        printf("  with --causal the mask must break equivariance:\n");
+        st = run(p, a, a->family_hint, &oc, 0, &failed, err);
+    }
+    return st;
+}
+
+/* P on its teaching built-in BAD, with its full counterexample; again at a
+ * small width where the bound at D is too loose to show one.  *FAILED: a
+ * counterexample was shown. */
+static pc_status run_teaching(const pc_property *p, const pc_impl *bad, pc_opts *o, int d,
+                              int *failed, pc_err *err)
+{
+    char fam[32];
+    const char *family = pc_property_applies(p, bad->family_hint) ? bad->family_hint
+                                                                   : first_family(p, fam, sizeof fam);
+    printf("\nA BUILT-IN THAT BREAKS IT: %s\n  %s\n  %s\n\n", bad->name, bad->description,
+           p->teach_note ? p->teach_note : "");
+    pc_status st = run(p, bad, family, o, 1, failed, err);
+    if (st != PC_OK || *failed || d <= EXPLAIN_SMALL_D) return st;
+    /* a loose bound at large d can hide the violation: show it where it is visible */
+    printf("\n  (no counterexample at d = %d, where the bound is loose; again at d = %d:)\n\n",
+           d, EXPLAIN_SMALL_D);
+    char small[16];
+    snprintf(small, sizeof small, "%d", EXPLAIN_SMALL_D);
+    if ((st = pc_opts_give(o, "d", small, err)) != PC_OK) return st;
+    return run(p, bad, family, o, 1, failed, err);
+}
+
 int pc_cmd_explain(int argc, char **argv)
 {
     pc_opts o;
@@ -76,64 +149,19 @@ int pc_cmd_explain(int argc, char **argv)
                                      "lists them)", o.args[0]), &err);
     o.regressions = "off"; /* a lesson never writes the regression file */
     o.quiet = 1;
-
-    printf("%s: %s\n  applies to: %s\n\n", p->name, p->title, p->families);
-    printf("THE PROPERTY\n");
-    indent(p->math, "  ");
-    printf("\nWHY IT HOLDS\n");
-    indent(p->why, "  ");
-    printf("\nTOLERANCE\n");
-    indent(p->tolerance, "  ");
-    printf("  measured: %s\n", p->measured_what);
-
-    printf("\nCORRECT IMPLEMENTATIONS (d = %d, positions %lld..%lld, %ld cases, seed %llu)\n",
-           o.d, (long long)o.pos_lo, (long long)o.pos_hi, o.cases, (unsigned long long)o.seed);
-    int failed = 0;
-    for (const char *s = p->families; *s;) {
-        size_t n = strcspn(s, " ");
-        char fam[32];
-        snprintf(fam, sizeof fam, "%.*s", (int)n, s);
-        for (size_t k = 0; k < pc_builtin_count(); k++) {
-            const pc_impl *impl = pc_builtin_at(k);
-            if (!impl->expect_pass || strcmp(impl->family_hint, fam)) continue;
-            st = run(p, impl, fam, &o, 0, &failed, &err);
-            if (st != PC_OK) return pc_cli_fail(st, &err);
-            break;
-        }
-        s += n;
-        while (*s == ' ') s++;
-    }
-    if (!strcmp(p->name, "equivariance")) {
-        pc_opts oc = o;
-        oc.causal = 1;
-        const pc_impl *a = pc_builtin_find("attention-f32");
-        if (a) {
-            printf("  with --causal the mask must break equivariance:\n");
-            st = run(p, a, a->family_hint, &oc, 0, &failed, &err);
-            if (st != PC_OK) return pc_cli_fail(st, &err);
-        }
-    }
-
+    print_lesson(p);
+    pc_specs specs;
+    if ((st = pc_specs_resolve(&o.given, &specs, &err)) != PC_OK) return pc_cli_fail(st, &err);
+    int d = pc_specs_of(&specs, NULL)->d; /* --d: every family's */
+    pc_specs_release(&specs);
+    if ((st = run_correct(p, &o, d, &err)) != PC_OK) return pc_cli_fail(st, &err);
     const pc_impl *bad = p->teach_impl ? pc_builtin_find(p->teach_impl) : NULL;
     if (!bad) {
         printf("\n(no built-in breaks this property)\n");
         return PC_EXIT_PASS;
     }
-    char fam[32];
-    const char *family = pc_property_applies(p, bad->family_hint) ? bad->family_hint
-                                                                   : first_family(p, fam, sizeof fam);
-    printf("\nA BUILT-IN THAT BREAKS IT: %s\n  %s\n  %s\n\n", bad->name, bad->description,
-           p->teach_note ? p->teach_note : "");
-    st = run(p, bad, family, &o, 1, &failed, &err);
-    if (st != PC_OK) return pc_cli_fail(st, &err);
-    if (!failed && o.d > EXPLAIN_SMALL_D) {
-        /* a loose bound at large d can hide the violation: show it where it is visible */
-        printf("\n  (no counterexample at d = %d, where the bound is loose; again at d = %d:)\n\n",
-               o.d, EXPLAIN_SMALL_D);
-        o.d = EXPLAIN_SMALL_D;
-        st = run(p, bad, family, &o, 1, &failed, &err);
-        if (st != PC_OK) return pc_cli_fail(st, &err);
-    }
+    int failed = 0;
+    if ((st = run_teaching(p, bad, &o, d, &failed, &err)) != PC_OK) return pc_cli_fail(st, &err);
     if (!failed) {
         printf("\n(the teaching run found no counterexample with these options)\n");
         return PC_EXIT_FAIL;

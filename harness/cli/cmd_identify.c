@@ -1,8 +1,7 @@
-/* cmd_identify.c: `pecheck identify`: which RoPE schedule a cache, built-in
- * or plugin computes (families/rope/identify.h): base, schedule and its
- * parameters, layout, storage, attention factor, position offset, and the
- * HF rope_scaling object that reproduces it (docs/identify.md).  Exit 0
- * when a schedule explains every resolved pair, 1 when none does. */
+/* cmd_identify.c: `pecheck identify`: which encoding a cache, built-in or
+ * plugin computes, as the family says it (pc_diagnosis.identify,
+ * families/family.h; RoPE: its schedule and parameters, docs/identify.md).
+ * Exit 0 when what it found explains every value, 1 when it does not. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,210 +14,10 @@
 #include "harness/sources/sources.h"
 #include "harness/sources/table.h"
 #include "harness/base/version.h"
-#include "families/rope/identify.h"
+#include "families/family.h"
 
-typedef struct ident_run {
-    const pc_impl *impl;
-    int d, layout, layouts;
-    double base;              /* the hook's base argument (--base; a table ignores it) */   /* LAYOUTS: bit 0 interleaved, bit 1 half accepted */
-    int64_t lo, hi;
-    int dtype, storage;       /* storage (enum pc_dtype) and whether it was found from the values */
-    char storage_note[96];
-    pc_rope_fit fit;
-    pc_rope_ident id;
-    double offset;            /* effective position offset (positions) */
-} ident_run;
-
-/* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
- * cache's (A cos, A sin) exactly (x_a cos - 0 sin, 0 cos + x_a sin). */
-static int rows_at(const ident_run *r, int layout, int64_t lo, size_t m, float *y)
-{
-    size_t d = (size_t)r->d;
-    float *x = calloc(m * d, sizeof *x);
-    int64_t *pos = malloc(m * sizeof *pos);
-    int rc = -1;
-    if (x && pos) {
-        for (size_t k = 0; k < m; k++) {
-            pos[k] = lo + (int64_t)k;
-            for (int i = 0; i < r->d / 2; i++) x[k * d + (size_t)(layout ? i : 2 * i)] = 1.0f;
-        }
-        pc_fault fault = { 0, "" };
-        rc = pc_call_rope(r->impl, &fault, pos, m, r->d, r->base, layout, x, y);
-        if (fault.faulted) rc = -1;
-    }
-    free(x); free(pos);
-    return rc;
-}
-
-static void find_layout(ident_run *r, int want)
-{
-    const pc_table_info *t = pc_table_info_of(r->impl);
-    float *y = malloc((size_t)r->d * sizeof *y);
-    r->layouts = 0;
-    for (int l = 0; y && l < 2; l++)
-        if ((want < 0 || want == l) && rows_at(r, l, r->lo, 1, y) == 0) r->layouts |= 1 << l;
-    free(y);
-    r->layout = r->layouts & 2 ? 1 : 0;
-    if (t && t->layout >= 0) r->layout = t->layout;
-}
-
-/* Binary32 values that are all bfloat16 (low 16 bits zero) or all float16
- * (11 significant bits, exponent >= -24) were stored in half precision. */
-static int is_f16(float v)
-{
-    if (v == 0.0f) return 1;
-    int e;
-    (void)frexpf(v, &e);
-    int q = e - 11 < -24 ? -24 : e - 11;
-    float s = ldexpf(v, -q);
-    return s == rintf(s) && fabsf(v) <= 65504.0f;
-}
-
-static void find_storage(ident_run *r)
-{
-    const pc_table_info *t = pc_table_info_of(r->impl);
-    size_t m = (size_t)(r->hi - r->lo + 1 < 256 ? r->hi - r->lo + 1 : 256), nv = m * (size_t)r->d;
-    float *y = malloc(nv * sizeof *y);
-    int bf = 1, f16 = 1;
-    if (y && rows_at(r, r->layout, r->lo, m, y) == 0)
-        for (size_t k = 0; k < nv; k++) {
-            uint32_t b;
-            memcpy(&b, &y[k], sizeof b);
-            bf &= (b & 0xffffu) == 0;
-            f16 &= is_f16(y[k]);
-        }
-    else bf = f16 = 0;
-    free(y);
-    r->dtype = t ? t->dtype : PC_DT_F32;
-    if (r->dtype == PC_DT_F32 && (bf || f16)) r->dtype = bf ? PC_DT_BF16 : PC_DT_F16;
-    snprintf(r->storage_note, sizeof r->storage_note, "%s%s", pc_dtype_name(r->dtype),
-             t && t->dtype == r->dtype ? " (the file's type)"
-             : r->dtype != PC_DT_F32 ? " (binary32 values that are all representable in it)" : "");
-}
-
-/* The position the rows are for, relative to LO: per pair the phase at LO
- * against the identified schedule's, unwrapped from the lowest frequency
- * (coarse, unambiguous) to the highest (fine). */
-static void find_offset(ident_run *r)
-{
-    pc_rope_params p;
-    pc_err err = { "" };
-    r->offset = (double)NAN;
-    if (!r->id.found || pc_rope_ident_params(&r->id, &p, &err) != PC_OK) return;
-    pc_freqs *fr = pc_freqs_new(r->d, pc_rope_schedule(&p));
-    float *y = malloc((size_t)r->d * sizeof *y);
-    int h = r->d / 2;
-    if (fr && y && rows_at(r, r->layout, r->lo, 1, y) == 0) {
-        double q = 0, unc = (double)INFINITY;
-        for (int i = h - 1; i >= 0; i--) {
-            double w = pc_freqs_omega(fr, i);
-            int a = r->layout ? i : 2 * i, b = r->layout ? i + h : 2 * i + 1;
-            double ph = atan2((double)y[b], (double)y[a]);
-            double dv = remainder(ph - ((double)r->lo + q) * w, 2.0 * M_PI);
-            /* a step is safe while the offset is known to better than pi/(2 w) */
-            if (!(w * unc < M_PI / 2) && isfinite(unc) ) continue;
-            q += dv / w;
-            unc = 4.0 * r->fit.eps / w;
-        }
-        r->offset = fabs(q - round(q)) < 0.01 ? round(q) : q;
-    }
-    free(y);
-    pc_freqs_free(fr);
-    pc_rope_params_free(&p);
-}
-
-static pc_status identify_one(const pc_opts *o, const pc_impl *impl, ident_run *r, pc_err *err)
-{
-    memset(r, 0, sizeof *r);
-    r->impl = impl;
-    if (!impl->rope)
-        return pc_seterr(err, PC_EINPUT, "%s: identify takes a RoPE source (a cos/sin cache pair, "
-                         "or a built-in or plugin with the rope hook)", impl->name);
-    pc_acc_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.d = o->d; cfg.pos_lo = o->pos_lo; cfg.pos_hi = o->pos_hi;
-    pc_sources_adjust_cfg(impl, &cfg); /* a table fixes d and the positions */
-    r->d = cfg.d; r->lo = cfg.pos_lo; r->hi = cfg.pos_hi;
-    r->base = o->base;
-    find_layout(r, o->layout);
-    if (!r->layouts)
-        return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
-    find_storage(r);
-    double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
-    pc_status st = pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
-    if (st == PC_SKIP)
-        return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
-                         "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
-    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
-    double seq = o->seq_len_set ? o->seq_len : (double)r->hi + 1.0;
-    /* a table's base is what identify finds; --base is then a hint */
-    st = pc_rope_identify(&r->fit, r->d, seq, o->base_set && pc_table_info_of(impl) ? o->base : 0.0,
-                          &r->id);
-    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
-    find_offset(r);
-    return PC_OK;
-}
-
-static const char *layout_text(const ident_run *r)
-{
-    const pc_table_info *t = pc_table_info_of(r->impl);
-    if (t) return t->layout_note;
-    return r->layouts == 3 ? "either (the implementation takes both; fitted on half)"
-         : r->layouts == 2 ? "half (the implementation declines interleaved)"
-                           : "interleaved (the implementation declines half)";
-}
-
-static void print_text(FILE *f, const ident_run *r)
-{
-    char desc[400], js[8192];
-    const pc_rope_ident *id = &r->id;
-    pc_rope_ident_describe(id, desc, sizeof desc);
-    pc_rope_ident_json(id, js, sizeof js);
-    fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name,
-            (long long)r->lo, (long long)r->hi, r->d);
-    fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
-    fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
-    fprintf(f, "  base: %.9g (fitted from the high-frequency pairs: %.9g)\n", id->base, id->base_fit);
-    fprintf(f, "  attention factor: %.9g (%s)\n", id->att,
-            id->att_given ? "given: not the schedule's own" : "the schedule's own");
-    if (r->offset == 0)
-        fprintf(f, "  position offset: 0 (the rows are those of their positions)\n");
-    else if (isfinite(r->offset))
-        fprintf(f, "  position offset: %+.6g (the rows are those of position p%+.6g)\n", r->offset,
-                r->offset);
-    fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
-            "resolved\n", id->resid, id->resolved, r->d / 2);
-    if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
-    fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
-}
-
-static void write_json_one(pc_json *j, const ident_run *r)
-{
-    const pc_rope_ident *id = &r->id;
-    pc_json_obj(j, NULL);
-    pc_json_str(j, "source", r->impl->name);
-    pc_json_bool(j, "found", id->found);
-    pc_json_int(j, "d", r->d);
-    pc_json_obj(j, "positions");
-    pc_json_int(j, "start", (long long)r->lo);
-    pc_json_int(j, "end", (long long)r->hi);
-    pc_json_end(j);
-    pc_json_str(j, "layout", pc_layout_name(r->layout));
-    pc_json_str(j, "storage", pc_dtype_name(r->dtype));
-    pc_json_num(j, "rope_theta", id->base);
-    pc_json_num(j, "base_fitted", id->base_fit);
-    pc_json_str(j, "rope_type", pc_rope_type_name(id->type));
-    pc_rope_ident_json_write(j, "rope_scaling", id);
-    pc_json_num(j, "attention_factor", id->att);
-    pc_json_bool(j, "attention_factor_given", id->att_given);
-    pc_json_num(j, "position_offset", r->offset);
-    pc_json_num(j, "residual", id->resid);
-    pc_json_int(j, "resolved_pairs", id->resolved);
-    pc_json_str(j, "assumed", id->note);
-    pc_json_end(j);
-}
-
-static pc_status write_all(const pc_opts *o, const ident_run *r, int n, pc_err *err)
+static pc_status write_all(const pc_opts *o, const pc_identify_kind *ik, void *const *found, int n,
+                           pc_err *err)
 {
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
@@ -231,12 +30,12 @@ static pc_status write_all(const pc_opts *o, const ident_run *r, int n, pc_err *
         pc_json_str(&j, "version", PC_VERSION);
         pc_json_str(&j, "command", "identify");
         pc_json_arr(&j, "results");
-        for (int k = 0; k < n; k++) write_json_one(&j, &r[k]);
+        for (int k = 0; k < n; k++) ik->json(&j, found[k]);
         pc_json_end(&j);
         pc_json_end(&j);
         fputc('\n', out.f);
     } else {
-        for (int k = 0; k < n; k++) print_text(out.f, &r[k]);
+        for (int k = 0; k < n; k++) ik->text(out.f, found[k]);
     }
     return pc_out_close(&out, 1, err);
 }
@@ -250,20 +49,28 @@ int pc_cmd_identify(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: identify writes text or json"), &err);
-    pc_sources src;
-    st = pc_sources_open(&o, "rope", &src, &err);
+    const pc_family *fam = pc_family_identified();
+    if (!fam) return pc_cli_fail(pc_seterr(&err, PC_EINTERNAL, "no family is identified"), &err);
+    const pc_identify_kind *ik = fam->diagnosis->identify;
+    pc_specs specs;
+    st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    ident_run *r = calloc((size_t)src.n, sizeof *r);
+    const pc_spec *spec = pc_specs_of(&specs, fam);
+    pc_sources src;
+    st = pc_sources_open(&o, &specs, fam->name, &src, &err);
+    if (st != PC_OK) { pc_specs_release(&specs); return pc_cli_fail(st, &err); }
+    void **found = calloc((size_t)src.n, sizeof *found);
     int n = 0, all = 1;
-    if (!r) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    if (!found) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
     for (int k = 0; st == PC_OK && k < src.n; k++, n++) {
-        st = identify_one(&o, src.impl[k], &r[k], &err);
-        all &= st == PC_OK && r[k].id.found;
+        st = ik->run(src.impl[k], spec, o.pos_lo, o.pos_hi, &found[k], &err);
+        all &= st == PC_OK && ik->explained(found[k]);
     }
-    if (st == PC_OK) st = write_all(&o, r, n, &err);
-    for (int k = 0; r && k < n; k++) { pc_rope_fit_free(&r[k].fit); pc_rope_ident_free(&r[k].id); }
-    free(r);
+    if (st == PC_OK) st = write_all(&o, ik, found, n, &err);
+    for (int k = 0; found && k < n; k++) ik->free(found[k]);
+    free(found);
     pc_sources_close(&src);
+    pc_specs_release(&specs);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     return all ? PC_EXIT_PASS : PC_EXIT_FAIL;
 }

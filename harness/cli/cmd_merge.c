@@ -129,10 +129,9 @@ static pc_status merge_checks(const pc_opts *o, pc_jnode *const *doc, int nf, in
     pc_opts co = *o; /* the run's options that check's verdict rules read */
     co.seed = run.seed;
     co.family = run.family;
-    co.layout = run.layout;
     co.n_properties = run.n_properties;
     for (int k = 0; k < run.n_properties; k++) co.properties[k] = run.properties[k];
-    st = pc_check_require(&co, &vs, err);
+    st = pc_check_require(&co, run.layout, &vs, err);
     if (st == PC_OK) st = pc_check_report(&co, &vs, err);
     *any_fail = pc_verdicts_status(&vs) == PC_FAIL;
     pc_verdicts_free(&vs);

@@ -29,9 +29,9 @@
 #include "harness/io/npy.h"
 #include "harness/base/progress.h"
 #include "families/family.h"
-#include "families/rope/options.h"
 #include "reference/narrow.h"
 #include "reference/reference.h"
+#include "families/spec_sched.h"
 
 /* Values in a block: 2^16 (256 KiB of f32, 512 KiB of f64), at least one
  * row; small enough to keep the window in a few MiB, large enough that a
@@ -52,6 +52,7 @@ typedef struct ref_slot {
 
 typedef struct ref_run {
     const pc_opts *o;
+    const pc_spec *spec;      /* the family's encoding: its width, layout, schedule */
     const pc_rows *rows;
     int dtype, layout;
     uint64_t n, d;            /* rows, values a row */
@@ -89,9 +90,9 @@ typedef struct ref_worker {
 static pc_status row16(ref_run *r, ref_worker *k, int64_t pos, uint16_t *out, int64_t *undecided)
 {
     int bf = r->dtype == PC_DT_BF16;
-    pc_status st = r->rows->export_row(k->fr, pos, r->layout, r->o->d, k->row32, NULL);
+    pc_status st = r->rows->export_row(k->fr, pos, r->layout, r->spec->d, k->row32, NULL);
     if (st != PC_OK || pc_narrow16_row(k->row32, NULL, (size_t)r->d, bf, out)) return st;
-    st = r->rows->export_row(k->fr, pos, r->layout, r->o->d, NULL, k->row64);
+    st = r->rows->export_row(k->fr, pos, r->layout, r->spec->d, NULL, k->row64);
     if (st == PC_OK && !pc_narrow16_row(NULL, k->row64, (size_t)r->d, bf, out)) {
         *undecided = pos;
         st = PC_EINTERNAL;
@@ -129,7 +130,7 @@ static pc_status ref_block(ref_run *r, ref_worker *k, uint64_t b, ref_slot *s)
         int64_t pos = r->o->pos_lo + (int64_t)row;
         unsigned char *at = bytes + (row - r0) * r->d * r->item;
         if (r->dtype == PC_DT_F32 || r->dtype == PC_DT_F64)
-            st = r->rows->export_row(k->fr, pos, r->layout, r->o->d,
+            st = r->rows->export_row(k->fr, pos, r->layout, r->spec->d,
                                      r->dtype == PC_DT_F32 ? (float *)(void *)at : NULL,
                                      r->dtype == PC_DT_F64 ? (double *)(void *)at : NULL);
         else
@@ -251,7 +252,7 @@ static pc_status ref_alloc(ref_run *r, ref_worker **kp, int nt)
     for (int t = 0; t < nt; t++) {
         if (r->direct && !(k[t].own.bytes = malloc(blk))) return PC_ENOMEM;
         k[t].r = r;
-        k[t].fr = pc_freqs_new(r->o->d, r->sched);
+        k[t].fr = pc_freqs_new(r->spec->d, r->sched);
         k[t].row32 = malloc((size_t)r->d * sizeof(float));
         k[t].row64 = malloc((size_t)r->d * sizeof(double));
         if (!k[t].fr || !k[t].row32 || !k[t].row64) return PC_ENOMEM;
@@ -282,20 +283,22 @@ static pc_status ref_stream(ref_run *r, int nt)
 /* The table of N rows of D values of FAM, positions from O->pos_lo, to
  * O->out: header, then the streamed blocks; the temporary is renamed over
  * O->out only when every block was written. */
-static pc_status ref_write(const pc_opts *o, const pc_family *fam, pc_schedule sched,
+static pc_status ref_write(const pc_opts *o, const pc_spec *spec, pc_schedule sched,
                            uint64_t n, uint64_t d, pc_err *err)
 {
     static const char *const descr[] = { "<f4", "<u2", "<f2", "<f8" }; /* by pc_dtype */
     static const size_t item[] = { 4, 2, 2, 8 };
     size_t shape[3] = { (size_t)n, (size_t)d, 1 };
     int rank = 2;
+    const pc_family *fam = spec->family;
     if (fam->rows->export_pairs) { shape[1] = (size_t)d / 2; shape[2] = 2; rank = 3; }
     pc_npy_out w;
     pc_status st = pc_npy_out_open(&w, o->out, descr[o->dtype], rank, shape, err);
     if (st != PC_OK) return st;
     ref_run r;
     memset(&r, 0, sizeof r);
-    r.o = o; r.rows = fam->rows; r.dtype = o->dtype; r.layout = o->layout < 0 ? 0 : o->layout;
+    r.o = o; r.spec = spec; r.rows = fam->rows; r.dtype = o->dtype;
+    r.layout = spec->layout < 0 ? 0 : spec->layout;
     r.n = n; r.d = d; r.item = item[o->dtype]; r.w = &w; r.sched = sched;
     r.direct = w.seekable;
     r.blk_rows = d < REF_BLOCK_VALUES ? REF_BLOCK_VALUES / d : 1;
@@ -342,34 +345,39 @@ int pc_cmd_reference(int argc, char **argv)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
                                      names, o.family), &err);
     }
-    if (!o.d_set)
+    if (!pc_given_value(&o.given, "d"))
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--d is required"), &err);
     if (!o.pos_set)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--positions A:B is required"), &err);
     if (!o.out)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--out FILE.npy is required"), &err);
 
-    uint64_t n = (uint64_t)(o.pos_hi - o.pos_lo) + 1, d = (uint64_t)o.d;
-    /* a RoPE frequency schedule (--hf-config, --rope-scaling, ...): the
-     * exported cache is A cos, A sin of the scaled frequencies */
-    st = pc_rope_opts_resolve(&o, &err);
+    /* the family's encoding; a RoPE frequency schedule (--hf-config,
+     * --rope-scaling, ...): the exported cache is A cos, A sin of the
+     * scaled frequencies */
+    pc_specs specs;
+    st = pc_specs_resolve(&o.given, &specs, &err);
+    if (st != PC_OK) return pc_cli_fail(st, &err);
+    const pc_spec *spec = pc_specs_of(&specs, fam);
+    uint64_t n = (uint64_t)(o.pos_hi - o.pos_lo) + 1, d = (uint64_t)spec->d;
     pc_acc_cfg acfg;
     memset(&acfg, 0, sizeof acfg);
     acfg.family = fam->name;
-    acfg.d = o.d;
-    acfg.base = o.base;
+    acfg.d = spec->d;
+    acfg.base = spec->base;
     acfg.pos_hi = o.pos_hi;
-    pc_rope_cfg rc = { .set = 0 };
-    if (st == PC_OK) st = pc_rope_cfg_apply(&o, &acfg, &rc, &err);
-    if (st != PC_OK) { pc_rope_opts_release(&o); return pc_cli_fail(st, &err); }
+    pc_spec_sched sched;
+    st = pc_spec_schedule(spec, &acfg, &sched, &err);
+    if (st != PC_OK) { pc_specs_release(&specs); return pc_cli_fail(st, &err); }
     if (!o.quiet && acfg.sched_note)
         fprintf(stderr, "pecheck: %s\n", acfg.sched_note);
-    st = ref_write(&o, fam, acfg.sched ? *acfg.sched : pc_schedule_geometric(o.base), n, d, &err);
-    pc_rope_cfg_release(&rc);
-    pc_rope_opts_release(&o);
+    st = ref_write(&o, spec, acfg.sched ? *acfg.sched : pc_schedule_geometric(spec->base), n, d,
+                   &err);
+    pc_spec_sched_release(&sched);
+    pc_specs_release(&specs);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (!o.quiet)
-        fprintf(stderr, "pecheck: wrote %s (%llu positions x %d, %s)\n", o.out,
-                (unsigned long long)n, o.d, pc_dtype_name(o.dtype));
+        fprintf(stderr, "pecheck: wrote %s (%llu positions x %llu, %s)\n", o.out,
+                (unsigned long long)n, (unsigned long long)d, pc_dtype_name(o.dtype));
     return PC_EXIT_PASS;
 }

@@ -277,6 +277,106 @@ static void add_entries(pc_report *r, const pc_impl *impl)
     for (int k = first; k < r->n_impls; k++) r->impls[k].multi = nf > 1;
 }
 
+/* --out DIR (required), without its trailing slashes, as R->final_dir. */
+static pc_status target_dir(pc_report *r, pc_err *err)
+{
+    if (!r->o.out || !r->o.out[0])
+        return pc_seterr(err, PC_EINPUT, "--out DIR is required (the folder to write the report to)");
+    size_t len = strlen(r->o.out);
+    if (len + 40 >= sizeof r->dir) return pc_seterr(err, PC_EINPUT, "--out: path too long");
+    snprintf(r->final_dir, sizeof r->final_dir, "%s", r->o.out);
+    while (len > 1 && r->final_dir[len - 1] == '/') r->final_dir[--len] = '\0';
+    return PC_OK;
+}
+
+/* The report's width and base: --d and --base (every family's), else the
+ * tables' width (one for all of them) in every spec. */
+static pc_status report_width(pc_report *r, const pc_sources *src, pc_err *err)
+{
+    const pc_spec *shared = pc_specs_of(&r->specs, NULL);
+    int table_d = 0;
+    for (int k = 0; !shared->d_set && k < src->n; k++) {
+        const pc_table_info *t = pc_table_info_of(src->impl[k]);
+        if (!t) continue;
+        if (table_d && t->d != table_d)
+            return pc_seterr(err, PC_EINPUT, "%s has d = %d, another table d = %d: one report "
+                             "compares one width", src->impl[k]->name, t->d, table_d);
+        table_d = t->d;
+    }
+    for (int k = 0; table_d && k < r->specs.n; k++) r->specs.spec[k].d = table_d;
+    r->d = shared->d;
+    r->base = shared->base;
+    return PC_OK;
+}
+
+/* The plots' texts, the model's constants, then the report's data and
+ * pages into R->dir. */
+static pc_status make_report(pc_report *r, pc_err *err)
+{
+    for (int k = 0; k < PC_REP_PLOTS; k++) {
+        r->plots[k].id = plot_defs[k].id;
+        r->plots[k].title = plot_defs[k].title;
+        r->plots[k].caption = plot_defs[k].caption;
+    }
+    r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
+    r->u = pc_model_u(PC_DT_F32);
+    r->C = pc_model_C(r->base);
+    /* kappa_i grows with i: the last pair's is the largest */
+    double kmax = pc_model_kappa(PC_CLASS_DEFAULT, r->base, r->d, r->d / 2 - 1);
+    pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
+                             -1.0, 0, 0);
+    return build(r, err);
+}
+
+/* The finished R->dir renamed to R->final_dir (an existing report there
+ * replaced only then).  *MADE cleared once R->dir is gone. */
+static pc_status move_into_place(pc_report *r, int exists, int *made, pc_err *err)
+{
+    char old[PC_REP_FPATH];
+    snprintf(old, sizeof old, "%s.old.%ld", r->final_dir, (long)getpid());
+    if (exists && rename(r->final_dir, old) != 0)
+        return pc_seterr(err, PC_EIO, "cannot replace %s: %s", r->final_dir, strerror(errno));
+    if (rename(r->dir, r->final_dir) != 0) {
+        pc_status st = pc_seterr(err, PC_EIO, "cannot rename %s to %s: %s", r->dir, r->final_dir,
+                                 strerror(errno));
+        if (exists) rename(old, r->final_dir);
+        return st;
+    }
+    *made = 0;
+    if (exists && remove_flat(old) != 0)
+        fprintf(stderr, "pecheck report: could not remove the previous report %s\n", old);
+    return PC_OK;
+}
+
+/* Write the report of SRC into R->dir (a new folder, removed on
+ * SIGINT/SIGTERM), then move it into place. */
+static pc_status write_report(pc_report *r, const pc_sources *src, pc_err *err)
+{
+    int exists = 0, made = 0, slot = -1;
+    pc_status st = pc_report_find_scripts(r, err);
+    if (st == PC_OK) st = check_target(r->final_dir, &exists, err);
+    if (st == PC_OK) {
+        /* one entry per implementation and family it provides, as `check` */
+        r->impls = calloc((size_t)src->n * pc_family_count() + 1, sizeof *r->impls);
+        if (!r->impls) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+        for (int k = 0; k < src->n && r->impls; k++) add_entries(r, src->impl[k]);
+    }
+    if (st == PC_OK) {
+        snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
+        if (mkdir(r->dir, 0755) != 0)
+            st = pc_seterr(err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
+        else made = 1;
+        slot = made ? pc_out_track(r->dir, 1) : -1; /* removed on SIGINT/SIGTERM */
+    }
+    if (st == PC_OK) st = make_report(r, err);
+    if (st == PC_OK) st = move_into_place(r, exists, &made, err);
+    if (made) remove_flat(r->dir);
+    pc_out_untrack(slot);
+    for (int k = 0; r->impls && k < r->n_impls; k++) pc_verdicts_free(&r->impls[k].props);
+    free(r->impls);
+    return st;
+}
+
 int pc_cmd_report(int argc, char **argv)
 {
     pc_err err = { "" };
@@ -284,85 +384,21 @@ int pc_cmd_report(int argc, char **argv)
     if (!r) return pc_cli_fail(pc_seterr(&err, PC_ENOMEM, "out of memory"), &err);
     pc_opts_defaults(&r->o);
     pc_status st = pc_opts_parse(argc, argv, PC_OPTS_REPORT, 0, &r->o, &err);
-    if (st == PC_OK && (!r->o.out || !r->o.out[0]))
-        st = pc_seterr(&err, PC_EINPUT, "--out DIR is required (the folder to write the report to)");
-    size_t len = st == PC_OK ? strlen(r->o.out) : 0;
-    if (st == PC_OK && len + 40 >= sizeof r->dir)
-        st = pc_seterr(&err, PC_EINPUT, "--out: path too long");
+    if (st == PC_OK) st = target_dir(r, &err);
+    int have_specs = 0, have_src = 0;
     if (st == PC_OK) {
-        snprintf(r->final_dir, sizeof r->final_dir, "%s", r->o.out);
-        while (len > 1 && r->final_dir[len - 1] == '/') r->final_dir[--len] = '\0';
+        st = pc_specs_resolve(&r->o.given, &r->specs, &err);
+        have_specs = st == PC_OK;
     }
     pc_sources src;
-    int have_src = 0;
     if (st == PC_OK) {
-        st = pc_sources_open(&r->o, NULL, &src, &err);
+        st = pc_sources_open(&r->o, &r->specs, NULL, &src, &err);
         have_src = st == PC_OK;
     }
-    /* tables take d from their shape: the report's d, unless --d is given */
-    int table_d = 0;
-    for (int k = 0; st == PC_OK && !r->o.d_set && k < src.n; k++) {
-        const pc_table_info *t = pc_table_info_of(src.impl[k]);
-        if (!t) continue;
-        if (table_d && t->d != table_d)
-            st = pc_seterr(&err, PC_EINPUT, "%s has d = %d, another table d = %d: one report "
-                           "compares one width", src.impl[k]->name, t->d, table_d);
-        table_d = t->d;
-    }
-    if (st == PC_OK && table_d) r->o.d = table_d;
-    if (st == PC_OK) st = pc_report_find_scripts(r, &err);
-    int exists = 0;
-    if (st == PC_OK) st = check_target(r->final_dir, &exists, &err);
-    if (st == PC_OK) {
-        /* one entry per implementation and family it provides, as `check` */
-        r->impls = calloc((size_t)src.n * pc_family_count() + 1, sizeof *r->impls);
-        if (!r->impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-        for (int k = 0; k < src.n && r->impls; k++) add_entries(r, src.impl[k]);
-    }
-    int made = 0, slot = -1;
-    if (st == PC_OK) {
-        snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
-        if (mkdir(r->dir, 0755) != 0)
-            st = pc_seterr(&err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
-        else made = 1;
-        slot = made ? pc_out_track(r->dir, 1) : -1; /* removed on SIGINT/SIGTERM */
-    }
-    if (st == PC_OK) {
-        for (int k = 0; k < PC_REP_PLOTS; k++) {
-            r->plots[k].id = plot_defs[k].id;
-            r->plots[k].title = plot_defs[k].title;
-            r->plots[k].caption = plot_defs[k].caption;
-        }
-        r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
-        r->u = pc_model_u(PC_DT_F32);
-        r->C = pc_model_C(r->o.base);
-        /* kappa_i grows with i: the last pair's is the largest */
-        double kmax = pc_model_kappa(PC_CLASS_DEFAULT, r->o.base, r->o.d, r->o.d / 2 - 1);
-        pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
-                                 -1.0, 0, 0);
-        st = build(r, &err);
-    }
-    if (st == PC_OK) {
-        /* move the finished report into place */
-        char old[PC_REP_FPATH];
-        snprintf(old, sizeof old, "%s.old.%ld", r->final_dir, (long)getpid());
-        if (exists && rename(r->final_dir, old) != 0)
-            st = pc_seterr(&err, PC_EIO, "cannot replace %s: %s", r->final_dir, strerror(errno));
-        else if (rename(r->dir, r->final_dir) != 0) {
-            st = pc_seterr(&err, PC_EIO, "cannot rename %s to %s: %s", r->dir, r->final_dir,
-                           strerror(errno));
-            if (exists) rename(old, r->final_dir);
-        } else {
-            made = 0;
-            if (exists && remove_flat(old) != 0)
-                fprintf(stderr, "pecheck report: could not remove the previous report %s\n", old);
-        }
-    }
-    if (made) remove_flat(r->dir);
-    pc_out_untrack(slot);
-    for (int k = 0; r->impls && k < r->n_impls; k++) pc_verdicts_free(&r->impls[k].props);
-    free(r->impls);
+    if (st == PC_OK) st = report_width(r, &src, &err);
+    if (st == PC_OK) st = write_report(r, &src, &err);
     if (have_src) pc_sources_close(&src);
+    if (have_specs) pc_specs_release(&r->specs);
     if (st == PC_OK) printf("report written to %s/index.html\n", r->final_dir);
     int rc = st == PC_OK ? PC_EXIT_PASS : pc_cli_fail(st, &err);
     free(r);

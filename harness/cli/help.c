@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "families/spec.h"
 
 typedef struct opt_doc {
     const char *name, *arg, *meaning;
@@ -16,14 +17,6 @@ static const opt_doc docs[] = {
     { "table", "PE.npy", "a .npy table: sinusoidal PE, or a RoPE cos cache with --table-sin; repeatable" },
     { "table-sin", "SIN.npy", "the RoPE sin cache that goes with --table COS.npy" },
     { "family", "NAME", "an encoding family (the FAMILY column of `pecheck list`), or all; default: every family the source provides" },
-    { "d", "N", "model (or head) dimension, even, 2..8192; default 128 (tables: their width)" },
-    { "base", "B", "frequency base, > 1; default 10000 (identify: the base a built-in or plugin is called with; for a table, the base to assume)" },
-    { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its frequency schedule (docs/schedules.md)" },
-    { "rope-scaling", "JSON", "RoPE: an HF rope_scaling object inline, e.g. '{\"rope_type\":\"linear\",\"factor\":8}' (replaces the config's)" },
-    { "rope-freqs", "F.npy", "RoPE: per-pair frequency factors (llama.cpp rope_freqs): omega_i = base^(-2i/d) / F[i]" },
-    { "seq-len", "L", "RoPE: the sequence length a dynamic or longrope cache was built for; default: a table's last position + 1" },
-    { "rotary-dim", "R", "RoPE: the rotary dim when it is below the head dim (partial rotary); the cache holds R dims" },
-    { "layout", "L", "pair layout: interleaved (sin,cos pairs) or half (sin block, cos block); default: check gates both, accuracy interleaved (half for a RoPE that declines it)" },
     { "max-pos", "N", "positions 0..N; default 4095" },
     { "positions", "A:B", "positions A..B inclusive, 0 <= A <= B <= 2^53" },
     { "pos-start", "P", "the position of a table's first row; default 0" },
@@ -32,7 +25,6 @@ static const opt_doc docs[] = {
     { "strict", "", "RoPE/sinusoidal: the strict tolerance class (a correctly rounded binary32 frequency and angle; f16/bf16 outputs of a v2 RoPE kernel rounded once); default: the class of every mainstream binary32 formulation (and of f16/bf16 kernels rounding cache, products and sum: docs/schedules.md) (docs/precision-model.md)" },
     { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },
     { "seed", "S", "seed of the generated cases; default 20260422 (printed with every failure)" },
-    { "causal", "", "attention: gate only the causal (masked) variant; equivariance then expects the mask to break it" },
     { "format", "F", "output format: text, json, tap or junit (identify: text or json); default text" },
     { "output", "FILE", "write the result to FILE (whole or not at all) instead of stdout" },
     { "out", "PATH", "the file (reference: .npy) or folder (report) to write" },
@@ -49,12 +41,19 @@ static const opt_doc docs[] = {
     { "shard", "K/N", "check only shard K of N: accuracy blocks and property cases (combine the JSON shards with `pecheck merge`)" },
 };
 
-static const opt_doc *find_doc(const char *name, size_t len)
+/* The core's option NAME (LEN bytes), else a family's (families/spec.h),
+ * into *TMP. */
+static const opt_doc *find_doc(const char *name, size_t len, opt_doc *tmp)
 {
     for (size_t k = 0; k < sizeof docs / sizeof docs[0]; k++)
         if (strlen(docs[k].name) == len && !strncmp(docs[k].name, name, len))
             return &docs[k];
-    return NULL;
+    char n[64];
+    snprintf(n, sizeof n, "%.*s", (int)len, name);
+    const pc_option *o = pc_option_find(n);
+    if (!o) return NULL;
+    *tmp = (opt_doc){ o->name, o->arg, o->help };
+    return tmp;
 }
 
 /* Help pages fit a 100-column terminal: meanings wrap at word boundaries
@@ -82,18 +81,36 @@ void pc_help_wrap(FILE *f, const char *text, int indent, int first_col)
     fputc('\n', f);
 }
 
+static void print_one(FILE *f, const char *p, size_t len, int *undocumented)
+{
+    opt_doc tmp;
+    const opt_doc *doc = find_doc(p, len, &tmp);
+    char head[48];
+    snprintf(head, sizeof head, "--%.*s%s%s", (int)len, p,
+             doc && doc->arg[0] ? " " : "", doc ? doc->arg : "");
+    fprintf(f, "  %-24s ", head);
+    pc_help_wrap(f, doc ? doc->meaning : "(undocumented)", HELP_INDENT, HELP_INDENT);
+    *undocumented += !doc;
+}
+
+typedef struct each_ctx { FILE *f; int *undocumented; } each_ctx;
+
+static void print_family_option(const pc_option *o, void *ctx)
+{
+    each_ctx *c = ctx;
+    print_one(c->f, o->name, strlen(o->name), c->undocumented);
+}
+
 int pc_help_options(FILE *f, const char *allowed)
 {
     int undocumented = 0;
     for (const char *p = allowed; *p;) {
         size_t len = strcspn(p, " ");
-        const opt_doc *doc = find_doc(p, len);
-        char head[48];
-        snprintf(head, sizeof head, "--%.*s%s%s", (int)len, p,
-                 doc && doc->arg[0] ? " " : "", doc ? doc->arg : "");
-        fprintf(f, "  %-24s ", head);
-        pc_help_wrap(f, doc ? doc->meaning : "(undocumented)", HELP_INDENT, HELP_INDENT);
-        undocumented += !doc;
+        if (len == 4 && !strncmp(p, "spec", 4)) { /* every family's options */
+            each_ctx c = { f, &undocumented };
+            pc_option_each(print_family_option, &c);
+        } else
+            print_one(f, p, len, &undocumented);
         p += len;
         while (*p == ' ') p++;
     }

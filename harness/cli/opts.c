@@ -14,9 +14,6 @@
 void pc_opts_defaults(pc_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->d = 128;            /* a common head/model width; d_model 512 in the articles */
-    o->base = 10000.0;     /* the paper's base */
-    o->layout = -1;
     o->pos_lo = 0;
     o->pos_hi = 4095;      /* default range of `accuracy`: 4096 positions */
     o->dtype = PC_DT_F32;
@@ -29,43 +26,6 @@ void pc_opts_defaults(pc_opts *o)
     o->cases = 100;
     o->shard_k = 1;
     o->shard_n = 1;
-}
-
-const char *pc_dtype_name(int dtype)
-{
-    static const char *const names[] = { "f32", "bf16", "f16", "f64" };
-    return dtype >= 0 && dtype < 4 ? names[dtype] : "?";
-}
-
-const char *pc_layout_name(int layout)
-{
-    return layout == 0 ? "interleaved" : layout == 1 ? "half" : "default";
-}
-
-pc_status pc_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi,
-                       int64_t *v, pc_err *err)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE)
-        return pc_seterr(err, PC_EINPUT, "%s: expected an integer, got '%s'", opt, s);
-    if (x < lo || x > hi)
-        return pc_seterr(err, PC_EINPUT, "%s: %lld is out of range [%" PRId64 ", %" PRId64 "]",
-                         opt, x, lo, hi);
-    *v = x;
-    return PC_OK;
-}
-
-pc_status pc_parse_double(const char *opt, const char *s, double *v, pc_err *err)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return pc_seterr(err, PC_EINPUT, "%s: expected a finite number, got '%s'", opt, s);
-    *v = x;
-    return PC_OK;
 }
 
 static pc_status parse_u64(const char *opt, const char *s, uint64_t *v, pc_err *err)
@@ -121,60 +81,56 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
     return st;
 }
 
-static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err *err)
+/* The options the core owns (set_option); the rest are the families'. */
+#define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
+    "dtype tol-abs max-abs-err seed replay format output regressions out threads shard " \
+    "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts cases quiet strict"
+
+/* ---- the core's options: each setter returns PC_SKIP for another name -- */
+
+/* what to test: sources, the family, the property selection */
+static pc_status set_source(const char *name, const char *v, pc_opts *o, pc_err *err)
 {
-    int64_t x;
-    pc_status st = PC_OK;
-    if (!strcmp(name, "impl"))          st = add_source(o->impls, &o->n_impls, name, v, err);
-    else if (!strcmp(name, "plugin"))   st = add_source(o->plugins, &o->n_plugins, name, v, err);
-    else if (!strcmp(name, "table"))    st = add_source(o->tables, &o->n_tables, name, v, err);
-    else if (!strcmp(name, "property")) st = add_source(o->properties, &o->n_properties, name, v, err);
-    else if (!strcmp(name, "table-sin")) o->table_sin = v;
+    if (!strcmp(name, "impl"))          return add_source(o->impls, &o->n_impls, name, v, err);
+    if (!strcmp(name, "plugin"))        return add_source(o->plugins, &o->n_plugins, name, v, err);
+    if (!strcmp(name, "table"))         return add_source(o->tables, &o->n_tables, name, v, err);
+    if (!strcmp(name, "property"))
+        return add_source(o->properties, &o->n_properties, name, v, err);
+    if (!strcmp(name, "table-sin"))     o->table_sin = v;
     else if (!strcmp(name, "family"))   o->family = v;
-    else if (!strcmp(name, "d")) {
-        if (v[0] == '-' && strcmp(v, "-0") != 0)
-            return pc_seterr(err, PC_EINPUT, "--d: must be a positive even integer, got '%s'", v);
-        if ((st = pc_parse_i64("--d", v, 0, INT32_MAX, &x, err)) != PC_OK) return st;
-        if (x < 2 || x % 2 != 0 || x > PC_D_MAX)
-            return pc_seterr(err, PC_EINPUT,
-                             "--d: must be an even integer in [2, %d], got %s", PC_D_MAX, v);
-        o->d = (int)x;
-        o->d_set = 1;
-    } else if (!strcmp(name, "base")) {
-        if ((st = pc_parse_double("--base", v, &o->base, err)) != PC_OK) return st;
-        if (!(o->base > 1.0))
-            return pc_seterr(err, PC_EINPUT, "--base: must be > 1, got %s", v);
-        o->base_set = 1;
-    } else if (!strcmp(name, "hf-config")) o->hf_config = v;
-    else if (!strcmp(name, "rope-scaling")) o->rope_scaling = v;
-    else if (!strcmp(name, "rope-freqs")) o->rope_freqs = v;
-    else if (!strcmp(name, "seq-len")) {
-        if ((st = pc_parse_i64("--seq-len", v, 1, PC_POS_MAX, &x, err)) != PC_OK) return st;
-        o->seq_len = (double)x;
-        o->seq_len_set = 1;
-    } else if (!strcmp(name, "rotary-dim")) {
-        if ((st = pc_parse_i64("--rotary-dim", v, 2, PC_D_MAX, &x, err)) != PC_OK) return st;
-        if (x % 2)
-            return pc_seterr(err, PC_EINPUT, "--rotary-dim: must be even, got %s", v);
-        o->rotary_dim = (int)x;
-    } else if (!strcmp(name, "layout")) {
-        if (!strcmp(v, "interleaved")) o->layout = 0;
-        else if (!strcmp(v, "half")) o->layout = 1;
-        else return pc_seterr(err, PC_EINPUT, "--layout: expected interleaved or half, got '%s'", v);
-    } else if (!strcmp(name, "max-pos")) {
+    else return PC_SKIP;
+    return PC_OK;
+}
+
+/* the positions: --max-pos, --positions, --pos-start */
+static pc_status set_positions(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    pc_status st;
+    if (!strcmp(name, "max-pos")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--max-pos: negative position '%s'", v);
         if ((st = pc_parse_i64("--max-pos", v, 0, PC_POS_MAX, &o->pos_hi, err)) != PC_OK) return st;
         o->pos_lo = 0;
         o->pos_set = 1;
-    } else if (!strcmp(name, "positions")) {
-        st = parse_range(v, o, err);
+        return PC_OK;
+    }
+    if (!strcmp(name, "positions")) {
         o->pos_set = 1;
-    } else if (!strcmp(name, "pos-start")) {
+        return parse_range(v, o, err);
+    }
+    if (!strcmp(name, "pos-start")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--pos-start: negative position '%s'", v);
-        st = pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);
-    } else if (!strcmp(name, "dtype")) {
+        return pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);
+    }
+    return PC_SKIP;
+}
+
+/* how values are judged: --dtype and the tolerances */
+static pc_status set_judging(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    pc_status st;
+    if (!strcmp(name, "dtype")) {
         if (!strcmp(v, "f32")) o->dtype = PC_DT_F32;
         else if (!strcmp(v, "bf16")) o->dtype = PC_DT_BF16;
         else if (!strcmp(v, "f16")) o->dtype = PC_DT_F16;
@@ -189,9 +145,20 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         if ((st = pc_parse_double("--max-abs-err", v, &o->max_abs_err, err)) != PC_OK) return st;
         if (!(o->max_abs_err > 0.0))
             return pc_seterr(err, PC_EINPUT, "--max-abs-err: must be > 0, got %s", v);
-    } else if (!strcmp(name, "seed")) st = parse_u64("--seed", v, &o->seed, err);
-    else if (!strcmp(name, "replay")) { st = parse_u64("--replay", v, &o->replay, err); o->replay_set = 1; }
-    else if (!strcmp(name, "format")) {
+    } else
+        return PC_SKIP;
+    return PC_OK;
+}
+
+/* the cases and the outputs: seeds, the regression file, formats, files */
+static pc_status set_output(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    if (!strcmp(name, "seed")) return parse_u64("--seed", v, &o->seed, err);
+    if (!strcmp(name, "replay")) {
+        o->replay_set = 1;
+        return parse_u64("--replay", v, &o->replay, err);
+    }
+    if (!strcmp(name, "format")) {
         o->format = pc_format_find(v);
         if (o->format < 0) {
             char names[160];
@@ -201,23 +168,39 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
     } else if (!strcmp(name, "output")) o->output = v;
     else if (!strcmp(name, "regressions")) o->regressions = v;
     else if (!strcmp(name, "out")) o->out = v;
-    else if (!strcmp(name, "threads")) {
+    else return PC_SKIP;
+    return PC_OK;
+}
+
+/* "K/N" with 1 <= K <= N <= PC_SHARD_MAX */
+static pc_status parse_shard(const char *v, pc_opts *o, pc_err *err)
+{
+    int64_t k, n;
+    pc_status st;
+    const char *slash = strchr(v, '/');
+    char a[24];
+    size_t la = slash ? (size_t)(slash - v) : 0;
+    if (!slash || la == 0 || la >= sizeof a)
+        return pc_seterr(err, PC_EINPUT, "--shard: expected K/N, got '%s'", v);
+    memcpy(a, v, la);
+    a[la] = '\0';
+    if ((st = pc_parse_i64("--shard", slash + 1, 1, PC_SHARD_MAX, &n, err)) != PC_OK) return st;
+    if ((st = pc_parse_i64("--shard", a, 1, n, &k, err)) != PC_OK) return st;
+    o->shard_k = (int)k;
+    o->shard_n = (int)n;
+    o->shard_set = 1;
+    return PC_OK;
+}
+
+/* the engine: threads, shards, the plugin hosts' limits, cases */
+static pc_status set_engine(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    int64_t x;
+    pc_status st;
+    if (!strcmp(name, "shard")) return parse_shard(v, o, err);
+    if (!strcmp(name, "threads")) {
         if ((st = pc_parse_i64("--threads", v, 0, 1024, &x, err)) != PC_OK) return st;
         o->threads = (int)x;
-    } else if (!strcmp(name, "shard")) {
-        int64_t k, n;
-        const char *slash = strchr(v, '/');
-        char a[24];
-        size_t la = slash ? (size_t)(slash - v) : 0;
-        if (!slash || la == 0 || la >= sizeof a)
-            return pc_seterr(err, PC_EINPUT, "--shard: expected K/N, got '%s'", v);
-        memcpy(a, v, la);
-        a[la] = '\0';
-        if ((st = pc_parse_i64("--shard", slash + 1, 1, PC_SHARD_MAX, &n, err)) != PC_OK) return st;
-        if ((st = pc_parse_i64("--shard", a, 1, n, &k, err)) != PC_OK) return st;
-        o->shard_k = (int)k;
-        o->shard_n = (int)n;
-        o->shard_set = 1;
     } else if (!strcmp(name, "timeout-ms")) {
         if ((st = pc_parse_i64("--timeout-ms", v, 1, 3600000, &x, err)) != PC_OK) return st;
         o->timeout_ms = (long)x;
@@ -235,14 +218,47 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
         if ((st = pc_parse_i64("--cases", v, 1, 100000000, &x, err)) != PC_OK) return st;
         o->cases = (long)x;
     } else
-        return pc_seterr(err, PC_EINPUT, "unknown option --%s", name);
-    return st;
+        return PC_SKIP;
+    return PC_OK;
 }
 
-/* options that take no value */
+static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    pc_status (*const setters[])(const char *, const char *, pc_opts *, pc_err *) = {
+        set_source, set_positions, set_judging, set_output, set_engine
+    };
+    for (size_t k = 0; k < sizeof setters / sizeof setters[0]; k++) {
+        pc_status st = setters[k](name, v, o, err);
+        if (st != PC_SKIP) return st;
+    }
+    return pc_seterr(err, PC_EINPUT, "unknown option --%s", name);
+}
+
+/* the core's options that take no value */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "causal") || !strcmp(name, "strict");
+    return !strcmp(name, "quiet") || !strcmp(name, "strict");
+}
+
+pc_status pc_opts_give(pc_opts *o, const char *name, const char *v, pc_err *err)
+{
+    const pc_option *opt = pc_option_find(name);
+    if (!opt) return pc_seterr(err, PC_EINPUT, "unknown option --%s", name);
+    if (o->given.n >= PC_GIVEN_MAX)
+        return pc_seterr(err, PC_EINPUT, "--%s: at most %d encoding options", name, PC_GIVEN_MAX);
+    if (opt->check) {
+        pc_status st = opt->check(v, err);
+        if (st != PC_OK) return st;
+    }
+    o->given.opt[o->given.n] = opt;
+    o->given.value[o->given.n++] = v;
+    return PC_OK;
+}
+
+/* NAME is an option of ALLOWED: by name, or as a family's under "spec". */
+static int accepted(const char *allowed, const char *name)
+{
+    return allowed_has(allowed, name) || (allowed_has(allowed, "spec") && pc_option_find(name));
 }
 
 /* Is OUT the same existing file as IN (after symlinks)? */
@@ -267,8 +283,8 @@ static pc_status outputs_not_inputs(const pc_opts *o, pc_err *err)
         for (int j = 0; j < o->n_tables; j++) ins[n++] = o->tables[j];
         for (int j = 0; j < o->n_args; j++) ins[n++] = o->args[j];
         ins[n++] = o->table_sin;
-        ins[n++] = o->hf_config;
-        ins[n++] = o->rope_freqs;
+        for (int j = 0; j < o->given.n && n < (int)(sizeof ins / sizeof ins[0]); j++)
+            if (o->given.opt[j]->input_file) ins[n++] = o->given.value[j];
         for (int j = 0; j < n; j++)
             if (same_file(outs[k], ins[j]))
                 return pc_seterr(err, PC_EINPUT, "--%s %s is the input %s: refusing to overwrite it",
@@ -297,19 +313,21 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
             return pc_seterr(err, PC_EINPUT, "unknown option '%s'", a);
         memcpy(name, a + 2, ln);
         name[ln] = '\0';
-        if (!allowed_has(allowed, name))
+        if (!accepted(allowed, name))
             return pc_seterr(err, PC_EINPUT, "option --%s is not accepted by this command", name);
-        if (is_flag(name)) {
+        const pc_option *fopt = pc_option_find(name);
+        if (is_flag(name) || (fopt && !fopt->arg[0])) {
             if (eq) return pc_seterr(err, PC_EINPUT, "--%s takes no value", name);
             if (!strcmp(name, "quiet")) o->quiet = 1;
             else if (!strcmp(name, "strict")) o->strict = 1;
-            else o->causal = 1;
+            else if (pc_opts_give(o, name, "", err) != PC_OK) return PC_EINPUT;
             continue;
         }
         const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
         if (!v)
             return pc_seterr(err, PC_EINPUT, "--%s needs a value", name);
-        pc_status st = set_option(name, v, o, err);
+        pc_status st = fopt && !allowed_has(CORE_OPTIONS, name) ? pc_opts_give(o, name, v, err)
+                                                                : set_option(name, v, o, err);
         if (st != PC_OK)
             return st;
     }

@@ -8,14 +8,14 @@
 
 #include <stdint.h>
 #include "harness/base/status.h"
+#include "harness/base/parse.h"
+#include "harness/base/dtype.h"
+#include "harness/formats/format.h"
+#include "harness/shard/shard.h"
+#include "families/spec.h"
 
 #define PC_MAX_SOURCES 16
-/* --shard K/N: at most 2^20 shards (far more than blocks in any practical run) */
-#define PC_SHARD_MAX (1 << 20)
 
-enum pc_dtype { PC_DT_F32 = 0, PC_DT_BF16, PC_DT_F16, PC_DT_F64 };
-/* --format: an index into the table of formats (format.h); the first four */
-enum pc_format_index { PC_FMT_TEXT = 0, PC_FMT_JSON, PC_FMT_TAP, PC_FMT_JUNIT };
 
 typedef struct pc_opts {
     /* what to test */
@@ -24,20 +24,10 @@ typedef struct pc_opts {
     const char *tables[PC_MAX_SOURCES];  int n_tables;   /* --table PATH.npy */
     const char *table_sin;                               /* --table-sin PATH.npy */
     const char *family;                                  /* --family */
-    /* parameters */
-    int d;                  /* --d (default 128) */
-    int d_set;              /* --d was given (tables take d from their shape) */
-    double base;            /* --base (default 10000) */
-    int base_set;           /* --base was given */
-    /* RoPE frequency schedules (families/rope/scaling.h) */
-    const char *hf_config;  /* --hf-config config.json */
-    const char *rope_scaling; /* --rope-scaling JSON */
-    const char *rope_freqs; /* --rope-freqs FACTORS.npy */
-    double seq_len;         /* --seq-len L */
-    int seq_len_set;
-    int rotary_dim;         /* --rotary-dim R (0: not given) */
-    const void *rope;       /* the parsed schedule (pc_rope_spec), NULL: geometric */
-    int layout;             /* --layout: 0 interleaved, 1 half, -1 = the implementation's */
+    /* the encoding: the options the families own (--d, --base, --layout,
+     * --hf-config, ...), validated, each family's spec is resolved from them
+     * (families/spec.h) */
+    pc_given given;
     int64_t pos_lo, pos_hi; /* --positions A:B or --max-pos N (inclusive) */
     int pos_set;            /* --positions or --max-pos was given */
     int64_t pos_start;      /* --pos-start P (tables) */
@@ -47,7 +37,6 @@ typedef struct pc_opts {
     double max_abs_err;     /* --max-abs-err E: an absolute budget on top of the model (< 0: none) */
     int strict;             /* --strict: the strict tolerance class (model.h) */
     uint64_t seed;          /* --seed */
-    int causal;             /* --causal */
     /* output */
     int format;             /* --format */
     const char *output;     /* --output FILE */
@@ -72,17 +61,17 @@ typedef struct pc_opts {
 void pc_opts_defaults(pc_opts *o);
 
 /* Parse ARGV (after the subcommand).  ALLOWED is a space-separated list of
- * option names without dashes ("impl family d ..."); MAX_ARGS positional
- * arguments are accepted.  Returns PC_OK or PC_EINPUT with a message. */
+ * option names without dashes ("impl family d ..."), where "spec" stands
+ * for every option of every family (families/spec.h); MAX_ARGS positional
+ * arguments are accepted.  An option the core does not own is looked up
+ * in the families' (pc_option_find), validated and kept in O->given.
+ * Returns PC_OK or PC_EINPUT with a message. */
 pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
                         pc_opts *o, pc_err *err);
 
-const char *pc_dtype_name(int dtype);
-const char *pc_layout_name(int layout);
+/* Add the family option NAME with value V ("" for a flag) to O->given, as
+ * the parser does (validated).  PC_EINPUT naming it. */
+pc_status pc_opts_give(pc_opts *o, const char *name, const char *v, pc_err *err);
 
-/* Strict number parsing: the whole string, in range; message names OPT. */
-pc_status pc_parse_i64(const char *opt, const char *s, int64_t lo, int64_t hi,
-                       int64_t *v, pc_err *err);
-pc_status pc_parse_double(const char *opt, const char *s, double *v, pc_err *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "property.h"
 #include "properties/property.h"
+#include "families/family.h"
 
 const char *pc_regress_path(const pc_opts *o)
 {
@@ -13,16 +14,16 @@ const char *pc_regress_path(const pc_opts *o)
     return strcmp(p, "off") ? p : NULL;
 }
 
-void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o)
+void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o, const pc_spec *spec)
 {
     memset(p, 0, sizeof *p);
-    p->d = o->d;
-    p->base = o->base;
-    p->layout = o->layout;
+    p->spec = spec;
+    p->d = spec->d;
+    p->base = spec->base;
+    p->layout = spec->layout;
     p->dtype = o->dtype;
     p->dtype_set = o->dtype_set;
     p->tol_abs = o->tol_abs;
-    p->causal = o->causal;
     p->pos_lo = o->pos_lo;
     p->pos_hi = o->pos_hi;
     p->seed = o->seed;
@@ -33,22 +34,21 @@ void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o)
     p->table_sin = o->table_sin;
     p->properties = o->properties;
     p->n_properties = o->n_properties;
-    p->rope = o->rope;
     p->threads = o->threads;
 }
 
-pc_status pc_properties_run(const pc_impl *impl, const char *family, const pc_opts *o,
+pc_status pc_properties_run(const pc_impl *impl, const pc_spec *spec, const pc_opts *o,
                             pc_verdicts *out, pc_err *err)
 {
     pc_prop_params par;
-    pc_prop_params_from_opts(&par, o);
-    return pc_properties_run_with(impl, family, &par, out, err);
+    pc_prop_params_from_opts(&par, o, spec);
+    return pc_properties_run_with(impl, spec->family->name, &par, out, err);
 }
 
-pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const char *family,
-                              const pc_opts *o, struct pc_verdict *v, pc_err *err)
+pc_status pc_property_run_one(const pc_property *p, const pc_impl *impl, const pc_spec *spec,
+                              const pc_opts *o, pc_verdict *v, pc_err *err)
 {
     pc_prop_params par;
-    pc_prop_params_from_opts(&par, o);
-    return pc_property_run(p, impl, family, &par, v, err);
+    pc_prop_params_from_opts(&par, o, spec);
+    return pc_property_run(p, impl, spec->family->name, &par, v, err);
 }

@@ -8,88 +8,24 @@
 #include <stdint.h>
 #include "harness/sandbox/impl.h"
 #include "opts.h"
+#include "properties/params.h"
 #include "harness/formats/verdict.h"
 
-/* How one property's verdict was made in shard K of N (`check --shard K/N`,
- * harness/shard/check_shard.h).  SAME: every shard makes the whole verdict (a
- * skip).  CASES: the cases are split into N contiguous runs of the global
- * order (saved cases first, then generated ones); each shard runs its own
- * and makes the verdict its cases would give if they decided the run, with
- * global case numbers and counts.  OWNER: one shard, OWNER, runs the whole
- * property (an existential property, a whole check, --replay). */
-enum pc_split_mode { PC_SPLIT_SAME = 0, PC_SPLIT_CASES = 1, PC_SPLIT_OWNER = 2 };
-
-typedef struct pc_case_split {
-    int mode;             /* enum pc_split_mode */
-    int owner;            /* OWNER: the shard that runs it; CASES: the shard that runs the sweep */
-    long total;           /* CASES: cases of the whole run (saved + generated) */
-    long start, end;      /* CASES: this shard's cases [start, end) */
-    long failed_at;       /* CASES: the first failing case of [start, end), -1: none */
-    double worst_score;   /* CASES: score of the passing case nearest to failing (-inf: none) */
-    int sweep;            /* CASES: 0 not run here, 1 ran and found nothing, 2 found a failure */
-    /* CASES, OWNER: the failing case this shard's verdict names, which the
-     * unsharded run would save to the regression file: `pecheck merge`
-     * saves it when the merged verdict is this one (a shard never writes the
-     * file: shards running side by side read it) */
-    int save;
-    const char *save_impl;   /* the implementation's whole name (a verdict's may be cut) */
-    uint64_t save_seed;
-    int save_d;
-    int64_t save_lo, save_hi;
-} pc_case_split;
-
-/* What one run of the property engine needs. */
-typedef struct pc_prop_params {
-    /* the encoding */
-    int d;                   /* model dimension */
-    double base;             /* frequency base */
-    int layout;              /* 0 interleaved, 1 half, -1: probe the implementation */
-    int dtype;               /* storage type of the precision model (enum pc_dtype) */
-    int dtype_set;           /* DTYPE was chosen (the replay command names it) */
-    double tol_abs;          /* absolute tolerance; < 0: the precision model */
-    int causal;              /* attention: causal mask */
-    /* the cases */
-    int64_t pos_lo, pos_hi;  /* positions the cases draw from (inclusive) */
-    uint64_t seed;           /* run seed: case I of property P has seed hash(seed, P, I) */
-    long cases;              /* generated cases per property */
-    int replay_set;          /* run only the case of seed REPLAY */
-    uint64_t replay;
-    const char *regressions; /* the regression file; NULL: none */
-    const char *table_sin;   /* the sin table of a split table source (replay command) */
-    /* the selection: names of properties ("all"); none: the default set */
-    const char *const *properties;
-    int n_properties;
-    int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
-    const void *rope;        /* the RoPE frequency schedule of the options (pc_opts.rope; NULL: none) */
-    int threads;             /* threads of a property's sweep (--threads); 0: every core */
-    /* a shard of `check --shard K/N` (SHARD_N 0: not sharded): SLOT is the
-     * verdict's index in the run (set by pc_properties_run_with); SPLIT,
-     * when set, is told how each verdict was made */
-    int shard_k, shard_n;
-    int slot;
-    void (*split)(void *ctx, int slot, const pc_case_split *s);
-    void *split_ctx;
-    /* the rows' hashes the accuracy gate made (harness/engine/rowdigest.h), for a
-     * sweep over the same rows; NULL: none */
-    const struct pc_row_digest *digest;
-} pc_prop_params;
-
-/* The parameters O asks for.  The regression file is O->regressions, else
- * $PECHECK_REGRESSIONS, else .pecheck-regressions; "off" is none.  P points
- * into O (the property names): O must outlive P. */
-void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o);
+/* The parameters O asks for, of the family whose encoding is SPEC.  The
+ * regression file is O->regressions, else $PECHECK_REGRESSIONS, else
+ * .pecheck-regressions; "off" is none.  P points into O (the property
+ * names) and at SPEC: both must outlive P. */
+void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o, const pc_spec *spec);
 /* The regression file O names (as above; NULL: off). */
 const char *pc_regress_path(const pc_opts *o);
 
-/* Run the properties selected by PAR (all by default; PAR->properties
- * filters) that apply to FAMILY on IMPL, appending one verdict per property. */
-pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
-                                 const pc_prop_params *par, pc_verdicts *out, pc_err *err);
-/* Whether a property PAR selects on FAMILY has a sweep over the whole
- * range (the accuracy gate then leaves it the rows' hashes, rowdigest.h). */
-int pc_properties_sweep_selected(const char *family, const pc_prop_params *par);
-/* The same with the parameters O asks for. */
-pc_status pc_properties_run(const pc_impl *impl, const char *family, const pc_opts *o,
+/* The properties of SPEC's family on IMPL with the parameters O asks for. */
+pc_status pc_properties_run(const pc_impl *impl, const pc_spec *spec, const pc_opts *o,
                             pc_verdicts *out, pc_err *err);
+/* Property P of SPEC's family on IMPL into V (pc_property_run) with the
+ * parameters O asks for. */
+struct pc_property;
+pc_status pc_property_run_one(const struct pc_property *p, const pc_impl *impl,
+                              const pc_spec *spec, const pc_opts *o, pc_verdict *v, pc_err *err);
 
 #endif

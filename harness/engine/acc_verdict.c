@@ -6,7 +6,7 @@
 #include <string.h>
 #include "acc_verdict.h"
 #include "harness/io/json.h"
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
                     pc_verdict *v)

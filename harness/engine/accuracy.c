@@ -17,46 +17,14 @@
 #include "fitsums.h"
 #include "harness/base/half.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "model.h"
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 #include "harness/base/progress.h"
 #include "harness/base/rng.h"
 #include "rowdigest.h"
 #include "families/family.h"
 #include "reference/reference.h"
-
-/* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
- * binary32 numbers at the reference (Goldberg's definition, as in
- * Zimmermann's accuracy tables); 2^-149 at zero.  Read from the bits: the
- * biased exponent field is e + 127 (0 for zero and subnormals, whose e is
- * below -126).  ulp32_exp gives max(e, -126) - 23, in [-149, 104]. */
-static inline int ulp32_exp(float ref)
-{
-    uint32_t u;
-    memcpy(&u, &ref, sizeof u);
-    int be = (int)((u >> 23) & 0xff);
-    return (be == 0 ? -126 : be - 127) - 23;
-}
-
-/* 2^K for K in [-1022, 1023], from its bits (exact). */
-static inline double pow2i(int k)
-{
-    uint64_t bits = (uint64_t)(k + 1023) << 52;
-    double q;
-    memcpy(&q, &bits, sizeof q);
-    return q;
-}
-
-double pc_ulp32(float ref)
-{
-    if (!isfinite(ref)) { /* Inf, NaN: frexpf's exponent, as always */
-        int e;
-        frexpf(fabsf(ref), &e);
-        e -= 1;
-        return ldexp(1.0, (e < -126 ? -126 : e) - 23);
-    }
-    return pow2i(ulp32_exp(ref));
-}
 
 void pc_metrics_init(pc_metrics *m)
 {
@@ -187,7 +155,7 @@ static inline void observe(const pc_acc_cfg *c, pc_metrics *m, run_sums *a, int6
         err = fabs((double)got - ref);
         /* err / ulp: times 2^-k instead of divided by 2^k, the same bits
          * (both are the exact quotient rounded once); ref32 is finite */
-        ulp = err * pow2i(-ulp32_exp(ref32));
+        ulp = err * pc_pow2i(-pc_ulp32_exp(ref32));
         ratio = bound > 0 ? err / bound : (err > 0 ? (double)INFINITY : 0.0);
         a->sq_err += err * err;
     }

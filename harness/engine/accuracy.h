@@ -17,6 +17,7 @@
 #include "harness/base/status.h"
 #include "harness/base/xsum.h"
 #include "reference/reference.h"
+#include "model.h"
 
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 #define PC_ACC_LANES 2    /* layouts one pass can run together */
@@ -194,7 +195,6 @@ void pc_acc_impl_note(char *buf, size_t len, const char *impl, int rc, int first
 /* Cores online (>= 1): the default of --threads. */
 int pc_cores(void);
 
-double pc_ulp32(float ref);
 double pc_rms(const pc_metrics *m);
 double pc_nmse(const pc_metrics *m);
 

@@ -45,11 +45,6 @@ static psums position_sums(const pc_fitm *f)
     return r;
 }
 
-double pc_fitm_pbar(int64_t lo, int64_t hi)
-{
-    return 0.5 * ((double)lo + (double)hi);
-}
-
 /* kappa_i of pair I of frequency OMEGA, as the element-wise gate takes it
  * (harness/engine/model.h, docs/precision-model.md): the relative error of the
  * angle pos * omega_i of a correct binary32 formulation in the tolerance

@@ -57,8 +57,6 @@ pc_status pc_fitm_setup(const struct pc_acc_cfg *cfg, pc_fitm *out, char *note, 
 /* Judge F (set up) from SUMS, the sums of its whole range; -1 when SUMS
  * are not of F's range and pairs. */
 int pc_fitm_judge(pc_fitm *f, const struct pc_fitp *sums);
-/* The mean position of LO..HI, as the fit's x = p - pbar takes it. */
-double pc_fitm_pbar(int64_t lo, int64_t hi);
 /* A fit verdict V (check "fitted-model") of F judged, or skipped with NOTE
  * when F is NULL; the seconds are the caller's. */
 struct pc_verdict;

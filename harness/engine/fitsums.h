@@ -85,4 +85,10 @@ typedef struct pc_fit_tot {
 } pc_fit_tot;
 void pc_fitp_totals(const pc_fitp *f, int i, pc_fit_tot *t);
 
+/* The mean position of LO..HI, as the fit's x = p - pbar takes it. */
+static inline double pc_fitm_pbar(int64_t lo, int64_t hi)
+{
+    return 0.5 * ((double)lo + (double)hi);
+}
+
 #endif

@@ -8,21 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "harness/cli/acc_opts.h"
 #include "acc_verdict.h"
 #include "accuracy.h"
-#include "harness/shard/check_shard.h"
 #include "fitmodel.h"
 #include "fitsums.h"
 #include "gate.h"
 #include "harness/sandbox/hook.h"
 #include "harness/io/json.h"
-#include "harness/cli/property.h"
+#include "properties/params.h"
 #include "rowdigest.h"
-#include "harness/sources/sources.h"
 #include "harness/sources/table.h"
-#include "families/rope/options.h"
-#include "families/rope/fit.h"
+#include "families/spec_sched.h"
 
 pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
                             const char *check, const char *layout)
@@ -33,7 +29,7 @@ pc_verdict *pc_gate_verdict(pc_gate *c, const pc_impl *impl, const char *family,
     snprintf(v->family, sizeof v->family, "%s", family);
     snprintf(v->impl, sizeof v->impl, "%s", impl->name);
     snprintf(v->layout, sizeof v->layout, "%s", layout ? layout : "");
-    v->seed = c->o->seed;
+    v->seed = c->run->seed;
     v->measured = (double)NAN;
     v->bound = (double)NAN;
     return v;
@@ -76,51 +72,39 @@ int pc_gate_acc_rotates(const char *family)
     return fam && fam->rows && fam->rows->input;
 }
 
-/* In a shard (check --shard K/N): what merge needs to make the verdict of
- * the merged result (check_shard.h). */
-static pc_status record(pc_gate *c, int index, const pc_acc_cfg *cfg, const pc_acc_result *res,
-                        const char *table, const char *likely, int likely_set)
+void pc_gate_cfg_spec(const pc_gate *c, int layout, pc_acc_cfg *cfg)
 {
-    pc_slot *s = pc_shard_rec_slot(c->rec, index);
-    if (!s) return pc_gate_oom(c);
-    s->mode = PC_SLOT_ACCURACY;
-    s->cfg = *cfg;
-    s->sched = cfg->sched != NULL;
-    s->storage = cfg->storage;
-    snprintf(s->sched_note, sizeof s->sched_note, "%s", cfg->sched_note ? cfg->sched_note : "");
-    s->cfg.sched = NULL;
-    s->cfg.sched_note = NULL;
-    s->cfg.positions = NULL;
-    s->cfg.observe = NULL;
-    s->cfg.observe_ctx = NULL;
-    s->cfg.fit = NULL;
-    s->cfg.digest = NULL;
-    s->res = *res;
-    snprintf(s->context, sizeof s->context, "%s", table);
-    s->likely_set = likely_set;
-    snprintf(s->likely, sizeof s->likely, "%s", likely);
-    return PC_OK;
+    *cfg = *c->run;
+    cfg->family = c->spec->family->name;
+    cfg->d = c->spec->d;
+    cfg->base = c->spec->base;
+    cfg->layout = layout;
 }
 
-static void gate_cfg(const pc_opts *o, const pc_impl *impl, const pc_family *fam, int layout,
-                     pc_acc_cfg *cfg)
+void pc_gate_cfg(const pc_gate *c, const pc_impl *impl, int layout, pc_acc_cfg *cfg)
 {
-    pc_acc_cfg_from_opts(o, fam->name, layout, cfg);
-    pc_sources_adjust_cfg(impl, cfg);
+    pc_gate_cfg_spec(c, layout, cfg);
+    if (c->shard) {
+        cfg->shard_k = c->shard->k;
+        cfg->shard_n = c->shard->n;
+    }
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (t) pc_table_adjust_cfg(t, cfg);
 }
 
-/* RoPE: what the rotations' fitted frequencies and amplitude say of a
- * failure.  A shard fits when its own blocks fail or stop at an error (the
- * merged result can fail only then), over the whole run's range. */
-static int likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
-                        int sharded, char *buf, size_t len)
+/* What the family's diagnosis says of a failure (RoPE: the rotations'
+ * fitted frequencies and amplitude).  A shard diagnoses when its own
+ * blocks fail or stop at an error (the merged result can fail only then),
+ * over the whole run's range. */
+static int likely_cause(const pc_impl *impl, const pc_family *fam, const pc_acc_cfg *cfg,
+                        const pc_acc_result *res, int sharded, char *buf, size_t len)
 {
     buf[0] = '\0';
     int failing = res->status == PC_FAIL || (sharded && res->impl_rc);
-    if (!failing || res->faulted || !pc_gate_acc_rotates(cfg->family)) return 0;
+    if (!failing || res->faulted || !fam->diagnosis || !fam->diagnosis->likely_cause) return 0;
     pc_acc_cfg whole = *cfg;
     whole.shard_k = whole.shard_n = 1;
-    pc_rope_likely_cause(impl, &whole, buf, len);
+    fam->diagnosis->likely_cause(impl, &whole, buf, len);
     return 1;
 }
 
@@ -129,13 +113,15 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
                              const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
     char likely[960], table[1200];
-    int likely_set = likely_cause(impl, cfg, res, c->rec != NULL, likely, sizeof likely);
+    int likely_set = likely_cause(impl, fam, cfg, res, c->shard != NULL, likely, sizeof likely);
     pc_gate_acc_context(impl, table, sizeof table);
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg->layout));
     if (!v) return pc_gate_oom(c);
     pc_gate_acc_render(impl, cfg, res, res->faulted ? res->note : NULL, table,
                        res->status == PC_FAIL ? likely : "", v);
-    return c->rec ? record(c, c->vs->n - 1, cfg, res, table, likely, likely_set) : PC_OK;
+    if (!c->shard) return PC_OK;
+    return c->shard->accuracy(c->shard->ctx, c->vs->n - 1, cfg, res, table, likely, likely_set)
+           == PC_OK ? PC_OK : pc_gate_oom(c);
 }
 
 /* The fitted model of a layout (harness/engine/fitmodel.h): its constants set up
@@ -181,7 +167,7 @@ static void fit_release(fit_job *j)
 static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                              const pc_acc_cfg *cfg, const pc_acc_result *res, fit_job *j)
 {
-    int ended = c->rec ? res->status == PC_SKIP && !res->impl_rc
+    int ended = c->shard ? res->status == PC_SKIP && !res->impl_rc
                        : res->faulted || res->status == PC_SKIP;
     if (cfg->tol_abs >= 0.0 || ended) return PC_OK;
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "fitted-model", pc_layout_name(cfg->layout));
@@ -191,11 +177,12 @@ static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
         j->st = PC_SKIP;
         snprintf(j->note, sizeof j->note, "%s", res->fit_note);
     }
-    if (c->rec) { /* merge judges the shards' sums (check_shard.h, FITTED) */
+    if (c->shard) { /* merge judges the shards' sums (check_shard.h, FITTED) */
         v->status = PC_SKIP;
         snprintf(v->summary, sizeof v->summary, "this shard's sums; `pecheck merge` judges them");
-        return pc_shard_rec_fit(c->rec, c->vs->n - 1, &j->m, j->st == PC_OK ? j->sums : NULL,
-                                j->note, v->seconds) == PC_OK ? PC_OK : pc_gate_oom(c);
+        return c->shard->fitted(c->shard->ctx, c->vs->n - 1, &j->m,
+                                j->st == PC_OK ? j->sums : NULL, j->note, v->seconds) == PC_OK
+                   ? PC_OK : pc_gate_oom(c);
     }
     if (j->st == PC_OK && pc_fitm_judge(&j->m, j->sums) != 0)
         return pc_seterr(c->err, PC_EINTERNAL, "fitted model: the sums do not cover the range");
@@ -211,12 +198,10 @@ static pc_status fit_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
 static void digest_setup(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                          pc_acc_cfg *cfg, int nl)
 {
-    pc_prop_params par;
-    pc_prop_params_from_opts(&par, c->o);
-    par.gate_outside = 1;
-    if (c->rec || fam->rows->input || !pc_properties_sweep_selected(fam->name, &par)) return;
+    if (c->shard || !c->par || fam->rows->input || !pc_properties_sweep_selected(fam->name, c->par))
+        return;
     for (int k = 0; k < nl && !c->digest; k++)
-        if (cfg[k].layout == (c->o->layout >= 0 ? c->o->layout : 0) && !cfg[k].positions)
+        if (cfg[k].layout == (c->spec->layout >= 0 ? c->spec->layout : 0) && !cfg[k].positions)
             cfg[k].digest = c->digest = pc_row_digest_new(impl, fam->name, cfg[k].d, cfg[k].base,
                                                           cfg[k].layout, cfg[k].pos_lo,
                                                           cfg[k].pos_hi);
@@ -227,21 +212,16 @@ static void digest_setup(pc_gate *c, const pc_impl *impl, const pc_family *fam,
  * model's, whose sums the same pass makes. */
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
-    const pc_opts *o = c->o;
     int layouts[2] = { 0, 1 }, nl = 2, made = 0, fits = 0;
-    if (o->layout >= 0) { layouts[0] = o->layout; nl = 1; }
+    if (c->spec->layout >= 0) { layouts[0] = c->spec->layout; nl = 1; }
     pc_acc_cfg cfg[2];
-    pc_rope_cfg rc[2];
+    pc_spec_sched sched[2];
     pc_acc_result res[2];
     fit_job fj[2];
     pc_status st = PC_OK;
     for (; made < nl; made++) {
-        gate_cfg(o, impl, fam, layouts[made], &cfg[made]);
-        if (c->rec) {
-            cfg[made].shard_k = c->rec->k;
-            cfg[made].shard_n = c->rec->n;
-        }
-        if ((st = pc_rope_cfg_apply(o, &cfg[made], &rc[made], c->err)) != PC_OK) break;
+        pc_gate_cfg(c, impl, layouts[made], &cfg[made]);
+        if ((st = pc_spec_schedule(c->spec, &cfg[made], &sched[made], c->err)) != PC_OK) break;
     }
     for (; st == PC_OK && fits < nl; fits++) st = fit_setup(c, &cfg[fits], &fj[fits]);
     if (st == PC_OK) digest_setup(c, impl, fam, cfg, nl);
@@ -250,6 +230,6 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
         if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) == PC_OK)
             st = fit_verdict(c, impl, fam, &cfg[k], &res[k], &fj[k]);
     for (int k = 0; k < fits; k++) fit_release(&fj[k]);
-    for (int k = 0; k < made; k++) pc_rope_cfg_release(&rc[k]);
+    for (int k = 0; k < made; k++) pc_spec_sched_release(&sched[k]);
     return st;
 }

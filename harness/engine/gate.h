@@ -1,5 +1,6 @@
-/* gate.h: what a family's gate in `pecheck check` works with: the options,
- * the verdicts it appends, and the helpers every gate shares.  A family's
+/* gate.h: what a family's gate in `pecheck check` works with: the run's
+ * engine options, the family's encoding spec, the verdicts it appends, and
+ * the helpers every gate shares.  A family's
  * gate is pc_family.gate (families/family.h); the accuracy gate of the
  * families with certified rows is pc_gate_accuracy. */
 #ifndef PECHECK_GATE_H
@@ -7,17 +8,48 @@
 
 #include <stddef.h>
 #include "harness/sandbox/impl.h"
-#include "harness/cli/opts.h"
 #include "harness/base/status.h"
+#include "harness/base/dtype.h"
 #include "harness/formats/verdict.h"
 #include "families/family.h"
 
-struct pc_shard_rec;
+struct pc_acc_cfg;
+struct pc_acc_result;
+struct pc_prop_params;
+struct pc_fitm;
+struct pc_fitp;
+
+/* How a shard of `check --shard K/N` keeps what the gates made (the shard
+ * layer's record, harness/shard/check_shard.h): the gates call it, they
+ * never write a shard themselves. */
+typedef struct pc_gate_shard {
+    int k, n;                /* shard K of N (1-based) */
+    void *ctx;
+    /* Verdict INDEX is the accuracy gate's RES under CFG, with its TABLE
+     * lines and LIKELY cause (LIKELY_SET: computed, the shard failed). */
+    pc_status (*accuracy)(void *ctx, int index, const struct pc_acc_cfg *cfg,
+                          const struct pc_acc_result *res, const char *table, const char *likely,
+                          int likely_set);
+    /* Verdict INDEX is the fitted model of constants M and this shard's
+     * SUMS (NULL: none, NOTE says why); its SECONDS. */
+    pc_status (*fitted)(void *ctx, int index, const struct pc_fitm *m,
+                        const struct pc_fitp *sums, const char *note, double seconds);
+    /* Verdict INDEX is made whole by shard OWNER alone (gate_owner.h). */
+    pc_status (*owned)(void *ctx, int index, int owner);
+} pc_gate_shard;
+
 struct pc_gate {
-    const pc_opts *o;
+    /* the run's engine options: positions, dtype, tolerance (--tol-abs,
+     * --strict, --max-abs-err), seed, --quiet, --threads; its family,
+     * width, base and layout are the spec's (pc_gate_cfg) */
+    const struct pc_acc_cfg *run;
+    const pc_spec *spec;      /* the encoding of the family being gated */
+    /* the properties that follow the gate (their selection: whether one
+     * sweeps the rows, rowdigest.h); NULL: none */
+    const struct pc_prop_params *par;
     pc_verdicts *vs;
     pc_err *err;
-    struct pc_shard_rec *rec; /* check --shard K/N: how each verdict was made (NULL: not sharded) */
+    const pc_gate_shard *shard; /* check --shard K/N: how each verdict was made (NULL: not sharded) */
     /* the hashes of the rows the accuracy gate got, for the properties'
      * sweep that follows it (rowdigest.h); made and freed by
      * pc_check_impl, NULL otherwise */
@@ -30,11 +62,12 @@ pc_verdict *pc_gate_verdict(pc_gate *g, const pc_impl *impl, const char *family,
                             const char *check, const char *layout);
 pc_status pc_gate_oom(pc_gate *g);
 
-/* Everything `pecheck check` runs on IMPL (harness/cli/cmd_check.c): a table's
- * own checks, then for each family it provides (only WANT when not NULL)
- * the family's gate and every property that applies, as verdicts in G->vs.
- * `pecheck demo` calls it on every built-in. */
-pc_status pc_check_impl(pc_gate *g, const pc_impl *impl, const pc_family *want);
+/* The accuracy engine's configuration of G's family on LAYOUT: the run's
+ * options with the spec's width and base, over the whole range. */
+void pc_gate_cfg_spec(const pc_gate *g, int layout, struct pc_acc_cfg *cfg);
+/* The same for IMPL's accuracy gate: this shard's part of the range, a
+ * table's own width and range. */
+void pc_gate_cfg(const pc_gate *g, const pc_impl *impl, int layout, struct pc_acc_cfg *cfg);
 
 /* The accuracy gate (harness/engine/accuracy.c) of a family with rows, on each
  * layout (both unless --layout; a declined layout is skipped). */
@@ -76,14 +109,5 @@ typedef struct pc_adapter_fault {
 void pc_adapter_fault_note(pc_adapter_fault *f, const char *cause, int64_t pos0);
 /* RES failed with F's fault (status, faulted, note set): 1, else 0. */
 int pc_adapter_fault_apply(const pc_adapter_fault *f, struct pc_acc_result *res);
-
-/* Nothing checked is an error, not a pass: PC_EINPUT naming what did not
- * apply when every verdict of VS was skipped or a --property of O ran on
- * nothing (check, and merge of check shards). */
-pc_status pc_check_require(const pc_opts *o, const pc_verdicts *vs, pc_err *err);
-/* VS in O's format on O's output (--quiet: text has one line per check);
- * with --output, the text report goes to stderr too, so that a CI log shows
- * what failed (the file is for tools). */
-pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err);
 
 #endif

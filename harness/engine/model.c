@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model.h"
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 
 double pc_model_u(int dtype)
 {
@@ -128,4 +128,15 @@ void pc_model_describe_budget(char *buf, unsigned len, double kappa_max, int kla
              : "per pair (docs/precision-model.md)", kappa_max,
              dtype == PC_DT_BF16 ? "2^-8" : dtype == PC_DT_F16 ? "2^-11" : "0",
              dtype == PC_DT_F32 ? "binary32 values" : pc_dtype_name(dtype));
+}
+
+double pc_ulp32(float ref)
+{
+    if (!isfinite(ref)) { /* Inf, NaN: frexpf's exponent, as always */
+        int e;
+        frexpf(fabsf(ref), &e);
+        e -= 1;
+        return ldexp(1.0, (e < -126 ? -126 : e) - 23);
+    }
+    return pc_pow2i(pc_ulp32_exp(ref));
 }

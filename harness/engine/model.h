@@ -29,6 +29,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The tolerance classes (--strict): the default holds every mainstream
  * binary32 formulation (PyTorch exp and pow forms, HF, Meta's polar form,
@@ -94,5 +95,30 @@ double pc_model_C(double base);
 double pc_model_bound(double C, double u, double theta, double scale, double tol_abs);
 /* one-line description of that bound */
 void pc_model_describe(char *buf, unsigned len, double C, double u, int dtype, double tol_abs, int scaled);
+
+/* ulp(x) = 2^(max(e, -126) - 23) for x in [2^e, 2^(e+1)): the spacing of
+ * binary32 numbers at the reference (Goldberg's definition, as in
+ * Zimmermann's accuracy tables); 2^-149 at zero.  Read from the bits: the
+ * biased exponent field is e + 127 (0 for zero and subnormals, whose e is
+ * below -126).  pc_ulp32_exp gives max(e, -126) - 23, in [-149, 104]. */
+static inline int pc_ulp32_exp(float ref)
+{
+    uint32_t u;
+    memcpy(&u, &ref, sizeof u);
+    int be = (int)((u >> 23) & 0xff);
+    return (be == 0 ? -126 : be - 127) - 23;
+}
+
+/* 2^K for K in [-1022, 1023], from its bits (exact). */
+static inline double pc_pow2i(int k)
+{
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double q;
+    memcpy(&q, &bits, sizeof q);
+    return q;
+}
+
+/* ulp(REF) as above, also for Inf and NaN (frexpf's exponent). */
+double pc_ulp32(float ref);
 
 #endif

@@ -3,11 +3,11 @@
 #include <math.h>
 #include <string.h>
 #include "format.h"
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 
 extern const pc_format pc_fmt_text, pc_fmt_json, pc_fmt_tap, pc_fmt_junit;
 
-/* The order of the first four is enum pc_format_index's (opts.h). */
+/* The order of the first four is enum pc_format_index's (format.h). */
 static const pc_format *const table[] = { &pc_fmt_text, &pc_fmt_json, &pc_fmt_tap, &pc_fmt_junit };
 #define N_FORMATS ((int)(sizeof table / sizeof table[0]))
 

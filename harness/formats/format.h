@@ -43,6 +43,9 @@
 #include <stdio.h>
 #include "verdict.h"
 
+/* --format: an index into the table of formats; the first four */
+enum pc_format_index { PC_FMT_TEXT = 0, PC_FMT_JSON, PC_FMT_TAP, PC_FMT_JUNIT };
+
 /* What a command found. */
 typedef struct pc_result {
     const pc_verdicts *vs;

@@ -64,6 +64,9 @@ typedef struct pc_rep_impl {
 
 typedef struct pc_report {
     pc_opts o;
+    pc_specs specs;              /* each family's encoding (a table's width in every one) */
+    int d;                       /* the report's width: --d, a table's, or the default */
+    double base;                 /* the report's base: --base or the default */
     pc_rep_impl *impls;
     int n_impls;
     char dir[PC_REP_PATH + 32];  /* folder being written (DIR.tmp.PID) */

@@ -11,8 +11,10 @@
 #include <string.h>
 #include "harness/engine/accuracy.h"
 #include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
 #include "harness/engine/model.h"
 #include "harness/cli/property.h"
+#include "harness/cli/acc_opts.h"
 #include "harness/engine/gate.h"
 #include "report.h"
 #include "harness/base/rng.h"
@@ -138,9 +140,9 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         ri->scan_max_ratio = (double)NAN;
         const pc_family *fam = pc_family_find(ri->family);
         if (fam && fam->rows && fam->provides(impl))
-            ri->layout = probe_layout(impl, fam->rows, o->d, o->base);
+            ri->layout = probe_layout(impl, fam->rows, r->d, r->base);
         if (ri->layout >= 0) {
-            pc_acc_cfg cfg = { .family = fam->name, .d = o->d, .base = o->base,
+            pc_acc_cfg cfg = { .family = fam->name, .d = r->d, .base = r->base,
                                .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
                                .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
                                .quiet = o->quiet };
@@ -159,10 +161,14 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         if (fam && fam->gate && !fam->rows && fam->provides(impl)) {
             /* the family's own gate (attention's accuracy, the learned
              * table's contract), as `pecheck check` runs it */
-            pc_gate g = { o, &ri->props, &perr, NULL, NULL };
+            pc_acc_cfg run;
+            pc_acc_run_from_opts(o, &run);
+            pc_gate g = { .run = &run, .spec = pc_specs_of(&r->specs, fam), .vs = &ri->props,
+                          .err = &perr };
             st = fam->gate(&g, impl, fam);
         }
-        if (st >= 0) st = pc_properties_run(impl, ri->family, o, &ri->props, &perr);
+        if (st >= 0 && fam)
+            st = pc_properties_run(impl, pc_specs_of(&r->specs, fam), o, &ri->props, &perr);
         if (st < 0) /* shown in the report; the other results still stand */
             snprintf(ri->prop_error, sizeof ri->prop_error, "%s",
                      perr.msg[0] ? perr.msg : "the property engine failed");
@@ -297,7 +303,7 @@ static pc_status scan_impl(const pc_report *r, pc_rep_impl *ri, const scan_sampl
                            scan_acc *a, pc_err *err)
 {
     scan_obs ob = { a, ri, malloc((size_t)s->np * sizeof(int64_t)),
-                    malloc((size_t)s->np * sizeof(int)), 0, 0, r->o.d / 2 };
+                    malloc((size_t)s->np * sizeof(int)), 0, 0, r->d / 2 };
     if (!ob.pos || !ob.bin) {
         free(ob.pos); free(ob.bin);
         return pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
@@ -401,7 +407,7 @@ static void pick_panels(const pc_report *r, const int *sel, int n_sel, int *wors
 static pc_status write_heatmap(pc_report *r, const scan_sample *s, const scan_acc *a,
                                const char *fname, pc_err *err)
 {
-    int h = r->o.d / 2;
+    int h = r->d / 2;
     pc_status st;
     FILE *f = pc_report_fopen(r, fname, err, &st);
     if (!f) return st;
@@ -474,7 +480,7 @@ static pc_status write_plot3(pc_report *r, const scan_sample *s, const scan_acc 
     st = pc_report_fclose(r, f, "ulp_histogram.dat", err);
     pc_report_add_data(p3, "ulp_histogram.dat", HIST_N);
     snprintf(p3->note, sizeof p3->note, "%.0f elements per implementation (%d positions x %d "
-             "dimensions).", acc[0].count, s->np, r->o.d);
+             "dimensions).", acc[0].count, s->np, r->d);
     return st;
 }
 
@@ -494,7 +500,7 @@ static pc_status scan(pc_report *r, pc_err *err)
     pc_status st = sample_positions(r, &s, err);
     scan_acc *acc = st == PC_OK ? calloc((size_t)n_sel, sizeof *acc) : NULL;
     if (st == PC_OK && !acc) st = pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
-    for (int k = 0; k < n_sel && st == PC_OK; k++) st = acc_new(&acc[k], s.nb, r->o.d / 2, err);
+    for (int k = 0; k < n_sel && st == PC_OK; k++) st = acc_new(&acc[k], s.nb, r->d / 2, err);
     for (int k = 0; k < n_sel && st == PC_OK; k++) st = scan_impl(r, &r->impls[sel[k]], &s, &acc[k], err);
     if (st == PC_OK) st = write_plot1(r, &s, acc, sel, n_sel, err);
     if (st == PC_OK) note_plot1(r, sel, n_sel);
@@ -542,14 +548,13 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
 {
     static const int ds[3] = { 64, 128, 256 };
     static const double bases[2] = { 1e4, 5e5 }; /* the paper's base; Llama 3's 5e5 */
-    const pc_opts *o = &r->o;
     pc_rep_plot *pl = &r->plots[3];
     int64_t rs[512];
     int nr = decay_rs(rs);
-    int hmax = (o->d > 256 ? o->d : 256) / 2;
+    int hmax = (r->d > 256 ? r->d : 256) / 2;
     double *c = malloc((size_t)hmax * sizeof *c), *s = malloc((size_t)hmax * sizeof *s);
     double *th = malloc((size_t)hmax * sizeof *th);
-    float *x = malloc((size_t)o->d * sizeof *x), *out = malloc((size_t)o->d * sizeof *out);
+    float *x = malloc((size_t)r->d * sizeof *x), *out = malloc((size_t)r->d * sizeof *out);
     if (!c || !s || !th || !x || !out) {
         free(c); free(s); free(th); free(x); free(out);
         return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -585,8 +590,8 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
     int sel[PC_MAX_IMPLS], n_sel = 0;
     for (int k = 0; k < r->n_impls; k++)
         if (draws(&r->impls[k], "rope_decay") && r->impls[k].layout >= 0) sel[n_sel++] = k;
-    int h = o->d / 2;
-    pc_freqs *fr = st == PC_OK ? pc_freqs_new(o->d, pc_schedule_geometric(o->base)) : NULL;
+    int h = r->d / 2;
+    pc_freqs *fr = st == PC_OK ? pc_freqs_new(r->d, pc_schedule_geometric(r->base)) : NULL;
     if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
         fprintf(f, "r reference");
@@ -603,10 +608,10 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
             for (int k = 0; k < n_sel; k++) {
                 const pc_rep_impl *ri = &r->impls[sel[k]];
                 int L = ri->layout;
-                memset(x, 0, (size_t)o->d * sizeof *x);
+                memset(x, 0, (size_t)r->d * sizeof *x);
                 for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
                 pc_fault fault;
-                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, o->d, o->base, L, x, out);
+                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, r->d, r->base, L, x, out);
                 if (fault.faulted) rc = PC_HOOK_FAULTED;
                 for (int i = 0; i < h && rc == 0; i++) {
                     c[i] = (double)out[L == 0 ? 2 * i : i];
@@ -620,7 +625,7 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
         pc_report_add_data(pl, "rope_decay_impl.dat", nr);
     }
     if (st == PC_OK) {
-        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", o->d, o->base, n_sel);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d, r->base, n_sel);
         if (n_sel == 0)
             snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: the right "
                      "panel shows the reference only.");
@@ -637,13 +642,12 @@ static const int64_t dot_anchor[3] = { 512, 4096, 32768 };
 
 static pc_status plot_dot(pc_report *r, pc_err *err)
 {
-    const pc_opts *o = &r->o;
     pc_rep_plot *pl = &r->plots[4];
-    int d = o->d, h = d / 2;
+    int d = r->d, h = d / 2;
     /* reference frequencies omega_i = base^(-2i/d); the mismatched cos
      * frequency base^(-(2i+1)/d) is frequency 2i+1 of a table of width 2d */
-    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
-    pc_freqs *f2 = d * 2 <= PC_D_MAX ? pc_freqs_new(2 * d, pc_schedule_geometric(o->base)) : NULL;
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(r->base));
+    pc_freqs *f2 = d * 2 <= PC_D_MAX ? pc_freqs_new(2 * d, pc_schedule_geometric(r->base)) : NULL;
     double *as = malloc(3 * (size_t)h * sizeof *as), *ac = malloc(3 * (size_t)h * sizeof *ac);
     double *am = malloc(3 * (size_t)h * sizeof *am);
     if (!fr || !as || !ac || !am) {
@@ -697,7 +701,7 @@ static pc_status plot_dot(pc_report *r, pc_err *err)
         st = pc_report_fclose(r, f, "dot_product.dat", err);
         pc_report_add_data(pl, "dot_product.dat", 2 * DOT_K + 1);
         snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\np1 = %lld\np2 = %lld\np3 = %lld\n",
-                 d, o->base, (long long)dot_anchor[0], (long long)dot_anchor[1],
+                 d, r->base, (long long)dot_anchor[0], (long long)dot_anchor[1],
                  (long long)dot_anchor[2]);
     }
     pc_freqs_free(fr); pc_freqs_free(f2); free(as); free(ac); free(am);
@@ -722,7 +726,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
         snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: nothing to draw.");
         return PC_OK;
     }
-    int d = o->d;
+    int d = r->d;
     size_t D = (size_t)d;
     int64_t ms[4 * SHIFT_MAX_LOG2 + 2];
     int nm = 0;
@@ -735,7 +739,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
     double *rq = malloc(D * sizeof *rq), *exact = malloc(2 * SHIFT_TRIALS * sizeof *exact);
     double *nrm = malloc(SHIFT_TRIALS * sizeof *nrm);
     int64_t delta[SHIFT_TRIALS];
-    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(r->base));
     pc_status st = q && kk && gq && gk && rq && exact && nrm && fr ? PC_OK
                  : pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_rng rng;
@@ -773,9 +777,9 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
                 for (int t = 0; t < SHIFT_TRIALS && ok; t++) {
                     int64_t pq = ms[a] + delta[t], pk = ms[a];
                     pc_fault fq, fk;
-                    ok = pc_call_rope(ri->impl, &fq, &pq, 1, d, o->base, ri->layout,
+                    ok = pc_call_rope(ri->impl, &fq, &pq, 1, d, r->base, ri->layout,
                                       q + (size_t)t * D, gq) == 0 && !fq.faulted
-                      && pc_call_rope(ri->impl, &fk, &pk, 1, d, o->base, ri->layout,
+                      && pc_call_rope(ri->impl, &fk, &pk, 1, d, r->base, ri->layout,
                                       kk + (size_t)t * D, gk) == 0 && !fk.faulted;
                     double dot = 0;
                     for (size_t j = 0; j < D; j++) dot += (double)gq[j] * (double)gk[j];
@@ -788,7 +792,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
         }
         st = pc_report_fclose(r, f, "rope_shift.dat", err);
         pc_report_add_data(pl, "rope_shift.dat", nm);
-        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\n", d, o->base);
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\n", d, r->base);
     }
     free(q); free(kk); free(gq); free(gk); free(rq); free(exact); free(nrm);
     pc_freqs_free(fr);
@@ -803,7 +807,7 @@ static pc_status plot_shift(pc_report *r, pc_err *err)
 static pc_status plot_pe(pc_report *r, pc_err *err)
 {
     pc_rep_plot *pl = &r->plots[6];
-    double base = r->o.base;
+    double base = r->base;
     pc_freqs *fr = pc_freqs_new(PE_D, pc_schedule_geometric(base));
     double *row = malloc(PE_D * sizeof *row);
     if (!fr || !row) {
@@ -896,12 +900,12 @@ static pc_status plot_attention(pc_report *r, pc_err *err)
         snprintf(pl->note, sizeof pl->note, "No attention implementation was selected: the "
                  "built-in attention-f32 is shown.");
     }
-    int d = o->d < ATT_D_MAX ? o->d : ATT_D_MAX;
+    int d = r->d < ATT_D_MAX ? r->d : ATT_D_MAX;
     size_t D = (size_t)d, N = (size_t)att_n[ATT_NN - 1];
     float *x = malloc(N * D * sizeof *x), *pe = malloc(N * D * sizeof *pe);
     float *w = malloc(3 * D * D * sizeof *w), *buf = malloc(4 * N * D * sizeof *buf);
     size_t *perm = malloc(N * sizeof *perm);
-    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(o->base));
+    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(r->base));
     pc_status st = x && pe && w && buf && perm && fr ? PC_OK : pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st == PC_OK) {
         /* tokens N(0,1); weights N(0,1)/sqrt(d) so the scores are O(1) */

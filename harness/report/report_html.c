@@ -354,7 +354,7 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
     summary_table(f, r);
     details(f, r);
     fputs("<h2>Parameters</h2>\n<table>\n", f);
-    fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n<tr><th>base</th><td>%.17g</td></tr>\n", o->d, o->base);
+    fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n<tr><th>base</th><td>%.17g</td></tr>\n", r->d, r->base);
     fprintf(f, "<tr><th>accuracy gate positions</th><td>%lld..%lld (every position, every "
             "dimension)</td></tr>\n", (long long)o->pos_lo, (long long)o->pos_hi);
     fprintf(f, "<tr><th>error scan (plots 1&ndash;3)</th><td>log-spaced positions 1..%lld</td></tr>\n",
@@ -397,8 +397,8 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
     pc_json_str(&j, "version", PC_VERSION);
     pc_json_str(&j, "command", "report");
     pc_json_obj(&j, "parameters");
-    pc_json_int(&j, "d", o->d);
-    pc_json_num(&j, "base", o->base);
+    pc_json_int(&j, "d", r->d);
+    pc_json_num(&j, "base", r->base);
     pc_json_int(&j, "pos_lo", o->pos_lo);
     pc_json_int(&j, "pos_hi", o->pos_hi);
     pc_json_int(&j, "scan_max", r->scan_max);

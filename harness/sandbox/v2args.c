@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "harness/base/half.h"
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 #include "v2args.h"
+#include "call.h"
 
 size_t pc_v2_esize(int dtype)
 {

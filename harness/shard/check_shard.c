@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check_shard.h"
+#include "check_shard_fit.h"
 #include "harness/engine/gate.h"
 #include "harness/sandbox/impl.h"
 #include "harness/io/json.h"
@@ -17,21 +18,6 @@
 #include "families/family.h"
 
 /* ---- the record ---------------------------------------------------------- */
-
-pc_slot *pc_shard_rec_slot(pc_shard_rec *rec, int index)
-{
-    if (index < 0) return NULL;
-    if (index >= rec->cap) {
-        int cap = rec->cap ? rec->cap : 16;
-        while (cap <= index) cap *= 2;
-        pc_slot *s = realloc(rec->slots, (size_t)cap * sizeof *s);
-        if (!s) return NULL;
-        memset(s + rec->cap, 0, (size_t)(cap - rec->cap) * sizeof *s);
-        rec->slots = s;
-        rec->cap = cap;
-    }
-    return &rec->slots[index];
-}
 
 void pc_shard_rec_free(pc_shard_rec *rec)
 {
@@ -50,28 +36,97 @@ void pc_shard_rec_split(void *ctx, int slot, const pc_case_split *sp)
     s->split = *sp;
 }
 
+/* ---- the gates' record (pc_gate_shard, harness/engine/gate.h) ---------- */
+
+/* Slot INDEX holds the accuracy gate's result: what merge needs to make the
+ * verdict of the merged result. */
+static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                              const char *table, const char *likely, int likely_set)
+{
+    pc_slot *s = pc_shard_rec_slot(ctx, index);
+    if (!s) return PC_ENOMEM;
+    s->mode = PC_SLOT_ACCURACY;
+    s->cfg = *cfg;
+    s->sched = cfg->sched != NULL;
+    s->storage = cfg->storage;
+    snprintf(s->sched_note, sizeof s->sched_note, "%s", cfg->sched_note ? cfg->sched_note : "");
+    s->cfg.sched = NULL;
+    s->cfg.sched_note = NULL;
+    s->cfg.positions = NULL;
+    s->cfg.observe = NULL;
+    s->cfg.observe_ctx = NULL;
+    s->cfg.fit = NULL;
+    s->cfg.digest = NULL;
+    s->res = *res;
+    snprintf(s->context, sizeof s->context, "%s", table);
+    s->likely_set = likely_set;
+    snprintf(s->likely, sizeof s->likely, "%s", likely);
+    return PC_OK;
+}
+
+static pc_status rec_fitted(void *ctx, int index, const pc_fitm *m, const struct pc_fitp *sums,
+                            const char *note, double seconds)
+{
+    return pc_shard_rec_fit(ctx, index, m, sums, note, seconds);
+}
+
+static pc_status rec_owned(void *ctx, int index, int owner)
+{
+    pc_case_split sp = { .mode = PC_SPLIT_OWNER, .owner = owner, .failed_at = -1 };
+    if (!pc_shard_rec_slot(ctx, index)) return PC_ENOMEM;
+    pc_shard_rec_split(ctx, index, &sp);
+    return PC_OK;
+}
+
+pc_gate_shard pc_shard_rec_gate(pc_shard_rec *rec)
+{
+    return (pc_gate_shard){ rec->k, rec->n, rec, rec_accuracy, rec_fitted, rec_owned };
+}
+
 /* ---- writing ----------------------------------------------------------------- */
 
 static const char *const mode_names[] = { "same", "cases", "owner", "accuracy", "fitted" };
 
+/* The encoding options of SPECS (each family's, as it reads them: the
+ * same canonical text for the same values), each NAME=VALUE once. */
+static void identity_specs(FILE *f, const pc_specs *specs)
+{
+    char seen[4096] = ";";
+    for (int k = 0; k < specs->n; k++) {
+        char args[2048] = "";
+        pc_spec_args(&specs->spec[k], args, sizeof args);
+        for (char *p = strstr(args, " --"); p;) {
+            char *next = strstr(p + 3, " --");
+            char item[600];
+            int len = next ? (int)(next - p - 3) : (int)strlen(p + 3);
+            snprintf(item, sizeof item, "%.*s;", len, p + 3);
+            char *sp = strchr(item, ' ');
+            if (sp) *sp = '=';
+            if (!strstr(seen, item) && strlen(seen) + strlen(item) < sizeof seen) {
+                strcat(seen, item);
+                fputs(item, f);
+            }
+            p = next;
+        }
+    }
+}
+
 /* The options that change a run's verdicts (not its output, threads or
  * shard), as one line: shards of one run have the same. */
-static void identity(FILE *f, const pc_opts *o)
+static void identity(FILE *f, const pc_opts *o, const pc_specs *specs)
 {
     for (int k = 0; k < o->n_impls; k++) fprintf(f, "impl=%s;", o->impls[k]);
     for (int k = 0; k < o->n_plugins; k++) fprintf(f, "plugin=%s;", o->plugins[k]);
     for (int k = 0; k < o->n_tables; k++) fprintf(f, "table=%s;", o->tables[k]);
     for (int k = 0; k < o->n_properties; k++) fprintf(f, "property=%s;", o->properties[k]);
-    fprintf(f, "table-sin=%s;family=%s;d=%d/%d;base=%a/%d;", o->table_sin ? o->table_sin : "",
-            o->family ? o->family : "", o->d, o->d_set, o->base, o->base_set);
-    fprintf(f, "hf-config=%s;rope-scaling=%s;rope-freqs=%s;seq-len=%a/%d;rotary-dim=%d;",
-            o->hf_config ? o->hf_config : "", o->rope_scaling ? o->rope_scaling : "",
-            o->rope_freqs ? o->rope_freqs : "", o->seq_len, o->seq_len_set, o->rotary_dim);
-    fprintf(f, "layout=%d;positions=%" PRId64 ":%" PRId64 "/%d;pos-start=%" PRId64 ";dtype=%d/%d;",
-            o->layout, o->pos_lo, o->pos_hi, o->pos_set, o->pos_start, o->dtype, o->dtype_set);
+    fprintf(f, "table-sin=%s;family=%s;", o->table_sin ? o->table_sin : "",
+            o->family ? o->family : "");
+    identity_specs(f, specs);
+    fprintf(f, "positions=%" PRId64 ":%" PRId64 "/%d;pos-start=%" PRId64 ";dtype=%d/%d;",
+            o->pos_lo, o->pos_hi, o->pos_set, o->pos_start, o->dtype, o->dtype_set);
     fprintf(f, "strict=%d;max-abs-err=%a;", o->strict, o->max_abs_err);
-    fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";causal=%d;cases=%ld;replay=%d/%" PRIu64 ";",
-            o->tol_abs, o->seed, o->causal, o->cases, o->replay_set, o->replay);
+    fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";cases=%ld;replay=%d/%" PRIu64 ";",
+            o->tol_abs, o->seed, o->cases, o->replay_set, o->replay);
     fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;", o->timeout_ms,
             o->plugin_mem_mb, o->plugin_cpu_s);
     /* how many hosts call a plugin: nothing to a built-in */
@@ -184,7 +239,8 @@ static void write_slot(pc_json *j, const pc_verdict *v, const pc_slot *s, int sh
     pc_json_end(j);
 }
 
-void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec)
+void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_specs *specs, const pc_verdicts *vs,
+                          const pc_shard_rec *rec)
 {
     pc_json j;
     pc_json_init(&j, f);
@@ -201,12 +257,12 @@ void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, cons
     char *id = NULL;
     size_t idl = 0;
     FILE *mf = open_memstream(&id, &idl);
-    if (mf) { identity(mf, o); fclose(mf); }
+    if (mf) { identity(mf, o, specs); fclose(mf); }
     pc_json_str(&j, "identity", id ? id : "");
     free(id);
     write_u64(&j, "seed", o->seed);
     pc_json_str(&j, "family", o->family);
-    pc_json_int(&j, "layout", o->layout);
+    pc_json_int(&j, "layout", pc_specs_of(specs, NULL)->layout);
     pc_json_arr(&j, "properties");
     for (int k = 0; k < o->n_properties; k++) pc_json_str(&j, NULL, o->properties[k]);
     pc_json_end(&j);
@@ -287,22 +343,6 @@ static int get_bool(rd *r, const pc_jnode *o, const char *key)
         return 0;
     }
     return v->type == PC_J_TRUE;
-}
-
-const char *pc_check_shard_shown(const char *s, char *buf, size_t len)
-{
-    size_t k = 0;
-    for (; s[k] && k + 1 < len; k++) buf[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
-    buf[k] = '\0';
-    return buf;
-}
-
-int pc_check_shard_hex(const char *s, double *x)
-{
-    char b[40], *end;
-    *x = strtod(s, &end);
-    snprintf(b, sizeof b, "%a", *x); /* as write_hex: the one text of each value */
-    return *s && !*end && !strcmp(b, s) ? 0 : -1;
 }
 
 /* a binary64 written with %a (nan and inf included) */

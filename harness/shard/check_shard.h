@@ -28,86 +28,28 @@
 #include <stdio.h>
 #include "harness/engine/accuracy.h"
 #include "harness/engine/fitmodel.h"
+#include "harness/engine/gate.h"
 #include "harness/io/json.h"
 #include "harness/io/jsonread.h"
 #include "harness/cli/opts.h"
 #include "harness/cli/property.h"
 #include "harness/base/status.h"
 #include "harness/formats/verdict.h"
+#include "slot.h"
 
 #define PC_CHECK_SHARD_KIND "check-shard"
 #define PC_CHECK_SHARD_FORMAT 2 /* the layout of the file; a reader refuses another */
 
-enum pc_slot_mode { PC_SLOT_SAME = 0, PC_SLOT_CASES, PC_SLOT_OWNER, PC_SLOT_ACCURACY,
-                   PC_SLOT_FITTED };
-
-/* How one verdict of a shard was made. */
-typedef struct pc_slot {
-    int mode;                /* enum pc_slot_mode */
-    pc_case_split split;     /* CASES, OWNER */
-    /* ACCURACY: the engine's result and what its verdict's text needs */
-    pc_acc_cfg cfg;          /* pointers other than family cleared */
-    pc_acc_result res;
-    int sched, storage;      /* a RoPE schedule was in force; DTYPE is a storage type */
-    char sched_note[256];
-    char context[1200];      /* a table's lines (gate.c) */
-    int likely_set;          /* LIKELY was computed (the shard failed) */
-    char likely[960];
-    /* FITTED: the fit's constants and this shard's sums (owned), or the
-     * reason it has none (FIT NULL); its seconds */
-    pc_fitm fitm;
-    struct pc_fitp *fit;
-    char fit_note[200];
-    double fit_seconds;
-} pc_slot;
-
-/* The slots of one shard, indexed like its verdicts. */
-typedef struct pc_shard_rec {
-    int k, n;
-    pc_slot *slots;
-    int cap;
-} pc_shard_rec;
-
-/* Slot INDEX (grown and zeroed: SAME), NULL when out of memory. */
-pc_slot *pc_shard_rec_slot(pc_shard_rec *rec, int index);
 void pc_shard_rec_free(pc_shard_rec *rec);
+/* The gates' view of REC (pc_gate.shard): how they record what they made. */
+pc_gate_shard pc_shard_rec_gate(pc_shard_rec *rec);
 /* The property engine's report of a verdict's split (pc_prop_params.split). */
 void pc_shard_rec_split(void *rec, int slot, const pc_case_split *s);
 
-/* Slot INDEX as FITTED: the fit's constants M and the shard's SUMS (copied),
- * or, SUMS NULL, NOTE; its SECONDS.  PC_ENOMEM when out of memory. */
-pc_status pc_shard_rec_fit(pc_shard_rec *rec, int index, const pc_fitm *m,
-                           const struct pc_fitp *sums, const char *note, double seconds);
-void pc_slot_fit_free(pc_slot *s);
-/* The "fit" member of FITTED slot S (check_shard_fit.c). */
-void pc_check_shard_write_fit(pc_json *j, const pc_slot *s);
-/* S as the writer writes a binary64 (%a: "0x1.8p+0", "-0x0p+0", "nan",
- * "inf") into *X: 0, or -1 for any other text (blanks, decimals, "NaN",
- * "Infinity", upper case, a longer mantissa). */
-int pc_check_shard_hex(const char *s, double *x);
-
-/* S (a name or note from a file) for a message, in BUF: printable ASCII,
- * any other byte as '?', cut to LEN - 1 bytes. */
-const char *pc_check_shard_shown(const char *s, char *buf, size_t len);
-
-/* What merge knows of the run when it reads a FITTED slot: the merged
- * accuracy gate's configuration just before it (d, base, dtype, positions,
- * class, storage; SCHED set when a schedule was in force, which the shard
- * does not record) and each shard's own accuracy result (RES[j], shard
- * j + 1), where its faults and declined calls are. */
-typedef struct pc_fit_ctx {
-    const struct pc_acc_cfg *cfg;
-    const struct pc_acc_result *const *res;
-} pc_fit_ctx;
-/* The fitted-model verdict of FITTED slot S of the N shards' slot arrays
- * SLOTS (FILES: their names, in shard order) into OUT (status, numbers,
- * text, seconds; the caller sets its identity and seed).  The constants
- * and notes are checked against what CTX implies (docs/sharding.md). */
-pc_status pc_check_shard_merge_fit(const pc_jnode *const *slots, const char *const *files, int n,
-                                   int s, const pc_fit_ctx *ctx, pc_verdict *out, pc_err *err);
 
 /* Write the shard file of the verdicts VS of the run O. */
-void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_verdicts *vs, const pc_shard_rec *rec);
+void pc_check_shard_write(FILE *f, const pc_opts *o, const pc_specs *specs, const pc_verdicts *vs,
+                          const pc_shard_rec *rec);
 
 /* Is TOP (a parsed file) a check shard? */
 int pc_check_shard_is(const pc_jnode *top);

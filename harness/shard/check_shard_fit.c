@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check_shard.h"
+#include "check_shard_fit.h"
 #include "harness/engine/fitmodel.h"
 #include "harness/engine/fitsums.h"
 #include "harness/io/json.h"

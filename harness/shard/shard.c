@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "harness/cli/opts.h"
+#include "harness/base/dtype.h"
 #include "shard.h"
 #include "families/family.h"
 #include "reference/reference.h"

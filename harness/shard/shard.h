@@ -13,6 +13,9 @@
 #include "harness/io/jsonread.h"
 #include "harness/base/status.h"
 
+/* --shard K/N: at most 2^20 shards (far more than blocks in any practical run) */
+#define PC_SHARD_MAX (1 << 20)
+
 /* One result read from a shard file. */
 typedef struct pc_shard_item {
     const char *file;      /* the file it was read from (for messages) */

@@ -21,7 +21,18 @@ static pc_status add_owned(pc_sources *s, pc_impl *impl, pc_err *err)
     return add(s, impl, err);
 }
 
-pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, pc_err *err)
+/* What a table of family FAMILY is opened with: its spec's encoding
+ * options and O's storage options. */
+static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const char *family)
+{
+    const pc_spec *sp = pc_specs_of(specs, pc_family_find(family));
+    if (!sp) sp = pc_specs_of(specs, NULL); /* not a table family: pc_table_open says so */
+    return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->base, sp->base_set,
+                            pc_spec_scheduled(sp), o->pos_start, o->dtype, o->dtype_set };
+}
+
+pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
+                          pc_sources *s, pc_err *err)
 {
     memset(s, 0, sizeof *s);
     pc_status st = PC_OK;
@@ -62,7 +73,8 @@ pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, p
             break;
         }
         pc_impl *impl;
-        st = pc_table_open(o, o->tables[k], o->table_sin, tfam, &impl, err);
+        pc_table_args ta = table_args(o, specs, tfam);
+        st = pc_table_open(&ta, o->tables[k], o->table_sin, tfam, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, err);
     }
     if (st == PC_OK && !o->n_tables && o->table_sin)

@@ -20,10 +20,12 @@ typedef struct pc_sources {
 } pc_sources;
 
 /* FAMILY filters `--impl all` (NULL: every built-in) and picks what a
- * --table holds (NULL or "all": rope with --table-sin, else sinusoidal).
+ * --table holds (NULL or "all": rope with --table-sin, else sinusoidal);
+ * a table is read under its family's spec in SPECS.
  * Errors (PC_EINPUT, exit 2): unknown built-in, a plugin that does not load
  * (dlerror's text), a bad table, nothing given. */
-pc_status pc_sources_open(const pc_opts *o, const char *family, pc_sources *s, pc_err *err);
+pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
+                          pc_sources *s, pc_err *err);
 void pc_sources_close(pc_sources *s);
 
 /* Tables fix d and the positions: set CFG's d and range from IMPL's table

@@ -7,7 +7,6 @@
 #include "harness/engine/accuracy.h"
 #include "harness/engine/model.h"
 #include "harness/io/npy.h"
-#include "families/rope/fit.h"
 #include "table.h"
 #include "families/family.h"
 #include "reference/reference.h"
@@ -257,7 +256,7 @@ static float *to_f32(const pc_npy *a)
 }
 
 /* The storage type of a table read as NPY_DTYPE, with the options. */
-static pc_status storage_of(const pc_opts *o, const char *path, const char *npy_dtype,
+static pc_status storage_of(const pc_table_args *o, const char *path, const char *npy_dtype,
                             pc_table_info *in, pc_err *err)
 {
     const char *t = npy_dtype;
@@ -384,7 +383,7 @@ static size_t dup_mismatches(const table *t, int layout, char *first, size_t len
     return bad;
 }
 
-static pc_status setup_rope(table *t, const pc_opts *o, pc_err *err)
+static pc_status setup_rope(table *t, const pc_table_args *o, pc_err *err)
 {
     pc_table_info *in = &t->info;
     size_t c = t->cols;
@@ -477,22 +476,20 @@ static pc_status table_family(const char *family, const char *sin_path, const pc
     return PC_OK;
 }
 
-/* RoPE: the base the table's frequencies fit.  No base given (no --base,
- * no --hf-config or --rope-scaling): the fitted one, rounded to 3
- * significant digits, is what the table is checked against; a given
- * --base that the table contradicts is reported. */
-static void fit_base(table *t, const pc_opts *o)
+/* The base the table's frequencies fit (the family's diagnosis: RoPE's
+ * fit, families/rope/fit.h).  No base given (no --base, no --hf-config or
+ * --rope-scaling): the fitted one, rounded to 3 significant digits, is what
+ * the table is checked against; a given --base that the table contradicts
+ * is reported. */
+static void fit_base(table *t, const pc_family *fam, const pc_table_args *o)
 {
     pc_table_info *in = &t->info;
-    if (o->rope) return; /* a schedule's own base (--hf-config ...) */
-    pc_rope_fit f;
-    double u_s = pc_model_u(in->dtype);
-    if (pc_rope_fit_run(&t->impl, in->d, 0.0, in->layout < 0 ? 1 : in->layout, in->pos_lo, in->pos_hi,
-                        u_s, &f) != PC_OK)
-        return;
-    double resid, b = pc_rope_fit_base(&f, in->d, &resid), r = pc_rope_round_base(b);
-    pc_rope_fit_free(&f);
-    if (!(resid < 1e-3) || !isfinite(r)) return; /* not a clean geometric table */
+    double r, b;
+    if (o->scheduled || !fam->diagnosis || !fam->diagnosis->table_base)
+        return; /* a schedule's own base (--hf-config ...) */
+    if (!fam->diagnosis->table_base(&t->impl, in->d, in->layout < 0 ? 1 : in->layout, in->pos_lo,
+                                    in->pos_hi, pc_model_u(in->dtype), &r, &b))
+        return; /* not a clean geometric table */
     if (!o->base_set) {
         in->base = r;
         in->base_fitted = 1;
@@ -504,7 +501,7 @@ static void fit_base(table *t, const pc_opts *o)
     }
 }
 
-pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
+pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
                         const char *family, pc_impl **out, pc_err *err)
 {
     *out = NULL;
@@ -600,7 +597,7 @@ pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path
     im->pos_bounded = 1;
     if (rope) im->rope = rope_hook;
     else im->sinusoidal = sin_hook;
-    if (rope) fit_base(t, o);
+    if (rope) fit_base(t, fam, o);
     *out = im;
     return PC_OK;
 }

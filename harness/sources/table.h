@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 #include "harness/sandbox/impl.h"
-#include "harness/cli/opts.h"
 #include "harness/base/status.h"
+#include "harness/base/dtype.h"
 
 typedef struct pc_table_info {
     const char *family;       /* a family with PC_FAM_TABLES (families/family.h) */
@@ -59,10 +59,22 @@ typedef struct pc_table_info {
 struct pc_acc_cfg;
 void pc_table_adjust_cfg(const pc_table_info *t, struct pc_acc_cfg *cfg);
 
-/* Open a table (FAMILY a table family; SIN_PATH for a cache pair).  Uses
- * O's d, d_set, layout and pos_start.  PC_EINPUT with a message naming the
- * file on any defect of the files or a contradiction with the options. */
-pc_status pc_table_open(const pc_opts *o, const char *path, const char *sin_path,
+/* What a table is opened with: the encoding options of its family's spec
+ * (families/spec.h) and the run's storage options. */
+typedef struct pc_table_args {
+    int d, d_set;             /* --d: must agree with the shape */
+    int layout;               /* --layout (-1: detected) */
+    double base;              /* the spec's base */
+    int base_set;             /* --base given (else a base is fitted) */
+    int scheduled;            /* the spec has its own schedule (its base is the schedule's) */
+    int64_t pos_start;        /* --pos-start: the position of the first row */
+    int dtype, dtype_set;     /* --dtype */
+} pc_table_args;
+
+/* Open a table (FAMILY a table family; SIN_PATH for a cache pair) with O.
+ * PC_EINPUT with a message naming the file on any defect of the files or
+ * a contradiction with the options. */
+pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
                         const char *family, pc_impl **out, pc_err *err);
 void pc_table_close(pc_impl *impl);
 

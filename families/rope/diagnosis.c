@@ -1,0 +1,279 @@
+/* diagnosis.c: what the RoPE family says of a source beyond its verdicts
+ * (pc_diagnosis, families/family.h): the likely cause of a failed gate
+ * (fit.c), the base a table's rows fit, and `pecheck identify`: which
+ * schedule a cache, built-in or plugin computes (identify.h): base,
+ * schedule and its parameters, layout, storage, attention factor, position
+ * offset, and the HF rope_scaling object that reproduces it
+ * (docs/identify.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "families/family.h"
+#include "harness/sandbox/hook.h"
+#include "harness/sandbox/call.h"
+#include "harness/io/json.h"
+#include "harness/engine/model.h"
+#include "harness/sources/sources.h"
+#include "harness/sources/table.h"
+#include "identify.h"
+#include "fit.h"
+#include "options.h"
+
+typedef struct ident_run {
+    const pc_impl *impl;
+    int d, layout, layouts;
+    double base;              /* the hook's base argument (--base; a table ignores it) */   /* LAYOUTS: bit 0 interleaved, bit 1 half accepted */
+    int64_t lo, hi;
+    int dtype, storage;       /* storage (enum pc_dtype) and whether it was found from the values */
+    char storage_note[96];
+    pc_rope_fit fit;
+    pc_rope_ident id;
+    double offset;            /* effective position offset (positions) */
+} ident_run;
+
+/* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
+ * cache's (A cos, A sin) exactly (x_a cos - 0 sin, 0 cos + x_a sin). */
+static int rows_at(const ident_run *r, int layout, int64_t lo, size_t m, float *y)
+{
+    size_t d = (size_t)r->d;
+    float *x = calloc(m * d, sizeof *x);
+    int64_t *pos = malloc(m * sizeof *pos);
+    int rc = -1;
+    if (x && pos) {
+        for (size_t k = 0; k < m; k++) {
+            pos[k] = lo + (int64_t)k;
+            for (int i = 0; i < r->d / 2; i++) x[k * d + (size_t)(layout ? i : 2 * i)] = 1.0f;
+        }
+        pc_fault fault = { 0, "" };
+        rc = pc_call_rope(r->impl, &fault, pos, m, r->d, r->base, layout, x, y);
+        if (fault.faulted) rc = -1;
+    }
+    free(x); free(pos);
+    return rc;
+}
+
+static void find_layout(ident_run *r, int want)
+{
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    float *y = malloc((size_t)r->d * sizeof *y);
+    r->layouts = 0;
+    for (int l = 0; y && l < 2; l++)
+        if ((want < 0 || want == l) && rows_at(r, l, r->lo, 1, y) == 0) r->layouts |= 1 << l;
+    free(y);
+    r->layout = r->layouts & 2 ? 1 : 0;
+    if (t && t->layout >= 0) r->layout = t->layout;
+}
+
+/* Binary32 values that are all bfloat16 (low 16 bits zero) or all float16
+ * (11 significant bits, exponent >= -24) were stored in half precision. */
+static int is_f16(float v)
+{
+    if (v == 0.0f) return 1;
+    int e;
+    (void)frexpf(v, &e);
+    int q = e - 11 < -24 ? -24 : e - 11;
+    float s = ldexpf(v, -q);
+    return s == rintf(s) && fabsf(v) <= 65504.0f;
+}
+
+static void find_storage(ident_run *r)
+{
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    size_t m = (size_t)(r->hi - r->lo + 1 < 256 ? r->hi - r->lo + 1 : 256), nv = m * (size_t)r->d;
+    float *y = malloc(nv * sizeof *y);
+    int bf = 1, f16 = 1;
+    if (y && rows_at(r, r->layout, r->lo, m, y) == 0)
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t b;
+            memcpy(&b, &y[k], sizeof b);
+            bf &= (b & 0xffffu) == 0;
+            f16 &= is_f16(y[k]);
+        }
+    else bf = f16 = 0;
+    free(y);
+    r->dtype = t ? t->dtype : PC_DT_F32;
+    if (r->dtype == PC_DT_F32 && (bf || f16)) r->dtype = bf ? PC_DT_BF16 : PC_DT_F16;
+    snprintf(r->storage_note, sizeof r->storage_note, "%s%s", pc_dtype_name(r->dtype),
+             t && t->dtype == r->dtype ? " (the file's type)"
+             : r->dtype != PC_DT_F32 ? " (binary32 values that are all representable in it)" : "");
+}
+
+/* The position the rows are for, relative to LO: per pair the phase at LO
+ * against the identified schedule's, unwrapped from the lowest frequency
+ * (coarse, unambiguous) to the highest (fine). */
+static void find_offset(ident_run *r)
+{
+    pc_rope_params p;
+    pc_err err = { "" };
+    r->offset = (double)NAN;
+    if (!r->id.found || pc_rope_ident_params(&r->id, &p, &err) != PC_OK) return;
+    pc_freqs *fr = pc_freqs_new(r->d, pc_rope_schedule(&p));
+    float *y = malloc((size_t)r->d * sizeof *y);
+    int h = r->d / 2;
+    if (fr && y && rows_at(r, r->layout, r->lo, 1, y) == 0) {
+        double q = 0, unc = (double)INFINITY;
+        for (int i = h - 1; i >= 0; i--) {
+            double w = pc_freqs_omega(fr, i);
+            int a = r->layout ? i : 2 * i, b = r->layout ? i + h : 2 * i + 1;
+            double ph = atan2((double)y[b], (double)y[a]);
+            double dv = remainder(ph - ((double)r->lo + q) * w, 2.0 * M_PI);
+            /* a step is safe while the offset is known to better than pi/(2 w) */
+            if (!(w * unc < M_PI / 2) && isfinite(unc) ) continue;
+            q += dv / w;
+            unc = 4.0 * r->fit.eps / w;
+        }
+        r->offset = fabs(q - round(q)) < 0.01 ? round(q) : q;
+    }
+    free(y);
+    pc_freqs_free(fr);
+    pc_rope_params_free(&p);
+}
+
+/* The sequence length a dynamic or longrope cache was built for: --seq-len,
+ * else the last position + 1. */
+static double seq_len_of(const pc_spec *spec, int64_t hi)
+{
+    const pc_rope_spec *s = pc_rope_spec_of(spec);
+    return s && s->given.seq_len_set ? s->given.seq_len : (double)hi + 1.0;
+}
+
+static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                              ident_run *r, pc_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->impl = impl;
+    if (!impl->rope)
+        return pc_seterr(err, PC_EINPUT, "%s: identify takes a RoPE source (a cos/sin cache pair, "
+                         "or a built-in or plugin with the rope hook)", impl->name);
+    pc_acc_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.d = spec->d; cfg.pos_lo = lo; cfg.pos_hi = hi;
+    pc_sources_adjust_cfg(impl, &cfg); /* a table fixes d and the positions */
+    r->d = cfg.d; r->lo = cfg.pos_lo; r->hi = cfg.pos_hi;
+    r->base = spec->base;
+    find_layout(r, spec->layout);
+    if (!r->layouts)
+        return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
+    find_storage(r);
+    double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
+    pc_status st = pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
+    if (st == PC_SKIP)
+        return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
+                         "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
+    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
+    /* a table's base is what identify finds; --base is then a hint */
+    st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->hi),
+                          spec->base_set && pc_table_info_of(impl) ? spec->base : 0.0, &r->id);
+    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
+    find_offset(r);
+    return PC_OK;
+}
+
+static const char *layout_text(const ident_run *r)
+{
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    if (t) return t->layout_note;
+    return r->layouts == 3 ? "either (the implementation takes both; fitted on half)"
+         : r->layouts == 2 ? "half (the implementation declines interleaved)"
+                           : "interleaved (the implementation declines half)";
+}
+
+static void print_text(FILE *f, const void *found)
+{
+    const ident_run *r = found;
+    char desc[400], js[8192];
+    const pc_rope_ident *id = &r->id;
+    pc_rope_ident_describe(id, desc, sizeof desc);
+    pc_rope_ident_json(id, js, sizeof js);
+    fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name,
+            (long long)r->lo, (long long)r->hi, r->d);
+    fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
+    fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
+    fprintf(f, "  base: %.9g (fitted from the high-frequency pairs: %.9g)\n", id->base, id->base_fit);
+    fprintf(f, "  attention factor: %.9g (%s)\n", id->att,
+            id->att_given ? "given: not the schedule's own" : "the schedule's own");
+    if (r->offset == 0)
+        fprintf(f, "  position offset: 0 (the rows are those of their positions)\n");
+    else if (isfinite(r->offset))
+        fprintf(f, "  position offset: %+.6g (the rows are those of position p%+.6g)\n", r->offset,
+                r->offset);
+    fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
+            "resolved\n", id->resid, id->resolved, r->d / 2);
+    if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
+    fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
+}
+
+static void write_json_one(pc_json *j, const void *found)
+{
+    const ident_run *r = found;
+    const pc_rope_ident *id = &r->id;
+    pc_json_obj(j, NULL);
+    pc_json_str(j, "source", r->impl->name);
+    pc_json_bool(j, "found", id->found);
+    pc_json_int(j, "d", r->d);
+    pc_json_obj(j, "positions");
+    pc_json_int(j, "start", (long long)r->lo);
+    pc_json_int(j, "end", (long long)r->hi);
+    pc_json_end(j);
+    pc_json_str(j, "layout", pc_layout_name(r->layout));
+    pc_json_str(j, "storage", pc_dtype_name(r->dtype));
+    pc_json_num(j, "rope_theta", id->base);
+    pc_json_num(j, "base_fitted", id->base_fit);
+    pc_json_str(j, "rope_type", pc_rope_type_name(id->type));
+    pc_rope_ident_json_write(j, "rope_scaling", id);
+    pc_json_num(j, "attention_factor", id->att);
+    pc_json_bool(j, "attention_factor_given", id->att_given);
+    pc_json_num(j, "position_offset", r->offset);
+    pc_json_num(j, "residual", id->resid);
+    pc_json_int(j, "resolved_pairs", id->resolved);
+    pc_json_str(j, "assumed", id->note);
+    pc_json_end(j);
+}
+
+
+static void ident_free(void *found)
+{
+    ident_run *r = found;
+    if (!r) return;
+    pc_rope_fit_free(&r->fit);
+    pc_rope_ident_free(&r->id);
+    free(r);
+}
+
+static pc_status ident_run_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                               void **found, pc_err *err)
+{
+    ident_run *r = calloc(1, sizeof *r);
+    *found = r;
+    if (!r) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    return identify_one(impl, spec, lo, hi, r, err);
+}
+
+static int explained(const void *found)
+{
+    return ((const ident_run *)found)->id.found;
+}
+
+static const pc_identify_kind identify = {
+    .run = ident_run_one, .explained = explained, .text = print_text, .json = write_json_one,
+    .free = ident_free
+};
+
+/* ---- a table's base ------------------------------------------------------- */
+
+static int table_base(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi, double u_s,
+                      double *base, double *raw)
+{
+    pc_rope_fit f;
+    if (pc_rope_fit_run(impl, d, 0.0, layout, lo, hi, u_s, &f) != PC_OK) return 0;
+    double resid;
+    *raw = pc_rope_fit_base(&f, d, &resid);
+    *base = pc_rope_round_base(*raw);
+    pc_rope_fit_free(&f);
+    return resid < 1e-3 && isfinite(*base); /* a clean geometric table */
+}
+
+const pc_diagnosis pc_rope_diagnosis = {
+    .likely_cause = pc_rope_likely_cause, .table_base = table_base, .identify = &identify
+};

@@ -1,0 +1,113 @@
+/* likely.c: the likely cause of a failed RoPE accuracy gate
+ * (pc_rope_likely_cause, fit.h): the source's fitted rotations against the
+ * schedule the gate used (pc_rope_fit_cause), and, when they do not match
+ * it, the schedule identify finds (identify.h) and how it differs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fit.h"
+#include "identify.h"
+#include "scaling.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/model.h"
+#include "reference/reference.h"
+
+/* Share of the resolved pairs whose fitted frequency is within 1% of
+ * OMEGA. */
+static double explained(const pc_rope_fit *f, const double *omega)
+{
+    int used = 0, fit = 0;
+    for (int i = 0; i < f->h; i++) {
+        if (!f->resolved[i]) continue;
+        used++;
+        fit += fabs(f->omega[i] / omega[i] - 1.0) < 0.01;
+    }
+    return used ? (double)fit / used : 0;
+}
+
+/* A scaled schedule computed with another base: the schedule of P with
+ * the base of common models (or the geometric estimate EST) that explains
+ * 90% of the resolved pairs; 0 when none does. */
+static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double est)
+{
+    const double cand[] = { 10000.0, 500000.0, 1000000.0, 100000.0, 5000000.0, est };
+    double *w = malloc((size_t)f->h * sizeof *w);
+    double found = 0;
+    for (size_t k = 0; w && found == 0 && k < sizeof cand / sizeof cand[0]; k++) {
+        if (!(cand[k] > 1.0) || !isfinite(cand[k]) || cand[k] == p->base) continue;
+        pc_rope_params q = *p;
+        q.base = cand[k];
+        q.model_c = NULL;
+        pc_err e;
+        if (pc_rope_prepare(&q, &e) == PC_OK) {
+            pc_schedule s = pc_rope_schedule(&q);
+            pc_freqs *fr = pc_freqs_new(p->dim, s);
+            if (fr) {
+                for (int i = 0; i < f->h; i++) w[i] = pc_freqs_omega(fr, i);
+                if (explained(f, w) >= 0.9) found = cand[k];
+                pc_freqs_free(fr);
+            }
+        }
+        free(q.model_c);
+    }
+    free(w);
+    return found;
+}
+
+/* What `pecheck identify` finds (identify.h), when it explains every
+ * resolved pair and differs from what the check used: "this cache matches
+ * default with base 500000; the check used base 10000", put before the
+ * detailed cause in BUF.  A LongRoPE identification (a factor per pair
+ * explains any falling profile) is named only when the check used one. */
+static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, char *buf,
+                       size_t len)
+{
+    pc_rope_ident id;
+    if (pc_rope_identify(f, cfg->d, (double)cfg->pos_hi + 1.0, 0.0, &id) != PC_OK) return;
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    char line[400], rest[960];
+    int type = used ? used->type : PC_ROPE_DEFAULT;
+    pc_rope_ident_diff(&id, used, cfg->base, att, line, sizeof line);
+    if (id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)) {
+        snprintf(rest, sizeof rest, "%s", buf);
+        snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
+    }
+    pc_rope_ident_free(&id);
+}
+
+void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int h = cfg->d / 2;
+    pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
+    pc_freqs *fr = pc_freqs_new(cfg->d, s);
+    double *omega = malloc((size_t)h * sizeof *omega);
+    double u_s = cfg->storage ? pc_model_u(cfg->dtype) : 0x1p-24;
+    pc_rope_fit f;
+    if (fr && omega && pc_rope_fit_run(impl, cfg->d, cfg->base, cfg->layout, cfg->pos_lo, cfg->pos_hi, u_s,
+                                       &f) == PC_OK) {
+        for (int i = 0; i < h; i++) omega[i] = pc_freqs_omega(fr, i);
+        const pc_rope_params *sp = cfg->sched ? cfg->sched->params : NULL;
+        pc_rope_fit_cause(&f, cfg->d, cfg->base, omega, pc_freqs_attention(fr), u_s,
+                          sp && sp->type != PC_ROPE_DEFAULT, buf, len);
+        /* a scaled schedule with another base (its bands or ramp move too) */
+        const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
+        double share, est = pc_rope_fit_base_change(&f, cfg->d, omega, &share) * cfg->base, b;
+        if (p && p->type != PC_ROPE_DEFAULT && !strstr(buf, "wrong base")
+            && explained(&f, omega) < 0.9 && (b = other_base(&f, p, pc_rope_round_base(est))) > 0) {
+            /* it replaces the frequency message (the amplitude's stays) */
+            char *and = strstr(buf, "; and ");
+            if (strncmp(buf, "the cache's (cos, sin)", 22) != 0) buf[0] = '\0';
+            else if (and) *and = '\0';
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, "%sthe cache is the %s schedule with base %.6g, not %.6g: a "
+                     "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
+                     cfg->base);
+        }
+        identified(&f, cfg, pc_freqs_attention(fr), buf, len);
+        pc_rope_fit_free(&f);
+    }
+    free(omega);
+    pc_freqs_free(fr);
+}
