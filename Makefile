@@ -134,14 +134,22 @@ prove-broken: deps-check
 clean:
 	rm -rf build build-san build-clang
 
-# `make install PREFIX=/usr/local`: the binary, the plugin header and the
-# Python package (DESTDIR for staged installs).
+# `make install PREFIX=/usr/local`: the binary, the plugin header, the
+# report's gnuplot scripts (reports/*.gp and families/*/*.gp, which the
+# binary finds in PREFIX/share/pecheck/ beside its own folder) and the Python
+# package (DESTDIR for staged installs; `pip install ./python` installs the
+# package as a distribution, python/README.md).
 PREFIX ?= /usr/local
+SHARE   = $(DESTDIR)$(PREFIX)/share/pecheck
+PY_SRC  = $(wildcard python/pecheck/*.py)
+GP_FAM  = $(wildcard families/*/*.gp)
 install: $(PECHECK)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/pecheck/python/pecheck
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(SHARE)/python/pecheck $(SHARE)/reports
 	install -m 755 $(PECHECK) $(DESTDIR)$(PREFIX)/bin/pecheck
 	install -m 644 include/pecheck_plugin.h $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
-	install -m 644 python/pecheck/__init__.py $(DESTDIR)$(PREFIX)/share/pecheck/python/pecheck/__init__.py
+	install -m 644 reports/*.gp $(SHARE)/reports/
+	for f in $(GP_FAM); do install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
+	install -m 644 $(PY_SRC) $(SHARE)/python/pecheck/
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pecheck $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
 	rm -rf $(DESTDIR)$(PREFIX)/share/pecheck

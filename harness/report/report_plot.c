@@ -1,7 +1,8 @@
 /* report_plot.c: drawing the report's plots with gnuplot.
  *
  * The scripts live in reports/NAME.gp (found next to the binary's folder,
- * or in $PECHECK_REPORTS), a family's own plots in families/FAMILY/NAME.gp
+ * in PREFIX/share/pecheck/reports/ of an installed binary, or in
+ * $PECHECK_REPORTS), a family's own plots in families/FAMILY/NAME.gp
  * beside that reports/ folder; each is copied into the report folder with the
  * run's parameters prepended, so `cd DIR && gnuplot NAME.gp` redraws
  * NAME.png from the data files beside it.  gnuplot is $PECHECK_GNUPLOT or
@@ -29,6 +30,34 @@ static int readable(const char *dir, const char *name)
     return access(path, R_OK) == 0;
 }
 
+/* The folders, relative to the binary's own folder, that hold reports/:
+ * the source tree's build folder (build/pecheck -> reports/) and an
+ * installed prefix (PREFIX/bin/pecheck -> PREFIX/share/pecheck/reports/,
+ * `make install`; a wheel's pecheck/bin/pecheck -> pecheck/reports/). */
+static const char *const scripts_beside_exe[] = { "../reports", "../share/pecheck/reports" };
+
+/* SCRIPTS = the first folder of scripts_beside_exe, beside the running
+ * binary, that holds PROBE; 0 when none does. */
+static int find_beside_exe(char *scripts, size_t len, const char *probe)
+{
+    char exe[PC_REP_PATH];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    *slash = '\0';
+    for (size_t k = 0; k < sizeof scripts_beside_exe / sizeof scripts_beside_exe[0]; k++) {
+        char cand[PC_REP_FPATH];
+        snprintf(cand, sizeof cand, "%s/%s", exe, scripts_beside_exe[k]);
+        if (readable(cand, probe) && strlen(cand) < len) {
+            snprintf(scripts, len, "%s", cand);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 pc_status pc_report_find_scripts(pc_report *r, pc_err *err)
 {
     const char *probe = "error_vs_position.gp";
@@ -39,28 +68,14 @@ pc_status pc_report_find_scripts(pc_report *r, pc_err *err)
         snprintf(r->scripts, sizeof r->scripts, "%s", env);
         return PC_OK;
     }
-    /* build/pecheck -> build/../reports */
-    char exe[PC_REP_PATH];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char cand[PC_REP_FPATH];
-            snprintf(cand, sizeof cand, "%s/../reports", exe);
-            if (readable(cand, probe) && strlen(cand) < sizeof r->scripts) {
-                snprintf(r->scripts, sizeof r->scripts, "%s", cand);
-                return PC_OK;
-            }
-        }
-    }
+    if (find_beside_exe(r->scripts, sizeof r->scripts, probe)) return PC_OK;
     if (readable("reports", probe)) {
         snprintf(r->scripts, sizeof r->scripts, "reports");
         return PC_OK;
     }
     return pc_seterr(err, PC_EINPUT, "cannot find the gnuplot scripts (reports/%s next to the "
-                     "binary's folder or in the current folder); set PECHECK_REPORTS=DIR", probe);
+                     "binary's folder, share/pecheck/reports/ of its prefix, or the current "
+                     "folder); set PECHECK_REPORTS=DIR", probe);
 }
 
 /* Run ARGV[0] with ARGV in folder DIR, output appended to LOG (NULL: into
