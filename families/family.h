@@ -87,8 +87,9 @@ enum pc_family_flag {
     /* a plugin without this family gets a "does not export" skip verdict
      * (the other families are reported only when asked for by --family) */
     PC_FAM_REPORTED = 1u << 0,
-    /* a .npy table may hold this family (ROWS required): with INPUT 0 a
-     * table of encodings, with INPUT 1 a (cos, sin) cache pair */
+    /* a .npy table may hold this family: with ROWS, INPUT 0 a table of
+     * encodings, INPUT 1 a (cos, sin) cache pair; without ROWS, a family
+     * with MAX_LEN (a lookup table: row r is position r) */
     PC_FAM_TABLES = 1u << 1,
     /* the properties' setup probes the hooks themselves (the engine runs
      * them even when PROVIDES is false, they skip with their own reason) */

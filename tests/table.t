@@ -10,6 +10,9 @@ little-endian floats, numpy's format 1.0), so the test does not need numpy:
   - RoPE cos/sin caches (n, d/2), (n, d) half (cat(freqs, freqs)) and (n, d)
     interleaved (repeat_interleave): pass, with the layout reported; a
     corrupted repeated column fails cache-layout with the witness;
+  - learned tables (--family learned): pass the lookup contract and unique;
+    a duplicated row fails unique, an Inf table-values; --pos-start,
+    --table-sin and a contradicting --d are input errors;
   - hostile files: bad magic, truncated data, Fortran order, big-endian,
     rank 1 and 3, an integer dtype, an empty file, a directory, 0 rows,
     d = 0, odd d, a header length past the end: exit 2, one line naming the
@@ -157,6 +160,34 @@ try:
        "a repeated column that differs fails cache-layout with the witness", lay)
     rc, out, err, _ = run(["check", "--table", tc] + Q + ["--family", "rope"])
     ok(rc == 2 and "--table-sin" in err, "rope without --table-sin: exit 2", err)
+
+    # --- learned tables (--family learned): row r is position r
+    emb = [math.sin(1.7 * k + 0.3) * 0.02 for k in range(N * D)]  # distinct rows, any values
+    t_emb = npy("emb.npy", "<f4", (N, D), emb)
+    rc, doc, err = check("--table", t_emb, "--family", "learned")
+    look, rng, uniq = find(doc, "lookup"), find(doc, "out-of-range"), find(doc, "unique")
+    ok(rc == 0 and look and look["status"] == "pass" and "%d of %d rows (d=%d)" % (N, N, D) in look["summary"]
+       and rng and rng["status"] == "pass" and "max_len %d" % N in rng["summary"]
+       and uniq and uniq["status"] == "pass",
+       "learned table (%d, %d): passes lookup, out-of-range (max_len %d) and unique" % (N, D, N), doc)
+    dup = list(emb)
+    dup[200 * D:201 * D] = dup[7 * D:8 * D]
+    rc, doc, err = check("--table", npy("emb_dup.npy", "<f4", (N, D), dup), "--family", "learned")
+    uniq = find(doc, "unique")
+    ok(rc == 1 and uniq and uniq["status"] == "fail" and "positions 7 and 200" in uniq["summary"],
+       "a learned table with a duplicated row fails unique, naming both positions", uniq)
+    bad = list(emb)
+    bad[40 * D + 9] = float("inf")
+    rc, doc, err = check("--table", npy("emb_inf.npy", "<f4", (N, D), bad), "--family", "learned")
+    r = find(doc, "table-values")
+    ok(rc == 1 and r and r["status"] == "fail" and "row 40 (pos 40) column 9 = inf" in r["summary"],
+       "an Inf in a learned table fails table-values with its row and column", r)
+    for extra, word in ((["--pos-start", "5"], "--pos-start 5"), (["--table-sin", t_emb], "--table-sin"),
+                        (["--d", "64"], "--d 64 contradicts")):
+        rc, out, err, _ = run(["check", "--table", t_emb, "--family", "learned"] + extra + Q)
+        ok(rc == 2 and err.count("\n") == 1 and word in err, "learned table with %s: exit 2" % word, err)
+    rc, out, err, _ = run(["check", "--table", t_emb, "--family", "attention"] + Q)
+    ok(rc == 2 and "tables are sinusoidal, rope or learned" in err, "a table of another family: exit 2", err)
 
     # --- hostile files: exit 2, one line naming the file and the defect
     good = struct.pack("<%df" % (4 * 64), *([0.5] * (4 * 64)))

@@ -27,7 +27,8 @@ static const pc_property *const properties[] = {
 
 const pc_family pc_family_learned = {
     .name = "learned", .title = "learned table", .hooks = { PC_HOOK_learned },
-    .flags = PC_FAM_REPORTED, .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
+    .flags = PC_FAM_REPORTED | PC_FAM_TABLES, /* a table: E.npy, row r = position r */
+    .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
 };

@@ -11,6 +11,7 @@
 #include "harness/sandbox/hook.h"
 #include "harness/sandbox/call.h"
 #include "harness/base/progress.h"
+#include "harness/sources/table.h"
 
 /* Learned lookups: every row when max_len <= 8192, else the first and last
  * 4096 rows (a bound on the check's cost, not on the table). */
@@ -19,13 +20,20 @@
 
 static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* The width looked up: a table's own (its columns), else the spec's (--d). */
+static int width(const pc_gate *c, const pc_impl *impl)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    return t ? t->d : c->spec->d;
+}
+
 /* Positions outside [0, MAX_LEN): a nonzero return, OUT untouched.  A
  * (scratch, at least 2 rows of --d floats) receives the lookups. */
 static pc_status out_of_range(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                               int64_t max_len, float *a)
 {
-    size_t w = (size_t)c->spec->d;
-    int d = c->spec->d;
+    int d = width(c, impl);
+    size_t w = (size_t)d;
     pc_fault fault;
     /* positions outside [0, max_len): nonzero return, OUT untouched */
     double t1 = pc_now();
@@ -198,8 +206,8 @@ pc_status pc_learned_gate(pc_gate *c, const pc_impl *impl, const pc_family *fam)
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "lookup", NULL);
     if (!v) return pc_gate_oom(c);
     if (!max_len_ok(v, &fault, max_len)) return PC_OK;
-    size_t B = LEARNED_BLOCK, w = (size_t)c->spec->d;
-    lookup lk = { impl, c->spec->d, max_len, max_len <= LEARNED_ALL ? max_len : LEARNED_ALL,
+    size_t B = LEARNED_BLOCK, w = (size_t)width(c, impl);
+    lookup lk = { impl, (int)w, max_len, max_len <= LEARNED_ALL ? max_len : LEARNED_ALL,
                   malloc(B * sizeof(int64_t)), malloc(B * sizeof(int64_t)),
                   malloc(B * w * sizeof(float)), malloc(B * w * sizeof(float)), 0, "" };
     if (!lk.pos || !lk.rpos || !lk.a || !lk.b) { lookup_free(&lk); return pc_gate_oom(c); }

@@ -216,6 +216,23 @@ static int rope_hook(void *ctx, const int64_t *pos, size_t n, int d, double base
     return 0;
 }
 
+/* A lookup table (learned): row r of OUT (N x D) = the row of POS[r];
+ * 2 for another width, 3 (OUT untouched) when a position has no row. */
+static int lookup_hook(void *ctx, const int64_t *pos, size_t n, int d, float *out)
+{
+    const table *t = ctx;
+    if (d != t->info.d) return 2;
+    if (!rows_in(t, pos, n)) return 3;
+    serve_rows(t, pos, n, (size_t)d, out);
+    return 0;
+}
+
+static int64_t lookup_max_len(void *ctx)
+{
+    const table *t = ctx;
+    return (int64_t)t->rows;
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
 static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err)
@@ -462,10 +479,16 @@ static pc_status table_family(const char *family, const char *sin_path, const pc
                               pc_err *err)
 {
     *fam = pc_family_find(family);
-    if (!*fam || !((*fam)->flags & PC_FAM_TABLES) || !(*fam)->rows) {
+    if (!*fam || !((*fam)->flags & PC_FAM_TABLES) || !((*fam)->rows || (*fam)->max_len)) {
         char names[160];
-        pc_family_names(names, sizeof names, PC_FAM_TABLES, 1, NULL);
+        pc_family_names(names, sizeof names, PC_FAM_TABLES, 0, NULL);
         return pc_seterr(err, PC_EINPUT, "--table: tables are %s, not '%s'", names, family);
+    }
+    if (!(*fam)->rows) { /* a lookup table: one file, rows from position 0 */
+        if (sin_path)
+            return pc_seterr(err, PC_EINPUT, "--table-sin is for RoPE caches, not --family %s",
+                             (*fam)->name);
+        return PC_OK;
     }
     if ((*fam)->rows->input && !sin_path)
         return pc_seterr(err, PC_EINPUT, "--family %s with --table COS.npy needs --table-sin SIN.npy",
@@ -501,6 +524,25 @@ static void fit_base(table *t, const pc_family *fam, const pc_table_args *o)
     }
 }
 
+/* A table of encodings (sinusoidal) or a lookup table (learned): even
+ * d columns in [2, PC_D_MAX], as --d says; a lookup table's rows are
+ * positions 0..n-1 (E[pos], pos < max_len). */
+static pc_status check_width(const pc_table_args *o, const char *path, const pc_npy *a, int lookup,
+                             pc_err *err)
+{
+    size_t c = a->shape[1];
+    if (c < 2 || c % 2 || c > PC_D_MAX)
+        return pc_seterr(err, PC_EINPUT, "%s: d = %zu columns; a %s table needs an even d in "
+                         "[2, %d]", path, c, lookup ? "learned" : "sinusoidal", PC_D_MAX);
+    if (o->d_set && (size_t)o->d != c)
+        return pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu)", o->d, path,
+                         a->shape[0], c);
+    if (lookup && o->pos_start != 0)
+        return pc_seterr(err, PC_EINPUT, "--pos-start %" PRId64 ": a learned table's row r is "
+                         "position r (E[pos] for pos < max_len); drop --pos-start", o->pos_start);
+    return PC_OK;
+}
+
 pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
                         const char *family, pc_impl **out, pc_err *err)
 {
@@ -508,9 +550,11 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
     const pc_family *fam;
     pc_status kst = table_family(family, sin_path, &fam, err);
     if (kst != PC_OK) return kst;
-    int rope = fam->rows->input; /* a (cos, sin) cache pair */
+    int rope = fam->rows && fam->rows->input; /* a (cos, sin) cache pair */
+    int lookup = !fam->rows;                   /* a learned table */
     pc_npy a = { 0 }, s = { 0 };
-    pc_status st = load(path, rope ? "a RoPE cos cache" : "a sinusoidal table", &a, err);
+    pc_status st = load(path, rope ? "a RoPE cos cache" : lookup ? "a learned table"
+                        : "a sinusoidal table", &a, err);
     if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
     if (st == PC_OK && rope && (a.shape[0] != s.shape[0] || a.shape[1] != s.shape[1]))
         st = pc_seterr(err, PC_EINPUT, "%s has shape (%zu, %zu) but %s has shape (%zu, %zu): the "
@@ -520,15 +564,7 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
     if (st == PC_OK && a.shape[0] - 1 > (size_t)(PC_POS_MAX - o->pos_start))
         st = pc_seterr(err, PC_EINPUT, "%s: %zu rows from --pos-start %" PRId64 " pass position 2^53",
                        path, a.shape[0], o->pos_start);
-    if (st == PC_OK && !rope) {
-        size_t c = a.shape[1];
-        if (c < 2 || c % 2 || c > PC_D_MAX)
-            st = pc_seterr(err, PC_EINPUT, "%s: d = %zu columns; a sinusoidal table needs an even d "
-                           "in [2, %d]", path, c, PC_D_MAX);
-        else if (o->d_set && (size_t)o->d != c)
-            st = pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu)", o->d, path,
-                           a.shape[0], c);
-    }
+    if (st == PC_OK && !rope) st = check_width(o, path, &a, lookup, err);
     pc_table_info probe;
     memset(&probe, 0, sizeof probe);
     if (st == PC_OK) st = storage_of(o, path, a.dtype, &probe, err);
@@ -567,7 +603,11 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
         if (rope) scan_nonfinite(t, &s, t->sin_path);
         if (rope)
             st = setup_rope(t, o, err);
-        else {
+        else if (lookup) {
+            in->d = (int)t->cols;
+            in->layout = -1; /* rows are looked up whole: no pairs */
+            snprintf(in->layout_note, sizeof in->layout_note, "a lookup table (no pair layout)");
+        } else {
             in->d = (int)t->cols;
             if (o->layout >= 0) {
                 in->layout = o->layout;
@@ -596,6 +636,7 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
     im->pos_max = t->info.pos_hi;
     im->pos_bounded = 1;
     if (rope) im->rope = rope_hook;
+    else if (lookup) { im->learned = lookup_hook; im->learned_max_len = lookup_max_len; }
     else im->sinusoidal = sin_hook;
     if (rope) fit_base(t, fam, o);
     *out = im;

@@ -12,6 +12,9 @@
  *               binary32, as the framework does:
  *                 out_a = x_a cos_a - x_b sin_a,  out_b = x_b cos_b + x_a sin_b
  *               for each pair (a, b) of the layout.
+ *   learned:    E.npy of shape (max_len, d): row r is position r (a lookup
+ *               table, nn.Embedding's weight); the hook serves those rows
+ *               and rejects any other position without writing OUT.
  *
  * d comes from the table's shape (an error when it contradicts --d); the
  * gate's position range is exactly the table's rows (pc_table_info).  The
