@@ -30,7 +30,7 @@ TEST_SRC = $(wildcard tests/*_test.c)
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 PECHECK = $(BUILD)/pecheck
 
-.PHONY: all check demo bench clean deps deps-demo deps-check fuzz fuzz-replay prove prove-broken install uninstall
+.PHONY: all check demo bench clean deps deps-demo deps-check fuzz fuzz-replay prove prove-broken install uninstall wheel
 # The example plugins (docs/plugins.md): build/examples/plugin_good.so, and
 # plugin_rope_half.so (ABI v2, a half-precision RoPE kernel)
 EXAMPLES = $(BUILD)/examples/plugin_good.so $(BUILD)/examples/plugin_rope_half.so
@@ -150,6 +150,11 @@ install: $(PECHECK)
 	install -m 644 reports/*.gp $(SHARE)/reports/
 	for f in $(GP_FAM); do install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
 	install -m 644 $(PY_SRC) $(SHARE)/python/pecheck/
+# `make wheel`: the Python package with the binary and the report's scripts
+# bundled, for this platform, in $(BUILD)/wheel/ (pip install the .whl it
+# prints; the binary needs the system's MPFR, MPFI and GMP libraries)
+wheel: $(PECHECK)
+	$(PYTHON) python/backend/pecheck_backend.py --bundle $(PECHECK) --out $(BUILD)/wheel
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pecheck $(DESTDIR)$(PREFIX)/include/pecheck_plugin.h
 	rm -rf $(DESTDIR)$(PREFIX)/share/pecheck

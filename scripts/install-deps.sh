@@ -14,9 +14,10 @@ set -eu
 DEMO="gcc make libmpfr-dev libgmp-dev libmpfi-dev gnuplot-nox"
 # check: what tests/ use besides: prove (perl), PyYAML for TAP's YAML blocks,
 # numpy/PyTorch/mpmath/pytest for the integration tests and the Python
-# package, Chromium for the report's browser test, Frama-C with its provers
-# for tests/prove.t, time and bc for the benchmarks' scripts
-CHECK="$DEMO perl time bc python3-yaml python3-numpy python3-torch python3-mpmath python3-pytest chromium frama-c-base why3 z3 cvc4"
+# package, python3-venv for its install into a fresh virtualenv
+# (tests/python_venv.t), Chromium for the report's browser test, Frama-C
+# with its provers for tests/prove.t, time and bc for the benchmarks' scripts
+CHECK="$DEMO perl time bc python3-yaml python3-numpy python3-torch python3-mpmath python3-pytest python3-venv chromium frama-c-base why3 z3 cvc4"
 # all: CI adds clang (second compiler, libFuzzer with its runtime)
 ALL="$CHECK clang libclang-rt-14-dev"
 

@@ -2,7 +2,6 @@
 (HF-style class or Meta-style freqs_cis function) dumped and gated."""
 import os
 import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -10,8 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import pecheck  # noqa: E402
+import pecheck  # noqa: E402  (python/ of the checkout, or the installed package: conftest.py)
 
 MODULES = textwrap.dedent('''
     import torch

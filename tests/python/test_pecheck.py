@@ -2,14 +2,11 @@
 ML engineer's test suite calls on a cache (run by tests/python.t, or
 directly: PECHECK=build/pecheck python3 -m pytest tests/python)."""
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
-import pecheck  # noqa: E402
+import pecheck  # noqa: E402  (python/ of the checkout, or the installed package: conftest.py)
 
 torch = pytest.importorskip("torch")
 

@@ -1,0 +1,154 @@
+"""Arrays and tensors as the .npy data pecheck reads, with their storage type.
+
+One rule for every input (numpy array, torch tensor, anything numpy.asarray
+takes): floating point is gated, anything else is a TypeError naming the
+input and its dtype.
+
+  float32, float64        saved as they are (<f4, <f8: pecheck rounds <f8
+                          to binary32, the type it gates);
+  float16                 <f2: pecheck judges it as float16 storage;
+  bfloat16 (torch, or a   saved as its bit patterns (<u2) with --dtype bf16,
+  numpy 'bfloat16' dtype) the CLI's own bfloat16 form; exact, half the bytes;
+  uint16                  bfloat16 bit patterns, only with dtype='bf16';
+  complex64/128           Meta's freqs_cis (torch.polar): its real part is
+                          cos, its imaginary part sin.
+"""
+
+# the storage types of the CLI's --dtype, and the names accepted for them
+_DTYPE_NAMES = {
+    "f32": "f32", "float32": "f32", "float": "f32",
+    "bf16": "bf16", "bfloat16": "bf16",
+    "f16": "f16", "float16": "f16", "half": "f16",
+}
+
+_ACCEPTED = ("float32, float64, float16, bfloat16, or bfloat16 bit patterns as uint16 with "
+             "dtype='bf16'")
+
+
+def numpy():
+    """numpy, imported when first needed (`import pecheck` works without it)."""
+    __tracebackhide__ = True
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError("pecheck's checks of arrays need numpy (Debian: apt-get install "
+                          "python3-numpy, in a virtualenv made with --system-site-packages; "
+                          "elsewhere: pip install numpy)") from None
+    return np
+
+
+def dtype_name(dtype):
+    """The CLI's --dtype name (f32, bf16, f16) of DTYPE: one of those names,
+    their long names, a torch dtype or a numpy dtype; None stays None."""
+    __tracebackhide__ = True
+    if dtype is None:
+        return None
+    name = str(dtype).replace("torch.", "").lower()
+    if name not in _DTYPE_NAMES:
+        raise ValueError("dtype=%r: expected 'f32', 'bf16' or 'f16' (or float32, bfloat16, "
+                         "float16 as torch or numpy dtypes)" % (dtype,))
+    return _DTYPE_NAMES[name]
+
+
+def _reject(what, dtype, kind):
+    __tracebackhide__ = True
+    raise TypeError("%s: pecheck gates floating-point values (%s), not %s%s"
+                    % (what, _ACCEPTED, dtype, kind))
+
+
+def _from_torch(t, what):
+    """A torch tensor as a numpy array (bfloat16 as uint16 bit patterns) and
+    whether it held bfloat16."""
+    import torch
+    t = t.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view("<u2"), True
+    if t.dtype == getattr(torch, "complex32", None):
+        t = t.to(torch.complex64)  # exact: complex32 holds float16 parts
+    if not (t.is_floating_point() or t.is_complex()):
+        _reject(what, str(t.dtype), " (a torch tensor)")
+    if t.is_complex() and t.is_conj():
+        t = t.resolve_conj()
+    return t.numpy(), False
+
+
+def to_numpy(x, what, dtype=None):
+    """(array, bf16 bits) of X: a numpy array of a floating or complex dtype,
+    or of uint16 bfloat16 bit patterns (then BF16 BITS is True).  DTYPE is
+    the CLI name the caller asked for (uint16 needs 'bf16').  TypeError for
+    anything else, the same for numpy, torch and lists."""
+    __tracebackhide__ = True
+    np = numpy()
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        a, bits = _from_torch(x, what)
+    else:
+        a = np.asarray(x)
+        bits = False
+        if a.dtype.name == "bfloat16":  # ml_dtypes / JAX bfloat16 arrays
+            a, bits = a.view("<u2"), True
+        elif a.dtype == np.uint16:
+            if dtype != "bf16":
+                _reject(what, "uint16", " (bfloat16 bit patterns need dtype='bf16')")
+            bits = True
+        elif not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating)):
+            _reject(what, a.dtype, "")
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    return a, bits
+
+
+def squeeze_leading(a, what):
+    """Drop leading dimensions of size 1 ((1, 1, n, d) -> (n, d)); a 2-D
+    array or ValueError."""
+    __tracebackhide__ = True
+    while a.ndim > 2 and a.shape[0] == 1:
+        a = a[0]
+    if a.ndim != 2:
+        raise ValueError("%s: expected a 2-D array (positions, dims) after dropping leading "
+                         "dimensions of size 1, got shape %s" % (what, tuple(a.shape)))
+    return a
+
+
+def widen_bf16(bits):
+    """bfloat16 bit patterns (uint16) -> their float32 values (exact)."""
+    np = numpy()
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def table(x, what, dtype=None):
+    """(2-D array for a table file, storage) of X; storage is 'bf16' when X
+    holds bfloat16 (kept as bit patterns unless DTYPE asks for another
+    type, then widened exactly), else None (the file's own dtype says it)."""
+    __tracebackhide__ = True
+    np = numpy()
+    a, bits = to_numpy(x, what, dtype)
+    if np.issubdtype(a.dtype, np.complexfloating):
+        raise TypeError("%s: complex values are a RoPE freqs_cis (pass it as cos with sin=None)"
+                        % what)
+    a = squeeze_leading(a, what)
+    if bits and dtype not in (None, "bf16"):
+        return widen_bf16(a), None
+    return a, "bf16" if bits else None
+
+
+def rope_pair(cos, sin, dtype=None):
+    """(cos array, sin array, storage) of a RoPE cache: two arrays of one
+    shape, or one complex freqs_cis as COS with SIN None."""
+    __tracebackhide__ = True
+    np = numpy()
+    if sin is None:
+        c, bits = to_numpy(cos, "freqs_cis", dtype)
+        if bits or not np.issubdtype(c.dtype, np.complexfloating):
+            raise ValueError("sin is None: expected a complex freqs_cis array as cos "
+                             "(torch.polar), got %s" % c.dtype)
+        c = squeeze_leading(c, "freqs_cis")
+        return np.ascontiguousarray(c.real), np.ascontiguousarray(c.imag), None
+    c, cs = table(cos, "cos", dtype)
+    s, ss = table(sin, "sin", dtype)
+    if c.shape != s.shape:
+        raise ValueError("cos and sin differ in shape: %s vs %s" % (tuple(c.shape), tuple(s.shape)))
+    if cs != ss or c.dtype != s.dtype:
+        raise TypeError("cos and sin differ in dtype (%s vs %s): a cache has one" % (c.dtype, s.dtype))
+    return c, s, cs

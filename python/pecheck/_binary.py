@@ -1,0 +1,119 @@
+"""Finding and running the pecheck binary, and the `pecheck` console entry."""
+import os
+import re
+import subprocess
+import sys
+
+# exit codes of every pecheck command (README "Exit codes")
+EXIT_PASS, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Where a binary may lie, relative to this package's folder, after $PECHECK:
+#   bin/pecheck                 a wheel of `make wheel` (bundled)
+#   ../../build/pecheck         the source checkout (python/pecheck -> build/)
+#   ../../../../bin/pecheck     `make install`: PREFIX/share/pecheck/python/pecheck -> PREFIX/bin
+_BESIDE = (("bin", "pecheck"),
+           (os.pardir, os.pardir, "build", "pecheck"),
+           (os.pardir, os.pardir, os.pardir, os.pardir, "bin", "pecheck"))
+
+
+class PecheckError(RuntimeError):
+    """pecheck could not judge the input (exit 2 or 3), or could not be run:
+    the message is pecheck's own, or says what is missing."""
+
+
+def _is_elf(path):
+    """True for an executable ELF file (not the Python console script that
+    `pip install` puts on PATH under the same name)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF" and os.access(path, os.X_OK)
+    except OSError:
+        return False
+
+
+def find_binary():
+    """The pecheck binary: $PECHECK, else the one bundled in this package
+    (a wheel of `make wheel`), the source checkout's build/pecheck, an
+    installed PREFIX/bin/pecheck beside PREFIX/share/pecheck/python, and
+    last `pecheck` on PATH (an ELF binary, not this package's console entry).
+    Raises PecheckError naming what to do when there is none."""
+    env = os.environ.get("PECHECK")
+    if env:
+        if os.path.isdir(env) or not os.access(env, os.X_OK):
+            raise PecheckError("PECHECK=%s: no executable there (unset it, or point it at the "
+                               "pecheck binary)" % env)
+        return os.path.abspath(env)  # the binary may run in another folder
+    for parts in _BESIDE:
+        cand = os.path.normpath(os.path.join(_HERE, *parts))
+        if _is_elf(cand):
+            return cand
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        cand = os.path.join(folder or os.curdir, "pecheck")
+        if _is_elf(cand):
+            return cand
+    raise PecheckError("pecheck binary not found: set PECHECK=/path/to/pecheck, put it on PATH "
+                       "(`make install PREFIX=...`), or install the wheel of `make wheel`, which "
+                       "bundles it")
+
+
+def run(args, cwd=None, pass_fds=()):
+    """Run pecheck ARGS; returns (exit code, stdout, stderr) as text.  Exit
+    codes other than pass and fail raise PecheckError with pecheck's message."""
+    __tracebackhide__ = True
+    binary = find_binary()
+    try:
+        proc = subprocess.run([binary] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              cwd=cwd, pass_fds=tuple(pass_fds), check=False)
+    except OSError as e:
+        raise PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
+    out = proc.stdout.decode("utf-8", "replace")
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    if proc.returncode not in (EXIT_PASS, EXIT_FAIL):
+        raise PecheckError("pecheck exited %d: %s" % (proc.returncode, err or "(no message)"))
+    return proc.returncode, out, err
+
+
+_HELP_CACHE = {}
+
+
+def check_options():
+    """{option name without dashes: its argument's name ('' for a flag)} of
+    `pecheck check`, read from `pecheck help check` (cached per binary), so
+    that keyword arguments follow the CLI's options as the binary has them."""
+    binary = find_binary()
+    if binary not in _HELP_CACHE:
+        proc = subprocess.run([binary, "help", "check"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, check=False)
+        opts = {}
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            if not line.startswith("  --"):
+                continue
+            # "  --hf-config config.json  RoPE: ...": the option and its
+            # argument, then two or more spaces, then the help
+            head = re.split(r"\s{2,}", line.strip())[0].split()
+            opts[head[0][2:]] = head[1] if len(head) > 1 else ""
+        _HELP_CACHE[binary] = opts
+    return _HELP_CACHE[binary]
+
+
+def main(argv=None):
+    """The `pecheck` console entry: run the binary with the same arguments
+    (exec: its exit code and output are the binary's own)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        binary = find_binary()
+    except PecheckError as e:
+        sys.stderr.write("pecheck: %s\n" % e)
+        return EXIT_INPUT
+    try:
+        os.execv(binary, [binary] + args)
+    except OSError as e:
+        sys.stderr.write("pecheck: cannot run %s: %s\n" % (binary, e))
+        return EXIT_INTERNAL
+    return EXIT_INTERNAL  # not reached: execv replaced the process
+
+
+if __name__ == "__main__":
+    sys.exit(main())

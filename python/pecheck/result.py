@@ -1,0 +1,266 @@
+"""The result of a pecheck run as typed values: Result, Verdict, Witness.
+
+Made from the JSON that `pecheck check --format json` writes (docs: the
+README's "Output formats"); the document itself stays in Result.json.
+"""
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+
+# a failure's line in the short report is cut here (the -v report is whole)
+SHORT_WIDTH = 200
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Where a check failed: one element, with the value got and the exact
+    one where the check compares values."""
+    text: str                          # one line, as people read it
+    position: Optional[int] = None
+    dimension: Optional[int] = None    # column of the table, or of the rotated vector
+    got: Optional[float] = None        # None for NaN/Inf (see got_hex)
+    got_hex: Optional[str] = None
+    exact: Optional[float] = None
+    exact_hex: Optional[str] = None
+    abs_err: Optional[float] = None    # None when not finite
+    bound: Optional[float] = None
+    tensor: Optional[str] = None       # which input holds it: 'cos.npy', 'table.npy', ...
+
+    def __str__(self):
+        return self.text
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One check of one family (and layout): pass, fail or skip."""
+    check: str
+    family: str
+    layout: Optional[str]
+    status: str                        # 'pass', 'fail' or 'skip'
+    summary: str
+    details: Optional[str] = None      # the CLI's full text of it
+    seed: Optional[int] = None
+    measured: Optional[float] = None
+    bound: Optional[float] = None
+    measured_what: Optional[str] = None
+    positions: Optional[Tuple[int, int]] = None  # the first and last position checked, when known
+    witness: Optional[Witness] = None
+    likely_cause: Optional[str] = None
+    replay: Optional[str] = None       # a command line that reruns this check (failures)
+    data: Any = None                   # the verdict's JSON "data", as written
+
+    @property
+    def passed(self):
+        return self.status == "pass"
+
+    @property
+    def failed(self):
+        return self.status == "fail"
+
+    @property
+    def name(self):
+        """'accuracy [half]': the check and its layout."""
+        return self.check + (" [%s]" % self.layout if self.layout else "")
+
+    def line(self, width=None):
+        """One line: the check, then the witness (or the summary, cut at
+        WIDTH characters when given)."""
+        text = str(self.witness) if self.witness else self.summary
+        if width and len(text) > width:
+            text = text[:width - 3] + "..."
+        where = ""
+        if self.positions and not (self.witness and self.witness.position is not None):
+            where = " (positions %d..%d)" % self.positions
+        return "%s%s: %s" % (self.name, where, text)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A run's verdicts.  `bool(result)` is whether it passed; result["key"]
+    reads the JSON document as the CLI writes it."""
+    status: str                        # 'pass' or 'fail'
+    what: str                          # what was checked: 'the RoPE cache'
+    verdicts: Tuple[Verdict, ...]
+    seed: Optional[int] = None
+    command: Tuple[str, ...] = ()      # the pecheck arguments of the run
+    replay: Optional[str] = None       # failures: the command line that reruns it
+    kept: Optional[str] = None         # failures: the folder holding its input files
+    note: Optional[str] = None         # what the run did not cover, when it says so
+    json: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def passed(self):
+        return self.status == "pass"
+
+    @property
+    def failures(self):
+        return tuple(v for v in self.verdicts if v.failed)
+
+    def _first(self, field_name):
+        """FIELD_NAME of the first failure that has one (None: none has)."""
+        return next((getattr(v, field_name) for v in self.failures if getattr(v, field_name)), None)
+
+    @property
+    def witness(self):
+        """The first failure's witness (None when it passed)."""
+        return self._first("witness")
+
+    @property
+    def likely_cause(self):
+        """The first failure's likely cause (None when none names one)."""
+        return self._first("likely_cause")
+
+    def __bool__(self):
+        return self.passed
+
+    def __getitem__(self, key):
+        return self.json[key]
+
+    def counts(self):
+        out = {"pass": 0, "fail": 0, "skip": 0}
+        for v in self.verdicts:
+            out[v.status] = out.get(v.status, 0) + 1
+        return out
+
+    def report(self, verbose=False, msg=None):
+        """The text of the result: one line a failing check, its likely cause
+        and the replay line; VERBOSE adds every check's line and the CLI's
+        full text of each failure."""
+        c = self.counts()
+        head = "pecheck: %s %s" % (self.what, "passes" if self.passed else "fails %d of %d checks"
+                                   % (c["fail"], len(self.verdicts)))
+        if self.seed is not None:
+            head += " (seed %d)" % self.seed
+        lines = [msg] if msg else []
+        lines.append(head)
+        shown = self.verdicts if verbose else self.failures
+        causes = set()
+        for v in shown:
+            mark = v.status.upper() + " " if verbose else ""
+            lines.append("  " + mark + v.line(None if verbose else SHORT_WIDTH))
+            if v.failed and v.likely_cause and (verbose or v.likely_cause not in causes):
+                causes.add(v.likely_cause)
+                lines.append("    likely cause: " + v.likely_cause)
+            if verbose and v.failed and v.details:
+                lines += ["      " + d for d in v.details.rstrip("\n").splitlines()]
+        if self.note:
+            lines.append("  note: " + self.note)
+        if self.replay:
+            lines.append("  replay: " + self.replay)
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.report()
+
+
+# ---- from the JSON ---------------------------------------------------------
+
+def _num(x):
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _fmt(dec, hexs):
+    if dec is None:
+        return hexs or "?"
+    return "%.9g (%s)" % (dec, hexs) if hexs else "%.9g" % dec
+
+
+def _accuracy_witness(r, data, rotated):
+    w = data.get("worst")
+    if not w:
+        return None
+    of = " of the rotated test vector" if rotated else ""
+    got, ref = w.get("got") or {}, w.get("ref") or {}
+    abs_err, bound = _num(w.get("abs_err")), _num(w.get("bound"))
+    text = "position %d, dimension %d%s: got %s, exact %s" % (
+        w["pos"], w["dim"], of, _fmt(_num(got.get("dec")), got.get("hex")),
+        _fmt(_num(ref.get("dec")), ref.get("hex")))
+    text += ", |err| %s > bound %.3g" % ("%.3g" % abs_err if abs_err is not None else "inf/nan",
+                                         bound if bound is not None else float("nan"))
+    first = data.get("first_over_bound")
+    if first and (first.get("pos"), first.get("dim")) != (w["pos"], w["dim"]):
+        text += "; first over the bound: position %d, dimension %d" % (first["pos"], first["dim"])
+    return Witness(text=text, position=w["pos"], dimension=w["dim"], got=_num(got.get("dec")),
+                   got_hex=got.get("hex"), exact=_num(ref.get("dec")), exact_hex=ref.get("hex"),
+                   abs_err=abs_err, bound=bound)
+
+
+def _nonfinite_witness(data):
+    text = "%s row %d (position %d), column %d = %s" % (data.get("file"), data.get("row"),
+                                                        data.get("pos"), data.get("col"),
+                                                        data.get("value"))
+    return Witness(text=text, position=data.get("pos"), dimension=data.get("col"),
+                   got_hex=data.get("value"), tensor=data.get("file"))
+
+
+def _witness(r, family_rotates):
+    data = r.get("data")
+    if r.get("status") != "fail" or not isinstance(data, dict):
+        return None
+    if r.get("check") == "table-values" and "col" in data:
+        return _nonfinite_witness(data)
+    if "worst" in data:
+        return _accuracy_witness(r, data, family_rotates)
+    if data.get("where"):
+        return Witness(text=r.get("summary") or data["where"])
+    return None
+
+
+def _likely_cause(r):
+    data = r.get("data")
+    if isinstance(data, dict) and data.get("cause"):
+        return data["cause"]
+    for line in (r.get("details") or "").splitlines():
+        line = line.strip()
+        if line.startswith("likely cause:"):
+            return line[len("likely cause:"):].strip()
+    return None
+
+
+def _positions(r):
+    data = r.get("data")
+    params = data.get("params") if isinstance(data, dict) else None
+    pos = params.get("positions") if isinstance(params, dict) else None
+    if isinstance(pos, dict) and "start" in pos and "end" in pos:
+        return (pos["start"], pos["end"])
+    return None
+
+
+def _without_properties(argv):
+    """ARGV without its --property NAME pairs (a verdict's replay names its own)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--property":
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
+def verdicts_from_json(doc, rotates=("rope",), replay=None, positions=None):
+    """The Verdicts of a check's JSON DOC.  REPLAY (argv) makes each failing
+    verdict's replay line; POSITIONS the range when the JSON has none."""
+    out = []
+    for r in doc.get("results", []):
+        data = r.get("data") if isinstance(r.get("data"), dict) else None
+        line = None
+        if r.get("status") == "fail" and replay:
+            argv = _without_properties(replay)
+            # a property, or the accuracy gate, runs alone with --property;
+            # the other gates (table values, lookups) only in the whole run
+            if r.get("check") == "accuracy" or (data and "property" in data):
+                argv += ["--property", r["check"]]
+                if data and data.get("case_seed"):
+                    argv += ["--replay", data["case_seed"]]
+            line = shlex.join(argv)
+        out.append(Verdict(
+            check=r.get("check", "?"), family=r.get("family", "?"), layout=r.get("layout"),
+            status=r.get("status", "?"), summary=r.get("summary") or "", details=r.get("details"),
+            seed=r.get("seed"), measured=_num(r.get("measured")), bound=_num(r.get("bound")),
+            measured_what=r.get("measured_what"), positions=_positions(r) or positions,
+            witness=_witness(r, r.get("family") in rotates), likely_cause=_likely_cause(r),
+            replay=line, data=r.get("data")))
+    return tuple(out)
