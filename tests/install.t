@@ -16,9 +16,11 @@ if make -s install BUILD="$BUILD" PREFIX="$tmp/p" >"$tmp/log" 2>&1; then ok "mak
 "$tmp/p/bin/pecheck" list >"$tmp/list" 2>&1 && grep -q torch-exp "$tmp/list" \
     && ok "the installed pecheck runs (list)" || nok "installed pecheck: $(head -3 "$tmp/list")"
 [ -f "$tmp/p/include/pecheck_plugin.h" ] && ok "the plugin header is installed" || nok "no header"
-PECHECK="$tmp/p/bin/pecheck" PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$tmp/p/share/pecheck/python" \
+# without PECHECK: PREFIX/bin/pecheck beside PREFIX/share/pecheck/python
+env -u PECHECK PATH=/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$tmp/p/share/pecheck/python" \
     /usr/bin/python3 -c 'import pecheck; print(pecheck.find_binary())' >"$tmp/py" 2>&1 \
-    && grep -q "$tmp/p/bin/pecheck" "$tmp/py" && ok "the installed Python package finds the binary" || nok "python: $(cat "$tmp/py")"
+    && [ "$(cat "$tmp/py")" = "$tmp/p/bin/pecheck" ] && ok "the installed Python package finds the prefix's binary" \
+    || nok "python: $(cat "$tmp/py")"
 
 # the prefix moved elsewhere, run from a folder with no reports/ of its own
 # and without PECHECK_REPORTS: report finds its scripts through the binary
