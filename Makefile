@@ -89,6 +89,7 @@ bench: deps-check
 	scripts/bench_goals.sh $(PECHECK)
 	scripts/bench.sh $(PECHECK)
 	scripts/properties_bench.sh $(PECHECK)
+	$(PYTHON) scripts/bench_python.py $(PECHECK)
 
 # libFuzzer targets (clang) of the .npy reader, of the JSON reader behind
 # `merge` and of the regression file's line reader; fuzz-replay runs each

@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""bench_python.py PECHECK: `make bench`'s figures of the Python package.
+
+1. The helper's overhead over the CLI on the same table: a float32 RoPE
+   cache of 131072 positions x 128 (HF layout, base 500000, 64 MiB a table):
+     CLI     `pecheck check --table cos.npy --table-sin sin.npy --family rope
+             --base 500000 --regressions off --format json`, the files
+             already written, run from Python (wall seconds of the process);
+     HELPER  pecheck.check_rope_cache(cos, sin, base=500000.0) from the
+             torch tensors in memory to the Result (the arrays handed over
+             in memory: pecheck/_transport.py);
+     FILES   the route the helper had before: np.save of both tables into a
+             temporary folder, then the same CLI run, then the JSON parsed.
+   One untimed round, then ROUNDS rounds of CLI, HELPER, FILES in turn; the
+   medians of wall and of CPU seconds (user + system, the children's
+   included: less dependent on the machine's load), and the medians of the
+   per-round differences HELPER - CLI.
+2. Memory of gate_rotary at 2^20 positions (head dim 128: 512 MiB a table
+   if held whole) for an HF-style module and a Meta-style function
+   (tests/python/rotary_models.py), every check: the peak RSS of the Python
+   process (VmHWM of /proc/self/status, in a process of its own; the part
+   torch's import takes is printed beside it) and of every pecheck run
+   (/usr/bin/time); goal: both under 256 MiB.
+Timings are wall-clock on a shared machine: the load average is printed
+before and after.  BENCH_ROTARY_POSITIONS overrides 2^20; BENCH_ROUNDS 5.
+"""
+import json
+import os
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+N, D, BASE = 131072, 128, 500000.0
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+POSITIONS = int(os.environ.get("BENCH_ROTARY_POSITIONS", str(1 << 20)))
+GOAL_MIB = 256
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return "load average %s" % " ".join(f.read().split()[:3])
+
+
+def cache():
+    import torch
+    inv = 1.0 / (BASE ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+    f = torch.outer(torch.arange(N).float(), inv)
+    e = torch.cat((f, f), dim=-1)
+    return e.cos(), e.sin()
+
+
+def cli_args(cos_path, sin_path):
+    return ["check", "--table", cos_path, "--table-sin", sin_path, "--family", "rope", "--base",
+            repr(BASE), "--regressions", "off", "--format", "json"]
+
+
+def cpu():
+    """CPU seconds (user + system) of this process and its finished children."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(f):
+    """(wall seconds, CPU seconds, F's value): CPU time, the children's
+    included, depends less on the machine's load than wall time."""
+    t, c = time.perf_counter(), cpu()
+    out = f()
+    return time.perf_counter() - t, cpu() - c, out
+
+
+def overhead(binary):
+    import numpy as np
+    import pecheck
+    cos, sin = cache()
+    tmp = tempfile.mkdtemp(prefix="pecheck-bench-")
+    paths = [os.path.join(tmp, n) for n in ("cos.npy", "sin.npy")]
+    for p, t in zip(paths, (cos, sin)):
+        np.save(p, t.numpy())
+
+    def cli():
+        p = subprocess.run([binary] + cli_args(*paths), stdout=subprocess.PIPE, check=False)
+        return json.loads(p.stdout)["status"]
+
+    def helper():
+        return pecheck.check_rope_cache(cos, sin, base=BASE).status
+
+    def files():
+        with tempfile.TemporaryDirectory(prefix="pecheck-") as d:
+            fp = [os.path.join(d, n) for n in ("cos.npy", "sin.npy")]
+            for p, t in zip(fp, (cos, sin)):
+                np.save(p, t.numpy())
+            p = subprocess.run([binary] + cli_args(*fp), stdout=subprocess.PIPE, check=False)
+            return json.loads(p.stdout)["status"]
+
+    runs = {"cli": [], "helper": [], "files": []}
+    cpus = {"cli": [], "helper": [], "files": []}
+    statuses = {cli(), helper(), files()}  # untimed round
+    for _ in range(ROUNDS):
+        for name, f in (("cli", cli), ("helper", helper), ("files", files)):
+            s, c, status = timed(f)
+            statuses.add(status)
+            runs[name].append(s)
+            cpus[name].append(c)
+    for p in paths:
+        os.unlink(p)
+    os.rmdir(tmp)
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    cmed = {k: statistics.median(v) for k, v in cpus.items()}
+    diff = statistics.median(h - c for h, c in zip(runs["helper"], runs["cli"]))
+    cdiff = statistics.median(h - c for h, c in zip(cpus["helper"], cpus["cli"]))
+    print("1. helper overhead over the CLI, RoPE cache %d x %d float32 (64 MiB a table), %d rounds:"
+          % (N, D, ROUNDS))
+    for k, label in (("cli", "CLI (files on disk already)"), ("helper", "HELPER check_rope_cache"),
+                     ("files", "FILES (np.save to a temporary folder + CLI)")):
+        print("   %-46s wall median %.3f s (min %.3f, max %.3f), CPU median %.3f s"
+              % (label, med[k], min(runs[k]), max(runs[k]), cmed[k]))
+    print("   overhead HELPER - CLI: wall median %+.3f s (%+.1f%% of the CLI), CPU median %+.3f s "
+          "(%+.1f%%); FILES - CLI: wall %+.3f s, CPU %+.3f s"
+          % (diff, 100.0 * diff / med["cli"], cdiff, 100.0 * cdiff / cmed["cli"],
+             med["files"] - med["cli"], cmed["files"] - cmed["cli"]))
+    print("   verdicts: %s" % ", ".join(sorted(statuses)))
+
+
+RSS_RUN = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+import torch
+import pecheck
+from rotary_models import HFRotary, precompute_freqs_cis
+n, kind = int(sys.argv[1]), sys.argv[2]
+def hwm():  # this process's own peak RSS (getrusage's would count the parent's at its start)
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+after_import = hwm()
+fn = HFRotary(128) if kind == "hf" else precompute_freqs_cis
+t = time.perf_counter()
+r = pecheck.check_rotary(fn, config={"rope_theta": 500000.0, "head_dim": 128}, positions=n, keep=False)
+print(json.dumps({"status": r.status, "chunks": r.json["chunks"], "seconds": time.perf_counter() - t,
+                  "after_import_kib": after_import,
+                  "peak_kib": hwm()}))
+'''
+
+
+def rotary_memory(binary):
+    print("2. gate_rotary at %d positions, head dim 128, every check (goal: peak RSS < %d MiB):"
+          % (POSITIONS, GOAL_MIB))
+    for kind, label in (("hf", "HF-style module"), ("meta", "Meta-style function")):
+        with tempfile.TemporaryDirectory(prefix="pecheck-bench-") as d:
+            log, wrapper, script = (os.path.join(d, n) for n in ("rss.log", "pecheck", "run.py"))
+            with open(wrapper, "w") as f:
+                f.write('#!/bin/sh\nexec /usr/bin/time -a -o %s -f %%M %s "$@"\n'
+                        % (shlex.quote(log), shlex.quote(binary)))
+            os.chmod(wrapper, 0o755)
+            with open(script, "w") as f:
+                f.write(RSS_RUN)
+            env = dict(os.environ, PECHECK=wrapper, PYTHONPATH=os.path.join(ROOT, "python"),
+                       PYTHONDONTWRITEBYTECODE="1")
+            p = subprocess.run([sys.executable, script, str(POSITIONS), kind,
+                                os.path.join(ROOT, "tests", "python")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, check=False)
+            if p.returncode != 0:
+                print("   %-20s NOT met (no figure: the run failed: %s)"
+                      % (label, p.stderr.decode()[-300:].strip()))
+                continue
+            out = json.loads(p.stdout.decode().splitlines()[-1])
+            with open(log) as f:
+                runs = [int(x) for x in f.read().split() if x.isdigit()]
+        py, runs_peak = out["peak_kib"] / 1024.0, max(runs) / 1024.0
+        met = py < GOAL_MIB and runs_peak < GOAL_MIB and out["status"] == "pass"
+        print("   %-20s %s: Python peak %.1f MiB (%.1f MiB after importing torch), pecheck runs' "
+              "peak %.1f MiB over %d runs; %d chunks in %.1f s; %s"
+              % (label, out["status"], py, out["after_import_kib"] / 1024.0, runs_peak, len(runs),
+                 out["chunks"], out["seconds"], "met" if met else "NOT met"))
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "pecheck"))
+    if not os.access(binary, os.X_OK) or not os.access("/usr/bin/time", os.X_OK):
+        sys.stderr.write("bench_python.py: needs %s (make) and /usr/bin/time\n" % binary)
+        return 2
+    os.environ["PECHECK"] = binary
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    print("pecheck Python package: %d cores, %s" % (os.cpu_count(), load()))
+    overhead(binary)
+    rotary_memory(binary)
+    print("   (%s after)" % load())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True  # nothing written into the checkout
+    sys.exit(main())
