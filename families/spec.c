@@ -113,7 +113,7 @@ static void resolve_shared(const pc_given *g, pc_spec *s)
     pc_spec_defaults(s);
     if ((v = pc_given_value(g, "d"))) {
         s->d = (int)strtol(v, NULL, 10);
-        s->d_set = 1;
+        s->d_set = s->d_known = 1;
     }
     if ((v = pc_given_value(g, "base"))) {
         s->base = strtod(v, NULL);

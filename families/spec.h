@@ -61,6 +61,7 @@ void pc_option_each(void (*f)(const pc_option *opt, void *ctx), void *ctx);
 typedef struct pc_spec {
     const struct pc_family *family;
     int d, d_set;           /* --d (default 128; tables: their width) */
+    int d_known;            /* D was given by --d or by a config the family read */
     double base;            /* the frequency base */
     int base_set;           /* given by --base */
     char base_from[200];    /* where BASE came from, for people: "--base", "the default",

@@ -10,7 +10,7 @@
  * (the configuration points into it). */
 typedef struct pc_spec_sched {
     pc_schedule s;
-    char note[600];          /* what the reference follows, for the verdict */
+    char note[1400];          /* what the reference follows, for the verdict */
     void *own;               /* the family's parameters behind S */
     int set;
     const struct pc_spec_kind *kind; /* whose (its release) */

@@ -26,7 +26,7 @@ exit2 "unknown rope type 'nosuch'" "an unknown rope type is exit 2 naming it" ch
 printf '{"rope_theta": 10000, "head_dim": 64, "rope_scaling": {"type": "llama3", "factor": 8}}' >"$tmp/c2.json"
 exit2 "low_freq_factor is missing" "a missing field is exit 2 naming it" check --impl rope-half --hf-config "$tmp/c2.json"
 printf '{"rope_theta": 500000, "head_dim": 64}' >"$tmp/c3.json"
-exit2 "disagrees with .*rope_theta 500000" "--base contradicting rope_theta is exit 2" check --impl rope-half --hf-config "$tmp/c3.json" --base 10000
+exit2 "disagrees with the config.s base 500000 (rope_theta of" "--base contradicting rope_theta is exit 2" check --impl rope-half --hf-config "$tmp/c3.json" --base 10000
 printf '{"rope_theta": 10000, "hidden_size": 64}' >"$tmp/c4.json"
 exit2 "head_dim is missing" "no head_dim and no num_attention_heads is exit 2" check --impl rope-half --hf-config "$tmp/c4.json"
 exit2 "short_factor is missing" "--rope-scaling longrope without factors is exit 2" check --impl rope-half --d 64 \

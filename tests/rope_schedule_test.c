@@ -102,8 +102,21 @@ static void test_values(void)
     pc_rope_params_free(&bad);
     pc_rope_params b2 = base_params(PC_ROPE_LLAMA3, 64, 10000);
     b2.factor = 8; b2.low_freq_factor = 4; b2.high_freq_factor = 1; b2.orig_max = 8192;
-    ok(pc_rope_prepare(&b2, &e) == PC_EINPUT && strstr(e.msg, "low_freq_factor"),
-       "llama3 with low >= high frequency factor is refused");
+    /* HF's code with high_freq_factor <= low_freq_factor: no band, the
+     * step at L / low_freq_factor = 2048 (pair 21 of d 64 turns slower:
+     * wl = 2 pi 10000^(42/64) = 2650, divided by the factor; pair 20:
+     * 1987, unchanged) */
+    int stepped = pc_rope_prepare(&b2, &e) == PC_OK;
+    if (stepped) {
+        pc_schedule s2 = pc_rope_schedule(&b2);
+        pc_freqs *f2 = pc_freqs_new(64, s2);
+        double g20 = pow(10000.0, -40.0 / 64), g21 = pow(10000.0, -42.0 / 64);
+        stepped = f2 && fabs(pc_freqs_omega(f2, 20) / g20 - 1) < 1e-15
+                  && fabs(pc_freqs_omega(f2, 21) / (g21 / 8) - 1) < 1e-15;
+        pc_freqs_free(f2);
+    }
+    ok(stepped, "llama3 with low >= high frequency factor (an empty band) is HF's step at "
+       "L / low_freq_factor");
     pc_rope_params_free(&b2);
 }
 

@@ -213,6 +213,17 @@ static int tail_ratio(const pc_rope_fit *f, const double *omega, double tol, int
     return 1;
 }
 
+double pc_rope_fit_explained(const pc_rope_fit *f, const double *omega)
+{
+    int used = 0, fit = 0;
+    for (int i = 0; i < f->h; i++) {
+        if (!f->resolved[i]) continue;
+        used++;
+        fit += fabs(f->omega[i] / omega[i] - 1.0) < 0.01;
+    }
+    return used ? (double)fit / used : 0;
+}
+
 /* The base the first quarter of the pairs (the highest frequencies, which
  * no scaling schedule changes) fits, when they fit one within 10^-3; NaN
  * otherwise. */

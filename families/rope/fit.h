@@ -35,6 +35,9 @@ double pc_rope_fit_base(const pc_rope_fit *f, int d, double *resid);
  * the per-pair estimates; *SHARE the share of resolved pairs it explains
  * within 1%. */
 double pc_rope_fit_base_change(const pc_rope_fit *f, int d, const double *omega, double *share);
+/* Share of the resolved pairs whose fitted frequency is within 1% of
+ * OMEGA (d/2). */
+double pc_rope_fit_explained(const pc_rope_fit *f, const double *omega);
 /* B rounded to 3 significant digits when within 0.1%, else NaN. */
 double pc_rope_round_base(double b);
 /* One line naming the likely cause of a mismatch with the schedule whose
@@ -47,5 +50,10 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
  * its fit against CFG's schedule; empty when none is found (likely.c). */
 struct pc_acc_cfg;
 void pc_rope_likely_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf, size_t len);
+/* When the fit F explains another layer type of the config CFG's schedule
+ * came from ("this cache matches layer type sliding_attention ...: pass
+ * --layer-type sliding_attention"), or its schedule over the whole head
+ * instead of the rotary dims, say so before BUF's cause; config_match.c. */
+void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, char *buf, size_t len);
 
 #endif

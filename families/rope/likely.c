@@ -13,19 +13,6 @@
 #include "harness/engine/model.h"
 #include "reference/reference.h"
 
-/* Share of the resolved pairs whose fitted frequency is within 1% of
- * OMEGA. */
-static double explained(const pc_rope_fit *f, const double *omega)
-{
-    int used = 0, fit = 0;
-    for (int i = 0; i < f->h; i++) {
-        if (!f->resolved[i]) continue;
-        used++;
-        fit += fabs(f->omega[i] / omega[i] - 1.0) < 0.01;
-    }
-    return used ? (double)fit / used : 0;
-}
-
 /* A scaled schedule computed with another base: the schedule of P with
  * the base of common models (or the geometric estimate EST) that explains
  * 90% of the resolved pairs; 0 when none does. */
@@ -45,7 +32,7 @@ static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double e
             pc_freqs *fr = pc_freqs_new(p->dim, s);
             if (fr) {
                 for (int i = 0; i < f->h; i++) w[i] = pc_freqs_omega(fr, i);
-                if (explained(f, w) >= 0.9) found = cand[k];
+                if (pc_rope_fit_explained(f, w) >= 0.9) found = cand[k];
                 pc_freqs_free(fr);
             }
         }
@@ -95,7 +82,7 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
         const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
         double share, est = pc_rope_fit_base_change(&f, cfg->d, omega, &share) * cfg->base, b;
         if (p && p->type != PC_ROPE_DEFAULT && !strstr(buf, "wrong base")
-            && explained(&f, omega) < 0.9 && (b = other_base(&f, p, pc_rope_round_base(est))) > 0) {
+            && pc_rope_fit_explained(&f, omega) < 0.9 && (b = other_base(&f, p, pc_rope_round_base(est))) > 0) {
             /* it replaces the frequency message (the amplitude's stays) */
             char *and = strstr(buf, "; and ");
             if (strncmp(buf, "the cache's (cos, sin)", 22) != 0) buf[0] = '\0';
@@ -106,6 +93,7 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
                      cfg->base);
         }
         identified(&f, cfg, pc_freqs_attention(fr), buf, len);
+        pc_rope_config_match(&f, cfg, buf, len);
         pc_rope_fit_free(&f);
     }
     free(omega);

@@ -26,6 +26,15 @@ static pc_status check_rotary_dim(const char *v, pc_err *err)
     return st;
 }
 
+static pc_status check_layer_type(const char *v, pc_err *err)
+{
+    size_t n = strlen(v);
+    if (n == 0 || n >= 48 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+        return pc_seterr(err, PC_EINPUT, "--layer-type: expected a layer type name such as "
+                         "full_attention or sliding_attention, got '%s'", v);
+    return PC_OK;
+}
+
 static const pc_option options[] = {
     { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
       "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
@@ -38,6 +47,9 @@ static const pc_option options[] = {
       "default: a table's last position + 1", check_seq_len, 0 },
     { "rotary-dim", "R", "RoPE: the rotary dim when it is below the head dim (partial rotary); "
       "the cache holds R dims", check_rotary_dim, 0 },
+    { "layer-type", "NAME", "RoPE: the layer type whose encoding is checked when the config has "
+      "several (HF's layer_types names: sliding_attention, full_attention); default "
+      "full_attention, and the output lists the others", check_layer_type, 0 },
 };
 
 /* ---- the spec ----------------------------------------------------------- */
@@ -56,9 +68,10 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     pc_rope_opts ro = { pc_given_value(g, "hf-config"), pc_given_value(g, "rope-scaling"),
                         pc_given_value(g, "rope-freqs"), spec->base, spec->base_set,
                         rot ? (int)strtol(rot, NULL, 10) : 0, seq ? strtod(seq, NULL) : 0.0,
-                        seq != NULL };
+                        seq != NULL, pc_given_value(g, "layer-type") };
     spec->own = NULL;
-    if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set)
+    if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
+        && !ro.layer_type)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -70,10 +83,10 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     }
     if (s->have_base && !spec->base_set) {
         spec->base = s->p.base; /* BASE_SET stays --base's */
-        snprintf(spec->base_from, sizeof spec->base_from, "rope_theta of %.180s", ro.config);
+        snprintf(spec->base_from, sizeof spec->base_from, "%s", s->base_from);
     } else
         s->p.base = spec->base;
-    if (s->rotary_dim && !spec->d_set) spec->d = s->rotary_dim;
+    if (s->rotary_dim && !spec->d_set) { spec->d = s->rotary_dim; spec->d_known = 1; }
     spec->own = s;
     return PC_OK;
 }
@@ -107,8 +120,9 @@ static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *h
     hold->set = 1;
     char desc[400];
     pc_rope_describe(p, desc, sizeof desc);
-    snprintf(hold->note, sizeof hold->note, "%.390s (%.200s)", desc,
-             s->source[0] ? s->source : "options");
+    snprintf(hold->note, sizeof hold->note, "%.390s (%.200s)%s%.120s%s%.600s", desc,
+             s->source[0] ? s->source : "options", s->layout_why[0] ? "; " : "", s->layout_why,
+             s->layers_note[0] ? "; " : "", s->layers_note);
     cfg->sched = &hold->s;
     cfg->sched_note = hold->note;
     cfg->base = p->base;
@@ -136,7 +150,9 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-freqs %s", o->freqs_path);
     if (o->seq_len_set && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --seq-len %.17g", o->seq_len);
-    if (o->rotary_dim && u < len) snprintf(buf + u, len - u, " --rotary-dim %d", o->rotary_dim);
+    if (o->rotary_dim && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rotary-dim %d", o->rotary_dim);
+    if (o->layer_type && u < len) snprintf(buf + u, len - u, " --layer-type %s", o->layer_type);
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

@@ -60,6 +60,9 @@ typedef struct pc_rope_params {
     int att_one;              /* the attention factor is exactly 1 */
     double att_d;             /* A in binary64 (display, the bound) */
     double *model_c;          /* the precision model's C, per pair */
+    /* the spec the parameters were made from (pc_rope_instantiate; NULL:
+     * none): the likely cause names the config's other layer types */
+    const struct pc_rope_spec *from;
 } pc_rope_params;
 
 /* The kinds (one file each). */
@@ -103,8 +106,8 @@ double pc_rope_c0(double base_eff);
 /* ---- what the user gives (hf_config.c) ------------------------------------ */
 
 /* A schedule as the user describes it (config.json, --rope-scaling,
- * --rotary-dim, --seq-len, --base), before the dimension of the table or
- * implementation is known. */
+ * --rotary-dim, --seq-len, --base, --layer-type), before the dimension of
+ * the table or implementation is known. */
 /* The schedule options as given (strings point into the command line). */
 typedef struct pc_rope_opts {
     const char *config, *inline_json, *freqs_path;
@@ -113,16 +116,39 @@ typedef struct pc_rope_opts {
     int rotary_dim;           /* 0: not given */
     double seq_len;
     int seq_len_set;
+    const char *layer_type;   /* --layer-type (NULL: not given) */
 } pc_rope_opts;
+
+#define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
+#define PC_ROPE_AXES_MAX 4    /* position axes (M-RoPE sections, axial RoPE) */
 
 typedef struct pc_rope_spec {
     pc_rope_params p;         /* type and parameters (dim 0, arrays unused) */
     int have_base;            /* base from --base or the config */
+    char base_from[200];      /* where the config's base came from, for people */
     int head_dim;             /* from the config (0: unknown) */
-    int rotary_dim;           /* --rotary-dim, or the config's partial factor (0: unknown) */
+    int rotary_dim;           /* --rotary-dim, or the config's partial rotary (0: unknown) */
     double *short_factor, *long_factor; /* longrope, n_factor each */
+    /* longrope of PhiMoE: the attention factor of the short and of the long
+     * factors (0: the schedule's own) */
+    double short_mscale, long_mscale;
     double *ff;               /* --rope-freqs, n_factor */
     int n_factor;
+    /* M-RoPE (Qwen2-VL): the pairs of each position axis, in pairs (HF
+     * mrope_section; 0 sections: one axis); interleaved: the newer
+     * Qwen-VL order (pair j of axis j mod 3 while j < 3 section) */
+    int sections[PC_ROPE_AXES_MAX];
+    int n_sections, sections_interleaved;
+    int layout;               /* the pair layout the model's code uses (-1: not known) */
+    char layout_why[120];     /* why, for people */
+    char model_type[64];      /* the config's model_type ("": none) */
+    /* the encodings by layer type: LAYER names this one ("" when the
+     * config has one for every layer); LAYERS (N_LAYERS > 1) holds each
+     * encoding whole, LAYERS_NOTE says which exist and which is checked */
+    char layer[48];
+    struct pc_rope_spec *layers;
+    int n_layers;
+    char layers_note[600];
     char source[200];         /* where it came from, for the output */
     pc_rope_opts given;       /* the options it was parsed from (replay lines) */
 } pc_rope_spec;

@@ -10,7 +10,14 @@
  * with s clamped to [0, 1] (s <= 0 exactly when wl_i >= low_wl, s >= 1
  * exactly when wl_i <= high_wl, and both branches agree at the edges), so
  * the certified value needs no band decision: the clamp is applied to the
- * ends of s's interval (monotone).  A = 1. */
+ * ends of s's interval (monotone).  A = 1.
+ *
+ * high_freq_factor <= low_freq_factor (Llama 4: both 1) is well defined in
+ * HF's code: the band is empty (no wavelength is both >= high_wl and
+ * <= low_wl when high_wl >= low_wl, up to the one wavelength equal to
+ * both), so omega_i = g_i / factor where wl_i > low_wl, else g_i: s is the
+ * step 0 / 1 of the sign of L g_i / (2 pi) - low_freq_factor, decided on
+ * the interval (never 0: L / lf is rational, 2 pi / g_i transcendental). */
 #include <math.h>
 #include "schedules.h"
 
@@ -28,6 +35,16 @@ static void clamp01(mpfi_ptr x)
     mpfr_clears(a, b, (mpfr_ptr)0);
 }
 
+/* The empty band's step: 0 where X (= L g / (2 pi) - lf) < 0, 1 where
+ * X > 0, [0, 1] while the interval straddles 0 (it narrows as the
+ * precision rises). */
+static void step01(mpfi_ptr x)
+{
+    if (mpfi_is_strictly_neg(x)) mpfi_set_ui(x, 0);
+    else if (mpfi_is_strictly_pos(x)) mpfi_set_ui(x, 1);
+    else mpfi_interv_ui(x, 0, 1);
+}
+
 static void omega_iv(mpfi_ptr out, const pc_rope_params *p, int i)
 {
     mpfi_t s, t;
@@ -40,10 +57,14 @@ static void omega_iv(mpfi_ptr out, const pc_rope_params *p, int i)
     mpfi_mul_d(s, out, p->orig_max);
     mpfi_div(s, s, t);
     mpfi_sub_d(s, s, p->low_freq_factor);
-    mpfi_set_d(t, p->high_freq_factor);
-    mpfi_sub_d(t, t, p->low_freq_factor);
-    mpfi_div(s, s, t);
-    clamp01(s);
+    if (p->high_freq_factor > p->low_freq_factor) {
+        mpfi_set_d(t, p->high_freq_factor);
+        mpfi_sub_d(t, t, p->low_freq_factor);
+        mpfi_div(s, s, t);
+        clamp01(s);
+    } else {
+        step01(s);
+    }
     /* (1 - s) / factor + s = 1/factor + s (1 - 1/factor) */
     mpfi_set_ui(t, 1);
     mpfi_div_d(t, t, p->factor);
@@ -70,16 +91,32 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
  * kappa = 1 + (factor - 1) hf / (hf - lf) and the smooth factor adds
  * (factor - 1) (3 hf / (hf - lf) + 2) u, the combination 3 u:
  *   C = kappa (2 ln(base) + 2) + 3 + (factor - 1) (3 hf / (hf - lf) + 2) + 2. */
+/* The empty band (high_freq_factor <= low_freq_factor): C0(base) + 1 where
+ * wl > low_wl (the division by factor), C0(base) elsewhere.  A pair whose
+ * wavelength lies within a relative 2^-10 of low_wl may fall on the other
+ * side in binary32 (a factor-sized difference, which no bound covers);
+ * docs/schedules.md says so, and the published configs have none there
+ * (Llama 4: 8218 against 8192). */
+static pc_status prep_step(pc_rope_params *p, double low_wl)
+{
+    for (int i = 0; i < p->dim / 2; i++) {
+        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim);
+        if (wl > low_wl) p->model_c[i] += 1.0;
+    }
+    return PC_OK;
+}
+
 pc_status pc_rope_prep_llama3(pc_rope_params *p, pc_err *err)
 {
     pc_status st = pc_rope_need_factor(p->factor, "factor", err);
     if (st != PC_OK) return st;
     double lf = p->low_freq_factor, hf = p->high_freq_factor, L = p->orig_max;
-    if (!isfinite(lf) || !isfinite(hf) || !(lf > 0.0) || !(hf > lf))
-        return pc_seterr(err, PC_EINPUT, "llama3 needs 0 < low_freq_factor < high_freq_factor, "
+    if (!isfinite(lf) || !isfinite(hf) || !(lf > 0.0) || !(hf > 0.0))
+        return pc_seterr(err, PC_EINPUT, "llama3 needs low_freq_factor and high_freq_factor > 0, "
                          "got %g and %g", lf, hf);
     if (!(L >= 1.0) || !isfinite(L))
         return pc_seterr(err, PC_EINPUT, "llama3 needs rope_scaling.original_max_position_embeddings >= 1");
+    if (!(hf > lf)) return prep_step(p, L / lf);
     double kappa = 1.0 + (p->factor - 1.0) * hf / (hf - lf);
     double band = kappa * (2.0 * log(p->base) + 2.0) + 3.0
                   + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 2.0;
