@@ -167,8 +167,14 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
 double pc_p_omega(const pc_prun *r, int d, int i);
 /* the precision model's bound for one element of angle THETA */
 double pc_p_bound(const pc_prun *r, double theta, double scale);
+/* The bound of one element of pair I of dimension D (its frequencies
+ * pc_p_freqs'd) at angle THETA: with a schedule (a RoPE --hf-config, ...),
+ * the schedule's own C_i (docs/schedules.md) times its attention factor A,
+ * C_i u (1 + |theta|) A SCALE, the values being A cos, A sin; else
+ * pc_p_bound's. */
+double pc_p_bound_i(const pc_prun *r, int d, int i, double theta, double scale);
 /* The accuracy gate's budget (harness/engine/model.h, default class) of pair I of
- * dimension D at POS, ROTATES for RoPE rows; a schedule or --tol-abs: pc_p_bound. */
+ * dimension D at POS, ROTATES for RoPE rows; a schedule or --tol-abs: pc_p_bound_i. */
 double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale);
 /* column of member K (0 sin/x, 1 cos/y) of pair I */
 size_t pc_p_col(int layout, int d, int i, int k);

@@ -2,7 +2,8 @@
  * engine), so that a fuzzer can drive it (fuzz/regress_fuzz.c).
  *
  * The file is text, one case a line:
- *   property=P family=F seed=0xS d=D positions=A:B impl=NAME
+ *   property=P family=F seed=0xS d=D positions=A:B [options=O] impl=NAME
+ * (O: the encoding options of the run, percent-encoded, for people). 
  * NAME is the rest of the line after " impl=" (it may hold spaces); the other
  * fields come before it in any order, property, family and seed required,
  * others ignored.  Empty lines and lines starting with '#' are comments; a

@@ -131,20 +131,42 @@ int pc_regress_load(const char *path, const pc_regress_case *key, uint64_t *seed
 
 /* ---- appending -------------------------------------------------------- */
 
+/* " options=V" of C's options, percent-encoded (no space: fields are
+ * space-separated; the reader ignores the field), into BUF; "" when none. */
+static void options_field(const pc_regress_case *c, char *buf, size_t len)
+{
+    const char *o = c->options ? c->options : "";
+    size_t u = 0;
+    buf[0] = '\0';
+    while (*o == ' ') o++;
+    if (!*o) return;
+    u = (size_t)snprintf(buf, len, " options=");
+    for (; *o && u + 4 < len; o++) {
+        unsigned char ch = (unsigned char)*o;
+        if (ch <= ' ' || ch == '%' || ch >= 0x7F) u += (size_t)snprintf(buf + u, len - u, "%%%02X", ch);
+        else buf[u++] = (char)ch;
+    }
+    buf[u < len ? u : len - 1] = '\0';
+}
+
 /* C's line with its newline into *LINE (malloc'd), LEN bytes. */
 static pc_status format_line(const pc_regress_case *c, char **line, size_t *len, pc_err *err)
 {
     if (strpbrk(c->impl, "\n\r") || strpbrk(c->prop, "\n\r ") || strpbrk(c->family, "\n\r "))
         return pc_seterr(err, PC_EINPUT, "the implementation's name holds a line break: not saved");
+    char opts[3 * 1024];
+    options_field(c, opts, sizeof opts);
     const char *fmt = "property=%s family=%s seed=0x%016" PRIx64 " d=%d positions=%" PRId64
-                      ":%" PRId64 " impl=%s\n";
-    int n = snprintf(NULL, 0, fmt, c->prop, c->family, c->seed, c->d, c->pos_lo, c->pos_hi, c->impl);
+                      ":%" PRId64 "%s impl=%s\n";
+    int n = snprintf(NULL, 0, fmt, c->prop, c->family, c->seed, c->d, c->pos_lo, c->pos_hi, opts,
+                     c->impl);
     if (n < 0 || n >= PC_REGRESS_LINE_MAX) /* N counts the newline: the reader takes N - 1 */
         return pc_seterr(err, PC_EINPUT, "the case's line would be %d bytes, over the %d the reader "
                          "takes: not saved", n, PC_REGRESS_LINE_MAX - 1);
     *line = malloc((size_t)n + 1);
     if (!*line) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    snprintf(*line, (size_t)n + 1, fmt, c->prop, c->family, c->seed, c->d, c->pos_lo, c->pos_hi, c->impl);
+    snprintf(*line, (size_t)n + 1, fmt, c->prop, c->family, c->seed, c->d, c->pos_lo, c->pos_hi,
+             opts, c->impl);
     *len = (size_t)n;
     return PC_OK;
 }

@@ -101,9 +101,9 @@ static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_pru
     const pc_prop_params *o = r->params;
     char extra[512];
     replay_extra(extra, sizeof extra, r);
-    char lay[48] = "";
+    char lay[64] = "";
     if (pc_eng_formula_family(r))
-        snprintf(lay, sizeof lay, " --base %g --layout %s", o->base, pc_layout_name(r->layout));
+        snprintf(lay, sizeof lay, " --base %.17g --layout %s", o->base, pc_layout_name(r->layout));
     int n = snprintf(buf, len, "pecheck check %s %s --family %s --d %d%s "
                      "--positions %" PRId64 ":%" PRId64 "%s --property %s",
                      source_opt(r->impl), r->impl->name, r->family, o->d, lay,
@@ -135,6 +135,12 @@ pc_status pc_eng_skip(pc_verdict *v, const char *why)
 static void bound_line(FILE *f, const pc_prun *r)
 {
     char m[200];
+    if (r->tol_abs < 0 && r->sched) { /* pc_p_bound_i: the schedule's C_i and A */
+        fprintf(f, "            model: |err| <= C_i*u*(1+|theta|)*A, C_i the schedule's per pair "
+                "(docs/schedules.md), A its attention factor %.9g, u = %.3g\n",
+                r->freqs ? pc_freqs_attention(r->freqs) : 1.0, r->u);
+        return;
+    }
     pc_model_describe(m, sizeof m, r->C, r->u, r->params->dtype, r->tol_abs, 0);
     fprintf(f, "            model: %s\n", m);
 }

@@ -277,9 +277,11 @@ static void save_case(const run_state *s, const pc_found *fd, pc_case_split *sp,
                       size_t len)
 {
     const pc_prop_params *par = s->r->params;
+    char opts[1024] = "";
+    if (par->spec) pc_spec_args(par->spec, opts, sizeof opts); /* what shaped the run */
     pc_regress_case rc = { .prop = s->p->name, .family = s->r->family, .impl = s->r->impl->name,
                            .seed = fd->seed, .d = par->d, .pos_lo = par->pos_lo,
-                           .pos_hi = par->pos_hi };
+                           .pos_hi = par->pos_hi, .options = opts };
     pc_err e2 = { "" };
     if (par->shard_n > 0) {
         sp->save = 1;

@@ -80,7 +80,10 @@ static int shrink_cands(const pc_property *p, const pc_prun *r, const pc_case *c
     int64_t v[PC_INT_CANDS];
     pc_case c;
     if (p->shrink & PC_SH_DROP) n = drop_cands(cur, cands, n);
-    if (p->shrink & PC_SH_D) {
+    /* a family's schedule (a RoPE --hf-config, ...) is made for its width:
+     * its parameters at another d are another encoding (YaRN's ramp,
+     * llama3's bands, a rotary dim), so d stays the run's */
+    if ((p->shrink & PC_SH_D) && !pc_spec_scheduled(r->params->spec)) {
         int m = int_cands(cur->d / 2, 1, v, PC_INT_CANDS); /* in pairs: d/2 toward 1 */
         for (int k = 0; k < m; k++) {
             c = *cur;

@@ -26,11 +26,19 @@ double pc_p_bound(const pc_prun *r, double theta, double scale)
     return pc_model_bound(r->C, r->u, theta, scale, r->tol_abs);
 }
 
+double pc_p_bound_i(const pc_prun *r, int d, int i, double theta, double scale)
+{
+    if (r->tol_abs < 0 && r->sched && r->freqs && r->freqs_d == d) /* the schedule's C_i, A */
+        return pc_model_bound(pc_schedule_model_c(&r->sched->s, d, i), r->u, theta,
+                              scale * pc_freqs_attention(r->freqs), r->tol_abs);
+    return pc_p_bound(r, theta, scale);
+}
+
 double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale)
 {
     double omega = pc_p_omega(r, d, i);
     if (r->tol_abs >= 0 || r->sched) /* a schedule keeps its per-element model */
-        return pc_p_bound(r, (double)pos * omega, scale);
+        return pc_p_bound_i(r, d, i, (double)pos * omega, scale);
     /* the accuracy gate's budget (model.h), default class: pair 0 exact */
     double kappa = omega == 1.0 ? 0.0 : pc_model_kappa(PC_CLASS_DEFAULT, r->params->base, d, i);
     double phi = pc_model_phase(kappa, omega, pos);

@@ -49,7 +49,7 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const fl
     memcpy(x + 3 * dd, k, dd * sizeof *x);
     int64_t pos[4] = { m, n, m + s, n + s };
     if (pc_p_rope(r, pos, 4, d, x, out)) return 1;
-    double worst = -1;
+    double worst = -1, att = pc_p_att_factor(r, d); /* the frequencies in force, and A */
     memset(w, 0, sizeof *w);
     for (int i = 0; i < d / 2; i++) {
         size_t a = pc_p_col(r->layout, d, i, 0), b = pc_p_col(r->layout, d, i, 1);
@@ -58,14 +58,15 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const fl
                   + (double)out[2 * dd + b] * (double)out[3 * dd + b];
         double nq = hypot((double)q[a], (double)q[b]), nk = hypot((double)k[a], (double)k[b]);
         double wi = pc_p_omega(r, d, i);
-        /* |R_m q + e| with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale |pair|):
+        /* A R_m q + e with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale
+         * |pair|; B with a schedule's C_i and A, pc_p_bound_i), |A R_m q| = A |q_i|:
          * |<a+ea, b+eb> - <a, b>| <= |ea||b| + |a||eb| + |ea||eb| */
-        double bm = sqrt(2.0) * pc_p_bound(r, (double)m * wi, 1.0);
-        double bn = sqrt(2.0) * pc_p_bound(r, (double)n * wi, 1.0);
-        double bm2 = sqrt(2.0) * pc_p_bound(r, (double)(m + s) * wi, 1.0);
-        double bn2 = sqrt(2.0) * pc_p_bound(r, (double)(n + s) * wi, 1.0);
-        double bound = nq * nk * (bm + bn + bm * bn + bm2 + bn2 + bm2 * bn2)
-                     + 4.0 * 0x1p-52 * nq * nk; /* binary64 products and sums */
+        double bm = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)m * wi, 1.0);
+        double bn = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)n * wi, 1.0);
+        double bm2 = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)(m + s) * wi, 1.0);
+        double bn2 = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)(n + s) * wi, 1.0);
+        double bound = nq * nk * (att * (bm + bn + bm2 + bn2) + bm * bn + bm2 * bn2)
+                     + 4.0 * 0x1p-52 * nq * nk * att * att; /* binary64 products and sums */
         double e = fabs(d1 - d2);
         if (isnan(e)) e = (double)INFINITY;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
@@ -264,8 +265,9 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
         double e = fabs(n1 - att * n0);
         if (isnan(e)) e = (double)INFINITY;
         /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
-        double bound = (sqrt(2.0) * pc_p_bound(r, (double)c->pos[0] * pc_p_omega(r, c->d, i), 1.0)
-                        + 0x1p-51) * n0 * att;
+        double bound = (sqrt(2.0) * pc_p_bound_i(r, c->d, i, (double)c->pos[0]
+                                                 * pc_p_omega(r, c->d, i), 1.0)
+                        + 0x1p-51 * att) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
         if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
     }
