@@ -73,15 +73,25 @@ static uint16_t store(float v, int bf16) { return bf16 ? float_to_bf16(v) : floa
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-/* Rotate the rotary dims of one head (X, in place): pair i at (2i, 2i+1)
- * or (i, i + ROT/2). */
-static void rope_head(uint16_t *x, int rot, int layout, float theta_pos, const double *freqs,
-                      float att, int bf16)
+/* The position pair I of token T is rotated by: its axis' when the
+ * caller passes positions with several axes (M-RoPE, axial RoPE), else
+ * the token's. */
+static int64_t pair_pos(const pecheck_rope_args *p, size_t t, int i)
 {
+    if (PECHECK_ARGS_HAS(p, pecheck_rope_args, pair_axis))
+        return p->pos_axes[t * (size_t)p->n_axes + (size_t)p->pair_axis[i]];
+    return p->pos[t];
+}
+
+/* Rotate the rotary dims of token T's head X (in place): pair i at
+ * (2i, 2i+1) or (i, i + ROT/2). */
+static void rope_head(uint16_t *x, const pecheck_rope_args *p, size_t t, float att, int bf16)
+{
+    int rot = p->rotary_dim, layout = p->layout;
     for (int i = 0; i < rot / 2; i++) {
         int a = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i : i;
         int b = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
-        float theta = theta_pos * (float)freqs[i];
+        float theta = (float)pair_pos(p, t, i) * (float)p->freqs[i];
         float c = cosf(theta), s = sinf(theta);
         float xa = load(x + a, bf16), xb = load(x + b, bf16);
         x[a] = store(att * (xa * c - xb * s), bf16);
@@ -96,7 +106,7 @@ static int rope_tensor(const pecheck_rope_args *p, int bf16)
     for (size_t t = 0; t < p->n_tokens; t++)
         for (int h = 0; h < p->heads; h++)
             rope_head(x + (size_t)t * (size_t)p->stride_token + (size_t)h * (size_t)p->stride_head,
-                      p->rotary_dim, p->layout, (float)p->pos[t], p->freqs, att, bf16);
+                      p, t, att, bf16);
     return 0;
 }
 

@@ -62,6 +62,8 @@ typedef struct pc_spec {
     const struct pc_family *family;
     int d, d_set;           /* --d (default 128; tables: their width) */
     int d_known;            /* D was given by --d or by a config the family read */
+    int64_t rows;           /* the family's inputs fix the rows (position ids): positions
+                             * 0..ROWS-1 by default; 0: none */
     double base;            /* the frequency base */
     int base_set;           /* given by --base */
     char base_from[200];    /* where BASE came from, for people: "--base", "the default",

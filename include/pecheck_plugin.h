@@ -218,10 +218,20 @@ int pecheck_txl_score(size_t nq, size_t nk, int d, double base, int layout,
  * JSON object with HF's field names ({"rope_type": "llama3", "rope_theta":
  * 500000, "factor": 8, ...}; docs/plugins.md lists them).
  *
+ * Positions with several axes (M-RoPE of Qwen2-VL, axial RoPE of vision
+ * models; `pecheck check --position-ids`): POS_AXES holds N_TOKENS rows of
+ * N_AXES positions, and pair i of token t is rotated by
+ * theta = POS_AXES[t * N_AXES + PAIR_AXIS[i]] * FREQS[i] (PAIR_AXIS: the
+ * axis of each of the ROTARY_DIM/2 pairs: M-RoPE's sections, or the axes of
+ * an axial RoPE, whose FREQS restart in each axis).  With one position a
+ * token, N_AXES is 1, POS_AXES == POS and PAIR_AXIS is all 0; POS is always
+ * the first axis' position, so a kernel unaware of these members rotates
+ * by it (and fails a run with several axes, as it should).
+ *
  * pecheck checks the rotated elements of one head per token (head
- * POS mod HEADS, so consecutive positions cover every head) against their
- * certified reference, and the pass-through dims of every head and the
- * padding between views for bit identity (docs/plugins.md). */
+ * T mod HEADS of the run's rows, so consecutive rows cover every head)
+ * against their certified reference, and the pass-through dims of every
+ * head and the padding between views for bit identity (docs/plugins.md). */
 typedef struct pecheck_rope_args {
     size_t size;                /* sizeof (pecheck_rope_args) of the caller */
     const int64_t *pos;         /* N_TOKENS positions */
@@ -240,6 +250,10 @@ typedef struct pecheck_rope_args {
     double attention_factor;
     const char *schedule;
     const char *schedule_json;
+    /* positions with several axes (above) */
+    const int64_t *pos_axes;    /* N_TOKENS x N_AXES */
+    int n_axes;                 /* 1 .. 4 */
+    const int *pair_axis;       /* ROTARY_DIM / 2, each in 0 .. N_AXES - 1 */
 } pecheck_rope_args;
 
 int pecheck_rope_v2(const pecheck_rope_args *args);

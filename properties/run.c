@@ -126,6 +126,15 @@ static pc_status applicable(pc_prun *r, char *why, size_t len)
             return PC_SKIP;
         }
     }
+    /* a schedule that maps each row to its pairs' positions (position ids
+     * of several axes): its rows are a table's; a source taking one
+     * position a row cannot be given them */
+    pc_freqs *f = pc_spec_scheduled(r->params->spec) ? pc_p_freqs(r, r->params->d, NULL) : NULL;
+    if (f && pc_freqs_mapped(f) && !impl->pos_bounded) {
+        snprintf(why, len, "the rows have position ids of several axes (a table's rows); this "
+                 "source takes one position a row");
+        return PC_SKIP;
+    }
     return PC_OK;
 }
 

@@ -54,6 +54,14 @@ double    pc_freqs_attention(const pc_freqs *f);
  * (docs/schedules.md; 2 ln(base) + 4 for the geometric schedule). */
 double    pc_schedule_model_c(const pc_schedule *s, int d, int i);
 
+/* The position pair I of row POS is rotated by: POS, or the schedule's
+ * own (positions with several axes, schedule.h); -1: none (out of its
+ * rows).  The row functions below take row positions and rotate each pair
+ * by its own. */
+int64_t   pc_freqs_pos(const pc_freqs *f, int64_t pos, int i);
+/* 1 when the schedule maps positions (pc_freqs_pos is not POS itself). */
+int       pc_freqs_mapped(const pc_freqs *f);
+
 /* sin(pos*omega_i) and cos(pos*omega_i), 0 <= i < d/2, 0 <= pos <= 2^53. */
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);
 

@@ -31,6 +31,11 @@ struct pc_schedule_kind {
     /* The precision model's C for pair I (NULL: 2 ln(base) + 4),
      * derivations in docs/schedules.md. */
     double (*model_c)(const pc_schedule *s, int d, int i);
+    /* Positions with several axes (M-RoPE, axial RoPE): the integer
+     * position in [0, 2^53] by which pair I of row POS is rotated, the
+     * angle being that position times omega_i; -1 when POS has no row.
+     * NULL: every pair of row POS is rotated by POS. */
+    int64_t (*position)(const pc_schedule *s, int d, int64_t pos, int i);
 };
 
 #endif

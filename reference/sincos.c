@@ -36,6 +36,7 @@ struct pc_freqs {
     uint64_t n_vec, n_vec_undec; /* pairs decided by the vector path / sent on */
     /* The schedule's attention factor A (schedule.h); has_att = 0: A = 1. */
     int has_att;
+    int mapped;           /* the schedule maps a row's position to each pair's (schedule.h) */
     int att_exact;        /* att holds A exactly (a binary64 parameter) */
     mpfr_t att;           /* A, relative error < 4 * 2^-att_prec (0 when exact) */
     mpfr_prec_t att_prec;
@@ -129,7 +130,10 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
     }
     /* Without memory for the fast path every value still comes from MPFR. */
     f->fast = pc_fast_new(d);
-    f->rot = malloc(5 * (size_t)h * sizeof *f->rot); /* NULL: rows never rotate */
+    /* a row rotated from the row before, and the vector path's one angle
+     * per pair of a row, need the position of every pair to be the row's */
+    f->mapped = s.kind->position != NULL;
+    f->rot = f->mapped ? NULL : malloc(5 * (size_t)h * sizeof *f->rot); /* NULL: rows never rotate */
     f->rot_s = malloc((size_t)h * sizeof *f->rot_s); /* NULL: rows rotate pair by pair */
     f->rot_c = malloc((size_t)h * sizeof *f->rot_c);
     f->rot_undec = malloc((size_t)h * sizeof *f->rot_undec);
@@ -154,7 +158,7 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
         mpfr_clear(w);
         f->use_fast = 1;
         /* the vector path rounds sin and cos themselves: not A sin, A cos */
-        f->use_vec = f->vec != NULL && !f->has_att;
+        f->use_vec = f->vec != NULL && !f->has_att && !f->mapped;
     }
     return f;
 }
@@ -177,6 +181,16 @@ void pc_freqs_free(pc_freqs *f)
 double pc_freqs_omega(const pc_freqs *f, int i)
 {
     return mpfr_get_d(f->omega[i], MPFR_RNDN);
+}
+
+int64_t pc_freqs_pos(const pc_freqs *f, int64_t pos, int i)
+{
+    return f->mapped ? f->sched.kind->position(&f->sched, f->d, pos, i) : pos;
+}
+
+int pc_freqs_mapped(const pc_freqs *f)
+{
+    return f->mapped;
 }
 
 /* Bits of the integer part of pos * omega_i, from a double estimate. */
@@ -330,7 +344,7 @@ int pc_fast_rotate_of_freqs(pc_freqs *f, int i, double s[2], double c[2], double
 
 void pc_freqs_use_vec(pc_freqs *f, int on)
 {
-    f->use_vec = on && f->vec && !f->has_att;
+    f->use_vec = on && f->vec && !f->has_att && !f->mapped;
 }
 
 void pc_freqs_vec_stats(const pc_freqs *f, uint64_t *vec, uint64_t *undecided)
@@ -451,7 +465,10 @@ static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64, int ro
 
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
 {
-    return sincos_pair(f, pos, i, 1, 0, s, c);
+    if (i < 0 || i >= f->d / 2) return PC_EINPUT;
+    int64_t p = pc_freqs_pos(f, pos, i);
+    if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
+    return sincos_pair(f, p, i, 1, 0, s, c);
 }
 
 pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
@@ -497,7 +514,9 @@ pc_status pc_ref_sincos_row32(pc_freqs *f, int64_t pos, int mode, float *out)
     for (int k = 0; k < n; k++) {
         int i = n == h ? k : f->undec[k];
         pc_ref2 s, c;
-        pc_status st = sincos_pair(f, pos, i, 0, 0, &s, &c);
+        int64_t p = pc_freqs_pos(f, pos, i);
+        if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
+        pc_status st = sincos_pair(f, p, i, 0, 0, &s, &c);
         if (st != PC_OK)
             return st;
         if (mode == PC_VEC_HALF) { out[i] = s.f32; out[h + i] = c.f32; }
@@ -533,7 +552,9 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
             c = f->rot_c[i];
         } else {
             k++;
-            pc_status st = sincos_pair(f, pos, i, out64 != NULL, 1, &s, &c);
+            int64_t p = pc_freqs_pos(f, pos, i);
+            if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
+            pc_status st = sincos_pair(f, p, i, out64 != NULL, 1, &s, &c);
             if (st != PC_OK)
                 return st;
         }
@@ -631,15 +652,20 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
         int i = list ? list[k] : k;
         int ia = layout == 0 ? 2 * i : i;
         int ib = layout == 0 ? 2 * i + 1 : i + h;
+        int64_t p = pc_freqs_pos(f, pos, i); /* the pair's own position */
         pc_ref2 ra, rb;
-        if (pos == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
+        if (p < 0 || p > PC_POS_MAX) {
+            st = PC_EINPUT;
+            break;
+        }
+        if (p == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
             /* rotation by 0 (A x), or of the zero pair (0) */
-            if (pos == 0) rot_keep_zero(f, row, i);
+            if (p == 0) rot_keep_zero(f, row, i);
             else rot_drop(f, row, i);
-            st = att_times(f, pos == 0 ? x[ia] : 0.0f, &ra);
-            if (st == PC_OK) st = att_times(f, pos == 0 ? x[ib] : 0.0f, &rb);
+            st = att_times(f, p == 0 ? x[ia] : 0.0f, &ra);
+            if (st == PC_OK) st = att_times(f, p == 0 ? x[ib] : 0.0f, &rb);
             if (st != PC_OK) break;
-        } else if (rope_fast(f, pos, i, x[ia], x[ib], out64 != NULL, row, next, &ra, &rb)) {
+        } else if (rope_fast(f, p, i, x[ia], x[ib], out64 != NULL, row, next, &ra, &rb)) {
             f->n_fast++;
         } else {
             f->n_mpfr++;
@@ -649,17 +675,17 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
             mpfr_exp_t em;
             { int e; frexpf(m, &e); em = e; } /* m < 2^em */
             int have_a = 0, have_b = 0;
-            mpfr_prec_t p = start_prec(f, pos, i);
-            for (; p <= PC_ZIV_MAX_PREC; p += p / 2) {
+            mpfr_prec_t q = start_prec(f, p, i);
+            for (; q <= PC_ZIV_MAX_PREC; q += q / 2) {
                 mpfr_exp_t es, ec;
-                ziv_step(f, pos, i, p, &es, &ec);
+                ziv_step(f, p, i, q, &es, &ec);
                 mpfr_exp_t esc = es > ec ? es : ec;
-                mpfr_set_prec(ya, p);
-                mpfr_set_prec(yb, p);
+                mpfr_set_prec(ya, q);
+                mpfr_set_prec(yb, q);
                 mpfr_fmms(ya, xa, f->c, xb, f->s, MPFR_RNDN);
                 mpfr_fmma(yb, xa, f->s, xb, f->c, MPFR_RNDN);
-                if (!have_a) have_a = pc_round_certified(ya, rope_err(ya, em, esc, p), &ra);
-                if (!have_b) have_b = pc_round_certified(yb, rope_err(yb, em, esc, p), &rb);
+                if (!have_a) have_a = pc_round_certified(ya, rope_err(ya, em, esc, q), &ra);
+                if (!have_b) have_b = pc_round_certified(yb, rope_err(yb, em, esc, q), &rb);
                 if (have_a && have_b) break;
             }
             if (!(have_a && have_b)) { st = PC_EINTERNAL; break; }

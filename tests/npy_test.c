@@ -602,8 +602,8 @@ static const struct defect {
     { "big-endian >f4", 1, 0, HDR("'>f4'", "False", "(3,)"), 12, -1, 0, 0, "big-endian" },
     { "big-endian >f8", 1, 0, HDR("'>f8'", "False", "(3,)"), 24, -1, 0, 0, "big-endian" },
     { "'|f4' byte order", 1, 0, HDR("'|f4'", "False", "(3,)"), 12, -1, 0, 0, "'|' is not valid" },
-    { "non-float <i8", 1, 0, HDR("'<i8'", "False", "(3,)"), 24, -1, 0, 0,
-      "unsupported dtype '<i8' (expected <f2, <f4 or <f8)" },
+    { "non-float <i4", 1, 0, HDR("'<i4'", "False", "(3,)"), 12, -1, 0, 0,
+      "unsupported dtype '<i4' (expected <f2, <f4 or <f8)" },
     { "non-float |b1", 1, 0, HDR("'|b1'", "False", "(3,)"), 3, -1, 0, 0, "unsupported dtype '|b1'" },
     { "object |O", 1, 0, HDR("'|O'", "False", "(3,)"), 24, -1, 0, 0, "unsupported dtype '|O'" },
     { "long double <f16", 1, 0, HDR("'<f16'", "False", "(3,)"), 48, -1, 0, 0, "unsupported dtype" },
@@ -797,13 +797,38 @@ static void t_read_fifo(void)
     free(d);
 }
 
+/* int64 (RoPE position ids): values within 2^53 read exactly, one beyond
+ * refused naming it. */
+static void t_int64(void)
+{
+    int64_t v[3] = { 5, -7, (int64_t)1 << 53 };
+    unsigned char data[24];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 8; j++) data[8 * k + j] = (unsigned char)((uint64_t)v[k] >> (8 * j));
+    size_t len;
+    unsigned char *b = build(1, 0, HDR("'<i8'", "False", "(3,)"), 1, -1, data, 24, &len);
+    pc_npy a;
+    pc_err e;
+    if (!b || pc_npy_parse(b, len, &a, &e) != PC_OK || strcmp(a.dtype, "<i8") || a.count != 3
+        || a.data[0] != 5.0 || a.data[1] != -7.0 || a.data[2] != 0x1p53)
+        fail("<i8 within 2^53 not read exactly");
+    else
+        pc_npy_free(&a);
+    free(b);
+    data[16] = 1; /* 2^53 + 1 */
+    b = build(1, 0, HDR("'<i8'", "False", "(3,)"), 1, -1, data, 24, &len);
+    if (!b || pc_npy_parse(b, len, &a, &e) != PC_EINPUT || !strstr(e.msg, "value 2 of the <i8"))
+        fail("<i8 beyond 2^53 accepted or not named: %s", e.msg);
+    free(b);
+}
+
 /* The message of pc_npy_read is "PATH: <what pc_npy_parse says>". */
 static void t_read_prefixes_path(void)
 {
     char path[256], want[400];
     size_t len;
-    unsigned char *b = build(1, 0, HDR("'<i8'", "False", "(3,)"), 1, -1, NULL, 0, &len);
-    unsigned char z[24] = { 0 };
+    unsigned char *b = build(1, 0, HDR("'<i4'", "False", "(3,)"), 1, -1, NULL, 0, &len);
+    unsigned char z[12] = { 0 };
     tmp_path(path, sizeof path, "PE.npy");
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(b, 1, len, f) != len || fwrite(z, 1, sizeof z, f) != sizeof z) {
@@ -817,7 +842,7 @@ static void t_read_prefixes_path(void)
     free(b);
     pc_npy a;
     pc_err e;
-    snprintf(want, sizeof want, "%s: unsupported dtype '<i8' (expected <f2, <f4 or <f8)", path);
+    snprintf(want, sizeof want, "%s: unsupported dtype '<i4' (expected <f2, <f4 or <f8)", path);
     if (pc_npy_read(path, &a, &e) != PC_EINPUT || strcmp(e.msg, want) != 0)
         fail("got \"%s\", want \"%s\"", e.msg, want);
     unlink(path);
@@ -994,6 +1019,7 @@ static const struct {
     { "nonexistent path rejected (PC_EIO)", t_read_missing },
     { "empty file rejected (PC_EINPUT)", t_read_empty },
     { "pc_npy_read prefixes the path", t_read_prefixes_path },
+    { "int64: exact within 2^53, beyond refused", t_int64 },
 };
 
 int main(int argc, char **argv)

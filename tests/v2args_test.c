@@ -39,11 +39,12 @@ static int fake_rope_v2(void *ctx, size_t size, const int64_t *pos, size_t n, in
                         int head_dim, int rotary_dim, int layout, int64_t st_tok,
                         int64_t st_head, int dtype_in, int dtype_out, const unsigned char *x,
                         unsigned char *out, const double *freqs, double att,
-                        const char *sched, const char *json)
+                        const char *sched, const char *json, const int64_t *pos_axes,
+                        int n_axes, const int *pair_axis)
 {
     (void)ctx; (void)pos; (void)n; (void)heads; (void)head_dim; (void)layout; (void)st_tok;
     (void)st_head; (void)dtype_in; (void)dtype_out; (void)x; (void)out; (void)freqs; (void)att;
-    (void)sched; (void)json;
+    (void)sched; (void)json; (void)pos_axes; (void)n_axes; (void)pair_axis;
     calls++;
     seen_size = size;
     seen_rotary = rotary_dim;
@@ -55,11 +56,14 @@ static double freqs[4] = { 1, 0.1, 0.01, 0.001 };
 static uint16_t buf[4 * 3 * 20];
 
 /* 4 tokens x 3 heads x head dim 10 (rotary 8), strides (3*12 + 2, 12). */
+static const int axes0[4] = { 0, 0, 0, 0 };
+
 static pecheck_rope_args valid(void)
 {
     pecheck_rope_args a = { sizeof a, pos, 4, 3, 10, 8, PECHECK_LAYOUT_HALF, 38, 12,
                             PECHECK_DTYPE_F16, PECHECK_DTYPE_F16, buf, buf, freqs, 1.0,
-                            "default", "{\"rope_type\": \"default\", \"rope_theta\": 10000}" };
+                            "default", "{\"rope_type\": \"default\", \"rope_theta\": 10000}",
+                            pos, 1, axes0 };
     return a;
 }
 
@@ -110,6 +114,15 @@ static void test_refusals(void)
     ok(refused(&a, "attention"), "a NaN attention factor: refused");
     a = valid(); a.freqs = NULL;
     ok(refused(&a, "NULL"), "a NULL array: refused");
+    a = valid(); a.n_axes = 5;
+    ok(refused(&a, "n_axes"), "five position axes: refused");
+    static const int axes2[4] = { 0, 1, 1, 2 };
+    a = valid(); a.n_axes = 2; a.pair_axis = axes2;
+    ok(refused(&a, "pair_axis"), "a pair on axis 2 of 2: refused");
+    static const int64_t pos2[8] = { 0, 0, 1, 5, 2, 6, 3, 7 };
+    a = valid(); a.n_axes = 2; a.pos_axes = pos2; a.pair_axis = axes0 + 0;
+    before = calls;
+    ok(!refused(&a, "") && calls == before + 1, "two position axes, every pair on axis 0: called");
 }
 
 static void test_finish(void)

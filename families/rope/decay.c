@@ -47,7 +47,8 @@ static int curve(pc_prun *r, int d, int64_t rr, decayv *out, pc_err *err)
         cr += c.f64;
         sr += s.f64;
         /* the pair's error: sqrt(2) B(r w_k) (unit pair); reference 2^-53 per value */
-        acc += sqrt(2.0) * pc_p_bound_i(r, d, k, (double)rr * pc_p_omega(r, d, k), 1.0)
+        acc += sqrt(2.0) * pc_p_bound_i(r, d, k, (double)pc_freqs_pos(fr, rr, k)
+                                               * pc_p_omega(r, d, k), 1.0)
                + 0x1p-52; /* a schedule's C_k and attention factor A (pc_p_bound_i) */
         ai += hypot(ci, si);
         ar += hypot(cr, sr);

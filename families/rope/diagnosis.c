@@ -17,8 +17,10 @@
 #include "harness/sources/sources.h"
 #include "harness/sources/table.h"
 #include "identify.h"
+#include "axes_match.h"
 #include "fit.h"
 #include "options.h"
+#include "families/spec_sched.h"
 
 typedef struct ident_run {
     const pc_impl *impl;
@@ -30,6 +32,11 @@ typedef struct ident_run {
     pc_rope_fit fit;
     pc_rope_ident id;
     double offset;            /* effective position offset (positions) */
+    /* rows with position ids of several axes (--position-ids): each pair's
+     * axis under the spec's frequencies (axes_match.h), instead of a fit */
+    int n_axes, axes_found;
+    int *follow;
+    char sections[400];
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -138,6 +145,39 @@ static double seq_len_of(const pc_spec *spec, int64_t hi)
     return s && s->given.seq_len_set ? s->given.seq_len : (double)hi + 1.0;
 }
 
+/* Rows with position ids of several axes: which axis each pair follows,
+ * with the frequencies of SPEC's schedule at R's width (its base, its
+ * config), found when every pair follows one. */
+static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
+{
+    pc_acc_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.d = r->d; cfg.base = spec->base; cfg.pos_lo = r->lo; cfg.pos_hi = r->hi;
+    pc_spec_sched hold;
+    pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
+    if (st != PC_OK) return st;
+    const pc_rope_axes *ax = ((const pc_rope_params *)hold.own)->axes;
+    pc_freqs *fr = pc_freqs_new(r->d, hold.s);
+    double *omega = malloc((size_t)(r->d / 2) * sizeof *omega);
+    r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
+    r->n_axes = ax->n_axes;
+    for (int i = 0; fr && omega && i < r->d / 2; i++) omega[i] = pc_freqs_omega(fr, i);
+    if (!fr || !omega || !r->follow) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    else if (pc_rope_axes_follow(r->impl, ax, omega, r->d, r->base, r->layout, r->lo, r->hi,
+                                 r->follow) != 0)
+        st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
+    if (st == PC_OK) {
+        r->axes_found = 1;
+        for (int i = 0; i < r->d / 2; i++) r->axes_found &= r->follow[i] >= 0;
+        pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
+                                     sizeof r->sections);
+    }
+    free(omega);
+    pc_freqs_free(fr);
+    pc_spec_sched_release(&hold);
+    return st;
+}
+
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                               ident_run *r, pc_err *err)
 {
@@ -156,6 +196,8 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     if (!r->layouts)
         return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
     find_storage(r);
+    const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
     pc_status st = pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
@@ -179,9 +221,20 @@ static const char *layout_text(const ident_run *r)
                            : "interleaved (the implementation declines half)";
 }
 
+static void print_axes(FILE *f, const ident_run *r)
+{
+    fprintf(f, "%s  %s: rows %lld..%lld, d %d, positions of %d axes\n",
+            r->axes_found ? "FOUND" : "UNKNOWN", r->impl->name, (long long)r->lo,
+            (long long)r->hi, r->d, r->n_axes);
+    fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
+    fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
+            : " (\"none\": no axis explains the pair with the given frequencies)");
+}
+
 static void print_text(FILE *f, const void *found)
 {
     const ident_run *r = found;
+    if (r->follow) { print_axes(f, r); return; }
     char desc[400], js[8192];
     const pc_rope_ident *id = &r->id;
     pc_rope_ident_describe(id, desc, sizeof desc);
@@ -204,13 +257,23 @@ static void print_text(FILE *f, const void *found)
     fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
 }
 
+static void write_json_axes(pc_json *j, const ident_run *r)
+{
+    pc_json_int(j, "axes", r->n_axes);
+    pc_json_str(j, "sections", r->sections);
+    pc_json_arr(j, "pair_axis");
+    for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
+    pc_json_end(j);
+    pc_json_end(j);
+}
+
 static void write_json_one(pc_json *j, const void *found)
 {
     const ident_run *r = found;
     const pc_rope_ident *id = &r->id;
     pc_json_obj(j, NULL);
     pc_json_str(j, "source", r->impl->name);
-    pc_json_bool(j, "found", id->found);
+    pc_json_bool(j, "found", r->follow ? r->axes_found : id->found);
     pc_json_int(j, "d", r->d);
     pc_json_obj(j, "positions");
     pc_json_int(j, "start", (long long)r->lo);
@@ -218,6 +281,7 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_end(j);
     pc_json_str(j, "layout", pc_layout_name(r->layout));
     pc_json_str(j, "storage", pc_dtype_name(r->dtype));
+    if (r->follow) { write_json_axes(j, r); return; }
     pc_json_num(j, "rope_theta", id->base);
     pc_json_num(j, "base_fitted", id->base_fit);
     pc_json_str(j, "rope_type", pc_rope_type_name(id->type));
@@ -238,6 +302,7 @@ static void ident_free(void *found)
     if (!r) return;
     pc_rope_fit_free(&r->fit);
     pc_rope_ident_free(&r->id);
+    free(r->follow);
     free(r);
 }
 
@@ -252,7 +317,8 @@ static pc_status ident_run_one(const pc_impl *impl, const pc_spec *spec, int64_t
 
 static int explained(const void *found)
 {
-    return ((const ident_run *)found)->id.found;
+    const ident_run *r = found;
+    return r->follow ? r->axes_found : r->id.found;
 }
 
 static const pc_identify_kind identify = {

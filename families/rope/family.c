@@ -6,6 +6,7 @@
 #include "gate_v2.h"
 #include "options.h"
 #include "harness/sandbox/call.h"
+#include <stdio.h>
 
 extern const pc_diagnosis pc_rope_diagnosis;
 
@@ -20,8 +21,24 @@ static int provides(const pc_impl *impl) { return impl->rope != NULL || impl->ro
 /* ABI v2 kernels are gated through pecheck_rope_v2 (it carries the
  * schedule, dtypes and partial rotary); the version 1 entry point, when
  * there is one, serves the properties. */
+/* Position ids (--position-ids) give the rows of a table, or the rows of
+ * an ABI v2 kernel's positions array; an entry point taking one position a
+ * row cannot be given them: a skip saying so. */
+static pc_status axes_skip(pc_gate *g, const pc_impl *impl, const pc_family *fam)
+{
+    pc_verdict *v = pc_gate_verdict(g, impl, fam->name, "accuracy", "");
+    if (!v) return pc_gate_oom(g);
+    v->status = PC_SKIP;
+    snprintf(v->summary, sizeof v->summary, "not checked: %s takes one position a row; position "
+             "ids (--position-ids) are checked on a table's rows or through pecheck_rope_v2",
+             impl->name);
+    return PC_OK;
+}
+
 static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
+    const pc_rope_spec *s = pc_rope_spec_of(g->spec);
+    if (s && s->ids && !impl->rope_v2 && !impl->pos_bounded) return axes_skip(g, impl, fam);
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
     return pc_gate_accuracy(g, impl, fam);
 }

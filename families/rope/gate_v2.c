@@ -54,6 +54,8 @@ typedef struct v2_ctx {
     const double *freqs;
     double att;
     const char *sched, *json;
+    const pc_rope_axes *axes;      /* position ids of several axes (NULL: one a row) */
+    int *pair_axis;                /* rotary/2: each pair's axis (all 0 without AXES) */
     uint64_t seed;
     pthread_mutex_t mu;            /* guards what follows */
     pc_adapter_fault fault;        /* what a faulted call met (gate.h) */
@@ -142,6 +144,22 @@ static void check_kept(v2_ctx *c, const int64_t *pos, size_t n, const unsigned c
     pthread_mutex_unlock(&c->mu);
 }
 
+/* The positions of the engine's N rows POS (position ids: rows of the
+ * ids, N x A into AX, their first axis into P1; else the rows are the
+ * positions); 0, or -1 for a row the ids do not have. */
+static int positions_of(const v2_ctx *c, const int64_t *pos, size_t n, int64_t *p1, int64_t *ax)
+{
+    const pc_rope_axes *a = c->axes;
+    for (size_t t = 0; t < n; t++) {
+        if (a && (pos[t] < 0 || pos[t] >= a->n)) return -1;
+        for (int k = 0; k < (a ? a->n_axes : 1); k++)
+            ax[t * (size_t)(a ? a->n_axes : 1) + (size_t)k] = a ? a->ids[pos[t] * a->n_axes + k]
+                                                                 : pos[t];
+        p1[t] = ax[t * (size_t)(a ? a->n_axes : 1)];
+    }
+    return 0;
+}
+
 /* The adapter's rope hook (impl.h): the engine's N rows of D = rotary dim. */
 static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base, int layout,
                    const float *x, float *out)
@@ -151,15 +169,17 @@ static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base,
     if (d != c->rotary || n == 0) return 1;
     size_t es = pc_v2_esize(c->dtype);
     size_t span = pc_v2_rope_span(n, V2_HEADS, c->st_tok, c->st_head, c->head_dim);
+    int na = c->axes ? c->axes->n_axes : 1;
     unsigned char *buf = malloc(span * es), *orig = malloc(span * es), *mask = malloc(span);
     float *row = malloc((size_t)c->head_dim * sizeof *row);
+    int64_t *p1 = malloc(n * sizeof *p1), *pax = malloc(n * (size_t)na * sizeof *pax);
     int rc = 1;
-    if (!buf || !orig || !mask || !row) goto done;
+    if (!buf || !orig || !mask || !row || !p1 || !pax || positions_of(c, pos, n, p1, pax)) goto done;
     fill(c, pos, n, x, buf, mask, span, row);
     memcpy(orig, buf, span * es);
     pecheck_rope_args a = {
-        sizeof a, pos, n, V2_HEADS, c->head_dim, c->rotary, layout, c->st_tok, c->st_head,
-        c->dtype, c->dtype, buf, buf, c->freqs, c->att, c->sched, c->json
+        sizeof a, p1, n, V2_HEADS, c->head_dim, c->rotary, layout, c->st_tok, c->st_head,
+        c->dtype, c->dtype, buf, buf, c->freqs, c->att, c->sched, c->json, pax, na, c->pair_axis
     };
     pc_fault f;
     rc = pc_rope_v2_call(c->plugin, &f, &a);
@@ -177,7 +197,7 @@ static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base,
                                                      index_of(c, t, sel_head(pos[t]), j));
     check_kept(c, pos, n, buf, orig, mask, span);
 done:
-    free(buf); free(orig); free(mask); free(row);
+    free(buf); free(orig); free(mask); free(row); free(p1); free(pax);
     return rc;
 }
 
@@ -247,6 +267,11 @@ static pc_status dims(const pc_spec *spec, int *head_dim, int *rotary, pc_err *e
 static void v2_cfg(const pc_gate *g, int rotary, int dtype, int layout, pc_acc_cfg *cfg)
 {
     pc_gate_cfg_spec(g, layout, cfg);
+    const pc_rope_spec *s = pc_rope_spec_of(g->spec);
+    if (s && s->ids) { /* the rows of the position ids are the run's */
+        cfg->pos_lo = 0;
+        cfg->pos_hi = s->n_ids - 1;
+    }
     cfg->d = rotary;
     cfg->dtype = dtype == PECHECK_DTYPE_F32 ? g->run->dtype : pc_v2_dt(dtype);
     cfg->storage = dtype != PECHECK_DTYPE_F32;
@@ -407,7 +432,10 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
     char *json = NULL;
     v2_ctx c;
     memset(&c, 0, sizeof c);
-    if (!freqs) st = pc_gate_oom(r->g);
+    c.axes = p ? p->axes : NULL;
+    c.pair_axis = calloc((size_t)r->rotary / 2, sizeof *c.pair_axis);
+    for (int i = 0; c.axes && c.pair_axis && i < r->rotary / 2; i++) c.pair_axis[i] = c.axes->axis[i];
+    if (!freqs || !c.pair_axis) st = pc_gate_oom(r->g);
     if (st == PC_OK) st = v2_freqs(&cfg, freqs, &c.att, r->g->err);
     if (st == PC_OK && !(json = schedule_json(p, cfg.base)))
         st = pc_gate_oom(r->g);
@@ -431,6 +459,7 @@ static pc_status v2_one(v2_run *r, int dtype, int layout)
     }
     free(freqs);
     free(json);
+    free(c.pair_axis);
     pc_spec_sched_release(&sched);
     return st;
 }

@@ -90,6 +90,7 @@ pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
                              "without a rope_scaling");
         st = read_freqs(s, o->freqs_path, err);
     }
+    if (st == PC_OK) st = pc_rope_axes_read(s, o, err);
     if (st != PC_OK) return st;
     if (o->base_set) { s->p.base = o->base; s->have_base = 1; }
     if (o->rotary_dim) {
@@ -109,8 +110,9 @@ pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
 
 void pc_rope_spec_free(pc_rope_spec *s)
 {
-    free(s->short_factor); free(s->long_factor); free(s->ff);
+    free(s->short_factor); free(s->long_factor); free(s->ff); free(s->ids);
     s->short_factor = s->long_factor = s->ff = NULL;
+    s->ids = NULL;
     for (int k = 0; s->layers && k < s->n_layers; k++) pc_rope_spec_free(&s->layers[k]);
     free(s->layers);
     s->layers = NULL;
@@ -130,11 +132,15 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     *out = s->p;
     out->ext = out->ff = out->model_c = NULL;
     out->band = out->ramp = NULL;
+    out->axes = NULL;
     out->dim = d;
     if (s->rotary_dim && s->rotary_dim != d)
         return pc_seterr(err, PC_EINPUT, "the rotary dim is %d%s but the cache or --d has d = %d "
                          "(a RoPE cache holds the rotary dims only)", s->rotary_dim,
                          s->head_dim && s->rotary_dim < s->head_dim ? " (partial rotary)" : "", d);
+    /* with position ids, the sequence is as long as its largest position
+     * (HF: max(position_ids) + 1) */
+    if (s->ids) seq_default = (double)s->max_id + 1.0;
     if (!out->seq_len_set && seq_default > 0) { out->seq_len = seq_default; out->seq_len_set = 1; }
     const double *list = NULL;
     if (out->type == PC_ROPE_LONGROPE) {
@@ -159,7 +165,8 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
         out->att_given = 1;
     }
     out->from = s;
-    pc_status st = pc_rope_prepare(out, err);
+    pc_status st = pc_rope_axes_new(s, d, &out->axes, err);
+    if (st == PC_OK) st = pc_rope_prepare(out, err);
     if (st != PC_OK) pc_rope_params_free(out);
     return st;
 }
@@ -195,5 +202,12 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
         snprintf(buf, len, ", per-pair frequency factors (rope_freqs)"); break;
     default:
         break;
+    }
+    if (p->from && p->from->ids) {
+        size_t u = strlen(buf);
+        if (u + 2 < len) {
+            snprintf(buf + u, len - u, "; ");
+            pc_rope_axes_describe(p->from, buf + u + 2, len - u - 2);
+        }
     }
 }

@@ -62,7 +62,8 @@ pc_status pc_hf_scaling(pc_rope_spec *s, const pc_jnode *rs, const char *what,
  * left as it is (WANT must then be one of the config's layer_types). */
 pc_status pc_hf_layers(pc_rope_spec *s, const pc_hf_doc *doc, const char *want, pc_err *err);
 
-/* A deep copy of SRC into DST (its arrays duplicated, its layers not). */
+/* A deep copy of SRC into DST (its arrays duplicated, its layers and
+ * position ids not). */
 pc_status pc_rope_spec_copy(pc_rope_spec *dst, const pc_rope_spec *src, pc_err *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "axes_match.h"
 #include "fit.h"
 #include "identify.h"
 #include "scaling.h"
@@ -66,6 +67,10 @@ static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, 
 void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     buf[0] = '\0';
+    if (cfg->sched && ((const pc_rope_params *)cfg->sched->params)->axes) {
+        pc_rope_axes_cause(impl, cfg, buf, len); /* rows of position ids: not one position a row */
+        return;
+    }
     int h = cfg->d / 2;
     pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
     pc_freqs *fr = pc_freqs_new(cfg->d, s);

@@ -35,6 +35,17 @@ static pc_status check_layer_type(const char *v, pc_err *err)
     return PC_OK;
 }
 
+/* "a,b,c": up to PC_ROPE_AXES_MAX numbers separated by commas (read by
+ * positions.c, which names the option in its messages). */
+static pc_status check_sections(const char *v, pc_err *err)
+{
+    size_t n = strlen(v);
+    if (n == 0 || strspn(v, "0123456789,") != n || v[0] == ',' || v[n - 1] == ',')
+        return pc_seterr(err, PC_EINPUT, "expected numbers separated by commas (16,24,24), got "
+                         "'%s'", v);
+    return PC_OK;
+}
+
 static const pc_option options[] = {
     { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
       "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
@@ -47,6 +58,17 @@ static const pc_option options[] = {
       "default: a table's last position + 1", check_seq_len, 0 },
     { "rotary-dim", "R", "RoPE: the rotary dim when it is below the head dim (partial rotary); "
       "the cache holds R dims", check_rotary_dim, 0 },
+    { "position-ids", "POS.npy", "RoPE: the positions of the rows, int64 of shape (n,) or (n, A): "
+      "row r (of a table, or of --positions) is rotated by POS[r]; with A axes each pair follows "
+      "one (--rope-sections, --rope-axes-dim, a config's mrope_section)", NULL, 1 },
+    { "rope-sections", "a,b,c", "RoPE: M-RoPE (Qwen2-VL's mrope_section), the pairs of each "
+      "position axis in turn: 16,24,24 (a config's mrope_section by default)",
+      check_sections, 0 },
+    { "mrope-interleaved", "", "RoPE: the sections in the newer Qwen-VL order "
+      "(mrope_interleaved): pair j follows axis j mod 3 while j < 3 times its section", NULL, 0 },
+    { "rope-axes-dim", "a,b", "RoPE: axial RoPE (FLUX's axes_dim, a 2-D ViT): the dims of each "
+      "axis in turn, pair j of an axis of a dims with frequency base^(-2j/a)", check_sections,
+      0 },
     { "layer-type", "NAME", "RoPE: the layer type whose encoding is checked when the config has "
       "several (HF's layer_types names: sliding_attention, full_attention); default "
       "full_attention, and the output lists the others", check_layer_type, 0 },
@@ -68,10 +90,14 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     pc_rope_opts ro = { pc_given_value(g, "hf-config"), pc_given_value(g, "rope-scaling"),
                         pc_given_value(g, "rope-freqs"), spec->base, spec->base_set,
                         rot ? (int)strtol(rot, NULL, 10) : 0, seq ? strtod(seq, NULL) : 0.0,
-                        seq != NULL, pc_given_value(g, "layer-type") };
+                        seq != NULL, pc_given_value(g, "layer-type"),
+                        pc_given_value(g, "position-ids"), pc_given_value(g, "rope-sections"),
+                        pc_given_value(g, "mrope-interleaved") != NULL,
+                        pc_given_value(g, "rope-axes-dim") };
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
-        && !ro.layer_type)
+        && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
+        && !ro.sections_interleaved)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -87,6 +113,7 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     } else
         s->p.base = spec->base;
     if (s->rotary_dim && !spec->d_set) { spec->d = s->rotary_dim; spec->d_known = 1; }
+    spec->rows = s->ids ? s->n_ids : 0; /* the rows of the position ids */
     spec->own = s;
     return PC_OK;
 }
@@ -110,6 +137,11 @@ static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *h
 {
     const pc_rope_spec *s = spec->own;
     if (!s) return PC_OK;
+    if (s->ids && (cfg->pos_lo < 0 || cfg->pos_hi >= s->n_ids))
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s has %lld rows but positions %lld..%lld "
+                         "are checked (a table's rows, or --positions: rows 0..%lld)",
+                         s->given.ids_path, (long long)s->n_ids, (long long)cfg->pos_lo,
+                         (long long)cfg->pos_hi, (long long)s->n_ids - 1);
     pc_rope_params *p = calloc(1, sizeof *p);
     if (!p) return pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_status st = pc_rope_instantiate(s, cfg->d, (double)cfg->pos_hi + 1.0, p, err);
@@ -152,7 +184,15 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --seq-len %.17g", o->seq_len);
     if (o->rotary_dim && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rotary-dim %d", o->rotary_dim);
-    if (o->layer_type && u < len) snprintf(buf + u, len - u, " --layer-type %s", o->layer_type);
+    if (o->layer_type && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --layer-type %s", o->layer_type);
+    if (o->ids_path && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --position-ids %s", o->ids_path);
+    if (o->sections && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-sections %s", o->sections);
+    if (o->sections_interleaved && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --mrope-interleaved");
+    if (o->axes_dim && u < len) snprintf(buf + u, len - u, " --rope-axes-dim %s", o->axes_dim);
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

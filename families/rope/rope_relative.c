@@ -4,20 +4,49 @@
  * (the score depends on m - n only), checked pair by pair, so a small
  * relative error on one slow pair is not hidden by the fast pairs' larger
  * bounds.  The report shows the shift-invariance error as a function of
- * the absolute offset (what bfloat16 RoPE breaks at long context).
+ * the absolute offset (what bfloat16 RoPE breaks at long context).  With
+ * position ids of several axes (--position-ids) the shift is along one
+ * axis: from rows m, n to the rows whose positions are theirs moved by s
+ * on that axis (axes_rows.h), the case's axis held in its N.
  * rope-norm: a rotation preserves every pair's norm. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "properties/property.h"
+#include "axes_rows.h"
 
 
 /* ------------------------------------------------------------------ */
 /* rope-relative                                                      */
 
+/* Rows M, N and a shift S on an axis whose shifted rows exist: tries at
+ * random, then the first shiftable row (setup_rel found one) with S = 1. */
+static void gen_axes(pc_prun *r, const pc_rope_axes *a, pc_rng *g, pc_case *c)
+{
+    c->npos = 2;
+    c->vmode = PC_V_DENSE;
+    for (int t = 0; t < 256; t++) {
+        c->n = (int)pc_rng_below(g, (uint64_t)a->n_axes);
+        c->k = pc_p_offset(g, 1, 64);
+        c->pos[0] = pc_p_pos(g, r->lo, r->hi);
+        c->pos[1] = pc_p_pos(g, r->lo, r->hi);
+        if (pc_rope_axes_shift(a, c->pos[0], c->n, c->k) >= 0
+            && pc_rope_axes_shift(a, c->pos[1], c->n, c->k) >= 0)
+            return;
+    }
+    int axis = 0;
+    int64_t m = r->lo;
+    pc_rope_axes_shiftable(a, r->lo, r->hi, pc_p_pos(g, r->lo, r->hi), &axis, &m);
+    c->n = axis;
+    c->k = 1;
+    c->pos[0] = c->pos[1] = m;
+}
+
 static void gen_rel(pc_prun *r, pc_rng *g, pc_case *c)
 {
+    const pc_rope_axes *a = pc_rope_run_axes(r, r->params->d);
+    if (a) { gen_axes(r, a, g, c); return; }
     c->npos = 2;
     c->k = pc_p_offset(g, 1, r->hi - r->lo);
     int64_t top = r->hi - c->k;
@@ -27,19 +56,48 @@ static void gen_rel(pc_prun *r, pc_rng *g, pc_case *c)
     c->vmode = PC_V_DENSE;
 }
 
+/* The rows of C's shifted positions into S2 (one axis: their rows;
+ * else m + s, n + s); 0 when one has none.  R's frequencies are made. */
+static int shifted_rows(const pc_prun *r, const pc_case *c, int64_t *s2)
+{
+    const pc_rope_axes *a = pc_rope_run_axes_made(r);
+    for (int j = 0; j < 2; j++)
+        s2[j] = a ? pc_rope_axes_shift(a, c->pos[j], c->n, c->k) : c->pos[j] + c->k;
+    return s2[0] >= 0 && s2[1] >= 0;
+}
+
 static int valid_rel(const pc_prun *r, const pc_case *c)
 {
+    int64_t s2[2];
     for (int j = 0; j < 2; j++)
-        if (c->pos[j] < r->lo || c->pos[j] + c->k > r->hi) return 0;
-    return c->k >= 1;
+        if (c->pos[j] < r->lo || c->pos[j] > r->hi) return 0;
+    if (!shifted_rows(r, c, s2)) return 0; /* the generator made the frequencies */
+    return c->k >= 1 && s2[0] <= r->hi && s2[1] <= r->hi;
+}
+
+/* rope-relative needs two rows a shift apart on one axis of the ids */
+static pc_status setup_rel(pc_prun *r, pc_outcome *oc)
+{
+    pc_status st = pc_p_need_two(r, oc);
+    const pc_rope_axes *a = st == PC_OK ? pc_rope_run_axes(r, r->params->d) : NULL;
+    int axis;
+    int64_t m;
+    if (a && !pc_rope_axes_shiftable(a, r->lo, r->hi, r->lo, &axis, &m)) {
+        snprintf(oc->msg, sizeof oc->msg, "no row of the position ids has another one step "
+                 "further on one axis");
+        return PC_SKIP;
+    }
+    return st;
 }
 
 typedef struct { double err, bound, d1, d2; int pair; double qk; } relv;
 
-/* Per pair i: |<R_m q, R_n k>_i - <R_{m+s} q, R_{n+s} k>_i| against its
- * bound; returns the worst pair (by ratio) in *W; 1 on a hook error. */
-static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const float *q,
-                    const float *k, float *buf, relv *w)
+/* Per pair i: |<R_m q, R_n k>_i - <R_{m'} q, R_{n'} k>_i| against its
+ * bound, M2 and N2 the rows of the shifted positions (m + s, n + s, or
+ * one axis' shift); returns the worst pair (by ratio) in *W; 1 on a hook
+ * error. */
+static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t m2, int64_t n2,
+                    const float *q, const float *k, float *buf, relv *w)
 {
     size_t dd = (size_t)d;
     float *x = buf, *out = buf + 4 * dd;
@@ -47,9 +105,10 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const fl
     memcpy(x + dd, k, dd * sizeof *x);
     memcpy(x + 2 * dd, q, dd * sizeof *x);
     memcpy(x + 3 * dd, k, dd * sizeof *x);
-    int64_t pos[4] = { m, n, m + s, n + s };
+    int64_t pos[4] = { m, n, m2, n2 };
     if (pc_p_rope(r, pos, 4, d, x, out)) return 1;
     double worst = -1, att = pc_p_att_factor(r, d); /* the frequencies in force, and A */
+    const pc_freqs *fr = r->freqs;
     memset(w, 0, sizeof *w);
     for (int i = 0; i < d / 2; i++) {
         size_t a = pc_p_col(r->layout, d, i, 0), b = pc_p_col(r->layout, d, i, 1);
@@ -61,10 +120,13 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t s, const fl
         /* A R_m q + e with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale
          * |pair|; B with a schedule's C_i and A, pc_p_bound_i), |A R_m q| = A |q_i|:
          * |<a+ea, b+eb> - <a, b>| <= |ea||b| + |a||eb| + |ea||eb| */
-        double bm = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)m * wi, 1.0);
-        double bn = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)n * wi, 1.0);
-        double bm2 = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)(m + s) * wi, 1.0);
-        double bn2 = sqrt(2.0) * pc_p_bound_i(r, d, i, (double)(n + s) * wi, 1.0);
+        /* the pairs' own positions (a row's, or its axis' with position ids) */
+        double pm = (double)pc_freqs_pos(fr, m, i), pn = (double)pc_freqs_pos(fr, n, i);
+        double pm2 = (double)pc_freqs_pos(fr, m2, i), pn2 = (double)pc_freqs_pos(fr, n2, i);
+        double bm = sqrt(2.0) * pc_p_bound_i(r, d, i, pm * wi, 1.0);
+        double bn = sqrt(2.0) * pc_p_bound_i(r, d, i, pn * wi, 1.0);
+        double bm2 = sqrt(2.0) * pc_p_bound_i(r, d, i, pm2 * wi, 1.0);
+        double bn2 = sqrt(2.0) * pc_p_bound_i(r, d, i, pn2 * wi, 1.0);
         double bound = nq * nk * (att * (bm + bn + bm2 + bn2) + bm * bn + bm2 * bn2)
                      + 4.0 * 0x1p-52 * nq * nk * att * att; /* binary64 products and sums */
         double e = fabs(d1 - d2);
@@ -88,7 +150,13 @@ static pc_status check_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err 
     memset(oc, 0, sizeof *oc);
     oc->pair = -1;
     relv w;
-    if (rel_eval(r, c->d, c->pos[0], c->pos[1], c->k, v, v + dd, v + 2 * dd, &w)) {
+    int64_t s2[2];
+    pc_rope_run_axes(r, c->d); /* the frequencies of the case's d */
+    if (!shifted_rows(r, c, s2)) {
+        free(v);
+        return pc_seterr(err, PC_EINTERNAL, "rope-relative: a case without its shifted rows");
+    }
+    if (rel_eval(r, c->d, c->pos[0], c->pos[1], s2[0], s2[1], v, v + dd, v + 2 * dd, &w)) {
         pc_p_implerr(r, oc); free(v); return PC_OK;
     }
     oc->measured = w.err;
@@ -123,11 +191,16 @@ static void show_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f
     show_vec(f, "q", v, r->layout, c->d, i);
     show_vec(f, "k", v + dd, r->layout, c->d, i);
     relv w;
-    if (!rel_eval(r, c->d, c->pos[0], c->pos[1], c->k, v, v + dd, v + 2 * dd, &w)) {
+    int64_t s2[2];
+    if (pc_rope_run_axes(r, c->d))
+        fprintf(f, "      rows %" PRId64 ", %" PRId64 " and rows %s, their positions %" PRId64
+                " further on axis %d of the position ids\n", c->pos[0], c->pos[1],
+                shifted_rows(r, c, s2) ? "below" : "(none)", c->k, c->n);
+    if (shifted_rows(r, c, s2)
+        && !rel_eval(r, c->d, c->pos[0], c->pos[1], s2[0], s2[1], v, v + dd, v + 2 * dd, &w)) {
         fprintf(f, "      <R_%" PRId64 " q, R_%" PRId64 " k> on pair %d       = ", c->pos[0], c->pos[1], i);
         pc_p_float(f, w.d1);
-        fprintf(f, "\n      <R_%" PRId64 " q, R_%" PRId64 " k> on pair %d       = ", c->pos[0] + c->k,
-                c->pos[1] + c->k, i);
+        fprintf(f, "\n      <R_%" PRId64 " q, R_%" PRId64 " k> on pair %d       = ", s2[0], s2[1], i);
         pc_p_float(f, w.d2);
         fputc('\n', f);
     }
@@ -177,6 +250,10 @@ static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *
     pc_p_vector(c, r->layout, 0, v);
     pc_p_vector(c, r->layout, 1, v + dd);
     int64_t m = r->lo, n = r->lo + 1 <= r->hi ? r->lo + 1 : r->lo;
+    if (pc_rope_run_axes(r, c->d)) { /* rows, not positions: the cases are the report */
+        free(v);
+        return PC_OK;
+    }
     fprintf(f, "  shift-invariance error against the absolute offset s (m = %" PRId64 ", n = %" PRId64
             ", the case's vectors, worst pair):\n", m, n);
     fprintf(f, "      %12s  %14s  %14s  %10s\n", "offset s", "|error|", "bound", "error/bound");
@@ -185,7 +262,7 @@ static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *
         if (s > r->hi - top) s = r->hi - top;
         if (s < 1) break;
         relv w;
-        if (rel_eval(r, c->d, m, n, s, v, v + dd, v + 2 * dd, &w)) {
+        if (rel_eval(r, c->d, m, n, m + s, n + s, v, v + dd, v + 2 * dd, &w)) {
             pc_p_report_implerr(r, oc, f, "the shift-invariance error");
             break;
         }
@@ -208,7 +285,9 @@ const pc_property pc_prop_rope_relative = {
     .math =
         "RoPE rotates pair i of a vector at position m by m*w_i: (R_m x)_i = R(m w_i) x_i.\n"
         "<R_m q, R_n k> = sum_i <R(m w_i) q_i, R(n w_i) k_i> = sum_i <q_i, R((n - m) w_i) k_i>\n"
-        "so shifting both positions by s changes nothing, pair by pair.",
+        "so shifting both positions by s changes nothing, pair by pair.  With positions of\n"
+        "several axes (M-RoPE, axial RoPE: --position-ids) it holds along each axis: from rows\n"
+        "m, n to the rows whose positions are theirs moved by s on one axis.",
     .why =
         "Rotations compose and preserve inner products: R(a)^T R(b) = R(b - a).  The attention\n"
         "score therefore sees only the relative position.  A rotation that is not orthogonal\n"
@@ -224,7 +303,7 @@ const pc_property pc_prop_rope_relative = {
     .teach_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K | PC_SH_VEC,
     .k_min = 1,
-    .setup = pc_p_need_two,
+    .setup = setup_rel,
     .gen = gen_rel,
     .check = check_rel,
     .valid = valid_rel,
@@ -265,8 +344,8 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
         double e = fabs(n1 - att * n0);
         if (isnan(e)) e = (double)INFINITY;
         /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
-        double bound = (sqrt(2.0) * pc_p_bound_i(r, c->d, i, (double)c->pos[0]
-                                                 * pc_p_omega(r, c->d, i), 1.0)
+        double p = (double)pc_freqs_pos(r->freqs, c->pos[0], i); /* the pair's own position */
+        double bound = (sqrt(2.0) * pc_p_bound_i(r, c->d, i, p * pc_p_omega(r, c->d, i), 1.0)
                         + 0x1p-51 * att) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
         if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }

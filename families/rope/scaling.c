@@ -85,10 +85,17 @@ int pc_rope_type_of(const char *name)
     return -1;
 }
 
-pc_schedule pc_rope_schedule(const pc_rope_params *p)
+const pc_schedule_kind *pc_rope_type_kind(const pc_rope_params *p)
 {
     const rope_type *t = &types[p->type];
-    pc_schedule s = { p->att_one ? t->kind : t->kind_att, p->base, p };
+    return p->att_one ? t->kind : t->kind_att;
+}
+
+pc_schedule pc_rope_schedule(const pc_rope_params *p)
+{
+    const pc_schedule_kind *k = pc_rope_type_kind(p);
+    if (p->axes) k = p->att_one ? &pc_kind_rope_axes : &pc_kind_rope_axes_att;
+    pc_schedule s = { k, p->base, p };
     return s;
 }
 
@@ -216,8 +223,10 @@ void pc_rope_params_free(pc_rope_params *p)
 {
     if (!p) return;
     free(p->ext); free(p->ff); free(p->band); free(p->ramp); free(p->model_c);
+    pc_rope_axes_free(p->axes);
     p->ext = p->ff = p->model_c = NULL;
     p->band = p->ramp = NULL;
+    p->axes = NULL;
 }
 
 /* ---- the default schedule over the rotary dim ----------------------------- */
@@ -241,7 +250,7 @@ pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)

@@ -21,6 +21,22 @@
 #include "harness/base/status.h"
 #include "reference/round.h"
 
+#define PC_ROPE_AXES_MAX 4    /* position axes (M-RoPE sections, axial RoPE) */
+
+/* Positions with several axes (positions.c, schedule_axes.c): row r is
+ * rotated by the A positions IDS[r*A .. r*A+A); each pair follows one
+ * axis.  M-RoPE: one frequency schedule, its pairs split into sections;
+ * axial: each axis its own geometric schedule over its own dims. */
+typedef struct pc_rope_axes {
+    const int64_t *ids;       /* N x A, row-major (the spec's) */
+    int64_t n;
+    int n_axes;
+    int axial;
+    int axes_dim[PC_ROPE_AXES_MAX]; /* axial: the dims of each axis */
+    int *axis, *local;        /* per pair: its axis, and its index within it (axial) */
+    int64_t *order;           /* the N rows sorted by their positions (lexicographic) */
+} pc_rope_axes;
+
 enum pc_rope_type {
     PC_ROPE_DEFAULT = 0, PC_ROPE_LINEAR, PC_ROPE_DYNAMIC, PC_ROPE_YARN,
     PC_ROPE_LONGROPE, PC_ROPE_LLAMA3, PC_ROPE_FREQS
@@ -63,6 +79,7 @@ typedef struct pc_rope_params {
     /* the spec the parameters were made from (pc_rope_instantiate; NULL:
      * none): the likely cause names the config's other layer types */
     const struct pc_rope_spec *from;
+    pc_rope_axes *axes;       /* positions with several axes (NULL: one a row); owned */
 } pc_rope_params;
 
 /* The kinds (one file each). */
@@ -70,8 +87,11 @@ extern const pc_schedule_kind pc_kind_rope_default, pc_kind_rope_linear,
     pc_kind_rope_dynamic, pc_kind_rope_yarn, pc_kind_rope_longrope,
     pc_kind_rope_llama3, pc_kind_rope_freqs;
 
-/* The schedule of P (P must outlive it). */
+/* The schedule of P (P must outlive it); with P->axes, the kind that maps
+ * positions (schedule_axes.c) over P's own. */
 pc_schedule pc_rope_schedule(const pc_rope_params *p);
+/* The kind of P's type, without axes (schedule_axes.c delegates to it). */
+const pc_schedule_kind *pc_rope_type_kind(const pc_rope_params *p);
 /* The HF name of a type: "default", "linear", ... */
 const char *pc_rope_type_name(int type);
 /* Type of an HF rope_type string; -1: unknown. */
@@ -117,10 +137,13 @@ typedef struct pc_rope_opts {
     double seq_len;
     int seq_len_set;
     const char *layer_type;   /* --layer-type (NULL: not given) */
+    const char *ids_path;     /* --position-ids */
+    const char *sections;     /* --rope-sections "a,b,c" */
+    int sections_interleaved; /* --mrope-interleaved */
+    const char *axes_dim;     /* --rope-axes-dim "a,b" */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
-#define PC_ROPE_AXES_MAX 4    /* position axes (M-RoPE sections, axial RoPE) */
 
 typedef struct pc_rope_spec {
     pc_rope_params p;         /* type and parameters (dim 0, arrays unused) */
@@ -139,6 +162,12 @@ typedef struct pc_rope_spec {
      * Qwen-VL order (pair j of axis j mod 3 while j < 3 section) */
     int sections[PC_ROPE_AXES_MAX];
     int n_sections, sections_interleaved;
+    /* --position-ids: N_IDS rows of N_ID_AXES positions (positions.c),
+     * the largest MAX_ID; --rope-axes-dim: axial RoPE's dims per axis */
+    int64_t *ids, n_ids, max_id;
+    int n_id_axes;
+    int axes_dim[PC_ROPE_AXES_MAX];
+    int n_axes_dim;
     int layout;               /* the pair layout the model's code uses (-1: not known) */
     char layout_why[120];     /* why, for people */
     char model_type[64];      /* the config's model_type ("": none) */
@@ -168,5 +197,21 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
                               pc_rope_params *out, pc_err *err);
 /* One line describing OUT's schedule (type, parameters, A). */
 void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len);
+
+/* ---- positions with several axes (positions.c) ---------------------------- */
+
+/* The options of S's axes (O: --position-ids, --rope-sections,
+ * --mrope-interleaved, --rope-axes-dim) into S; PC_EINPUT naming
+ * the option or file. */
+pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err);
+/* S's axes for dimension D into *OUT (NULL when S has no position ids):
+ * each pair's axis from the sections (HF's order or the interleaved one)
+ * or the axial dims; PC_EINPUT when they do not fit D or the ids. */
+pc_status pc_rope_axes_new(const pc_rope_spec *s, int d, pc_rope_axes **out, pc_err *err);
+void pc_rope_axes_free(pc_rope_axes *a);
+/* Two rows' positions PA, PB (N_AXES each) compared lexicographically. */
+int pc_rope_axes_cmp(const pc_rope_axes *x, const int64_t *pa, const int64_t *pb);
+/* One line: "positions of 3 axes from POS.npy (4096 rows), sections 16,24,24". */
+void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len);
 
 #endif

@@ -20,6 +20,8 @@ void pc_rope_att_longrope(mpfi_ptr out, const pc_rope_params *p);
 
 /* The kinds with an attention factor. */
 extern const pc_schedule_kind pc_kind_rope_yarn_att, pc_kind_rope_longrope_att;
+/* Positions with several axes, without and with an attention factor. */
+extern const pc_schedule_kind pc_kind_rope_axes, pc_kind_rope_axes_att;
 
 /* A factor parameter: finite and >= 1 (omega_i stays in (0, 1], the
  * schedule contract), message naming NAME. */

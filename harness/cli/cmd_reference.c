@@ -345,8 +345,6 @@ int pc_cmd_reference(int argc, char **argv)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
                                      names, o.family), &err);
     }
-    if (!o.pos_set)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--positions A:B is required"), &err);
     if (!o.out)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--out FILE.npy is required"), &err);
 
@@ -357,11 +355,15 @@ int pc_cmd_reference(int argc, char **argv)
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_spec *spec = pc_specs_of(&specs, fam);
-    if (!spec->d_known) {
+    if (!spec->d_known || (!o.pos_set && !spec->rows)) {
         pc_specs_release(&specs);
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--d is required (or a config that gives "
-                                     "the width: --hf-config)"), &err);
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, !spec->d_known
+                                     ? "--d is required (or a config that gives the width: "
+                                       "--hf-config)"
+                                     : "--positions A:B is required (or position ids that give "
+                                       "the rows)"), &err);
     }
+    if (!o.pos_set) { o.pos_lo = 0; o.pos_hi = spec->rows - 1; } /* the ids' rows */
     uint64_t n = (uint64_t)(o.pos_hi - o.pos_lo) + 1, d = (uint64_t)spec->d;
     pc_acc_cfg acfg;
     memset(&acfg, 0, sizeof acfg);

@@ -209,7 +209,15 @@ typedef struct block {
     float *fit_got;
     double *fc, *fs, *fct, *fst;
     double *fc1, *fs1;    /* rows with an input: cos and sin of omega_i (fit_theta) */
+    int mapped;           /* the schedule maps a row to its pairs' positions (pc_freqs_pos) */
 } block;
+
+/* The position pair I of row POS is rotated by (the row's, unless the
+ * schedule has position axes). */
+static inline int64_t pair_pos(const block *b, int64_t pos, int i)
+{
+    return b->mapped ? pc_freqs_pos(b->freqs, pos, i) : pos;
+}
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
  * position: every pair has norm 1 (to rounding), so one bound line serves
@@ -237,13 +245,15 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
 }
 
 /* The budget of one element (model.h, docs/precision-model.md): radial
- * R u, the pair's phase Phi_i(pos), the storage rounding u_s, the attention
- * factor A and the scale NORM; --tol-abs replaces it, --max-abs-err caps it. */
+ * R u, the pair's phase Phi_i(pos) at the pair's own position (a schedule
+ * with several position axes maps the row's, pc_freqs_pos), the storage
+ * rounding u_s, the attention factor A and the scale NORM; --tol-abs
+ * replaces it, --max-abs-err caps it. */
 static double element_bound(const block *b, int pair, int64_t pos, double norm)
 {
     const pc_acc_cfg *c = b->cfg;
     if (c->tol_abs >= 0) return c->tol_abs;
-    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pos);
+    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
     double bound = c->half_arith ? pc_model_element_half(b->R, phi, b->u_s, b->u_min, b->att, norm)
                                  : pc_model_element(b->R, phi, b->u_s, b->att, norm);
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
@@ -290,7 +300,7 @@ static void pair_bounds(block *b, int64_t pos)
 {
     const pc_acc_cfg *c = b->cfg;
     for (int i = 0; i < c->d / 2; i++) {
-        double theta = (double)pos * b->omega[i];
+        double theta = (double)pair_pos(b, pos, i) * b->omega[i];
         b->pair_theta[i] = theta;
         b->pair_bound[i] = element_bound(b, i, pos, 1.0);
     }
@@ -315,7 +325,7 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
             int pair = cl->pair[j];
             double theta, bound;
             if (x) {
-                theta = (double)b->pos[r] * b->omega[pair];
+                theta = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
                 double norm = hypot((double)x[j], (double)x[cl->mate[j]]);
                 bound = element_bound(b, pair, b->pos[r], norm);
             } else {
@@ -433,7 +443,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
                 malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
                 malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0,
-                NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+                NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
     *b = z;
     int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
           && b->pair_bound && fit_scratch(b, cfg, rows) == 0;
@@ -449,6 +459,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     }
     b->got = b->lane_got[0];
     b->x = b->lane_x[0];
+    b->mapped = pc_freqs_mapped(b->freqs);
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
@@ -1044,7 +1055,7 @@ static void budget_reach(const block *b, pc_acc_result *res)
         if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
         if (v <= c->pos_hi) z.vac_pairs++;
     }
-    z.known = 1;
+    z.known = !b->mapped; /* positions of rows, not of pairs, otherwise */
     res->C = kmax * b->att;
     res->reach = z;
 }

@@ -24,6 +24,7 @@
 #include "fitsums.h"
 #include "model.h"
 #include "reference/reference.h"
+#include "reference/schedule.h"
 
 #define FITM_MIN_N 16   /* fewer positions: no fit (as families/rope/fit.c) */
 
@@ -109,6 +110,11 @@ pc_status pc_fitm_setup(const pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t 
     }
     if (cfg->pos_hi - cfg->pos_lo >= PC_FIT_MAX_N) {
         snprintf(note, len, "more than 2^40 positions (the exact sums' range)");
+        return PC_SKIP;
+    }
+    if (cfg->sched && cfg->sched->kind->position) {
+        snprintf(note, len, "positions with several axes: the fitted model follows one position "
+                 "a row (the rows are checked element by element)");
         return PC_SKIP;
     }
     int h = cfg->d / 2;

@@ -197,6 +197,13 @@ static pc_status parse_descr(hparse *h, npy_header *hd)
         hd->itemsize = 2;
         return PC_OK;
     }
+    /* '<i8': integers (RoPE position ids); a value is converted exactly
+     * when |v| <= 2^53, else the file is refused (ints64) */
+    if (n == 3 && (s[0] == '<' || s[0] == '=') && s[1] == 'i' && s[2] == '8') {
+        memcpy(hd->dtype, "<i8", 4);
+        hd->itemsize = 8;
+        return PC_OK;
+    }
     if (n == 3 && s[0] == '>' && s[1] == 'f')
         return pc_seterr(h->err, PC_EINPUT,
                          "unsupported dtype '%s': big-endian data is not supported "
@@ -482,6 +489,19 @@ static void bits16(const unsigned char *p, size_t count, double *out)
         out[i] = (double)((unsigned)p[2 * i] | (unsigned)p[2 * i + 1] << 8);
 }
 
+/* COUNT 64-bit little-endian signed integers at P -> OUT, exactly; the
+ * index of the first beyond +-2^53 (not a binary64 integer for sure), or
+ * COUNT when none is. */
+static size_t ints64(const unsigned char *p, size_t count, double *out)
+{
+    for (size_t i = 0; i < count; i++) {
+        int64_t v = (int64_t)load_le(p + 8 * i, 8);
+        if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) return i;
+        out[i] = (double)v;
+    }
+    return count;
+}
+
 /* Outcomes of shape_size. */
 #define NPY_SHAPE_OK        0
 #define NPY_SHAPE_ZERO      1 /* dims[*bad] is 0 */
@@ -650,10 +670,18 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     if (!data)
         return pc_seterr(err, PC_ENOMEM,
                          "out of memory for %zu values (shape %s)", count, shp);
+    size_t big = count;
     if (hd.dtype[1] == 'u')
         bits16(buf + off, count, data);
+    else if (hd.dtype[1] == 'i')
+        big = ints64(buf + off, count, data);
     else
         convert(buf + off, hd.itemsize, count, data);
+    if (big < count) {
+        free(data);
+        return pc_seterr(err, PC_EINPUT, "value %zu of the <i8 array is beyond 2^53 in "
+                         "magnitude", big);
+    }
 
     out->rank = (int)hd.ndims;
     for (size_t i = 0; i < 3; i++)

@@ -4,7 +4,8 @@
  * files (format spec: numpy.lib.format, versions 1.0, 2.0 and 3.0).  Only
  * what a PE table can be is accepted: a little-endian, C-order array of
  * float16, float32 or float64 with rank 1, 2 or 3 (rank 3 for RoPE tables
- * laid out as (n, d/2, 2)) and no zero dimension.  Everything else is
+ * laid out as (n, d/2, 2)) and no zero dimension, and int64 arrays of
+ * integers within 2^53 (RoPE position ids).  Everything else is
  * rejected with PC_EINPUT and a one-line message that names the defect.
  *
  * Values are converted to double EXACTLY: every binary16, binary32 and
@@ -42,8 +43,9 @@ typedef struct pc_npy {
     int     rank;          /* 1, 2 or 3 */
     size_t  shape[3];      /* dimensions, row-major; unused dims = 1 */
     size_t  count;         /* product of shape */
-    char    dtype[4];      /* "<f2", "<f4", "<f8" or "<u2" ('=' reads as '<');
-                              "<u2": 16-bit patterns, DATA holds the integers */
+    char    dtype[4];      /* "<f2", "<f4", "<f8", "<u2" or "<i8" ('=' reads as '<');
+                              "<u2": 16-bit patterns, DATA holds the integers;
+                              "<i8": integers of magnitude <= 2^53 (others refused) */
     double *data;          /* COUNT values, row-major, converted exactly;
                               malloc'd, released by pc_npy_free */
 } pc_npy;

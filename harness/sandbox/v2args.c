@@ -70,15 +70,31 @@ static int fits(size_t span, size_t esize, size_t out_room)
            (out_room == SIZE_MAX || span * esize <= out_room);
 }
 
+size_t pc_v2_axes(int n_axes)
+{
+    return n_axes >= 1 && n_axes <= 4 ? (size_t)n_axes : 0;
+}
+
+/* Every pair's axis is one of A's N_AXES. */
+static int axes_ok(const pecheck_rope_args *a)
+{
+    for (int i = 0; i < a->rotary_dim / 2; i++)
+        if (a->pair_axis[i] < 0 || a->pair_axis[i] >= a->n_axes) return 0;
+    return 1;
+}
+
 int pc_rope_v2_invalid(const pecheck_rope_args *a, size_t out_room, char *why, size_t len)
 {
     if (a->size != sizeof *a)
         return bad(why, len, "the argument struct's size is not this pecheck's");
-    if (!a->pos || !a->out || !a->freqs || !a->schedule || !a->schedule_json)
+    if (!a->pos || !a->out || !a->freqs || !a->schedule || !a->schedule_json || !a->pos_axes
+        || !a->pair_axis)
         return bad(why, len, "a NULL array");
     if (a->heads < 1 || a->rotary_dim < 2 || a->rotary_dim % 2 || a->head_dim < a->rotary_dim ||
         a->head_dim % 2)
         return bad(why, len, "heads, head_dim or rotary_dim out of range");
+    if (!pc_v2_axes(a->n_axes) || !axes_ok(a))
+        return bad(why, len, "n_axes or pair_axis out of range");
     if (a->layout != PECHECK_LAYOUT_INTERLEAVED && a->layout != PECHECK_LAYOUT_HALF)
         return bad(why, len, "unknown layout");
     if (!pc_v2_esize(a->dtype_in) || !pc_v2_esize(a->dtype_out))
@@ -148,7 +164,8 @@ int pc_rope_v2_call(const pc_impl *impl, pc_fault *fault, const pecheck_rope_arg
     return pc_call_rope_v2(impl, fault, a->size, a->pos, a->n_tokens, a->heads, a->head_dim,
                            a->rotary_dim, a->layout, a->stride_token, a->stride_head,
                            a->dtype_in, a->dtype_out, x, a->out, a->freqs,
-                           a->attention_factor, a->schedule, a->schedule_json);
+                           a->attention_factor, a->schedule, a->schedule_json, a->pos_axes,
+                           a->n_axes, a->pair_axis);
 }
 
 int pc_sinusoidal_v2_call(const pc_impl *impl, pc_fault *fault,

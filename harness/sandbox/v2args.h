@@ -26,6 +26,9 @@ size_t pc_v2_esize(int dtype);
 size_t pc_v2_rope_span(size_t n, int heads, int64_t st_tok, int64_t st_head, int head_dim);
 /* strlen(S) + 1, 0 for NULL. */
 size_t pc_v2_strsize(const char *s);
+/* The columns of pecheck_rope_args.pos_axes: N_AXES when it is 1 to 4,
+ * else 0 (the argument check refuses the call). */
+size_t pc_v2_axes(int n_axes);
 
 /* Whether A is a struct this pecheck would pass, with OUT_ROOM bytes of
  * OUT from A->out on (SIZE_MAX: unknown): 0, or nonzero with the reason in

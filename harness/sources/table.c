@@ -240,6 +240,9 @@ static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err
     pc_status st = pc_npy_read(path, a, err);
     if (st == PC_EIO) st = PC_EINPUT; /* a missing or unreadable table is bad input (exit 2) */
     if (st != PC_OK) return st;
+    if (a->dtype[1] == 'i')
+        return pc_seterr(err, PC_EINPUT, "%s: %s holds values, not integers (<i8: position ids "
+                         "are given with --position-ids)", path, what);
     if (a->rank != 2)
         return pc_seterr(err, PC_EINPUT, "%s: %s must have shape (n, d), got rank %d",
                          path, what, a->rank);

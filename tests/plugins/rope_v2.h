@@ -74,11 +74,24 @@ static float ld(const uint16_t *p, int bf) { return bf ? bf16_to_float(*p) : f16
 static uint16_t st(float v, int bf) { return bf ? float_to_bf16(v) : float_to_f16(v); }
 static float f16_round(float v) { return f16_to_float(float_to_f16(v)); }
 
-static void rope_head(uint16_t *x, const pecheck_rope_args *p, int64_t pos, int bf)
+/* Pair I's position at token T: its axis' (position ids of several axes,
+ * when the caller passes them), else POS[T]. */
+static int64_t pair_pos(const pecheck_rope_args *p, size_t t, int i)
+{
+#ifndef NO_AXES
+    if (PECHECK_ARGS_HAS(p, pecheck_rope_args, pair_axis))
+        return p->pos_axes[t * (size_t)p->n_axes + (size_t)p->pair_axis[i]];
+#endif
+    (void)i;
+    return p->pos[t];
+}
+
+static void rope_head(uint16_t *x, const pecheck_rope_args *p, size_t t, int bf)
 {
     int rot = p->rotary_dim;
     float att = FLAW == FLAW_NO_ATT ? 1.0f : (float)p->attention_factor;
     for (int i = 0; i < rot / 2; i++) {
+        int64_t pos = pair_pos(p, t, i);
         int a = p->layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i : i;
         int b = p->layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
         float theta = FLAW == FLAW_F16_ANGLE
@@ -107,7 +120,7 @@ int ROPE_V2_ENTRY(const pecheck_rope_args *p)
     if (FLAW == FLAW_STRIDE) { st_h = (size_t)p->head_dim; st_t = st_h * (size_t)p->heads; }
     for (size_t t = 0; t < p->n_tokens; t++)
         for (int h = 0; h < p->heads; h++)
-            rope_head(x + t * st_t + (size_t)h * st_h, p, p->pos[t], bf);
+            rope_head(x + t * st_t + (size_t)h * st_h, p, t, bf);
     if (FLAW == FLAW_OOB)
         x[(p->n_tokens - 1) * st_t + (size_t)(p->heads - 1) * st_h + (size_t)p->head_dim] = 1;
     return 0;

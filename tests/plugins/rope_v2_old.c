@@ -2,6 +2,7 @@
  * at attention_factor (no schedule members): this pecheck's struct is
  * larger, and the plugin reads only the members it knows (it must pass). */
 #define ROPE_V2_ENTRY kernel_v2
+#define NO_AXES /* nor the position axes appended later */
 #include "rope_v2.h"
 
 typedef struct old_args {      /* the older header's struct: a prefix of today's */

@@ -1,0 +1,166 @@
+/* axes_match.c: which position axis each pair of a source follows, when
+ * its rows have position ids of several axes (axes_match.h): the likely
+ * cause of a failed M-RoPE or axial cache (sections swapped, the other
+ * order), and what `pecheck identify` says of the sections.
+ *
+ * The rotation of (1, 0) on every pair gives each pair's angle at up to
+ * AM_ROWS rows spread over the run; against each axis a the mean
+ * |angle - pos_a omega_i| (wrapped to (-pi, pi]) over those rows, omega_i
+ * the schedule's; a pair follows the axis with the smallest mean when that
+ * mean is below AM_TOL (a stored bfloat16 pair's angle is good to 2^-8:
+ * far below 0.05 rad, far above a wrong axis' random phases, about
+ * pi / 2 on average). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "axes_match.h"
+#include "harness/sandbox/call.h"
+
+#define AM_ROWS 512
+#define AM_TOL 0.05
+
+/* The angle of every pair of row ROW into ANG (H of them); 0, or the call failed. */
+static int angles(const pc_impl *impl, int d, double base, int layout, int64_t row, float *x,
+                  float *y, double *ang)
+{
+    int h = d / 2;
+    pc_fault fault = { 0, "" };
+    int rc = pc_call_rope(impl, &fault, &row, 1, d, base, layout, x, y);
+    if (rc || fault.faulted) return -1;
+    for (int i = 0; i < h; i++) {
+        int a = layout ? i : 2 * i, b = layout ? i + h : 2 * i + 1;
+        ang[i] = atan2((double)y[b], (double)y[a]);
+    }
+    return 0;
+}
+
+/* ERR[i * A + a] += |angle_i - pos_a omega_i| of row ROW (wrapped). */
+static void add_errors(const pc_rope_axes *ax, const double *omega, int h, int64_t row,
+                       const double *ang, double *err)
+{
+    for (int i = 0; i < h; i++)
+        for (int a = 0; a < ax->n_axes; a++) {
+            double t = (double)ax->ids[row * ax->n_axes + a] * omega[i];
+            err[i * ax->n_axes + a] += fabs(remainder(ang[i] - t, 2.0 * M_PI));
+        }
+}
+
+int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const double *omega, int d,
+                        double base, int layout, int64_t lo, int64_t hi, int *follow)
+{
+    int h = d / 2, A = ax->n_axes;
+    size_t dd = (size_t)d;
+    float *x = calloc(dd, sizeof *x), *y = malloc(dd * sizeof *y);
+    double *ang = malloc((size_t)h * sizeof *ang), *err = calloc((size_t)h * (size_t)A, sizeof *err);
+    int64_t n = hi - lo + 1, step = n > AM_ROWS ? n / AM_ROWS : 1, used = 0;
+    int rc = !x || !y || !ang || !err || lo < 0 || hi >= ax->n ? -1 : 0;
+    for (int i = 0; rc == 0 && i < h; i++) x[layout ? i : 2 * i] = 1.0f;
+    for (int64_t row = lo; rc == 0 && row <= hi; row += step, used++)
+        if ((rc = angles(impl, d, base, layout, row, x, y, ang)) == 0)
+            add_errors(ax, omega, h, row, ang, err);
+    for (int i = 0; rc == 0 && i < h; i++) {
+        int best = 0;
+        for (int a = 1; a < A; a++)
+            if (err[i * A + a] < err[i * A + best]) best = a;
+        follow[i] = err[i * A + best] / (double)used < AM_TOL ? best : -1;
+    }
+    free(x); free(y); free(ang); free(err);
+    return rc;
+}
+
+/* FOLLOW's pairs as sections in HF's order ("24,16,24"): 1, or 0 when
+ * they are not consecutive runs of the axes 0, 1, ... in turn. */
+static int as_sections(const int *follow, int h, int A, char *buf, size_t len)
+{
+    int count[PC_ROPE_AXES_MAX] = { 0 }, axis = 0;
+    for (int j = 0; j < h; j++) {
+        if (follow[j] < 0) return 0;
+        while (axis < A && follow[j] != axis) axis++;
+        if (axis >= A) return 0;
+        count[axis]++;
+    }
+    size_t u = 0;
+    for (int a = 0; a < A && u < len; a++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%d", a ? "," : "", count[a]);
+    return 1;
+}
+
+/* FOLLOW as runs: "pairs 0..15 axis 0, 16..39 axis 1, ..." */
+static void as_runs(const int *follow, int h, char *buf, size_t len)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < h && u + 40 < len;) {
+        int k = j;
+        while (k + 1 < h && follow[k + 1] == follow[j]) k++;
+        if (follow[j] < 0)
+            u += (size_t)snprintf(buf + u, len - u, "%spairs %d..%d none", u ? ", " : "", j, k);
+        else
+            u += (size_t)snprintf(buf + u, len - u, "%spairs %d..%d axis %d", u ? ", " : "", j, k,
+                                  follow[j]);
+        j = k + 1;
+    }
+}
+
+/* FOLLOW's pairs as sections in the interleaved order of the newer
+ * Qwen-VL (positions.c): 1 with them in BUF, 0 when not that order. */
+static int as_interleaved(const int *follow, int h, int A, char *buf, size_t len)
+{
+    int count[PC_ROPE_AXES_MAX] = { 0 };
+    if (A != 3) return 0;
+    for (int j = 0; j < h; j++) {
+        if (follow[j] < 0) return 0;
+        count[follow[j]]++;
+    }
+    for (int j = 0; j < h; j++) {
+        int m = j % 3, want = m > 0 && j < 3 * count[m] ? m : 0;
+        if (follow[j] != want) return 0;
+    }
+    snprintf(buf, len, "%d,%d,%d", count[0], count[1], count[2]);
+    return 1;
+}
+
+void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, size_t len)
+{
+    char sec[64];
+    if (as_sections(follow, h, A, sec, sizeof sec))
+        snprintf(buf, len, "sections %s (in turn)", sec);
+    else if (as_interleaved(follow, h, A, sec, sizeof sec))
+        snprintf(buf, len, "sections %s in the interleaved order (mrope_interleaved)", sec);
+    else
+        as_runs(follow, h, buf, len);
+}
+
+void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
+    const pc_rope_axes *ax = p ? p->axes : NULL;
+    int h = cfg->d / 2;
+    buf[0] = '\0';
+    if (!ax || ax->n_axes < 2) return;
+    pc_freqs *fr = pc_freqs_new(cfg->d, *cfg->sched);
+    double *omega = malloc((size_t)h * sizeof *omega);
+    int *follow = malloc((size_t)h * sizeof *follow), wrong = 0, none = 0;
+    for (int i = 0; fr && omega && i < h; i++) omega[i] = pc_freqs_omega(fr, i);
+    if (fr && omega && follow
+        && pc_rope_axes_follow(impl, ax, omega, cfg->d, cfg->base, cfg->layout, cfg->pos_lo,
+                               cfg->pos_hi, follow) == 0) {
+        for (int i = 0; i < h; i++) {
+            none += follow[i] < 0;
+            wrong += follow[i] >= 0 && follow[i] != ax->axis[i];
+        }
+        char got[400];
+        pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
+        if (wrong && !none)
+            snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
+                     "(%d pairs on another axis): sections swapped, or the other order "
+                     "(--rope-sections, mrope_interleaved)?", got, wrong);
+        else if (none)
+            snprintf(buf, len, "%d pairs follow no position axis with the schedule's frequencies "
+                     "(%s): another schedule or base, or other position ids?", none, got);
+    }
+    free(follow);
+    free(omega);
+    pc_freqs_free(fr);
+}

@@ -1,0 +1,234 @@
+/* positions.c: RoPE positions with several axes (scaling.h).
+ *
+ * --position-ids POS.npy (int64, shape (n,) or (n, A)): row r of the
+ * table, or of the run's positions, is rotated by POS[r].  With A > 1
+ * axes each pair follows one of them:
+ *   M-RoPE (Qwen2-VL, transformers' apply_multimodal_rotary_pos_emb): the
+ *     one schedule's pairs in sections, mrope_section [s_0, s_1, s_2]
+ *     (from the config, or --rope-sections), pairs [0, s_0) axis 0, the
+ *     next s_1 axis 1, ...; the interleaved order of the newer Qwen-VL
+ *     (apply_interleaved_mrope, mrope_interleaved): pair j follows axis 1
+ *     when j mod 3 = 1 and j < 3 s_1, axis 2 when j mod 3 = 2 and
+ *     j < 3 s_2, else axis 0;
+ *   axial RoPE (FLUX's EmbedND axes_dim, 2-D ViT): --rope-axes-dim
+ *     a_0,a_1,...: the pairs of axis k are the next a_k / 2, pair j of the
+ *     axis with frequency base^(-2j/a_k).
+ * A pair's angle is its axis' position times its frequency, certified as
+ * for one position (schedule_axes.c maps the row to the pair's position). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scaling.h"
+#include "harness/io/npy.h"
+
+/* "a,b,c" of OPT into V (at most PC_ROPE_AXES_MAX numbers in [LO, HI]). */
+static pc_status parse_list(const char *opt, const char *text, int lo, int hi, int *v, int *n,
+                            pc_err *err)
+{
+    const char *p = text;
+    *n = 0;
+    while (*p) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < lo || x > hi || *n >= PC_ROPE_AXES_MAX || (*end && *end != ','))
+            return pc_seterr(err, PC_EINPUT, "%s: expected up to %d numbers in [%d, %d] separated "
+                             "by commas, got '%s'", opt, PC_ROPE_AXES_MAX, lo, hi, text);
+        v[(*n)++] = (int)x;
+        p = *end ? end + 1 : end;
+    }
+    if (*n == 0) return pc_seterr(err, PC_EINPUT, "%s: empty list", opt);
+    return PC_OK;
+}
+
+static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
+{
+    pc_npy a = { 0 };
+    pc_status st = pc_npy_read(path, &a, err);
+    if (st == PC_EIO) st = PC_EINPUT;
+    if (st != PC_OK) return st;
+    if (strcmp(a.dtype, "<i8") || a.rank > 2 || (a.rank == 2 && a.shape[1] > PC_ROPE_AXES_MAX)) {
+        pc_npy_free(&a);
+        return pc_seterr(err, PC_EINPUT, "%s: position ids must be int64 of shape (n,) or (n, A) "
+                         "with A <= %d", path, PC_ROPE_AXES_MAX);
+    }
+    s->ids = malloc(a.count * sizeof *s->ids);
+    if (!s->ids) { pc_npy_free(&a); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+    for (size_t k = 0; k < a.count && st == PC_OK; k++) {
+        if (!(a.data[k] >= 0 && a.data[k] <= (double)PC_POS_MAX))
+            st = pc_seterr(err, PC_EINPUT, "%s: position %zu is %.0f, outside [0, 2^53]", path, k,
+                           a.data[k]);
+        s->ids[k] = (int64_t)a.data[k];
+        if (s->ids[k] > s->max_id) s->max_id = s->ids[k];
+    }
+    s->n_ids = (int64_t)a.shape[0];
+    s->n_id_axes = a.rank == 2 ? (int)a.shape[1] : 1;
+    pc_npy_free(&a);
+    return st;
+}
+
+pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
+{
+    pc_status st = PC_OK;
+    if (o->sections) {
+        st = parse_list("--rope-sections", o->sections, 0, PC_D_MAX / 2, s->sections,
+                        &s->n_sections, err);
+        s->sections_interleaved = 0;
+    }
+    if (o->sections_interleaved) s->sections_interleaved = 1;
+    if (st == PC_OK && o->axes_dim)
+        st = parse_list("--rope-axes-dim", o->axes_dim, 2, PC_D_MAX, s->axes_dim, &s->n_axes_dim,
+                        err);
+    if (st == PC_OK && o->ids_path) st = read_ids(s, o->ids_path, err);
+    if (st != PC_OK) return st;
+    if (s->n_axes_dim && !o->ids_path)
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-dim rotates each axis by its own position: "
+                         "give --position-ids POS.npy");
+    if (o->sections_interleaved && !s->n_sections)
+        return pc_seterr(err, PC_EINPUT, "--mrope-interleaved orders the sections: give "
+                         "--rope-sections (or a config with mrope_section)");
+    if (s->n_axes_dim && (s->n_sections || s->p.type != PC_ROPE_DEFAULT))
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-dim gives each axis its own geometric "
+                         "schedule: not with sections or a rope_scaling");
+    return PC_OK;
+}
+
+/* ---- the pairs' axes for a width ------------------------------------------------ */
+
+static pc_status by_sections(const pc_rope_spec *s, int h, pc_rope_axes *a, pc_err *err)
+{
+    int sum = 0;
+    for (int k = 0; k < s->n_sections; k++) sum += s->sections[k];
+    if (sum != h)
+        return pc_seterr(err, PC_EINPUT, "the sections (mrope_section or --rope-sections) hold %d "
+                         "pairs but d = %d has %d", sum, 2 * h, h);
+    for (int j = 0, k = 0, left = s->sections[0]; j < h; j++) {
+        if (s->sections_interleaved) {
+            int m = j % 3;
+            a->axis[j] = m > 0 && m < s->n_sections && j < 3 * s->sections[m] ? m : 0;
+            continue;
+        }
+        while (left == 0) left = s->sections[++k];
+        a->axis[j] = k;
+        left--;
+    }
+    return PC_OK;
+}
+
+static pc_status by_axes_dim(const pc_rope_spec *s, int d, pc_rope_axes *a, pc_err *err)
+{
+    int sum = 0;
+    for (int k = 0; k < s->n_axes_dim; k++) {
+        if (s->axes_dim[k] % 2)
+            return pc_seterr(err, PC_EINPUT, "--rope-axes-dim: %d dims of axis %d are odd",
+                             s->axes_dim[k], k);
+        sum += s->axes_dim[k];
+    }
+    if (sum != d)
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-dim holds %d dims but d = %d", sum, d);
+    a->axial = 1;
+    for (int k = 0, j = 0; k < s->n_axes_dim; k++) {
+        a->axes_dim[k] = s->axes_dim[k];
+        for (int l = 0; l < s->axes_dim[k] / 2; l++, j++) { a->axis[j] = k; a->local[j] = l; }
+    }
+    return PC_OK;
+}
+
+/* How many axes the pairs are split into; PC_EINPUT when it is not the ids'. */
+static pc_status check_count(const pc_rope_spec *s, pc_err *err)
+{
+    int want = s->n_axes_dim ? s->n_axes_dim : s->n_sections;
+    if (s->n_id_axes > 1 && want == 0)
+        return pc_seterr(err, PC_EINPUT, "%s has %d position axes: say how the pairs follow them "
+                         "(--rope-sections, --rope-axes-dim, or a config with mrope_section)",
+                         s->given.ids_path, s->n_id_axes);
+    if (s->n_id_axes > 1 && want != s->n_id_axes)
+        return pc_seterr(err, PC_EINPUT, "%s has %d position axes but the pairs are split into %d "
+                         "(%s)", s->given.ids_path, s->n_id_axes, want,
+                         s->n_axes_dim ? "--rope-axes-dim" : "mrope_section or --rope-sections");
+    return PC_OK;
+}
+
+/* Row A's positions against row B's, lexicographic: <0, 0, >0. */
+int pc_rope_axes_cmp(const pc_rope_axes *x, const int64_t *pa, const int64_t *pb)
+{
+    for (int j = 0; j < x->n_axes; j++)
+        if (pa[j] != pb[j]) return pa[j] < pb[j] ? -1 : 1;
+    return 0;
+}
+
+/* X->order: the rows sorted by their positions (a merge sort: rows with
+ * equal positions keep their order). */
+static int sort_rows(pc_rope_axes *x)
+{
+    int64_t n = x->n, *tmp = malloc((size_t)n * sizeof *tmp);
+    x->order = malloc((size_t)n * sizeof *x->order);
+    if (!tmp || !x->order) { free(tmp); return -1; }
+    for (int64_t k = 0; k < n; k++) x->order[k] = k;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                const int64_t *pi = x->ids + x->order[i] * x->n_axes, *pj = x->ids + x->order[j] * x->n_axes;
+                tmp[k++] = pc_rope_axes_cmp(x, pj, pi) < 0 ? x->order[j++] : x->order[i++];
+            }
+            while (i < mid) tmp[k++] = x->order[i++];
+            while (j < hi) tmp[k++] = x->order[j++];
+        }
+        memcpy(x->order, tmp, (size_t)n * sizeof *tmp);
+    }
+    free(tmp);
+    return 0;
+}
+
+pc_status pc_rope_axes_new(const pc_rope_spec *s, int d, pc_rope_axes **out, pc_err *err)
+{
+    *out = NULL;
+    if (!s->ids) return PC_OK;
+    pc_status st = check_count(s, err);
+    if (st != PC_OK) return st;
+    int h = d / 2;
+    pc_rope_axes *a = calloc(1, sizeof *a);
+    if (a) { a->axis = calloc((size_t)h, sizeof *a->axis); a->local = calloc((size_t)h, sizeof *a->local); }
+    if (!a || !a->axis || !a->local) {
+        pc_rope_axes_free(a);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    a->ids = s->ids;
+    a->n = s->n_ids;
+    a->n_axes = s->n_id_axes;
+    if (sort_rows(a) != 0) {
+        pc_rope_axes_free(a);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    if (s->n_id_axes > 1)
+        st = s->n_axes_dim ? by_axes_dim(s, d, a, err) : by_sections(s, h, a, err);
+    if (st != PC_OK) { pc_rope_axes_free(a); return st; }
+    *out = a;
+    return PC_OK;
+}
+
+void pc_rope_axes_free(pc_rope_axes *a)
+{
+    if (!a) return;
+    free(a->axis);
+    free(a->local);
+    free(a->order);
+    free(a);
+}
+
+void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!s->ids) return;
+    int n = snprintf(buf, len, "positions of %d ax%s from %.150s (%lld rows)", s->n_id_axes,
+                     s->n_id_axes == 1 ? "is" : "es", s->given.ids_path, (long long)s->n_ids);
+    const int *v = s->n_axes_dim ? s->axes_dim : s->sections;
+    int m = s->n_axes_dim ? s->n_axes_dim : s->n_sections;
+    if (s->n_id_axes < 2 || n < 0 || (size_t)n >= len) return;
+    n += snprintf(buf + n, len - (size_t)n, ", %s ", s->n_axes_dim ? "axial, dims"
+                  : s->sections_interleaved ? "sections (interleaved)" : "sections");
+    for (int k = 0; k < m && n > 0 && (size_t)n < len; k++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%d", k ? "," : "", v[k]);
+}
