@@ -178,6 +178,26 @@ cat "$tmp/wrong.tap"
 n=$((n + $(grep -c '^\(not \)\?ok' "$tmp/wrong.tap")))
 fails=$((fails + $(grep -c '^not ok' "$tmp/wrong.tap")))
 
+# every replay line of a failing run under --hf-config reproduces its failure
+# (a sample of the mistakes: schedule, layer type, rotary dim, attention factor,
+# ChatGLM's rope_ratio, DeepSeek's slice)
+for mv in meta-llama--Llama-3.1-8B-factor google--gemma-3-1b-it-local EleutherAI--gpt-j-6b-pairs \
+          Qwen--Qwen2.5-7B-Instruct-yarn-noatt THUDM--glm-4-9b-chat-ratio deepseek-ai--DeepSeek-V3-slice; do
+    d=$tmp/$mv
+    "$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --hf-config "$C/${mv%-*}.json" \
+        --cases 10 --regressions off >"$d/full" 2>&1
+    sed -n 's/.*replay: pecheck //p' "$d/full" >"$d/replays"
+    good=0; all=0
+    while read -r line; do
+        all=$((all + 1))
+        prop=$(echo "$line" | sed 's/.*--property \([a-z-]*\).*/\1/')
+        eval "\"$PECHECK\" $line --regressions off" >"$d/replayed" 2>&1
+        [ $? -eq 1 ] && grep -q "^FAIL .* rope $prop " "$d/replayed" && good=$((good + 1))
+    done <"$d/replays"
+    [ "$all" -gt 0 ] && [ "$good" -eq "$all" ] && grep -q -- "--hf-config" "$d/replays"
+    ok $? "$mv: its $all replay lines carry --hf-config and reproduce the failure ($good)" "$d/replays"
+done
+
 # what is not RoPE, or not understood: exit 2 naming the file and the key
 exit2() { # exit2 PATTERN NAME ARGS...
     pat=$1; name=$2; shift 2
