@@ -6,9 +6,10 @@
 # numpy (np.lib.format.write_array) writes one file for each dtype <f2 <f4
 # <f8, format version 1.0 2.0 3.0 and rank 1 2 3, values included that
 # matter (signed zeros, subnormals, extremes, inf, NaN), plus files our
-# reader must reject (big-endian, Fortran order, int64, bool, rank 0, 0
-# rows).  NPY_TEST --numpy-dir DIR then reads each one back and compares it
-# bit for bit with float.hex() of numpy's values.  The other way round,
+# reader must reject (big-endian, Fortran order, int32, int64 beyond 2^53,
+# bool, rank 0, 0 rows); int64 position ids within 2^53 read exactly.
+# NPY_TEST --numpy-dir DIR then reads each one back and compares it bit
+# for bit with float.hex() of numpy's values.  The other way round,
 # NPY_TEST --write-dir DIR writes f32/f64 tables of rank 1..3 with our
 # writer, and numpy checks that np.load reads them and that np.save writes
 # the very same bytes.  Output is TAP.
@@ -86,7 +87,9 @@ good('pe_5000x64', values('<f4', 5000 * 64).reshape(5000, 64), None)
 
 bad('be_f4', values('>f4', 6), 'big-endian')
 bad('fortran', values('<f8', 6).reshape(2, 3), 'Fortran', fortran=True)
-bad('i8', np.arange(6, dtype='<i8'), "unsupported dtype '<i8'")
+good('i8', np.array([0, 1, -7, 2**24 + 1, 2**53, -2**53], dtype='<i8'), None)
+bad('i8_big', np.array([0, 2**53 + 1], dtype='<i8'), 'beyond 2^53')
+bad('i4', np.arange(6, dtype='<i4'), "unsupported dtype '<i4'")
 bad('b1', np.ones(6, dtype='?'), "unsupported dtype '|b1'")
 bad('c8', np.ones(6, dtype='<c8'), "unsupported dtype '<c8'")
 bad('rank0', np.float32(1.0).reshape(()), 'rank 0')
