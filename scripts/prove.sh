@@ -1,5 +1,5 @@
 #!/bin/bash
-# prove.sh: the ACSL contracts of the built-ins (families/, impl/common.h) and of the harness's .npy reader,
+# prove.sh: the ACSL contracts of the built-ins (families/, impl/common.h, the families' kernel headers) and of the harness's .npy reader,
 # table lookup and canary scan proved with Frama-C (make prove).
 #
 #   scripts/prove.sh            WP (-wp-rte) on every covered file, then Eva
@@ -119,14 +119,22 @@ defined_fns() {
 }
 
 # The WP units: "label|source|functions".
-# pc_bf16 is left to Eva: it reads a float's bits with memcpy, type punning
-# that WP's Typed memory model does not represent.
-COMMON_FNS=pc_col,pc_torch_div_term,pc_torch_inv_freq,pc_layout_ok
 WP_FILES="families/sinusoidal/sin_torch_exp families/sinusoidal/sin_torch_pow
           families/sinusoidal/sin_double_angle families/sinusoidal/sin_bf16_positions
           families/sinusoidal/sin_sin_only families/sinusoidal/sin_cos_shifted
           families/sinusoidal/sin_rotate_recurrence families/sinusoidal/sin_plus_1e4
-          families/rope/rope_polar families/rope/rope_half families/learned/learned_table"
+          families/rope/rope_polar families/rope/rope_half families/rope/rope_bf16_cache
+          families/learned/learned_table"
+# The kernels the built-ins share, static inline in headers, "header:includer":
+# each proved once, in the translation unit of one file that includes it
+# (every function the header defines); the hooks that call them use their
+# contracts.
+KERNEL_HEADERS="impl/common.h:families/sinusoidal/sin_torch_exp.c
+                families/sinusoidal/sin_kernel.h:families/sinusoidal/sin_torch_exp.c
+                families/rope/rope_kernel.h:families/rope/rope_half.c"
+# pc_bf16 (impl/common.h) is left to Eva: it reads a float's bits with
+# memcpy, type punning that WP's Typed memory model does not represent.
+WP_ASSUMED=pc_bf16
 # The harness code that handles .npy data and plugin output: only the
 # functions with contracts (the rest of these files does I/O, formatting
 # and process control that the contracts do not cover; docs/proofs.md).
@@ -173,7 +181,10 @@ elif [ -n "${PROVE_UNITS:-}" ] && [ $MODE != eva ]; then
     done
 elif [ $MODE != eva ]; then
     units+=("ACSL/pecheck.acsl lemmas|$ROOT/families/sinusoidal/sin_torch_exp.c|@lemma")
-    units+=("impl/common.h|$ROOT/families/sinusoidal/sin_torch_exp.c|$COMMON_FNS")
+    for k in $KERNEL_HEADERS; do
+        fns=$(defined_fns "$ROOT/${k%%:*}" | tr , '\n' | grep -vxF "$WP_ASSUMED" | paste -sd, -)
+        units+=("${k%%:*}|$ROOT/${k#*:}|$fns")
+    done
     for f in $WP_FILES; do
         units+=("$f.c|$ROOT/$f.c|$(defined_fns "$ROOT/$f.c")")
     done

@@ -1,7 +1,9 @@
 /* rotate-recurrence (known bad): PE(pos+1) = R(omega) PE(pos), applied
  * repeatedly in binary32 from PE(0) = (0, 1).  Each step adds a rounding
  * error, so the error grows with the position (a random walk in the angle
- * and a drift of the pair's norm).
+ * and a drift of the pair's norm).  torch-exp's omega (div_term), but not
+ * its table with a flaw: the flaw is the algorithm, advance()'s rotation
+ * step, so this built-in keeps its own loop (sin_kernel.h holds the tables).
  * The state of the last row is kept per thread so increasing positions cost
  * one step each; a smaller position restarts from the period's anchor.
  *
