@@ -1,6 +1,8 @@
 /* relative_common.h: shared float32 pieces of the relative-position
- * built-ins (T5, ALiBi, Transformer-XL).  Each built-in file defines its own
- * bucket / slope / R function and uses these to fill the ABI's outputs. */
+ * built-ins: the distance of two positions (T5, ALiBi) and Transformer-XL's
+ * score, whose index function (i - j, or the flaw of txl-absolute) each TXL
+ * built-in passes.  T5's bucket and ALiBi's slopes and bias are their
+ * families' (families/t5/t5_hf.c, families/alibi/alibi_paper.c). */
 #ifndef PECHECK_IMPL_RELATIVE_COMMON_H
 #define PECHECK_IMPL_RELATIVE_COMMON_H
 
@@ -13,62 +15,6 @@
 static inline uint64_t pc_rel_absdiff(int64_t a, int64_t b)
 {
     return a >= b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
-}
-
-/* The parameter checks every T5 built-in does (nonzero: refuse). */
-static inline int pc_rel_t5_params_bad(int bidirectional, int num_buckets, int max_distance)
-{
-    int nb = bidirectional ? num_buckets / 2 : num_buckets;
-    return num_buckets < 1 || nb / 2 < 1 || max_distance <= nb / 2;
-}
-
-typedef int32_t (*pc_rel_bucket_fn)(int64_t rel, int bidirectional, int num_buckets,
-                                    int max_distance);
-
-/* T5 bias from a bucket function: OUT[h][r][c] = EMB[bucket(k - q)][h]. */
-/* The t5_bucket hook of every T5 built-in: BUCKET applied to each distance. */
-static inline int pc_rel_t5_buckets(pc_rel_bucket_fn bucket, const int64_t *rel, size_t n,
-                                    int bidirectional, int num_buckets, int max_distance,
-                                    int32_t *out)
-{
-    if (pc_rel_t5_params_bad(bidirectional, num_buckets, max_distance)) return 1;
-    for (size_t r = 0; r < n; r++)
-        out[r] = bucket(rel[r], bidirectional, num_buckets, max_distance);
-    return 0;
-}
-
-static inline int pc_rel_t5_bias(pc_rel_bucket_fn bucket, const float *emb, int heads,
-                                 int bidirectional, int num_buckets, int max_distance,
-                                 const int64_t *qpos, size_t nq, const int64_t *kpos,
-                                 size_t nk, float *out)
-{
-    if (heads < 1 || pc_rel_t5_params_bad(bidirectional, num_buckets, max_distance))
-        return 1;
-    for (size_t r = 0; r < nq; r++)
-        for (size_t c = 0; c < nk; c++) {
-            int32_t b = bucket(kpos[c] - qpos[r], bidirectional, num_buckets, max_distance);
-            if (b < 0 || b >= num_buckets) return 2;
-            for (int h = 0; h < heads; h++)
-                out[((size_t)h * nq + r) * nk + c] = emb[(size_t)b * (size_t)heads + (size_t)h];
-        }
-    return 0;
-}
-
-/* ALiBi bias from float32 slopes: RN(slope * |j - i|), negated (the
- * distance is formed in int64, then converted once, as torch does with an
- * integer arange difference). */
-static inline void pc_rel_alibi_bias(const float *slopes, int heads, const int64_t *qpos,
-                                     size_t nq, const int64_t *kpos, size_t nk, int causal,
-                                     float *out)
-{
-    for (int h = 0; h < heads; h++)
-        for (size_t r = 0; r < nq; r++)
-            for (size_t c = 0; c < nk; c++) {
-                size_t o = ((size_t)h * nq + r) * nk + c;
-                if (causal && kpos[c] > qpos[r]) { out[o] = -INFINITY; continue; }
-                float dist = (float)pc_rel_absdiff(kpos[c], qpos[r]);
-                out[o] = -(slopes[h] * dist);
-            }
 }
 
 /* R_p in binary32 as Transformer-XL's PositionalEmbedding computes it:

@@ -1,27 +1,18 @@
-/* alibi-cache-offset (known bad): the bias takes the query's index in the
- * batch (0, 1, ...) as its position instead of its absolute position: a
- * bias matrix built for positions 0..n-1 and sliced from its top-left
- * corner while decoding with a cache, where the query sits at position
- * past_length.  Slopes are alibi-paper's. */
-#include "impl/relative_common.h"
-
+/* alibi-cache-offset (known bad): alibi-paper with one flaw, the bias takes
+ * the query's index in the batch (0, 1, ...) as its position instead of its
+ * absolute position: a bias matrix built for positions 0..n-1 and sliced
+ * from its top-left corner while decoding with a cache, where the query
+ * sits at position past_length.  Slopes are alibi-paper's.  The flaw is
+ * PC_ALIBI_QUERY_INDEX, the line of alibi_paper.c marked
+ * "flaw: alibi-cache-offset". */
 #include "alibi_paper.h"
+#include "harness/sandbox/impl.h"
 
 static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
                     const int64_t *kpos, size_t nk, int causal, float *out)
 {
-    (void)qpos; /* the bug: the query index stands in for qpos[r] */
-    if (heads < 1 || heads > 4096 || nq > ((size_t)1 << 32)) return 1;
-    float *s = malloc((size_t)heads * sizeof *s);
-    int64_t *idx = malloc((nq ? nq : 1) * sizeof *idx);
-    int rc = s && idx ? pc_alibi_paper_slopes(ctx, heads, s) : 2;
-    if (rc == 0) {
-        for (size_t r = 0; r < nq; r++) idx[r] = (int64_t)r;
-        pc_rel_alibi_bias(s, heads, idx, nq, kpos, nk, causal, out);
-    }
-    free(s);
-    free(idx);
-    return rc;
+    (void)ctx;
+    return pc_alibi_bias(heads, qpos, nq, kpos, nk, causal, out, PC_ALIBI_QUERY_INDEX);
 }
 
 const pc_impl pc_impl_alibi_cache_offset = {

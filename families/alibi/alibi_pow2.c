@@ -1,30 +1,24 @@
-/* alibi-pow2 (known bad): ALiBi slopes computed with the power-of-two rule
- * for every head count, 2^(-8(h+1)/H), as ports that copy only
- * get_slopes_power_of_2 do.  Right for H = 1, 2, 4, 8, ...; for H = 12 the
- * slopes are 2^(-2/3), 2^(-4/3), ... instead of 1/2 .. 1/256 followed by
- * 2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2). */
-#include "impl/relative_common.h"
+/* alibi-pow2 (known bad): alibi-paper with one flaw, the slopes computed
+ * with the power-of-two rule for every head count, 2^(-8(h+1)/H), as ports
+ * that copy only get_slopes_power_of_2 do.  Right for H = 1, 2, 4, 8, ...;
+ * for H = 12 the slopes are 2^(-2/3), 2^(-4/3), ... instead of 1/2 .. 1/256
+ * followed by 2^(-1/2), 2^(-3/2), 2^(-5/2), 2^(-7/2).  The flaw is
+ * PC_ALIBI_POW2_ONLY, the line of alibi_paper.c marked "flaw: alibi-pow2";
+ * the bias is the paper's with these slopes. */
+#include "alibi_paper.h"
+#include "harness/sandbox/impl.h"
 
 static int run_slopes(void *ctx, int heads, float *out)
 {
     (void)ctx;
-    if (heads < 1 || heads > 4096) return 1;
-    double start = pow(2.0, -pow(2.0, -(log2((double)heads) - 3.0)));
-    for (int h = 0; h < heads; h++)
-        out[h] = (float)(start * pow(start, (double)h));
-    return 0;
+    return pc_alibi_slopes(heads, out, PC_ALIBI_POW2_ONLY);
 }
 
 static int run_bias(void *ctx, int heads, const int64_t *qpos, size_t nq,
                     const int64_t *kpos, size_t nk, int causal, float *out)
 {
-    float *s = malloc((heads > 0 ? (size_t)heads : 1) * sizeof *s);
-    if (!s) return 2;
-    int rc = run_slopes(ctx, heads, s);
-    if (rc == 0)
-        pc_rel_alibi_bias(s, heads, qpos, nq, kpos, nk, causal, out);
-    free(s);
-    return rc;
+    (void)ctx;
+    return pc_alibi_bias(heads, qpos, nq, kpos, nk, causal, out, PC_ALIBI_POW2_ONLY);
 }
 
 const pc_impl pc_impl_alibi_pow2 = {
