@@ -131,6 +131,7 @@ static int lookup_clamp(void *ctx, const int64_t *pos, size_t n, int d, float *o
         loop assigns r, out[0 .. n * d - 1];
         loop variant n - r; */
     for (size_t r = 0; r < n; r++) {
+        /* the flaw: a position outside the table is clamped to its ends, not refused */
         int64_t p = pos[r] < 0 ? 0 : pos[r] >= PC_LEARNED_MAX_LEN ? PC_LEARNED_MAX_LEN - 1 : pos[r];
         fill(&p, 1, d, out + r * (size_t)d);
     }

@@ -14,7 +14,7 @@ static int run_bucket(void *ctx, const int64_t *rel, size_t n, int bidirectional
     (void)ctx;
     for (size_t r = 0; r < n; r++) {
         if (rel[r] == INT64_MIN) return 1; /* no int64 negation */
-        int64_t swapped = -rel[r];         /* the bug */
+        int64_t swapped = -rel[r];         /* the flaw */
         int rc = pc_impl_t5_hf.t5_bucket(NULL, &swapped, 1, bidirectional, num_buckets,
                                          max_distance, out + r);
         if (rc) return rc;

@@ -4,7 +4,7 @@
  * segment tau and of segment tau+1 get the same encoding). */
 #include "impl/relative_common.h"
 
-static int64_t abs_index(int64_t i, int64_t j) { (void)i; return j; } /* the bug */
+static int64_t abs_index(int64_t i, int64_t j) { (void)i; return j; } /* the flaw */
 
 static int run(void *ctx, size_t nq, size_t nk, int d, double base, int layout,
                const float *q, const float *k, const float *u, const float *v,
