@@ -44,6 +44,19 @@ SMALL = ACC + ["--cases", "10", "--regressions", "off"]
 tmp = tempfile.mkdtemp(prefix="pecheck-plugin-")
 
 
+def channel(name, where=None):
+    """A file a test plugin writes (PECHECK_TEST_*), made empty here: the plugin
+    host creates no file, and writes only in its scratch folder and the folders
+    of --plugin-writable (WRITABLE names this test's; harness/sandbox/host_fs.h)."""
+    path = os.path.join(where or tmp, name)
+    with open(path, "w"):
+        pass
+    return path
+
+
+WRITABLE = ["--plugin-writable", tmp]
+
+
 def build(name, src=None):
     src = src or os.path.join(ROOT, "tests", "plugins", name + ".c")
     out = os.path.join(tmp, name + ".so")
@@ -250,13 +263,13 @@ try:
     details = " ".join(r.get("details") or "" for r in doc.get("results", []))
     ok(rc == 0 and "not ok 1 - injected" in details and "plugin output" in details,
        "the plugin's stdout and stderr are shown in the verdict details", details[:600])
-    pidfile = os.path.join(tmp, "fork.pid")
+    pidfile = channel("fork.pid")
     env = dict(os.environ, PECHECK_TEST_PIDFILE=pidfile)
     import time
     t0 = time.monotonic()
     try:
         # `pecheck ... | cat`: stdout is a pipe, read to its end
-        p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_stdout"]] + SMALL,
+        p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_stdout"]] + SMALL + WRITABLE,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=40)
         prc, pout = p.returncode, p.stdout.decode()
     except subprocess.TimeoutExpired:
@@ -269,41 +282,33 @@ try:
                 return f.read().split(") ")[-1][:1] not in ("Z", "X")
         except OSError:
             return False
-    try:
-        gpid = int(open(pidfile).read())
-    except (OSError, ValueError):
-        gpid = None
-    deadline = time.monotonic() + 10
-    while gpid and alive(gpid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    ok(prc == 0 and "passed" in pout and gpid and not alive(gpid),
+    def pids_in(path):
+        try:
+            return [int(x) for x in open(path).read().split()]
+        except (OSError, ValueError):
+            return []
+    # one child a host of the pool; killed and reaped before pecheck exits
+    gpids = pids_in(pidfile)
+    ok(prc == 0 and "passed" in pout and gpids and not any(alive(g) for g in gpids),
        "a child the plugin forks holding stdout: the pipe ends with pecheck (%.1f s; the child "
-       "sleeps 60 s) and the child is killed" % secs, [prc, gpid, pout[-300:]])
-    pidfile = os.path.join(tmp, "setsid.pid")
-    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_setsid"]] + SMALL,
+       "sleeps 60 s) and the child is gone when pecheck exits" % secs, [prc, gpids, pout[-300:]])
+    pidfile = channel("setsid.pid")
+    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["fork_setsid"]] + SMALL + WRITABLE,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile), timeout=40)
-    try:
-        gpid = int(open(pidfile).read())
-    except (OSError, ValueError):
-        gpid = None
-    deadline = time.monotonic() + 10
-    while gpid and alive(gpid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    ok(p.returncode == 0 and gpid and not alive(gpid),
-       "a grandchild that left the host's session with setsid() does not outlive the run",
-       [p.returncode, gpid])
-    pidfile = os.path.join(tmp, "hang.pid")
+    gpids = pids_in(pidfile)
+    ok(p.returncode == 0 and gpids and not any(alive(g) for g in gpids),
+       "a grandchild that left the host's session with setsid() is gone when pecheck exits",
+       [p.returncode, gpids])
+    pidfile = channel("hang.pid")
     p = subprocess.Popen([PECHECK_BIN, "check", "--plugin", so["hang_pid"], "--timeout-ms", "600000"]
-                         + SMALL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         + SMALL + WRITABLE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
     deadline = time.monotonic() + 60
     while not (os.path.exists(pidfile) and os.path.getsize(pidfile)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    try:
-        wpid = int(open(pidfile).read())
-    except (OSError, ValueError):
-        wpid = None
+    wpids = pids_in(pidfile)
+    wpid = wpids[0] if wpids else None
     p.kill()  # pecheck dies (SIGKILL) while the plugin's call hangs
     p.wait()
     deadline = time.monotonic() + 10
@@ -318,8 +323,8 @@ try:
        "state kept between calls changing the bits: the repeat check fails", r)
     r = find(doc0, "sinusoidal", "repeat")
     ok(r and r["status"] == "pass", "the good plugin passes the repeat check", r)
-    pidfile = os.path.join(tmp, "calls.pid")
-    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["pids"]] + SMALL,
+    pidfile = channel("calls.pid")
+    p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["pids"]] + SMALL + WRITABLE,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
     try:
@@ -337,11 +342,9 @@ try:
        "then crashes at 1000 again", r)
 
     def reload_crash(*extra):
-        mark = os.path.join(tmp, "loaded.mark")
-        if os.path.exists(mark):
-            os.unlink(mark)
+        mark = channel("loaded.mark")
         p = subprocess.run([PECHECK_BIN, "check", "--plugin", so["reload_crash"], "--format",
-                            "json"] + SMALL + list(extra), stdout=subprocess.PIPE,
+                            "json"] + SMALL + WRITABLE + list(extra), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=dict(os.environ, PECHECK_TEST_MARK=mark))
         try:
             doc = json.loads(p.stdout.decode())
@@ -368,7 +371,8 @@ try:
     # pecheck's own process.  parent.so attacks from its constructor, so the
     # seal must be on before dlopen; the run must end as a run without it.
     def attack(name, argv0=None, where=None):
-        rfile = os.path.join(where or tmp, "attack-" + name)
+        rfile = channel("attack-" + name, where)
+        os.chmod(rfile, 0o666)  # the plugin host may run as nobody (below)
         env = dict(os.environ, PECHECK_TEST_ATTACK=name, PECHECK_TEST_PIDFILE=rfile)
         try:
             p = subprocess.run(argv0 or [PECHECK_BIN, "check", "--plugin", so["parent"]] + ONE_FAM,
@@ -382,7 +386,7 @@ try:
             res = ""
         return prc, re.sub(r"\([0-9.]+ s\)", "(T s)", pout), res
 
-    ONE_FAM = ["--family", "sinusoidal"] + SMALL
+    ONE_FAM = ["--family", "sinusoidal"] + SMALL + WRITABLE
     rc_plain, out_plain, _ = attack("none")
     ok(rc_plain == 0 and "passed, 0 failed" in out_plain, "parent.so without an attack passes",
        out_plain)
@@ -427,7 +431,7 @@ try:
             shutil.copy(f, pub)
         argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
                 os.path.join(pub, "pecheck"), "check", "--plugin",
-                os.path.join(pub, "parent.so")] + ONE_FAM
+                os.path.join(pub, "parent.so")] + ONE_FAM[:-1] + [pub]
         prc, pout, res = attack("mem", argv, pub)
         pout = pout.replace(os.path.join(pub, "parent.so"), so["parent"])
         ok(prc == 0 and pout == out_plain and res.startswith("mem rc=-1 "),

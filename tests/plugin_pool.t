@@ -161,18 +161,22 @@ try:
             calls = [ln.split() for ln in open(log).read().splitlines()]
         except OSError:
             calls = []
-        os.path.exists(log) and os.remove(log)
+        open(log, "w").close()  # empty for the next run (the plugin creates no file)
         return sorted((int(c[0]), int(c[1])) for c in calls
                       if int(c[1]) % 256 == 0 and int(c[2]) in (256, 3000 - 2816))
     log = os.path.join(tmp, "twin.log")
+    WRITABLE = ["--plugin-writable", tmp]  # the plugin writes LOG (tests/plugins/common.h)
     blocks = [(lay, 256 * b) for lay in (0, 1) for b in range(12)]
     gate_calls = sorted(blocks + [(0, 0)] * 2)  # the gate's blocks, the repeat check's two
     for h in (1, 2):
         twin = {"PECHECK_TEST_DO": "twin", "PECHECK_TEST_LOG": log}
         runs = []
+        open(log, "w").close()
         for t in (1, 2):
-            runs.append(check(sweepfail, t, twin, ["--plugin-hosts", str(h)]) + (block_calls(log),))
-        alone = check(sweepfail, 2, twin, ["--plugin-hosts", str(h), "--property", "unique"])
+            runs.append(check(sweepfail, t, twin, ["--plugin-hosts", str(h)] + WRITABLE)
+                        + (block_calls(log),))
+        alone = check(sweepfail, 2, twin, ["--plugin-hosts", str(h), "--property", "unique"]
+                      + WRITABLE)
         sweep_calls = block_calls(log)
         us = [find(d, "unique", "interleaved") for _, d, _ in runs] + \
             [find(alone[1], "unique", "interleaved")]
@@ -208,7 +212,9 @@ try:
     # open its /proc/PID/mem for writing (EACCES, or EPERM), while its own
     # stays open to it (the seal keeps /proc/self working)
     sib, siblog = build("sibling"), os.path.join(tmp, "sibling.log")
-    p = subprocess.run([PECHECK, "check", "--plugin", sib, "--plugin-hosts", "2"] + SMALL,
+    open(siblog, "w").close()
+    p = subprocess.run([PECHECK, "check", "--plugin", sib, "--plugin-hosts", "2"] + SMALL
+                       + WRITABLE,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, PECHECK_TEST_LOG=siblog))
     try:
@@ -224,8 +230,9 @@ try:
 
     for hosts in (1, 2, 3):
         pidfile = os.path.join(tmp, "pids-%d" % hosts)
+        open(pidfile, "w").close()
         p = subprocess.run([PECHECK, "check", "--plugin", pids, "--plugin-hosts", str(hosts)]
-                           + SMALL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           + SMALL + WRITABLE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            env=dict(os.environ, PECHECK_TEST_PIDFILE=pidfile))
         try:
             got = open(pidfile).read().split()

@@ -146,7 +146,9 @@ int pc_cmd_accuracy(int argc, char **argv)
     const pc_impl **impls = calloc((size_t)src.n, sizeof *impls);
     int n = 0, any_fail = 0;
     if (!res || !cfg || !sched || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    pc_sources_seal_note(&src, o.quiet, stderr);
     if (st == PC_OK) st = run_all(&o, &specs, &src, impls, &n, cfg, sched, res, &any_fail, &err);
+    pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
     if (st == PC_OK) st = require_checked(&o, res, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
     for (int k = 0; sched && k < src.n; k++) pc_spec_sched_release(&sched[k]);

@@ -187,15 +187,19 @@ static pc_status check_repeat(pc_gate *c, const pc_impl *impl, const pc_family *
 static void add_plugin_output(pc_gate *c, const pc_impl *impl, int first)
 {
     char text[2048];
+    /* the count is of the text up to its first NUL (host.h drops NUL bytes,
+     * and a text that is empty, whatever the count says, adds nothing) */
     if (first >= c->vs->n || pc_plugin_output(impl, text, sizeof text) == 0) return;
+    size_t n = strlen(text);
+    if (n == 0) return;
     pc_verdict *v = &c->vs->v[first];
     const char *old = v->details ? v->details : "";
-    size_t len = strlen(old) + strlen(text) + 128;
+    size_t len = strlen(old) + n + 128;
     char *buf = malloc(len);
     if (!buf) return;
     snprintf(buf, len, "%s%splugin output (its stdout and stderr, the last %zu bytes):\n%s%s",
-             old, *old && old[strlen(old) - 1] != '\n' ? "\n" : "", strlen(text), text,
-             text[strlen(text) - 1] == '\n' ? "" : "\n");
+             old, *old && old[strlen(old) - 1] != '\n' ? "\n" : "", n, text,
+             text[n - 1] == '\n' ? "" : "\n");
     free(v->details);
     v->details = buf;
 }
@@ -431,6 +435,7 @@ int pc_cmd_check(int argc, char **argv)
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
     if (st != PC_OK) { pc_specs_release(&specs); return fail(&o, st, &err); }
+    pc_sources_seal_note(&src, o.quiet, stderr);
 
     pc_verdicts vs = { NULL, 0, 0 };
     pc_shard_rec rec = { o.shard_k, o.shard_n, NULL, 0 };
@@ -447,6 +452,8 @@ int pc_cmd_check(int argc, char **argv)
             add_plugin_output(&c, src.impl[k], first);
     }
     if (st == PC_OK && o.shard_set) st = shard_hung(&o, &src, &err);
+    /* the plugins' hosts and all they started end before anything is written */
+    pc_sources_stop(&src);
     if (st == PC_OK && o.shard_set) st = write_shard(&o, &specs, &vs, &rec, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_require(&o, pc_specs_of(&specs, NULL)->layout, &vs, &err);
     if (st == PC_OK && !o.shard_set) st = pc_check_report(&o, &vs, &err);

@@ -62,10 +62,12 @@ int pc_cmd_identify(int argc, char **argv)
     void **found = calloc((size_t)src.n, sizeof *found);
     int n = 0, all = 1;
     if (!found) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    pc_sources_seal_note(&src, o.quiet, stderr);
     for (int k = 0; st == PC_OK && k < src.n; k++, n++) {
         st = ik->run(src.impl[k], spec, o.pos_lo, o.pos_hi, &found[k], &err);
         all &= st == PC_OK && ik->explained(found[k]);
     }
+    pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
     if (st == PC_OK) st = write_all(&o, ik, found, n, &err);
     for (int k = 0; found && k < n; k++) ik->free(found[k]);
     free(found);

@@ -222,14 +222,35 @@ static void copy_proof(pc_report *r)
         if (access(cand[k], R_OK) == 0 && copy_file(cand[k], dst) == 0) r->has_proof = 1;
 }
 
+/* The folder the report is written to, R->dir: DIR.tmp.PID, or
+ * DIR.tmp.PID.K (K = 1..7) when that name is taken (a left-over of a
+ * crashed run with the same pid, or planted): a folder this run did not make
+ * is never written nor removed (as output.c's temporaries). */
+#define REPORT_TMP_TRIES 8
+
+static pc_status make_tmp_dir(pc_report *r, pc_err *err)
+{
+    for (int k = 0; k < REPORT_TMP_TRIES; k++) {
+        if (k == 0) snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
+        else snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld.%d", r->final_dir, (long)getpid(), k);
+        if (mkdir(r->dir, 0755) == 0) return PC_OK;
+        if (errno != EEXIST)
+            return pc_seterr(err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
+    }
+    return pc_seterr(err, PC_EWRITE, "%s: cannot create a temporary folder beside it: %s.tmp.%ld "
+                     "and the %d names after it exist (not made by this run: remove them)",
+                     r->final_dir, r->final_dir, (long)getpid(), REPORT_TMP_TRIES - 1);
+}
+
 static void note(const pc_report *r, const char *msg)
 {
     if (!r->o.quiet) fprintf(stderr, "pecheck report: %s\n", msg);
 }
 
-static pc_status build(pc_report *r, pc_err *err)
+/* The report's verdicts and the data of its plots (the calls of the
+ * implementations), in the temporary folder; from T0. */
+static pc_status build_data(pc_report *r, double t0, pc_err *err)
 {
-    double t0 = pc_now();
     char msg[160];
     snprintf(msg, sizeof msg, "accuracy gate and properties for %d implementation%s",
              r->n_impls, r->n_impls == 1 ? "" : "s");
@@ -239,12 +260,17 @@ static pc_status build(pc_report *r, pc_err *err)
         note(r, "computing the data of the plots");
         st = pc_report_data(r, err);
     }
+    r->seconds_data = pc_now() - t0;
+    return st;
+}
+
+/* The plots, the summary and the page, once no implementation is called
+ * any more (the plugins' hosts have ended); from T0. */
+static pc_status build_files(pc_report *r, double t0, pc_err *err)
+{
     double t1 = pc_now();
-    r->seconds_data = t1 - t0;
-    if (st == PC_OK) {
-        note(r, "drawing the plots with gnuplot");
-        st = pc_report_draw(r, err);
-    }
+    note(r, "drawing the plots with gnuplot");
+    pc_status st = pc_report_draw(r, err);
     r->seconds_plots = pc_now() - t1;
     if (st == PC_OK) copy_proof(r);
     r->seconds_total = pc_now() - t0;
@@ -311,7 +337,7 @@ static pc_status report_width(pc_report *r, const pc_sources *src, pc_err *err)
 
 /* The plots' texts, the model's constants, then the report's data and
  * pages into R->dir. */
-static pc_status make_report(pc_report *r, pc_err *err)
+static pc_status make_report(pc_report *r, pc_sources *src, pc_err *err)
 {
     for (int k = 0; k < PC_REP_PLOTS; k++) {
         r->plots[k].id = plot_defs[k].id;
@@ -325,7 +351,12 @@ static pc_status make_report(pc_report *r, pc_err *err)
     double kmax = pc_model_kappa(PC_CLASS_DEFAULT, r->base, r->d, r->d / 2 - 1);
     pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
                              -1.0, 0, 0);
-    return build(r, err);
+    double t0 = pc_now();
+    pc_status st = build_data(r, t0, err);
+    /* the plugins' hosts and all they started end before the report is
+     * drawn, written and put in place */
+    pc_sources_stop(src);
+    return st == PC_OK ? build_files(r, t0, err) : st;
 }
 
 /* The finished R->dir renamed to R->final_dir (an existing report there
@@ -350,7 +381,7 @@ static pc_status move_into_place(pc_report *r, int exists, int *made, pc_err *er
 
 /* Write the report of SRC into R->dir (a new folder, removed on
  * SIGINT/SIGTERM), then move it into place. */
-static pc_status write_report(pc_report *r, const pc_sources *src, pc_err *err)
+static pc_status write_report(pc_report *r, pc_sources *src, pc_err *err)
 {
     int exists = 0, made = 0, slot = -1;
     pc_status st = pc_report_find_scripts(r, err);
@@ -361,14 +392,12 @@ static pc_status write_report(pc_report *r, const pc_sources *src, pc_err *err)
         if (!r->impls) st = pc_seterr(err, PC_ENOMEM, "out of memory");
         for (int k = 0; k < src->n && r->impls; k++) add_entries(r, src->impl[k]);
     }
+    if (st == PC_OK) st = make_tmp_dir(r, err);
     if (st == PC_OK) {
-        snprintf(r->dir, sizeof r->dir, "%s.tmp.%ld", r->final_dir, (long)getpid());
-        if (mkdir(r->dir, 0755) != 0)
-            st = pc_seterr(err, PC_EIO, "cannot create %s: %s", r->dir, strerror(errno));
-        else made = 1;
-        slot = made ? pc_out_track(r->dir, 1) : -1; /* removed on SIGINT/SIGTERM */
+        made = 1;
+        slot = pc_out_track(r->dir, 1); /* removed on SIGINT/SIGTERM */
     }
-    if (st == PC_OK) st = make_report(r, err);
+    if (st == PC_OK) st = make_report(r, src, err);
     if (st == PC_OK) st = move_into_place(r, exists, &made, err);
     if (made) remove_flat(r->dir);
     pc_out_untrack(slot);
@@ -394,6 +423,7 @@ int pc_cmd_report(int argc, char **argv)
     if (st == PC_OK) {
         st = pc_sources_open(&r->o, &r->specs, NULL, &src, &err);
         have_src = st == PC_OK;
+        if (have_src) pc_sources_seal_note(&src, r->o.quiet, stderr);
     }
     if (st == PC_OK) st = report_width(r, &src, &err);
     if (st == PC_OK) st = write_report(r, &src, &err);

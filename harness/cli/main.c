@@ -115,6 +115,9 @@ int main(int argc, char **argv)
      * plugin host has none, host_seal.h) may open /proc/PID/mem, fd/ or
      * environ of pecheck or attach to it; pecheck leaves no core file. */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    /* `pecheck ... >&-`: stdout stays closed (the plugin host's memory, opened
+     * first, would take descriptor 1 and the report would land in it) */
+    pc_out_reserve_std();
     atexit(free_mpfr_caches);
     if (argc < 2) {
         usage(stderr);

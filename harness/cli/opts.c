@@ -84,7 +84,7 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 /* The options the core owns (set_option); the rest are the families'. */
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
     "dtype tol-abs max-abs-err seed replay format output regressions out threads shard " \
-    "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts cases quiet strict"
+    "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable cases quiet strict"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
 
@@ -198,6 +198,8 @@ static pc_status set_engine(const char *name, const char *v, pc_opts *o, pc_err 
     int64_t x;
     pc_status st;
     if (!strcmp(name, "shard")) return parse_shard(v, o, err);
+    if (!strcmp(name, "plugin-writable"))
+        return add_source(o->plugin_writable, &o->n_plugin_writable, name, v, err);
     if (!strcmp(name, "threads")) {
         if ((st = pc_parse_i64("--threads", v, 0, 1024, &x, err)) != PC_OK) return st;
         o->threads = (int)x;

@@ -18,11 +18,11 @@ static void on_timer(int sig)
     (void)sig; /* nothing: its arrival interrupts open() with EINTR */
 }
 
-/* open(PATH, O_RDONLY) interrupted after PC_IN_FIFO_WAIT_MS: SIGALRM from a
+/* open(PATH, FLAGS) interrupted after PC_IN_FIFO_WAIT_MS: SIGALRM from a
  * timer aimed at this thread, with a handler installed without SA_RESTART
  * (the previous one is restored).  A SIGALRM is handled as soon as it is
  * raised, so none is left pending once the timer is deleted. */
-static int open_bounded(const char *path)
+int pc_fifo_open(const char *path, int flags)
 {
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -43,17 +43,17 @@ static int open_bounded(const char *path)
     sigset_t alrm, was;
     sigemptyset(&alrm);
     sigaddset(&alrm, SIGALRM);
-    if (sigaction(SIGALRM, &sa, &old) != 0) return open(path, O_RDONLY | O_CLOEXEC);
+    if (sigaction(SIGALRM, &sa, &old) != 0) return open(path, flags | O_CLOEXEC);
     pthread_sigmask(SIG_UNBLOCK, &alrm, &was);
     int armed = timer_create(CLOCK_MONOTONIC, &ev, &t) == 0;
     if (armed && timer_settime(t, 0, &its, NULL) != 0) { timer_delete(t); armed = 0; }
-    int fd = armed ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = armed ? open(path, flags | O_CLOEXEC) : -1;
     int e = armed ? errno : EAGAIN;
     if (armed) timer_delete(t);
     pthread_sigmask(SIG_SETMASK, &was, NULL);
     sigaction(SIGALRM, &old, NULL);
-    if (!armed) /* no timer: a writer is awaited without the bound */
-        return open(path, O_RDONLY | O_CLOEXEC);
+    if (!armed) /* no timer: the other end is awaited without the bound */
+        return open(path, flags | O_CLOEXEC);
     errno = e;
     return fd;
 }
@@ -63,7 +63,7 @@ pc_status pc_in_open(const char *path, FILE **out, pc_err *err)
     *out = NULL;
     struct stat sb;
     int fifo = stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode);
-    int fd = fifo ? open_bounded(path) : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fifo ? pc_fifo_open(path, O_RDONLY) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 && fifo && errno == EINTR)
         return pc_seterr(err, PC_EIO, "%s: a FIFO that no process opened for writing in %d s "
                          "(start its writer first, or write the data to a file)", path,

@@ -1,5 +1,6 @@
 /* input.h: open an input file (a table, a shard, a configuration) without
- * waiting for ever on a FIFO that has no writer.
+ * waiting for ever on a FIFO that has no writer (and an output FIFO without
+ * waiting for ever for its reader: pc_fifo_open).
  *
  * A plain open() of a named FIFO for reading waits until a process opens it
  * for writing, for ever if none does.  pc_in_open(PATH) opens a named FIFO
@@ -22,5 +23,11 @@
 #define PC_IN_FIFO_WAIT_MS 5000
 
 pc_status pc_in_open(const char *path, FILE **out, pc_err *err);
+
+/* open(PATH, FLAGS | O_CLOEXEC) of a named FIFO, its wait for the other
+ * end (a writer for O_RDONLY, a reader for O_WRONLY) bounded to
+ * PC_IN_FIFO_WAIT_MS: -1 with errno EINTR when none came (output.c opens
+ * an output FIFO with it too). */
+int pc_fifo_open(const char *path, int flags);
 
 #endif

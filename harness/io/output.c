@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "input.h"
 #include "output.h"
 
 /* ---- temporaries removed on a signal ------------------------------------ */
@@ -30,11 +31,19 @@ static volatile pid_t owner_pid;   /* the process that registered them */
 static volatile pid_t child_pid;   /* a child writing into them, or 0 */
 static int handlers_set;
 
-/* Remove the files of the flat folder PATH, then the folder, with system
- * calls only (async-signal-safe: no opendir, no malloc). */
-static void remove_dir_raw(const char *path)
+/* The deepest folder pc_out_remove_tree descends into: a report folder is
+ * flat, a plugin host's scratch folder holds what the plugin made there;
+ * 32 levels of 4 KiB buffers stay within any stack a signal handler runs
+ * on, and a deeper tree is left in place (the rest is removed). */
+#define PC_OUT_TREE_DEPTH 32
+
+/* Remove NAME in the folder DIRFD: a file or link (never followed), or a
+ * folder with everything in it, with system calls only (async-signal-safe:
+ * no opendir, no malloc). */
+static void remove_at(int dirfd, const char *name, int depth)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth >= PC_OUT_TREE_DEPTH) return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
         char buf[4096];
         long n;
@@ -43,15 +52,20 @@ static void remove_dir_raw(const char *path)
                 /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
                 unsigned short reclen;
                 memcpy(&reclen, buf + off + 16, sizeof reclen);
-                const char *name = buf + off + 19;
-                if (strcmp(name, ".") && strcmp(name, ".."))
-                    unlinkat(fd, name, 0);
+                const char *entry = buf + off + 19;
+                if (strcmp(entry, ".") && strcmp(entry, ".."))
+                    remove_at(fd, entry, depth + 1);
                 off += reclen;
             }
         }
         close(fd);
     }
-    rmdir(path);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+void pc_out_remove_tree(const char *path)
+{
+    remove_at(AT_FDCWD, path, 0);
 }
 
 static void on_signal(int sig)
@@ -63,7 +77,7 @@ static void on_signal(int sig)
     if (getpid() == owner_pid) /* not in a forked child: its parent owns them */
         for (int k = 0; k < PC_OUT_SLOTS; k++) {
             if (!slots[k].used) continue;
-            if (slots[k].is_dir) remove_dir_raw(slots[k].path);
+            if (slots[k].is_dir) pc_out_remove_tree(slots[k].path);
             else unlink(slots[k].path);
         }
     signal(sig, SIG_DFL);
@@ -146,15 +160,32 @@ char *pc_out_resolve(const char *path, pc_err *err)
     return NULL;
 }
 
-/* Create O->tmp exclusively beside O->path, with the mode (and, as root,
- * the owner) of the regular file ST when it exists (HAVE). */
-static int open_tmp(pc_out *o, const struct stat *st, int have)
+/* Names of the temporary tried before giving up: PATH.tmp.PID, then
+ * PATH.tmp.PID.1 ... PATH.tmp.PID.7.  A name can be taken by a file a
+ * crashed earlier process with the same pid left (rare: one more name
+ * does) or by one planted on purpose; eight taken names are the latter. */
+#define PC_OUT_TMP_TRIES 8
+
+/* Create a temporary beside O->path exclusively (O->tmp, room for its
+ * longest name), with the mode (and, as root, the owner) of the regular
+ * file ST when it exists (HAVE); tracked in O->slot.  A name that exists is
+ * never removed nor written: the next one is tried.  The descriptor, or
+ * -1 with errno (EEXIST: every name was taken). */
+static int open_tmp(pc_out *o, size_t room, const struct stat *st, int have)
 {
     mode_t mode = have ? (st->st_mode & 07777) : 0666;
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0 && errno == EEXIST) { /* left by an earlier process with our pid */
-        unlink(o->tmp);
+    int fd = -1;
+    for (int k = 0; k < PC_OUT_TMP_TRIES && fd < 0; k++) {
+        if (k == 0) snprintf(o->tmp, room, "%s.tmp.%ld", o->path, (long)getpid());
+        else snprintf(o->tmp, room, "%s.tmp.%ld.%d", o->path, (long)getpid(), k);
+        o->slot = pc_out_track(o->tmp, 0);
         fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0) break;
+        int e = errno;
+        pc_out_untrack(o->slot);
+        o->slot = -1;
+        errno = e;
+        if (e != EEXIST) return -1;
     }
     if (fd < 0) return -1;
     if (have) {
@@ -162,6 +193,29 @@ static int open_tmp(pc_out *o, const struct stat *st, int have)
         if (fchmod(fd, mode) != 0) { /* umask narrowed it; best effort */ }
     }
     return fd;
+}
+
+/* An existing PATH that is not a regular file (a device, a FIFO, a
+ * terminal): written in place, never replaced.  A FIFO waits for its
+ * reader at most PC_IN_FIFO_WAIT_MS (input.h), like an input FIFO for its
+ * writer: a FIFO nothing reads is an error, not a run that never ends. */
+static pc_status open_in_place(pc_out *o, const char *path, const struct stat *st, pc_err *err)
+{
+    int fifo = S_ISFIFO(st->st_mode);
+    int fd = fifo ? pc_fifo_open(o->path, O_WRONLY) : open(o->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int e = errno;
+    if (fd >= 0 && !(o->f = fdopen(fd, "w"))) {
+        e = errno;
+        close(fd);
+    }
+    if (o->f) return PC_OK;
+    pc_status s = fifo && fd < 0 && e == EINTR
+        ? pc_seterr(err, PC_EIO, "%s: a FIFO that no process opened for reading in %d s (start "
+                    "its reader first, or write to a file)", path, PC_IN_FIFO_WAIT_MS / 1000)
+        : pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(e));
+    free(o->path);
+    o->path = NULL;
+    return s;
 }
 
 pc_status pc_out_open(pc_out *o, const char *path, pc_err *err)
@@ -176,33 +230,28 @@ pc_status pc_out_open(pc_out *o, const char *path, pc_err *err)
     if (!o->path) return PC_EIO;
     struct stat st;
     int have = stat(o->path, &st) == 0;
-    if (have && !S_ISREG(st.st_mode)) {
-        /* a device, FIFO or terminal: written in place, never replaced */
-        o->f = fopen(o->path, "w");
-        if (!o->f) {
-            pc_status s = pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
-            free(o->path);
-            o->path = NULL;
-            return s;
-        }
-        return PC_OK;
-    }
-    size_t n = strlen(o->path) + 32;
+    if (have && !S_ISREG(st.st_mode)) return open_in_place(o, path, &st, err);
+    size_t n = strlen(o->path) + 48; /* ".tmp." PID "." K */
     o->tmp = malloc(n);
     if (!o->tmp) {
         free(o->path);
         o->path = NULL;
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
-    snprintf(o->tmp, n, "%s.tmp.%ld", o->path, (long)getpid());
-    o->slot = pc_out_track(o->tmp, 0);
-    int fd = open_tmp(o, &st, have);
+    int fd = open_tmp(o, n, &st, have);
     if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-        pc_status s = pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+        int e = errno;
+        /* every name taken: the output cannot be written safely (exit 3) */
+        pc_status s = fd < 0 && e == EEXIST
+            ? pc_seterr(err, PC_EWRITE, "%s: cannot create a temporary beside it: %s.tmp.%ld and "
+                        "the %d names after it exist (not made by this run: remove them)", path,
+                        o->path, (long)getpid(), PC_OUT_TMP_TRIES - 1)
+            : pc_seterr(err, PC_EIO, "%s: cannot write: %s", path, strerror(e));
         if (fd >= 0) { close(fd); unlink(o->tmp); }
         pc_out_untrack(o->slot);
         free(o->path); free(o->tmp);
         o->path = o->tmp = NULL;
+        o->slot = -1;
         return s;
     }
     return PC_OK;
@@ -251,4 +300,17 @@ pc_status pc_out_stdout_check(pc_err *err)
     if (bad || ferror(stdout))
         return pc_seterr(err, PC_EWRITE, "stdout: write failed: %s", e ? strerror(e) : "I/O error");
     return PC_OK;
+}
+
+/* Descriptor 0, 1 or 2 that is closed gets /dev/null opened the other way
+ * (stdin for writing, stdout and stderr for reading), so that no file
+ * pecheck opens later takes its number and a read or write of it still
+ * fails with EBADF, as on the closed descriptor. */
+void pc_out_reserve_std(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        int r = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY); /* the lowest free: FD */
+        if (r >= 0 && r != fd) { dup2(r, fd); close(r); }
+    }
 }

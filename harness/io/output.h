@@ -40,7 +40,7 @@ pc_status pc_out_close(pc_out *o, int commit, pc_err *err);
  * or NULL with ERR set (a loop of links, out of memory). */
 char *pc_out_resolve(const char *path, pc_err *err);
 
-/* Register a temporary (IS_DIR: a flat folder, removed with its files) to
+/* Register a temporary (IS_DIR: a folder, removed with what it holds) to
  * be removed if the process is ended by SIGINT, SIGTERM or SIGHUP.
  * Returns a slot for pc_out_untrack, or -1 when the table is full (the
  * temporary is then simply not cleaned up on a signal). */
@@ -50,6 +50,15 @@ void pc_out_untrack(int slot);
  * the signal handler kills and reaps before removing temporaries, so that
  * it cannot write into them afterwards; 0 clears it. */
 void pc_out_set_child(long pid);
+
+/* Remove PATH: a file or link (never followed), or a folder and everything
+ * in it (32 levels deep at most); async-signal-safe. */
+void pc_out_remove_tree(const char *path);
+
+/* At the start of pecheck: a closed standard descriptor (0, 1, 2) is
+ * reserved, so that a closed stdout stays closed: a report written to it
+ * fails (exit 3) instead of landing in the first file pecheck opens. */
+void pc_out_reserve_std(void);
 
 /* Flush stdout and report whether anything written to it was lost:
  * PC_EWRITE with a message (the CLI's exit 3), or PC_OK. */

@@ -18,9 +18,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include "canary.h"
 #include "host.h"
+#include "host_fs.h"
 #include "host_proto.h"
+#include "harness/io/output.h"
 
 /* Guard regions on each side of the data pages: 64 KiB of PROT_NONE in the
  * worker (address space only, no memory), so that a write up to 64 KiB
@@ -38,20 +41,39 @@
  * 2 KiB (a few lines of a CUDA or assertion error). */
 #define OUTPUT_KEEP 2048
 
+/* What the hosts of a pool share: their number, the budget of their
+ * faults (host.h), the file system seal and the folders it leaves
+ * writable besides each host's scratch folder. */
+typedef struct host_pool {
+    int n;
+    pc_host **hosts;          /* hosts[0], which pc_host_open returned, owns the pool */
+    pthread_mutex_t mu;       /* guards the budget */
+    double budget_ms;         /* the time the source's faults may take in all */
+    double spent_ms;          /* what they took */
+    int crashes, timeouts;    /* the faults counted in it */
+    int stopped;              /* pc_host_stop: no call is made any more */
+    int landlock_abi;         /* host_fs.h: >= 1 Landlock of that ABI, 0 the fallback */
+    char **writable;          /* --plugin-writable folders, resolved */
+    int n_writable;
+} host_pool;
+
 struct pc_host {
     char *path;               /* what dlopen gets */
     char *name;               /* for messages: the path as given */
     long timeout_ms;
     char mem[24], cpu[24];    /* the worker's limits, for its command line (0: none) */
+    char abi[16];             /* the Landlock ABI, for its command line (0: the fallback) */
+    char **argv;              /* its command line (host_proto.h) */
     pthread_mutex_t mu;       /* one call at a time; guards everything below */
     pid_t pid;                /* the worker, 0 when none is running */
     int pidfd, ctl;           /* its pidfd (-1 without) and control socket */
-    int shm;                  /* the shared memory (memfd), kept across workers */
+    int shm;                  /* the shared memory (memfd, sealed against shrinking), kept
+                               * across workers */
     int life[2];              /* the lifeline pipe (HOST_FD_LIFE): the write end stays here */
     unsigned char *base;      /* mapped here */
     size_t size;
     int outfd;                /* the worker's stdout and stderr (memfd) */
-    off_t out_seen;           /* bytes of it already read into OUTPUT */
+    off_t out_seen;           /* where the next look at it starts */
     char output[OUTPUT_KEEP]; /* the last bytes the plugin wrote */
     size_t output_len;
     uint64_t found;           /* bit H: entry point H is exported */
@@ -63,8 +85,8 @@ struct pc_host {
      * header is for the worker, and the plugin could overwrite that one */
     size_t guard, data_off, data_len, out_off;
     int started;              /* a worker of it loaded the plugin once (a failure: "restarted") */
-    int n_pool;               /* hosts in the pool (host.h), the same in each */
-    pc_host **pool;           /* the pool; pool[0], which pc_host_open returned, owns it */
+    char *scratch;            /* the worker's scratch folder (host_fs.h), kept across workers */
+    host_pool *pool;
 };
 
 /* ---- time -------------------------------------------------------------- */
@@ -78,38 +100,63 @@ static double now_ms(void)
 
 /* ---- the plugin's output --------------------------------------------------- */
 
-/* Read what the plugin wrote since the last look into H->output (its last
- * OUTPUT_KEEP bytes). */
+/* Append the N <= OUTPUT_KEEP bytes of BUF to H->output (its last
+ * OUTPUT_KEEP bytes), NUL bytes left out: the text is shown as a C string. */
+static void keep_output(pc_host *h, const char *buf, size_t n)
+{
+    char text[OUTPUT_KEEP];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < OUTPUT_KEEP; i++)
+        if (buf[i] != '\0') text[k++] = buf[i];
+    if (h->output_len + k > OUTPUT_KEEP) {
+        size_t drop = h->output_len + k - OUTPUT_KEEP;
+        memmove(h->output, h->output + drop, h->output_len - drop);
+        h->output_len -= drop;
+    }
+    memcpy(h->output + h->output_len, text, k);
+    h->output_len += k;
+}
+
+/* Read what the plugin wrote since the last look into H->output: at most
+ * its last OUTPUT_KEEP bytes, in one read, whatever size the plugin gave
+ * the file (ftruncate to 16 TiB makes a sparse file of zeros: only its
+ * last 2 KiB are read).  A file shortened by the plugin is read from its
+ * new end on. */
 static void take_output(pc_host *h)
 {
-    char buf[4096];
-    for (;;) {
-        ssize_t n = pread(h->outfd, buf, sizeof buf, h->out_seen);
-        if (n <= 0) break;
-        h->out_seen += n;
-        size_t k = (size_t)n;
-        if (k >= OUTPUT_KEEP) {
-            memcpy(h->output, buf + k - OUTPUT_KEEP, OUTPUT_KEEP);
-            h->output_len = OUTPUT_KEEP;
-            continue;
-        }
-        if (h->output_len + k > OUTPUT_KEEP) {
-            size_t drop = h->output_len + k - OUTPUT_KEEP;
-            memmove(h->output, h->output + drop, h->output_len - drop);
-            h->output_len -= drop;
-        }
-        memcpy(h->output + h->output_len, buf, k);
-        h->output_len += k;
-    }
+    struct stat sb;
+    if (fstat(h->outfd, &sb) != 0) return;
+    if (sb.st_size < h->out_seen) h->out_seen = sb.st_size;
+    if (sb.st_size - h->out_seen > OUTPUT_KEEP) h->out_seen = sb.st_size - OUTPUT_KEEP;
+    char buf[OUTPUT_KEEP];
+    ssize_t n = pread(h->outfd, buf, (size_t)(sb.st_size - h->out_seen), h->out_seen);
+    if (n <= 0) return;
+    h->out_seen += n;
+    keep_output(h, buf, (size_t)n);
 }
 
 /* ---- the worker -------------------------------------------------------------- */
 
-/* Forget a worker that is reaped: kill what is left of its process group
+/* Kill what is left of the process group PGID (a worker's: it and what
+ * the plugin started, which cannot leave it once sealed) and reap its
+ * members: pecheck is a child subreaper (pc_host_open), so a member whose
+ * parent died is pecheck's child; once the worker is reaped, no member is
+ * left that is not (its children came to pecheck when it died, theirs
+ * when they did).  When this returns, none of them runs. */
+static void end_group(pid_t pgid)
+{
+    kill(-pgid, SIGKILL);
+    for (;;) {
+        pid_t r = waitpid(-pgid, NULL, __WALL);
+        if (r < 0 && errno != EINTR) break; /* ECHILD: none left */
+    }
+}
+
+/* Forget a worker that is reaped: end what is left of its process group
  * and close its descriptors. */
 static void drop_worker(pc_host *h)
 {
-    kill(-h->pid, SIGKILL);
+    end_group(h->pid);
     if (h->pidfd >= 0) close(h->pidfd);
     if (h->ctl >= 0) close(h->ctl);
     h->pid = 0;
@@ -117,7 +164,8 @@ static void drop_worker(pc_host *h)
 }
 
 /* Kill the worker's process group (the worker and what it started that
- * stayed in its group) and reap the worker; its wait status to *STATUS. */
+ * stayed in its group) and reap the worker, then the group; its wait
+ * status to *STATUS. */
 static void kill_worker(pc_host *h, int *status)
 {
     if (h->pid <= 0) return;
@@ -129,11 +177,20 @@ static void kill_worker(pc_host *h, int *status)
     drop_worker(h);
 }
 
-/* Grow the shared memory to at least WANT bytes and map it here. */
+/* Grow the shared memory to at least WANT bytes and map it here.  The
+ * memfd is sealed against shrinking (F_SEAL_SHRINK, host_new), so the
+ * pages mapped here stay backed whatever the plugin does with descriptor
+ * HOST_FD_SHM (ftruncate(4, 0) fails: no SIGBUS here); a plugin that grew
+ * it changes nothing either: only the first H->size bytes are mapped, and
+ * a file already long enough is not resized. */
 static int map_shared(pc_host *h, size_t want)
 {
     if (h->base && h->size >= want) return 0;
-    if (ftruncate(h->shm, (off_t)want) != 0) return -1;
+    struct stat sb;
+    if (fstat(h->shm, &sb) != 0) return -1;
+    if ((uint64_t)sb.st_size < want && ftruncate(h->shm, (off_t)want) != 0 &&
+        (fstat(h->shm, &sb) != 0 || (uint64_t)sb.st_size < want)) /* grown meanwhile */
+        return -1;
     if (h->base) munmap(h->base, h->size);
     void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, h->shm, 0);
     if (p == MAP_FAILED) { h->base = NULL; h->size = 0; return -1; }
@@ -288,7 +345,7 @@ static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t 
  * while loading); another error when no process can be started. */
 static pc_status spawn(pc_host *h, pc_err *err)
 {
-    char *argv[] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, h->mem, h->cpu, NULL };
+    char *const *argv = h->argv;
     host_hdr *hd = (host_hdr *)(void *)h->base;
     hd->load_rc = -1;
     hd->sig = 0;
@@ -319,6 +376,10 @@ static pc_status spawn(pc_host *h, pc_err *err)
     char cause[PC_ERR_LEN];
     if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return pc_seterr(err, PC_EINTERNAL, "cannot run the plugin host (/proc/self/exe)");
+    if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == HOST_EXIT_LANDLOCK)
+        return pc_seterr(err, PC_EINTERNAL, "the plugin host could not seal its file system with "
+                         "Landlock (ABI %s, which this kernel reports); PECHECK_NO_LANDLOCK=1 "
+                         "runs the seccomp fallback instead (docs/plugins.md)", h->abi);
     if (r <= 0) {
         if (r < 0)
             snprintf(cause, sizeof cause, "timed out after %ld ms in %s (killed; raise "
@@ -380,6 +441,52 @@ static void *pc_host_put(host_put *p, const void *src, size_t bytes)
     return (void *)v;
 }
 
+/* ---- the budget of a source's faults (host.h) ------------------------------- */
+
+/* Count MS of fault time (a crash or exit: CRASH; a time-out: TIMEOUT; a
+ * restart after one: neither) against H's pool. */
+static void charge(pc_host *h, double ms, int crash, int timeout)
+{
+    host_pool *p = h->pool;
+    pthread_mutex_lock(&p->mu);
+    p->spent_ms += ms;
+    p->crashes += crash;
+    p->timeouts += timeout;
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Whether a call of ID at WHERE is refused before it is made: the run is
+ * over, ID timed out on H earlier, or the source's faults have spent its
+ * budget.  1 with FAULT set, or 0. */
+static int refused(pc_host *h, pc_hook_id id, const char *where, pc_fault *fault)
+{
+    host_pool *p = h->pool;
+    const char *what = pc_hook_symbol(id);
+    pthread_mutex_lock(&p->mu);
+    double spent = p->spent_ms;
+    int crashes = p->crashes, timeouts = p->timeouts, stopped = p->stopped;
+    pthread_mutex_unlock(&p->mu);
+    if (stopped)
+        snprintf(fault->cause, sizeof fault->cause, "not run%s: the run is over, its plugin "
+                 "hosts are stopped", where);
+    else if (h->hung[id])
+        snprintf(fault->cause, sizeof fault->cause, "not run%s: %s timed out earlier%s", where,
+                 what, h->hung_where[id]);
+    else if (spent >= p->budget_ms)
+        snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin's faults (%d crash%s "
+                 "or exit%s, %d time-out%s, with the restarts they caused) took %.1f s, its "
+                 "budget of %.1f s (--timeout-ms for each family a plugin provides): a kernel "
+                 "that keeps faulting is not called again", where, crashes, crashes == 1 ? "" :
+                 "es", crashes == 1 ? "" : "s", timeouts, timeouts == 1 ? "" : "s", spent * 1e-3,
+                 p->budget_ms * 1e-3);
+    else
+        return 0;
+    fault->faulted = 1;
+    return 1;
+}
+
+/* ---- one call, continued ------------------------------------------------------ */
+
 /* Lock H, check that entry point ID may run, lay out the shared memory for
  * IN_BYTES of inputs and OUT_BYTES of output, and have a worker ready.  1:
  * go on (inputs go to *PUT; H stays locked until call_end); 0: the call
@@ -390,11 +497,7 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
     fault->faulted = 0;
     fault->cause[0] = '\0';
     pthread_mutex_lock(&h->mu);
-    const char *what = pc_hook_symbol(id);
-    if (h->hung[id]) {
-        snprintf(fault->cause, sizeof fault->cause, "not run%s: %s timed out earlier%s", where,
-                 what, h->hung_where[id]);
-        fault->faulted = 1;
+    if (refused(h, id, where, fault)) {
         pthread_mutex_unlock(&h->mu);
         return 0;
     }
@@ -409,6 +512,8 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         return 0;
     }
     pc_err err = { "" };
+    double t0 = now_ms();
+    int restart = h->pid == 0 && h->started && !h->broken[0]; /* after a fault */
     if (h->broken[0])
         snprintf(err.msg, sizeof err.msg, "%s", h->broken); /* do not wait for it again */
     else if (map_shared(h, total) != 0)
@@ -418,6 +523,7 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         snprintf(h->broken, sizeof h->broken, "%s", err.msg);
     else
         err.msg[0] = '\0';
+    if (restart) charge(h, now_ms() - t0, 0, 0);
     if (err.msg[0]) {
         snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin host could not be "
                  "%s: %.400s", where, h->started ? "restarted" : "started", err.msg);
@@ -458,9 +564,11 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     hd->sig = 0;
     char c = 'c';
     int64_t ret = 0;
+    double t0 = now_ms();
     int status = 0, r = send(h->ctl, &c, 1, MSG_NOSIGNAL) == 1 ? await_worker(h, h->timeout_ms,
                                                                                &status) : 0;
     if (r == 0 && h->pid > 0) kill_worker(h, &status); /* the send failed: it is dying */
+    if (r <= 0) charge(h, now_ms() - t0, r == 0, r < 0); /* the worker died or hung */
     char cause[PC_ERR_LEN];
     if (r < 0) {
         snprintf(cause, sizeof cause, "timed out after %ld ms in %s%s (killed; raise "
@@ -571,37 +679,79 @@ static void quit_worker(pc_host *h)
         await_worker(h, 2000, &status);
 }
 
-/* H's worker asked to end, then killed with its group; H freed. */
-static void host_free(pc_host *h)
+/* H's worker asked to end, then killed with its group (everything the
+ * plugin started in it gone); its scratch folder removed. */
+static void host_end(pc_host *h)
 {
     pthread_mutex_lock(&h->mu);
+    take_output(h);
     quit_worker(h);
     kill_worker(h, NULL);
+    if (h->scratch) pc_out_remove_tree(h->scratch);
     pthread_mutex_unlock(&h->mu);
+}
+
+/* H ended and freed. */
+static void host_free(pc_host *h)
+{
+    host_end(h);
     if (h->base) munmap(h->base, h->size);
     if (h->shm >= 0) close(h->shm);
     if (h->outfd >= 0) close(h->outfd);
     if (h->life[0] >= 0) close(h->life[0]);
     if (h->life[1] >= 0) close(h->life[1]);
     pthread_mutex_destroy(&h->mu);
+    free(h->argv);
+    free(h->scratch);
     free(h->path);
     free(h->name);
     free(h);
 }
 
-/* The N hosts of POOL (NULL ones skipped) and POOL itself. */
-static void pool_free(pc_host **pool, int n)
+/* The hosts of POOL (NULL ones skipped) and POOL itself. */
+static void pool_free(host_pool *p)
 {
-    for (int k = 0; k < n; k++)
-        if (pool[k]) host_free(pool[k]);
-    free(pool);
+    for (int k = 0; k < p->n; k++)
+        if (p->hosts[k]) host_free(p->hosts[k]);
+    for (int k = 0; k < p->n_writable; k++) free(p->writable[k]);
+    free(p->writable);
+    free(p->hosts);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
 }
 
-/* One host of a pool to *OUT, its worker not started yet: its shared
- * memory, the file of its output and its lifeline.  An error when out of
- * memory or descriptors. */
+/* H's worker's command line (host_proto.h). */
+static int make_argv(pc_host *h)
+{
+    const host_pool *p = h->pool;
+    h->argv = calloc((size_t)p->n_writable + HOST_ARGC_MIN + 1, sizeof *h->argv);
+    if (!h->argv) return -1;
+    char *fixed[HOST_ARGC_MIN] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, h->mem, h->cpu,
+                                   h->scratch, h->abi };
+    memcpy(h->argv, fixed, sizeof fixed);
+    for (int k = 0; k < p->n_writable; k++) h->argv[HOST_ARGC_MIN + k] = p->writable[k];
+    return 0;
+}
+
+/* Its shared memory: a memfd sealed against shrinking, which the worker
+ * inherits as HOST_FD_SHM (map_shared); its output; its lifeline; its
+ * scratch folder.  -1 with errno. */
+static int host_files(pc_host *h)
+{
+    h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
+    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
+        map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0 ||
+        fcntl(h->shm, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+        return -1;
+    h->scratch = pc_fs_scratch_new();
+    return h->scratch ? make_argv(h) : -1;
+}
+
+/* One host of POOL to *OUT, its worker not started yet.  An error when out
+ * of memory or descriptors, or when no scratch folder can be made. */
 static pc_status host_new(const char *path, const char *name, const pc_host_limits *lim,
-                          pc_host **out, pc_err *err)
+                          host_pool *pool, pc_host **out, pc_err *err)
 {
     pc_host *h = calloc(1, sizeof *h);
     *out = NULL;
@@ -610,21 +760,64 @@ static pc_status host_new(const char *path, const char *name, const pc_host_limi
         free(h);
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
+    h->pool = pool;
     h->timeout_ms = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
     snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
     snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
-    h->pidfd = h->ctl = h->life[0] = h->life[1] = -1;
+    snprintf(h->abi, sizeof h->abi, "%d", pool->landlock_abi);
+    h->pidfd = h->ctl = h->life[0] = h->life[1] = h->shm = h->outfd = -1;
     pthread_mutex_init(&h->mu, NULL);
-    h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC);
-    h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
-    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
-        map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0) {
+    if (host_files(h) != 0) {
         pc_status st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared "
-                                 "memory: %s", strerror(errno));
+                                 "memory or scratch folder: %s", strerror(errno));
         host_free(h);
         return st;
     }
     *out = h;
+    return PC_OK;
+}
+
+/* The --plugin-writable folders of LIM into POOL, each resolved (the
+ * host's rule is on the folder itself).  PC_EINPUT naming one that is not
+ * a folder. */
+static pc_status pool_writable(host_pool *p, const pc_host_limits *lim, pc_err *err)
+{
+    if (lim->n_writable <= 0) return PC_OK;
+    p->writable = calloc((size_t)lim->n_writable, sizeof *p->writable);
+    if (!p->writable) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (int k = 0; k < lim->n_writable; k++) {
+        struct stat sb;
+        char *real = realpath(lim->writable[k], NULL);
+        if (!real || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            free(real);
+            return pc_seterr(err, PC_EINPUT, "--plugin-writable %s: not a folder (give a folder "
+                             "the plugin may write in)", lim->writable[k]);
+        }
+        p->writable[p->n_writable++] = real;
+    }
+    return PC_OK;
+}
+
+/* A pool of N hosts' shared part to *OUT (its hosts not made yet). */
+static pc_status pool_new(int n, const pc_host_limits *lim, host_pool **out, pc_err *err)
+{
+    host_pool *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p || !(p->hosts = calloc((size_t)n, sizeof *p->hosts))) {
+        free(p);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    p->n = n;
+    long timeout = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
+    p->budget_ms = (double)timeout * (lim->fault_timeouts > 0 ? lim->fault_timeouts : 1);
+    p->landlock_abi = pc_fs_landlock_abi();
+    pc_status st = pool_writable(p, lim, err);
+    if (st != PC_OK) {
+        pool_free(p);
+        return st;
+    }
+    *out = p;
     return PC_OK;
 }
 
@@ -633,47 +826,62 @@ pc_status pc_host_open(const char *path, const char *name, const pc_host_limits 
 {
     *out = NULL;
     *version = -1;
+    /* the processes the plugin starts come to pecheck when their parent
+     * dies, so that ending a host reaps them all (end_group) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     int n = lim->hosts < 1 ? 1 : lim->hosts > PC_HOST_MAX ? PC_HOST_MAX : lim->hosts;
-    pc_host **pool = calloc((size_t)n, sizeof *pool);
-    if (!pool) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    pc_status st = PC_OK;
-    for (int k = 0; k < n && st == PC_OK; k++) st = host_new(path, name, lim, &pool[k], err);
-    for (int k = 0; k < n && pool[k]; k++) {
-        pool[k]->pool = pool;
-        pool[k]->n_pool = n;
-    }
+    host_pool *pool;
+    pc_status st = pool_new(n, lim, &pool, err);
+    if (st != PC_OK) return st;
+    for (int k = 0; k < n && st == PC_OK; k++)
+        st = host_new(path, name, lim, pool, &pool->hosts[k], err);
     /* the first host loads the plugin now (its errors are the input's);
      * the others at their first call */
-    if (st == PC_OK) st = spawn(pool[0], err);
+    if (st == PC_OK) st = spawn(pool->hosts[0], err);
     if (st != PC_OK) {
-        pool_free(pool, n);
+        pool_free(pool);
         return st;
     }
-    *version = ((host_hdr *)(void *)pool[0]->base)->version;
-    *out = pool[0];
+    *version = ((host_hdr *)(void *)pool->hosts[0]->base)->version;
+    *out = pool->hosts[0];
     return PC_OK;
+}
+
+void pc_host_stop(pc_host *h)
+{
+    if (!h) return;
+    host_pool *p = h->pool;
+    pthread_mutex_lock(&p->mu);
+    p->stopped = 1;
+    pthread_mutex_unlock(&p->mu);
+    for (int k = 0; k < p->n; k++) host_end(p->hosts[k]);
 }
 
 void pc_host_close(pc_host *h)
 {
-    if (h) pool_free(h->pool, h->n_pool);
+    if (h) pool_free(h->pool);
 }
 
 int pc_host_count(const pc_host *h)
 {
-    return h->n_pool;
+    return h->pool->n;
 }
 
 pc_host *pc_host_at(const pc_host *h, int k)
 {
-    return h->pool[(unsigned)k % (unsigned)h->n_pool];
+    return h->pool->hosts[(unsigned)k % (unsigned)h->pool->n];
+}
+
+int pc_host_landlock_abi(const pc_host *h)
+{
+    return h->pool->landlock_abi;
 }
 
 int pc_host_timed_out(const pc_host *h)
 {
     int any = 0;
-    for (int k = 0; k < h->n_pool && !any; k++) {
-        pc_host *p = h->pool[k];
+    for (int k = 0; k < h->pool->n && !any; k++) {
+        pc_host *p = h->pool->hosts[k];
         pthread_mutex_lock(&p->mu);
         for (int i = 0; i < PC_HOOK_N; i++) any |= p->hung[i];
         pthread_mutex_unlock(&p->mu);
@@ -683,12 +891,12 @@ int pc_host_timed_out(const pc_host *h)
 
 int pc_host_has(const pc_host *h, pc_hook_id hook)
 {
-    return (unsigned)hook < PC_HOOK_N && (h->pool[0]->found >> hook & 1);
+    return (unsigned)hook < PC_HOOK_N && (h->pool->hosts[0]->found >> hook & 1);
 }
 
 void pc_host_mangled(const pc_host *h, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", h->pool[0]->mangled);
+    snprintf(buf, len, "%s", h->pool->hosts[0]->mangled);
 }
 
 /* H's captured output since the last look, appended to its last bytes,
@@ -729,12 +937,13 @@ static void share_room(const size_t *len, int n, size_t total, size_t *room)
  * whatever --threads says, so this text is too). */
 size_t pc_host_output(pc_host *h, char *buf, size_t len)
 {
-    int n = h->n_pool;
+    int n = h->pool->n;
     char *all = malloc((size_t)n * OUTPUT_KEEP);
     size_t *got = calloc((size_t)n, 2 * sizeof *got), w = 0;
     if (len) buf[0] = '\0';
     if (!all || !got || !len) { free(all); free(got); return 0; }
-    for (int k = 0; k < n; k++) got[k] = host_output(h->pool[k], all + (size_t)k * OUTPUT_KEEP);
+    for (int k = 0; k < n; k++)
+        got[k] = host_output(h->pool->hosts[k], all + (size_t)k * OUTPUT_KEEP);
     share_room(got, n, len - 1, got + n);
     for (int k = 0; k < n; k++) {
         memcpy(buf + w, all + (size_t)k * OUTPUT_KEEP + got[k] - got[n + k], got[n + k]);

@@ -10,10 +10,14 @@
  * its stdin is /dev/null.  It runs in a session of its own and seals
  * itself before loading the plugin (host_seal.h: no capability, a seccomp
  * filter that keeps signals, ptrace and the like to itself and its process
- * group, which no process of the plugin can leave); pecheck is not
- * dumpable (main.c), so its /proc/PID/mem is out of the worker's reach.  A
- * worker that crashes, exits or hangs is killed with its process group and
- * replaced at the next call; at the end its group is killed.  When pecheck
+ * group, which no process of the plugin can leave; host_fs.h: writes only
+ * in a scratch folder of its own, by Landlock or the seccomp fallback);
+ * pecheck is not dumpable (main.c), so its /proc/PID/mem is out of the
+ * worker's reach.  A worker that crashes, exits or hangs is killed with
+ * its process group, whose processes are reaped (pecheck is their child
+ * subreaper), and replaced at the next call; pc_host_stop ends every
+ * host the same way, which the commands do before they write any output.
+ * When pecheck
  * itself dies (even SIGKILL, even during a hanging call), the worker's
  * lifeline pipe hangs up and it kills its group.  Without the filter
  * (another architecture) the worker, a child subreaper, kills every
@@ -22,7 +26,8 @@
  * survives).  Each call runs with a time limit and a guarded output
  * buffer:
  *
- *   - OUT lives in shared memory (a memfd mapped by both) laid out as
+ *   - OUT lives in shared memory (a memfd mapped by both, sealed against
+ *     shrinking: the plugin cannot take pages from under pecheck) laid out as
  *       [guard 64 KiB][canary 64 B][OUT][canary >= 64 B][guard 64 KiB]
  *     (guards are PROT_NONE).  OUT starts 64-byte aligned.  A write just
  *     outside OUT lands on a canary byte (seen after the call, harness/
@@ -45,6 +50,13 @@
  *   - after a time-out, further calls of that entry point are not made
  *     (they would hang too): they fault at once ("not run ... timed out
  *     earlier ...").
+ *
+ *   - the faults of a source (its pool) share one budget: the time its
+ *     calls that crashed, exited or timed out took, with the restarts of
+ *     the hosts they caused, at most LIM->fault_timeouts times the time
+ *     limit; once spent, every later call of the source faults at once
+ *     ("not run ...: the plugin's faults ... took ..."), so a kernel that
+ *     crashes slowly, call after call, ends in bounded time.
  *
  * NaN/Inf in OUT is not judged here: the checks see it (with a witness).
  *
@@ -84,6 +96,10 @@ typedef struct pc_host_limits {
     long mem_mb;              /* each worker's address space in MiB (RLIMIT_AS); 0: unlimited */
     long cpu_s;               /* each worker's CPU seconds (RLIMIT_CPU); 0: unlimited */
     int hosts;                /* hosts in the pool, 1..PC_HOST_MAX (fewer than 1: 1) */
+    int fault_timeouts;       /* the budget of the source's faults, in timeout_ms (at least 1) */
+    const char *const *writable; /* --plugin-writable: folders the hosts may write besides
+                               * their scratch folders (host_fs.h) */
+    int n_writable;
 } pc_host_limits;
 
 /* Load the plugin at PATH (as given to dlopen) under LIM (a time limit per
@@ -92,11 +108,20 @@ typedef struct pc_host_limits {
  * is replaced with a fresh budget.
  * PC_EINPUT with a one-line message when it does not load (dlerror's
  * text), lacks the ABI version entry point, crashes, exits or hangs while
- * loading; the message starts with NAME.  The ABI version it reported goes
- * to *VERSION.  Returns PC_OK with *OUT set otherwise. */
+ * loading, or names a --plugin-writable that is not a folder; the message
+ * starts with NAME.  The ABI version it reported goes to *VERSION.  Returns
+ * PC_OK with *OUT set otherwise.  pecheck becomes a child subreaper. */
 pc_status pc_host_open(const char *path, const char *name, const pc_host_limits *lim,
                        pc_host **out, int *version, pc_err *err);
-void pc_host_close(pc_host *h);   /* H, the first: the whole pool */
+/* End every host of H's pool: each worker and every process it started
+ * killed and reaped, its scratch folder removed; later calls fault ("the
+ * run is over").  Its output stays readable (pc_host_output). */
+void pc_host_stop(pc_host *h);
+void pc_host_close(pc_host *h);   /* H, the first: the whole pool (stopped first) */
+
+/* The Landlock ABI the hosts seal their file system with, 0 for the
+ * seccomp fallback (host_fs.h). */
+int pc_host_landlock_abi(const pc_host *h);
 
 /* The number of hosts in H's pool, and its host K (0: the first; K taken
  * modulo that number). */
@@ -117,7 +142,8 @@ void pc_host_mangled(const pc_host *h, char *buf, size_t len);
 
 /* The last bytes (at most LEN - 1) the plugin wrote to its stdout and
  * stderr, which are captured (never pecheck's own): the pool's hosts' in
- * turn, each one's last 2 KiB; returns their count. */
+ * turn, each one's last 2 KiB (read 2 KiB at most each time, whatever the
+ * size of the file; NUL bytes left out); returns their count. */
 size_t pc_host_output(pc_host *h, char *buf, size_t len);
 
 /* RET pc_host_NAME(const pc_host *h, pc_fault *fault, arguments...) for

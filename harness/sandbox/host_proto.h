@@ -17,11 +17,17 @@
 #include "v2args.h"
 
 /* The worker is pecheck itself, run as `pecheck __plugin-host PATH MEM_MB
- * CPU_S` (the limits of pc_host_limits, "0": none)
+ * CPU_S SCRATCH LANDLOCK_ABI [WRITABLE...]` (the limits of pc_host_limits,
+ * "0": none; its scratch folder, the Landlock ABI to seal it with, "0": the
+ * seccomp fallback, and the --plugin-writable folders: host_fs.h)
  * (main.c hands it to pc_host_main) with these descriptors: */
 #define HOST_ARGV1 "__plugin-host"
+#define HOST_ARGC_MIN 7       /* up to LANDLOCK_ABI */
+/* Its exit status when the Landlock domain pecheck asked for could not be
+ * made (it then loads nothing). */
+#define HOST_EXIT_LANDLOCK 121
 #define HOST_FD_CTL 3         /* control socket: one byte each way per call */
-#define HOST_FD_SHM 4         /* the shared memory (a memfd) */
+#define HOST_FD_SHM 4         /* the shared memory (a memfd sealed against shrinking) */
 #define HOST_FD_LIFE 5        /* a pipe's read end; only pecheck holds its write end,
                                * so it hangs up when pecheck is gone */
 /* 0 is /dev/null; 1 and 2 are a memfd that pecheck reads (the plugin's
@@ -63,7 +69,8 @@ typedef struct host_hdr {
 #undef PC_HOOK
 #undef PC_ENTRY
 
-/* The worker's main (argv: pecheck HOST_ARGV1 PATH); never returns. */
+/* The worker's main (argv: pecheck HOST_ARGV1 PATH ... as above); never
+ * returns. */
 int pc_host_main(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <linux/sockios.h>
+#include "host_fs.h"
 #include "host_seal.h"
 
 /* ---- capabilities ---------------------------------------------------------- */
@@ -54,9 +55,10 @@ static int drop_caps(void)
 
 #ifdef SEAL_ARCH
 
-/* Room for the program: the rules below take 95 instructions on x86_64
- * (the count of each emitter is in its comment). */
-#define SEAL_MAX 128
+/* Room for the program: the rules below take 95 instructions on x86_64,
+ * 233 with the file system fallback (the count of each emitter is in its
+ * comment); a classic BPF program may have 4096. */
+#define SEAL_MAX 256
 
 typedef struct seal_prog {
     struct sock_filter f[SEAL_MAX];
@@ -179,8 +181,101 @@ static const long denied[] = {
 #endif
 };
 
-/* The program for the host SELF (a process group leader when LEADER). */
-static void build(seal_prog *p, pid_t self, int leader)
+/* System call NR fails with EACCES when argument ARG has a bit of FLAGS
+ * set.  5 instructions. */
+static void rule_flags(seal_prog *p, long nr, unsigned arg, uint32_t flags)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 3);
+    load(p, OFF_ARG(arg));
+    emit(p, BPF_JMP | BPF_JSET | BPF_K, flags, 0, 1);
+    ret(p, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA));
+}
+
+/* The file system fallback (host_fs.h): system calls that create, remove,
+ * rename, link or truncate a file, or change its mode, owner, times or
+ * extended attributes, fail with EACCES (as Landlock's refusals do). */
+static const long fs_denied[] = {
+#ifdef SYS_creat
+    SYS_creat,
+#endif
+#ifdef SYS_mknod
+    SYS_mknod,
+#endif
+#ifdef SYS_mkdir
+    SYS_mkdir,
+#endif
+#ifdef SYS_rmdir
+    SYS_rmdir,
+#endif
+#ifdef SYS_unlink
+    SYS_unlink,
+#endif
+#ifdef SYS_rename
+    SYS_rename,
+#endif
+#ifdef SYS_link
+    SYS_link,
+#endif
+#ifdef SYS_symlink
+    SYS_symlink,
+#endif
+#ifdef SYS_chmod
+    SYS_chmod,
+#endif
+#ifdef SYS_chown
+    SYS_chown,
+#endif
+#ifdef SYS_lchown
+    SYS_lchown,
+#endif
+#ifdef SYS_utime
+    SYS_utime,
+#endif
+#ifdef SYS_utimes
+    SYS_utimes,
+#endif
+#ifdef SYS_futimesat
+    SYS_futimesat,
+#endif
+#ifdef SYS_renameat
+    SYS_renameat,
+#endif
+#ifdef SYS_renameat2
+    SYS_renameat2,
+#endif
+#ifdef SYS_fchmodat2
+    SYS_fchmodat2,
+#endif
+    SYS_mknodat, SYS_mkdirat, SYS_unlinkat, SYS_linkat, SYS_symlinkat, SYS_truncate,
+    SYS_ftruncate, SYS_fallocate, SYS_fchmod, SYS_fchmodat, SYS_fchown, SYS_fchownat,
+    SYS_utimensat, SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, SYS_removexattr,
+    SYS_lremovexattr, SYS_fremovexattr,
+};
+
+/* open and openat with O_CREAT or O_TRUNC fail with EACCES; openat2 (its
+ * flags behind a pointer) and io_uring (whose operations open, rename and
+ * unlink past the filter) with ENOSYS, so that callers fall back to the
+ * calls the filter reads. */
+static void rule_fs(seal_prog *p)
+{
+#ifdef SYS_open
+    rule_flags(p, SYS_open, 1, O_CREAT | O_TRUNC);
+#endif
+    rule_flags(p, SYS_openat, 2, O_CREAT | O_TRUNC);
+#ifdef SYS_openat2
+    rule_errno(p, SYS_openat2, ENOSYS);
+#endif
+#ifdef SYS_io_uring_setup
+    rule_errno(p, SYS_io_uring_setup, ENOSYS);
+#endif
+    for (size_t k = 0; k < sizeof fs_denied / sizeof fs_denied[0]; k++)
+        rule_errno(p, fs_denied[k], EACCES);
+}
+
+/* The program for the host SELF (a process group leader when LEADER), with
+ * the file system fallback when FS_FALLBACK. */
+static void build(seal_prog *p, pid_t self, int leader, int fs_fallback)
 {
     /* kill and F_SETOWN: the host, its own process group (0 or -SELF);
      * the thread-directed calls, rt_sigqueueinfo and prlimit64: the host
@@ -203,13 +298,14 @@ static void build(seal_prog *p, pid_t self, int leader)
 #endif
     for (size_t k = 0; k < sizeof denied / sizeof denied[0]; k++)
         rule_errno(p, denied[k], EPERM);
+    if (fs_fallback) rule_fs(p);
     ret(p, SECCOMP_RET_ALLOW);
 }
 
-static int install(void)
+static int install(int fs_fallback)
 {
-    static seal_prog p; /* static: 768 bytes off the stack */
-    build(&p, getpid(), getpgid(0) == getpid());
+    static seal_prog p; /* static: 2 KiB off the stack */
+    build(&p, getpid(), getpgid(0) == getpid(), fs_fallback);
     if (p.n > SEAL_MAX) return 0;
     struct sock_fprog fp = { (unsigned short)p.n, p.f };
 #ifdef SYS_seccomp
@@ -222,14 +318,15 @@ static int install(void)
 
 #else /* another architecture: no filter (host_seal.h) */
 
-static int install(void)
+static int install(int fs_fallback)
 {
+    (void)fs_fallback;
     return 0;
 }
 
 #endif
 
-int pc_host_seal(void)
+int pc_host_seal(const pc_host_fs *fs)
 {
     if (drop_caps() != 0) return -1;
     /* not dumpable: another host of the pool (same user) cannot open this
@@ -238,5 +335,9 @@ int pc_host_seal(void)
      * the host's own /proc/self stays its own, and children inherit it */
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 0;
-    return install();
+    /* Landlock before the filter, whose fallback rules it replaces */
+    if (fs->landlock_abi > 0 &&
+        pc_fs_landlock(fs->landlock_abi, fs->scratch, fs->writable, fs->n_writable) != 0)
+        return -2;
+    return install(fs->landlock_abi <= 0);
 }

@@ -17,15 +17,32 @@
  * clone, whose flags the filter can read).  A system call of another
  * architecture's table (x32, i386 through int 0x80) kills the host.
  *
+ *
+ * Then the file system (host_fs.h): FS->landlock_abi >= 1, a Landlock
+ * domain that leaves FS->scratch and the FS->n_writable folders
+ * FS->writable writable (before the filter); 0, the filter's file system
+ * rules instead (creating, removing, renaming, linking, truncating, changing
+ * mode, owner or times fail with EACCES, as do open and openat with O_CREAT
+ * or O_TRUNC; openat2 and io_uring_setup with ENOSYS).
+ *
  * Returns 1 when the filter is installed (x86_64 and little-endian aarch64
  * with a kernel that has seccomp filters), 0 otherwise: then the host still
- * runs without capabilities, and the caller falls back to killing the
+ * runs without capabilities (and without the file system rules: a
+ * Landlock domain is all it has), and the caller falls back to killing the
  * plugin's processes one by one (host_worker.c); -1 when the capabilities
- * could not be dropped or the host made not dumpable (the host then loads
- * nothing). */
+ * could not be dropped or the host made not dumpable, -2 when the Landlock
+ * domain could not be made (the host then loads nothing). */
 #ifndef PECHECK_HOST_SEAL_H
 #define PECHECK_HOST_SEAL_H
 
-int pc_host_seal(void);
+/* The host's file system seal, from its command line (host_proto.h). */
+typedef struct pc_host_fs {
+    int landlock_abi;         /* >= 1: Landlock of that ABI; 0: the fallback */
+    const char *scratch;      /* the host's scratch folder */
+    char *const *writable;    /* --plugin-writable folders */
+    int n_writable;
+} pc_host_fs;
+
+int pc_host_seal(const pc_host_fs *fs);
 
 #endif

@@ -6,8 +6,9 @@
  * handlers, floating-point environment or threads are here, so whatever the
  * plugin's constructors, destructors or calls do stays in this process.
  * Before it loads the plugin it seals itself (host_seal.h): no capability,
- * and a seccomp filter that keeps signals, ptrace and the like away from
- * every process but itself. */
+ * a seccomp filter that keeps signals, ptrace and the like away from every
+ * process but itself, and writes out of every folder but its scratch folder
+ * (host_fs.h), its TMPDIR. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -384,15 +385,19 @@ int pc_host_main(int argc, char **argv)
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphans of the plugin come here (kill_descendants) */
 #endif
     struct stat sb;
-    if (argc < 3 || fstat(HOST_FD_SHM, &sb) != 0 || sb.st_size <= 0 ||
+    if (argc < HOST_ARGC_MIN || fstat(HOST_FD_SHM, &sb) != 0 || sb.st_size <= 0 ||
         map_shared((size_t)sb.st_size) != 0)
         _exit(126);
     void *fn[PC_HOOK_N];
     memset(fn, 0, sizeof fn);
-    sealed = pc_host_seal(); /* before the watchdog thread, which inherits it */
+    pc_host_fs fs = { (int)strtol(argv[6], NULL, 10), argv[5], argv + HOST_ARGC_MIN,
+                      argc - HOST_ARGC_MIN };
+    setenv("TMPDIR", fs.scratch, 1); /* the plugin's temporary files go to its scratch folder */
+    sealed = pc_host_seal(&fs); /* before the watchdog thread, which inherits it */
+    if (sealed == -2) _exit(HOST_EXIT_LANDLOCK);
     if (sealed < 0) _exit(126);
     start_watchdog();
-    set_limits(argc > 3 ? argv[3] : NULL, argc > 4 ? argv[4] : NULL);
+    set_limits(argv[3], argv[4]);
     load(argv[2], fn);
     write_byte('l');
     if (hdr->load_rc != 0) _exit(0);

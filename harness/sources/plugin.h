@@ -31,6 +31,14 @@ void pc_plugin_close(pc_impl *impl);
  * none or when IMPL is not a plugin. */
 size_t pc_plugin_output(const pc_impl *impl, char *buf, size_t len);
 
+/* End IMPL's plugin hosts and everything they started (host.h,
+ * pc_host_stop): done before any output is written.  Not a plugin: no-op. */
+void pc_plugin_stop(pc_impl *impl);
+
+/* How IMPL's hosts seal their file system, for the output (host_fs.h);
+ * "" when IMPL is not a plugin. */
+void pc_plugin_seal(const pc_impl *impl, char *buf, size_t len);
+
 /* Is IMPL a loaded plugin? */
 int pc_plugin_is(const pc_impl *impl);
 

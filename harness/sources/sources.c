@@ -3,6 +3,7 @@
 #include <string.h>
 #include "plugin.h"
 #include "sources.h"
+#include "harness/sandbox/host_fs.h"
 #include "table.h"
 #include "families/family.h"
 
@@ -58,7 +59,8 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
             break;
         }
         pc_impl *impl;
-        pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts };
+        pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts,
+                               0, o->plugin_writable, o->n_plugin_writable };
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, err);
     }
@@ -85,6 +87,24 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
     if (st != PC_OK)
         pc_sources_close(s);
     return st;
+}
+
+void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f)
+{
+    for (int k = 0; k < s->n_owned; k++) {
+        char seal[320];
+        pc_plugin_seal(s->owned[k], seal, sizeof seal);
+        if (seal[0] && (!quiet || pc_fs_landlock_abi() == 0)) {
+            fprintf(f, "pecheck: plugin hosts' file system: %s (docs/plugins.md)\n", seal);
+            return;
+        }
+    }
+}
+
+void pc_sources_stop(pc_sources *s)
+{
+    for (int k = 0; k < s->n_owned; k++)
+        if (pc_plugin_is(s->owned[k])) pc_plugin_stop(s->owned[k]);
 }
 
 void pc_sources_close(pc_sources *s)

@@ -9,6 +9,7 @@
 #include "harness/sandbox/impl.h"
 #include "harness/cli/opts.h"
 #include "harness/base/status.h"
+#include <stdio.h>
 
 #define PC_MAX_IMPLS 64
 
@@ -26,6 +27,14 @@ typedef struct pc_sources {
  * (dlerror's text), a bad table, nothing given. */
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
                           pc_sources *s, pc_err *err);
+/* When S has a plugin, one line on F saying how its hosts seal their file
+ * system (host_fs.h): Landlock (not when QUIET) or the seccomp fallback. */
+void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f);
+
+/* End the plugins' hosts and everything they started (pc_plugin_stop):
+ * each command does it once its last call is made, before it writes any
+ * output, so that nothing a plugin started runs while pecheck writes. */
+void pc_sources_stop(pc_sources *s);
 void pc_sources_close(pc_sources *s);
 
 /* Tables fix d and the positions: set CFG's d and range from IMPL's table

@@ -14,8 +14,7 @@
 
 static void grandchild(int ready)
 {
-    const char *file = getenv("PECHECK_TEST_PIDFILE");
-    FILE *f = file ? fopen(file, "w") : NULL;
+    FILE *f = test_file("PECHECK_TEST_PIDFILE");
     if (f) {
         fprintf(f, "%ld\n", (long)getpid());
         fclose(f);

@@ -19,8 +19,7 @@ int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int
             sleep(60);
             _exit(0);
         }
-        const char *file = getenv("PECHECK_TEST_PIDFILE");
-        FILE *f = file && pid > 0 ? fopen(file, "w") : NULL;
+        FILE *f = pid > 0 ? test_file("PECHECK_TEST_PIDFILE") : NULL;
         if (f) {
             fprintf(f, "%ld\n", (long)pid);
             fclose(f);

@@ -11,8 +11,7 @@ int pecheck_abi_version(void) { return 1; }
 int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int layout, float *out)
 {
     (void)pos; (void)n; (void)d; (void)base; (void)layout; (void)out;
-    const char *file = getenv("PECHECK_TEST_PIDFILE");
-    FILE *f = file ? fopen(file, "w") : NULL;
+    FILE *f = test_file("PECHECK_TEST_PIDFILE");
     if (f) {
         fprintf(f, "%ld\n", (long)getpid());
         fclose(f);

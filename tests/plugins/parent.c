@@ -127,7 +127,7 @@ static long attack(const char *a, pid_t pp)
 __attribute__((constructor)) static void on_load(void)
 {
     const char *a = getenv("PECHECK_TEST_ATTACK"), *file = getenv("PECHECK_TEST_PIDFILE");
-    if (!a || !file || !(report = fopen(file, "w"))) return;
+    if (!a || !file || !(report = test_file("PECHECK_TEST_PIDFILE"))) return;
     if (!strcmp(a, "probe")) {
         status_lines();
         long rc = kill(-1, 0);

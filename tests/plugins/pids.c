@@ -9,8 +9,7 @@
 int pecheck_abi_version(void) { return 1; }
 int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int layout, float *out)
 {
-    const char *file = getenv("PECHECK_TEST_PIDFILE");
-    FILE *f = file ? fopen(file, "a") : NULL;
+    FILE *f = test_file("PECHECK_TEST_PIDFILE");
     if (f) {
         fprintf(f, "%ld\n", (long)getpid());
         fclose(f);

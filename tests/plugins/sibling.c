@@ -43,8 +43,7 @@ static int open_mem(const char *pid)
 
 static void note(const char *what, long pid, int e)
 {
-    const char *log = getenv("PECHECK_TEST_LOG");
-    FILE *f = log ? fopen(log, "a") : NULL;
+    FILE *f = test_file("PECHECK_TEST_LOG");
     if (!f) return;
     fprintf(f, "%s %ld errno %d\n", what, pid, e);
     fclose(f);

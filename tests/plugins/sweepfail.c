@@ -27,8 +27,7 @@ static int holds(const int64_t *pos, size_t n, int64_t at)
 
 static void log_call(const int64_t *pos, size_t n, int layout)
 {
-    const char *path = getenv("PECHECK_TEST_LOG");
-    FILE *f = path && n > 2 ? fopen(path, "a") : NULL;
+    FILE *f = n > 2 ? test_file("PECHECK_TEST_LOG") : NULL;
     if (!f) return;
     fprintf(f, "%d %lld %zu\n", layout, (long long)pos[0], n);
     fclose(f);
