@@ -475,7 +475,7 @@ static int refused(pc_host *h, pc_hook_id id, const char *where, pc_fault *fault
     else if (spent >= p->budget_ms)
         snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin's faults (%d crash%s "
                  "or exit%s, %d time-out%s, with the restarts they caused) took %.1f s, its "
-                 "budget of %.1f s (--timeout-ms for each family a plugin provides): a kernel "
+                 "budget of %.1f s (--timeout-ms for each family the plugin provides): a kernel "
                  "that keeps faulting is not called again", where, crashes, crashes == 1 ? "" :
                  "es", crashes == 1 ? "" : "s", timeouts, timeouts == 1 ? "" : "s", spent * 1e-3,
                  p->budget_ms * 1e-3);
@@ -809,8 +809,7 @@ static pc_status pool_new(int n, const pc_host_limits *lim, host_pool **out, pc_
     }
     pthread_mutex_init(&p->mu, NULL);
     p->n = n;
-    long timeout = lim->timeout_ms > 0 ? lim->timeout_ms : 1;
-    p->budget_ms = (double)timeout * (lim->fault_timeouts > 0 ? lim->fault_timeouts : 1);
+    p->budget_ms = (double)(lim->timeout_ms > 0 ? lim->timeout_ms : 1);
     p->landlock_abi = pc_fs_landlock_abi();
     pc_status st = pool_writable(p, lim, err);
     if (st != PC_OK) {
@@ -870,6 +869,13 @@ int pc_host_count(const pc_host *h)
 pc_host *pc_host_at(const pc_host *h, int k)
 {
     return h->pool->hosts[(unsigned)k % (unsigned)h->pool->n];
+}
+
+void pc_host_set_fault_budget(pc_host *h, double ms)
+{
+    pthread_mutex_lock(&h->pool->mu);
+    h->pool->budget_ms = ms;
+    pthread_mutex_unlock(&h->pool->mu);
 }
 
 int pc_host_landlock_abi(const pc_host *h)

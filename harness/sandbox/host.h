@@ -53,8 +53,9 @@
  *
  *   - the faults of a source (its pool) share one budget: the time its
  *     calls that crashed, exited or timed out took, with the restarts of
- *     the hosts they caused, at most LIM->fault_timeouts times the time
- *     limit; once spent, every later call of the source faults at once
+ *     the hosts they caused, at most the time limit until
+ *     pc_host_set_fault_budget says otherwise; once spent, every later
+ *     call of the source faults at once
  *     ("not run ...: the plugin's faults ... took ..."), so a kernel that
  *     crashes slowly, call after call, ends in bounded time.
  *
@@ -96,7 +97,6 @@ typedef struct pc_host_limits {
     long mem_mb;              /* each worker's address space in MiB (RLIMIT_AS); 0: unlimited */
     long cpu_s;               /* each worker's CPU seconds (RLIMIT_CPU); 0: unlimited */
     int hosts;                /* hosts in the pool, 1..PC_HOST_MAX (fewer than 1: 1) */
-    int fault_timeouts;       /* the budget of the source's faults, in timeout_ms (at least 1) */
     const char *const *writable; /* --plugin-writable: folders the hosts may write besides
                                * their scratch folders (host_fs.h) */
     int n_writable;
@@ -118,6 +118,9 @@ pc_status pc_host_open(const char *path, const char *name, const pc_host_limits 
  * run is over").  Its output stays readable (pc_host_output). */
 void pc_host_stop(pc_host *h);
 void pc_host_close(pc_host *h);   /* H, the first: the whole pool (stopped first) */
+
+/* The budget of the faults of H's pool, MS milliseconds (see above). */
+void pc_host_set_fault_budget(pc_host *h, double ms);
 
 /* The Landlock ABI the hosts seal their file system with, 0 for the
  * seccomp fallback (host_fs.h). */

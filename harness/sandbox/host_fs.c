@@ -101,10 +101,11 @@ void pc_fs_describe(int abi, char *buf, size_t len)
         snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
                  "folder", abi);
     else
-        snprintf(buf, len, "the seccomp fallback (%s): the plugin host creates, removes, "
-                 "renames and truncates no file, but may write in place to a file its user "
-                 "can write", getenv("PECHECK_NO_LANDLOCK") && *getenv("PECHECK_NO_LANDLOCK")
-                 ? "PECHECK_NO_LANDLOCK is set" : "this kernel has no Landlock");
+        snprintf(buf, len, "the seccomp fallback (%s): the plugin host removes, renames and "
+                 "links no file and makes no folder, FIFO or link, but may create and write "
+                 "files its user can write", getenv("PECHECK_NO_LANDLOCK") &&
+                 *getenv("PECHECK_NO_LANDLOCK") ? "PECHECK_NO_LANDLOCK is set" :
+                 "this kernel has no Landlock");
 }
 
 /* ---- the scratch folder ------------------------------------------------------ */

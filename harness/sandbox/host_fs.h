@@ -20,12 +20,13 @@
  *     (LANDLOCK_SCOPE_SIGNAL; the seccomp filter already does);
  *   - the seccomp fallback, where the kernel has no Landlock (or
  *     PECHECK_NO_LANDLOCK is set): the host's seccomp filter (host_seal.h)
- *     refuses with EACCES every system call that creates, removes, renames,
- *     links or truncates a file or changes its mode, owner or times, and
- *     every open with O_CREAT or O_TRUNC, anywhere (a filter cannot tell
- *     paths apart: the scratch folder gets no file either).  An existing
- *     file the host's user may write can still be opened for writing and
- *     changed in place (a GPU's device files need that open).
+ *     refuses every system call that removes, renames or links a name,
+ *     makes a folder, FIFO, device or symbolic link, or changes a file's
+ *     mode, owner, times or extended attributes, anywhere (a filter cannot
+ *     tell paths apart).  So names stay: no file is removed or replaced,
+ *     no FIFO or link planted.  Contents do not: files the host's user may
+ *     write can be created, opened, overwritten and truncated (the CUDA
+ *     driver opens files with O_CREAT|O_TRUNC and fails when refused).
  *
  * Reading is not restricted by either. */
 #ifndef PECHECK_HOST_FS_H

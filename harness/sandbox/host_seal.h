@@ -21,9 +21,10 @@
  * Then the file system (host_fs.h): FS->landlock_abi >= 1, a Landlock
  * domain that leaves FS->scratch and the FS->n_writable folders
  * FS->writable writable (before the filter); 0, the filter's file system
- * rules instead (creating, removing, renaming, linking, truncating, changing
- * mode, owner or times fail with EACCES, as do open and openat with O_CREAT
- * or O_TRUNC; openat2 and io_uring_setup with ENOSYS).
+ * rules instead (removing a name fails with ENOENT; making a folder, FIFO,
+ * device or link, renaming, linking with EACCES; changing mode, owner,
+ * times or extended attributes with EPERM; io_uring_setup with ENOSYS;
+ * host_seal.c says why these errnos).
  *
  * Returns 1 when the filter is installed (x86_64 and little-endian aarch64
  * with a kernel that has seccomp filters), 0 otherwise: then the host still

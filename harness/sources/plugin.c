@@ -40,19 +40,21 @@ static void describe(const pc_host *h, int version, char *buf, size_t len)
             w += snprintf(buf + w, len - (size_t)w, " %s", pc_hook_name((pc_hook_id)k));
 }
 
-/* The budget of a plugin's faults, in time limits of one call (host.h):
- * one for each family a plugin can provide, so that a plugin that hangs
- * once in each family (a time-out costs one time limit, and that entry
- * point is not called again) is stopped no sooner than without a budget;
- * crashes and exits count the time they took, restarts of the host
- * included.  4 with today's registry (sinusoidal, rope, learned,
- * attention). */
-static int budget_timeouts(void)
+/* The budget of the plugin's faults (host.h): the time limit of a call
+ * for each family the plugin provides, so that a plugin that hangs once in
+ * each (a time-out costs one time limit, and that entry point is not
+ * called again) is stopped no sooner than without a budget, while crashes
+ * and exits, which cost the time they took with the restarts of the host,
+ * stop within the same time. */
+static void set_budget(pc_host *h, long timeout_ms)
 {
     int n = 0;
-    for (size_t k = 0; k < pc_family_count(); k++)
-        n += pc_family_at(k)->hooks[0] != 0;
-    return n > 0 ? n : 1;
+    for (size_t k = 0; k < pc_family_count(); k++) {
+        const pc_family *fam = pc_family_at(k);
+        n += (fam->hooks[0] && pc_host_has(h, fam->hooks[0])) ||
+             (fam->hooks[1] && pc_host_has(h, fam->hooks[1]));
+    }
+    pc_host_set_fault_budget(h, (double)(timeout_ms > 0 ? timeout_ms : 1) * (n > 0 ? n : 1));
 }
 
 /* Exit 2 when nothing could be checked: none of the entry points of the
@@ -91,9 +93,7 @@ pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **
     snprintf(p, len, "%s%s", strchr(path, '/') ? "" : "./", path);
     pc_host *h = NULL;
     int version = -1;
-    pc_host_limits with_budget = *lim;
-    with_budget.fault_timeouts = budget_timeouts();
-    pc_status st = pc_host_open(p, path, &with_budget, &h, &version, err);
+    pc_status st = pc_host_open(p, path, lim, &h, &version, err);
     free(p);
     if (st != PC_OK) return st;
     if (version < PECHECK_ABI_VERSION_MIN || version > PECHECK_ABI_VERSION) {
@@ -121,6 +121,7 @@ pc_status pc_plugin_open(const char *path, const pc_host_limits *lim, pc_impl **
         return st;
     }
     pl->magic = PLUGIN_MAGIC;
+    set_budget(h, lim->timeout_ms);
     describe(h, version, pl->description, sizeof pl->description);
     pc_impl *r = &pl->impl;
     r->name = pl->name;
