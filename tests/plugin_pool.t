@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from pctest import ROOT, PECHECK, ok, done, no_seconds  # noqa: E402
+from pctest import PECHECK, build_plugin, ok, done, no_seconds  # noqa: E402
 
 # 3000 positions (12 blocks of 256) at d = 32, 10 cases a property
 SMALL = ["--family", "sinusoidal", "--d", "32", "--max-pos", "2999", "--cases", "10",
@@ -36,12 +36,7 @@ tmp = tempfile.mkdtemp(prefix="pecheck-pool-")
 
 
 def build(name):
-    out = os.path.join(tmp, name + ".so")
-    subprocess.run([os.environ.get("CC", "cc"), "-O1", "-shared", "-fPIC",
-                    "-I" + os.path.join(ROOT, "include"),
-                    os.path.join(ROOT, "tests", "plugins", name + ".c"), "-o", out, "-lm"],
-                   check=False)
-    return out
+    return build_plugin(name, tmp)
 
 
 def check(plugin, threads, env=None, extra=()):

@@ -46,7 +46,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from pctest import ROOT, PECHECK, ok, done, no_seconds  # noqa: E402
+from pctest import PECHECK, build_plugin, ok, done, no_seconds  # noqa: E402
 
 SMALL = ["--max-pos", "255", "--d", "16"]
 CHECK = ["--family", "sinusoidal"] + SMALL + ["--cases", "5", "--regressions", "off"]
@@ -59,15 +59,6 @@ for d in (CHAN, WORK, SCRATCH):
 WRITABLE = ["--plugin-writable", CHAN]
 LOG = os.path.join(CHAN, "log")
 EACCES = "rc=-1 errno=13"
-
-
-def build(name):
-    out = os.path.join(tmp, name + ".so")
-    subprocess.run([os.environ.get("CC", "cc"), "-O1", "-shared", "-fPIC",
-                    "-I" + os.path.join(ROOT, "include"),
-                    os.path.join(ROOT, "tests", "plugins", name + ".c"), "-o", out, "-lm"],
-                   check=False)
-    return out
 
 
 def run(args, attack="none", env=None, timeout=60, binary=PECHECK, **kw):
@@ -123,7 +114,7 @@ def seal_of(err):
 
 
 try:
-    hostile = build("hostile")
+    hostile = build_plugin("hostile", tmp)
     good = os.path.join(os.path.dirname(PECHECK), "examples", "plugin_good.so")
     plug = ["--plugin", hostile] + WRITABLE
 

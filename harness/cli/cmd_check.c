@@ -334,10 +334,10 @@ pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
     return st;
 }
 
-/* A shard in which a plugin's call timed out: that entry point is not
- * called again in this shard's process only (host.h), so its later
- * verdicts are not the unsharded run's.  Refused, no file written
- * (docs/sharding.md, "Limits"). */
+/* A shard in which a plugin's call timed out, or whose faults spent the
+ * plugin's budget: that entry point, or the plugin, is not called again in
+ * this shard's process only (host.h), so its later verdicts are not the
+ * unsharded run's.  Refused, no file written (docs/sharding.md, "Limits"). */
 static pc_status shard_hung(const pc_opts *o, const pc_sources *src, pc_err *err)
 {
     for (int k = 0; k < src->n; k++)
@@ -346,6 +346,13 @@ static pc_status shard_hung(const pc_opts *o, const pc_sources *src, pc_err *err
                              "--timeout-ms %ld), and later calls are refused in this shard only: "
                              "the shards cannot give the unsharded verdicts; check it without "
                              "--shard", o->shard_k, o->shard_n, src->impl[k]->name, o->timeout_ms);
+    for (int k = 0; k < src->n; k++)
+        if (src->impl[k]->host && pc_host_budget_spent(src->impl[k]->host))
+            return pc_seterr(err, PC_EINPUT, "check shard %d/%d: %s's faults (crashes, exits, "
+                             "time-outs) took its time budget, and later calls are refused in "
+                             "this shard only: the shards cannot give the unsharded verdicts; "
+                             "check it without --shard", o->shard_k, o->shard_n,
+                             src->impl[k]->name);
     return PC_OK;
 }
 

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include "canary.h"
 #include "host.h"
 #include "host_fs.h"
@@ -881,6 +881,15 @@ void pc_host_set_fault_budget(pc_host *h, double ms)
 int pc_host_landlock_abi(const pc_host *h)
 {
     return h->pool->landlock_abi;
+}
+
+int pc_host_budget_spent(const pc_host *h)
+{
+    host_pool *p = h->pool;
+    pthread_mutex_lock(&p->mu);
+    int spent = p->spent_ms >= p->budget_ms;
+    pthread_mutex_unlock(&p->mu);
+    return spent;
 }
 
 int pc_host_timed_out(const pc_host *h)

@@ -135,6 +135,10 @@ pc_host *pc_host_at(const pc_host *h, int k);
  * not called again there)? */
 int pc_host_timed_out(const pc_host *h);
 
+/* Have the faults of H's pool spent its budget (so that no call is made
+ * any more)? */
+int pc_host_budget_spent(const pc_host *h);
+
 /* Does the plugin export entry point H? */
 int pc_host_has(const pc_host *h, pc_hook_id hook);
 

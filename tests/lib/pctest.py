@@ -39,6 +39,17 @@ def run(args, timeout=120):
         time.monotonic() - t0
 
 
+def build_plugin(name, folder):
+    """tests/plugins/NAME.c built with `cc -shared -fPIC` (or $CC) into
+    FOLDER/NAME.so; its path."""
+    out = os.path.join(folder, name + ".so")
+    subprocess.run([os.environ.get("CC", "cc"), "-O1", "-shared", "-fPIC",
+                    "-I" + os.path.join(ROOT, "include"),
+                    os.path.join(ROOT, "tests", "plugins", name + ".c"), "-o", out, "-lm"],
+                   check=False)
+    return out
+
+
 def no_seconds(x):
     """X (parsed JSON) without its "seconds" members, at any depth: what
     must be equal between runs that differ only in timing."""
