@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <linux/landlock.h>
 #include "host_fs.h"
+#include "host_seal.h"
 
 /* ---- the Landlock interface ------------------------------------------------ */
 
@@ -100,6 +101,9 @@ void pc_fs_describe(int abi, char *buf, size_t len)
     if (abi > 0)
         snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
                  "folder", abi);
+    else if (!pc_host_seal_has_filter())
+        snprintf(buf, len, "not sealed (no Landlock here, and no seccomp filter for this "
+                 "architecture): the plugin host may write what its user may");
     else
         snprintf(buf, len, "the seccomp fallback (%s): the plugin host removes, renames and "
                  "links no file and makes no folder, FIFO or link, but may create and write "

@@ -317,6 +317,15 @@ static int install(int fs_fallback)
 
 #endif
 
+int pc_host_seal_has_filter(void)
+{
+#ifdef SEAL_ARCH
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 int pc_host_seal(const pc_host_fs *fs)
 {
     if (drop_caps() != 0) return -1;

@@ -46,4 +46,9 @@ typedef struct pc_host_fs {
 
 int pc_host_seal(const pc_host_fs *fs);
 
+/* Whether this build has a seccomp filter for its architecture (x86_64,
+ * little-endian aarch64): without one, and without Landlock, the host's
+ * file system is not sealed at all. */
+int pc_host_seal_has_filter(void);
+
 #endif
