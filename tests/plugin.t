@@ -524,7 +524,7 @@ try:
     env = dict(os.environ)
     env.pop("TAP_VERSION", None)
     p = subprocess.run([PECHECK, "check", "--plugin", so["good"], "--format", "tap"] + SMALL,
-                       stdout=subprocess.PIPE, env=env)
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     ok(p.stdout.decode().startswith("TAP version 14\n1.."),
        "outside a harness the version line is TAP version 14", p.stdout.decode()[:100])
 
