@@ -443,8 +443,12 @@ static void *pc_host_put(host_put *p, const void *src, size_t bytes)
 
 /* ---- the budget of a source's faults (host.h) ------------------------------- */
 
-/* Count MS of fault time (a crash or exit: CRASH; a time-out: TIMEOUT; a
- * restart after one: neither) against H's pool. */
+/* Count MS of fault time (a crash or exit: CRASH; a time-out: TIMEOUT)
+ * against H's pool.  What a faulting call took is counted, not the time
+ * to start the host that replaces it: that depends on the machine's load
+ * (tens of ms, hundreds under a sanitizer on a busy machine), so a kernel
+ * that crashes at once, call after call, would spend the budget on a slow
+ * machine only, and its verdicts would depend on the load. */
 static void charge(pc_host *h, double ms, int crash, int timeout)
 {
     host_pool *p = h->pool;
@@ -474,7 +478,7 @@ static int refused(pc_host *h, pc_hook_id id, const char *where, pc_fault *fault
                  what, h->hung_where[id]);
     else if (spent >= p->budget_ms)
         snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin's faults (%d crash%s "
-                 "or exit%s, %d time-out%s, with the restarts they caused) took %.1f s, its "
+                 "or exit%s, %d time-out%s) took %.1f s, its "
                  "budget of %.1f s (--timeout-ms for each family the plugin provides): a kernel "
                  "that keeps faulting is not called again", where, crashes, crashes == 1 ? "" :
                  "es", crashes == 1 ? "" : "s", timeouts, timeouts == 1 ? "" : "s", spent * 1e-3,
@@ -512,8 +516,6 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         return 0;
     }
     pc_err err = { "" };
-    double t0 = now_ms();
-    int restart = h->pid == 0 && h->started && !h->broken[0]; /* after a fault */
     if (h->broken[0])
         snprintf(err.msg, sizeof err.msg, "%s", h->broken); /* do not wait for it again */
     else if (map_shared(h, total) != 0)
@@ -523,7 +525,6 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         snprintf(h->broken, sizeof h->broken, "%s", err.msg);
     else
         err.msg[0] = '\0';
-    if (restart) charge(h, now_ms() - t0, 0, 0);
     if (err.msg[0]) {
         snprintf(fault->cause, sizeof fault->cause, "not run%s: the plugin host could not be "
                  "%s: %.400s", where, h->started ? "restarted" : "started", err.msg);

@@ -52,8 +52,8 @@
  *     earlier ...").
  *
  *   - the faults of a source (its pool) share one budget: the time its
- *     calls that crashed, exited or timed out took, with the restarts of
- *     the hosts they caused, at most the time limit until
+ *     calls that crashed, exited or timed out took (not the restarts of
+ *     the hosts: host.c says why), at most the time limit until
  *     pc_host_set_fault_budget says otherwise; once spent, every later
  *     call of the source faults at once
  *     ("not run ...: the plugin's faults ... took ..."), so a kernel that

@@ -44,8 +44,8 @@ static void describe(const pc_host *h, int version, char *buf, size_t len)
  * for each family the plugin provides, so that a plugin that hangs once in
  * each (a time-out costs one time limit, and that entry point is not
  * called again) is stopped no sooner than without a budget, while crashes
- * and exits, which cost the time they took with the restarts of the host,
- * stop within the same time. */
+ * and exits, which cost the time the calls took, stop within the same
+ * time. */
 static void set_budget(pc_host *h, long timeout_ms)
 {
     int n = 0;
