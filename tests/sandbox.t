@@ -253,8 +253,6 @@ try:
 
     # --- 6. the file system: /proc/<pecheck>, the binary, the regression file, the temporary
     binary = os.path.join(WORK, "pecheck")
-    shutil.copy(PECHECK, binary)
-    original = open(binary, "rb").read()
     evil = os.path.join(WORK, "evil")
     regs = os.path.join(WORK, "regressions")
     header = ("# pecheck regressions: failing cases, tried first by later runs of `pecheck check`\n"
@@ -270,6 +268,8 @@ try:
                "6. %s: /proc/<pecheck>/oom_score_adj%s, the same verdicts" % (
                    seal_of(err), " (as root the fallback leaves it writable: docs/plugins.md)"
                    if os.geteuid() == 0 else " is refused"), [rc, log])
+        shutil.copy(PECHECK, binary)  # a run that replaced it has not spoilt this one
+        original = open(binary, "rb").read()
         with open(evil, "w") as f:
             f.write("#!/bin/sh\necho PASS\n")
         rc, out, err, log = run(["check"] + plug + CHECK + ["--format", "json"], "replace",
