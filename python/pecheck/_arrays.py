@@ -99,6 +99,28 @@ def to_numpy(x, what, dtype=None):
     return a, bits
 
 
+def positions(x, what):
+    """The position ids X (numpy, torch or a list) as a numpy array for a
+    POS.npy option: integers of any width as little-endian int64, what the
+    CLI reads; floating values (timesteps) as they are, for the CLI to
+    judge.  TypeError for anything else."""
+    __tracebackhide__ = True
+    np = numpy()
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        x = x.detach().cpu()
+        if x.dtype.is_floating_point and x.dtype.itemsize < 4:
+            x = x.float()
+        x = x.numpy()
+    a = np.asarray(x)
+    if np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
+        if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
+            raise TypeError("%s: position %d is beyond int64" % (what, int(a.max())))
+        return np.ascontiguousarray(a, dtype="<i8")
+    if np.issubdtype(a.dtype, np.floating):
+        return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, a.dtype))
+
+
 def squeeze_leading(a, what):
     """Drop leading dimensions of size 1 ((1, 1, n, d) -> (n, d)); a 2-D
     array or ValueError."""

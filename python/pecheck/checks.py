@@ -9,7 +9,8 @@ accepted the same way, with these values:
                   for a file option (hf_config=) the dict is handed over as
                   the file (a transformers config object: its to_dict())
   array/tensor    for a file option of arrays (rope_freqs=): handed over
-                  as .npy
+                  as .npy; position_ids= takes integers of any width
+                  (written as int64) or a list
   path or str     for a file option: that file
   number          as written (repr of a float)
 properties= is a list of --property names.  check_* return a Result;
@@ -69,6 +70,8 @@ def _value(key, v, argname, staging):
         # the help's own name when it is one (config.json), else the keyword's
         ext = os.path.splitext(argname)[1]
         name = argname if argname[:1].islower() else key + (ext if ext else ".dat")
+        if argname.startswith("POS") and (_is_array(v) or isinstance(v, (list, tuple))):
+            return staging.add_array(name, _arrays.positions(v, key))
         if _is_array(v):
             a, _ = _arrays.to_numpy(v, key)
             return staging.add_array(name, a)

@@ -225,6 +225,47 @@ def test_hf_config_as_dict_path_and_object(tmp_path):
         pecheck.assert_rope_cache(cos, sin, hf_config=Config())
 
 
+def mrope(sections, ids, d=D, base=1000000.0):
+    """A Qwen2-VL-style M-RoPE cache: pair i of a row rotated by the
+    position of its section's axis (ids: (n, 3)), cat(freqs, freqs)."""
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    axis = torch.repeat_interleave(torch.arange(len(sections)), torch.tensor(sections))
+    f = torch.as_tensor(ids).float()[:, axis] * inv
+    e = torch.cat((f, f), dim=-1)
+    return e.cos(), e.sin()
+
+
+def mrope_ids(text=6, grid=8):
+    """Text tokens (p, p, p), then a grid x grid image (t0, t0 + h, t0 + w)."""
+    ids = [(p, p, p) for p in range(text)]
+    ids += [(text, text + h, text + w) for h in range(grid) for w in range(grid)]
+    return np.array(ids, dtype=np.int64)
+
+
+def test_position_ids_of_any_integer_type(tmp_path):
+    cfg = {"rope_theta": 1000000.0, "head_dim": D, "max_position_embeddings": 4096,
+           "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]}}
+    ids = mrope_ids()
+    cos, sin = mrope([8, 12, 12], ids)
+    for given in (ids, ids.astype(np.int32), torch.from_numpy(ids), ids.tolist()):
+        pecheck.assert_rope_cache(cos, sin, hf_config=cfg, position_ids=given)
+    # the sections swapped: the cause names the axes the pairs follow
+    cos, sin = mrope([12, 8, 12], ids)
+    result = pecheck.check_rope_cache(cos, sin, hf_config=cfg, position_ids=ids)
+    assert not result.passed and "axis" in result.likely_cause
+    with pytest.raises(TypeError, match="position ids are integers"):
+        pecheck.check_rope_cache(cos, sin, hf_config=cfg, position_ids=np.array(["a", "b"]))
+
+
+def test_layer_type_picks_the_configs_encoding():
+    cfg = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "configs",
+                       "google--gemma-3-1b-it.json")
+    cos, sin = rope(n=512, d=256, base=10000.0)  # a sliding-window layer's cache
+    pecheck.assert_rope_cache(cos, sin, hf_config=cfg, layer_type="sliding_attention")
+    result = pecheck.check_rope_cache(cos, sin, hf_config=cfg, layer_type="full_attention")
+    assert not result.passed and "sliding_attention" in result.likely_cause
+
+
 # ---- kept inputs and the replay line --------------------------------------------------
 
 def test_failing_run_keeps_its_inputs_and_the_replay_line_runs(keep):
