@@ -849,6 +849,190 @@ static void t_read_prefixes_path(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Reading in pieces (pc_npy_file)                                      */
+/* ------------------------------------------------------------------ */
+
+static int write_bytes(const char *path, const unsigned char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(b, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok;
+}
+
+/* Every defect of the table above, written to a file: pc_npy_file_open
+ * refuses it with pc_npy_read's status and message, word for word. */
+static void t_file_defects(void)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "defect.npy");
+    size_t nd = sizeof defects / sizeof defects[0];
+    for (size_t i = 0; i < nd && !why[0]; i++) {
+        const struct defect *c = &defects[i];
+        size_t len;
+        unsigned char *b = build(c->major, c->minor, c->header, 1, c->hlen, NULL, c->dlen, &len);
+        if (c->cut)
+            len = c->cut;
+        if (c->poke)
+            b[c->poke - 1] = 'X';
+        if (!write_bytes(path, b, len)) {
+            fail("cannot write %s", path);
+            free(b);
+            break;
+        }
+        free(b);
+        pc_npy a;
+        pc_npy_file f;
+        pc_err e1 = { "" }, e2 = { "" };
+        pc_status s1 = pc_npy_read(path, &a, &e1), s2 = pc_npy_file_open(path, &f, &e2);
+        if (s1 != s2 || strcmp(e1.msg, e2.msg) != 0)
+            fail("%s: pc_npy_read %d \"%s\", pc_npy_file_open %d \"%s\"", c->name, (int)s1,
+                 e1.msg, (int)s2, e2.msg);
+        if (s1 == PC_OK)
+            pc_npy_free(&a);
+        if (s2 == PC_OK)
+            pc_npy_file_close(&f);
+    }
+    unlink(path);
+}
+
+/* A (300, 7) table of every dtype read in pieces of every length from
+ * every start: the values pc_npy_read gives (binary32: those rounded),
+ * a <f4 signalling NaN quiet as through binary64. */
+static void t_file_pieces(void)
+{
+    static const char *dtypes[] = { "<f2", "<f4", "<f8", "<u2" };
+    static const size_t sizes[] = { 2, 4, 8, 2 };
+    char path[256];
+    tmp_path(path, sizeof path, "pieces.npy");
+    size_t n = 300 * 7;
+    for (size_t t = 0; t < 4 && !why[0]; t++) {
+        size_t isz = sizes[t], len;
+        unsigned char *d = malloc(n * isz);
+        for (size_t k = 0; d && k < n * isz; k++)
+            d[k] = (unsigned char)(k * 2654435761u >> 13);
+        if (d && isz == 4) { /* a signalling NaN at value 5 */
+            uint32_t snan = 0x7f800001u;
+            memcpy(d + 20, &snan, 4);
+        }
+        char hdr[128];
+        snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (300, 7), }",
+                 dtypes[t]);
+        unsigned char *b = d ? build(1, 0, hdr, 1, -1, d, n * isz, &len) : NULL;
+        free(d);
+        pc_npy a;
+        pc_npy_file f;
+        pc_err e;
+        if (!b || !write_bytes(path, b, len) || pc_npy_read(path, &a, &e) != PC_OK) {
+            fail("%s: cannot write or read %s", dtypes[t], path);
+            free(b);
+            break;
+        }
+        free(b);
+        if (pc_npy_file_open(path, &f, &e) != PC_OK) {
+            fail("%s: %s", dtypes[t], e.msg);
+            pc_npy_free(&a);
+            break;
+        }
+        if (f.count != n || f.shape[0] != 300 || f.shape[1] != 7 || strcmp(f.dtype, a.dtype))
+            fail("%s: shape (%zu, %zu), dtype %s", dtypes[t], f.shape[0], f.shape[1], f.dtype);
+        double v64[64];
+        float v32[64];
+        for (size_t v0 = 0; v0 < n && !why[0]; v0 += 37)
+            for (size_t m = 1; m <= 64 && v0 + m <= n && !why[0]; m += 21) {
+                if (pc_npy_file_f64(&f, v0, m, v64, &e) != PC_OK ||
+                    pc_npy_file_f32(&f, v0, m, v32, &e) != PC_OK) {
+                    fail("%s: values %zu..+%zu: %s", dtypes[t], v0, m, e.msg);
+                    break;
+                }
+                for (size_t k = 0; k < m; k++) {
+                    float want = (float)a.data[v0 + k];
+                    if (!same_bits(v64[k], a.data[v0 + k]) || memcmp(&v32[k], &want, 4) != 0)
+                        fail("%s: value %zu: %a, %a; pc_npy_read %a", dtypes[t], v0 + k,
+                             v64[k], (double)v32[k], a.data[v0 + k]);
+                }
+            }
+        if (pc_npy_file_f32(&f, n - 3, 4, v32, &e) != PC_EINTERNAL)
+            fail("%s: values past the end accepted", dtypes[t]);
+        pc_npy_file_close(&f);
+        pc_npy_file_close(&f); /* twice: safe */
+        pc_npy_free(&a);
+    }
+    unlink(path);
+}
+
+/* A file cut after it was opened: the read says so, naming the file. */
+static void t_file_cut(void)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "cut.npy");
+    size_t n = 1000, len;
+    unsigned char d[4000];
+    for (size_t i = 0; i < n; i++)
+        put_f32(d + 4 * i, (float)i);
+    unsigned char *b = build(1, 0, HDR("'<f4'", "False", "(1000,)"), 1, -1, d, sizeof d, &len);
+    pc_npy_file f;
+    pc_err e;
+    float v[10];
+    if (!b || !write_bytes(path, b, len) || pc_npy_file_open(path, &f, &e) != PC_OK) {
+        fail("cannot write or open %s", path);
+        free(b);
+        return;
+    }
+    if (truncate(path, (off_t)(len - 100)) != 0)
+        fail("truncate failed");
+    else if (pc_npy_file_f32(&f, 0, 10, v, &e) != PC_OK || v[9] != 9.0f)
+        fail("the start of the file: %s", e.msg);
+    else if (pc_npy_file_f32(&f, 990, 10, v, &e) != PC_EINPUT || !strstr(e.msg, path) ||
+             !strstr(e.msg, "changed after it was opened"))
+        fail("the cut end: \"%s\"", e.msg);
+    pc_npy_file_close(&f);
+    free(b);
+    unlink(path);
+}
+
+/* A pipe's bytes come once: read whole at open, then in pieces. */
+static void t_file_fifo(void)
+{
+    char path[256];
+    size_t n = 65536, len;
+    tmp_path(path, sizeof path, "fifo2.npy");
+    unsigned char *d = malloc(n * 4);
+    if (!d || mkfifo(path, 0600) != 0) {
+        fail("mkfifo %s failed", path);
+        free(d);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        put_f32(d + 4 * i, (float)i * 0.5f);
+    unsigned char *b = build(1, 0, HDR("'<f4'", "False", "(256, 256)"), 1, -1, d, n * 4, &len);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(write_bytes(path, b, len) ? 0 : 1);
+    pc_npy_file f;
+    pc_err e;
+    float v[3];
+    if (pid < 0)
+        fail("fork failed");
+    else if (pc_npy_file_open(path, &f, &e) != PC_OK)
+        fail("open: %s", e.msg);
+    else {
+        if (pc_npy_file_f32(&f, n - 3, 3, v, &e) != PC_OK || v[2] != (float)(n - 1) * 0.5f)
+            fail("last values: %s", e.msg);
+        pc_npy_file_close(&f);
+    }
+    if (pid > 0) {
+        int status;
+        waitpid(pid, &status, 0);
+    }
+    unlink(path);
+    free(b);
+    free(d);
+}
+
+/* ------------------------------------------------------------------ */
 /* Files written by numpy (tests/npy_numpy_check.sh)                    */
 /* ------------------------------------------------------------------ */
 
@@ -1020,6 +1204,10 @@ static const struct {
     { "empty file rejected (PC_EINPUT)", t_read_empty },
     { "pc_npy_read prefixes the path", t_read_prefixes_path },
     { "int64: exact within 2^53, beyond refused", t_int64 },
+    { "pc_npy_file_open refuses every defect with pc_npy_read's message", t_file_defects },
+    { "pc_npy_file: pieces of <f2, <f4, <f8, <u2 equal pc_npy_read's values", t_file_pieces },
+    { "pc_npy_file: a file cut after it was opened is named", t_file_cut },
+    { "pc_npy_file: a pipe read whole at open", t_file_fifo },
 };
 
 int main(int argc, char **argv)

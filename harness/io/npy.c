@@ -575,17 +575,27 @@ static int shape_size(const size_t *dims, size_t ndims, size_t itemsize, size_t 
 /* Reading                                                              */
 /* ------------------------------------------------------------------ */
 
-pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
-{
+/* What the bytes before a .npy file's values say: the header, checked,
+ * and where the values start and how many there are.  BUF holds the first
+ * AVAIL bytes of a file of LEN bytes, AVAIL >= min(LEN, NPY_HEAD_MAX) (the
+ * magic, the version, the length field and the longest header accepted):
+ * every check of pc_npy_parse but the conversion, the data's length
+ * against LEN included; BUF is read only below prefix + header length. */
+#define NPY_HEAD_MAX (12 + PC_NPY_MAX_HEADER)
+
+typedef struct npy_desc {
     npy_header hd;
+    size_t off;    /* the values' first byte */
+    size_t count;  /* values */
+    size_t nbytes; /* count * itemsize */
+} npy_desc;
+
+static pc_status npy_describe(const unsigned char *buf, size_t avail, size_t len, npy_desc *d,
+                              pc_err *err)
+{
+    npy_header *hd = &d->hd;
     char shp[160];
     pc_status st;
-
-    if (!out)
-        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL output");
-    memset(out, 0, sizeof *out);
-    if (!buf && len > 0)
-        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL buffer");
 
     /* Magic and version. */
     if (len == 0)
@@ -624,20 +634,23 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
                          "truncated header: header length %zu is more than the %zu bytes "
                          "left in the file (header too long, or file cut short)",
                          hlen, len - prefix);
-    if ((st = parse_header(buf + prefix, hlen, &hd, err)) != PC_OK)
+    if (prefix + hlen > avail) /* the caller's promise broken */
+        return pc_seterr(err, PC_EINTERNAL, "npy_describe: %zu bytes read, the header needs %zu",
+                         avail, prefix + hlen);
+    if ((st = parse_header(buf + prefix, hlen, hd, err)) != PC_OK)
         return st;
 
     /* What the header describes. */
-    fmt_shape(shp, sizeof shp, hd.dims, hd.ndims);
-    if (hd.fortran)
+    fmt_shape(shp, sizeof shp, hd->dims, hd->ndims);
+    if (hd->fortran)
         return pc_seterr(err, PC_EINPUT,
                          "Fortran order (fortran_order: True) is not supported; "
                          "save the table in C order");
-    if (hd.ndims == 0 || hd.ndims > PC_NPY_MAX_RANK)
+    if (hd->ndims == 0 || hd->ndims > PC_NPY_MAX_RANK)
         return pc_seterr(err, PC_EINPUT,
-                         "rank %zu (shape %s): expected rank 1, 2 or 3", hd.ndims, shp);
+                         "rank %zu (shape %s): expected rank 1, 2 or 3", hd->ndims, shp);
     size_t count, nbytes, bad;
-    int shape_st = shape_size(hd.dims, hd.ndims, hd.itemsize, &count, &nbytes, &bad);
+    int shape_st = shape_size(hd->dims, hd->ndims, hd->itemsize, &count, &nbytes, &bad);
     if (shape_st == NPY_SHAPE_ZERO) {
         if (bad == 0)
             return pc_seterr(err, PC_EINPUT, "table has 0 rows (shape %s)", shp);
@@ -649,7 +662,7 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
                          "shape %s: element count overflows size_t", shp);
     if (shape_st == NPY_SHAPE_BYTES_OVF)
         return pc_seterr(err, PC_EINPUT,
-                         "shape %s of %s: byte count overflows size_t", shp, hd.dtype);
+                         "shape %s of %s: byte count overflows size_t", shp, hd->dtype);
 
     /* The data: exactly NBYTES after the header. */
     size_t off = prefix + hlen;
@@ -657,38 +670,148 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     if (have < nbytes)
         return pc_seterr(err, PC_EINPUT,
                          "truncated data: shape %s of %s needs %zu bytes, "
-                         "the file has %zu after the header", shp, hd.dtype, nbytes, have);
+                         "the file has %zu after the header", shp, hd->dtype, nbytes, have);
     if (have > nbytes)
         return pc_seterr(err, PC_EINPUT,
                          "trailing data: %zu bytes after the array data (shape %s of %s "
                          "needs %zu bytes, the file has %zu after the header)",
-                         have - nbytes, shp, hd.dtype, nbytes, have);
-    if (count > SIZE_MAX / sizeof(double))
+                         have - nbytes, shp, hd->dtype, nbytes, have);
+    d->off = off;
+    d->count = count;
+    d->nbytes = nbytes;
+    return PC_OK;
+}
+
+/* The rank, shape and dtype of D into OUT's fields (its data untouched). */
+static void describe_into(const npy_desc *d, int *rank, size_t shape[3], size_t *count,
+                          char dtype[4])
+{
+    *rank = (int)d->hd.ndims;
+    for (size_t i = 0; i < 3; i++)
+        shape[i] = i < d->hd.ndims ? d->hd.dims[i] : 1;
+    *count = d->count;
+    memcpy(dtype, d->hd.dtype, 4);
+}
+
+/* N values of ITEMSIZE bytes at P (<u2: 16-bit integers, <i8: 64-bit
+ * integers, else binary16, 32 or 64) -> OUT, exactly (the proved
+ * conversions above); the index of the first <i8 value beyond 2^53 in
+ * magnitude, or N when none is. */
+static size_t values_of(const unsigned char *p, const char *dtype, size_t itemsize, size_t n,
+                        double *out)
+{
+    if (dtype[1] == 'u')
+        bits16(p, n, out);
+    else if (dtype[1] == 'i')
+        return ints64(p, n, out);
+    else
+        convert(p, itemsize, n, out);
+    return n;
+}
+
+pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
+{
+    npy_desc d;
+    pc_status st;
+
+    if (!out)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL output");
+    memset(out, 0, sizeof *out);
+    if (!buf && len > 0)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL buffer");
+    if ((st = npy_describe(buf, len, len, &d, err)) != PC_OK)
+        return st;
+    if (d.count > SIZE_MAX / sizeof(double)) {
+        char shp[160];
+        fmt_shape(shp, sizeof shp, d.hd.dims, d.hd.ndims);
         return pc_seterr(err, PC_EINPUT,
                          "shape %s: too large to convert to double (size_t overflow)", shp);
-    double *data = malloc(count * sizeof(double));
-    if (!data)
+    }
+    double *data = malloc(d.count * sizeof(double));
+    if (!data) {
+        char shp[160];
+        fmt_shape(shp, sizeof shp, d.hd.dims, d.hd.ndims);
         return pc_seterr(err, PC_ENOMEM,
-                         "out of memory for %zu values (shape %s)", count, shp);
-    size_t big = count;
-    if (hd.dtype[1] == 'u')
-        bits16(buf + off, count, data);
-    else if (hd.dtype[1] == 'i')
-        big = ints64(buf + off, count, data);
-    else
-        convert(buf + off, hd.itemsize, count, data);
-    if (big < count) {
+                         "out of memory for %zu values (shape %s)", d.count, shp);
+    }
+    size_t big = values_of(buf + d.off, d.hd.dtype, d.hd.itemsize, d.count, data);
+    if (big < d.count) {
         free(data);
         return pc_seterr(err, PC_EINPUT, "value %zu of the <i8 array is beyond 2^53 in "
                          "magnitude", big);
     }
-
-    out->rank = (int)hd.ndims;
-    for (size_t i = 0; i < 3; i++)
-        out->shape[i] = i < hd.ndims ? hd.dims[i] : 1;
-    out->count = count;
-    memcpy(out->dtype, hd.dtype, sizeof out->dtype);
+    describe_into(&d, &out->rank, out->shape, &out->count, out->dtype);
     out->data = data;
+    return PC_OK;
+}
+
+/* Open PATH for reading (a FIFO without a writer is an error, not a hang)
+ * and stat it: PC_EIO naming PATH when it cannot be opened or is a
+ * directory. */
+static pc_status open_input(const char *path, FILE **f, struct stat *sb, pc_err *err)
+{
+    pc_status ost = pc_in_open(path, f, err);
+    if (ost != PC_OK)
+        return ost;
+    if (fstat(fileno(*f), sb) != 0) {
+        int saved = errno;
+        fclose(*f);
+        *f = NULL;
+        return pc_seterr(err, PC_EIO, "%s: cannot stat: %s", path, strerror(saved));
+    }
+    if (S_ISDIR(sb->st_mode)) {
+        fclose(*f);
+        *f = NULL;
+        return pc_seterr(err, PC_EIO, "%s: is a directory, not a .npy file", path);
+    }
+    return PC_OK;
+}
+
+/* Read F (PATH, stat SB) to its end into *BUF (*N bytes, malloc'd).  A
+ * regular file's size is known (one spare byte shows EOF without a second
+ * allocation); a pipe grows the buffer, up to PC_NPY_STREAM_MAX.  Stops at
+ * once when the first bytes are not a .npy's magic (pc_npy_parse then
+ * says "bad magic"), so that /dev/zero or a stray device is refused
+ * without reading it all.  Closes F. */
+static pc_status read_stream(FILE *f, const char *path, const struct stat *sb, unsigned char **buf,
+                             size_t *len, pc_err *err)
+{
+    size_t cap = 1 << 16;
+    if (S_ISREG(sb->st_mode) && sb->st_size > 0 && (uintmax_t)sb->st_size < SIZE_MAX)
+        cap = (size_t)sb->st_size + 1;
+    size_t n = 0;
+    unsigned char *b = malloc(cap);
+    pc_status st = PC_OK;
+    if (!b)
+        st = pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap);
+    while (st == PC_OK) {
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap || memcmp(b, npy_magic, sizeof npy_magic) != 0)
+            break;
+        if (!S_ISREG(sb->st_mode) && cap >= PC_NPY_STREAM_MAX)
+            st = pc_seterr(err, PC_EINPUT, "%s: not a regular file and larger than %zu bytes "
+                           "(write the table to a file)", path, (size_t)PC_NPY_STREAM_MAX);
+        else if (cap > SIZE_MAX / 2)
+            st = pc_seterr(err, PC_EINPUT, "%s: file too large", path);
+        unsigned char *nb = st == PC_OK ? realloc(b, cap * 2) : NULL;
+        if (st == PC_OK && !nb)
+            st = pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap * 2);
+        if (st == PC_OK) {
+            b = nb;
+            cap *= 2;
+        }
+    }
+    if (st == PC_OK && ferror(f))
+        st = pc_seterr(err, PC_EIO, "%s: read error: %s", path, strerror(errno));
+    fclose(f);
+    if (st == PC_OK && n == 0)
+        st = pc_seterr(err, PC_EINPUT, "%s: empty file (0 bytes), not a .npy file", path);
+    if (st != PC_OK) {
+        free(b);
+        return st;
+    }
+    *buf = b;
+    *len = n;
     return PC_OK;
 }
 
@@ -696,80 +819,200 @@ pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
 {
     pc_err e;
     struct stat sb;
+    FILE *f;
 
     if (out)
         memset(out, 0, sizeof *out);
     if (!path || !out)
         return pc_seterr(err, PC_EINTERNAL, "pc_npy_read: NULL argument");
-    FILE *f;
-    pc_status ost = pc_in_open(path, &f, err); /* a FIFO without a writer: an error, not a hang */
-    if (ost != PC_OK)
-        return ost;
-    if (fstat(fileno(f), &sb) != 0) {
-        int saved = errno;
-        fclose(f);
-        return pc_seterr(err, PC_EIO, "%s: cannot stat: %s", path, strerror(saved));
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return pc_seterr(err, PC_EIO, "%s: is a directory, not a .npy file", path);
-    }
-
-    /* Read it all.  A regular file's size is known (one spare byte shows
-     * EOF without a second allocation); a pipe grows the buffer. */
-    size_t cap = 1 << 16;
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uintmax_t)sb.st_size < SIZE_MAX)
-        cap = (size_t)sb.st_size + 1;
-    size_t n = 0;
-    unsigned char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap);
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        /* not a .npy: stop at once (pc_npy_parse says "bad magic"), so that
-         * /dev/zero or a stray device is refused without reading it all */
-        if (memcmp(buf, npy_magic, sizeof npy_magic) != 0)
-            break;
-        if (!S_ISREG(sb.st_mode) && cap >= PC_NPY_STREAM_MAX) {
-            free(buf);
-            fclose(f);
-            return pc_seterr(err, PC_EINPUT, "%s: not a regular file and larger than %zu bytes "
-                             "(write the table to a file)", path, (size_t)PC_NPY_STREAM_MAX);
-        }
-        if (cap > SIZE_MAX / 2) {
-            free(buf);
-            fclose(f);
-            return pc_seterr(err, PC_EINPUT, "%s: file too large", path);
-        }
-        unsigned char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            fclose(f);
-            return pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, cap * 2);
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (ferror(f)) {
-        int saved = errno;
-        free(buf);
-        fclose(f);
-        return pc_seterr(err, PC_EIO, "%s: read error: %s", path, strerror(saved));
-    }
-    fclose(f);
-    if (n == 0) {
-        free(buf);
-        return pc_seterr(err, PC_EINPUT, "%s: empty file (0 bytes), not a .npy file", path);
-    }
-    pc_status st = pc_npy_parse(buf, n, out, &e);
+    pc_status st = open_input(path, &f, &sb, err);
+    if (st != PC_OK)
+        return st;
+    unsigned char *buf;
+    size_t n;
+    if ((st = read_stream(f, path, &sb, &buf, &n, err)) != PC_OK)
+        return st;
+    st = pc_npy_parse(buf, n, out, &e);
     free(buf);
     if (st != PC_OK)
         return pc_seterr(err, st, "%s: %s", path, e.msg);
     return PC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a file in pieces                                             */
+/* ------------------------------------------------------------------ */
+
+/* LEN bytes at byte AT of F's values into DST: pread from a regular file
+ * (EINTR retried), memcpy from a stream read at open.  A file shorter than
+ * its header said (cut after it was opened) is PC_EINPUT, a failed read
+ * PC_EIO, each naming the file. */
+static pc_status file_bytes(const pc_npy_file *f, uint64_t at, size_t len, void *dst, pc_err *err)
+{
+    if (f->mem) {
+        memcpy(dst, f->mem + f->off + at, len);
+        return PC_OK;
+    }
+    unsigned char *p = dst;
+    uint64_t pos = (uint64_t)f->off + at;
+    while (len > 0) {
+        ssize_t got = pread(f->fd, p, len, (off_t)pos);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return pc_seterr(err, PC_EIO, "%s: read error at byte %llu: %s", f->path,
+                             (unsigned long long)pos, strerror(errno));
+        if (got == 0)
+            return pc_seterr(err, PC_EINPUT, "%s: the file ends at byte %llu, before the values "
+                             "its header announced: it changed after it was opened", f->path,
+                             (unsigned long long)pos);
+        p += got;
+        pos += (uint64_t)got;
+        len -= (size_t)got;
+    }
+    return PC_OK;
+}
+
+pc_status pc_npy_file_open(const char *path, pc_npy_file *f, pc_err *err)
+{
+    pc_err e;
+    struct stat sb;
+    FILE *in;
+
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    if (!path)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_file_open: NULL path");
+    pc_status st = open_input(path, &in, &sb, err);
+    if (st != PC_OK)
+        return st;
+    f->path = strdup(path);
+    if (!f->path) {
+        fclose(in);
+        return pc_seterr(err, PC_ENOMEM, "%s: out of memory", path);
+    }
+    unsigned char *head = NULL;
+    size_t len, avail;
+    if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size < SIZE_MAX) {
+        /* a regular file: its header now, its values when they are asked for */
+        f->in = in;
+        f->fd = fileno(in);
+        len = (size_t)sb.st_size;
+        avail = len < NPY_HEAD_MAX ? len : NPY_HEAD_MAX;
+        head = malloc(avail ? avail : 1);
+        if (!head)
+            st = pc_seterr(err, PC_ENOMEM, "%s: out of memory for %zu bytes", path, avail);
+        if (st == PC_OK && len == 0)
+            st = pc_seterr(err, PC_EINPUT, "%s: empty file (0 bytes), not a .npy file", path);
+        if (st == PC_OK)
+            st = file_bytes(f, 0, avail, head, err);
+    } else {
+        /* a pipe or a device: read whole now (its bytes come once) */
+        st = read_stream(in, path, &sb, &f->mem, &len, err);
+        head = f->mem;
+        avail = len;
+        f->mem_len = len;
+    }
+    npy_desc d;
+    if (st == PC_OK && (st = npy_describe(head, avail, len, &d, &e)) != PC_OK)
+        pc_seterr(err, st, "%s: %s", path, e.msg);
+    if (head != f->mem)
+        free(head);
+    if (st != PC_OK) {
+        pc_npy_file_close(f);
+        return st;
+    }
+    describe_into(&d, &f->rank, f->shape, &f->count, f->dtype);
+    f->itemsize = d.hd.itemsize;
+    f->off = d.off;
+    return PC_OK;
+}
+
+/* Values per piece converted through a buffer on the stack (2 x 16 KiB). */
+#define NPY_PIECE 2048
+
+pc_status pc_npy_file_f64(const pc_npy_file *f, size_t v0, size_t n, double *out, pc_err *err)
+{
+    unsigned char raw[NPY_PIECE * 8];
+    if (v0 > f->count || n > f->count - v0)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_file_f64: values %zu..+%zu of %zu", v0, n,
+                         f->count);
+    for (size_t k = 0; k < n; k += NPY_PIECE) {
+        size_t m = n - k < NPY_PIECE ? n - k : NPY_PIECE;
+        pc_status st = file_bytes(f, (uint64_t)(v0 + k) * f->itemsize, m * f->itemsize, raw, err);
+        if (st != PC_OK)
+            return st;
+        size_t big = values_of(raw, f->dtype, f->itemsize, m, out + k);
+        if (big < m)
+            return pc_seterr(err, PC_EINPUT, "value %zu of the <i8 array is beyond 2^53 in "
+                             "magnitude", v0 + k + big);
+    }
+    return PC_OK;
+}
+
+/* A binary32 NaN made quiet, as its conversion to binary64 and back does
+ * (the quiet bit set, the payload kept): what pc_npy_parse gives.  In
+ * runs of NPY_LANES values without a branch (a constant trip count: the
+ * compiler vectorises the loop at -O2), then one by one. */
+#define NPY_LANES 64
+
+static inline uint32_t quiet_bits(uint32_t u)
+{
+    return u | ((u & 0x7fffffffu) > 0x7f800000u ? 0x00400000u : 0u);
+}
+
+static void quiet_nans(float *v, size_t n)
+{
+    unsigned char *b = (unsigned char *)v;
+    size_t k = 0;
+    for (; k + NPY_LANES <= n; k += NPY_LANES)
+        for (size_t i = 0; i < NPY_LANES; i++) {
+            uint32_t u;
+            memcpy(&u, b + 4 * (k + i), sizeof u);
+            u = quiet_bits(u);
+            memcpy(b + 4 * (k + i), &u, sizeof u);
+        }
+    for (; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, b + 4 * k, sizeof u);
+        u = quiet_bits(u);
+        memcpy(b + 4 * k, &u, sizeof u);
+    }
+}
+
+pc_status pc_npy_file_f32(const pc_npy_file *f, size_t v0, size_t n, float *out, pc_err *err)
+{
+    if (v0 > f->count || n > f->count - v0)
+        return pc_seterr(err, PC_EINTERNAL, "pc_npy_file_f32: values %zu..+%zu of %zu", v0, n,
+                         f->count);
+    if (f->itemsize == 4 && f->dtype[1] == 'f') { /* <f4: the bytes are the values */
+        pc_status st = file_bytes(f, (uint64_t)v0 * 4, n * 4, out, err);
+        if (st == PC_OK)
+            quiet_nans(out, n);
+        return st;
+    }
+    double v[NPY_PIECE];
+    for (size_t k = 0; k < n; k += NPY_PIECE) {
+        size_t m = n - k < NPY_PIECE ? n - k : NPY_PIECE;
+        pc_status st = pc_npy_file_f64(f, v0 + k, m, v, err);
+        if (st != PC_OK)
+            return st;
+        for (size_t i = 0; i < m; i++)
+            out[k + i] = (float)v[i];
+    }
+    return PC_OK;
+}
+
+void pc_npy_file_close(pc_npy_file *f)
+{
+    if (!f)
+        return;
+    if (f->in)
+        fclose(f->in);
+    free(f->mem);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
 }
 
 void pc_npy_free(pc_npy *a)

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "output.h"
 #include "harness/base/status.h"
 
@@ -67,6 +68,38 @@ pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err);
 
 /* Release A's data and reset A to empty.  A may be NULL. */
 void      pc_npy_free(pc_npy *a);
+
+/* Reading in pieces: a table's values are read when they are used, so
+ * that memory does not grow with the file.  pc_npy_file_open reads and
+ * checks the header (every check of pc_npy_read, the values' length
+ * against the file's size included, with the same messages); a regular
+ * file stays open and its values are read with pread, by any number of
+ * threads at once; a pipe or device (whose bytes come once) is read whole
+ * at open, up to PC_NPY_STREAM_MAX.  pc_npy_file_f64 converts values
+ * V0 .. V0+N-1 (row-major) exactly, as pc_npy_read does;
+ * pc_npy_file_f32 rounds them to binary32 (exact for <f2, <f4 and <u2; a
+ * <f4 signalling NaN comes back quiet, as through binary64).  A file cut
+ * short after it was opened gives PC_EINPUT, a failed read PC_EIO, each
+ * naming the file; values outside the array, PC_EINTERNAL. */
+typedef struct pc_npy_file {
+    int     rank;
+    size_t  shape[3];      /* as pc_npy */
+    size_t  count;
+    char    dtype[4];
+    size_t  itemsize;      /* 2, 4 or 8 */
+    size_t  off;           /* the values' first byte */
+    char   *path;
+    FILE   *in;            /* a regular file (fd its descriptor), or NULL */
+    int     fd;
+    unsigned char *mem;    /* else the whole stream (mem_len bytes) */
+    size_t  mem_len;
+} pc_npy_file;
+
+pc_status pc_npy_file_open(const char *path, pc_npy_file *f, pc_err *err);
+pc_status pc_npy_file_f64(const pc_npy_file *f, size_t v0, size_t n, double *out, pc_err *err);
+pc_status pc_npy_file_f32(const pc_npy_file *f, size_t v0, size_t n, float *out, pc_err *err);
+/* Close F (safe on a closed or zeroed one). */
+void      pc_npy_file_close(pc_npy_file *f);
 
 /* Writing */
 
