@@ -28,15 +28,100 @@
 
 #define FIT_BLOCK 256 /* positions per hook call */
 
-/* (cos, sin) of every pair at positions LO.. into C, S (n x h). */
-static int rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
-                double *c, double *s)
+/* ---- the fit, row by row ------------------------------------------------ */
+
+pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
+{
+    memset(a, 0, sizeof *a);
+    a->h = h;
+    size_t m = h > 0 ? (size_t)h : 1; /* a share of no pair still counts its rows */
+    a->sum_amp = amp ? calloc(m, sizeof *a->sum_amp) : NULL;
+    a->turn = calloc(m, sizeof *a->turn);
+    a->prev = calloc(m, sizeof *a->prev);
+    if ((amp && !a->sum_amp) || !a->turn || !a->prev) {
+        pc_rope_fit_acc_free(a);
+        return PC_ENOMEM;
+    }
+    return PC_OK;
+}
+
+void pc_rope_fit_acc_free(pc_rope_fit_acc *a)
+{
+    free(a->sum_amp); free(a->turn); free(a->prev);
+    memset(a, 0, sizeof *a);
+}
+
+/* x wrapped to [-pi, pi] as remainder(x, 2 pi) does: x itself when
+ * |x| <= pi (the quotient rounds to 0, ties to even), which a phase step
+ * of a slowly turning pair almost always is; libm's remainder otherwise
+ * (the same value: one call fewer, the same bits). */
+static double wrap(double x)
+{
+    return fabs(x) <= M_PI ? x : remainder(x, 2.0 * M_PI);
+}
+
+void pc_rope_fit_acc_row(pc_rope_fit_acc *a, const double *c, const double *s)
+{
+    for (int i = 0; i < a->h; i++) {
+        if (a->sum_amp) a->sum_amp[i] += hypot(c[i], s[i]);
+        double ph = atan2(s[i], c[i]);
+        if (a->n) a->turn[i] += wrap(ph - a->prev[i]);
+        a->prev[i] = ph;
+    }
+    a->n++;
+}
+
+void pc_rope_fit_acc_join(pc_rope_fit_acc *a, const pc_rope_fit_acc *part, int i0)
+{
+    for (int i = 0; i < part->h; i++) {
+        a->turn[i0 + i] = part->turn[i];
+        a->prev[i0 + i] = part->prev[i];
+        if (a->sum_amp && part->sum_amp) a->sum_amp[i0 + i] = part->sum_amp[i];
+    }
+    a->n = part->n;
+}
+
+pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    int h = a->h;
+    size_t n = a->n;
+    if (n < 16) {
+        pc_rope_fit_acc_free(a);
+        return PC_SKIP;
+    }
+    f->h = h;
+    f->n = n;
+    /* the phase error of one stored pair: a few units of the storage,
+     * and binary32's (2^-20 covers C 2^-24 for the bases in use) */
+    f->eps = 4.0 * u_s + 0x1p-20;
+    f->omega = malloc((size_t)h * sizeof *f->omega);
+    f->amp = malloc((size_t)h * sizeof *f->amp);
+    f->resolved = malloc((size_t)h * sizeof *f->resolved);
+    pc_status st = f->omega && f->amp && f->resolved ? PC_OK : PC_ENOMEM;
+    for (int i = 0; st == PC_OK && i < h; i++) {
+        double turn = a->turn[i];
+        f->amp[i] = a->sum_amp ? a->sum_amp[i] / (double)n : (double)NAN;
+        f->omega[i] = turn / (double)(n - 1);
+        f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * f->eps;
+    }
+    pc_rope_fit_acc_free(a);
+    if (st != PC_OK) pc_rope_fit_free(f);
+    return st;
+}
+
+/* The rows of positions LO .. LO+N-1 into A, FIT_BLOCK at a time: the
+ * rotation of (1, 0) in every pair, (A cos, A sin).  0, or the hook's
+ * nonzero return (-1: a fault or no memory). */
+static int fit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
+                    pc_rope_fit_acc *a)
 {
     int h = d / 2;
     size_t dd = (size_t)d;
     float *x = calloc(FIT_BLOCK * dd, sizeof *x), *y = malloc(FIT_BLOCK * dd * sizeof *y);
+    double *c = malloc((size_t)h * sizeof *c), *s = malloc((size_t)h * sizeof *s);
     int64_t *pos = malloc(FIT_BLOCK * sizeof *pos);
-    int rc = !x || !y || !pos ? -1 : 0;
+    int rc = !x || !y || !c || !s || !pos ? -1 : 0;
     for (size_t r = 0; rc == 0 && r < FIT_BLOCK; r++)
         for (int i = 0; i < h; i++) x[r * dd + (size_t)(layout ? i : 2 * i)] = 1.0f;
     for (size_t r0 = 0; rc == 0 && r0 < n; r0 += FIT_BLOCK) {
@@ -45,31 +130,17 @@ static int rows(const pc_impl *impl, int d, double base, int layout, int64_t lo,
         pc_fault fault = { 0, "" };
         rc = pc_call_rope(impl, &fault, pos, m, d, base, layout, x, y);
         if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
-        for (size_t r = 0; rc == 0 && r < m; r++)
+        for (size_t r = 0; rc == 0 && r < m; r++) {
             for (int i = 0; i < h; i++) {
-                size_t a = layout ? (size_t)i : (size_t)(2 * i), b = layout ? (size_t)(i + h) : a + 1;
-                c[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + a];
-                s[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + b];
+                size_t ia = layout ? (size_t)i : (size_t)(2 * i), ib = layout ? (size_t)(i + h) : ia + 1;
+                c[i] = (double)y[r * dd + ia];
+                s[i] = (double)y[r * dd + ib];
             }
+            pc_rope_fit_acc_row(a, c, s);
+        }
     }
-    free(x); free(y); free(pos);
+    free(x); free(y); free(c); free(s); free(pos);
     return rc;
-}
-
-static void fit_pair(const double *c, const double *s, size_t n, int h, int i, double eps,
-                     pc_rope_fit *f)
-{
-    double amp = 0, turn = 0, prev = 0;
-    for (size_t r = 0; r < n; r++) {
-        double cc = c[r * (size_t)h + (size_t)i], ss = s[r * (size_t)h + (size_t)i];
-        amp += hypot(cc, ss);
-        double ph = atan2(ss, cc);
-        if (r) turn += remainder(ph - prev, 2.0 * M_PI);
-        prev = ph;
-    }
-    f->amp[i] = amp / (double)n;
-    f->omega[i] = turn / (double)(n - 1);
-    f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * eps;
 }
 
 pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
@@ -77,23 +148,14 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
 {
     memset(f, 0, sizeof *f);
     size_t n = (size_t)(hi - lo + 1);
-    int h = d / 2;
     if (n < 16 || !impl->rope) return PC_SKIP;
-    f->h = h;
-    f->omega = malloc((size_t)h * sizeof *f->omega);
-    f->amp = malloc((size_t)h * sizeof *f->amp);
-    f->resolved = malloc((size_t)h * sizeof *f->resolved);
-    double *c = malloc(n * (size_t)h * sizeof *c), *s = malloc(n * (size_t)h * sizeof *s);
-    pc_status st = f->omega && f->amp && f->resolved && c && s ? PC_OK : PC_ENOMEM;
-    if (st == PC_OK && rows(impl, d, base, layout, lo, n, c, s) != 0) st = PC_SKIP;
-    /* the phase error of one stored pair: a few units of the storage,
-     * and binary32's (2^-20 covers C 2^-24 for the bases in use) */
-    f->eps = 4.0 * u_s + 0x1p-20;
-    for (int i = 0; st == PC_OK && i < h; i++) fit_pair(c, s, n, h, i, f->eps, f);
-    free(c); free(s);
-    f->n = n;
-    if (st != PC_OK) pc_rope_fit_free(f);
-    return st;
+    pc_rope_fit_acc a;
+    if (pc_rope_fit_acc_init(&a, d / 2, 1) != PC_OK) return PC_ENOMEM;
+    if (fit_rows(impl, d, base, layout, lo, n, &a) != 0) {
+        pc_rope_fit_acc_free(&a);
+        return PC_SKIP;
+    }
+    return pc_rope_fit_acc_end(&a, u_s, f);
 }
 
 void pc_rope_fit_free(pc_rope_fit *f)

@@ -25,6 +25,29 @@ typedef struct pc_rope_fit {
 pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                           int64_t hi, double u_s, pc_rope_fit *f);
 void pc_rope_fit_free(pc_rope_fit *f);
+
+/* The same fit made row by row, in any number of pieces (memory: a few
+ * numbers a pair, whatever the positions): pc_rope_fit_acc_row takes one
+ * position's (A cos, A sin) of each of the H pairs, C[i] and S[i], in
+ * position order; pc_rope_fit_acc_end gives what pc_rope_fit_run gives
+ * for those rows (PC_SKIP under 16 rows), the same operations per pair in
+ * the same order, and frees A.  AMP 0: no amplitudes (NaN; the base's fit
+ * does not use them). */
+typedef struct pc_rope_fit_acc {
+    int h;
+    size_t n;               /* rows so far */
+    double *sum_amp;        /* or NULL */
+    double *turn, *prev;    /* unwrapped phase so far, last phase */
+} pc_rope_fit_acc;
+
+pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp);
+void pc_rope_fit_acc_row(pc_rope_fit_acc *a, const double *c, const double *s);
+pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f);
+/* PART, made of pairs I0 .. I0 + PART->h - 1 of the same rows (a share of
+ * the pairs), into A's: pairs do not mix, so the fit of A is the one the
+ * rows give when all of its pairs are fed at once. */
+void pc_rope_fit_acc_join(pc_rope_fit_acc *a, const pc_rope_fit_acc *part, int i0);
+void pc_rope_fit_acc_free(pc_rope_fit_acc *a);
 /* The median amplitude of the pairs. */
 double pc_rope_fit_amp(const pc_rope_fit *f);
 /* The geometric base the frequencies fit (NaN: too few pairs), *RESID the
