@@ -64,6 +64,21 @@ typedef struct pc_identify_kind {
     void (*free)(void *found);
 } pc_identify_kind;
 
+/* A table's base made from one read of its rows (harness/sources/table_scan.c)
+ * instead of through the hook: each pair's point (A cos, A sin), what the
+ * hook gives for the rotation of (1, 0), fed in position order, in shares
+ * of the pairs that threads make at once; the same operations per pair as
+ * table_base, so its result. */
+typedef struct pc_points_fit {
+    void *(*share)(int pairs);   /* a share of PAIRS pairs; NULL: out of memory */
+    /* one position's points of the share's pairs: C[i], S[i] */
+    void (*row)(void *share, const double *c, const double *s);
+    /* the N shares, in pair order, joined and freed: table_base's result
+     * for D and U_S (0 also when out of memory) */
+    int (*end)(void **shares, int n, int d, double u_s, double *base, double *raw);
+    void (*drop)(void *share);   /* free a share without a result */
+} pc_points_fit;
+
 typedef struct pc_diagnosis {
     /* The likely cause of IMPL's failed accuracy run under CFG, one line
      * into BUF ("": none found). */
@@ -74,6 +89,7 @@ typedef struct pc_diagnosis {
      * when they fit a geometric schedule cleanly, else 0. */
     int (*table_base)(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
                       double u_s, double *base, double *raw);
+    const pc_points_fit *table_points;     /* the same from a table's one read (NULL: none) */
     const pc_identify_kind *identify;      /* NULL: identify does not take the family */
 } pc_diagnosis;
 

@@ -148,6 +148,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (!res || !cfg || !sched || !impls) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
     pc_sources_seal_note(&src, o.quiet, stderr);
     if (st == PC_OK) st = run_all(&o, &specs, &src, impls, &n, cfg, sched, res, &any_fail, &err);
+    if (st == PC_OK) st = pc_sources_status(&src, &err); /* a table's file failed */
     pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
     if (st == PC_OK) st = require_checked(&o, res, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);

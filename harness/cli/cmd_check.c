@@ -458,6 +458,7 @@ int pc_cmd_check(int argc, char **argv)
         if (st == PC_OK && pc_plugin_is(src.impl[k]) && !o.shard_set)
             add_plugin_output(&c, src.impl[k], first);
     }
+    if (st == PC_OK) st = pc_sources_status(&src, &err); /* a table's file failed */
     if (st == PC_OK && o.shard_set) st = shard_hung(&o, &src, &err);
     /* the plugins' hosts and all they started end before anything is written */
     pc_sources_stop(&src);

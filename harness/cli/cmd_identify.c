@@ -67,6 +67,7 @@ int pc_cmd_identify(int argc, char **argv)
         st = ik->run(src.impl[k], spec, o.pos_lo, o.pos_hi, &found[k], &err);
         all &= st == PC_OK && ik->explained(found[k]);
     }
+    if (st == PC_OK) st = pc_sources_status(&src, &err); /* a table's file failed */
     pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
     if (st == PC_OK) st = write_all(&o, ik, found, n, &err);
     for (int k = 0; found && k < n; k++) ik->free(found[k]);

@@ -398,6 +398,7 @@ static pc_status write_report(pc_report *r, pc_sources *src, pc_err *err)
         slot = pc_out_track(r->dir, 1); /* removed on SIGINT/SIGTERM */
     }
     if (st == PC_OK) st = make_report(r, src, err);
+    if (st == PC_OK) st = pc_sources_status(src, err); /* a table's file failed */
     if (st == PC_OK) st = move_into_place(r, exists, &made, err);
     if (made) remove_flat(r->dir);
     pc_out_untrack(slot);

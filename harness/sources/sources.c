@@ -29,7 +29,8 @@ static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const c
     const pc_spec *sp = pc_specs_of(specs, pc_family_find(family));
     if (!sp) sp = pc_specs_of(specs, NULL); /* not a table family: pc_table_open says so */
     return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->base, sp->base_set,
-                            pc_spec_scheduled(sp), o->pos_start, o->dtype, o->dtype_set };
+                            pc_spec_scheduled(sp), o->pos_start, o->dtype, o->dtype_set,
+                            o->threads };
 }
 
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
@@ -115,6 +116,15 @@ void pc_sources_close(pc_sources *s)
     }
     s->n = 0;
     s->n_owned = 0;
+}
+
+pc_status pc_sources_status(const pc_sources *s, pc_err *err)
+{
+    for (int k = 0; k < s->n_owned; k++) {
+        pc_status st = pc_table_status(s->owned[k], err);
+        if (st != PC_OK) return st;
+    }
+    return PC_OK;
 }
 
 void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg)

@@ -37,6 +37,11 @@ void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f);
 void pc_sources_stop(pc_sources *s);
 void pc_sources_close(pc_sources *s);
 
+/* A table whose file could not be read while it was checked
+ * (pc_table_status): its error, or PC_OK.  Commands ask before they write
+ * a result, so that no verdict made of a failed read is shown. */
+pc_status pc_sources_status(const pc_sources *s, pc_err *err);
+
 /* Tables fix d and the positions: set CFG's d and range from IMPL's table
  * (no change for other implementations). */
 void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg);

@@ -1,6 +1,14 @@
-/* table.c: .npy positional-encoding tables as implementations under test. */
+/* table.c: .npy positional-encoding tables as implementations under test.
+ *
+ * A table is read when it is used, never held: pc_table_open reads its
+ * header and makes one pass over its rows (table_scan.h: NaN/Inf, the
+ * layout, a RoPE cache's base), and the hooks read the rows of the
+ * positions they are asked for (pread, any number of threads at once).
+ * Memory does not grow with the table's length: a block of rows per call
+ * and per pass. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +16,29 @@
 #include "harness/engine/model.h"
 #include "harness/io/npy.h"
 #include "table.h"
+#include "table_scan.h"
 #include "families/family.h"
 #include "reference/reference.h"
 #include "ACSL/pecheck.acsl" /* ACSL predicates: comments only */
 
 #define TABLE_MAGIC 0x7AB1Eu
+
+/* The hooks' return value when a read of the file failed (its message:
+ * pc_table_status); any nonzero value is an error to the engine. */
+#define TABLE_EREAD 4
+
+/* Tables under this many values are scanned by one thread: 2^20 values,
+ * some milliseconds of work, against the start of the threads. */
+#define TABLE_SCAN_ONE_THREAD ((size_t)1 << 20)
+
+/* The first read that failed, kept for pc_table_status (the hooks run on
+ * several threads; their return value cannot carry a message). */
+typedef struct table_fault {
+    pthread_mutex_t mu;
+    int failed;
+    pc_status st;
+    pc_err err;
+} table_fault;
 
 typedef struct table {
     pc_impl impl;         /* first: what is handed out */
@@ -21,8 +47,10 @@ typedef struct table {
     char *name, *path, *sin_path;
     char description[256];
     size_t rows, cols;    /* of each file */
-    float *a;             /* sinusoidal: the table; rope: cos */
-    float *s;             /* rope: sin */
+    pc_npy_file fa;       /* sinusoidal: the table; rope: cos */
+    pc_npy_file fs;       /* rope: sin */
+    int bf16;             /* the files hold bfloat16 bit patterns (<u2) */
+    table_fault *fault;
 } table;
 
 static table *table_of(const pc_impl *impl)
@@ -38,21 +66,43 @@ const pc_table_info *pc_table_info_of(const pc_impl *impl)
     return t ? &t->info : NULL;
 }
 
-/* The row lookup and the serving of rows (row_of, rows_in, copy_floats,
- * serve_rows, sin_hook) carry ACSL contracts proved by Frama-C WP (make
- * prove, docs/proofs.md): a position outside the table's rows is rejected
- * before anything is written, and every row read lies inside the table.
- * copy_floats is memcpy, whose byte-level copy is outside WP's typed
- * memory model: its contract is assumed, its arguments are proved valid. */
+pc_status pc_table_status(const pc_impl *impl, pc_err *err)
+{
+    table *t = table_of(impl);
+    if (!t) return PC_OK;
+    pthread_mutex_lock(&t->fault->mu);
+    pc_status st = t->fault->failed ? t->fault->st : PC_OK;
+    if (st != PC_OK) pc_seterr(err, st, "%s", t->fault->err.msg);
+    pthread_mutex_unlock(&t->fault->mu);
+    return st;
+}
 
-/*@ // A table as pc_table_open leaves it: ROWS x COLS binary32 values at A,
-    // row r holding position pos_lo + r, positions in [0, 2^53].
+/* Keep the first failure E of status ST. */
+static void record_fault(table *t, pc_status st, const pc_err *e)
+{
+    pthread_mutex_lock(&t->fault->mu);
+    if (!t->fault->failed) {
+        t->fault->failed = 1;
+        t->fault->st = st;
+        t->fault->err = *e;
+    }
+    pthread_mutex_unlock(&t->fault->mu);
+}
+
+/* The row lookup and the serving of rows (row_of, rows_in, serve_rows,
+ * sin_serve) carry ACSL contracts proved by Frama-C WP (make prove,
+ * docs/proofs.md): a position outside the table's rows is rejected before
+ * anything is written, and every row read lies inside the table.
+ * read_rows does the file's I/O, outside WP's memory model: its contract
+ * is assumed, its arguments are proved to satisfy it. */
+
+/*@ // A table as pc_table_open leaves it: ROWS x COLS binary32 values in
+    // its file, row r holding position pos_lo + r, positions in [0, 2^53].
     predicate table_ok(table *t) =
-      \valid_read(t) &&
+      \valid_read(t) && \valid(t->fault) &&
       1 <= t->rows && 1 <= t->cols && t->rows * t->cols <= SIZE_MAX &&
       0 <= t->info.pos_lo && t->info.pos_hi == t->info.pos_lo + t->rows - 1 &&
-      t->info.pos_hi <= PC_ACSL_POS_MAX &&
-      \valid_read(t->a + (0 .. t->rows * t->cols - 1));
+      t->info.pos_hi <= PC_ACSL_POS_MAX;
 
     // POS is a position the table has a row for.
     predicate table_has(table *t, integer pos) =
@@ -106,40 +156,64 @@ static int rows_in(const table *t, const int64_t *pos, size_t n)
     return 1;
 }
 
-/* DST[0 .. N) = SRC[0 .. N), bit for bit. */
-/*@ requires valid_dst: \valid(dst + (0 .. n - 1));
-    requires valid_src: \valid_read(src + (0 .. n - 1));
-    requires separated: \separated(dst + (0 .. n - 1), src + (0 .. n - 1));
-    assigns dst[0 .. n - 1] \from src[0 .. n - 1];
-*/
-static void copy_floats(float *dst, const float *src, size_t n)
-{
-    memcpy(dst, src, n * sizeof *dst);
-}
-
-/* OUT row r (W floats) = the table row of POS[r], for r < N.  Every
- * position has a row (rows_in said so). */
+/* OUT[0 .. N * cols) = rows ROW .. ROW + N - 1 of F, a file of T, as
+ * binary32 (bfloat16 bit patterns decoded): 0, or -1 when the read
+ * failed (the failure kept in T's fault record, pc_table_status). */
 /*@ requires table: table_ok(t);
-    requires width: 1 <= w <= t->cols;
+    requires rows: row + n <= t->rows;
+    requires size: pc_size_ok(n, t->cols);
+    requires valid_out: \valid(out + (0 .. n * t->cols - 1));
+    requires separated: \separated(out + (0 .. n * t->cols - 1), t->fault);
+    assigns out[0 .. n * t->cols - 1], *t->fault;
+    ensures result: \result == 0 || \result == -1;
+*/
+static int read_rows(const table *t, const pc_npy_file *f, size_t row, size_t n, float *out);
+
+/* OUT row r (W = cols floats) = the table row of POS[r], for r < N, read
+ * a run of consecutive positions at a time.  Every position has a row
+ * (rows_in said so).  0, or -1 when a read failed. */
+/*@ requires table: table_ok(t);
+    requires width: w == t->cols;
     requires valid_pos: pc_valid_positions(pos, n);
     requires all_in: table_has_all(t, pos, n);
     requires size: pc_size_ok(n, w);
     requires valid_out: \valid(out + (0 .. n * w - 1));
-    requires separated: \separated(out + (0 .. n * w - 1), t->a + (0 .. t->rows * t->cols - 1),
-                                    pos + (0 .. n - 1), t);
-    assigns out[0 .. n * w - 1];
+    requires separated: \separated(out + (0 .. n * w - 1), pos + (0 .. n - 1), t, t->fault);
+    assigns out[0 .. n * w - 1], *t->fault;
+    ensures result: \result == 0 || \result == -1;
 */
-static void serve_rows(const table *t, const int64_t *pos, size_t n, size_t w, float *out)
+static int serve_rows(const table *t, const int64_t *pos, size_t n, size_t w, float *out)
 {
+    size_t r = 0;
     /*@ loop invariant rows: 0 <= r <= n;
-        loop assigns r, out[0 .. n * w - 1];
+        loop assigns r, out[0 .. n * w - 1], *t->fault;
         loop variant n - r; */
-    for (size_t r = 0; r < n; r++) {
+    while (r < n) {
         size_t row = (size_t)row_of(t, pos[r]);
-        //@ assert row_in: row * t->cols + t->cols <= t->rows * t->cols;
-        //@ assert out_in: r * w + w <= n * w;
-        copy_floats(out + r * w, t->a + row * t->cols, w);
+        size_t run = 1;
+        /*@ loop invariant run: 1 <= run <= n - r;
+            loop invariant rows_in: row + run <= t->rows;
+            loop assigns run;
+            loop variant n - r - run; */
+        while (run < n - r && pos[r + run] > pos[r] && (uint64_t)(pos[r + run] - pos[r]) == run)
+            run++;
+        //@ assert out_in: r * w + run * w <= n * w;
+        if (read_rows(t, &t->fa, row, run, out + r * w) != 0) return -1;
+        r += run;
     }
+    return 0;
+}
+
+static int read_rows(const table *t, const pc_npy_file *f, size_t row, size_t n, float *out)
+{
+    pc_err e = { "" };
+    pc_status st = pc_npy_file_f32(f, row * t->cols, n * t->cols, out, &e);
+    if (st != PC_OK) {
+        record_fault((table *)t, st, &e);
+        return -1;
+    }
+    if (t->bf16) pc_bf16_decode(out, n * t->cols);
+    return 0;
 }
 
 /* ---- hooks ------------------------------------------------------------- */
@@ -149,8 +223,7 @@ static void serve_rows(const table *t, const int64_t *pos, size_t n, size_t w, f
     requires valid_pos: pc_valid_positions(pos, n);
     requires size: pc_size_ok(n, d);
     requires valid_out: \valid(out + (0 .. n * d - 1));
-    requires separated: \separated(out + (0 .. n * d - 1), t->a + (0 .. t->rows * t->cols - 1),
-                                    pos + (0 .. n - 1), t);
+    requires separated: \separated(out + (0 .. n * d - 1), pos + (0 .. n - 1), t, t->fault);
     behavior wrong_shape:
       assumes other: d != t->info.d || layout != t->info.layout;
       assigns \nothing;
@@ -158,8 +231,8 @@ static void serve_rows(const table *t, const int64_t *pos, size_t n, size_t w, f
     behavior in_range:
       assumes same: d == t->info.d && layout == t->info.layout;
       assumes all_in: table_has_all(t, pos, n);
-      assigns out[0 .. n * d - 1];
-      ensures ok: \result == 0;
+      assigns out[0 .. n * d - 1], *t->fault;
+      ensures ok: \result == 0 || \result == TABLE_EREAD;
     behavior out_of_range:
       assumes same: d == t->info.d && layout == t->info.layout;
       assumes some_out: !table_has_all(t, pos, n);
@@ -173,8 +246,7 @@ static int sin_serve(const table *t, const int64_t *pos, size_t n, int d, int la
     if (d != t->info.d) return 2;
     if (layout != t->info.layout) return 1;
     if (!rows_in(t, pos, n)) return 3;
-    serve_rows(t, pos, n, (size_t)d, out);
-    return 0;
+    return serve_rows(t, pos, n, (size_t)d, out) == 0 ? 0 : TABLE_EREAD;
 }
 
 static int sin_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
@@ -184,38 +256,6 @@ static int sin_hook(void *ctx, const int64_t *pos, size_t n, int d, double base,
     return sin_serve(ctx, pos, n, d, layout, out);
 }
 
-static int rope_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
-                     const float *x, float *out)
-{
-    (void)base;
-    table *t = ctx;
-    if (d != t->info.d) return 2;
-    if (t->info.layout >= 0 && layout != t->info.layout) return 1;
-    if (layout != PECHECK_LAYOUT_INTERLEAVED && layout != PECHECK_LAYOUT_HALF) return 1;
-    for (size_t r = 0; r < n; r++)
-        if (row_of(t, pos[r]) < 0) return 3;
-    int h = d / 2;
-    for (size_t r = 0; r < n; r++) {
-        size_t row = (size_t)row_of(t, pos[r]) * t->cols;
-        const float *xr = x + r * (size_t)d;
-        float *o = out + r * (size_t)d;
-        for (int i = 0; i < h; i++) {
-            size_t a = layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i) : (size_t)i;
-            size_t b = layout == PECHECK_LAYOUT_INTERLEAVED ? (size_t)(2 * i + 1) : (size_t)(i + h);
-            /* (n, d): each output column has its own cached value; (n, d/2): one per pair */
-            size_t ca = t->info.full_width ? a : (size_t)i, cb = t->info.full_width ? b : (size_t)i;
-            float cos_a = t->a[row + ca], sin_a = t->s[row + ca];
-            float cos_b = t->a[row + cb], sin_b = t->s[row + cb];
-            /* x * cos + rotate_half(x) * sin, each product rounded (binary32) */
-            float pa = xr[a] * cos_a, qa = xr[b] * sin_a;
-            float pb = xr[b] * cos_b, qb = xr[a] * sin_b;
-            o[a] = pa - qa;
-            o[b] = pb + qb;
-        }
-    }
-    return 0;
-}
-
 /* A lookup table (learned): row r of OUT (N x D) = the row of POS[r];
  * 2 for another width, 3 (OUT untouched) when a position has no row. */
 static int lookup_hook(void *ctx, const int64_t *pos, size_t n, int d, float *out)
@@ -223,8 +263,7 @@ static int lookup_hook(void *ctx, const int64_t *pos, size_t n, int d, float *ou
     const table *t = ctx;
     if (d != t->info.d) return 2;
     if (!rows_in(t, pos, n)) return 3;
-    serve_rows(t, pos, n, (size_t)d, out);
-    return 0;
+    return serve_rows(t, pos, n, (size_t)d, out) == 0 ? 0 : TABLE_EREAD;
 }
 
 static int64_t lookup_max_len(void *ctx)
@@ -233,11 +272,75 @@ static int64_t lookup_max_len(void *ctx)
     return (int64_t)t->rows;
 }
 
+/* X's N rows rotated by the cached rows C, S (cos, sin) into OUT, pair by
+ * pair of LAYOUT: an (n, d) cache has a value for each output column, an
+ * (n, d/2) one a value per pair (pc_cache_rotate). */
+static void rotate_rows(const table *t, int layout, size_t n, const float *x, const float *c,
+                        const float *s, float *out)
+{
+    size_t d = (size_t)t->info.d, h = d / 2, w = t->cols;
+    int full = t->info.full_width;
+    for (size_t r = 0; r < n; r++) {
+        const float *xr = x + r * d, *cr = c + r * w, *sr = s + r * w;
+        float *o = out + r * d;
+        if (full && layout == PECHECK_LAYOUT_HALF) { /* the common cache: one plain loop */
+            for (size_t i = 0; i < h; i++)
+                pc_cache_rotate(xr[i], xr[i + h], cr[i], sr[i], cr[i + h], sr[i + h], &o[i],
+                                &o[i + h]);
+            continue;
+        }
+        for (size_t i = 0; i < h; i++) {
+            size_t a = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i : i;
+            size_t b = layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i + 1 : i + h;
+            size_t ca = full ? a : i, cb = full ? b : i;
+            pc_cache_rotate(xr[a], xr[b], cr[ca], sr[ca], cr[cb], sr[cb], &o[a], &o[b]);
+        }
+    }
+}
+
+/* Rows of cos and sin read by the RoPE hook at a time (2 x 256 KiB of
+ * binary32 at most, at least one row). */
+#define ROPE_READ_VALUES 65536
+
+static int rope_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
+                     const float *x, float *out)
+{
+    (void)base;
+    table *t = ctx;
+    if (d != t->info.d) return 2;
+    if (t->info.layout >= 0 && layout != t->info.layout) return 1;
+    if (layout != PECHECK_LAYOUT_INTERLEAVED && layout != PECHECK_LAYOUT_HALF) return 1;
+    if (!rows_in(t, pos, n)) return 3;
+    size_t w = t->cols, most = w < ROPE_READ_VALUES ? ROPE_READ_VALUES / w : 1;
+    if (most > n) most = n;
+    float *c = malloc(most * w * sizeof *c), *s = malloc(most * w * sizeof *s);
+    int rc = 0;
+    if (!c || !s) {
+        pc_err e;
+        record_fault(t, pc_seterr(&e, PC_ENOMEM, "%s: out of memory for %zu rows", t->path, most), &e);
+        rc = TABLE_EREAD;
+    }
+    for (size_t r = 0; rc == 0 && r < n;) {
+        size_t row = (size_t)row_of(t, pos[r]), run = 1;
+        while (run < most && run < n - r && pos[r + run] > pos[r] &&
+               (uint64_t)(pos[r + run] - pos[r]) == run)
+            run++;
+        if (read_rows(t, &t->fa, row, run, c) != 0 || read_rows(t, &t->fs, row, run, s) != 0)
+            rc = TABLE_EREAD;
+        else
+            rotate_rows(t, layout, run, x + r * (size_t)d, c, s, out + r * (size_t)d);
+        r += run;
+    }
+    free(c);
+    free(s);
+    return rc;
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
-static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err)
+static pc_status load(const char *path, const char *what, pc_npy_file *a, pc_err *err)
 {
-    pc_status st = pc_npy_read(path, a, err);
+    pc_status st = pc_npy_file_open(path, a, err);
     if (st == PC_EIO) st = PC_EINPUT; /* a missing or unreadable table is bad input (exit 2) */
     if (st != PC_OK) return st;
     if (a->dtype[1] == 'i')
@@ -247,32 +350,6 @@ static pc_status load(const char *path, const char *what, pc_npy *a, pc_err *err
         return pc_seterr(err, PC_EINPUT, "%s: %s must have shape (n, d), got rank %d",
                          path, what, a->rank);
     return PC_OK;
-}
-
-/* bfloat16 bits -> binary32 (exact: bfloat16 is binary32's top half) */
-static float bf16_value(double bits)
-{
-    uint32_t u = (uint32_t)bits << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* <u2 bfloat16 bit patterns -> their values, in place (exact) */
-static void decode_bf16(pc_npy *a)
-{
-    if (a->dtype[1] != 'u') return;
-    for (size_t k = 0; k < a->count; k++) a->data[k] = (double)bf16_value(a->data[k]);
-}
-
-static float *to_f32(const pc_npy *a)
-{
-    float *f = malloc(a->count * sizeof *f);
-    if (!f) return NULL;
-    /* exact for <f2, <f4 and decoded <u2; <f8 rounds to nearest binary32:
-     * the table is gated as a binary32 implementation */
-    for (size_t k = 0; k < a->count; k++) f[k] = (float)a->data[k];
-    return f;
 }
 
 /* The storage type of a table read as NPY_DTYPE, with the options. */
@@ -313,166 +390,107 @@ void pc_table_adjust_cfg(const pc_table_info *t, pc_acc_cfg *cfg)
     cfg->storage = t->dtype == PC_DT_BF16 || t->dtype == PC_DT_F16;
 }
 
-static void scan_nonfinite(table *t, const pc_npy *a, const char *file)
+/* The first NaN or Inf of the scan (the cos file's, unless the sin
+ * file's is on an earlier row), and their count. */
+static void take_nonfinite(table *t, const pc_table_scan *sc)
 {
-    for (size_t k = 0; k < a->count; k++)
-        if (!isfinite(a->data[k])) {
-            if (t->info.nonfinite++ == 0 || (int64_t)(k / t->cols) + t->info.pos_lo < t->info.nf_pos) {
-                t->info.nf_pos = t->info.pos_lo + (int64_t)(k / t->cols);
-                t->info.nf_col = (int)(k % t->cols);
-                t->info.nf_val = a->data[k];
-                t->info.nf_file = file;
-            }
-        }
+    pc_table_info *in = &t->info;
+    const pc_scan_nonfinite *a = &sc->nf[0], *s = &sc->nf[1];
+    uint64_t total = a->count + s->count;
+    in->nonfinite = (int)(total > INT32_MAX ? INT32_MAX : total);
+    if (!total) return;
+    int sin = !a->count || (s->count && s->k / t->cols < a->k / t->cols);
+    const pc_scan_nonfinite *f = sin ? s : a;
+    in->nf_pos = in->pos_lo + (int64_t)(f->k / t->cols);
+    in->nf_col = (int)(f->k % t->cols);
+    in->nf_val = f->value;
+    in->nf_file = sin ? t->sin_path : t->path;
 }
 
-/* Sinusoidal layout from the first pair: columns (0, 1) (interleaved) or
- * (0, d/2) (half) hold sin and cos of the same angle pos*omega_0 = pos, so
- * sin^2 + cos^2 - 1 is about 0 for the right layout and not the other. */
-static int detect_sin_layout(const table *t, char *note, size_t len)
+/* What the options say of a RoPE cache's shape (the rest from counts). */
+typedef struct shape_opts { int d_set, d, layout; size_t cols; } shape_opts;
+
+/* Whether a RoPE cache of C columns is (n, d) and its layout, from the
+ * options and BAD[l], the repeated column pairs that differ under layout
+ * l of PAIRS: --d says it; without --d, (n, d) when some layout's
+ * repeated columns are (nearly) all equal: a real (n, d/2) cache has
+ * distinct frequencies in those columns, equal only where cos/sin round
+ * alike (near position 0), so under 10% of its column pairs match; a
+ * (n, d) cache with a few corrupted entries still matches in over 90%
+ * (and its mismatches are then reported).  Its layout: --layout, else the
+ * one with fewer differing pairs (half when both have none). */
+static void cache_shape(const void *ctx, const size_t bad[2], size_t pairs, pc_cache_shape *sh)
 {
-    size_t h = t->cols / 2;
-    if (h == 1) {
-        snprintf(note, len, "d = 2: both layouts are the same table (interleaved used)");
-        return 0;
-    }
-    double e[2] = { 0, 0 };
-    size_t used = 0;
-    for (size_t r = 0; r < t->rows; r++) {
-        double s = (double)t->a[r * t->cols], c0 = (double)t->a[r * t->cols + 1];
-        double c1 = (double)t->a[r * t->cols + h];
-        if (!isfinite(s) || !isfinite(c0) || !isfinite(c1)) continue;
-        e[0] += fabs(s * s + c0 * c0 - 1.0);
-        e[1] += fabs(s * s + c1 * c1 - 1.0);
-        used++;
-    }
-    int layout = e[1] < e[0] ? 1 : 0;
-    if (used) { e[0] /= (double)used; e[1] /= (double)used; }
-    snprintf(note, len, "layout %s detected: mean |sin^2+cos^2-1| of columns (0, 1) is %.3g, "
-             "of columns (0, d/2) %.3g", layout ? "half" : "interleaved", e[0], e[1]);
-    return layout;
+    const shape_opts *o = ctx;
+    size_t c = o->cols, best = bad[0] < bad[1] ? bad[0] : bad[1];
+    sh->full = o->d_set ? (size_t)o->d == c : c % 2 == 0 && best <= pairs / 10;
+    if (!sh->full)
+        sh->layout = o->layout; /* -1: either layout */
+    else if (o->layout >= 0)
+        sh->layout = o->layout;
+    else
+        sh->layout = bad[0] == 0 && bad[1] == 0 ? 1 : bad[1] <= bad[0] ? 1 : 0;
 }
 
-/* ulp of the storage type DT at |x| (binary32's spacing for f32; the
- * 8- and 11-bit significands of bfloat16 and float16, float16's
- * subnormal spacing 2^-24 below 2^-14). */
-static double storage_ulp(int dt, float x)
-{
-    int e;
-    frexpf(fabsf(x), &e); /* |x| in [2^(e-1), 2^e) */
-    int bits = dt == PC_DT_BF16 ? 8 : dt == PC_DT_F16 ? 11 : 24;
-    int emin = dt == PC_DT_F16 ? -13 : -125;
-    if (x == 0.0f || e < emin) e = emin;
-    return ldexp(1.0, e - bits);
-}
-
-/* Repeated columns X and Y agree: bit for bit, or within 2 ulps of the
- * storage (a vectorised cos or sin may round the same angle differently
- * at different positions of a SIMD vector: each result is within an ulp
- * of the exact value, so two of them are within 2 ulps).  *LOOSE is set
- * when they agree only within the ulps. */
-static int dup_equal(int dt, float x, float y, int *loose)
-{
-    if (memcmp(&x, &y, sizeof x) == 0) return 1;
-    double tol = 2.0 * storage_ulp(dt, fabsf(x) > fabsf(y) ? x : y);
-    if (isfinite(x) && isfinite(y) && fabs((double)x - (double)y) <= tol) { *loose = 1; return 1; }
-    return 0;
-}
-
-/* RoPE (n, d) caches: count the pairs of columns that should hold the same
- * value under LAYOUT (half: j and j+d/2; interleaved: 2i and 2i+1) but do
- * not (bit patterns, or within 2 ulps of the storage: dup_equal). */
-static size_t dup_mismatches(const table *t, int layout, char *first, size_t len, int *loose)
-{
-    size_t h = t->cols / 2, bad = 0;
-    for (int m = 0; m < 2; m++) {
-        const float *v = m ? t->s : t->a;
-        for (size_t r = 0; r < t->rows; r++)
-            for (size_t i = 0; i < h; i++) {
-                size_t ca = layout ? i : 2 * i, cb = layout ? i + h : 2 * i + 1;
-                float x = v[r * t->cols + ca], y = v[r * t->cols + cb];
-                if (!dup_equal(t->info.dtype, x, y, loose)) {
-                    if (bad++ == 0 && first)
-                        snprintf(first, len, "%s row %zu (pos %" PRId64 "): column %zu = %a (%.9g) "
-                                 "but column %zu = %a (%.9g)", m ? "sin" : "cos", r,
-                                 t->info.pos_lo + (int64_t)r, ca, (double)x, (double)x, cb,
-                                 (double)y, (double)y);
-                }
-            }
-    }
-    return bad;
-}
-
-static pc_status setup_rope(table *t, const pc_table_args *o, pc_err *err)
+static pc_status setup_rope(table *t, const shape_opts *so, const pc_table_scan *sc, pc_err *err)
 {
     pc_table_info *in = &t->info;
     size_t c = t->cols;
-    char first[2][200] = { "", "" };
-    size_t bad[2] = { (size_t)-1, (size_t)-1 };
-    int loose[2] = { 0, 0 };
-    if (c % 2 == 0) {
-        bad[0] = dup_mismatches(t, 0, first[0], sizeof first[0], &loose[0]);
-        bad[1] = dup_mismatches(t, 1, first[1], sizeof first[1], &loose[1]);
-    }
-    int full;
-    if (o->d_set) {
-        if ((size_t)o->d == c) full = 1;
-        else if ((size_t)o->d == 2 * c) full = 0;
-        else
-            return pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu): a RoPE "
-                             "cache has d/2 or d columns", o->d, t->path, t->rows, c);
-    } else {
-        /* (n, d) when some layout's repeated columns are (nearly) all
-         * equal: a real (n, d/2) cache has distinct frequencies in those
-         * columns, equal only where cos/sin round alike (near position 0),
-         * so under 10% of its column pairs match; a (n, d) cache with a
-         * few corrupted entries still matches in over 90% (and its
-         * mismatches are then reported) */
-        size_t pairs = 2 * t->rows * (c / 2);
-        size_t best = bad[0] < bad[1] ? bad[0] : bad[1];
-        full = c % 2 == 0 && best <= pairs / 10;
-    }
+    const size_t *bad = sc->bad;
+    pc_cache_shape sh;
+    cache_shape(so, bad, 2 * t->rows * (c / 2), &sh);
+    int full = sh.full;
     in->full_width = full;
     in->d = full ? (int)c : (int)(2 * c);
     if (in->d < 2 || in->d > PC_D_MAX || in->d % 2)
         return pc_seterr(err, PC_EINPUT, "%s: %zu columns give d = %d; RoPE needs an even d in "
                          "[2, %d]", t->path, c, in->d, PC_D_MAX);
     if (!full) {
-        in->layout = o->layout; /* -1: either layout */
+        in->layout = so->layout; /* -1: either layout */
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d/2) cache: one column per pair, "
-                 "usable with either layout%s", o->d_set ? "" : " (no repeated columns found)");
+                 "usable with either layout%s", so->d_set ? "" : " (no repeated columns found)");
         return PC_OK;
     }
-    int layout;
-    if (o->layout >= 0)
-        layout = o->layout;
-    else if (bad[0] == 0 && bad[1] == 0)
-        layout = 1;
-    else
-        layout = bad[1] <= bad[0] ? 1 : 0;
+    int layout = sh.layout;
     in->layout = layout;
     if (bad[layout] == 0)
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s: %s",
-                 layout ? "half" : "interleaved", o->layout >= 0 ? "(--layout)" : "detected",
+                 layout ? "half" : "interleaved", so->layout >= 0 ? "(--layout)" : "detected",
                  layout ? "columns j and j+d/2 are equal (cat(freqs, freqs))"
                         : "columns 2i and 2i+1 are equal (repeat_interleave)");
     else
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s, but "
                  "%zu repeated column pairs differ", layout ? "half" : "interleaved",
-                 o->layout >= 0 ? "(--layout)" : "(closest)", bad[layout]);
-    if (bad[0] == 0 && bad[1] == 0 && o->layout < 0)
+                 so->layout >= 0 ? "(--layout)" : "(closest)", bad[layout]);
+    if (bad[0] == 0 && bad[1] == 0 && so->layout < 0)
         snprintf(in->layout_note + strlen(in->layout_note),
                  sizeof in->layout_note - strlen(in->layout_note),
                  " (both layouts fit these rows; pass --layout)");
-    in->dup_within = loose[layout];
-    if (loose[layout])
+    in->dup_within = sc->loose[layout];
+    if (sc->loose[layout])
         snprintf(in->layout_note + strlen(in->layout_note),
                  sizeof in->layout_note - strlen(in->layout_note),
                  " (some repeated values differ within 2 ulps of the storage)");
     in->dup_mismatch = (int)(bad[layout] > INT32_MAX ? INT32_MAX : bad[layout]);
     if (bad[layout])
-        snprintf(in->dup_note, sizeof in->dup_note, "%s", first[layout]);
+        snprintf(in->dup_note, sizeof in->dup_note, "%s", sc->first[layout]);
     return PC_OK;
+}
+
+/* Sinusoidal layout from the scan's sums (table_scan.h): the columns that
+ * hold sin and cos of one angle. */
+static int sin_layout(const table *t, const pc_table_scan *sc, char *note, size_t len)
+{
+    if (t->cols / 2 == 1) {
+        snprintf(note, len, "d = 2: both layouts are the same table (interleaved used)");
+        return 0;
+    }
+    double e[2] = { sc->e[0], sc->e[1] };
+    int layout = e[1] < e[0] ? 1 : 0;
+    if (sc->used) { e[0] /= (double)sc->used; e[1] /= (double)sc->used; }
+    snprintf(note, len, "layout %s detected: mean |sin^2+cos^2-1| of columns (0, 1) is %.3g, "
+             "of columns (0, d/2) %.3g", layout ? "half" : "interleaved", e[0], e[1]);
+    return layout;
 }
 
 /* FAMILY's descriptor, which a table may hold (PC_FAM_TABLES); rows that
@@ -503,19 +521,25 @@ static pc_status table_family(const char *family, const char *sin_path, const pc
 }
 
 /* The base the table's frequencies fit (the family's diagnosis: RoPE's
- * fit, families/rope/fit.h).  No base given (no --base, no --hf-config or
- * --rope-scaling): the fitted one, rounded to 3 significant digits, is what
- * the table is checked against; a given --base that the table contradicts
- * is reported. */
-static void fit_base(table *t, const pc_family *fam, const pc_table_args *o)
+ * fit, families/rope/fit.h), from the scan's read of the rows where the
+ * family takes points (pc_points_fit), else through the hook.  No base
+ * given (no --base, no --hf-config or --rope-scaling): the fitted one,
+ * rounded to 3 significant digits, is what the table is checked against; a
+ * given --base that the table contradicts is reported. */
+static void fit_base(table *t, const pc_family *fam, const pc_table_args *o,
+                     const pc_table_scan *sc)
 {
     pc_table_info *in = &t->info;
     double r, b;
-    if (o->scheduled || !fam->diagnosis || !fam->diagnosis->table_base)
-        return; /* a schedule's own base (--hf-config ...) */
-    if (!fam->diagnosis->table_base(&t->impl, in->d, in->layout < 0 ? 1 : in->layout, in->pos_lo,
-                                    in->pos_hi, pc_model_u(in->dtype), &r, &b))
-        return; /* not a clean geometric table */
+    if (o->scheduled || !fam->diagnosis) return; /* a schedule's own base (--hf-config ...) */
+    if (sc->fit) {
+        if (!sc->fit_ok) return; /* not a clean geometric table */
+        r = sc->fit_base;
+        b = sc->fit_raw;
+    } else if (!fam->diagnosis->table_base ||
+               !fam->diagnosis->table_base(&t->impl, in->d, in->layout < 0 ? 1 : in->layout,
+                                           in->pos_lo, in->pos_hi, pc_model_u(in->dtype), &r, &b))
+        return;
     if (!o->base_set) {
         in->base = r;
         in->base_fitted = 1;
@@ -527,11 +551,11 @@ static void fit_base(table *t, const pc_family *fam, const pc_table_args *o)
     }
 }
 
-/* A table of encodings (sinusoidal) or a lookup table (learned): even
- * d columns in [2, PC_D_MAX], as --d says; a lookup table's rows are
+/* A table of encodings (sinusoidal) or a lookup table (LOOKUP: learned):
+ * even d columns in [2, PC_D_MAX], as --d says; a lookup table's rows are
  * positions 0..n-1 (E[pos], pos < max_len). */
-static pc_status check_width(const pc_table_args *o, const char *path, const pc_npy *a, int lookup,
-                             pc_err *err)
+static pc_status check_width(const pc_table_args *o, const char *path, const pc_npy_file *a,
+                             int lookup, pc_err *err)
 {
     size_t c = a->shape[1];
     if (c < 2 || c % 2 || c > PC_D_MAX)
@@ -546,86 +570,100 @@ static pc_status check_width(const pc_table_args *o, const char *path, const pc_
     return PC_OK;
 }
 
-pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
-                        const char *family, pc_impl **out, pc_err *err)
+/* The files' shapes and types against each other and the options
+ * (LOOKUP: a learned table). */
+static pc_status check_files(const pc_table_args *o, const char *path, const char *sin_path, int rope,
+                             int lookup, const pc_npy_file *a, const pc_npy_file *s,
+                             pc_table_info *probe, pc_err *err)
 {
-    *out = NULL;
-    const pc_family *fam;
-    pc_status kst = table_family(family, sin_path, &fam, err);
-    if (kst != PC_OK) return kst;
-    int rope = fam->rows && fam->rows->input; /* a (cos, sin) cache pair */
-    int lookup = !fam->rows;                   /* a learned table */
-    pc_npy a = { 0 }, s = { 0 };
-    pc_status st = load(path, rope ? "a RoPE cos cache" : lookup ? "a learned table"
-                        : "a sinusoidal table", &a, err);
-    if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
-    if (st == PC_OK && rope && (a.shape[0] != s.shape[0] || a.shape[1] != s.shape[1]))
-        st = pc_seterr(err, PC_EINPUT, "%s has shape (%zu, %zu) but %s has shape (%zu, %zu): the "
-                       "cos and sin caches must match", path, a.shape[0], a.shape[1], sin_path,
-                       s.shape[0], s.shape[1]);
+    if (rope && (a->shape[0] != s->shape[0] || a->shape[1] != s->shape[1]))
+        return pc_seterr(err, PC_EINPUT, "%s has shape (%zu, %zu) but %s has shape (%zu, %zu): the "
+                         "cos and sin caches must match", path, a->shape[0], a->shape[1], sin_path,
+                         s->shape[0], s->shape[1]);
     /* rows pos_start .. pos_start + rows - 1, the last at most 2^53 */
-    if (st == PC_OK && a.shape[0] - 1 > (size_t)(PC_POS_MAX - o->pos_start))
-        st = pc_seterr(err, PC_EINPUT, "%s: %zu rows from --pos-start %" PRId64 " pass position 2^53",
-                       path, a.shape[0], o->pos_start);
-    if (st == PC_OK && !rope) st = check_width(o, path, &a, lookup, err);
-    pc_table_info probe;
-    memset(&probe, 0, sizeof probe);
-    if (st == PC_OK) st = storage_of(o, path, a.dtype, &probe, err);
-    if (st == PC_OK && rope && strcmp(a.dtype, s.dtype) != 0)
+    if (a->shape[0] - 1 > (size_t)(PC_POS_MAX - o->pos_start))
+        return pc_seterr(err, PC_EINPUT, "%s: %zu rows from --pos-start %" PRId64 " pass position 2^53",
+                         path, a->shape[0], o->pos_start);
+    size_t c = a->shape[1];
+    pc_status st = rope ? PC_OK : check_width(o, path, a, lookup, err);
+    if (st == PC_OK) st = storage_of(o, path, a->dtype, probe, err);
+    if (st == PC_OK && rope && strcmp(a->dtype, s->dtype) != 0)
         st = pc_seterr(err, PC_EINPUT, "%s is %s but %s is %s: the cos and sin caches must have "
-                       "one dtype", path, a.dtype, sin_path, s.dtype);
-    if (st == PC_OK) { decode_bf16(&a); decode_bf16(&s); }
-    table *t = NULL;
-    if (st == PC_OK) {
-        t = calloc(1, sizeof *t);
-        if (!t) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+                       "one dtype", path, a->dtype, sin_path, s->dtype);
+    if (st == PC_OK && rope && o->d_set && (size_t)o->d != c && (size_t)o->d != 2 * c)
+        st = pc_seterr(err, PC_EINPUT, "--d %d contradicts %s's shape (%zu, %zu): a RoPE "
+                       "cache has d/2 or d columns", o->d, path, a->shape[0], c);
+    return st;
+}
+
+/* The table's fields once its files are open and checked. */
+static pc_status table_new(const char *path, const char *sin_path, int rope, table **out,
+                           pc_err *err)
+{
+    table *t = calloc(1, sizeof *t);
+    *out = t;
+    if (!t) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    t->magic = TABLE_MAGIC;
+    t->impl.ctx = t;
+    t->fa.fd = t->fs.fd = -1;
+    t->fault = calloc(1, sizeof *t->fault);
+    t->path = strdup(path);
+    t->sin_path = rope ? strdup(sin_path) : NULL;
+    t->name = strdup(path); /* the name is the (cos) table's path */
+    if (t->fault) pthread_mutex_init(&t->fault->mu, NULL);
+    if (!t->fault || !t->path || !t->name || (rope && !t->sin_path))
+        return pc_seterr(err, PC_ENOMEM, "out of memory for %s", path);
+    return PC_OK;
+}
+
+/* One read of the rows (table_scan.h), and what it says: NaN/Inf, the
+ * layout, d, a RoPE cache's base (FAM's fit); a lookup table (LOOKUP) has
+ * no pairs. */
+static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o, int rope,
+                         int lookup, pc_err *err)
+{
+    pc_table_info *in = &t->info;
+    shape_opts so = { o->d_set, o->d, o->layout, t->cols };
+    pc_table_scan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.a = &t->fa;
+    sc.s = rope ? &t->fs : NULL;
+    sc.rows = t->rows;
+    sc.cols = t->cols;
+    sc.bf16 = t->bf16;
+    sc.dtype = in->dtype;
+    sc.pos_lo = in->pos_lo;
+    sc.choose = cache_shape;
+    sc.choose_ctx = &so;
+    if (rope && !o->scheduled && fam->diagnosis) sc.fit = fam->diagnosis->table_points;
+    /* a small table in this thread (its threads would cost more than they save) */
+    sc.threads = t->rows * t->cols < TABLE_SCAN_ONE_THREAD ? 1 : o->threads > 0 ? o->threads : pc_cores();
+    sc.fit_u_s = pc_model_u(in->dtype);
+    pc_status st = pc_table_scan_run(&sc, err);
+    if (st == PC_OK) take_nonfinite(t, &sc);
+    if (st == PC_OK && rope)
+        st = setup_rope(t, &so, &sc, err);
+    else if (st == PC_OK && lookup) {
+        in->d = (int)t->cols;
+        in->layout = -1; /* rows are looked up whole: no pairs */
+        snprintf(in->layout_note, sizeof in->layout_note, "a lookup table (no pair layout)");
+    } else if (st == PC_OK && o->layout >= 0) {
+        in->d = (int)t->cols;
+        in->layout = o->layout;
+        snprintf(in->layout_note, sizeof in->layout_note, "layout %s (--layout)",
+                 pc_layout_name(o->layout));
+    } else if (st == PC_OK) {
+        in->d = (int)t->cols;
+        in->layout = sin_layout(t, &sc, in->layout_note, sizeof in->layout_note);
     }
-    if (st == PC_OK) {
-        t->magic = TABLE_MAGIC;
-        t->impl.ctx = t;
-        t->rows = a.shape[0];
-        t->cols = a.shape[1];
-        t->path = strdup(path);
-        t->sin_path = rope ? strdup(sin_path) : NULL;
-        t->a = to_f32(&a);
-        t->s = rope ? to_f32(&s) : NULL;
-        t->name = strdup(path); /* the name is the (cos) table's path */
-        if (!t->path || !t->a || !t->name || (rope && (!t->sin_path || !t->s)))
-            st = pc_seterr(err, PC_ENOMEM, "out of memory for %s", path);
-    }
-    if (st == PC_OK) {
-        pc_table_info *in = &t->info;
-        in->family = fam->name;
-        in->path = t->path;
-        in->sin_path = t->sin_path;
-        in->pos_lo = o->pos_start;
-        in->pos_hi = o->pos_start + (int64_t)t->rows - 1;
-        in->dtype = probe.dtype;
-        memcpy(in->dtype_note, probe.dtype_note, sizeof in->dtype_note);
-        scan_nonfinite(t, &a, t->path);
-        if (rope) scan_nonfinite(t, &s, t->sin_path);
-        if (rope)
-            st = setup_rope(t, o, err);
-        else if (lookup) {
-            in->d = (int)t->cols;
-            in->layout = -1; /* rows are looked up whole: no pairs */
-            snprintf(in->layout_note, sizeof in->layout_note, "a lookup table (no pair layout)");
-        } else {
-            in->d = (int)t->cols;
-            if (o->layout >= 0) {
-                in->layout = o->layout;
-                snprintf(in->layout_note, sizeof in->layout_note, "layout %s (--layout)",
-                         pc_layout_name(o->layout));
-            } else
-                in->layout = detect_sin_layout(t, in->layout_note, sizeof in->layout_note);
-        }
-    }
-    pc_npy_free(&a);
-    pc_npy_free(&s);
-    if (st != PC_OK) {
-        if (t) pc_table_close(&t->impl);
-        return st;
-    }
+    if (st == PC_OK && rope) fit_base(t, fam, o, &sc);
+    return st;
+}
+
+/* The implementation's fields of a table (its info's family and positions
+ * set): the hooks of a RoPE cache, a lookup table or a sinusoidal one. */
+static void table_impl(table *t, int rope, int lookup)
+{
     pc_impl *im = &t->impl;
     snprintf(t->description, sizeof t->description, "%s table (%zu, %zu), positions %" PRId64
              "..%" PRId64 "%s%.150s", t->info.family, t->rows, t->cols, t->info.pos_lo,
@@ -641,8 +679,50 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
     if (rope) im->rope = rope_hook;
     else if (lookup) { im->learned = lookup_hook; im->learned_max_len = lookup_max_len; }
     else im->sinusoidal = sin_hook;
-    if (rope) fit_base(t, fam, o);
-    *out = im;
+}
+
+pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
+                        const char *family, pc_impl **out, pc_err *err)
+{
+    *out = NULL;
+    const pc_family *fam;
+    pc_status st = table_family(family, sin_path, &fam, err);
+    if (st != PC_OK) return st;
+    int rope = fam->rows && fam->rows->input; /* a (cos, sin) cache pair */
+    int lookup = !fam->rows;                   /* a learned table */
+    pc_npy_file a, s;
+    memset(&s, 0, sizeof s);
+    s.fd = -1;
+    pc_table_info probe;
+    memset(&probe, 0, sizeof probe);
+    st = load(path, rope ? "a RoPE cos cache" : lookup ? "a learned table" : "a sinusoidal table",
+              &a, err);
+    if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
+    if (st == PC_OK) st = check_files(o, path, sin_path, rope, lookup, &a, &s, &probe, err);
+    table *t = NULL;
+    if (st == PC_OK) st = table_new(path, sin_path, rope, &t, err);
+    if (t) { t->fa = a; t->fs = s; } /* the table owns the files from here */
+    else { pc_npy_file_close(&a); pc_npy_file_close(&s); }
+    if (st == PC_OK) {
+        pc_table_info *in = &t->info;
+        t->rows = a.shape[0];
+        t->cols = a.shape[1];
+        t->bf16 = a.dtype[1] == 'u';
+        in->family = fam->name;
+        in->path = t->path;
+        in->sin_path = t->sin_path;
+        in->pos_lo = o->pos_start;
+        in->pos_hi = o->pos_start + (int64_t)t->rows - 1;
+        in->dtype = probe.dtype;
+        memcpy(in->dtype_note, probe.dtype_note, sizeof in->dtype_note);
+        table_impl(t, rope, lookup); /* the hook: a family's fit may call it */
+        st = analyse(t, fam, o, rope, lookup, err);
+    }
+    if (st != PC_OK) {
+        if (t) pc_table_close(&t->impl);
+        return st;
+    }
+    *out = &t->impl;
     return PC_OK;
 }
 
@@ -650,6 +730,9 @@ void pc_table_close(pc_impl *impl)
 {
     table *t = table_of(impl);
     if (!t) return;
-    free(t->a); free(t->s); free(t->path); free(t->sin_path); free(t->name);
+    pc_npy_file_close(&t->fa);
+    pc_npy_file_close(&t->fs);
+    if (t->fault) pthread_mutex_destroy(&t->fault->mu);
+    free(t->fault); free(t->path); free(t->sin_path); free(t->name);
     free(t);
 }

@@ -19,7 +19,12 @@
  * d comes from the table's shape (an error when it contradicts --d); the
  * gate's position range is exactly the table's rows (pc_table_info).  The
  * values are converted exactly by the .npy reader and rounded to binary32
- * (exact for <f4 and <f2 tables). */
+ * (exact for <f4 and <f2 tables).
+ *
+ * A table is not held in memory: pc_table_open reads its rows once
+ * (table_scan.h: NaN/Inf, the layout, a RoPE cache's base) and the hooks
+ * read the rows they serve from the file (a pipe's bytes, which come only
+ * once, are kept: npy.h), so memory does not grow with the table. */
 #ifndef PECHECK_TABLE_H
 #define PECHECK_TABLE_H
 
@@ -72,6 +77,7 @@ typedef struct pc_table_args {
     int scheduled;            /* the spec has its own schedule (its base is the schedule's) */
     int64_t pos_start;        /* --pos-start: the position of the first row */
     int dtype, dtype_set;     /* --dtype */
+    int threads;              /* --threads: for the read at open (0: every core) */
 } pc_table_args;
 
 /* Open a table (FAMILY a table family; SIN_PATH for a cache pair) with O.
@@ -80,6 +86,12 @@ typedef struct pc_table_args {
 pc_status pc_table_open(const pc_table_args *o, const char *path, const char *sin_path,
                         const char *family, pc_impl **out, pc_err *err);
 void pc_table_close(pc_impl *impl);
+
+/* The first read of IMPL's files that failed in a hook's call (a file
+ * cut short or unreadable after it was opened; the hook returned nonzero):
+ * its status (PC_EINPUT, PC_EIO, PC_ENOMEM) and message in ERR.  PC_OK
+ * when none failed or IMPL is not a table. */
+pc_status pc_table_status(const pc_impl *impl, pc_err *err);
 
 /* The table behind IMPL, or NULL when IMPL is not a table. */
 const pc_table_info *pc_table_info_of(const pc_impl *impl);
