@@ -322,18 +322,17 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
         const double *ref64 = b->ref64 + r * d;
         if (!x) pair_bounds(b, b->pos[r]);
         for (int j = 0; j < c->d; j++) {
-            int pair = cl->pair[j];
-            double theta, bound;
-            if (x) {
-                theta = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
-                double norm = hypot((double)x[j], (double)x[cl->mate[j]]);
-                bound = element_bound(b, pair, b->pos[r], norm);
-            } else {
-                theta = b->pair_theta[pair];
-                bound = b->pair_bound[pair];
+            int pair = cl->pair[j], mate = cl->mate[j];
+            if (x && j < mate) {
+                /* a pair's angle and bound, at its first column in the
+                 * row: both members share them (the norm takes |x|, |y|
+                 * and their max and min first: symmetric) */
+                b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
+                double norm = pc_model_pair_norm(x[j], x[mate]);
+                b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
             }
             observe(c, m, &a, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
-                    bound, theta);
+                    b->pair_bound[pair], b->pair_theta[pair]);
         }
     }
     sums_store(m, &a);
@@ -1330,7 +1329,7 @@ double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w)
     double norm = 1.0;
     if (rw->input) {
         input_row(cfg, w->pos, b.x);
-        norm = hypot((double)b.x[w->dim], (double)b.x[k]);
+        norm = pc_model_pair_norm(b.x[w->dim], b.x[k]);
     }
     double bound = element_bound(&b, pair, w->pos, norm);
     block_free(&b);

@@ -64,6 +64,31 @@ static inline double pc_model_phase(double kappa, double omega, int64_t pos)
     double k = pos >= (1LL << 24) ? kappa + 1.0 : kappa;
     return k * PC_MODEL_U32 * theta;
 }
+/* s of a rotated pair: the norm of the input pair (X, Y), binary32 values
+ * (finite), with the operations of glibc 2.35's hypot
+ * (sysdeps/ieee754/dbl-64/e_hypot.c, __ieee754_hypot: Borges, "An
+ * Improved Algorithm for hypot(a,b)", MyHypot3's correction, the kernel
+ * without fma; error below 1 ulp, about 0.79 expected), inline: the
+ * accuracy gate takes the norm of every pair of every row.  For binary32
+ * arguments neither of its scalings applies (|x| <= 2^128 < 2^511, a
+ * nonzero |y| >= 2^-149 > 2^-459) and a zero y ends in ax + ay, as here. */
+static inline double pc_model_pair_norm(float xf, float yf)
+{
+    double x = fabs((double)xf), y = fabs((double)yf);
+    double ax = x < y ? y : x, ay = x < y ? x : y;
+    if (ay <= ax * 0x1p-54) return ax + ay;
+    double h = sqrt(ax * ax + ay * ay), t1, t2;
+    if (h <= 2.0 * ay) {
+        double delta = h - ay;
+        t1 = ax * (2.0 * delta - ax);
+        t2 = (delta - 2.0 * (ax - ay)) * delta;
+    } else {
+        double delta = h - ax;
+        t1 = 2.0 * delta * (ax - 2.0 * ay);
+        t2 = (4.0 * delta - ay) * ay + delta * delta;
+    }
+    return h - (t1 + t2) / (2.0 * h);
+}
 /* the element bound: radial R, phase PHI, storage U_S, factor ATT, scale
  * S; min(phi, 2) as fmin (2 for a NaN phi) */
 static inline double pc_model_element(double R, double phi, double u_s, double att, double s)
