@@ -21,8 +21,26 @@
 #      and every default property), median of 3 (goal <= 0.6 s); then the
 #      time per value (positions x d) at 2^14, 2^17, 2^20 and 2^24
 #      positions, and the peak RSS at 2^24 (goal <= 64 MiB).
+#   4. tables: a RoPE cos/sin cache as a user hands it over (float32, HF
+#      layout cat(freqs, freqs), base 500000, written by
+#      scripts/bench_rope_cache.py), `check --table COS --table-sin SIN
+#      --family rope --base 500000` (whole process, wall), against the
+#      PyTorch peer of bench_rope_cache.py (a float64 reference built the
+#      same way, torch.testing.assert_close on cos and sin, one thread;
+#      in-process: loading the files to the verdict), 3 alternating runs
+#      after an untimed one, medians of the ratios:
+#      a. the table gate (--property accuracy) <= 0.5 x the peer;
+#      b. the full check (every property) <= 1.0 x the peer;
+#      c. a 2^22-position cache (2 GiB per table, written to the bench's
+#         folder when it has room): the gate's peak RSS <= 64 MiB and its
+#         time per value (positions x d) within 1.2 x the 131072-position
+#         run's (a's median);
+#      d. with BENCH_BASELINE=OLD/pecheck: every verdict and JSON of the
+#         tests' table commands the same as OLD's, run times aside
+#         (scripts/table_equiv.py).
 # Wall-clock seconds on a possibly shared machine: the load average is
-# printed before and after.  BENCH_GATE_SIZES overrides the sizes of 3.
+# printed before and after.  BENCH_GATE_SIZES overrides the sizes of 3,
+# BENCH_TABLE_BIG the positions of 4c.
 set -u
 PECHECK=${1:?usage: bench_goals.sh PATH/TO/pecheck}
 PY=${PYTHON:-/usr/bin/python3}
@@ -149,4 +167,65 @@ done
 rss_mib=$(echo "$rss / 1024" | bc -l)
 printf '   peak RSS at %d positions %.1f MiB, goal <= 64 MiB: %s\n' "$n" "$rss_mib" \
     "$(verdict "$rss_mib" 64)"
+
+# ---- 4. tables --------------------------------------------------------------
+TB=500000 BIG=${BENCH_TABLE_BIG:-4194304}
+CACHE="$HERE/bench_rope_cache.py"
+# the gate (accuracy) or the full check of the cache COS, SIN
+table_cmd() { # COS SIN [options]: the command line
+    local c=$1 s=$2
+    shift 2
+    echo "$PECHECK" check --table "$c" --table-sin "$s" --family rope --base $TB --quiet "$@"
+}
+ratio_of() { # column K over the peer's (column 3), median of the rows of FILE
+    awk -v k="$1" '{ print $k / $3 }' "$2" | median | awk '{ printf "%.2f", $1 }'
+}
+if ! $PY -c 'import numpy, torch' 2>/dev/null; then
+    echo "4. tables: SKIP (python3-torch or python3-numpy not installed)"
+elif ! $PY "$CACHE" write $N $D $TB "$tmp/cos.npy" "$tmp/sin.npy"; then
+    echo "4. tables: NOT met (no figure): scripts/bench_rope_cache.py could not write the cache"
+else
+    : >"$tmp/tables"
+    for k in 0 1 2 3; do
+        g=$(wall $(table_cmd "$tmp/cos.npy" "$tmp/sin.npy" --property accuracy))
+        f=$(wall $(table_cmd "$tmp/cos.npy" "$tmp/sin.npy"))
+        p=$($PY "$CACHE" peer "$tmp/cos.npy" "$tmp/sin.npy" $TB) || p="nan failed"
+        [ $k -gt 0 ] && echo "$g $f ${p%% *} ${p##* }" >>"$tmp/tables"
+    done
+    echo "4. tables: RoPE cache $N x $D f32, HF layout, base $TB; the PyTorch peer" \
+         "$(cut -d' ' -f3 "$tmp/tables" | tr '\n' ' ')s ($(cut -d' ' -f4 "$tmp/tables" | sort -u | tr '\n' ' ' | sed 's/ $//'))"
+    ra=$(ratio_of 1 "$tmp/tables") rb=$(ratio_of 2 "$tmp/tables")
+    echo "   a. table gate $(cut -d' ' -f1 "$tmp/tables" | tr '\n' ' ')s: ratio (median of 3) $ra," \
+         "goal <= 0.5: $(verdict "$ra" 0.5)"
+    echo "   b. full check $(cut -d' ' -f2 "$tmp/tables" | tr '\n' ' ')s: ratio (median of 3) $rb," \
+         "goal <= 1.0: $(verdict "$rb" 1.0)"
+    per_small=$(cut -d' ' -f1 "$tmp/tables" | median | awk -v n=$N -v d=$D '{ printf "%.3f", $1 * 1e9 / (n * d) }')
+    rm -f "$tmp/cos.npy" "$tmp/sin.npy"
+    need=$((2 * BIG * D * 4 / 1048576 + 1024))
+    free_mib=$(df -Pm "$tmp" | awk 'NR == 2 { print $4 }')
+    if [ "${free_mib:-0}" -lt $need ]; then
+        echo "   c. $BIG positions: NOT met (no figure): $tmp has ${free_mib:-?} MiB free, the cache needs $need"
+    elif ! $PY "$CACHE" write $BIG $D $TB "$tmp/cos.npy" "$tmp/sin.npy"; then
+        echo "   c. $BIG positions: NOT met (no figure): the cache could not be written in $tmp"
+    elif ! $TIME -f '%e %M' -o "$tmp/t" $(table_cmd "$tmp/cos.npy" "$tmp/sin.npy" --property accuracy) \
+             >/dev/null 2>&1; then
+        echo "   c. $BIG positions: NOT met (no figure): the gate failed (exit $?)"
+    else
+        read -r s rss <"$tmp/t"
+        per_big=$(awk -v s="$s" -v n=$BIG -v d=$D 'BEGIN { printf "%.3f", s * 1e9 / (n * d) }')
+        rss_mib=$(awk -v r="$rss" 'BEGIN { printf "%.1f", r / 1024 }')
+        rel=$(awk -v b="$per_big" -v s="$per_small" 'BEGIN { printf "%.2f", b / s }')
+        echo "   c. $BIG x $D ($((BIG * D * 4 / 1048576)) MiB a table): gate $s s, peak RSS $rss_mib MiB," \
+             "goal <= 64 MiB: $(verdict "$rss_mib" 64)"
+        echo "      $per_big ns per value, $per_small at $N: ratio $rel, goal <= 1.2: $(verdict "$rel" 1.2)"
+    fi
+    rm -f "$tmp/cos.npy" "$tmp/sin.npy"
+fi
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    eq=$("$HERE/table_equiv.py" "$BENCH_BASELINE" "$PECHECK" | tail -1)
+    echo "   d. against $BENCH_BASELINE: $eq:" \
+         "$(echo "$eq" | grep -q ' 0 differ; tests: [0-9]* passed, 0 failed' && echo met || echo NOT met)"
+else
+    echo "   d. not measured: BENCH_BASELINE=OLD/pecheck compares the tests' table commands with OLD's"
+fi
 echo "after: $(load)"
