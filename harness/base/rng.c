@@ -57,11 +57,3 @@ uint64_t pc_hash3(uint64_t seed, uint64_t a, uint64_t b)
     x = h ^ (b * 0x8CB92BA72F3D8DD7u);
     return splitmix64(&x);
 }
-
-void pc_normal_row(uint64_t seed, uint64_t key, int d, float *out)
-{
-    pc_rng r;
-    pc_rng_seed(&r, pc_hash3(seed, key, 0x524F5045u /* "ROPE" */));
-    for (int j = 0; j < d; j++)
-        out[j] = pc_rng_normal_f32(&r);
-}

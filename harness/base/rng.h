@@ -24,7 +24,10 @@ float    pc_rng_normal_f32(pc_rng *r);
  * not depend on the order work is done in (blocks, threads, shards). */
 uint64_t pc_hash3(uint64_t seed, uint64_t a, uint64_t b);
 
-/* Row of D standard normal binary32 values determined by (SEED, KEY). */
+/* Row of D standard normal binary32 values determined by (SEED, KEY):
+ * pc_rng_normal_f32's values from a generator seeded with
+ * pc_hash3(SEED, KEY, "ROPE"), bit for bit, made cheaper (normal_row.c:
+ * runs of 16 values evaluated at once behind a rounding test). */
 void pc_normal_row(uint64_t seed, uint64_t key, int d, float *out);
 
 #endif
