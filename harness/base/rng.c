@@ -17,30 +17,12 @@ void pc_rng_seed(pc_rng *r, uint64_t seed)
         r->s[k] = splitmix64(&x);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t pc_rng_u64(pc_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
 uint64_t pc_rng_below(pc_rng *r, uint64_t n)
 {
     uint64_t lim = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
     uint64_t x;
     do x = pc_rng_u64(r); while (x >= lim);
     return x % n;
-}
-
-double pc_rng_unit(pc_rng *r)
-{
-    return (double)(pc_rng_u64(r) >> 11) * 0x1p-53;
 }
 
 float pc_rng_normal_f32(pc_rng *r)

@@ -12,11 +12,28 @@
 typedef struct pc_rng { uint64_t s[4]; } pc_rng;
 
 void     pc_rng_seed(pc_rng *r, uint64_t seed);
-uint64_t pc_rng_u64(pc_rng *r);
+
+/* The next 64 bits (xoshiro256**; inline: the gate draws two a value). */
+static inline uint64_t pc_rng_u64(pc_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5;
+    uint64_t result = ((x << 7) | (x >> 57)) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
+
 /* uniform integer in [0, n), n > 0, without modulo bias */
 uint64_t pc_rng_below(pc_rng *r, uint64_t n);
+
 /* uniform double in [0, 1) with 53 random bits */
-double   pc_rng_unit(pc_rng *r);
+static inline double pc_rng_unit(pc_rng *r)
+{
+    return (double)(pc_rng_u64(r) >> 11) * 0x1p-53;
+}
 /* standard normal (Box-Muller), rounded to binary32 */
 float    pc_rng_normal_f32(pc_rng *r);
 
