@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TESTS = ["table.t", "fitted_model.t", "identify.t", "input_defects.t", "output_input.t",
          "precision_torch.t", "quoting.t", "rope_options.t", "rope_schedules.t",
-         "torch_integration.t", "python.t"]
+         "torch_integration.t", "python.t", "rope_zoo.t"]
 COMPARED = ("check", "accuracy", "identify")
 TIME_JSON = re.compile(r'("[A-Za-z_]*seconds"\s*:\s*)-?[0-9.eE+-]+')
 TIME_TEXT = re.compile(r'\(\d+(?:\.\d+)? s\)')

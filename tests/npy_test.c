@@ -660,15 +660,22 @@ static const struct defect {
 
 static const struct defect *defect_current;
 
+/* The bytes of defect C (*LEN of them, malloc'd). */
+static unsigned char *defect_bytes(const struct defect *c, size_t *len)
+{
+    unsigned char *b = build(c->major, c->minor, c->header, 1, c->hlen, NULL, c->dlen, len);
+    if (c->cut)
+        *len = c->cut;
+    if (c->poke)
+        b[c->poke - 1] = 'X';
+    return b;
+}
+
 static void t_defect(void)
 {
     const struct defect *c = defect_current;
     size_t len;
-    unsigned char *b = build(c->major, c->minor, c->header, 1, c->hlen, NULL, c->dlen, &len);
-    if (c->cut)
-        len = c->cut;
-    if (c->poke)
-        b[c->poke - 1] = 'X';
+    unsigned char *b = defect_bytes(c, &len);
     pc_npy a;
     pc_err e;
     memset(&a, 0x55, sizeof a);
@@ -748,53 +755,73 @@ static void t_read_empty(void)
     unlink(path);
 }
 
+static int write_bytes(const char *path, const unsigned char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(b, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok;
+}
+
+/* The FIFO NAME (its path into PATH) fed by a child process with a
+ * (256, 256) table of <f8 (F64) or <f4 values 0, 0.25, 0.5, ...: the
+ * child's pid (-1: it did not start), the bytes in *B (freed by the
+ * caller); 0 and the reason in `why` when the FIFO cannot be made. */
+static pid_t fifo_table(const char *name, int f64, char *path, size_t plen, unsigned char **b)
+{
+    size_t n = 65536, w = f64 ? 8 : 4, len;
+    tmp_path(path, plen, name);
+    unsigned char *d = malloc(n * w);
+    *b = NULL;
+    if (!d || mkfifo(path, 0600) != 0) {
+        fail("mkfifo %s failed", path);
+        free(d);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (f64) put_f64(d + 8 * i, (double)i * 0.25);
+        else put_f32(d + 4 * i, (float)i * 0.25f);
+    }
+    *b = build(1, 0, f64 ? HDR("'<f8'", "False", "(256, 256)") : HDR("'<f4'", "False", "(256, 256)"),
+               1, -1, d, n * w, &len);
+    free(d);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(write_bytes(path, *b, len) ? 0 : 1);
+    if (pid < 0)
+        fail("fork failed");
+    return pid;
+}
+
+static void fifo_done(pid_t pid, const char *path, unsigned char *b)
+{
+    int status;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (pid != 0)
+        unlink(path);
+    free(b);
+}
+
 /* A pipe (unknown size, read in growing chunks): a 512 KiB table through
  * a FIFO fed by a child process. */
 static void t_read_fifo(void)
 {
     char path[256];
-    size_t n = 65536, len;
-    tmp_path(path, sizeof path, "fifo.npy");
-    if (mkfifo(path, 0600) != 0) {
-        fail("mkfifo %s failed", path);
-        return;
-    }
-    unsigned char *d = malloc(n * 8);
-    if (!d) {
-        fail("out of memory");
-        unlink(path);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        put_f64(d + 8 * i, (double)i * 0.25);
-    unsigned char *b = build(1, 0, HDR("'<f8'", "False", "(256, 256)"), 1, -1, d, n * 8, &len);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        FILE *f = fopen(path, "wb");
-        int good = f && fwrite(b, 1, len, f) == len;
-        if (f)
-            fclose(f);
-        _exit(good ? 0 : 1);
-    }
+    unsigned char *b;
+    pid_t pid = fifo_table("fifo.npy", 1, path, sizeof path, &b);
     pc_npy a;
     pc_err e;
-    if (pid < 0)
-        fail("fork failed");
-    else if (pc_npy_read(path, &a, &e) != PC_OK)
+    if (pid > 0 && pc_npy_read(path, &a, &e) != PC_OK)
         fail("read: %s", e.msg);
-    else {
-        if (a.count != n || a.data[n - 1] != (double)(n - 1) * 0.25)
+    else if (pid > 0) {
+        if (a.count != 65536 || a.data[65535] != 65535 * 0.25)
             fail("count %zu, last %a", a.count, a.data[a.count - 1]);
         pc_npy_free(&a);
     }
-    if (pid > 0) {
-        int status;
-        waitpid(pid, &status, 0);
-    }
-    unlink(path);
-    free(b);
-    free(d);
+    fifo_done(pid, path, b);
 }
 
 /* int64 (RoPE position ids): values within 2^53 read exactly, one beyond
@@ -852,15 +879,6 @@ static void t_read_prefixes_path(void)
 /* Reading in pieces (pc_npy_file)                                      */
 /* ------------------------------------------------------------------ */
 
-static int write_bytes(const char *path, const unsigned char *b, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(b, 1, len, f) == len;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    return ok;
-}
-
 /* Every defect of the table above, written to a file: pc_npy_file_open
  * refuses it with pc_npy_read's status and message, word for word. */
 static void t_file_defects(void)
@@ -871,11 +889,7 @@ static void t_file_defects(void)
     for (size_t i = 0; i < nd && !why[0]; i++) {
         const struct defect *c = &defects[i];
         size_t len;
-        unsigned char *b = build(c->major, c->minor, c->header, 1, c->hlen, NULL, c->dlen, &len);
-        if (c->cut)
-            len = c->cut;
-        if (c->poke)
-            b[c->poke - 1] = 'X';
+        unsigned char *b = defect_bytes(c, &len);
         if (!write_bytes(path, b, len)) {
             fail("cannot write %s", path);
             free(b);
@@ -996,40 +1010,19 @@ static void t_file_cut(void)
 static void t_file_fifo(void)
 {
     char path[256];
-    size_t n = 65536, len;
-    tmp_path(path, sizeof path, "fifo2.npy");
-    unsigned char *d = malloc(n * 4);
-    if (!d || mkfifo(path, 0600) != 0) {
-        fail("mkfifo %s failed", path);
-        free(d);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        put_f32(d + 4 * i, (float)i * 0.5f);
-    unsigned char *b = build(1, 0, HDR("'<f4'", "False", "(256, 256)"), 1, -1, d, n * 4, &len);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(write_bytes(path, b, len) ? 0 : 1);
+    unsigned char *b;
+    pid_t pid = fifo_table("fifo2.npy", 0, path, sizeof path, &b);
     pc_npy_file f;
     pc_err e;
     float v[3];
-    if (pid < 0)
-        fail("fork failed");
-    else if (pc_npy_file_open(path, &f, &e) != PC_OK)
+    if (pid > 0 && pc_npy_file_open(path, &f, &e) != PC_OK)
         fail("open: %s", e.msg);
-    else {
-        if (pc_npy_file_f32(&f, n - 3, 3, v, &e) != PC_OK || v[2] != (float)(n - 1) * 0.5f)
+    else if (pid > 0) {
+        if (pc_npy_file_f32(&f, 65533, 3, v, &e) != PC_OK || v[2] != 65535 * 0.25f)
             fail("last values: %s", e.msg);
         pc_npy_file_close(&f);
     }
-    if (pid > 0) {
-        int status;
-        waitpid(pid, &status, 0);
-    }
-    unlink(path);
-    free(b);
-    free(d);
+    fifo_done(pid, path, b);
 }
 
 /* ------------------------------------------------------------------ */
