@@ -108,17 +108,6 @@ pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
     return PC_OK;
 }
 
-void pc_rope_spec_free(pc_rope_spec *s)
-{
-    free(s->short_factor); free(s->long_factor); free(s->ff); free(s->ids);
-    s->short_factor = s->long_factor = s->ff = NULL;
-    s->ids = NULL;
-    for (int k = 0; s->layers && k < s->n_layers; k++) pc_rope_spec_free(&s->layers[k]);
-    free(s->layers);
-    s->layers = NULL;
-    s->n_layers = 0;
-}
-
 static double *copy_list(const double *v, int n)
 {
     double *c = malloc((size_t)n * sizeof *c);

@@ -260,3 +260,14 @@ pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)
                          "(pecheck's schedules keep every frequency <= 1)", name, v);
     return PC_OK;
 }
+
+void pc_rope_spec_free(pc_rope_spec *s)
+{
+    free(s->short_factor); free(s->long_factor); free(s->ff); free(s->ids);
+    s->short_factor = s->long_factor = s->ff = NULL;
+    s->ids = NULL;
+    for (int k = 0; s->layers && k < s->n_layers; k++) pc_rope_spec_free(&s->layers[k]);
+    free(s->layers);
+    s->layers = NULL;
+    s->n_layers = 0;
+}

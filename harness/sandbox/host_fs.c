@@ -22,7 +22,6 @@
 #include <unistd.h>
 #include <linux/landlock.h>
 #include "host_fs.h"
-#include "host_seal.h"
 
 /* ---- the Landlock interface ------------------------------------------------ */
 
@@ -94,22 +93,6 @@ int pc_fs_landlock_abi(void)
 {
     pthread_once(&abi_once, find_abi);
     return abi_found;
-}
-
-void pc_fs_describe(int abi, char *buf, size_t len)
-{
-    if (abi > 0)
-        snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
-                 "folder", abi);
-    else if (!pc_host_seal_has_filter())
-        snprintf(buf, len, "not sealed (no Landlock here, and no seccomp filter for this "
-                 "architecture): the plugin host may write what its user may");
-    else
-        snprintf(buf, len, "the seccomp fallback (%s): the plugin host removes, renames and "
-                 "links no file and makes no folder, FIFO or link, but may create and write "
-                 "files its user can write", getenv("PECHECK_NO_LANDLOCK") &&
-                 *getenv("PECHECK_NO_LANDLOCK") ? "PECHECK_NO_LANDLOCK is set" :
-                 "this kernel has no Landlock");
 }
 
 /* ---- the scratch folder ------------------------------------------------------ */

@@ -39,10 +39,6 @@
  * pecheck's environment (to run the fallback where Landlock would run). */
 int pc_fs_landlock_abi(void);
 
-/* Which seal the hosts of this run get, for the output: "Landlock (ABI 7):
- * the plugin host writes only in its scratch folder" and the like. */
-void pc_fs_describe(int abi, char *buf, size_t len);
-
 /* A new scratch folder ($TMPDIR, or /tmp, /pecheck-host-XXXXXX, mode
  * 0700): its malloc'd path, or NULL with errno set. */
 char *pc_fs_scratch_new(void);

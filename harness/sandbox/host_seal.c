@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -340,4 +342,20 @@ int pc_host_seal(const pc_host_fs *fs)
         pc_fs_landlock(fs->landlock_abi, fs->scratch, fs->writable, fs->n_writable) != 0)
         return -2;
     return install(fs->landlock_abi <= 0);
+}
+
+void pc_host_seal_describe(int abi, char *buf, size_t len)
+{
+    if (abi > 0)
+        snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
+                 "folder", abi);
+    else if (!pc_host_seal_has_filter())
+        snprintf(buf, len, "not sealed (no Landlock here, and no seccomp filter for this "
+                 "architecture): the plugin host may write what its user may");
+    else
+        snprintf(buf, len, "the seccomp fallback (%s): the plugin host removes, renames and "
+                 "links no file and makes no folder, FIFO or link, but may create and write "
+                 "files its user can write", getenv("PECHECK_NO_LANDLOCK") &&
+                 *getenv("PECHECK_NO_LANDLOCK") ? "PECHECK_NO_LANDLOCK is set" :
+                 "this kernel has no Landlock");
 }

@@ -36,6 +36,8 @@
 #ifndef PECHECK_HOST_SEAL_H
 #define PECHECK_HOST_SEAL_H
 
+#include <stddef.h>
+
 /* The host's file system seal, from its command line (host_proto.h). */
 typedef struct pc_host_fs {
     int landlock_abi;         /* >= 1: Landlock of that ABI; 0: the fallback */
@@ -50,5 +52,10 @@ int pc_host_seal(const pc_host_fs *fs);
  * little-endian aarch64): without one, and without Landlock, the host's
  * file system is not sealed at all. */
 int pc_host_seal_has_filter(void);
+
+/* Which seal the hosts of this run get (ABI: pc_fs_landlock_abi's), for
+ * the output: "Landlock (ABI 7): the plugin host writes only in its
+ * scratch folder" and the like. */
+void pc_host_seal_describe(int abi, char *buf, size_t len);
 
 #endif

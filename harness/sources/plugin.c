@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness/sandbox/host.h"
-#include "harness/sandbox/host_fs.h"
+#include "harness/sandbox/host_seal.h"
 #include "plugin.h"
 #include "families/family.h"
 
@@ -167,7 +167,7 @@ void pc_plugin_seal(const pc_impl *impl, char *buf, size_t len)
 {
     plugin *pl = plugin_of(impl);
     if (len) buf[0] = '\0';
-    if (pl) pc_fs_describe(pc_host_landlock_abi(pl->impl.host), buf, len);
+    if (pl) pc_host_seal_describe(pc_host_landlock_abi(pl->impl.host), buf, len);
 }
 
 void pc_plugin_close(pc_impl *impl)
