@@ -50,6 +50,18 @@ typedef struct pc_rows {
 struct pc_acc_cfg;
 struct pc_json;
 
+/* A command line's arguments, each its own string (identify's
+ * check_args). */
+#define PC_ARGS_MAX 48
+typedef struct pc_args {
+    int n, lost;
+    char *v[PC_ARGS_MAX];
+} pc_args;
+/* Append one argument (printf-style); beyond PC_ARGS_MAX or out of
+ * memory it is dropped and A->lost set. */
+void pc_args_add(pc_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pc_args_free(pc_args *a);
+
 /* `pecheck identify` of a family: which encoding a source computes. */
 typedef struct pc_identify_kind {
     /* Identify IMPL's encoding over positions LO..HI (a table: its own)
@@ -60,7 +72,14 @@ typedef struct pc_identify_kind {
                      void **found, pc_err *err);
     int (*explained)(const void *found);   /* 1: the encoding explains every value */
     void (*text)(FILE *f, const void *found);
-    void (*json)(struct pc_json *j, const void *found);  /* one object */
+    /* The members of the source's object (cmd_identify opens it, names the
+     * family and adds check_args). */
+    void (*json)(struct pc_json *j, const void *found);
+    /* The `pecheck check` arguments that express what was found, beyond
+     * --family and the source (cmd_identify writes those): the family's
+     * options (--base, --layout, ...) and --pos-start or --dtype where
+     * they are part of it.  Check with them passes when EXPLAINED. */
+    void (*check_args)(const void *found, pc_args *out);
     void (*free)(void *found);
 } pc_identify_kind;
 
@@ -94,6 +113,36 @@ typedef struct pc_diagnosis {
 } pc_diagnosis;
 
 /* ------------------------------------------------------------------ */
+/* Tables a family reads itself                                       */
+
+struct pc_table_args;
+
+/* A .npy table whose shape is not rows of positions (ALiBi slopes or
+ * biases, T5 buckets), read by its family: PATH under SPEC (the family's
+ * options) and A (the run's storage options, --pos-start) into *OUT, an
+ * implementation whose hooks serve the table; PC_EINPUT naming the file,
+ * its shape or dtype and the fix.  A family with rows and no reader of its
+ * own is read by harness/sources/table.c. */
+/* The head of a table a family reads itself: the implementation handed
+ * out (its ctx is the table) and the reader's MAGIC, which tells its
+ * tables from any other source. */
+typedef struct pc_family_table {
+    pc_impl impl;
+    unsigned magic;
+} pc_family_table;
+/* IMPL as a table of the reader whose mark is MAGIC, or NULL. */
+pc_family_table *pc_family_table_of(const pc_impl *impl, unsigned magic);
+
+typedef struct pc_table_reader {
+    pc_status (*open)(const pc_spec *spec, const struct pc_table_args *a, const char *path,
+                      pc_impl **out, pc_err *err);
+    void (*close)(pc_impl *impl);
+    /* 1 when IMPL is one of this reader's tables (identify names it by
+     * --table PATH) */
+    int (*is_table)(const pc_impl *impl);
+} pc_table_reader;
+
+/* ------------------------------------------------------------------ */
 /* The descriptor                                                     */
 
 typedef struct pc_gate pc_gate;  /* `check`'s context (harness/engine/gate.h) */
@@ -105,7 +154,8 @@ enum pc_family_flag {
     PC_FAM_REPORTED = 1u << 0,
     /* a .npy table may hold this family: with ROWS, INPUT 0 a table of
      * encodings, INPUT 1 a (cos, sin) cache pair; without ROWS, a family
-     * with MAX_LEN (a lookup table: row r is position r) */
+     * with MAX_LEN (a lookup table: row r is position r), or one with its
+     * own TABLE reader */
     PC_FAM_TABLES = 1u << 1,
     /* the properties' setup probes the hooks themselves (the engine runs
      * them even when PROVIDES is false, they skip with their own reason) */
@@ -145,6 +195,8 @@ typedef struct pc_family {
     const pc_spec_kind *spec;
     /* What it can say of a source beyond the verdicts (NULL: nothing). */
     const pc_diagnosis *diagnosis;
+    /* Its own .npy table reader (NULL: tables of rows, or none). */
+    const pc_table_reader *table;
 } pc_family;
 
 /* ------------------------------------------------------------------ */
@@ -158,8 +210,6 @@ const pc_family *pc_family_of_impl(const pc_impl *impl);
 /* The family a .npy table holds: with a sin cache (HAS_SIN) the table
  * family whose rows take an input, else the one whose rows do not. */
 const pc_family *pc_family_for_table(int has_sin);
-/* The first family (registry order) that identify takes; NULL: none. */
-const pc_family *pc_family_identified(void);
 /* "a, b or c": the names of the families with every flag of NEED (and
  * rows when WANT_ROWS), then TAIL (e.g. " or all") when not NULL. */
 void pc_family_names(char *buf, size_t len, unsigned need, int want_rows, const char *tail);

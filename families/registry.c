@@ -97,10 +97,3 @@ const pc_impl *pc_builtin_find(const char *name)
             return pc_builtin_at(i);
     return NULL;
 }
-
-const pc_family *pc_family_identified(void)
-{
-    for (size_t k = 0; k < pc_family_count(); k++)
-        if (families[k]->diagnosis && families[k]->diagnosis->identify) return families[k];
-    return NULL;
-}

@@ -6,6 +6,7 @@
 #include "spec.h"
 #include "family.h"
 #include "spec_sched.h"
+#include <stdarg.h>
 #include <stdlib.h>
 #include "harness/base/parse.h"
 #include "reference/reference.h"
@@ -188,4 +189,36 @@ void pc_spec_args(const pc_spec *s, char *buf, size_t len)
         snprintf(buf + u, len - u, " --layout %s", s->layout ? "half" : "interleaved");
     const pc_spec_kind *sk = s->family->spec;
     if (sk && sk->args) sk->args(s, buf, len);
+}
+
+/* ---- command-line arguments (family.h) ---------------------------------- */
+
+void pc_args_add(pc_args *a, const char *fmt, ...)
+{
+    char *v = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&v, fmt, ap);
+    va_end(ap);
+    if (n < 0 || a->n >= PC_ARGS_MAX) {
+        if (n >= 0) free(v);
+        a->lost = 1;
+        return;
+    }
+    a->v[a->n++] = v;
+}
+
+void pc_args_free(pc_args *a)
+{
+    for (int k = 0; k < a->n; k++) free(a->v[k]);
+    a->n = 0;
+}
+
+/* ---- tables a family reads itself (family.h) ------------------------------ */
+
+pc_family_table *pc_family_table_of(const pc_impl *impl, unsigned magic)
+{
+    if (!impl || impl->ctx != (const void *)impl) return NULL;
+    pc_family_table *t = impl->ctx;
+    return t->magic == magic ? t : NULL;
 }

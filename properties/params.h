@@ -46,6 +46,7 @@ typedef struct pc_prop_params {
     int dtype;               /* storage type of the precision model (enum pc_dtype) */
     int dtype_set;           /* DTYPE was chosen (the replay command names it) */
     double tol_abs;          /* absolute tolerance; < 0: the precision model */
+    int strict;              /* --strict: the strict tolerance class (model.h) */
     /* the cases */
     int64_t pos_lo, pos_hi;  /* positions the cases draw from (inclusive) */
     uint64_t seed;           /* run seed: case I of property P has seed hash(seed, P, I) */

@@ -57,18 +57,33 @@ pc_status pc_t5_log_floor(uint64_t n, int me, int span, int md, int64_t *floor_x
 /* ---- ALiBi ---------------------------------------------------------- */
 
 #define PC_ALIBI_HEADS_MAX 4096
+/* The paper's 8 in 2^(-8/H); MPT's alibi_bias_max generalises it (1..64:
+ * every slope then stays a normal binary32 value, >= 2^-64). */
+#define PC_ALIBI_PAPER_BIAS_MAX 8
+#define PC_ALIBI_BIAS_MAX_MAX 64
 
 pc_status pc_alibi_check_heads(int heads, pc_err *err);
+pc_status pc_alibi_check_bias_max(int bias_max, pc_err *err);
 
 /* Slope of head H (0-based) of HEADS is 2^(-NUM/DEN), NUM/DEN in lowest
- * terms (the paper's rule, pecheck_plugin.h). */
+ * terms (the paper's rule, pecheck_plugin.h).  With C = 2^floor(log2
+ * HEADS) and B the bias maximum (8 in the paper, MPT's alibi_bias_max):
+ * 2^(-B(h+1)/C) for h < C, then 2^(-B(2m+1)/(2C)) for h = C + m. */
 void pc_alibi_exponent(int heads, int h, long *num, long *den);
+void pc_alibi_exponent_b(int heads, int bias_max, int h, long *num, long *den);
+/* The power K of head H: its slope is r^K for the rule's ratio r (2^(-B/C)
+ * for h < C: K = h + 1; 2^(-B/(2C)) for h = C + m: K = 2m + 1), the
+ * number of roundings a binary32 power of a rounded ratio accumulates
+ * (families/alibi/slope_class.c). */
+int pc_alibi_power(int heads, int h);
 
 /* slope_h correctly rounded. */
 pc_status pc_ref_alibi_slope(int heads, int h, pc_ref2 *out);
+pc_status pc_ref_alibi_slope_b(int heads, int bias_max, int h, pc_ref2 *out);
 
 /* -slope_h * |DIST| correctly rounded (|DIST| <= 2^53; -0 never: 0 for 0). */
 pc_status pc_ref_alibi_bias(int heads, int h, int64_t dist, pc_ref2 *out);
+pc_status pc_ref_alibi_bias_b(int heads, int bias_max, int h, int64_t dist, pc_ref2 *out);
 
 /* ---- Transformer-XL --------------------------------------------------- */
 

@@ -7,7 +7,7 @@ set -u
 PECHECK=${PECHECK:-build/pecheck}
 . "$(dirname "$0")/lib/tap.bash"
 cmds="list accuracy check reference explain merge demo report"
-all_opts=$(for c in $cmds; do "$PECHECK" help "$c" | sed -n 's/^  --\([a-z-]*\).*/\1/p'; done | sort -u)
+all_opts=$(for c in $cmds; do "$PECHECK" help "$c" | sed -n 's/^  --\([a-z0-9-]*\).*/\1/p'; done | sort -u)
 echo "1..$((4 * 8 + 2))"
 for c in $cmds; do
     "$PECHECK" help "$c" >"$tmp/h" 2>"$tmp/e"; rc=$?
@@ -18,7 +18,7 @@ for c in $cmds; do
     awk 'NR > 1 && length > 100 { bad = 1 } END { exit bad }' "$tmp/h" && ok "help $c: no line over 100 characters but the synopsis" \
         || nok "help $c has long lines"
     # each listed option is accepted by the parser, each other one refused
-    listed=$(sed -n 's/^  --\([a-z-]*\).*/\1/p' "$tmp/h")
+    listed=$(sed -n 's/^  --\([a-z0-9-]*\).*/\1/p' "$tmp/h")
     bad=""
     for opt in $all_opts; do
         "$PECHECK" "$c" --"$opt" >/dev/null 2>"$tmp/e" </dev/null

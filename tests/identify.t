@@ -98,6 +98,13 @@ echo "$CASES" | while read -r name d len base rs; do
     "$PECHECK" check --table "$dir/cos.npy" --table-sin "$dir/sin.npy" --base "$theta" \
         ${rsj:+--rope-scaling "$rsj"} --property accuracy --layout half --quiet --regressions off >"$dir.check" 2>&1
     ok $? "$name: check with the identified rope_scaling passes" "$dir.check"
+    # identify's check_args, as they are, make check pass
+    "$PY" -c 'import json, subprocess, sys
+a = json.load(open(sys.argv[1]))["results"][0]["check_args"]
+sys.exit(subprocess.call([sys.argv[2], "check"] + a + ["--property", "accuracy", "--quiet",
+     "--regressions", "off"], stdout=open(sys.argv[3], "w"), stderr=subprocess.STDOUT))' \
+        "$dir.json" "$PECHECK" "$dir.check2"
+    ok $? "$name: check with identify's check_args passes" "$dir.check2"
 done >"$tmp/cases.tap"
 cat "$tmp/cases.tap"
 n=$((n + $(grep -c '^\(not \)\?ok' "$tmp/cases.tap")))
@@ -116,6 +123,10 @@ mkdir -p "$tmp/off"
 "$PECHECK" identify --table "$tmp/off/cos.npy" --table-sin "$tmp/off/sin.npy" >"$tmp/out" 2>&1
 [ $? -eq 0 ] && grep -q "position offset: +3 (the rows are those of position p+3)" "$tmp/out"
 ok $? "rows of p+3: position offset +3" "$tmp/out"
+line=$(sed -n 's/^  check: //p' "$tmp/out")
+case $line in *"--pos-start 3"*) eval "\"\$PECHECK\" ${line#pecheck } --property accuracy --quiet --regressions off" \
+    >"$tmp/chk" 2>&1 ;; *) false ;; esac
+ok $? "rows of p+3: identify's command line (--pos-start 3) passes check" "$tmp/chk"
 
 # built-ins: the layout they accept, the schedule at the --base they are given
 "$PECHECK" identify --impl rope-polar --base 500000 >"$tmp/out" 2>&1
@@ -130,9 +141,12 @@ grep -q "attention factor: 1.25 (given: not the schedule's own)" "$tmp/out"
 ok $? "a norm of 1.25 on a default cache: reported as an attention factor" "$tmp/out"
 
 # bad input: exit 2 naming the problem, nothing on stdout
-"$PECHECK" identify --impl torch-exp >"$tmp/o" 2>"$tmp/e"
-[ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "identify takes a RoPE source" "$tmp/e"
-ok $? "a sinusoidal source: exit 2" "$tmp/e"
+"$PECHECK" identify --impl txl-f32 >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "no family that identify takes provides it" "$tmp/e"
+ok $? "a Transformer-XL source: exit 2" "$tmp/e"
+"$PECHECK" identify --impl rope-half --family learned >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "identify takes" "$tmp/e"
+ok $? "--family learned: exit 2 naming the families identify takes" "$tmp/e"
 "$PECHECK" identify --impl rope-half --format tap >"$tmp/o" 2>"$tmp/e"
 [ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "identify writes text or json" "$tmp/e"
 ok $? "--format tap: exit 2" "$tmp/e"

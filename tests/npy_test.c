@@ -362,6 +362,48 @@ static void t_parse_v1_f4(void)
     free(b);
 }
 
+/* Integers: pc_npy_parse_numbers takes <i2, <i4 and <i8 (sign-extended,
+ * exact), refuses one beyond 2^53; pc_npy_parse refuses <i2 and <i4 (it
+ * takes <i8 only: position ids, t_int64). */
+static void t_parse_ints(void)
+{
+    unsigned char d[24];
+    const int64_t v[3] = { -1, 31, -((int64_t)1 << 53) };
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 8; k++) d[8 * i + k] = (unsigned char)((uint64_t)v[i] >> (8 * k));
+    size_t len;
+    unsigned char *b = build(1, 0, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
+                             1, -1, d, sizeof d, &len);
+    pc_npy a;
+    pc_err e;
+    if (pc_npy_parse_numbers(b, len, &a, &e) != PC_OK) fail("<i8: %s", e.msg);
+    else {
+        if (strcmp(a.dtype, "<i8") || a.data[0] != -1.0 || a.data[1] != 31.0
+            || a.data[2] != -0x1p53)
+            fail("<i8 values %s %a %a %a", a.dtype, a.data[0], a.data[1], a.data[2]);
+        pc_npy_free(&a);
+    }
+    free(b);
+    unsigned char d2[4] = { 0xff, 0xff, 0x05, 0x00 }; /* -1, 5 as <i2 */
+    b = build(1, 0, "{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }", 1, -1, d2,
+              sizeof d2, &len);
+    if (pc_npy_parse_numbers(b, len, &a, &e) != PC_OK) fail("<i2: %s", e.msg);
+    else {
+        if (a.data[0] != -1.0 || a.data[1] != 5.0) fail("<i2 values %a %a", a.data[0], a.data[1]);
+        pc_npy_free(&a);
+    }
+    pc_status ps = pc_npy_parse(b, len, &a, &e);
+    if (ps != PC_EINPUT || !strstr(e.msg, "'<i2'")) fail("pc_npy_parse took <i2");
+    if (ps == PC_OK) pc_npy_free(&a);
+    free(b);
+    for (int k = 0; k < 8; k++) d[k] = (unsigned char)((((uint64_t)1 << 53) + 1) >> (8 * k));
+    b = build(1, 0, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 1, -1, d,
+              sizeof d, &len);
+    if (pc_npy_parse_numbers(b, len, &a, &e) != PC_EINPUT || !strstr(e.msg, "beyond 2^53"))
+        fail("2^53 + 1 accepted or not named: %s", e.msg);
+    free(b);
+}
+
 static void t_parse_v2_f8(void)
 {
     unsigned char d[48];
@@ -1184,6 +1226,7 @@ static const struct {
     { "write replaces an existing file", t_write_replaces },
     { "v1.0 <f4 rank 1", t_parse_v1_f4 },
     { "v2.0 <f8 rank 2", t_parse_v2_f8 },
+    { "<i2, <i4 through pc_npy_parse_numbers only, <i8 through both, exact to 2^53", t_parse_ints },
     { "v3.0 <f2 rank 3, double-quoted keys", t_parse_v3_f2 },
     { "header variants: key order, spaces, trailing commas, 3L, '=f4', no padding",
       t_parse_header_variants },

@@ -22,6 +22,7 @@
 #include "harness/formats/verdict.h"
 #include "properties/property.h"
 #include "families/family.h"
+#include "families/alibi/alibi.h"
 #include "reference/relative.h"
 
 static int n_tests, n_fail;
@@ -204,6 +205,47 @@ static void test_alibi_reference(void)
             fabs(b.f64 - exact) <= 2e-16 * fabs(exact);
     good &= pc_ref_alibi_bias(12, 8, 0, &b) == PC_OK && b.f32 == 0.0f;
     ok(good, "ALiBi bias reference: -3/8 exact, -1000/sqrt(2) correctly rounded, 0 at distance 0");
+}
+
+/* The binary32 class of slopes (families/alibi/slope_class.c): BLOOM's and
+ * MPT's formulations, computed exactly, lie within it at every head count
+ * 1..512 (B = 8, and MPT's B = 16); the exact slopes rounded once within
+ * --strict's ulp; a neighbour's slope (a wrong order) outside both. */
+static void test_alibi_class(void)
+{
+    int bad = 0, badstrict = 0, caught = 0, pairs = 0;
+    double worst = 0;
+    for (int b = 8; b <= 16; b += 8)
+        for (int H = 1; H <= 512; H++)
+            for (int h = 0; h < H; h++) {
+                pc_ref2 r;
+                pc_ref_alibi_slope_b(H, b, h, &r);
+                double ulp = ldexp(1.0, ilogb((double)r.f32) - 23);
+                double beta = pc_alibi_slope_beta(H, h, r.f64, ulp, 0);
+                for (int f = PC_ALIBI_FORM_BLOOM; f <= PC_ALIBI_FORM_MPT; f++) {
+                    if (f == PC_ALIBI_FORM_BLOOM && b != 8) continue; /* BLOOM has no B */
+                    double e = fabs((double)pc_alibi_form_slope(f, H, b, h) - r.f64);
+                    bad += !(e <= beta * r.f64);
+                    if (e / (beta * r.f64) > worst) worst = e / (beta * r.f64);
+                }
+                double ecr = fabs((double)pc_alibi_form_slope(PC_ALIBI_FORM_CR, H, b, h) - r.f64);
+                badstrict += !(ecr <= pc_alibi_slope_beta(H, h, r.f64, ulp, 1) * r.f64);
+                if (h + 1 < H) { /* head h given head h+1's slope */
+                    pc_ref2 n;
+                    pc_ref_alibi_slope_b(H, b, h + 1, &n);
+                    pairs++;
+                    caught += fabs(n.f64 - r.f64) > beta * r.f64;
+                }
+            }
+    ok(bad == 0, "BLOOM's and MPT's binary32 slopes, heads 1..512, within the binary32 class "
+       "(%d outside; worst err/bound %.3g)", bad, worst);
+    ok(badstrict == 0, "the exact slopes rounded once within --strict's 1 ulp (%d outside)",
+       badstrict);
+    ok(caught == pairs, "every neighbour's slope is outside the class (%d of %d)", caught, pairs);
+    long a, b;
+    pc_alibi_exponent_b(40, 16, 35, &a, &b); /* C = 32, m = 3: 2^(-16*7/64) = 2^(-7/4) */
+    ok(a == 7 && b == 4 && pc_alibi_power(40, 35) == 7, "MPT bias max 16, 40 heads, head 35: "
+       "2^(-%ld/%ld), power %d", a, b, pc_alibi_power(40, 35));
 }
 
 /* ---- Transformer-XL reference --------------------------------------------- */
@@ -441,6 +483,7 @@ int main(void)
 {
     test_t5_reference();
     test_alibi_reference();
+    test_alibi_class();
     test_txl_reference();
     test_builtins();
     test_mutants();

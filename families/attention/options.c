@@ -9,7 +9,8 @@ static const int causal_on = 1;
 
 static const pc_option options[] = {
     { "causal", "", "attention: gate only the causal (masked) variant; equivariance then expects "
-      "the mask to break it", NULL, 0 },
+      "the mask to break it.  T5: causal buckets (bidirectional=False, the decoder's; "
+      "families/t5/options.c reads it too)", NULL, 0 },
 };
 
 static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)

@@ -37,6 +37,11 @@ typedef struct ident_run {
     int n_axes, axes_found;
     int *follow;
     char sections[400];
+    const pc_rope_opts *given;  /* the options the axes were matched under (check_args) */
+    double spec_base;
+    int spec_base_set;
+    int seq_len_set;          /* --seq-len given: SEQ_LEN */
+    double seq_len;
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -153,6 +158,9 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     pc_acc_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.d = r->d; cfg.base = spec->base; cfg.pos_lo = r->lo; cfg.pos_hi = r->hi;
+    r->given = &pc_rope_spec_of(spec)->given;
+    r->spec_base = spec->base;
+    r->spec_base_set = spec->base_set;
     pc_spec_sched hold;
     pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
     if (st != PC_OK) return st;
@@ -205,6 +213,8 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
                          "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
     /* a table's base is what identify finds; --base is then a hint */
+    r->seq_len_set = rs && rs->given.seq_len_set;
+    r->seq_len = r->seq_len_set ? rs->given.seq_len : 0;
     st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->hi),
                           spec->base_set && pc_table_info_of(impl) ? spec->base : 0.0, &r->id);
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
@@ -271,7 +281,6 @@ static void write_json_one(pc_json *j, const void *found)
 {
     const ident_run *r = found;
     const pc_rope_ident *id = &r->id;
-    pc_json_obj(j, NULL);
     pc_json_str(j, "source", r->impl->name);
     pc_json_bool(j, "found", r->follow ? r->axes_found : id->found);
     pc_json_int(j, "d", r->d);
@@ -292,7 +301,59 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_num(j, "residual", id->resid);
     pc_json_int(j, "resolved_pairs", id->resolved);
     pc_json_str(j, "assumed", id->note);
-    pc_json_end(j);
+}
+
+/* check's arguments of what was found: the base, the schedule, the
+ * layout of a table that has one, the storage found from the values, the
+ * position of the first row, the sequence length given. */
+/* Rows of several axes: the options they were matched under (the spec's
+ * frequencies, the position ids) and the layout. */
+static void axes_check_args(const ident_run *r, pc_args *out)
+{
+    const pc_rope_opts *o = r->given;
+    const char *name[] = { "--hf-config", "--rope-scaling", "--rope-freqs", "--layer-type",
+                           "--position-ids", "--rope-sections", "--rope-axes-dim" };
+    const char *value[] = { o->config, o->inline_json, o->freqs_path, o->layer_type,
+                            o->ids_path, o->sections, o->axes_dim };
+    if (r->spec_base_set) { pc_args_add(out, "--base"); pc_args_add(out, "%.17g", r->spec_base); }
+    for (size_t k = 0; k < sizeof name / sizeof name[0]; k++)
+        if (value[k]) { pc_args_add(out, "%s", name[k]); pc_args_add(out, "%s", value[k]); }
+    if (o->rotary_dim) { pc_args_add(out, "--rotary-dim"); pc_args_add(out, "%d", o->rotary_dim); }
+    if (o->sections_interleaved) pc_args_add(out, "--mrope-interleaved");
+    pc_args_add(out, "--layout");
+    pc_args_add(out, "%s", pc_layout_name(r->layout));
+}
+
+static void check_args(const void *found, pc_args *out)
+{
+    const ident_run *r = found;
+    if (r->follow) { axes_check_args(r, out); return; }
+    const pc_rope_ident *id = &r->id;
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    char js[8192];
+    pc_args_add(out, "--base");
+    pc_args_add(out, "%.17g", id->base);
+    pc_rope_ident_json(id, js, sizeof js);
+    if (strcmp(js, "null") != 0) {
+        pc_args_add(out, "--rope-scaling");
+        pc_args_add(out, "%s", js);
+    }
+    if ((t && t->layout >= 0) || (!t && r->layouts != 3)) {
+        pc_args_add(out, "--layout");
+        pc_args_add(out, "%s", pc_layout_name(r->layout));
+    }
+    if (r->dtype != PC_DT_F32 && !(t && t->dtype == r->dtype)) {
+        pc_args_add(out, "--dtype");
+        pc_args_add(out, "%s", pc_dtype_name(r->dtype));
+    }
+    if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
+        pc_args_add(out, "--pos-start");
+        pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
+    }
+    if (r->seq_len_set) {
+        pc_args_add(out, "--seq-len");
+        pc_args_add(out, "%.17g", r->seq_len);
+    }
 }
 
 
@@ -323,7 +384,7 @@ static int explained(const void *found)
 
 static const pc_identify_kind identify = {
     .run = ident_run_one, .explained = explained, .text = print_text, .json = write_json_one,
-    .free = ident_free
+    .check_args = check_args, .free = ident_free
 };
 
 /* ---- a table's base ------------------------------------------------------- */

@@ -28,8 +28,8 @@ typedef struct pc_command {
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format output quiet regressions"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
-#define PC_OPTS_IDENTIFY  "impl plugin table table-sin spec max-pos positions pos-start format output quiet " \
-                          "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable"
+#define PC_OPTS_IDENTIFY  "impl plugin table table-sin family spec max-pos positions pos-start dtype format " \
+                          "output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable"
 #define PC_OPTS_REPORT    "impl plugin table table-sin pos-start layout d base max-pos positions seed timeout-ms " \
                           "plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable quiet out"
 

@@ -1,6 +1,10 @@
-/* cmd_identify.c: `pecheck identify`: which encoding a cache, built-in or
- * plugin computes, as the family says it (pc_diagnosis.identify,
+/* cmd_identify.c: `pecheck identify`: which encoding a table, built-in or
+ * plugin computes, as its family says it (pc_diagnosis.identify,
  * families/family.h; RoPE: its schedule and parameters, docs/identify.md).
+ * Each source goes to --family's identify, else to the first family with
+ * an identify that provides it (a table: the family it was read as).
+ * Each result ends with the `pecheck check` arguments that express what was
+ * found (check_args; a command line in the text).
  * Exit 0 when what it found explains every value, 1 when it does not. */
 #include <math.h>
 #include <stdio.h>
@@ -11,13 +15,100 @@
 #include "harness/io/json.h"
 #include "harness/engine/model.h"
 #include "harness/io/output.h"
+#include "harness/sources/plugin.h"
 #include "harness/sources/sources.h"
 #include "harness/sources/table.h"
+#include "harness/base/dtype.h"
 #include "harness/base/version.h"
 #include "families/family.h"
 
-static pc_status write_all(const pc_opts *o, const pc_identify_kind *ik, void *const *found, int n,
-                           pc_err *err)
+/* One source's identification. */
+typedef struct ident {
+    const pc_family *fam;
+    void *found;
+    pc_args args;             /* check's arguments */
+} ident;
+
+/* The family identify runs on IMPL: WANT (--family), else the first that
+ * has an identify and provides IMPL. */
+static const pc_family *family_of(const pc_impl *impl, const pc_family *want)
+{
+    if (want) return want;
+    for (size_t k = 0; k < pc_family_count(); k++) {
+        const pc_family *f = pc_family_at(k);
+        if (f->diagnosis && f->diagnosis->identify && f->provides(impl)) return f;
+    }
+    return NULL;
+}
+
+/* How check is given IMPL: --table (and --table-sin), --plugin or --impl. */
+static void source_args(const pc_impl *impl, const pc_family *fam, pc_args *a)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (t || (fam->table && fam->table->is_table(impl))) {
+        pc_args_add(a, "--table");
+        pc_args_add(a, "%s", t ? t->path : impl->name);
+        if (t && t->sin_path) {
+            pc_args_add(a, "--table-sin");
+            pc_args_add(a, "%s", t->sin_path);
+        }
+    } else {
+        pc_args_add(a, pc_plugin_is(impl) ? "--plugin" : "--impl");
+        pc_args_add(a, "%s", impl->name);
+    }
+}
+
+/* check's arguments for IT: the family, the source, the storage option the
+ * source was read with, then what the family found. */
+static void make_args(ident *it, const pc_impl *impl, const pc_opts *o)
+{
+    pc_args_add(&it->args, "--family");
+    pc_args_add(&it->args, "%s", it->fam->name);
+    source_args(impl, it->fam, &it->args);
+    if (o->dtype_set) {
+        pc_args_add(&it->args, "--dtype");
+        pc_args_add(&it->args, "%s", pc_dtype_name(o->dtype));
+    }
+    it->fam->diagnosis->identify->check_args(it->found, &it->args);
+}
+
+/* ARG quoted for a POSIX shell where it needs it. */
+static void shell_word(FILE *f, const char *arg)
+{
+    if (arg[0] && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                              "-_./:=+,@%") == strlen(arg)) {
+        fputs(arg, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *p = arg; *p; p++)
+        if (*p == '\'') fputs("'\\''", f); else fputc(*p, f);
+    fputc('\'', f);
+}
+
+static void write_one_json(pc_json *j, const ident *it)
+{
+    pc_json_obj(j, NULL);
+    pc_json_str(j, "family", it->fam->name);
+    it->fam->diagnosis->identify->json(j, it->found);
+    pc_json_arr(j, "check_args");
+    for (int k = 0; k < it->args.n; k++) pc_json_str(j, NULL, it->args.v[k]);
+    pc_json_end(j);
+    pc_json_end(j);
+}
+
+static void write_one_text(FILE *f, const ident *it)
+{
+    it->fam->diagnosis->identify->text(f, it->found);
+    fprintf(f, "  check: pecheck check");
+    for (int k = 0; k < it->args.n; k++) {
+        fputc(' ', f);
+        shell_word(f, it->args.v[k]);
+    }
+    fputc('\n', f);
+}
+
+static pc_status write_all(const pc_opts *o, const ident *ids, int n, pc_err *err)
 {
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
@@ -30,14 +121,54 @@ static pc_status write_all(const pc_opts *o, const pc_identify_kind *ik, void *c
         pc_json_str(&j, "version", PC_VERSION);
         pc_json_str(&j, "command", "identify");
         pc_json_arr(&j, "results");
-        for (int k = 0; k < n; k++) ik->json(&j, found[k]);
+        for (int k = 0; k < n; k++) write_one_json(&j, &ids[k]);
         pc_json_end(&j);
         pc_json_end(&j);
         fputc('\n', out.f);
     } else {
-        for (int k = 0; k < n; k++) ik->text(out.f, found[k]);
+        for (int k = 0; k < n; k++) write_one_text(out.f, &ids[k]);
     }
     return pc_out_close(&out, 1, err);
+}
+
+/* --family NAME, which identify must take; NULL when not given. */
+static pc_status wanted(const pc_opts *o, const pc_family **want, pc_err *err)
+{
+    *want = NULL;
+    if (!o->family || !strcmp(o->family, "all")) return PC_OK;
+    *want = pc_family_find(o->family);
+    if (*want && (*want)->diagnosis && (*want)->diagnosis->identify) return PC_OK;
+    char names[200] = "";
+    for (size_t k = 0, n = 0; k < pc_family_count(); k++) {
+        const pc_family *f = pc_family_at(k);
+        if (!f->diagnosis || !f->diagnosis->identify) continue;
+        size_t u = strlen(names);
+        snprintf(names + u, sizeof names - u, "%s%s", n++ ? ", " : "", f->name);
+    }
+    return pc_seterr(err, PC_EINPUT, "--family %s: identify takes %s", o->family, names);
+}
+
+/* Identify every source of SRC into IDS; *ALL: every one explained. */
+static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_family *want,
+                              const pc_sources *src, ident *ids, int *n, int *all, pc_err *err)
+{
+    pc_status st = PC_OK;
+    *all = 1;
+    for (int k = 0; st == PC_OK && k < src->n; k++) {
+        const pc_impl *impl = src->impl[k];
+        ident *it = &ids[k];
+        if (!(it->fam = family_of(impl, want))) {
+            st = pc_seterr(err, PC_EINPUT, "%s: no family that identify takes provides it "
+                           "(give --family)", impl->name);
+            break;
+        }
+        const pc_identify_kind *ik = it->fam->diagnosis->identify;
+        (*n)++;
+        st = ik->run(impl, pc_specs_of(specs, it->fam), o->pos_lo, o->pos_hi, &it->found, err);
+        if (st == PC_OK) make_args(it, impl, o);
+        *all &= st == PC_OK && ik->explained(it->found);
+    }
+    return st;
 }
 
 int pc_cmd_identify(int argc, char **argv)
@@ -49,29 +180,29 @@ int pc_cmd_identify(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--format: identify writes text or json"), &err);
-    const pc_family *fam = pc_family_identified();
-    if (!fam) return pc_cli_fail(pc_seterr(&err, PC_EINTERNAL, "no family is identified"), &err);
-    const pc_identify_kind *ik = fam->diagnosis->identify;
+    const pc_family *want;
+    if ((st = wanted(&o, &want, &err)) != PC_OK) return pc_cli_fail(st, &err);
     pc_specs specs;
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
-    const pc_spec *spec = pc_specs_of(&specs, fam);
     pc_sources src;
-    st = pc_sources_open(&o, &specs, fam->name, &src, &err);
+    st = pc_sources_open(&o, &specs, want ? want->name : NULL, &src, &err);
     if (st != PC_OK) { pc_specs_release(&specs); return pc_cli_fail(st, &err); }
-    void **found = calloc((size_t)src.n, sizeof *found);
+    ident *ids = calloc((size_t)src.n, sizeof *ids);
     int n = 0, all = 1;
-    if (!found) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
-    pc_sources_seal_note(&src, o.quiet, stderr);
-    for (int k = 0; st == PC_OK && k < src.n; k++, n++) {
-        st = ik->run(src.impl[k], spec, o.pos_lo, o.pos_hi, &found[k], &err);
-        all &= st == PC_OK && ik->explained(found[k]);
+    if (!ids) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
+    else {
+        pc_sources_seal_note(&src, o.quiet, stderr);
+        st = identify_all(&o, &specs, want, &src, ids, &n, &all, &err);
     }
     if (st == PC_OK) st = pc_sources_status(&src, &err); /* a table's file failed */
     pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
-    if (st == PC_OK) st = write_all(&o, ik, found, n, &err);
-    for (int k = 0; found && k < n; k++) ik->free(found[k]);
-    free(found);
+    if (st == PC_OK) st = write_all(&o, ids, n, &err);
+    for (int k = 0; ids && k < n; k++) {
+        if (ids[k].found) ids[k].fam->diagnosis->identify->free(ids[k].found);
+        pc_args_free(&ids[k].args);
+    }
+    free(ids);
     pc_sources_close(&src);
     pc_specs_release(&specs);
     if (st != PC_OK) return pc_cli_fail(st, &err);

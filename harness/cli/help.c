@@ -14,7 +14,8 @@ typedef struct opt_doc {
 static const opt_doc docs[] = {
     { "impl", "NAME|all", "a built-in implementation (`pecheck list`); repeatable; all: every built-in" },
     { "plugin", "PATH.so", "a shared library following the plugin ABI (docs/plugins.md); repeatable" },
-    { "table", "PE.npy", "a .npy table: sinusoidal PE, a RoPE cos cache with --table-sin, or a learned table (--family learned); repeatable" },
+    { "table", "PE.npy", "a .npy table: sinusoidal PE, a RoPE cos cache with --table-sin, or with "
+      "--family: a learned table, ALiBi slopes or biases, T5 buckets; repeatable" },
     { "table-sin", "SIN.npy", "the RoPE sin cache that goes with --table COS.npy" },
     { "family", "NAME", "an encoding family (the FAMILY column of `pecheck list`), or all; default: every family the source provides" },
     { "max-pos", "N", "positions 0..N; default 4095" },

@@ -19,9 +19,11 @@ static const pc_command commands[] = {
       "(accuracy, contracts, properties; exit 0 pass, 1 fail)", PC_OPTS_CHECK },
     { "reference", pc_cmd_reference, "pecheck reference --family sinusoidal|rope --d N --positions A:B --out FILE.npy [OPTIONS]",
       "write the certified reference table as .npy", PC_OPTS_REFERENCE },
-    { "identify", pc_cmd_identify, "pecheck identify (--impl NAME | --plugin PATH.so | --table COS.npy --table-sin SIN.npy) [OPTIONS]",
-      "fit which RoPE schedule a cache or implementation computes: base, rope_scaling (HF JSON), "
-      "layout, storage, attention factor, position offset (exit 0 found, 1 none explains it)", PC_OPTS_IDENTIFY },
+    { "identify", pc_cmd_identify, "pecheck identify (--impl NAME | --plugin PATH.so | --table T.npy [--table-sin SIN.npy]) [--family F] [OPTIONS]",
+      "find which encoding a table or implementation computes (RoPE: base, rope_scaling, layout, "
+      "storage, attention factor, offset; ALiBi: the slopes' rule and computation; T5: the "
+      "bucket parameters) and the `pecheck check` arguments that express it (exit 0 found, 1 "
+      "none explains it)", PC_OPTS_IDENTIFY },
     { "explain", pc_cmd_explain, "pecheck explain [PROPERTY] [OPTIONS]",
       "list the properties, or show one's math and a live minimal counterexample", PC_OPTS_EXPLAIN },
     { "merge", pc_cmd_merge, "pecheck merge [OPTIONS] SHARD.json...",

@@ -24,6 +24,7 @@ void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o, const pc_spec
     p->dtype = o->dtype;
     p->dtype_set = o->dtype_set;
     p->tol_abs = o->tol_abs;
+    p->strict = o->strict;
     p->pos_lo = o->pos_lo;
     p->pos_hi = o->pos_hi;
     p->seed = o->seed;

@@ -291,3 +291,19 @@ const char *pc_jdup_key(const pc_jnode *n)
     }
     return NULL;
 }
+
+pc_status pc_jget_int(const pc_jnode *obj, const char *key, const char *what, long lo, long hi,
+                      int *v, int *set, pc_err *err)
+{
+    const pc_jnode *n = obj ? pc_jget(obj, key) : NULL;
+    *set = 0;
+    if (!n || n->type == PC_J_NULL) return PC_OK;
+    char *end = NULL;
+    long x = n->type == PC_J_NUM ? strtol(n->text, &end, 10) : 0;
+    if (n->type != PC_J_NUM || *end || x < lo || x > hi)
+        return pc_seterr(err, PC_EINPUT, "%s: %s must be an integer in [%ld, %ld]", what, key, lo,
+                         hi);
+    *v = (int)x;
+    *set = 1;
+    return PC_OK;
+}

@@ -34,6 +34,11 @@ void pc_jfree(pc_jnode *n);
 
 /* Member KEY of object OBJ (the last one if repeated), or NULL. */
 const pc_jnode *pc_jget(const pc_jnode *obj, const char *key);
+/* Integer member KEY of object OBJ (NULL: none) in [LO, HI] into *V, *SET
+ * 1; absent or null: *SET 0, *V untouched; another value: PC_EINPUT
+ * naming WHAT (the file) and KEY. */
+pc_status pc_jget_int(const pc_jnode *obj, const char *key, const char *what, long lo, long hi,
+                      int *v, int *set, pc_err *err);
 /* A member name that appears twice in one object of the tree N (the
  * first found), or NULL: the reader keeps both, and pc_jget finds the
  * last, so an input that must be one writer's output is refused with it. */

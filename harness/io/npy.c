@@ -197,11 +197,17 @@ static pc_status parse_descr(hparse *h, npy_header *hd)
         hd->itemsize = 2;
         return PC_OK;
     }
-    /* '<i8': integers (RoPE position ids); a value is converted exactly
-     * when |v| <= 2^53, else the file is refused (ints64) */
-    if (n == 3 && (s[0] == '<' || s[0] == '=') && s[1] == 'i' && s[2] == '8') {
-        memcpy(hd->dtype, "<i8", 4);
-        hd->itemsize = 8;
+    /* '<i2', '<i4', '<i8': integers (T5 bucket tables), accepted by
+     * pc_npy_read_numbers (pc_npy_parse_numbers); '<i8' also by the other
+     * readers (RoPE position ids).  A value is converted exactly when
+     * |v| <= 2^53, else the file is refused (ints) */
+    if (n == 3 && (s[0] == '<' || s[0] == '=') && s[1] == 'i'
+        && (s[2] == '2' || s[2] == '4' || s[2] == '8')) {
+        hd->dtype[0] = '<';
+        hd->dtype[1] = 'i';
+        hd->dtype[2] = (char)s[2];
+        hd->dtype[3] = '\0';
+        hd->itemsize = (size_t)(s[2] - '0');
         return PC_OK;
     }
     if (n == 3 && s[0] == '>' && s[1] == 'f')
@@ -489,13 +495,14 @@ static void bits16(const unsigned char *p, size_t count, double *out)
         out[i] = (double)((unsigned)p[2 * i] | (unsigned)p[2 * i + 1] << 8);
 }
 
-/* COUNT 64-bit little-endian signed integers at P -> OUT, exactly; the
- * index of the first beyond +-2^53 (not a binary64 integer for sure), or
- * COUNT when none is. */
-static size_t ints64(const unsigned char *p, size_t count, double *out)
+/* COUNT little-endian two's-complement integers of ITEMSIZE bytes at P ->
+ * OUT, exactly; the index of the first beyond +-2^53 (not a binary64
+ * integer for sure), or COUNT when none is. */
+static size_t ints(const unsigned char *p, size_t itemsize, size_t count, double *out)
 {
-    for (size_t i = 0; i < count; i++) {
-        int64_t v = (int64_t)load_le(p + 8 * i, 8);
+    unsigned shift = (unsigned)(64 - 8 * itemsize);
+    for (size_t i = 0; i < count; i++, p += itemsize) {
+        int64_t v = (int64_t)(load_le(p, itemsize) << shift) >> shift; /* sign-extended */
         if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) return i;
         out[i] = (double)v;
     }
@@ -693,9 +700,9 @@ static void describe_into(const npy_desc *d, int *rank, size_t shape[3], size_t 
     memcpy(dtype, d->hd.dtype, 4);
 }
 
-/* N values of ITEMSIZE bytes at P (<u2: 16-bit integers, <i8: 64-bit
+/* N values of ITEMSIZE bytes at P (<u2: 16-bit integers, <iN: N-byte
  * integers, else binary16, 32 or 64) -> OUT, exactly (the proved
- * conversions above); the index of the first <i8 value beyond 2^53 in
+ * conversions above); the index of the first integer beyond 2^53 in
  * magnitude, or N when none is. */
 static size_t values_of(const unsigned char *p, const char *dtype, size_t itemsize, size_t n,
                         double *out)
@@ -703,13 +710,24 @@ static size_t values_of(const unsigned char *p, const char *dtype, size_t itemsi
     if (dtype[1] == 'u')
         bits16(p, n, out);
     else if (dtype[1] == 'i')
-        return ints64(p, n, out);
+        return ints(p, itemsize, n, out);
     else
         convert(p, itemsize, n, out);
     return n;
 }
 
-pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
+/* <i2 and <i4 are read by pc_npy_read_numbers only (ALLOW_INT). */
+static pc_status int_refused(const npy_desc *d, int allow_int, pc_err *err)
+{
+    if (d->hd.dtype[1] == 'i' && d->hd.itemsize != 8 && !allow_int)
+        return pc_seterr(err, PC_EINPUT, "unsupported dtype '%s' (expected <f2, <f4 or <f8)",
+                         d->hd.dtype);
+    return PC_OK;
+}
+
+/* pc_npy_parse, with <i2 and <i4 arrays when ALLOW_INT. */
+static pc_status parse_npy(const unsigned char *buf, size_t len, int allow_int, pc_npy *out,
+                           pc_err *err)
 {
     npy_desc d;
     pc_status st;
@@ -720,6 +738,8 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     if (!buf && len > 0)
         return pc_seterr(err, PC_EINTERNAL, "pc_npy_parse: NULL buffer");
     if ((st = npy_describe(buf, len, len, &d, err)) != PC_OK)
+        return st;
+    if ((st = int_refused(&d, allow_int, err)) != PC_OK)
         return st;
     if (d.count > SIZE_MAX / sizeof(double)) {
         char shp[160];
@@ -737,12 +757,22 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
     size_t big = values_of(buf + d.off, d.hd.dtype, d.hd.itemsize, d.count, data);
     if (big < d.count) {
         free(data);
-        return pc_seterr(err, PC_EINPUT, "value %zu of the <i8 array is beyond 2^53 in "
-                         "magnitude", big);
+        return pc_seterr(err, PC_EINPUT, "value %zu of the %s array is beyond 2^53 in "
+                         "magnitude", big, d.hd.dtype);
     }
     describe_into(&d, &out->rank, out->shape, &out->count, out->dtype);
     out->data = data;
     return PC_OK;
+}
+
+pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
+{
+    return parse_npy(buf, len, 0, out, err);
+}
+
+pc_status pc_npy_parse_numbers(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err)
+{
+    return parse_npy(buf, len, 1, out, err);
 }
 
 /* Open PATH for reading (a FIFO without a writer is an error, not a hang)
@@ -815,7 +845,8 @@ static pc_status read_stream(FILE *f, const char *path, const struct stat *sb, u
     return PC_OK;
 }
 
-pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
+/* pc_npy_read, with <i2 and <i4 arrays when ALLOW_INT. */
+static pc_status read_npy(const char *path, int allow_int, pc_npy *out, pc_err *err)
 {
     pc_err e;
     struct stat sb;
@@ -832,11 +863,21 @@ pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
     size_t n;
     if ((st = read_stream(f, path, &sb, &buf, &n, err)) != PC_OK)
         return st;
-    st = pc_npy_parse(buf, n, out, &e);
+    st = parse_npy(buf, n, allow_int, out, &e);
     free(buf);
     if (st != PC_OK)
         return pc_seterr(err, st, "%s: %s", path, e.msg);
     return PC_OK;
+}
+
+pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err)
+{
+    return read_npy(path, 0, out, err);
+}
+
+pc_status pc_npy_read_numbers(const char *path, pc_npy *out, pc_err *err)
+{
+    return read_npy(path, 1, out, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -914,7 +955,8 @@ pc_status pc_npy_file_open(const char *path, pc_npy_file *f, pc_err *err)
         f->mem_len = len;
     }
     npy_desc d;
-    if (st == PC_OK && (st = npy_describe(head, avail, len, &d, &e)) != PC_OK)
+    if (st == PC_OK && ((st = npy_describe(head, avail, len, &d, &e)) != PC_OK
+                        || (st = int_refused(&d, 0, &e)) != PC_OK))
         pc_seterr(err, st, "%s: %s", path, e.msg);
     if (head != f->mem)
         free(head);

@@ -46,7 +46,8 @@ typedef struct pc_npy {
     size_t  count;         /* product of shape */
     char    dtype[4];      /* "<f2", "<f4", "<f8", "<u2" or "<i8" ('=' reads as '<');
                               "<u2": 16-bit patterns, DATA holds the integers;
-                              "<i8": integers of magnitude <= 2^53 (others refused) */
+                              "<i8": integers of magnitude <= 2^53 (others refused);
+                              "<i2", "<i4": pc_npy_read_numbers only */
     double *data;          /* COUNT values, row-major, converted exactly;
                               malloc'd, released by pc_npy_free */
 } pc_npy;
@@ -65,6 +66,12 @@ pc_status pc_npy_parse(const unsigned char *buf, size_t len, pc_npy *out, pc_err
  * prefixed with "PATH: ".  A path that cannot be opened or read, or is a
  * directory, gives PC_EIO; an empty file gives PC_EINPUT. */
 pc_status pc_npy_read(const char *path, pc_npy *out, pc_err *err);
+
+/* The same for a table of numbers that may be integers: also '<i2',
+ * '<i4' and '<i8' (dtype "<iN"), every value exactly a double (|v| <=
+ * 2^53, else PC_EINPUT).  For tables of integers (T5 buckets). */
+pc_status pc_npy_parse_numbers(const unsigned char *buf, size_t len, pc_npy *out, pc_err *err);
+pc_status pc_npy_read_numbers(const char *path, pc_npy *out, pc_err *err);
 
 /* Release A's data and reset A to empty.  A may be NULL. */
 void      pc_npy_free(pc_npy *a);

@@ -15,9 +15,12 @@ static pc_status add(pc_sources *s, const pc_impl *impl, pc_err *err)
     return PC_OK;
 }
 
-/* Keep IMPL (a plugin or table) to free it, and test it. */
-static pc_status add_owned(pc_sources *s, pc_impl *impl, pc_err *err)
+/* Keep IMPL (a plugin or table; READER: the family's table reader that
+ * opened it) to free it, and test it. */
+static pc_status add_owned(pc_sources *s, pc_impl *impl, const pc_table_reader *reader,
+                           pc_err *err)
 {
+    s->reader[s->n_owned] = reader;
     s->owned[s->n_owned++] = impl;
     return add(s, impl, err);
 }
@@ -31,6 +34,26 @@ static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const c
     return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->base, sp->base_set,
                             pc_spec_scheduled(sp), o->pos_start, o->dtype, o->dtype_set,
                             o->threads };
+}
+
+/* A table of family TFAM: its own reader's (ALiBi, T5), else a table of
+ * rows (table.c). */
+static pc_status open_table(const pc_opts *o, const pc_specs *specs, const char *tfam,
+                            const char *path, pc_sources *s, pc_err *err)
+{
+    const pc_family *fam = pc_family_find(tfam);
+    pc_table_args ta = table_args(o, specs, tfam);
+    pc_impl *impl;
+    pc_status st;
+    if (fam && fam->table) {
+        if (o->table_sin)
+            return pc_seterr(err, PC_EINPUT, "--table-sin is for a (cos, sin) cache pair, not "
+                             "--family %s", fam->name);
+        st = fam->table->open(pc_specs_of(specs, fam), &ta, path, &impl, err);
+        return st == PC_OK ? add_owned(s, impl, fam->table, err) : st;
+    }
+    st = pc_table_open(&ta, path, o->table_sin, tfam, &impl, err);
+    return st == PC_OK ? add_owned(s, impl, NULL, err) : st;
 }
 
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
@@ -63,7 +86,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
         pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts,
                                o->plugin_writable, o->n_plugin_writable };
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
-        if (st == PC_OK) st = add_owned(s, impl, err);
+        if (st == PC_OK) st = add_owned(s, impl, NULL, err);
     }
     if (st == PC_OK && o->table_sin && o->n_tables != 1)
         st = pc_seterr(err, PC_EINPUT, "--table-sin SIN.npy goes with exactly one --table COS.npy");
@@ -75,10 +98,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
             st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
             break;
         }
-        pc_impl *impl;
-        pc_table_args ta = table_args(o, specs, tfam);
-        st = pc_table_open(&ta, o->tables[k], o->table_sin, tfam, &impl, err);
-        if (st == PC_OK) st = add_owned(s, impl, err);
+        st = open_table(o, specs, tfam, o->tables[k], s, err);
     }
     if (st == PC_OK && !o->n_tables && o->table_sin)
         st = pc_seterr(err, PC_EINPUT, "--table-sin needs --table COS.npy");
@@ -111,7 +131,8 @@ void pc_sources_stop(pc_sources *s)
 void pc_sources_close(pc_sources *s)
 {
     for (int k = 0; k < s->n_owned; k++) {
-        if (pc_plugin_is(s->owned[k])) pc_plugin_close(s->owned[k]);
+        if (s->reader[k]) s->reader[k]->close(s->owned[k]);
+        else if (pc_plugin_is(s->owned[k])) pc_plugin_close(s->owned[k]);
         else pc_table_close(s->owned[k]);
     }
     s->n = 0;

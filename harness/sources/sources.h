@@ -17,6 +17,8 @@ typedef struct pc_sources {
     const pc_impl *impl[PC_MAX_IMPLS];
     int n;
     pc_impl *owned[PC_MAX_IMPLS]; /* plugins and tables, freed by pc_sources_close */
+    /* the family reader that opened owned[k] (NULL: a plugin or a table of rows) */
+    const struct pc_table_reader *reader[PC_MAX_IMPLS];
     int n_owned;
 } pc_sources;
 

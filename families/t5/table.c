@@ -1,0 +1,98 @@
+/* table.c: T5 bucket tables saved as .npy, as implementations (t5.h): a
+ * (nq, nk) array of the buckets HF's T5Attention.compute_bias makes from
+ * relative_position = memory_position - context_position (keys j, queries
+ * i, both from 0), saved from the LongTensor (<i8) or as int32, int16 or
+ * floats that hold integers.  The gate (gate.c) checks every entry; the
+ * properties, which call the bucket function at distances and parameters a
+ * table does not hold, skip it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "t5.h"
+#include "harness/io/npy.h"
+#include "harness/sources/table.h"
+
+#define T5_TABLE_MAGIC 0x75B0Cu
+
+typedef struct t5_table {
+    pc_family_table head;     /* first: the implementation handed out and the mark */
+    pc_t5_table t;
+    pc_npy a;
+    char *path;
+    char description[200];
+} t5_table;
+
+static t5_table *t5_table_from(const pc_impl *impl)
+{
+    return (t5_table *)pc_family_table_of(impl, T5_TABLE_MAGIC);
+}
+
+const pc_t5_table *pc_t5_table_of(const pc_impl *impl)
+{
+    t5_table *t = t5_table_from(impl);
+    return t ? &t->t : NULL;
+}
+
+static int is_table(const pc_impl *impl) { return t5_table_from(impl) != NULL; }
+
+int pc_t5_table_bucket(const pc_t5_table *t, int64_t rel, double *got)
+{
+    /* the first entry of the diagonal j - i = REL: i = max(0, -REL) */
+    int64_t i = rel < 0 ? -rel : 0, j = i + rel;
+    if (i >= (int64_t)t->nq || j >= (int64_t)t->nk) return 1;
+    *got = t->v[(size_t)i * t->nk + (size_t)j];
+    return 0;
+}
+
+static void table_close(pc_impl *impl)
+{
+    t5_table *t = t5_table_from(impl);
+    if (!t) return;
+    pc_npy_free(&t->a);
+    free(t->path);
+    free(t);
+}
+
+static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const char *path,
+                            pc_impl **out, pc_err *err)
+{
+    (void)spec;
+    *out = NULL;
+    if (o->pos_start != 0)
+        return pc_seterr(err, PC_EINPUT, "--pos-start: a T5 bucket table's queries and keys "
+                         "start at 0");
+    t5_table *t = calloc(1, sizeof *t);
+    if (!t) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    t->head.magic = T5_TABLE_MAGIC;
+    t->head.impl.ctx = t;
+    pc_status st = pc_npy_read_numbers(path, &t->a, err);
+    if (st == PC_EIO) st = PC_EINPUT; /* a missing table is bad input (exit 2) */
+    if (st == PC_OK && t->a.rank != 2)
+        st = pc_seterr(err, PC_EINPUT, "%s: a T5 bucket table has shape (queries, keys), got "
+                       "rank %d", path, t->a.rank);
+    if (st == PC_OK && !strcmp(t->a.dtype, "<u2"))
+        st = pc_seterr(err, PC_EINPUT, "%s: <u2 is not a bucket dtype (save the LongTensor: "
+                       "<i8)", path);
+    t->path = strdup(path);
+    if (st == PC_OK && !t->path) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    if (st != PC_OK) { table_close(&t->head.impl); return st; }
+    t->t.path = t->path;
+    t->t.nq = t->a.shape[0];
+    t->t.nk = t->a.shape[1];
+    t->t.v = t->a.data;
+    memcpy(t->t.dtype, t->a.dtype, sizeof t->t.dtype);
+    snprintf(t->description, sizeof t->description, "T5 bucket table (%zu queries, %zu keys, %s)",
+             t->t.nq, t->t.nk, t->t.dtype);
+    pc_impl *im = &t->head.impl;
+    im->name = t->path;
+    im->description = t->description;
+    im->family_hint = "t5";
+    im->expect_pass = 1;
+    *out = im;
+    return PC_OK;
+}
+
+const pc_table_reader pc_t5_table_reader = {
+    .open = table_open, .close = table_close, .is_table = is_table
+};

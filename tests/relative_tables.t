@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""relative_tables.t: ALiBi and T5 tables as the libraries compute them
+(tests/lib/relative_tables.py: BLOOM's build_alibi_tensor, MPT's gen_slopes
+and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
+
+- Each library's table: `pecheck identify` finds its parameters (ALiBi: the
+  rule, the bias maximum and the computation; T5: bidirectional or causal,
+  num_buckets, max_distance), and `pecheck check` with identify's
+  check_args passes; the worst err/bound per table is printed as a TAP
+  comment.
+- The binary32 class: BLOOM's slopes (up to 7 ulps from exact at 112 heads)
+  pass by default and fail --strict, which names the binary32 class.
+- The wrong variants fail with a cause that names the difference: slopes in
+  reverse order, the power-of-two rule at 40 and 112 heads (under both
+  classes), MPT's alibi_bias_max 16 checked with 8, a causal T5 table
+  checked bidirectional, 64 buckets checked as 32, max distance 256 as 128.
+- Configs: --alibi-config (n_head, n_heads, attn_config.alibi_bias_max)
+  and --t5-config (relative_attention_num_buckets, ..._max_distance,
+  is_decoder); a head count that contradicts the table is exit 2.
+- Bad tables: exit 2 naming the file (wrong rank, a non-integer bucket
+  table is a failure naming the entry).
+Without torch: a visible skip."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "lib"))
+try:
+    import numpy as np
+    import torch  # noqa: F401
+except Exception as e:  # the reason, one line
+    print("1..0 # SKIP PyTorch not available: %s" % str(e).splitlines()[0])
+    sys.exit(0)
+import relative_tables  # noqa: E402
+from pctest import ok, run, done  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="pecheck-reltables.")
+
+
+def path(name):
+    return os.path.join(tmp, name + ".npy")
+
+
+def identify(family, name, *extra):
+    rc, out, err, _ = run(["identify", "--family", family, "--table", path(name), "--format",
+                           "json"] + list(extra))
+    try:
+        return rc, json.loads(out)["results"][0], err
+    except Exception:  # noqa: BLE001 - shown on failure
+        return rc, None, out + err
+
+
+def check_json(args):
+    rc, out, err, _ = run(["check"] + args + ["--format", "json"])
+    try:
+        return rc, json.loads(out), err
+    except Exception:  # noqa: BLE001
+        return rc, None, out + err
+
+
+def gate(res, name):
+    for v in res["results"] if res else []:
+        if v["check"] == name:
+            return v
+    return None
+
+
+def worst(v):
+    return v["measured"] / v["bound"] if v and v.get("bound") else float("nan")
+
+
+def identified_passes(family, name, table_gate, expect, *extra):
+    """identify NAME, then check with its check_args: both must pass."""
+    rc, r, why = identify(family, name, *extra)
+    good = rc == 0 and r is not None and r["found"] and all(r.get(k) == v for k, v in expect.items())
+    ok(good, "%s: identify finds %s" % (name, expect), why if r is None else json.dumps(r)[:1500])
+    if r is None:
+        return None
+    rc, res, why = check_json(r["check_args"])
+    v = gate(res, table_gate)
+    ok(rc == 0 and v is not None and v["status"] == "pass",
+       "%s: check %s passes" % (name, " ".join(r["check_args"][2:])), why if res is None else
+       json.dumps(v)[:1500])
+    return v
+
+
+def fails_naming(args, table_gate, words, name):
+    rc, res, why = check_json(args)
+    v = gate(res, table_gate)
+    text = (v or {}).get("summary", "")
+    ok(rc == 1 and v is not None and v["status"] == "fail" and all(w in text for w in words),
+       "%s fails naming %s" % (name, ", ".join(words)), why if res is None else text)
+
+
+try:
+    relative_tables.write_all(tmp)
+
+    # ---- ALiBi slopes ---------------------------------------------------------
+    for lib, comp in (("bloom", "binary32-powers"), ("mpt", "binary32-reciprocal-pow")):
+        for h in (16, 40, 112):
+            v = identified_passes("alibi", "%s%d" % (lib, h), "alibi-table",
+                                  {"heads": h, "rule": "paper", "alibi_bias_max": 8})
+            if v:
+                print("# %s slopes, %d heads: worst err/bound %.3g (binary32 class)"
+                      % (lib, h, worst(v)))
+    rc, r, why = identify("alibi", "bloom112")
+    ok(r is not None and r["computation"] == "binary32-powers"
+       and r["heads_bit_exact"]["binary32-powers"] >= 100,
+       "bloom112: computed as binary32 powers of a rounded ratio (BLOOM)", json.dumps(r))
+    rc, r, why = identify("alibi", "mpt112")
+    ok(r is not None and r["heads_bit_exact"]["binary32-reciprocal-pow"] == 112,
+       "mpt112: every head is MPT's 1/pow(2, m)", json.dumps(r))
+    fails_naming(["--family", "alibi", "--table", path("bloom112"), "--strict"], "alibi-table",
+                 ["BLOOM", "binary32 class", "not --strict"], "bloom112 under --strict")
+    for h in (40, 112):
+        for strict in ([], ["--strict"]):
+            fails_naming(["--family", "alibi", "--table", path("reversed%d" % h)] + strict,
+                         "alibi-table", ["reverse order"], "reversed%d %s" % (h, strict))
+            fails_naming(["--family", "alibi", "--table", path("pow2rule%d" % h)] + strict,
+                         "alibi-table", ["power-of-two rule", "interleaves"],
+                         "pow2rule%d %s" % (h, strict))
+    fails_naming(["--family", "alibi", "--table", path("mpt16max16")], "alibi-table",
+                 ["alibi_bias_max 16, not 8"], "MPT alibi_bias_max 16 checked with 8")
+    identified_passes("alibi", "mpt16max16", "alibi-table", {"alibi_bias_max": 16})
+
+    # ---- ALiBi biases -----------------------------------------------------------
+    for name, form, extra in (("bloom_tensor40", "keys", []),
+                              ("bloom_tensor40_bf16", "keys", ["--dtype", "bf16"]),
+                              ("mpt_bias40", "keys", []), ("mpt_bias40_full", "full", [])):
+        v = identified_passes("alibi", name, "alibi-table", {"form": form, "found": True}, *extra)
+        if v:
+            print("# %s: worst err/bound %.3g" % (name, worst(v)))
+
+    # ---- configs ------------------------------------------------------------------
+    cfg = os.path.join(tmp, "bloom.json")
+    with open(cfg, "w") as f:
+        json.dump({"n_head": 112, "model_type": "bloom"}, f)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("bloom40"),
+                           "--alibi-config", cfg])
+    ok(rc == 2 and "40 heads" in err and "112" in err, "a 40-head table with a 112-head config: "
+       "exit 2", err)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("bloom112"),
+                           "--alibi-config", cfg])
+    ok(rc == 0, "BLOOM's n_head 112 with its table: passes", out + err)
+    mcfg = os.path.join(tmp, "mpt.json")
+    with open(mcfg, "w") as f:
+        json.dump({"n_heads": 16, "attn_config": {"alibi": True, "alibi_bias_max": 16}}, f)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("mpt16max16"),
+                           "--alibi-config", mcfg])
+    ok(rc == 0, "MPT's attn_config.alibi_bias_max 16: passes", out + err)
+
+    # ---- T5 buckets -------------------------------------------------------------------
+    for name, expect in (("t5_bidir", {"bidirectional": True, "num_buckets": 32,
+                                       "max_distance": 128}),
+                         ("t5_causal", {"bidirectional": False, "num_buckets": 32,
+                                        "max_distance": 128}),
+                         ("t5_b64_d256", {"bidirectional": True, "num_buckets": 64,
+                                          "max_distance": 256}),
+                         ("t5_causal_i32", {"bidirectional": False, "num_buckets": 32})):
+        identified_passes("t5", name, "t5-table", expect)
+    t5 = ["--family", "t5", "--table"]
+    fails_naming(t5 + [path("t5_causal")], "t5-table", ["causal", "pass --causal"],
+                 "a causal table checked bidirectional")
+    fails_naming(t5 + [path("t5_bidir"), "--causal"], "t5-table", ["drop --causal"],
+                 "a bidirectional table checked causal")
+    fails_naming(t5 + [path("t5_b64_d256"), "--max-distance", "256"], "t5-table",
+                 ["num_buckets 64", "the check used", "num_buckets 32"],
+                 "64 buckets checked as 32")
+    fails_naming(t5 + [path("t5_b64_d256"), "--num-buckets", "64"], "t5-table",
+                 ["max_distance 256", "the check used", "max_distance 128"],
+                 "max distance 256 checked as 128")
+    tcfg = os.path.join(tmp, "t5.json")
+    with open(tcfg, "w") as f:
+        json.dump({"relative_attention_num_buckets": 64, "relative_attention_max_distance": 256,
+                   "is_decoder": False}, f)
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_b64_d256"), "--t5-config", tcfg])
+    ok(rc == 0, "--t5-config with 64 buckets, 256: passes", out + err)
+    with open(tcfg, "w") as f:
+        json.dump({"relative_attention_num_buckets": 32, "is_decoder": True}, f)
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_causal"), "--t5-config", tcfg])
+    ok(rc == 0, "--t5-config is_decoder true: causal, max_distance defaults to 128", out + err)
+
+    # ---- bad tables ---------------------------------------------------------------------
+    np.save(path("rank2"), np.zeros((4, 3), dtype=np.float32))
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("rank2")])
+    ok(rc == 2 and "rank2.npy" in err and "(H,)" in err and out == "",
+       "ALiBi table of rank 2: exit 2 naming the file and the shapes", err)
+    frac = relative_tables.t5_buckets(20, 20).numpy().astype(np.float32)
+    frac[3, 5] = 2.5
+    np.save(path("t5_frac"), frac)
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_frac")])
+    ok(rc == 1 and "query 3, key 5" in out and "2.5" in out,
+       "a T5 table with a fractional entry fails naming it", out + err)
+    np.save(path("t5_rank3"), np.zeros((2, 3, 4), dtype=np.int64))
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_rank3")])
+    ok(rc == 2 and "t5_rank3.npy" in err and "(queries, keys)" in err, "a T5 table of rank 3: "
+       "exit 2", err)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(done())
