@@ -5,14 +5,14 @@ Each function follows a library's published formula, operation by operation
 in PyTorch (binary32 where the library computes in binary32):
 
   bloom_slopes, bloom_alibi_tensor
-      HF transformers, models/bloom/modeling_bloom.py, build_alibi_tensor
-      (v4.30 to v4.46): a float32 base 2^(-8/C) (from a Python float)
+      HF transformers 4.x, models/bloom/modeling_bloom.py, build_alibi_tensor:
+      a float32 base 2^(-8/C) (from a Python float)
       raised to int32 powers with torch.pow, the extra heads from the base
       of 2C at odd powers; the bias slope * (cumsum(mask) - 1) * mask as
       (H, 1, n).
   mpt_slopes, mpt_alibi_bias
       MosaicML llm-foundry, llmfoundry/models/layers/attention.py,
-      gen_slopes and build_alibi_bias (v0.3 to v0.10): m = arange(1, N+1)
+      gen_slopes and build_alibi_bias (as in MPT-7B's attention.py): m = arange(1, N+1)
       * (alibi_bias_max / N) in float32, N the next power of two, slopes
       1 / torch.pow(2, m), reordered as slopes[1::2] then slopes[::2];
       the bias arange(1 - n, 1) (int32) times the slopes, (H, 1, n), or
