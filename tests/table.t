@@ -187,7 +187,7 @@ try:
         rc, out, err, _ = run(["check", "--table", t_emb, "--family", "learned"] + extra + Q)
         ok(rc == 2 and err.count("\n") == 1 and word in err, "learned table with %s: exit 2" % word, err)
     rc, out, err, _ = run(["check", "--table", t_emb, "--family", "attention"] + Q)
-    ok(rc == 2 and "tables are sinusoidal, rope or learned" in err, "a table of another family: exit 2", err)
+    ok(rc == 2 and "tables are sinusoidal, rope, learned, t5 or alibi" in err, "a table of another family: exit 2", err)
 
     # --- hostile files: exit 2, one line naming the file and the defect
     good = struct.pack("<%df" % (4 * 64), *([0.5] * (4 * 64)))
