@@ -173,6 +173,12 @@ void pc_spec_sched_release(pc_spec_sched *hold)
     hold->set = 0;
 }
 
+void pc_spec_free_own(pc_spec *spec)
+{
+    free(spec->own);
+    spec->own = NULL;
+}
+
 int pc_spec_scheduled(const pc_spec *spec)
 {
     const pc_spec_kind *sk = spec ? spec->family->spec : NULL;

@@ -69,6 +69,8 @@ typedef struct pc_spec {
     char base_from[200];    /* where BASE came from, for people: "--base", "the default",
                              * "rope_theta of config.json" */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 the implementation's */
+    int pair_swap;          /* a table stores each pair's second member first ([cos | sin],
+                             * (cos, sin)): its reader swaps them (a family's option) */
     void *own;              /* the family's own part (its spec kind's; NULL: none) */
 } pc_spec;
 
@@ -108,6 +110,9 @@ typedef struct pc_specs {
  * resolve).  On an error every spec is released. */
 pc_status pc_specs_resolve(const pc_given *given, pc_specs *out, pc_err *err);
 void pc_specs_release(pc_specs *s);
+/* A spec kind's release when its own part is one malloc'd block: frees
+ * SPEC->own. */
+void pc_spec_free_own(pc_spec *spec);
 /* FAMILY's spec in S (the first one when FAMILY is NULL). */
 const pc_spec *pc_specs_of(const pc_specs *s, const struct pc_family *family);
 

@@ -163,7 +163,9 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
 /* Helpers for properties (properties/util.c)                         */
 
 /* omega_i = base^(-2i/d) in binary64 (a few binary64 ulps: 2^-50
- * relative, negligible beside binary32's u = 2^-24). */
+ * relative, negligible beside binary32's u = 2^-24); a spec's own schedule's
+ * omega_i once its frequencies for D are made (pc_p_freqs; pc_p_sinusoidal
+ * makes them). */
 double pc_p_omega(const pc_prun *r, int d, int i);
 /* the precision model's bound for one element of angle THETA */
 double pc_p_bound(const pc_prun *r, double theta, double scale);

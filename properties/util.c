@@ -149,6 +149,9 @@ int pc_p_sinusoidal(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
                  "the ABI v1 entry point");
         return 1;
     }
+    /* a spec's own schedule (--preset, --freq-shift): pc_p_omega reads its
+     * frequencies for D from then on */
+    if (r->params->spec && pc_spec_scheduled(r->params->spec)) pc_p_freqs(r, d, NULL);
     pc_fault fault;
     int rc = pc_call_sinusoidal(r->impl, &fault, pos, n, d, r->params->base, r->layout, out);
     if (rc == 0 && !fault.faulted) return 0;

@@ -5,6 +5,8 @@
 #include "harness/engine/gate.h"
 #include "gate_v2.h"
 #include "harness/sandbox/call.h"
+#include "sin_spec.h"
+#include "sin_ident.h"
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
     pc_impl_bf16_positions, pc_impl_sin_only, pc_impl_cos_shifted,
@@ -68,5 +70,6 @@ const pc_family pc_family_sinusoidal = {
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES,
     .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
-    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],
+    .spec = &pc_sin_spec_kind, .diagnosis = &pc_sin_diagnosis
 };

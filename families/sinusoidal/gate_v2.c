@@ -20,6 +20,7 @@
 #include "harness/engine/acc_verdict.h"
 #include "harness/engine/gate_owner.h"
 #include "harness/sandbox/v2args.h"
+#include "families/spec_sched.h"
 
 /* 3 elements of padding after each row: odd, so a kernel that ignores
  * the stride writes into the padding and shifts the following rows. */
@@ -171,10 +172,21 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
     pc_gate_cfg_spec(r->g, layout, &cfg);
     cfg.dtype = dtype == PECHECK_DTYPE_F32 ? r->g->run->dtype : pc_v2_dt(dtype);
     cfg.storage = dtype != PECHECK_DTYPE_F32;
+    /* the spec's schedule (--preset, --freq-shift): the kernel is handed
+     * its frequencies and held to its reference */
+    pc_spec_sched hold;
+    pc_status st = pc_spec_schedule(spec, &cfg, &hold, r->g->err);
+    if (st != PC_OK) return st;
     double *freqs = malloc((size_t)spec->d / 2 * sizeof *freqs);
-    pc_freqs *f = freqs ? pc_freqs_new(spec->d, pc_schedule_geometric(spec->base)) : NULL;
+    pc_freqs *f = freqs ? pc_freqs_new(spec->d, cfg.sched ? *cfg.sched
+                                                          : pc_schedule_geometric(spec->base))
+                        : NULL;
     char json[96];
-    if (!f) { free(freqs); return pc_seterr(r->g->err, PC_ENOMEM, "out of memory"); }
+    if (!f) {
+        free(freqs);
+        pc_spec_sched_release(&hold);
+        return pc_seterr(r->g->err, PC_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < spec->d / 2; i++) freqs[i] = pc_freqs_omega(f, i);
     pc_freqs_free(f);
     snprintf(json, sizeof json, "{\"rope_type\": \"default\", \"rope_theta\": %.17g}", spec->base);
@@ -190,10 +202,11 @@ static pc_status s2_one(s2_run *r, int dtype, int layout)
     pthread_mutex_init(&c.mu, NULL);
     pc_impl hooks = { .ctx = &c, .sinusoidal = s2_sinusoidal };
     pc_acc_result res;
-    pc_status st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &cfg, &res, r->g->err);
+    st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &cfg, &res, r->g->err);
     if (st == PC_OK) st = s2_verdicts(r, &c, &cfg, &res);
     pthread_mutex_destroy(&c.mu);
     free(freqs);
+    pc_spec_sched_release(&hold);
     return st;
 }
 

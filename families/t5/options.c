@@ -98,12 +98,6 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     return PC_OK;
 }
 
-static void release(pc_spec *spec)
-{
-    free(spec->own);
-    spec->own = NULL;
-}
-
 static void args(const pc_spec *spec, char *buf, size_t len)
 {
     const pc_t5_spec *s = spec->own;
@@ -119,5 +113,5 @@ static void args(const pc_spec *spec, char *buf, size_t len)
 
 const pc_spec_kind pc_t5_spec_kind = {
     .options = options, .n_options = sizeof options / sizeof options[0],
-    .resolve = resolve, .release = release, .args = args
+    .resolve = resolve, .release = pc_spec_free_own, .args = args
 };

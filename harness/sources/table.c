@@ -249,11 +249,30 @@ static int sin_serve(const table *t, const int64_t *pos, size_t n, int d, int la
     return serve_rows(t, pos, n, (size_t)d, out) == 0 ? 0 : TABLE_EREAD;
 }
 
+/* N rows of D values whose pairs store their second member first ([cos |
+ * sin] in the half layout, (cos, sin) pairs interleaved:
+ * pc_table_args.pair_swap) swapped in place into sin first. */
+static void swap_pairs(float *out, size_t n, int d, int layout)
+{
+    size_t h = (size_t)d / 2;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < h; i++) {
+            float *row = out + r * (size_t)d;
+            size_t a = layout ? i : 2 * i, b = layout ? i + h : 2 * i + 1;
+            float x = row[a];
+            row[a] = row[b];
+            row[b] = x;
+        }
+}
+
 static int sin_hook(void *ctx, const int64_t *pos, size_t n, int d, double base, int layout,
                     float *out)
 {
     (void)base; /* a table has its base baked in; the gate's --base is what it is held to */
-    return sin_serve(ctx, pos, n, d, layout, out);
+    const table *t = ctx;
+    int rc = sin_serve(t, pos, n, d, layout, out);
+    if (rc == 0 && t->info.pair_swapped) swap_pairs(out, n, d, layout);
+    return rc;
 }
 
 /* A lookup table (learned): row r of OUT (N x D) = the row of POS[r];
@@ -655,6 +674,13 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
     } else if (st == PC_OK) {
         in->d = (int)t->cols;
         in->layout = sin_layout(t, &sc, in->layout_note, sizeof in->layout_note);
+    }
+    if (st == PC_OK && !rope && !lookup && o->pair_swap) { /* the order is not the layout's */
+        size_t u = strlen(in->layout_note);
+        in->pair_swapped = 1;
+        if (u < sizeof in->layout_note)
+            snprintf(in->layout_note + u, sizeof in->layout_note - u, "; %s read as sin first",
+                     in->layout ? "[cos | sin]" : "(cos, sin) pairs");
     }
     if (st == PC_OK && rope) fit_base(t, fam, o, &sc);
     return st;

@@ -41,6 +41,8 @@ typedef struct pc_table_info {
     int layout;               /* 0, 1, or -1: either (a (n, d/2) RoPE cache) */
     char layout_note[256];    /* how the layout was found */
     int full_width;           /* RoPE: (n, d) cache */
+    int pair_swapped;         /* sinusoidal: read with each pair's members swapped
+                               * (pc_table_args.pair_swap) */
     /* storage: the type the values are stored in (enum pc_dtype): <f2 is
      * float16, <u2 bfloat16 bit patterns (--dtype bf16), <f4 float32 or,
      * with --dtype bf16/f16, a half-precision cache widened to float32 */
@@ -72,6 +74,8 @@ void pc_table_adjust_cfg(const pc_table_info *t, struct pc_acc_cfg *cfg);
 typedef struct pc_table_args {
     int d, d_set;             /* --d: must agree with the shape */
     int layout;               /* --layout (-1: detected) */
+    int pair_swap;            /* the rows store each pair's second member first (the
+                               * family's spec, pc_spec.pair_swap): swapped on reading */
     double base;              /* the spec's base */
     int base_set;             /* --base given (else a base is fitted) */
     int scheduled;            /* the spec has its own schedule (its base is the schedule's) */

@@ -1,0 +1,187 @@
+/* diagnosis.c: what the sinusoidal family says of a source beyond its
+ * verdicts (pc_sin_diagnosis): `pecheck identify`'s result (identify.c)
+ * as text, JSON and check's arguments, and the likely cause of a failed
+ * accuracy gate, from the same identification ("this table matches the
+ * d/2 - 1 formula ...: pass --preset t2t"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sin_ident.h"
+#include "families/family.h"
+#include "harness/base/dtype.h"
+#include "harness/engine/accuracy.h"
+#include "harness/io/json.h"
+#include "harness/sources/table.h"
+
+#define ID_PAPER_BASE 10000.0  /* every preset's base (max_timescale, max_period) */
+
+/* The preset of F's formula: the one whose rows start where F's do
+ * (fairseq's padding_idx + 1), else the first; NULL: none. */
+static const pc_sin_preset *preset_of(const pc_sin_found *f)
+{
+    const pc_sin_preset *first = NULL;
+    for (int k = 0; k < pc_sin_n_presets; k++) {
+        const pc_sin_preset *p = &pc_sin_presets[k];
+        if (p->shift != f->shift || p->layout != f->layout
+            || p->cos_first != pc_sin_found_cos_first(f))
+            continue;
+        if (p->pos_start == f->first && p->pos_start) return p;
+        if (!first) first = p;
+    }
+    return first;
+}
+
+static void check_args(const void *found, pc_args *out)
+{
+    const pc_sin_found *f = found;
+    const pc_sin_preset *p = preset_of(f);
+    if (p) {
+        pc_args_add(out, "--preset");
+        pc_args_add(out, "%s", p->name);
+    } else {
+        pc_args_add(out, "--freq-shift");
+        pc_args_add(out, "%d", f->shift);
+        pc_args_add(out, "--order");
+        pc_args_add(out, "%s", pc_sin_found_cos_first(f) ? "cos-sin" : "sin-cos");
+        pc_args_add(out, "--layout");
+        pc_args_add(out, "%s", pc_layout_name(f->layout));
+    }
+    if (f->base != ID_PAPER_BASE) {
+        pc_args_add(out, "--base");
+        pc_args_add(out, "%.17g", f->base);
+    }
+    if (f->first != 0) {
+        pc_args_add(out, "--pos-start");
+        pc_args_add(out, "%lld", (long long)f->first);
+    }
+}
+
+static const char *order_text(const pc_sin_found *f)
+{
+    int cf = pc_sin_found_cos_first(f);
+    if (f->layout) return cf ? "cos first ([cos | sin])" : "sin first ([sin | cos])";
+    return cf ? "cos first ((cos, sin) pairs)" : "sin first ((sin, cos) pairs)";
+}
+
+static void formula_text(const pc_sin_found *f, char *buf, size_t len)
+{
+    snprintf(buf, len, "omega_i = %.9g^(-i/(d/2%s))%s%s", f->base, f->shift ? " - 1" : "",
+             f->presets[0] ? ", the formula of --preset " : "", f->presets);
+}
+
+static void print_text(FILE *out, const void *found)
+{
+    const pc_sin_found *f = found;
+    char formula[300];
+    formula_text(f, formula, sizeof formula);
+    fprintf(out, "%s  %s: positions %lld..%lld, d %d\n", f->found ? "FOUND" : "UNKNOWN",
+            f->impl->name, (long long)f->lo, (long long)f->hi, f->d);
+    fprintf(out, "  formula: %s%s\n", formula, f->found ? "" : " (closest; it does not explain "
+            "every value)");
+    fprintf(out, "  base: %.9g (fitted %.9g)\n", f->base, f->base_raw);
+    fprintf(out, "  layout: %s, %s\n", pc_layout_name(f->layout), order_text(f));
+    fprintf(out, "  rows: positions %lld..%lld (row 0 is position %lld)\n", (long long)f->first,
+            (long long)f->first + (long long)(f->hi - f->lo), (long long)f->first);
+    fprintf(out, "  values: worst |err|/bound %.3g "
+            "(pair %d, position %lld; %zu rows read)\n", f->worst, f->worst_pair,
+            (long long)f->worst_pos, f->n);
+}
+
+static void write_json(pc_json *j, const void *found)
+{
+    const pc_sin_found *f = found;
+    pc_json_str(j, "source", f->impl->name);
+    pc_json_bool(j, "found", f->found);
+    pc_json_int(j, "d", f->d);
+    pc_json_obj(j, "positions");
+    pc_json_int(j, "start", (long long)f->lo);
+    pc_json_int(j, "end", (long long)f->hi);
+    pc_json_end(j);
+    pc_json_str(j, "layout", pc_layout_name(f->layout));
+    pc_json_str(j, "order", pc_sin_found_cos_first(f) ? "cos-sin" : "sin-cos");
+    pc_json_int(j, "freq_shift", f->shift);
+    pc_json_str(j, "denominator", f->shift ? "d/2-1" : "d/2");
+    pc_json_num(j, "base", f->base);
+    pc_json_num(j, "base_fitted", f->base_raw);
+    pc_json_int(j, "first_position", (long long)f->first);
+    pc_json_str(j, "presets", f->presets);
+    pc_json_num(j, "worst_ratio", f->worst);
+}
+
+static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                     void **found, pc_err *err)
+{
+    pc_sin_found *f = calloc(1, sizeof *f);
+    *found = f;
+    if (!f) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    return pc_sin_identify(impl, spec, lo, hi, f, err);
+}
+
+static int explained(const void *found)
+{
+    return ((const pc_sin_found *)found)->found;
+}
+
+static void found_free(void *found)
+{
+    pc_sin_found *f = found;
+    if (f) pc_sin_found_free(f);
+    free(f);
+}
+
+static const pc_identify_kind identify = {
+    .run = run, .explained = explained, .text = print_text, .json = write_json,
+    .check_args = check_args, .free = found_free
+};
+
+/* ---- the likely cause of a failed gate ------------------------------------ */
+
+/* The differences between what F found and the run CFG, "; "-separated. */
+static void differences(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    int shift = pc_sin_schedule_shift(cfg->sched);
+    if (f->shift != shift && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%sthe d/2%s denominator, not d/2%s",
+                              u ? "; " : "", f->shift ? " - 1" : "", shift ? " - 1" : "");
+    if (f->base != cfg->base && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%sbase %.9g, not %.9g", u ? "; " : "", f->base,
+                              cfg->base);
+    if (f->cos_first && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s, not the order the check read",
+                              u ? "; " : "", order_text(f));
+    if (f->first != cfg->pos_lo && u < len)
+        snprintf(buf + u, len - u, "%sthe first row is position %lld, not %lld",
+                 u ? "; " : "", (long long)f->first, (long long)cfg->pos_lo);
+}
+
+static void likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    pc_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.d = cfg->d;
+    spec.layout = cfg->layout;
+    spec.base = cfg->base;
+    pc_sin_found f;
+    pc_err err;
+    buf[0] = '\0';
+    if (pc_sin_identify(impl, &spec, cfg->pos_lo, cfg->pos_hi, &f, &err) == PC_OK && f.found) {
+        char diff[400], formula[300];
+        differences(&f, cfg, diff, sizeof diff);
+        formula_text(&f, formula, sizeof formula);
+        pc_args a = { 0, 0, { NULL } };
+        check_args(&f, &a);
+        size_t u = (size_t)snprintf(buf, len, "the rows match %s, %s, row 0 at position %lld "
+                                    "(%s): pass", formula, order_text(&f), (long long)f.first,
+                                    diff);
+        for (int k = 0; k < a.n && u < len; k++)
+            u += (size_t)snprintf(buf + u, len - u, " %s", a.v[k]);
+        if (!diff[0]) buf[0] = '\0'; /* what the check used: the cause is elsewhere */
+        pc_args_free(&a);
+    }
+    pc_sin_found_free(&f);
+}
+
+const pc_diagnosis pc_sin_diagnosis = { .likely_cause = likely_cause, .identify = &identify };

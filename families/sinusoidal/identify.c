@@ -1,0 +1,246 @@
+/* identify.c: which sinusoidal formula a source's rows follow
+ * (pc_sin_diagnosis; docs/sinusoidal.md "identify"):
+ *
+ *   the order: pair 0 (omega_0 = 1 in every formula) turns by +1 rad a row
+ *     read as (sin, cos), by -1 rad read as (cos, sin);
+ *   the frequencies: omega~_i = (phi_i(last) - phi_i(first)) / (n - 1), the
+ *     unwrapped phase (every omega_i <= 1 < pi), good to 2 e / (n - 1);
+ *   the formula: omega_i = r^i in every formula, ln r fitted through the
+ *     origin; the base B = r^-(d/2 - S) is a round number (3 significant
+ *     digits within 0.1%, as RoPE's) for one shift S: S = 1 is
+ *     tensor2tensor's, fairseq's, Whisper's d/2 - 1 denominator;
+ *   the offset: the position P0 of the first row, the one within 2^20 of
+ *     the position it was read as (not below 0) whose
+ *     angles P0 omega_i (omega_i certified, schedule_timescale.c) are
+ *     closest to the first row's phases on every pair;
+ *   the check: every value against sin and cos of its certified angle
+ *     within the accuracy gate's element bound, the schedule's kappa_i. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sin_ident.h"
+#include "families/family.h"
+#include "harness/base/dtype.h"
+#include "harness/engine/model.h"
+#include "harness/sandbox/call.h"
+#include "harness/sources/table.h"
+
+#define ID_ROWS_MAX 4096           /* rows read (the first ones) */
+#define ID_ROUND_TOL 1e-3          /* a round base: within 0.1% (pc_rope_round_base's) */
+#define ID_OFFSET_MAX ((int64_t)1 << 20) /* first-row positions tried: within this of
+                                         * the position the rows were read as */
+
+/* ---- the rows ----------------------------------------------------------- */
+
+static pc_status read_rows(const pc_impl *impl, pc_sin_found *f, pc_err *err)
+{
+    size_t n = f->n, d = (size_t)f->d;
+    int64_t *pos = malloc(n * sizeof *pos);
+    f->rows = malloc(n * d * sizeof *f->rows);
+    if (!pos || !f->rows) { free(pos); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+    for (size_t r = 0; r < n; r++) pos[r] = f->lo + (int64_t)r;
+    pc_fault fault;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k += 256) {
+        size_t m = n - k < 256 ? n - k : 256;
+        rc = pc_call_sinusoidal(impl, &fault, pos + k, m, f->d, f->base_hint, f->layout,
+                                f->rows + k * d);
+        if (fault.faulted) rc = -1;
+    }
+    free(pos);
+    if (rc != 0)
+        return pc_seterr(err, PC_EINPUT, "%s: its sinusoidal hook returned %d for positions "
+                         "%lld..%lld, d %d, layout %s: nothing to identify", impl->name, rc,
+                         (long long)f->lo, (long long)f->hi, f->d, pc_layout_name(f->layout));
+    return PC_OK;
+}
+
+/* Pair I of row R, sin and cos, in F's order. */
+static void values_at(const pc_sin_found *f, size_t r, int i, double *s, double *c)
+{
+    size_t h = (size_t)f->d / 2, a = f->layout ? (size_t)i : 2 * (size_t)i;
+    size_t b = f->layout ? (size_t)i + h : 2 * (size_t)i + 1;
+    const float *row = f->rows + r * (size_t)f->d;
+    *s = (double)row[f->cos_first ? b : a];
+    *c = (double)row[f->cos_first ? a : b];
+}
+
+/* Pair I of row R as the angle and length of (cos, sin). */
+static void pair_at(const pc_sin_found *f, size_t r, int i, double *phase, double *amp)
+{
+    double s, c;
+    values_at(f, r, i, &s, &c);
+    *phase = atan2(s, c);
+    *amp = hypot(s, c);
+}
+
+static double wrap(double x)
+{
+    return remainder(x, 2.0 * M_PI);
+}
+
+/* pair 0 turns by +1 rad a row read in the right order */
+static void find_order(pc_sin_found *f)
+{
+    double sum = 0, p0, p1, a;
+    f->cos_first = 0;
+    for (size_t r = 0; r + 1 < f->n; r++) {
+        pair_at(f, r, 0, &p0, &a);
+        pair_at(f, r + 1, 0, &p1, &a);
+        sum += wrap(p1 - p0);
+    }
+    f->cos_first = sum < 0;
+}
+
+/* omega~_i from the unwrapped phase of pair I over the rows */
+static double fitted_omega(const pc_sin_found *f, int i)
+{
+    double prev, a, unwrapped = 0, first;
+    pair_at(f, 0, i, &first, &a);
+    prev = first;
+    for (size_t r = 1; r < f->n; r++) {
+        double p;
+        pair_at(f, r, i, &p, &a);
+        unwrapped += wrap(p - prev);
+        prev = p;
+    }
+    return unwrapped / (double)(f->n - 1);
+}
+
+/* ---- the formula ---------------------------------------------------------- */
+
+static double round_base(double b, double *dist)
+{
+    *dist = (double)INFINITY;
+    if (!(b > 1.0) || !isfinite(b)) return (double)NAN;
+    double p = pow(10.0, floor(log10(b)) - 2.0);
+    double r = round(b / p) * p;
+    *dist = fabs(r / b - 1.0);
+    return r;
+}
+
+/* ln r through the origin: sum i ln w~_i / sum i^2 over the pairs i >= 1 */
+static void find_formula(pc_sin_found *f)
+{
+    int h = f->d / 2;
+    double num = 0, den = 0;
+    for (int i = 1; i < h; i++) {
+        double w = fitted_omega(f, i);
+        if (!(w > 0)) continue;
+        num += (double)i * log(w);
+        den += (double)i * (double)i;
+    }
+    f->shift = 0;
+    f->base = f->base_raw = f->base_hint;
+    if (!(den > 0) || !(num < 0)) return; /* d = 2, or no pair turns forward */
+    double lr = num / den, best = (double)INFINITY;
+    for (int s = 0; s <= 1 && h - s >= 1; s++) {
+        double raw = exp(-(double)(h - s) * lr), dist;
+        double b = round_base(raw, &dist);
+        if (dist < best) { best = dist; f->shift = s; f->base_raw = raw; f->base = b; }
+    }
+    if (best > ID_ROUND_TOL) f->base = f->base_raw;
+}
+
+/* ---- the offset and the check --------------------------------------------- */
+
+/* The largest |phase error| of row 0 at first position P over the pairs. */
+static double row0_err(const pc_sin_found *f, const double *w, int64_t p)
+{
+    double worst = 0, ph, a;
+    for (int i = 0; i < f->d / 2; i++) {
+        pair_at(f, 0, i, &ph, &a);
+        double e = fabs(wrap(ph - fmod((double)p * w[i], 2.0 * M_PI)));
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+static void find_offset(pc_sin_found *f, const double *w)
+{
+    double ph, a, best = (double)INFINITY;
+    pair_at(f, 0, 0, &ph, &a);
+    f->first = f->lo;
+    int64_t from = f->lo > ID_OFFSET_MAX ? f->lo - ID_OFFSET_MAX : 0;
+    for (int64_t p = from; p <= f->lo + ID_OFFSET_MAX && p <= PC_POS_MAX - (int64_t)f->n; p++) {
+        if (fabs(wrap(ph - (double)p)) > 1e-3) continue; /* pair 0's angle is p */
+        double e = row0_err(f, w, p);
+        if (e < best) { best = e; f->first = p; }
+    }
+}
+
+/* Every value against sin and cos of its angle (binary64, within 2^-50 of
+ * the certified values: far below the bound) within the accuracy gate's
+ * element bound, the schedule's kappa_i. */
+static void check_rows(pc_sin_found *f, const double *w, const pc_schedule *s)
+{
+    double u_s = pc_model_u_storage(f->dtype);
+    f->worst = 0;
+    for (int i = 0; i < f->d / 2; i++) {
+        double kappa = i == 0 ? 0.0 : pc_schedule_model_c(s, f->d, i);
+        for (size_t r = 0; r < f->n; r++) {
+            int64_t p = f->first + (int64_t)r;
+            double sv, cv, theta = (double)p * w[i];
+            values_at(f, r, i, &sv, &cv);
+            double e = fmax(fabs(sv - sin(theta)), fabs(cv - cos(theta)));
+            double b = pc_model_element(pc_model_radial(0, 1.0),
+                                        pc_model_phase(kappa, w[i], p), u_s, 1.0, 1.0);
+            if (e / b > f->worst) { f->worst = e / b; f->worst_pair = i; f->worst_pos = p; }
+        }
+    }
+    f->found = f->worst <= 1.0;
+}
+
+static pc_status identify_rows(pc_sin_found *f, pc_err *err)
+{
+    find_order(f);
+    find_formula(f);
+    pc_sin_sched sc = { f->shift };
+    pc_schedule s = pc_sin_schedule(&sc, f->base);
+    pc_freqs *fr = pc_freqs_new(f->d, s);
+    double *w = malloc((size_t)f->d / 2 * sizeof *w);
+    if (!fr || !w) {
+        pc_freqs_free(fr);
+        free(w);
+        return pc_seterr(err, PC_EINPUT, "no certified frequencies for d %d, base %.9g",
+                         f->d, f->base);
+    }
+    for (int i = 0; i < f->d / 2; i++) w[i] = pc_freqs_omega(fr, i);
+    find_offset(f, w);
+    check_rows(f, w, &s);
+    pc_sin_presets_of(f->shift, f->layout, pc_sin_found_cos_first(f), f->presets,
+                      sizeof f->presets);
+    pc_freqs_free(fr);
+    free(w);
+    return PC_OK;
+}
+
+/* IMPL's rows over LO..HI (a table: its own) under SPEC. */
+pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                          pc_sin_found *f, pc_err *err)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    memset(f, 0, sizeof *f);
+    f->impl = impl;
+    f->d = t ? t->d : spec->d;
+    f->layout = t ? t->layout : spec->layout >= 0 ? spec->layout : 0;
+    f->lo = t ? t->pos_lo : lo;
+    f->hi = t ? t->pos_hi : hi;
+    f->swapped = t ? t->pair_swapped : 0;
+    f->dtype = t ? t->dtype : PC_DT_F32;
+    f->base_hint = spec->base;
+    if (f->hi - f->lo + 1 < 4)
+        return pc_seterr(err, PC_EINPUT, "%s: %lld rows: identify needs 4 consecutive positions "
+                         "or more", impl->name, (long long)(f->hi - f->lo + 1));
+    f->n = (size_t)(f->hi - f->lo + 1) > ID_ROWS_MAX ? ID_ROWS_MAX : (size_t)(f->hi - f->lo + 1);
+    pc_status st = read_rows(impl, f, err);
+    if (st == PC_OK) st = identify_rows(f, err);
+    return st;
+}
+
+void pc_sin_found_free(pc_sin_found *f)
+{
+    free(f->rows);
+    f->rows = NULL;
+}

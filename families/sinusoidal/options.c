@@ -1,0 +1,160 @@
+/* options.c: the sinusoidal family's encoding spec (sin_spec.h): --preset,
+ * --freq-shift, --order, and the schedule they give the accuracy engine.
+ * Formulas and the functions each preset follows: docs/sinusoidal.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sin_spec.h"
+#include "families/family.h"
+#include "families/spec_sched.h"
+#include "harness/base/dtype.h"
+#include "harness/engine/accuracy.h"
+
+/* The libraries' formulas (docs/sinusoidal.md has each one's code). */
+const pc_sin_preset pc_sin_presets[] = {
+    { "vaswani", "Vaswani et al. 2017, section 3.5 (the PyTorch tutorial's PositionalEncoding)",
+      0, 0, 0, 0 },
+    { "t2t", "tensor2tensor 1.15 layers/common_attention.py get_timing_signal_1d", 1, 1, 0, 0 },
+    { "fairseq", "fairseq 0.12 SinusoidalPositionalEmbedding.get_embedding (its forward reads "
+      "rows from padding_idx + 1: --pos-start 2 for padding_idx 1)", 1, 1, 0, 2 },
+    { "whisper", "openai-whisper 20231117 whisper/model.py sinusoids", 1, 1, 0, 0 },
+    { "marian", "transformers 4.x MarianSinusoidalPositionalEmbedding._init_weight", 0, 1, 0, 0 },
+    { "adm", "guided-diffusion nn.py timestep_embedding (and diffusers with "
+      "flip_sin_to_cos=True, downscale_freq_shift=0, Stable Diffusion's UNet)", 0, 1, 1, 0 },
+    { "diffusers", "diffusers 0.2x models/embeddings.py get_timestep_embedding, its defaults "
+      "(flip_sin_to_cos=False, downscale_freq_shift=1)", 1, 1, 0, 0 },
+};
+const int pc_sin_n_presets = (int)(sizeof pc_sin_presets / sizeof pc_sin_presets[0]);
+
+const pc_sin_preset *pc_sin_preset_find(const char *name)
+{
+    for (int k = 0; k < pc_sin_n_presets; k++)
+        if (strcmp(pc_sin_presets[k].name, name) == 0) return &pc_sin_presets[k];
+    return NULL;
+}
+
+void pc_sin_presets_of(int shift, int layout, int cos_first, char *buf, size_t len)
+{
+    size_t u = 0;
+    int n = 0, last = -1;
+    buf[0] = '\0';
+    for (int k = 0; k < pc_sin_n_presets; k++) {
+        const pc_sin_preset *p = &pc_sin_presets[k];
+        if (p->shift != shift || p->layout != layout || p->cos_first != cos_first) continue;
+        if (last >= 0 && u < len)
+            u += (size_t)snprintf(buf + u, len - u, "%s%s", n ? ", " : "", pc_sin_presets[last].name);
+        if (last >= 0) n++;
+        last = k;
+    }
+    if (last >= 0 && u < len)
+        snprintf(buf + u, len - u, "%s%s", n ? " and " : "", pc_sin_presets[last].name);
+}
+
+/* ---- the options -------------------------------------------------------- */
+
+static pc_status check_preset(const char *v, pc_err *err)
+{
+    if (pc_sin_preset_find(v)) return PC_OK;
+    char names[200];
+    size_t u = 0;
+    for (int k = 0; k < pc_sin_n_presets && u < sizeof names; k++)
+        u += (size_t)snprintf(names + u, sizeof names - u, "%s%s", k ? ", " : "",
+                              pc_sin_presets[k].name);
+    return pc_seterr(err, PC_EINPUT, "--preset: expected one of %s, got '%s'", names, v);
+}
+
+static pc_status check_shift(const char *v, pc_err *err)
+{
+    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--freq-shift: expected 0 (omega_i = base^(-2i/d)) or 1 "
+                     "(base^(-i/(d/2-1)), tensor2tensor, fairseq, Whisper), got '%s'", v);
+}
+
+static pc_status check_order(const char *v, pc_err *err)
+{
+    if (strcmp(v, "sin-cos") == 0 || strcmp(v, "cos-sin") == 0) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--order: expected sin-cos or cos-sin (ADM, diffusers' "
+                     "flip_sin_to_cos), got '%s'", v);
+}
+
+static const pc_option options[] = {
+    { "preset", "NAME", "sinusoidal: a library's formula: vaswani, t2t, fairseq, whisper, "
+      "marian, adm, diffusers (its frequency shift, layout and order; docs/sinusoidal.md); "
+      "--freq-shift, --order, --layout, --base override it", check_preset, 0 },
+    { "freq-shift", "S", "sinusoidal: omega_i = base^(-i/(d/2 - S)): 0 the paper's (default), "
+      "1 tensor2tensor's, fairseq's, Whisper's (diffusers' downscale_freq_shift)", check_shift,
+      0 },
+    { "order", "O", "sinusoidal: sin-cos (default) or cos-sin: which of a pair comes first in "
+      "a table, [cos | sin] in the half layout (ADM; diffusers' flip_sin_to_cos)", check_order,
+      0 },
+};
+
+/* ---- the spec ----------------------------------------------------------- */
+
+const pc_sin_spec *pc_sin_spec_of(const pc_spec *spec)
+{
+    return spec && spec->family->spec == &pc_sin_spec_kind ? spec->own : NULL;
+}
+
+static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
+{
+    const char *preset = pc_given_value(g, "preset"), *shift = pc_given_value(g, "freq-shift");
+    const char *order = pc_given_value(g, "order");
+    spec->own = NULL;
+    if (!preset && !shift && !order) return PC_OK;
+    pc_sin_spec *s = calloc(1, sizeof *s);
+    if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    s->preset = preset ? pc_sin_preset_find(preset) : NULL;
+    if (s->preset) {
+        s->sched.shift = s->preset->shift;
+        s->cos_first = s->preset->cos_first;
+        if (spec->layout < 0) spec->layout = s->preset->layout;
+        if (!spec->base_set)
+            snprintf(spec->base_from, sizeof spec->base_from, "--preset %s", s->preset->name);
+    }
+    if (shift) { s->sched.shift = shift[0] == '1'; s->shift_set = 1; }
+    if (order) { s->cos_first = strcmp(order, "cos-sin") == 0; s->order_set = 1; }
+    spec->pair_swap = s->cos_first;
+    spec->own = s;
+    return PC_OK;
+}
+
+static int scheduled(const pc_spec *spec)
+{
+    return spec->own != NULL;
+}
+
+/* The schedule of SPEC: base^(-i/(d/2 - S)) with the spec's base. */
+static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *hold, pc_err *err)
+{
+    (void)err;
+    const pc_sin_spec *s = spec->own;
+    if (!s) return PC_OK;
+    hold->s = pc_sin_schedule(&s->sched, cfg->base);
+    hold->own = NULL;
+    hold->set = 1;
+    snprintf(hold->note, sizeof hold->note, "omega_i = %.17g^(-i/(d/2%s))%s%s%s", cfg->base,
+             s->sched.shift ? " - 1" : "", s->cos_first ? ", a table's pairs read cos first" : "",
+             s->preset ? ": " : "", s->preset ? s->preset->follows : "");
+    cfg->sched = &hold->s;
+    cfg->sched_note = hold->note;
+    return PC_OK;
+}
+
+static void args(const pc_spec *spec, char *buf, size_t len)
+{
+    const pc_sin_spec *s = spec->own;
+    size_t u = strlen(buf);
+    if (!s || u >= len) return;
+    if (s->preset) u += (size_t)snprintf(buf + u, len - u, " --preset %s", s->preset->name);
+    if (s->shift_set && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --freq-shift %d", s->sched.shift);
+    if (s->order_set && u < len)
+        snprintf(buf + u, len - u, " --order %s", s->cos_first ? "cos-sin" : "sin-cos");
+}
+
+const pc_spec_kind pc_sin_spec_kind = {
+    .options = options, .n_options = sizeof options / sizeof options[0],
+    .resolve = resolve, .release = pc_spec_free_own,
+    .schedule = schedule, .scheduled = scheduled, .args = args
+};

@@ -1,0 +1,45 @@
+/* sin_ident.h: which sinusoidal formula a source's rows follow
+ * (identify.c), and what the family says of it (diagnosis.c: identify's
+ * output, check's arguments, the likely cause of a failed gate). */
+#ifndef PECHECK_SIN_IDENT_H
+#define PECHECK_SIN_IDENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sin_spec.h"
+#include "harness/sandbox/impl.h"
+
+typedef struct pc_sin_found {
+    const pc_impl *impl;
+    int d, layout, dtype;
+    int64_t lo, hi;          /* the positions the rows were read as */
+    size_t n;                /* rows read (the first ones) */
+    float *rows;
+    double base_hint;        /* the run's base (d = 2 has no other) */
+    int swapped;             /* the rows were read swapped (--order cos-sin) */
+    int cos_first;           /* as read: each pair's cos comes first */
+    int shift;               /* omega_i = base^(-i/(d/2 - shift)) */
+    double base, base_raw;   /* the base (rounded when round), as fitted */
+    int64_t first;           /* the position of the first row */
+    double worst;            /* largest |err| / the accuracy gate's bound */
+    int worst_pair;
+    int64_t worst_pos;
+    int found;               /* every value explained */
+    char presets[120];       /* the presets of the formula, "t2t, fairseq and whisper" */
+} pc_sin_found;
+
+/* Identify IMPL's rows over LO..HI (a table: its own rows) under SPEC
+ * (width, layout, base of a source that is not a table).  PC_EINPUT when
+ * there are too few rows or the hook declines. */
+pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
+                          pc_sin_found *f, pc_err *err);
+void pc_sin_found_free(pc_sin_found *f);
+/* The table's own order: cos first (the rows' order undone of a swap). */
+static inline int pc_sin_found_cos_first(const pc_sin_found *f)
+{
+    return f->cos_first != f->swapped;
+}
+
+extern const struct pc_diagnosis pc_sin_diagnosis;
+
+#endif

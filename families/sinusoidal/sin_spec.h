@@ -1,0 +1,53 @@
+/* sin_spec.h: the sinusoidal family's encoding spec (families/spec.h) as
+ * the libraries write the encoding (docs/sinusoidal.md): the frequency
+ * denominator d/2 - S, the order of sin and cos, and the presets that name
+ * them (--preset t2t, fairseq, whisper, marian, adm, diffusers, vaswani). */
+#ifndef PECHECK_SIN_SPEC_H
+#define PECHECK_SIN_SPEC_H
+
+#include "families/spec.h"
+#include "reference/schedule.h"
+
+/* The parameters of the timescale schedule (schedule_timescale.c). */
+typedef struct pc_sin_sched {
+    int shift;              /* S: omega_i = base^(-i / (d/2 - S)), 0 or 1 */
+} pc_sin_sched;
+
+/* A preset: one library's formula. */
+typedef struct pc_sin_preset {
+    const char *name;       /* --preset NAME */
+    const char *follows;    /* the function and version it follows */
+    int shift;              /* S */
+    int layout;             /* 0 interleaved, 1 half */
+    int cos_first;          /* [cos | sin] (or (cos, sin) pairs) */
+    int pos_start;          /* the position of a table's first row as the library reads it */
+} pc_sin_preset;
+
+extern const pc_sin_preset pc_sin_presets[];
+extern const int pc_sin_n_presets;
+/* The preset NAME, or NULL. */
+const pc_sin_preset *pc_sin_preset_find(const char *name);
+/* The presets whose formula is (SHIFT, LAYOUT, COS_FIRST), as "a, b and
+ * c" into BUF ("" when none). */
+void pc_sin_presets_of(int shift, int layout, int cos_first, char *buf, size_t len);
+
+typedef struct pc_sin_spec {
+    const pc_sin_preset *preset;  /* --preset (NULL: none) */
+    pc_sin_sched sched;
+    int shift_set;                /* --freq-shift given */
+    int cos_first, order_set;     /* --order cos-sin given (or the preset's) */
+} pc_sin_spec;
+
+extern const pc_spec_kind pc_sin_spec_kind;
+/* SPEC's sinusoidal part (NULL: the paper's formula, no option given). */
+const pc_sin_spec *pc_sin_spec_of(const pc_spec *spec);
+
+/* The schedule omega_i = BASE^(-i / (d/2 - P->shift)); P alive as long as
+ * the schedule. */
+pc_schedule pc_sin_schedule(const pc_sin_sched *p, double base);
+/* The shift S of schedule S (0 for the geometric one, NULL). */
+int pc_sin_schedule_shift(const pc_schedule *s);
+/* X_i = i ln(base) / (d/2 - S), the exponent's magnitude. */
+double pc_sin_exponent(const pc_sin_sched *p, double base, int d, int i);
+
+#endif

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""sinusoidal_zoo.t: sinusoidal tables as the libraries compute them
+(tests/lib/sin_tables.py: tensor2tensor's get_timing_signal_1d, fairseq's
+SinusoidalPositionalEmbedding with its padding offset, Whisper's sinusoids,
+Marian's _init_weight, diffusers' get_timestep_embedding with its flags,
+ADM's timestep_embedding, the paper's interleaved table; PyTorch float32,
+NumPy float64 for Marian).
+
+- Each library's table: `pecheck identify` finds its formula (the
+  denominator, the base, the layout and order, the first row's position),
+  and `pecheck check` with identify's check_args passes; so does check
+  with the library's --preset.  The worst err/bound per table is printed
+  as a TAP comment.
+- The wrong variants fail with a likely cause that names the difference:
+  the d/2 - 1 denominator checked as d/2 and the reverse, base 10100
+  checked as 10000 (tensor2tensor's and the paper's table, the latter
+  without options), fairseq's rows checked from position 0 or with
+  padding_idx 2, the paper's rows from position 1 checked from 0,
+  [cos | sin] checked as [sin | cos] and the reverse.
+- Bad options: exit 2 naming the option.
+Without torch: a visible skip."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "lib"))
+try:
+    import numpy as np
+    import torch
+except Exception as e:  # the reason, one line
+    print("1..0 # SKIP PyTorch not available: %s" % str(e).splitlines()[0])
+    sys.exit(0)
+import sin_tables as S  # noqa: E402
+from pctest import ok, run, done  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="pecheck-sinzoo.")
+N, D = 256, 128
+
+
+def path(name):
+    return os.path.join(tmp, name + ".npy")
+
+
+def save(name, t):
+    np.save(path(name), t.numpy() if hasattr(t, "numpy") else t)
+
+
+def write_tables():
+    steps = torch.arange(N)
+    save("t2t", S.t2t_timing_signal(N, D))
+    save("t2t_d64", S.t2t_timing_signal(1024, 64))
+    save("fairseq", S.fairseq_sinusoidal(N, D))
+    save("whisper", S.whisper_sinusoids(N, D))
+    save("marian", S.marian_sinusoidal(N, D))
+    save("adm", S.adm_timestep(steps, D))
+    save("diffusers", S.diffusers_timestep(steps, D))
+    save("diffusers_flip", S.diffusers_timestep(steps, D, flip_sin_to_cos=True))
+    save("diffusers_flip_shift0", S.diffusers_timestep(steps, D, flip_sin_to_cos=True,
+                                                       downscale_freq_shift=0))
+    save("vaswani", S.vaswani_interleaved(N, D))
+    v = S.vaswani_interleaved(N, D)
+    save("vaswani_cos_sin", torch.stack([v[:, 1::2], v[:, 0::2]], dim=2).reshape(N, D))
+    # wrong variants
+    save("t2t_base10100", S.t2t_timing_signal(N, D, max_timescale=1.01e4))
+    save("fairseq_pad2", S.fairseq_sinusoidal(N, D, padding_idx=2))
+    save("vaswani_base10100", S.vaswani_interleaved(N, D, base=10100.0))
+    save("vaswani_from1", S.vaswani_interleaved(N + 1, D)[1:])
+
+
+def identify(name, *extra):
+    rc, out, err, _ = run(["identify", "--family", "sinusoidal", "--table", path(name),
+                           "--format", "json"] + list(extra))
+    try:
+        return rc, json.loads(out)["results"][0], err
+    except Exception:  # noqa: BLE001 - shown on failure
+        return rc, None, out + err
+
+
+def check_json(args):
+    rc, out, err, _ = run(["check"] + args + ["--format", "json"])
+    try:
+        return rc, json.loads(out), err
+    except Exception:  # noqa: BLE001
+        return rc, None, out + err
+
+
+def accuracy(res):
+    for v in res["results"] if res else []:
+        if v["check"] == "accuracy":
+            return v
+    return None
+
+
+def ratio(v):
+    return v["measured"] / v["bound"] if v and v.get("bound") else float("nan")
+
+
+def identified_passes(name, expect, preset_args):
+    rc, r, why = identify(name)
+    good = rc == 0 and r is not None and r["found"] and all(r.get(k) == x for k, x in expect.items())
+    ok(good, "%s: identify finds %s" % (name, expect), why if r is None else json.dumps(r))
+    if r is None:
+        return
+    for args in (r["check_args"], ["--family", "sinusoidal", "--table", path(name)] + preset_args):
+        rc, res, why = check_json(args)
+        v = accuracy(res)
+        ok(rc == 0 and v is not None and v["status"] == "pass",
+           "%s: check %s passes" % (name, " ".join(args[4:])),
+           why if res is None else json.dumps(res)[:3000])
+    if v:
+        print("# %s: worst err/bound %.3g" % (name, ratio(v)))
+
+
+def fails_naming(name, args, words):
+    rc, res, why = check_json(["--family", "sinusoidal", "--table", path(name)] + args)
+    v = accuracy(res)
+    text = (v or {}).get("summary", "")
+    ok(rc == 1 and v is not None and v["status"] == "fail" and all(w in text for w in words),
+       "%s %s fails naming %s" % (name, " ".join(args), ", ".join(words)),
+       why if res is None else text)
+
+
+try:
+    write_tables()
+    d21 = {"found": True, "freq_shift": 1, "base": 10000, "layout": "half", "order": "sin-cos"}
+    d2 = dict(d21, freq_shift=0)
+    identified_passes("t2t", dict(d21, first_position=0), ["--preset", "t2t"])
+    identified_passes("t2t_d64", dict(d21, d=64), ["--preset", "t2t"])
+    identified_passes("fairseq", dict(d21, first_position=2),
+                      ["--preset", "fairseq", "--pos-start", "2"])
+    identified_passes("whisper", d21, ["--preset", "whisper"])
+    identified_passes("marian", d2, ["--preset", "marian"])
+    identified_passes("adm", dict(d2, order="cos-sin"), ["--preset", "adm"])
+    identified_passes("diffusers", d21, ["--preset", "diffusers"])
+    identified_passes("diffusers_flip", dict(d21, order="cos-sin"),
+                      ["--preset", "diffusers", "--order", "cos-sin"])
+    identified_passes("diffusers_flip_shift0", dict(d2, order="cos-sin"), ["--preset", "adm"])
+    identified_passes("vaswani", dict(d2, layout="interleaved"), ["--preset", "vaswani"])
+    identified_passes("vaswani_cos_sin", dict(d2, layout="interleaved", order="cos-sin"),
+                      ["--order", "cos-sin", "--layout", "interleaved"])
+    rc, r, why = identify("fairseq")
+    ok(r is not None and r["check_args"][4:] == ["--preset", "fairseq", "--pos-start", "2"],
+       "fairseq's rows from padding_idx + 1: identify says --preset fairseq --pos-start 2",
+       json.dumps(r))
+
+    # ---- the wrong variants --------------------------------------------------------
+    fails_naming("t2t", ["--layout", "half"], ["d/2 - 1 denominator, not d/2", "--preset t2t"])
+    fails_naming("whisper", ["--preset", "marian"], ["d/2 - 1 denominator, not d/2"])
+    fails_naming("marian", ["--preset", "t2t"], ["d/2 denominator, not d/2 - 1",
+                                                 "--preset marian"])
+    fails_naming("t2t_base10100", ["--preset", "t2t"], ["base 10100, not 10000", "--base 10100"])
+    fails_naming("fairseq", ["--preset", "fairseq"], ["first row is position 2, not 0",
+                                                      "--pos-start 2"])
+    fails_naming("fairseq_pad2", ["--preset", "fairseq", "--pos-start", "2"],
+                 ["first row is position 3, not 2", "--pos-start 3"])
+    fails_naming("adm", ["--preset", "marian"], ["cos first ([cos | sin])", "--preset adm"])
+    fails_naming("marian", ["--preset", "adm"], ["sin first ([sin | cos])", "--preset marian"])
+    fails_naming("vaswani_base10100", [], ["base 10100, not 10000", "--base 10100"])
+    fails_naming("vaswani_from1", [], ["first row is position 1, not 0", "--pos-start 1"])
+    fails_naming("vaswani_cos_sin", ["--layout", "interleaved"],
+                 ["cos first ((cos, sin) pairs)", "--order cos-sin"])
+
+    # ---- bad options ------------------------------------------------------------------
+    for args, word in ((["--preset", "bert"], "--preset"), (["--freq-shift", "2"], "--freq-shift"),
+                       (["--order", "sin"], "--order")):
+        rc, out, err, _ = run(["check", "--family", "sinusoidal", "--table", path("t2t")] + args)
+        ok(rc == 2 and word in err and out == "", "%s: exit 2 naming %s" % (" ".join(args), word),
+           out + err)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(done())
