@@ -71,6 +71,10 @@ typedef struct pc_spec {
     int layout;             /* --layout: 0 interleaved, 1 half, -1 the implementation's */
     int pair_swap;          /* a table stores each pair's second member first ([cos | sin],
                              * (cos, sin)): its reader swaps them (a family's option) */
+    /* non-NULL: a table's rows are not those of consecutive positions (why,
+     * for people: a family's option); the properties, which compare rows of
+     * positions, skip with it */
+    const char *rows_note;
     void *own;              /* the family's own part (its spec kind's; NULL: none) */
 } pc_spec;
 

@@ -59,6 +59,12 @@ static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
     int given = r->params->layout >= 0;
     int is_rope = pc_eng_rotates_input(r);
     if (!pc_eng_formula_family(r)) { r->layout = given ? r->params->layout : 0; return PC_OK; }
+    if (r->params->spec && r->params->spec->rows_note) { /* rows that are not of positions */
+        r->layout = given ? r->params->layout : 0;
+        snprintf(oc->msg, sizeof oc->msg, "%.200s: the properties compare rows of consecutive "
+                 "positions", r->params->spec->rows_note);
+        return PC_SKIP;
+    }
     int d = r->params->d;
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     if (!x || !out) { free(x); free(out); return PC_ENOMEM; }

@@ -36,7 +36,7 @@ except Exception as e:  # the reason, one line
     print("1..0 # SKIP PyTorch not available: %s" % str(e).splitlines()[0])
     sys.exit(0)
 import relative_tables  # noqa: E402
-from pctest import ok, run, done  # noqa: E402
+from pctest import ok, run, done, check_json  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="pecheck-reltables.")
 
@@ -51,14 +51,6 @@ def identify(family, name, *extra):
     try:
         return rc, json.loads(out)["results"][0], err
     except Exception:  # noqa: BLE001 - shown on failure
-        return rc, None, out + err
-
-
-def check_json(args):
-    rc, out, err, _ = run(["check"] + args + ["--format", "json"])
-    try:
-        return rc, json.loads(out), err
-    except Exception:  # noqa: BLE001
         return rc, None, out + err
 
 

@@ -17,6 +17,14 @@ NumPy float64 for Marian).
   without options), fairseq's rows checked from position 0 or with
   padding_idx 2, the paper's rows from position 1 checked from 0,
   [cos | sin] checked as [sin | cos] and the reverse.
+- Timestep embeddings (--timesteps T.npy, fractional float32 and int64
+  timesteps): diffusers' get_timestep_embedding with each flag
+  (flip_sin_to_cos, downscale_freq_shift 0, scale 2.5, max_period 5000)
+  and ADM's timestep_embedding pass with their options; checked without
+  the flag each fails with a likely cause naming it; `identify
+  --timesteps` finds each one's shift, order, base and scale, and check
+  with its check_args passes; a count of timesteps other than the rows is
+  exit 2; a built-in's gate skips.
 - Bad options: exit 2 naming the option.
 Without torch: a visible skip."""
 import json
@@ -34,7 +42,7 @@ except Exception as e:  # the reason, one line
     print("1..0 # SKIP PyTorch not available: %s" % str(e).splitlines()[0])
     sys.exit(0)
 import sin_tables as S  # noqa: E402
-from pctest import ok, run, done  # noqa: E402
+from pctest import ok, run, done, check_json  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="pecheck-sinzoo.")
 N, D = 256, 128
@@ -67,6 +75,19 @@ def write_tables():
     save("t2t_base10100", S.t2t_timing_signal(N, D, max_timescale=1.01e4))
     save("fairseq_pad2", S.fairseq_sinusoidal(N, D, padding_idx=2))
     save("vaswani_base10100", S.vaswani_interleaved(N, D, base=10100.0))
+    # timestep embeddings: fractional float32 timesteps, and int64 ones
+    t = torch.rand(200, generator=torch.Generator().manual_seed(7)) * 1000.0
+    save("ts", t)
+    ti = torch.arange(0, 1000, 5)
+    save("ts_int", ti)
+    save("ts_short", t[:100])
+    for name, kw in (("diffusers", {}), ("diffusers_flip", {"flip_sin_to_cos": True}),
+                     ("diffusers_shift0", {"downscale_freq_shift": 0}),
+                     ("diffusers_scale", {"scale": 2.5}),
+                     ("diffusers_period5000", {"max_period": 5000})):
+        save("ts_" + name, S.diffusers_timestep(t, D, **kw))
+    save("ts_adm", S.adm_timestep(t, D))
+    save("ts_int_diffusers", S.diffusers_timestep(ti, D))
     save("vaswani_from1", S.vaswani_interleaved(N + 1, D)[1:])
 
 
@@ -76,14 +97,6 @@ def identify(name, *extra):
     try:
         return rc, json.loads(out)["results"][0], err
     except Exception:  # noqa: BLE001 - shown on failure
-        return rc, None, out + err
-
-
-def check_json(args):
-    rc, out, err, _ = run(["check"] + args + ["--format", "json"])
-    try:
-        return rc, json.loads(out), err
-    except Exception:  # noqa: BLE001
         return rc, None, out + err
 
 
@@ -163,9 +176,82 @@ try:
     fails_naming("vaswani_cos_sin", ["--layout", "interleaved"],
                  ["cos first ((cos, sin) pairs)", "--order cos-sin"])
 
+    # ---- timestep embeddings ------------------------------------------------------------
+    def ts_check(name, steps, args):
+        return check_json(["--family", "sinusoidal", "--table", path(name), "--timesteps",
+                           path(steps)] + args)
+
+    for name, steps, args in (("ts_diffusers", "ts", ["--preset", "diffusers"]),
+                              ("ts_diffusers_flip", "ts", ["--preset", "diffusers", "--order",
+                                                           "cos-sin"]),
+                              ("ts_diffusers_shift0", "ts", ["--preset", "diffusers",
+                                                             "--freq-shift", "0"]),
+                              ("ts_diffusers_scale", "ts", ["--preset", "diffusers",
+                                                            "--angle-scale", "2.5"]),
+                              ("ts_diffusers_period5000", "ts", ["--preset", "diffusers",
+                                                                 "--base", "5000"]),
+                              ("ts_adm", "ts", ["--preset", "adm"]),
+                              ("ts_int_diffusers", "ts_int", ["--preset", "diffusers"])):
+        rc, res, why = ts_check(name, steps, args)
+        v = accuracy(res)
+        ok(rc == 0 and v is not None and v["status"] == "pass"
+           and all(x["status"] != "fail" for x in res["results"]),
+           "%s: check --timesteps %s %s passes" % (name, steps, " ".join(args)),
+           why if res is None else json.dumps(res)[:3000])
+        if v:
+            print("# %s: worst err/bound %.3g" % (name, ratio(v)))
+    # identify with --timesteps: the formula, order and scale; its check_args pass
+    for name, steps, expect in (
+            ("ts_diffusers", "ts", {"freq_shift": 1, "order": "sin-cos", "angle_scale": 1}),
+            ("ts_diffusers_flip", "ts", {"freq_shift": 1, "order": "cos-sin"}),
+            ("ts_diffusers_shift0", "ts", {"freq_shift": 0, "order": "sin-cos"}),
+            ("ts_diffusers_scale", "ts", {"angle_scale": 2.5}),
+            ("ts_diffusers_period5000", "ts", {"base": 5000}),
+            ("ts_adm", "ts", {"freq_shift": 0, "order": "cos-sin"}),
+            ("ts_int_diffusers", "ts_int", {"freq_shift": 1, "order": "sin-cos"})):
+        rc, r, why = identify(name, "--timesteps", path(steps))
+        good = rc == 0 and r is not None and r["found"] and all(r.get(k) == x
+                                                                for k, x in expect.items())
+        ok(good, "%s: identify --timesteps finds %s" % (name, expect),
+           why if r is None else json.dumps(r))
+        if r is not None:
+            rc, res, why = check_json(r["check_args"])
+            v = accuracy(res)
+            ok(rc == 0 and v is not None and v["status"] == "pass",
+               "%s: check %s passes" % (name, " ".join(r["check_args"][4:])),
+               why if res is None else json.dumps(res)[:3000])
+    for name, args, words in (
+            ("ts_diffusers_flip", ["--preset", "diffusers"],
+             ["flip_sin_to_cos", "--order cos-sin"]),
+            ("ts_diffusers_shift0", ["--preset", "diffusers"],
+             ["downscale_freq_shift 0, not 1", "--freq-shift 0"]),
+            ("ts_diffusers", ["--preset", "diffusers", "--freq-shift", "0"],
+             ["downscale_freq_shift 1, not 0", "--freq-shift 1"]),
+            ("ts_diffusers_period5000", ["--preset", "diffusers"],
+             ["max period 5000, not 10000", "--base 5000"]),
+            ("ts_diffusers_scale", ["--preset", "diffusers"],
+             ["angle scale 2.5, not 1", "--angle-scale 2.5"]),
+            ("ts_adm", ["--preset", "diffusers"], ["downscale_freq_shift 0, not 1",
+                                                   "flip_sin_to_cos"])):
+        rc, res, why = ts_check(name, "ts", args)
+        v = accuracy(res)
+        text = (v or {}).get("summary", "")
+        ok(rc == 1 and v is not None and v["status"] == "fail" and all(w in text for w in words),
+           "%s %s fails naming %s" % (name, " ".join(args), ", ".join(words)),
+           why if res is None else text)
+    rc, out, err, _ = run(["check", "--family", "sinusoidal", "--table", path("ts_diffusers"),
+                           "--timesteps", path("ts_short")])
+    ok(rc == 2 and "--timesteps" in err and "100 timesteps" in err and out == "",
+       "timesteps of another count than the rows: exit 2", out + err)
+    rc, out, err, _ = run(["check", "--family", "sinusoidal", "--impl", "torch-exp",
+                           "--timesteps", path("ts"), "--max-pos", "64"])
+    ok(rc == 2 and "--timesteps name the rows of a table" in err,
+       "--timesteps with a built-in: nothing checked, naming tables", out + err)
+
     # ---- bad options ------------------------------------------------------------------
     for args, word in ((["--preset", "bert"], "--preset"), (["--freq-shift", "2"], "--freq-shift"),
-                       (["--order", "sin"], "--order")):
+                       (["--order", "sin"], "--order"), (["--angle-scale", "-1"], "--angle-scale"),
+                       (["--timesteps", path("t2t")], "--timesteps")):
         rc, out, err, _ = run(["check", "--family", "sinusoidal", "--table", path("t2t")] + args)
         ok(rc == 2 and word in err and out == "", "%s: exit 2 naming %s" % (" ".join(args), word),
            out + err)

@@ -27,6 +27,7 @@ static const pc_sin_preset *preset_of(const pc_sin_found *f)
             || p->cos_first != pc_sin_found_cos_first(f))
             continue;
         if (p->pos_start == f->first && p->pos_start) return p;
+        if (f->timesteps && p->timesteps) return p; /* a timestep library's name */
         if (!first) first = p;
     }
     return first;
@@ -50,6 +51,11 @@ static void check_args(const void *found, pc_args *out)
     if (f->base != ID_PAPER_BASE) {
         pc_args_add(out, "--base");
         pc_args_add(out, "%.17g", f->base);
+    }
+    if (f->timesteps) {
+        pc_args_add(out, "--timesteps");
+        pc_args_add(out, "%s", f->timesteps);
+        if (f->scale != 1.0) { pc_args_add(out, "--angle-scale"); pc_args_add(out, "%.9g", f->scale); }
     }
     if (f->first != 0) {
         pc_args_add(out, "--pos-start");
@@ -81,11 +87,18 @@ static void print_text(FILE *out, const void *found)
             "every value)");
     fprintf(out, "  base: %.9g (fitted %.9g)\n", f->base, f->base_raw);
     fprintf(out, "  layout: %s, %s\n", pc_layout_name(f->layout), order_text(f));
-    fprintf(out, "  rows: positions %lld..%lld (row 0 is position %lld)\n", (long long)f->first,
-            (long long)f->first + (long long)(f->hi - f->lo), (long long)f->first);
-    fprintf(out, "  values: worst |err|/bound %.3g "
-            "(pair %d, position %lld; %zu rows read)\n", f->worst, f->worst_pair,
-            (long long)f->worst_pos, f->n);
+    if (f->timesteps)
+        fprintf(out, "  rows: the timesteps of %s, angle scale %.9g\n", f->timesteps, f->scale);
+    else
+        fprintf(out, "  rows: positions %lld..%lld (row 0 is position %lld)\n",
+                (long long)f->first, (long long)f->first + (long long)(f->hi - f->lo),
+                (long long)f->first);
+    if (f->timesteps)
+        fprintf(out, "  values: worst |err|/bound %.3g (row %lld, column %d)\n", f->worst,
+                (long long)f->worst_pos, f->worst_pair);
+    else
+        fprintf(out, "  values: worst |err|/bound %.3g (pair %d, position %lld; %zu rows read)\n",
+                f->worst, f->worst_pair, (long long)f->worst_pos, f->n);
 }
 
 static void write_json(pc_json *j, const void *found)
@@ -107,6 +120,8 @@ static void write_json(pc_json *j, const void *found)
     pc_json_int(j, "first_position", (long long)f->first);
     pc_json_str(j, "presets", f->presets);
     pc_json_num(j, "worst_ratio", f->worst);
+    pc_json_str(j, "timesteps", f->timesteps);
+    pc_json_num(j, "angle_scale", f->timesteps ? f->scale : 1.0);
 }
 
 static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -115,6 +130,8 @@ static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64
     pc_sin_found *f = calloc(1, sizeof *f);
     *found = f;
     if (!f) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    const pc_sin_spec *s = pc_sin_spec_of(spec);
+    if (s && s->t) return pc_sin_timestep_identify(impl, spec, f, err);
     return pc_sin_identify(impl, spec, lo, hi, f, err);
 }
 

@@ -1,6 +1,7 @@
 /* options.c: the sinusoidal family's encoding spec (sin_spec.h): --preset,
  * --freq-shift, --order, and the schedule they give the accuracy engine.
  * Formulas and the functions each preset follows: docs/sinusoidal.md. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,21 +9,24 @@
 #include "families/family.h"
 #include "families/spec_sched.h"
 #include "harness/base/dtype.h"
+#include "harness/base/parse.h"
+#include "harness/io/npy.h"
 #include "harness/engine/accuracy.h"
 
 /* The libraries' formulas (docs/sinusoidal.md has each one's code). */
 const pc_sin_preset pc_sin_presets[] = {
     { "vaswani", "Vaswani et al. 2017, section 3.5 (the PyTorch tutorial's PositionalEncoding)",
-      0, 0, 0, 0 },
-    { "t2t", "tensor2tensor 1.15 layers/common_attention.py get_timing_signal_1d", 1, 1, 0, 0 },
+      0, 0, 0, 0, 0 },
+    { "t2t", "tensor2tensor 1.15 layers/common_attention.py get_timing_signal_1d", 1, 1, 0, 0, 0 },
     { "fairseq", "fairseq 0.12 SinusoidalPositionalEmbedding.get_embedding (its forward reads "
-      "rows from padding_idx + 1: --pos-start 2 for padding_idx 1)", 1, 1, 0, 2 },
-    { "whisper", "openai-whisper 20231117 whisper/model.py sinusoids", 1, 1, 0, 0 },
-    { "marian", "transformers 4.x MarianSinusoidalPositionalEmbedding._init_weight", 0, 1, 0, 0 },
+      "rows from padding_idx + 1: --pos-start 2 for padding_idx 1)", 1, 1, 0, 2, 0 },
+    { "whisper", "openai-whisper 20231117 whisper/model.py sinusoids", 1, 1, 0, 0, 0 },
+    { "marian", "transformers 4.x MarianSinusoidalPositionalEmbedding._init_weight",
+      0, 1, 0, 0, 0 },
     { "adm", "guided-diffusion nn.py timestep_embedding (and diffusers with "
-      "flip_sin_to_cos=True, downscale_freq_shift=0, Stable Diffusion's UNet)", 0, 1, 1, 0 },
+      "flip_sin_to_cos=True, downscale_freq_shift=0, Stable Diffusion's UNet)", 0, 1, 1, 0, 1 },
     { "diffusers", "diffusers 0.2x models/embeddings.py get_timestep_embedding, its defaults "
-      "(flip_sin_to_cos=False, downscale_freq_shift=1)", 1, 1, 0, 0 },
+      "(flip_sin_to_cos=False, downscale_freq_shift=1)", 1, 1, 0, 0, 1 },
 };
 const int pc_sin_n_presets = (int)(sizeof pc_sin_presets / sizeof pc_sin_presets[0]);
 
@@ -77,6 +81,15 @@ static pc_status check_order(const char *v, pc_err *err)
                      "flip_sin_to_cos), got '%s'", v);
 }
 
+static pc_status check_scale(const char *v, pc_err *err)
+{
+    double k;
+    pc_status st = pc_parse_double("--angle-scale", v, &k, err);
+    if (st == PC_OK && !(k > 0.0 && isfinite(k)))
+        return pc_seterr(err, PC_EINPUT, "--angle-scale: must be a finite number > 0, got %s", v);
+    return st;
+}
+
 static const pc_option options[] = {
     { "preset", "NAME", "sinusoidal: a library's formula: vaswani, t2t, fairseq, whisper, "
       "marian, adm, diffusers (its frequency shift, layout and order; docs/sinusoidal.md); "
@@ -87,6 +100,11 @@ static const pc_option options[] = {
     { "order", "O", "sinusoidal: sin-cos (default) or cos-sin: which of a pair comes first in "
       "a table, [cos | sin] in the half layout (ADM; diffusers' flip_sin_to_cos)", check_order,
       0 },
+    { "timesteps", "T.npy", "sinusoidal: the timestep of each row of a table (float32, float64 "
+      "or int64, shape (n,)): the rows are timestep embeddings of these (fractional) timesteps "
+      "(diffusers' get_timestep_embedding, ADM's timestep_embedding)", NULL, 1 },
+    { "angle-scale", "K", "sinusoidal: the angle is K t omega_i (diffusers' get_timestep_embedding "
+      "scale); default 1", check_scale, 0 },
 };
 
 /* ---- the spec ----------------------------------------------------------- */
@@ -96,14 +114,50 @@ const pc_sin_spec *pc_sin_spec_of(const pc_spec *spec)
     return spec && spec->family->spec == &pc_sin_spec_kind ? spec->own : NULL;
 }
 
+/* --timesteps PATH into S: one finite value a row. */
+static pc_status read_timesteps(pc_sin_spec *s, const char *path, pc_err *err)
+{
+    pc_npy a;
+    pc_status st = pc_npy_read_numbers(path, &a, err);
+    if (st == PC_EIO) st = PC_EINPUT;
+    if (st != PC_OK) return st;
+    if (a.rank != 1 || a.count == 0)
+        st = pc_seterr(err, PC_EINPUT, "--timesteps %s: expected shape (n,), one timestep a "
+                       "row of the table", path);
+    for (size_t k = 0; st == PC_OK && k < a.count; k++)
+        if (!isfinite(a.data[k]))
+            st = pc_seterr(err, PC_EINPUT, "--timesteps %s: value %zu is not finite", path, k);
+    if (st == PC_OK) {
+        s->timesteps_path = path;
+        s->n_t = a.count;
+        s->t = a.data;
+        a.data = NULL;
+    }
+    pc_npy_free(&a);
+    return st;
+}
+
+static void release(pc_spec *spec)
+{
+    pc_sin_spec *s = spec->own;
+    if (s) free(s->t);
+    pc_spec_free_own(spec);
+}
+
 static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
 {
     const char *preset = pc_given_value(g, "preset"), *shift = pc_given_value(g, "freq-shift");
-    const char *order = pc_given_value(g, "order");
+    const char *order = pc_given_value(g, "order"), *ts = pc_given_value(g, "timesteps");
+    const char *scale = pc_given_value(g, "angle-scale");
     spec->own = NULL;
-    if (!preset && !shift && !order) return PC_OK;
+    if (!preset && !shift && !order && !ts && !scale) return PC_OK;
     pc_sin_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    s->angle_scale = scale ? strtod(scale, NULL) : 1.0;
+    s->scale_set = scale != NULL;
+    pc_status st = ts ? read_timesteps(s, ts, err) : PC_OK;
+    if (st != PC_OK) { free(s); return st; }
+    if (ts) spec->rows_note = "the rows are timestep embeddings (--timesteps)";
     s->preset = preset ? pc_sin_preset_find(preset) : NULL;
     if (s->preset) {
         s->sched.shift = s->preset->shift;
@@ -150,11 +204,14 @@ static void args(const pc_spec *spec, char *buf, size_t len)
     if (s->shift_set && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --freq-shift %d", s->sched.shift);
     if (s->order_set && u < len)
-        snprintf(buf + u, len - u, " --order %s", s->cos_first ? "cos-sin" : "sin-cos");
+        u += (size_t)snprintf(buf + u, len - u, " --order %s", s->cos_first ? "cos-sin" : "sin-cos");
+    if (s->timesteps_path && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --timesteps %s", s->timesteps_path);
+    if (s->scale_set && u < len) snprintf(buf + u, len - u, " --angle-scale %.17g", s->angle_scale);
 }
 
 const pc_spec_kind pc_sin_spec_kind = {
     .options = options, .n_options = sizeof options / sizeof options[0],
-    .resolve = resolve, .release = pc_spec_free_own,
+    .resolve = resolve, .release = release,
     .schedule = schedule, .scheduled = scheduled, .args = args
 };

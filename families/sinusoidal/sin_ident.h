@@ -26,6 +26,8 @@ typedef struct pc_sin_found {
     int64_t worst_pos;
     int found;               /* every value explained */
     char presets[120];       /* the presets of the formula, "t2t, fairseq and whisper" */
+    const char *timesteps;   /* --timesteps: the rows are these timesteps' (NULL: positions) */
+    double scale;            /* their angle scale K */
 } pc_sin_found;
 
 /* Identify IMPL's rows over LO..HI (a table: its own rows) under SPEC
@@ -34,6 +36,11 @@ typedef struct pc_sin_found {
 pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                           pc_sin_found *f, pc_err *err);
 void pc_sin_found_free(pc_sin_found *f);
+/* The same for a table of timestep embeddings (--timesteps in SPEC;
+ * timestep.c): the formula its row of the smallest timestep fits, checked
+ * on every value.  F->rows stays NULL. */
+pc_status pc_sin_timestep_identify(const pc_impl *impl, const pc_spec *spec, pc_sin_found *f,
+                                   pc_err *err);
 /* The table's own order: cos first (the rows' order undone of a swap). */
 static inline int pc_sin_found_cos_first(const pc_sin_found *f)
 {

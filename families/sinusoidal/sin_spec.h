@@ -7,6 +7,7 @@
 
 #include "families/spec.h"
 #include "reference/schedule.h"
+#include "harness/sandbox/impl.h"
 
 /* The parameters of the timescale schedule (schedule_timescale.c). */
 typedef struct pc_sin_sched {
@@ -21,6 +22,7 @@ typedef struct pc_sin_preset {
     int layout;             /* 0 interleaved, 1 half */
     int cos_first;          /* [cos | sin] (or (cos, sin) pairs) */
     int pos_start;          /* the position of a table's first row as the library reads it */
+    int timesteps;          /* a timestep embedding's library (diffusers, ADM) */
 } pc_sin_preset;
 
 extern const pc_sin_preset pc_sin_presets[];
@@ -36,6 +38,13 @@ typedef struct pc_sin_spec {
     pc_sin_sched sched;
     int shift_set;                /* --freq-shift given */
     int cos_first, order_set;     /* --order cos-sin given (or the preset's) */
+    /* --timesteps T.npy: row r of a table is the embedding of timestep
+     * T[r] (N_T values, exact binary64); NULL: rows of positions */
+    const char *timesteps_path;
+    double *t;
+    size_t n_t;
+    double angle_scale;           /* --angle-scale K (diffusers' scale; 1 by default) */
+    int scale_set;
 } pc_sin_spec;
 
 extern const pc_spec_kind pc_sin_spec_kind;
@@ -45,6 +54,17 @@ const pc_sin_spec *pc_sin_spec_of(const pc_spec *spec);
 /* The schedule omega_i = BASE^(-i / (d/2 - P->shift)); P alive as long as
  * the schedule. */
 pc_schedule pc_sin_schedule(const pc_sin_sched *p, double base);
+/* The certified sin and cos of K T omega_i (omega_i of schedule S for D;
+ * T and K exact binary64), correctly rounded (timestep_ref.c). */
+pc_status pc_sin_timestep_ref(const pc_schedule *s, int d, int i, double t, double k,
+                              pc_ref2 *sv, pc_ref2 *cv);
+/* `check`'s gate of a table of timestep embeddings (--timesteps,
+ * timestep.c): the verdict "accuracy". */
+struct pc_gate;
+struct pc_family;
+pc_status pc_sin_timestep_gate(struct pc_gate *g, const pc_impl *impl,
+                               const struct pc_family *fam);
+
 /* The shift S of schedule S (0 for the geometric one, NULL). */
 int pc_sin_schedule_shift(const pc_schedule *s);
 /* X_i = i ln(base) / (d/2 - S), the exponent's magnitude. */

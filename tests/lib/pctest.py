@@ -39,6 +39,17 @@ def run(args, timeout=120):
         time.monotonic() - t0
 
 
+def check_json(args):
+    """Run `pecheck check ARGS --format json`: (exit code, the parsed
+    document or None, the text to show when it is None)."""
+    import json
+    rc, out, err, _ = run(["check"] + list(args) + ["--format", "json"])
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, None, out + err
+
+
 def build_plugin(name, folder):
     """tests/plugins/NAME.c built with `cc -shared -fPIC` (or $CC) into
     FOLDER/NAME.so; its path."""
