@@ -4,6 +4,8 @@
     pecheck.assert_rope_cache(cos, sin, hf_config="config.json")   # AssertionError with the witness
     pecheck.assert_sinusoidal_table(pe)
     pecheck.assert_learned_table(model.wpe.weight)
+    pecheck.assert_alibi_slopes(slopes)                              # BLOOM's, MPT's (H,) or biases
+    pecheck.assert_t5_buckets(buckets, num_buckets=32, max_distance=128)
     pecheck.gate_rotary(model.rotary_emb, config="config.json", positions=1_000_000)
     result = pecheck.check_rope_cache(cos, sin, base=500000.0)      # a Result, no exception
 
@@ -21,14 +23,18 @@ the `pecheck` marker.
 """
 
 from ._binary import PecheckError, find_binary
-from .checks import (assert_learned_table, assert_rope_cache, assert_sinusoidal_table,
-                     check_learned_table, check_rope_cache, check_sinusoidal_table, check_table)
+from .checks import (assert_alibi_slopes, assert_learned_table, assert_rope_cache,
+                     assert_sinusoidal_table, assert_t5_buckets, check_alibi_slopes,
+                     check_learned_table, check_rope_cache, check_sinusoidal_table,
+                     check_t5_buckets, check_table)
 from .result import Result, Verdict, Witness
 from .rotary import check_rotary, gate_rotary
 
 __version__ = "0.1.0"
 
 __all__ = ["PecheckError", "find_binary", "Result", "Verdict", "Witness",
-           "check_rope_cache", "check_sinusoidal_table", "check_learned_table", "check_table",
+           "check_rope_cache", "check_sinusoidal_table", "check_learned_table",
+           "check_alibi_slopes", "check_t5_buckets", "check_table",
            "assert_rope_cache", "assert_sinusoidal_table", "assert_learned_table",
+           "assert_alibi_slopes", "assert_t5_buckets",
            "check_rotary", "gate_rotary", "__version__"]

@@ -121,6 +121,36 @@ def positions(x, what):
     raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, a.dtype))
 
 
+def values(x, what, dtype=None):
+    """(array, storage) of X, floating values of any shape (ALiBi slopes
+    (H,), biases (H, nq, nk) or (H, 1, n)), as table() gives them but
+    without the 2-D shape."""
+    __tracebackhide__ = True
+    np = numpy()
+    a, bits = to_numpy(x, what, dtype)
+    if np.issubdtype(a.dtype, np.complexfloating):
+        _reject(what, a.dtype, "")
+    if bits and dtype not in (None, "bf16"):
+        return widen_bf16(a), None
+    return a, "bf16" if bits else None
+
+
+def integers(x, what):
+    """X (numpy, torch or a list) of integers (T5 buckets) as a
+    little-endian int64 array; TypeError for floating or other values."""
+    __tracebackhide__ = True
+    np = numpy()
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    a = np.asarray(x)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise TypeError("%s: expected integers (torch.long, numpy int64/int32/...), not %s"
+                        % (what, a.dtype))
+    if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
+        raise TypeError("%s: value %d is beyond int64" % (what, int(a.max())))
+    return np.ascontiguousarray(a, dtype="<i8")
+
+
 def squeeze_leading(a, what):
     """Drop leading dimensions of size 1 ((1, 1, n, d) -> (n, d)); a 2-D
     array or ValueError."""

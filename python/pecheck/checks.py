@@ -227,9 +227,46 @@ def check_learned_table(table, *, dtype=None, properties=None, keep=None, **opti
                      [("--table", "table.npy", a)], storage, opts, keep)
 
 
+def check_alibi_slopes(slopes, *, heads=None, dtype=None, properties=None, keep=None, **options):
+    """Gate ALiBi slopes (H,) (e.g. BLOOM's or MPT's slopes), or ALiBi
+    biases: (H, nq, nk) as -m|j - i| (MPT with full=True), or (H, 1, n)
+    as m (j - j0) on the key positions (BLOOM's build_alibi_tensor, MPT's
+    build_alibi_bias; a batch of such rows is one model's heads repeated:
+    pass one).  Each value against the exact slope (MPFR); slopes computed
+    in binary32 (BLOOM's torch.pow, MPT's 1 / 2^m) pass the default class,
+    strict=True asks for the correctly rounded slope within 1 ulp.  HEADS:
+    the head count (default: the table's); alibi_bias_max=, alibi_config=
+    (a config.json path or dict) as the CLI's options.  Returns the Result."""
+    __tracebackhide__ = True
+    d = _arrays.dtype_name(dtype)
+    a, storage = _arrays.values(slopes, "slopes", d)
+    opts = _storage_options(d, 0, None, properties)
+    opts.update(heads=heads, **options)
+    return run_check("check_alibi_slopes", "the ALiBi table", "alibi",
+                     [("--table", "alibi.npy", a)], storage, opts, keep)
+
+
+def check_t5_buckets(buckets, *, num_buckets=None, max_distance=None, causal=None, properties=None,
+                     keep=None, **options):
+    """Gate a T5 relative-position bucket table: integers (queries, keys),
+    entry [i, j] the bucket of j - i as HF's
+    T5Attention._relative_position_bucket computes it (compute_bias's
+    relative_position_bucket), every entry against the exact bucket.
+    NUM_BUCKETS, MAX_DISTANCE, CAUSAL (is_decoder: the one-directional
+    buckets), or t5_config= (a T5 config.json path or dict).  Returns the
+    Result."""
+    __tracebackhide__ = True
+    a = _arrays.integers(buckets, "buckets")
+    opts = {"property": properties, "num_buckets": num_buckets, "max_distance": max_distance,
+            "causal": bool(causal) if causal is not None else None}
+    opts.update(options)
+    return run_check("check_t5_buckets", "the T5 bucket table", "t5",
+                     [("--table", "buckets.npy", a)], None, opts, keep)
+
+
 def check_table(table, sin=None, *, family=None, extra_args=(), **options):
     """Gate TABLE as FAMILY: 'rope' (with SIN, or a complex TABLE),
-    'sinusoidal' (the default otherwise) or 'learned'; the keywords of the
+    'sinusoidal' (the default otherwise), 'learned', 'alibi' or 't5'; the keywords of the
     family's check_* function.  EXTRA_ARGS: more `pecheck check` arguments,
     as strings.  Returns the Result."""
     __tracebackhide__ = True
@@ -240,7 +277,7 @@ def check_table(table, sin=None, *, family=None, extra_args=(), **options):
     if extra_args:
         options = dict(options, _extra=list(extra_args))
     funcs = {"rope": check_rope_cache, "sinusoidal": check_sinusoidal_table,
-             "learned": check_learned_table}
+             "learned": check_learned_table, "alibi": check_alibi_slopes, "t5": check_t5_buckets}
     if family not in funcs:
         raise ValueError("family=%r: expected one of %s" % (family, ", ".join(funcs)))
     if family != "rope" and sin is not None:
@@ -276,6 +313,9 @@ def _asserting(check, name):
 assert_rope_cache = _asserting(check_rope_cache, "assert_rope_cache")
 assert_sinusoidal_table = _asserting(check_sinusoidal_table, "assert_sinusoidal_table")
 assert_learned_table = _asserting(check_learned_table, "assert_learned_table")
+assert_alibi_slopes = _asserting(check_alibi_slopes, "assert_alibi_slopes")
+assert_t5_buckets = _asserting(check_t5_buckets, "assert_t5_buckets")
 
-__all__ = ["check_rope_cache", "check_sinusoidal_table", "check_learned_table", "check_table",
-           "assert_rope_cache", "assert_sinusoidal_table", "assert_learned_table"]
+__all__ = ["check_rope_cache", "check_sinusoidal_table", "check_learned_table", "check_alibi_slopes",
+           "check_t5_buckets", "check_table", "assert_rope_cache", "assert_sinusoidal_table",
+           "assert_learned_table", "assert_alibi_slopes", "assert_t5_buckets"]

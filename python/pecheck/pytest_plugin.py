@@ -18,7 +18,8 @@ Failing inputs are kept under the session's temporary folder
 import pytest
 
 from . import _binary, settings
-from .checks import check_learned_table, check_rope_cache, check_sinusoidal_table
+from .checks import (check_alibi_slopes, check_learned_table, check_rope_cache,
+                     check_sinusoidal_table, check_t5_buckets)
 from .rotary import check_rotary
 
 MARKER = ("pecheck(**options): keyword arguments of the pecheck_gate fixture's checks in this test "
@@ -105,6 +106,14 @@ class Gate:
         __tracebackhide__ = True
         return self._gate(check_learned_table, (table,), kwargs, msg)
 
+    def alibi_slopes(self, slopes, *, msg=None, **kwargs):
+        __tracebackhide__ = True
+        return self._gate(check_alibi_slopes, (slopes,), kwargs, msg)
+
+    def t5_buckets(self, buckets, *, msg=None, **kwargs):
+        __tracebackhide__ = True
+        return self._gate(check_t5_buckets, (buckets,), kwargs, msg)
+
     def rotary(self, rotary, config=None, *, msg=None, **kwargs):
         """pecheck.gate_rotary, with the markers' keywords."""
         __tracebackhide__ = True
@@ -117,5 +126,6 @@ class Gate:
 def pecheck_gate(request):
     """Gate positional encodings in this test: pecheck_gate.rope_cache(cos,
     sin, ...), .sinusoidal_table(pe), .learned_table(weight),
+    .alibi_slopes(slopes), .t5_buckets(buckets, num_buckets=32, ...),
     .rotary(module, config, positions=...)."""
     return Gate(request)

@@ -194,12 +194,37 @@ def _nonfinite_witness(data):
                    got_hex=data.get("value"), tensor=data.get("file"))
 
 
+def _relative_witness(data):
+    """ALiBi's worst value (head, query, key) or T5's first wrong bucket."""
+    w = data.get("worst")
+    if isinstance(w, dict) and "head" in w:
+        got, ref = w.get("got") or {}, w.get("exact") or {}
+        err, bound = _num(w.get("err")), _num(w.get("bound"))
+        text = "head %d, query %s, key %s (distance %s): got %s, exact %s, |err| %s > bound %.3g" % (
+            w["head"], w.get("query"), w.get("key"), w.get("distance"),
+            _fmt(_num(got.get("dec")), got.get("hex")), _fmt(_num(ref.get("dec")), ref.get("hex")),
+            "%.3g" % err if err is not None else "inf/nan", bound if bound is not None else float("nan"))
+        return Witness(text=text, position=w.get("query"), dimension=w.get("key"),
+                       got=_num(got.get("dec")), got_hex=got.get("hex"), exact=_num(ref.get("dec")),
+                       exact_hex=ref.get("hex"), abs_err=err, bound=bound)
+    f = data.get("first")
+    if isinstance(f, dict) and "query" in f:
+        text = "query %s, key %s (j - i = %s): got bucket %s, exact %s; %s of %s entries differ" % (
+            f["query"], f.get("key"), f.get("relative"), f.get("got"), f.get("exact"),
+            data.get("differ"), data.get("entries"))
+        return Witness(text=text, position=f["query"], dimension=f.get("key"),
+                       got=_num(f.get("got")), exact=_num(f.get("exact")))
+    return None
+
+
 def _witness(r, family_rotates):
     data = r.get("data")
     if r.get("status") != "fail" or not isinstance(data, dict):
         return None
     if r.get("check") == "table-values" and "col" in data:
         return _nonfinite_witness(data)
+    if r.get("family") in ("alibi", "t5") and ("worst" in data or "first" in data):
+        return _relative_witness(data)
     if "worst" in data:
         return _accuracy_witness(r, data, family_rotates)
     if data.get("where"):

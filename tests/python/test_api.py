@@ -266,6 +266,48 @@ def test_layer_type_picks_the_configs_encoding():
     assert not result.passed and "sliding_attention" in result.likely_cause
 
 
+# BLOOM's and MPT's slopes and HF T5's buckets as the libraries compute them
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "lib"))
+from relative_tables import bloom_slopes, mpt_slopes, t5_buckets  # noqa: E402
+
+
+@pytest.mark.parametrize("heads", [16, 40, 112])
+def test_alibi_slopes_as_bloom_and_mpt_compute_them(heads):
+    pecheck.assert_alibi_slopes(bloom_slopes(heads))
+    pecheck.assert_alibi_slopes(bloom_slopes(heads).numpy(), heads=heads)
+    pecheck.assert_alibi_slopes(mpt_slopes(heads))
+    result = pecheck.check_alibi_slopes(bloom_slopes(heads).flip(0))  # the wrong order
+    assert not result.passed and result.likely_cause and "head" in str(result.witness)
+
+
+def test_alibi_bias_and_its_failures():
+    slopes = bloom_slopes(8)
+    bias = slopes[:, None, None] * torch.arange(64, dtype=torch.float32)[None, None, :]
+    pecheck.assert_alibi_slopes(bias)  # BLOOM's (H, 1, n) form
+    with pytest.raises(AssertionError, match="first"):
+        pecheck.assert_alibi_slopes(bias * 1.01, msg="first")
+    with pytest.raises(TypeError, match="not int64"):
+        pecheck.check_alibi_slopes(np.arange(8))
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_buckets_as_hf_computes_them(bidirectional):
+    b = t5_buckets(96, 96, bidirectional=bidirectional)
+    causal = not bidirectional
+    pecheck.assert_t5_buckets(b, num_buckets=32, max_distance=128, causal=causal)
+    pecheck.assert_t5_buckets(b.numpy().astype(np.int32), num_buckets=32, max_distance=128,
+                              causal=causal)
+    result = pecheck.check_t5_buckets(b, num_buckets=32, max_distance=128, causal=not causal)
+    assert not result.passed and result.likely_cause and "bucket" in str(result.witness)
+    with pytest.raises(TypeError, match="expected integers"):
+        pecheck.check_t5_buckets(b.float())
+
+
+def test_check_table_takes_every_family():
+    assert pecheck.check_table(bloom_slopes(16), family="alibi").passed
+    assert pecheck.check_table(t5_buckets(40, 40), family="t5", num_buckets=32, max_distance=128).passed
+
+
 # ---- kept inputs and the replay line --------------------------------------------------
 
 def test_failing_run_keeps_its_inputs_and_the_replay_line_runs(keep):

@@ -118,6 +118,22 @@ def test_dup(pecheck_gate):
     assert failure is not None and "pecheck: the learned table fails" in failure.get("message")
 
 
+def test_fixture_gates_alibi_slopes_and_t5_buckets(pytester):
+    res = run(pytester, '''
+def test_slopes(pecheck_gate):
+    pecheck_gate.alibi_slopes(2.0 ** (-8.0 * torch.arange(1, 9, dtype=torch.float64) / 8))
+
+def test_slopes_reversed(pecheck_gate):
+    pecheck_gate.alibi_slopes(2.0 ** (-8.0 * torch.arange(8, 0, -1, dtype=torch.float64) / 8))
+
+def test_buckets(pecheck_gate):
+    rel = torch.arange(8)[None, :] - torch.arange(8)[:, None]
+    pecheck_gate.t5_buckets(rel.abs() + 16 * (rel > 0), num_buckets=32, max_distance=128)
+''')
+    res.assert_outcomes(passed=2, failed=1)
+    assert "test_slopes_reversed" in res.stdout.str().split("short test summary")[-1]
+
+
 def test_failing_inputs_are_kept_in_the_session_folder(pytester):
     keep = pytester.path / "kept"
     res = run(pytester, '''
