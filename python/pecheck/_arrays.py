@@ -108,7 +108,7 @@ def positions(x, what):
     np = numpy()
     if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
         x = x.detach().cpu()
-        if x.dtype.is_floating_point and x.dtype.itemsize < 4:
+        if x.is_floating_point() and x.element_size() < 4:
             x = x.float()
         x = x.numpy()
     a = np.asarray(x)

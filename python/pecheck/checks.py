@@ -9,8 +9,8 @@ accepted the same way, with these values:
                   for a file option (hf_config=) the dict is handed over as
                   the file (a transformers config object: its to_dict())
   array/tensor    for a file option of arrays (rope_freqs=): handed over
-                  as .npy; position_ids= takes integers of any width
-                  (written as int64) or a list
+                  as .npy; position_ids= and timesteps= take integers
+                  of any width (written as int64), floats, or a list
   path or str     for a file option: that file
   number          as written (repr of a float)
 properties= is a list of --property names.  check_* return a Result;
@@ -29,6 +29,9 @@ from .result import Result, verdicts_from_json
 # options the API sets itself (the inputs, the output, the family)
 _RESERVED = {"table", "table-sin", "impl", "plugin", "format", "output", "family", "shard"}
 _REPEATABLE = {"property"}
+# file options of positions (--position-ids POS.npy) or timesteps (--timesteps T.npy): integers
+# of any width are written as int64, floating values as they are
+_POSITION_FILES = {"POS.npy", "T.npy"}
 
 # keywords people reach for, and the option pecheck calls it
 _ALIASES = {
@@ -70,7 +73,7 @@ def _value(key, v, argname, staging):
         # the help's own name when it is one (config.json), else the keyword's
         ext = os.path.splitext(argname)[1]
         name = argname if argname[:1].islower() else key + (ext if ext else ".dat")
-        if argname.startswith("POS") and (_is_array(v) or isinstance(v, (list, tuple))):
+        if argname in _POSITION_FILES and (_is_array(v) or isinstance(v, (list, tuple))):
             return staging.add_array(name, _arrays.positions(v, key))
         if _is_array(v):
             a, _ = _arrays.to_numpy(v, key)

@@ -257,6 +257,17 @@ def test_position_ids_of_any_integer_type(tmp_path):
         pecheck.check_rope_cache(cos, sin, hf_config=cfg, position_ids=np.array(["a", "b"]))
 
 
+def test_timesteps_of_any_integer_type_and_fractional():
+    steps = torch.tensor([0, 1, 10, 250, 999, 500, 3])  # torch.long, as schedulers hand them
+    emb = diffusers_timestep(steps, 64)
+    for given in (steps, steps.numpy().astype(np.int32), steps.tolist()):
+        pecheck.assert_sinusoidal_table(emb, preset="diffusers", timesteps=given)
+    frac = torch.tensor([0.5, 17.25, 999.75], dtype=torch.float32)
+    pecheck.assert_sinusoidal_table(diffusers_timestep(frac, 64), preset="diffusers", timesteps=frac)
+    result = pecheck.check_sinusoidal_table(emb, preset="diffusers", timesteps=steps + 1)
+    assert not result.passed
+
+
 def test_layer_type_picks_the_configs_encoding():
     cfg = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "configs",
                        "google--gemma-3-1b-it.json")
@@ -269,6 +280,7 @@ def test_layer_type_picks_the_configs_encoding():
 # BLOOM's and MPT's slopes and HF T5's buckets as the libraries compute them
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "lib"))
 from relative_tables import bloom_slopes, mpt_slopes, t5_buckets  # noqa: E402
+from sin_tables import diffusers_timestep  # noqa: E402
 
 
 @pytest.mark.parametrize("heads", [16, 40, 112])
