@@ -3,7 +3,8 @@
  * Besides "no crash, no leak, no UB" (ASan, UBSan) it checks the contract
  * in npy.h on every input and traps on a breach:
  *   - success: rank 1..3, count = product of shape, no zero dim, unused
- *     dims 1, dtype one of <f2 <f4 <f8 <u2 (bfloat16 bit patterns), data
+ *     dims 1, dtype one of <f2 <f4 <f8 <u2 (bfloat16 bit patterns) <i8
+ *     (position ids: every value an integer of magnitude <= 2^53), data
  *     non-NULL and fully readable,
  *     and the input length is exactly what the header promises' data needs
  *     plus the header (so trailing bytes were not silently ignored);
@@ -35,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(a.rank >= 1 && a.rank <= 3);
         check(a.data != NULL);
         check(a.dtype[0] == '<' && a.dtype[3] == '\0');
-        check(a.dtype[1] == 'f' || (a.dtype[1] == 'u' && a.dtype[2] == '2'));
+        check(a.dtype[1] == 'f' || (a.dtype[1] == 'u' && a.dtype[2] == '2') ||
+              (a.dtype[1] == 'i' && a.dtype[2] == '8'));
         if (a.dtype[2] == '2')
             item = 2;
         else if (a.dtype[2] == '4')
@@ -54,8 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(a.count * item < size);
         /* Touch every value so ASan sees the whole allocation. */
         volatile double sink = 0;
-        for (size_t i = 0; i < a.count; i++)
+        for (size_t i = 0; i < a.count; i++) {
+            if (a.dtype[1] == 'i') /* integers, exact in binary64 */
+                check(a.data[i] == (double)(int64_t)a.data[i] &&
+                      a.data[i] <= 0x1p53 && a.data[i] >= -0x1p53);
             sink = sink + a.data[i];
+        }
         (void)sink;
         pc_npy_free(&a);
         check(a.data == NULL);
