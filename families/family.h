@@ -99,10 +99,12 @@ typedef struct pc_points_fit {
 } pc_points_fit;
 
 typedef struct pc_diagnosis {
-    /* The likely cause of IMPL's failed accuracy run under CFG, one line
-     * into BUF ("": none found). */
-    void (*likely_cause)(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf,
-                         size_t len);
+    /* The likely cause of IMPL's failed accuracy run under CFG (the
+     * family's spec SPEC) into BUF ("": none found): the best-supported
+     * cause on the first line, then its evidence and the other candidates
+     * on indented lines. */
+    void (*likely_cause)(const pc_impl *impl, const pc_spec *spec, const struct pc_acc_cfg *cfg,
+                         char *buf, size_t len);
     /* The base a table's rows fit (LAYOUT, positions LO..HI, storage unit
      * U_S): 1 with *BASE (rounded to what a config would say) and *RAW
      * when they fit a geometric schedule cleanly, else 0. */
@@ -213,5 +215,7 @@ const pc_family *pc_family_for_table(int has_sin);
 /* "a, b or c": the names of the families with every flag of NEED (and
  * rows when WANT_ROWS), then TAIL (e.g. " or all") when not NULL. */
 void pc_family_names(char *buf, size_t len, unsigned need, int want_rows, const char *tail);
+/* " (did you mean rope?)" for a mistyped family NAME, or ""; returns BUF. */
+const char *pc_family_hint(const char *name, char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "family.h"
+#include "harness/base/suggest.h"
 
 #ifndef PC_FAMILIES_EXTRA
 #define PC_FAMILIES_EXTRA(X)
@@ -69,6 +70,14 @@ void pc_family_names(char *buf, size_t len, unsigned need, int want_rows, const 
         if (u < len) u += (size_t)snprintf(buf + u, len - u, "%s%s", sep, families[k]->name);
     }
     if (tail && u < len) snprintf(buf + u, len - u, "%s", tail);
+}
+
+const char *pc_family_hint(const char *name, char *buf, size_t len)
+{
+    pc_suggest s;
+    pc_suggest_init(&s, name ? name : "");
+    for (size_t k = 0; k < pc_family_count(); k++) pc_suggest_add(&s, families[k]->name);
+    return pc_suggest_text(&s, "", buf, len);
 }
 
 /* ------------------------------------------------------------------ */

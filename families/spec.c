@@ -50,11 +50,15 @@ static pc_status check_layout(const char *v, pc_err *err)
 const pc_option pc_spec_options[] = {
     { "d", "N", "model (or head) dimension, even, 2..8192; default 128 (tables: their width)",
       check_d, 0 },
-    { "base", "B", "frequency base, > 1; default 10000 (identify: the base a built-in or plugin "
-      "is called with; for a table, the base to assume)", check_base, 0 },
+    { "base", "B", "frequency base, > 1; default 10000 (a RoPE table without it or a config: the "
+      "base its rows fit, which the check named base fails unless --assume-fitted; identify: the "
+      "base a built-in or plugin is called with)", check_base, 0 },
     { "layout", "L", "pair layout: interleaved (sin,cos pairs) or half (sin block, cos block); "
       "default: check gates both, accuracy interleaved (half for a RoPE that declines it)",
       check_layout, 0 },
+    { "assume-fitted", "", "a table given without --base or a config: accept the base fitted from "
+      "its own rows (without it the check named base fails: a cache built with another model's "
+      "base passes against its own)", NULL, 0 },
 };
 const size_t pc_spec_n_options = sizeof pc_spec_options / sizeof pc_spec_options[0];
 
@@ -122,6 +126,7 @@ static void resolve_shared(const pc_given *g, pc_spec *s)
         snprintf(s->base_from, sizeof s->base_from, "--base");
     }
     if ((v = pc_given_value(g, "layout"))) s->layout = pc_spec_layout_of(v);
+    s->assume_fitted = pc_given_value(g, "assume-fitted") != NULL;
 }
 
 pc_status pc_specs_resolve(const pc_given *given, pc_specs *out, pc_err *err)
@@ -192,7 +197,8 @@ void pc_spec_args(const pc_spec *s, char *buf, size_t len)
     if (s->base_set && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --base %.17g", s->base);
     if (s->layout >= 0 && u < len)
-        snprintf(buf + u, len - u, " --layout %s", s->layout ? "half" : "interleaved");
+        u += (size_t)snprintf(buf + u, len - u, " --layout %s", s->layout ? "half" : "interleaved");
+    if (s->assume_fitted && u < len) snprintf(buf + u, len - u, " --assume-fitted");
     const pc_spec_kind *sk = s->family->spec;
     if (sk && sk->args) sk->args(s, buf, len);
 }

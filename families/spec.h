@@ -75,6 +75,9 @@ typedef struct pc_spec {
      * for people: a family's option); the properties, which compare rows of
      * positions, skip with it */
     const char *rows_note;
+    /* --assume-fitted: a table's base fitted from its own rows (no --base,
+     * no config) is accepted; without it the check named "base" fails */
+    int assume_fitted;
     void *own;              /* the family's own part (its spec kind's; NULL: none) */
 } pc_spec;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "property.h"
 #include "families/family.h"
+#include "harness/base/suggest.h"
 
 #define PC_CATALOGUE_MAX 256  /* more properties than any registry holds */
 
@@ -51,6 +52,14 @@ const pc_property *pc_property_find(const char *name)
         if (!strcmp(catalogue[k]->name, name))
             return catalogue[k];
     return NULL;
+}
+
+const char *pc_property_hint(const char *name, char *buf, size_t len)
+{
+    pc_suggest s;
+    pc_suggest_init(&s, name);
+    for (size_t k = 0; k < pc_property_count(); k++) pc_suggest_add(&s, catalogue[k]->name);
+    return pc_suggest_text(&s, "", buf, len);
 }
 
 int pc_property_applies(const pc_property *p, const char *family)

@@ -152,6 +152,9 @@ typedef struct pc_property {
 size_t pc_property_count(void);
 const pc_property *pc_property_at(size_t k);
 const pc_property *pc_property_find(const char *name);
+/* " (did you mean linear-shift?)" for a mistyped property NAME, or "";
+ * returns BUF. */
+const char *pc_property_hint(const char *name, char *buf, size_t len);
 int pc_property_applies(const pc_property *p, const char *family);
 /* Run P on IMPL for FAMILY into V (what pc_properties_run does for each
  * selected property; `pecheck explain` calls it on a teaching built-in). */

@@ -83,8 +83,13 @@ static void replay_extra(char *extra, size_t len, const pc_prun *r)
     const pc_prop_params *o = r->params;
     size_t u = 0;
     extra[0] = '\0';
-    if (o->table_sin && !strcmp(source_opt(r->impl), "--table"))
+    int table = !strcmp(source_opt(r->impl), "--table");
+    if (o->table_sin && table)
         u += (size_t)snprintf(extra + u, len - u, " --table-sin %s", o->table_sin);
+    /* a table's rows are positions --pos-start..: --positions alone would
+     * name other rows' positions */
+    if (table && o->pos_lo > 0 && u < len)
+        u += (size_t)snprintf(extra + u, len - u, " --pos-start %" PRId64, o->pos_lo);
     if (u >= len) u = len - 1;
     if (o->dtype_set && u < len)
         u += (size_t)snprintf(extra + u, len - u, " --dtype %s", pc_dtype_name(o->dtype));
@@ -102,7 +107,7 @@ static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_pru
     const pc_prop_params *o = r->params;
     char extra[512];
     replay_extra(extra, sizeof extra, r);
-    char lay[64] = "";
+    char lay[96] = "";
     if (pc_eng_formula_family(r))
         snprintf(lay, sizeof lay, " --base %.17g --layout %s", o->base, pc_layout_name(r->layout));
     int n = snprintf(buf, len, "pecheck check %s %s --family %s --d %d%s "

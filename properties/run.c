@@ -445,9 +445,12 @@ pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
                                  const pc_prop_params *par, pc_verdicts *out, pc_err *err)
 {
     for (int k = 0; k < par->n_properties; k++)
-        if (strcmp(par->properties[k], "all") && !pc_property_find(par->properties[k]))
-            return pc_seterr(err, PC_EINPUT, "--property: unknown property '%s' (see `pecheck explain`)",
-                             par->properties[k]);
+        if (strcmp(par->properties[k], "all") && !pc_property_find(par->properties[k])) {
+            char hint[96];
+            return pc_seterr(err, PC_EINPUT, "--property: unknown property '%s'%s (see `pecheck "
+                             "explain`)", par->properties[k],
+                             pc_property_hint(par->properties[k], hint, sizeof hint));
+        }
     if (par->replay_set && par->n_properties != 1)
         return pc_seterr(err, PC_EINPUT, "--replay: name exactly one property with --property");
     const pc_family *fam = pc_family_find(family);

@@ -11,7 +11,7 @@ Runs with Debian's python3-torch (1.13) and python3-numpy:
   # a rotary embedding's cos/sin cache (rotate_half / Llama / GPT-NeoX style,
   # cat(freqs, freqs): shape (max_len, head_dim), float32)
   scripts/dump_torch_pe.py rope --cos cos.npy --sin sin.npy
-  pecheck check --table cos.npy --table-sin sin.npy --family rope
+  pecheck check --table cos.npy --table-sin sin.npy --family rope --base 10000
 
   # your own module: any nn.Module with a PE buffer
   scripts/dump_torch_pe.py sinusoidal --module mymodel.py:PositionalEncoding \\

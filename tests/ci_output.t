@@ -68,12 +68,14 @@ rc=$?
 # the same for accuracy and merge
 "$PECHECK" accuracy --plugin "$tmp/none.so" --format junit --output "$tmp/acc.xml" 2>/dev/null
 rc=$?
-python3 - "$tmp/acc.xml" <<'PY' && [ $rc -eq 2 ] && ok "accuracy, exit 2: the JUnit file holds one error test" || nok "accuracy exit 2 junit: rc=$rc"
+python3 - "$tmp/acc.xml" <<'PY' && [ $rc -eq 2 ] && ok "accuracy, exit 2: the JUnit file holds one error test naming the command and the error" || nok "accuracy exit 2 junit: rc=$rc"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 errs = root.findall(".//error")
 assert root.get("errors") == "1" and len(errs) == 1 and "none.so" in errs[0].get("message")
-assert root.find(".//testcase").get("classname") == "pecheck.pecheck.accuracy"
+case = root.find(".//testcase")
+assert case.get("classname") == "pecheck.accuracy" and case.get("name") == "run (exit 2)", case.attrib
+assert errs[0].text.startswith("pecheck accuracy exited 2: ") and "seed" not in errs[0].text, errs[0].text
 PY
 echo '{"tool": "pecheck"}' >"$tmp/bad.json"
 "$PECHECK" merge --format tap --output "$tmp/merge.tap" "$tmp/bad.json" 2>/dev/null

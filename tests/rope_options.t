@@ -75,8 +75,21 @@ grep "largest" "$tmp/o" | sed 's/^/# /'
 G="--table $tmp/geo500k/cos.npy --table-sin $tmp/geo500k/sin.npy --family rope --cases 5 --regressions off --quiet"
 "$PECHECK" check $G --format json >"$tmp/o" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q "base 500000 fitted from the table" "$tmp/o"
-ok $? "no base given: the table's own base is fitted, reported, and the table passes" "$tmp/o"
+"$PY" - "$tmp/o" <<'PY' && [ $rc -eq 1 ]
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = [x for x in r if x["check"] == "base"]
+assert len(base) == 1 and base[0]["status"] == "fail" and "--assume-fitted" in base[0]["summary"], base
+acc = [x for x in r if x["check"] == "accuracy"]
+assert acc and all(x["status"] == "pass" and "base 500000 (fitted from the table" in x["against"] for x in acc)
+assert all(x["against"] for x in r if x["status"] != "skip" and x["check"] not in ("table-values", "cache-layout"))
+PY
+ok $? "no base given: checked against the base the table fits, every verdict says so, and the check named base fails" "$tmp/o"
+"$PECHECK" check $G --assume-fitted >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^PASS .* rope base: base 500000 fitted from the table's own rows, accepted (--assume-fitted)" "$tmp/o" &&
+    grep -q "^PASS .* rope accuracy .*checked against base 500000 (fitted from the table" "$tmp/o"
+ok $? "--assume-fitted accepts the fitted base, and every line says what it was checked against" "$tmp/o"
 "$PECHECK" check $G --base 10000 >"$tmp/o" 2>&1
 rc=$?
 "$PECHECK" check $G --base 10000 --format json >"$tmp/j" 2>&1

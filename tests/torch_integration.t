@@ -27,7 +27,7 @@ ok $? "dump the cache built from bfloat16 positions" "$tmp/log"
 # gate: exit status and the decisive line of each
 "$PECHECK" check --table "$tmp/pe.npy" --family sinusoidal $Q >"$tmp/out" 2>&1
 st=$?
-grep -q "^PASS .*accuracy \[interleaved\]: 2560000 values, positions 0..4999 d=512" "$tmp/out"
+grep -q "^PASS .*accuracy \[interleaved\]: max |err|/bound [0-9.e+-]*: 2560000 values, positions 0..4999 d=512" "$tmp/out"
 ok $((st + $?)) "pecheck passes the PyTorch PE table (exit $st)" "$tmp/out"
 
 "$PECHECK" check --table "$tmp/pe_bf16.npy" --family sinusoidal $Q >"$tmp/out" 2>&1
@@ -35,13 +35,13 @@ st=$?
 grep -q "accuracy \[interleaved\]: error: .* exceed the bound; worst at pos=" "$tmp/out"
 ok $(( (st != 1) + $? )) "pecheck fails the bfloat16-position PE table with a witness (exit $st)" "$tmp/out"
 
-"$PECHECK" check --table "$tmp/cos.npy" --table-sin "$tmp/sin.npy" --family rope $Q >"$tmp/out" 2>&1
+"$PECHECK" check --table "$tmp/cos.npy" --table-sin "$tmp/sin.npy" --family rope --base 10000 $Q >"$tmp/out" 2>&1
 st=$?
 grep -q "^PASS .*cache-layout \[half\]: (n, d) cache, layout half detected" "$tmp/out" &&
-    grep -q "^PASS .*rope accuracy \[half\]: 524288 values" "$tmp/out"
+    grep -q "^PASS .*rope accuracy \[half\]: max |err|/bound [0-9.e+-]*: 524288 values" "$tmp/out"
 ok $((st + $?)) "pecheck passes the rotate_half cache, layout half detected (exit $st)" "$tmp/out"
 
-"$PECHECK" check --table "$tmp/cos_bf16.npy" --table-sin "$tmp/sin_bf16.npy" --family rope $Q >"$tmp/out" 2>&1
+"$PECHECK" check --table "$tmp/cos_bf16.npy" --table-sin "$tmp/sin_bf16.npy" --family rope --base 10000 $Q >"$tmp/out" 2>&1
 st=$?
 grep -q "rope accuracy \[half\]: error: .* exceed the bound; worst at pos=" "$tmp/out"
 ok $(( (st != 1) + $? )) "pecheck fails the bfloat16-position cache with a witness (exit $st)" "$tmp/out"

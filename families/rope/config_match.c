@@ -13,27 +13,32 @@
 #include "harness/engine/accuracy.h"
 #include "reference/reference.h"
 
-/* 1 when the first F->h pairs of L's schedule at width D (>= 2 F->h)
- * explain F: 90% of the resolved pairs within 1%, and the pairs' norm
- * within 1% of its attention factor. */
-static int matches(const pc_rope_fit *f, const pc_rope_spec *l, int d, double seq)
+/* The first F->h pairs of L's schedule at width D (>= 2 F->h) and its
+ * attention factor (F->h + 1 values, malloc'd) when they explain F: 90% of
+ * the resolved pairs within 1%, and the pairs' norm within 1% of the
+ * attention factor; NULL otherwise. */
+static double *matches(const pc_rope_fit *f, const pc_rope_spec *l, int d, double seq)
 {
     pc_rope_params p;
     pc_err e;
     int ok = 0;
-    if (pc_rope_instantiate(l, d, seq, &p, &e) != PC_OK) return 0;
+    if (pc_rope_instantiate(l, d, seq, &p, &e) != PC_OK) return NULL;
     pc_freqs *fr = pc_freqs_new(d, pc_rope_schedule(&p));
-    double *w = malloc((size_t)f->h * sizeof *w);
+    double *w = malloc(((size_t)f->h + 1) * sizeof *w);
     if (fr && w && d / 2 >= f->h) {
         for (int i = 0; i < f->h; i++) w[i] = pc_freqs_omega(fr, i);
+        w[f->h] = pc_freqs_attention(fr);
         double amp = pc_rope_fit_amp(f);
         ok = pc_rope_fit_explained(f, w) >= 0.9
-             && (!isfinite(amp) || fabs(amp / pc_freqs_attention(fr) - 1.0) < 0.01);
+             && (!isfinite(amp) || fabs(amp / w[f->h] - 1.0) < 0.01);
     }
-    free(w);
+    if (!ok) {
+        free(w);
+        w = NULL;
+    }
     pc_freqs_free(fr);
     pc_rope_params_free(&p);
-    return ok;
+    return w;
 }
 
 /* WHAT, then BUF's cause after it. */
@@ -44,48 +49,55 @@ static void put_first(char *buf, size_t len, const char *what)
     snprintf(buf, len, "%s%s%s", what, rest[0] ? "; " : "", rest);
 }
 
-/* Another layer type of S explains F: its line into LINE. */
-static int other_layer(const pc_rope_fit *f, const pc_rope_spec *s, int d, double seq, char *line,
-                       size_t len)
+/* Another layer type of S explains F: its line into LINE, its frequencies
+ * (matches) returned; NULL when none does. */
+static double *other_layer(const pc_rope_fit *f, const pc_rope_spec *s, int d, double seq,
+                           char *line, size_t len)
 {
     for (int k = 0; k < s->n_layers; k++) {
         const pc_rope_spec *l = &s->layers[k];
-        if (!strcmp(l->layer, s->layer) || !matches(f, l, d, seq)) continue;
+        double *w = strcmp(l->layer, s->layer) ? matches(f, l, d, seq) : NULL;
+        if (!w) continue;
         snprintf(line, len, "this cache matches layer type %s of %s (%s, base %.9g), not %s, the "
                  "one checked: pass --layer-type %s", l->layer, s->given.config,
                  pc_rope_type_name(l->p.type), l->p.base, s->layer, l->layer);
-        return 1;
+        return w;
     }
-    return 0;
+    return NULL;
 }
 
 /* S's schedule over its whole head (HEAD_DIM > the rotary dim D) explains
- * F: its line into LINE. */
-static int whole_head(const pc_rope_fit *f, const pc_rope_spec *s, int d, double seq, char *line,
-                      size_t len)
+ * F: its line into LINE, its frequencies (matches) returned; else NULL. */
+static double *whole_head(const pc_rope_fit *f, const pc_rope_spec *s, int d, double seq,
+                          char *line, size_t len)
 {
-    if (!(s->head_dim > d) || s->n_factor) return 0; /* per-pair factors fix the width */
+    if (!(s->head_dim > d) || s->n_factor) return NULL; /* per-pair factors fix the width */
     pc_rope_spec whole = *s;
     whole.rotary_dim = s->head_dim;
     whole.layers = NULL;
     whole.n_layers = 0;
-    if (!matches(f, &whole, s->head_dim, seq)) return 0;
+    double *w = matches(f, &whole, s->head_dim, seq);
+    if (!w) return NULL;
     snprintf(line, len, "the cache's frequencies are the schedule's over the whole head (%d dims) "
              "on the %d rotary dims: computed over the head dim, not the rotary dim (%s)", s->head_dim,
              d, s->head_dim && !strncmp(s->model_type, "deepseek", 8)
                 ? "qk_rope_head_dim: DeepSeek's rope slice"
                 : "rotary_dim, partial_rotary_factor or rotary_pct: partial rotary");
-    return 1;
+    return w;
 }
 
-void pc_rope_config_match(const pc_rope_fit *f, const pc_acc_cfg *cfg, char *buf, size_t len)
+void pc_rope_config_match(const pc_rope_fit *f, const pc_acc_cfg *cfg, char *buf, size_t len,
+                          double **alt)
 {
     const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
     const pc_rope_spec *s = used ? used->from : NULL;
     char line[400];
     if (!s) return;
     double seq = (double)cfg->pos_hi + 1.0;
-    if ((s->n_layers > 1 && other_layer(f, s, cfg->d, seq, line, sizeof line))
-        || whole_head(f, s, cfg->d, seq, line, sizeof line))
-        put_first(buf, len, line);
+    double *w = s->n_layers > 1 ? other_layer(f, s, cfg->d, seq, line, sizeof line) : NULL;
+    if (!w) w = whole_head(f, s, cfg->d, seq, line, sizeof line);
+    if (!w) return;
+    put_first(buf, len, line);
+    free(*alt);
+    *alt = w;
 }

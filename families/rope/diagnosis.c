@@ -123,20 +123,17 @@ static void find_offset(ident_run *r)
     pc_freqs *fr = pc_freqs_new(r->d, pc_rope_schedule(&p));
     float *y = malloc((size_t)r->d * sizeof *y);
     int h = r->d / 2;
-    if (fr && y && rows_at(r, r->layout, r->lo, 1, y) == 0) {
-        double q = 0, unc = (double)INFINITY;
-        for (int i = h - 1; i >= 0; i--) {
-            double w = pc_freqs_omega(fr, i);
-            int a = r->layout ? i : 2 * i, b = r->layout ? i + h : 2 * i + 1;
-            double ph = atan2((double)y[b], (double)y[a]);
-            double dv = remainder(ph - ((double)r->lo + q) * w, 2.0 * M_PI);
-            /* a step is safe while the offset is known to better than pi/(2 w) */
-            if (!(w * unc < M_PI / 2) && isfinite(unc) ) continue;
-            q += dv / w;
-            unc = 4.0 * r->fit.eps / w;
+    double *c = malloc((size_t)h * 3 * sizeof *c);
+    if (fr && y && c && rows_at(r, r->layout, r->lo, 1, y) == 0) {
+        double *sn = c + h, *w = c + 2 * h;
+        for (int i = 0; i < h; i++) {
+            c[i] = (double)y[r->layout ? i : 2 * i];
+            sn[i] = (double)y[r->layout ? i + h : 2 * i + 1];
+            w[i] = pc_freqs_omega(fr, i);
         }
-        r->offset = fabs(q - round(q)) < 0.01 ? round(q) : q;
+        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)r->lo, r->fit.eps);
     }
+    free(c);
     free(y);
     pc_freqs_free(fr);
     pc_rope_params_free(&p);

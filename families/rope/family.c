@@ -72,10 +72,11 @@ static const pc_rows rows = {
 
 static const char *const plots[] = { "rope_decay", "rope_shift", NULL };
 
-extern const pc_property pc_prop_rope_relative, pc_prop_rope_norm, pc_prop_decay,
+extern const pc_property pc_prop_unique, pc_prop_rope_relative, pc_prop_rope_norm, pc_prop_decay,
     pc_prop_extrapolation, pc_prop_accuracy;
 static const pc_property *const properties[] = {
-    &pc_prop_rope_relative, &pc_prop_rope_norm, &pc_prop_decay, &pc_prop_extrapolation,
+    &pc_prop_unique, &pc_prop_rope_relative, &pc_prop_rope_norm, &pc_prop_decay,
+    &pc_prop_extrapolation,
     &pc_prop_accuracy
 };
 

@@ -28,6 +28,33 @@
 
 #define FIT_BLOCK 256 /* positions per hook call */
 
+int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
+                      double *c, double *s)
+{
+    int h = d / 2;
+    size_t dd = (size_t)d;
+    float *x = calloc(FIT_BLOCK * dd, sizeof *x), *y = malloc(FIT_BLOCK * dd * sizeof *y);
+    int64_t *pos = malloc(FIT_BLOCK * sizeof *pos);
+    int rc = !x || !y || !pos ? -1 : 0;
+    for (size_t r = 0; rc == 0 && r < FIT_BLOCK; r++)
+        for (int i = 0; i < h; i++) x[r * dd + (size_t)(layout ? i : 2 * i)] = 1.0f;
+    for (size_t r0 = 0; rc == 0 && r0 < n; r0 += FIT_BLOCK) {
+        size_t m = n - r0 < FIT_BLOCK ? n - r0 : FIT_BLOCK;
+        for (size_t r = 0; r < m; r++) pos[r] = lo + (int64_t)(r0 + r);
+        pc_fault fault = { 0, "" };
+        rc = pc_call_rope(impl, &fault, pos, m, d, base, layout, x, y);
+        if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
+        for (size_t r = 0; rc == 0 && r < m; r++)
+            for (int i = 0; i < h; i++) {
+                size_t a = layout ? (size_t)i : (size_t)(2 * i), b = layout ? (size_t)(i + h) : a + 1;
+                c[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + a];
+                s[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + b];
+            }
+    }
+    free(x); free(y); free(pos);
+    return rc;
+}
+
 /* ---- the fit, row by row ------------------------------------------------ */
 
 pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
@@ -163,6 +190,21 @@ void pc_rope_fit_free(pc_rope_fit *f)
     free(f->omega); free(f->amp); free(f->resolved);
     f->omega = f->amp = NULL;
     f->resolved = NULL;
+}
+
+double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
+                          double eps)
+{
+    double q = 0, unc = (double)INFINITY;
+    for (int i = h - 1; i >= 0; i--) {
+        double w = omega[i];
+        double dv = remainder(atan2(s[i], c[i]) - (lo + q) * w, 2.0 * M_PI);
+        /* a step is safe while the offset is known to better than pi/(2 w) */
+        if (!(w * unc < M_PI / 2) && isfinite(unc)) continue;
+        q += dv / w;
+        unc = 4.0 * eps / w;
+    }
+    return fabs(q - round(q)) < 0.01 ? round(q) : q;
 }
 
 double pc_rope_fit_amp(const pc_rope_fit *f)
@@ -335,13 +377,14 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
     if (bad > checked / 2 && share >= 0.75 && isfinite(b) && fabs(b / base - 1.0) > 1e-3) {
         /* ln B / ln B' an integer q >= 2: the schedule over a q times larger dim */
         double q = log(base) / log(b);
-        char hint[160] = "";
-        if (b > 1.0 && q > 1.5 && fabs(q - round(q)) < 1e-3)
-            snprintf(hint, sizeof hint, "; these are the frequencies of a %g times larger dim: "
-                     "the schedule over the head dim, not the rotary dim (partial rotary)?", round(q));
-        snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not %.6g: a "
-                 "wrong base (rope_theta; for dynamic NTK also a wrong factor or sequence length)%s",
-                 sep, b, base, hint);
+        if (b > 1.0 && q > 1.5 && fabs(q - round(q)) < 1e-3) /* base^(1/q): q times the dim */
+            snprintf(buf + used, len - used, "%sthe frequencies are those of a %g times larger dim "
+                     "(base %.6g = %.6g^(1/%g)): the schedule over the head dim, not the rotary dim "
+                     "(partial rotary)?", sep, round(q), b, base, round(q));
+        else
+            snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not %.6g: a "
+                     "wrong base (rope_theta; for dynamic NTK also a wrong factor or sequence "
+                     "length)", sep, b, base);
         return;
     }
     double hb = head_base(f, d);

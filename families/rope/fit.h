@@ -48,6 +48,19 @@ pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f);
  * rows give when all of its pairs are fed at once. */
 void pc_rope_fit_acc_join(pc_rope_fit_acc *a, const pc_rope_fit_acc *part, int i0);
 void pc_rope_fit_acc_free(pc_rope_fit_acc *a);
+/* IMPL's rotation of (1, 0) in every pair at positions LO..LO+N-1 (D,
+ * BASE, LAYOUT as the hook takes them): (A cos, A sin) of pair I at row R
+ * into C[R h + I], S[R h + I].  0, or -1 when a call failed or faulted. */
+int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
+                      double *c, double *s);
+/* The position offset q of rows at position LO whose pair I holds the
+ * phase atan2(S[I], C[I]), against the frequencies OMEGA (h pairs): the
+ * rows are those of LO + q.  Unwrapped from the lowest frequency (coarse,
+ * unambiguous) to the highest (fine), each step taken while the offset is
+ * known to better than pi / (2 w); EPS the phase error of one pair.  A
+ * whole number when within 0.01 of one. */
+double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
+                          double eps);
 /* The median amplitude of the pairs. */
 double pc_rope_fit_amp(const pc_rope_fit *f);
 /* The geometric base the frequencies fit (NaN: too few pairs), *RESID the
@@ -72,11 +85,16 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
 /* The likely cause of a failed accuracy gate of IMPL under CFG (RoPE):
  * its fit against CFG's schedule; empty when none is found (likely.c). */
 struct pc_acc_cfg;
-void pc_rope_likely_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf, size_t len);
+struct pc_spec;
+void pc_rope_likely_cause(const pc_impl *impl, const struct pc_spec *spec,
+                          const struct pc_acc_cfg *cfg, char *buf, size_t len);
 /* When the fit F explains another layer type of the config CFG's schedule
  * came from ("this cache matches layer type sliding_attention ...: pass
  * --layer-type sliding_attention"), or its schedule over the whole head
- * instead of the rotary dims, say so before BUF's cause; config_match.c. */
-void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, char *buf, size_t len);
+ * instead of the rotary dims, say so before BUF's cause and make *ALT
+ * (freed first) that schedule's frequencies and attention factor (d/2 + 1
+ * values, malloc'd) for the ranking (rank.h); config_match.c. */
+void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, char *buf, size_t len,
+                          double **alt);
 
 #endif

@@ -379,7 +379,7 @@ static void strict_why(const pc_acc_cfg *cfg, const pc_acc_result *res, char *bu
 static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc_result *res,
                              int dtype)
 {
-    char where[24], context[700], likely[480] = "";
+    char where[24], context[2600], likely[1800] = "";
     v2_outcome(c, r->impl, cfg, res);
     pc_impl ad = { 0 };
     if (res->status == PC_FAIL && !res->faulted && res->m.n_nonfinite)
@@ -393,7 +393,7 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
         ad.name = r->impl->name;
         ad.ctx = c;
         ad.rope = v2_rope;
-        pc_rope_likely_cause(&ad, cfg, likely, sizeof likely);
+        pc_rope_likely_cause(&ad, r->g->spec, cfg, likely, sizeof likely);
     }
     snprintf(where, sizeof where, "%s, %s", pc_layout_name(cfg->layout), pc_v2_dtype_name(dtype));
     pc_verdict *v = pc_gate_verdict(r->g, r->impl, r->fam->name, "accuracy", where);
@@ -408,9 +408,9 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
         snprintf(context + l, sizeof context - l, "%s", likely);
     }
     pc_acc_verdict(r->impl, cfg, res, res->faulted ? res->note : NULL, context, v);
-    if (likely[0]) {
-        size_t l = strlen(v->summary);
-        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %s", likely);
+    if (likely[0]) { /* its first line: the best-supported cause */
+        size_t l = strlen(v->summary), n = strcspn(likely, "\n");
+        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %.*s", (int)n, likely);
     }
     v = pc_gate_verdict(r->g, r->impl, r->fam->name, "passthrough", where);
     if (!v) return pc_gate_oom(r->g);

@@ -157,6 +157,11 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     pc_status st = pc_rope_axes_new(s, d, &out->axes, err);
     if (st == PC_OK) st = pc_rope_prepare(out, err);
     if (st != PC_OK) pc_rope_params_free(out);
+    if (st == PC_EINPUT && s->source[0] && strncmp(err->msg, s->source, strlen(s->source))) {
+        char m[PC_ERR_LEN]; /* the file or option the bad value came from, first */
+        snprintf(m, sizeof m, "%s", err->msg);
+        pc_seterr(err, st, "%s: %.400s", s->source, m);
+    }
     return st;
 }
 

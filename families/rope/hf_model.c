@@ -197,6 +197,9 @@ static pc_status read_base(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err)
     if (r < 0)
         return pc_seterr(err, PC_EINPUT, "%s: %s%s is not a finite number", doc->path,
                          doc->text_what, which);
+    if (r == 1 && !(v > 1.0))
+        return pc_seterr(err, PC_EINPUT, "%s: %s%s must be a finite number > 1, got %.17g",
+                         doc->path, doc->text_what, which, v);
     if (r == 1) {
         snprintf(s->base_from, sizeof s->base_from, "%s%s of %.120s", doc->text_what, which,
                  doc->path);

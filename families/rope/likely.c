@@ -1,7 +1,9 @@
 /* likely.c: the likely cause of a failed RoPE accuracy gate
- * (pc_rope_likely_cause, fit.h): the source's fitted rotations against the
- * schedule the gate used (pc_rope_fit_cause), and, when they do not match
- * it, the schedule identify finds (identify.h) and how it differs. */
+ * (pc_rope_likely_cause, fit.h), ranked among the candidates (rank.h):
+ * the schedule's account (the source's fitted rotations against the
+ * schedule the gate used, pc_rope_fit_cause, and, when they do not match
+ * it, the schedule identify finds, identify.h, and how it differs) beside
+ * the hypotheses of rank.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "fit.h"
 #include "identify.h"
 #include "scaling.h"
+#include "rank.h"
 #include "harness/engine/accuracy.h"
 #include "harness/engine/model.h"
 #include "reference/reference.h"
@@ -43,28 +46,57 @@ static double other_base(const pc_rope_fit *f, const pc_rope_params *p, double e
     return found;
 }
 
+/* The identified schedule's frequencies and attention factor (d/2 + 1
+ * values, malloc'd), or NULL. */
+static double *ident_freqs(const pc_rope_ident *id, int d)
+{
+    pc_rope_params p;
+    pc_err e;
+    if (pc_rope_ident_params(id, &p, &e) != PC_OK) return NULL;
+    double *w = malloc(((size_t)d / 2 + 1) * sizeof *w);
+    pc_freqs *fr = w ? pc_freqs_new(d, pc_rope_schedule(&p)) : NULL;
+    if (fr) {
+        for (int i = 0; i < d / 2; i++) w[i] = pc_freqs_omega(fr, i);
+        w[d / 2] = pc_freqs_attention(fr);
+        pc_freqs_free(fr);
+    } else {
+        free(w);
+        w = NULL;
+    }
+    pc_rope_params_free(&p);
+    return w;
+}
+
 /* What `pecheck identify` finds (identify.h), when it explains every
  * resolved pair and differs from what the check used: "this cache matches
  * default with base 500000; the check used base 10000", put before the
- * detailed cause in BUF.  A LongRoPE identification (a factor per pair
- * explains any falling profile) is named only when the check used one. */
+ * detailed cause in BUF, and *ALT its frequencies.  A LongRoPE
+ * identification (a factor per pair explains any falling profile) is
+ * named only when the check used one. */
 static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, char *buf,
-                       size_t len)
+                       size_t len, double **alt)
 {
     pc_rope_ident id;
     if (pc_rope_identify(f, cfg->d, (double)cfg->pos_hi + 1.0, 0.0, &id) != PC_OK) return;
     const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
-    char line[400], rest[960];
+    char line[400];
     int type = used ? used->type : PC_ROPE_DEFAULT;
     pc_rope_ident_diff(&id, used, cfg->base, att, line, sizeof line);
-    if (id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)) {
-        snprintf(rest, sizeof rest, "%s", buf);
+    char *rest = strdup(buf);
+    if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)) {
         snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
+        *alt = ident_freqs(&id, cfg->d);
     }
+    free(rest);
     pc_rope_ident_free(&id);
 }
 
-void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+/* The schedule's account of the failure: the fitted frequencies and
+ * amplitude against the checked schedule (fit.c), a scaled schedule with
+ * another base, what identify finds; *ALT the identified schedule's
+ * frequencies when it explains every pair. */
+static void schedule_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len,
+                           double **alt)
 {
     buf[0] = '\0';
     if (cfg->sched && ((const pc_rope_params *)cfg->sched->params)->axes) {
@@ -97,10 +129,23 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf,
                      "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
                      cfg->base);
         }
-        identified(&f, cfg, pc_freqs_attention(fr), buf, len);
-        pc_rope_config_match(&f, cfg, buf, len);
+        identified(&f, cfg, pc_freqs_attention(fr), buf, len, alt);
+        pc_rope_config_match(&f, cfg, buf, len, alt);
         pc_rope_fit_free(&f);
     }
     free(omega);
     pc_freqs_free(fr);
+}
+
+void pc_rope_likely_cause(const pc_impl *impl, const pc_spec *spec, const pc_acc_cfg *cfg,
+                          char *buf, size_t len)
+{
+    char sched[960];
+    double *alt = NULL;
+    pc_rope_causes cs;
+    cs.n = 0;
+    schedule_cause(impl, cfg, sched, sizeof sched, &alt);
+    pc_rope_hypotheses(impl, spec, cfg, sched, alt, &cs);
+    pc_rope_causes_write(&cs, buf, len);
+    free(alt);
 }

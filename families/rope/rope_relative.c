@@ -224,17 +224,17 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
 static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     int i = oc->pair < 0 ? 0 : oc->pair;
-    double worst = 0;
+    double worst = 0; /* the signed drift of largest size: the text says its sign */
     int64_t at = 0;
     int64_t probe[3] = { c->pos[0], c->pos[1], c->pos[0] + c->k };
     for (int t = 0; t < 3; t++) {
-        double e = fabs(norm_drift(r, c->d, probe[t], i));
-        if (e > worst) { worst = e; at = probe[t]; }
+        double e = norm_drift(r, c->d, probe[t], i);
+        if (fabs(e) > fabs(worst)) { worst = e; at = probe[t]; }
     }
-    if (worst > 0x1p-12) { /* far above binary32's rounding of a rotation (a few 2^-24) */
+    if (fabs(worst) > 0x1p-12) { /* far above binary32's rounding of a rotation (a few 2^-24) */
         snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g "
                  "(about 2^%.1f): cos and sin are held in low precision (a bfloat16 cache has "
-                 "relative error up to 2^-9)", at, i, worst, log2(worst));
+                 "relative error up to 2^-9)", at, i, worst, log2(fabs(worst)));
         return buf;
     }
     return "errors grow with the absolute position and are constant in relative terms: the "

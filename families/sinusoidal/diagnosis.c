@@ -175,9 +175,13 @@ static void differences(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf,
 }
 
 /* Tables only: a built-in or plugin is not called again after its gate
- * (its calls are the gate's, tests/plugin_pool.t). */
-static void likely_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+ * (its calls are the gate's, tests/plugin_pool.t).  Identify searches from
+ * the gate's configuration CFG (its width, layout and base), not from the
+ * run's spec. */
+static void likely_cause(const pc_impl *impl, const pc_spec *run_spec, const pc_acc_cfg *cfg,
+                         char *buf, size_t len)
 {
+    (void)run_spec;
     buf[0] = '\0';
     if (!pc_table_info_of(impl)) return;
     pc_spec spec;

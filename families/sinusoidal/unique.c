@@ -1,10 +1,13 @@
-/* unique: every position in the range gets a distinct encoding.
+/* unique: every position in the range gets a distinct encoding (RoPE: a
+ * distinct rotation).
  *
  * Two parts: (1) no exact collision: rows of distinct positions are never
  * bit-identical (cases p, q = p + k, then a sweep of the whole range by row
  * hashes); (2) a distinguishability margin: the distance between the rows
  * of p and q exceeds the sum of their error radii, so the rows stay distinct
- * whatever errors within the precision model do. */
+ * whatever errors within the precision model do.  A RoPE source's row is
+ * its rotation of the vector with (1, 0) in every pair: A (cos, sin) of
+ * every pair's angle, the rotation itself. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -34,29 +37,56 @@ static pc_status setup(pc_prun *r, pc_outcome *oc)
 }
 
 
+/* The vectors RoPE rows rotate: (1, 0) in every pair of LAYOUT, N rows. */
+static float *unit_rows(int layout, size_t n, int d)
+{
+    float *x = calloc(n * (size_t)d, sizeof *x);
+    for (size_t t = 0; x && t < n; t++)
+        for (int i = 0; i < d / 2; i++) x[t * (size_t)d + pc_p_col(layout, d, i, 0)] = 1.0f;
+    return x;
+}
+
+/* A RoPE source's rows: its rotations of unit_rows. */
+static int rope_rows(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
+{
+    float *x = unit_rows(r->layout, n, d);
+    if (!x) { snprintf(r->implmsg, sizeof r->implmsg, "out of memory"); return -1; }
+    int rc = pc_p_rope(r, pos, n, d, x, out);
+    free(x);
+    return rc;
+}
+
 static int rows(pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
 {
+    if (pc_p_rotates(r)) return rope_rows(r, pos, n, d, out);
     return is_learned(r) ? pc_p_learned(r, pos, n, d, out) : pc_p_sinusoidal(r, pos, n, d, out);
 }
 
+/* The rows' scale: RoPE's attention factor A (its rows are A (cos, sin)),
+ * else 1. */
+static double row_scale(pc_prun *r, int d)
+{
+    return pc_p_rotates(r) ? pc_p_att_factor(r, d) : 1.0;
+}
+
 /* error radius of one row: sqrt(sum of squared per-element bounds) */
-static double radius(const pc_prun *r, int64_t p, int d)
+static double radius(pc_prun *r, int64_t p, int d)
 {
     if (is_learned(r)) return 0.0; /* a table is compared with itself: no model */
-    double s = 0;
+    double s = 0, a = row_scale(r, d);
     for (int i = 0; i < d / 2; i++) {
-        double b = pc_p_bound(r, (double)p * pc_p_omega(r, d, i), 1.0);
+        double b = pc_p_bound(r, (double)p * pc_p_omega(r, d, i), a);
         s += 2.0 * b * b;
     }
     return sqrt(s);
 }
 
-/* |PE(p) - PE(p+k)| of the exact encoding: sum over pairs of 4 sin^2(k w/2) */
-static double exact_distance(const pc_prun *r, int64_t k, int d)
+/* |PE(p) - PE(p+k)| of the exact encoding: sum over pairs of 4 A^2 sin^2(k w/2) */
+static double exact_distance(pc_prun *r, int64_t k, int d)
 {
-    double s = 0;
+    double s = 0, a = row_scale(r, d);
     for (int i = 0; i < d / 2; i++) {
-        double h = sin(0.5 * (double)k * pc_p_omega(r, d, i));
+        double h = a * sin(0.5 * (double)k * pc_p_omega(r, d, i));
         s += 4.0 * h * h;
     }
     return sqrt(s);
@@ -137,15 +167,19 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
     if (oc->sub != SUB_COLLISION) return NULL;
     if (is_learned(r)) return "two rows of the table are identical (a duplicated row or a clamped index)";
     double p = (double)c->pos[0], q = (double)(c->pos[0] + c->k);
-    if (round_bits(p, 8) == round_bits(q, 8))
-        snprintf(buf, len, "positions %.0f and %.0f both round to %.0f in bfloat16 (8 significand "
-                 "bits): the position is held in bfloat16 before the angle pos*omega is computed",
-                 p, q, round_bits(p, 8));
+    /* the finest format in which the two positions are one number: a
+     * coarser one would have merged other positions first */
+    if ((double)(float)p == (double)(float)q)
+        snprintf(buf, len, "positions %.0f and %.0f are the same binary32 number (above 2^24 float32 "
+                 "holds even integers only): the position is held in float32 (position_ids.float()) "
+                 "before the angle is computed", p, q);
     else if (round_bits(p, 11) == round_bits(q, 11))
         snprintf(buf, len, "positions %.0f and %.0f both round to %.0f in float16 (11 significand "
                  "bits): the position is held in float16", p, q, round_bits(p, 11));
-    else if ((double)(float)p == (double)(float)q)
-        snprintf(buf, len, "positions %.0f and %.0f are the same binary32 number (above 2^24)", p, q);
+    else if (round_bits(p, 8) == round_bits(q, 8))
+        snprintf(buf, len, "positions %.0f and %.0f both round to %.0f in bfloat16 (8 significand "
+                 "bits): the position is held in bfloat16 before the angle pos*omega is computed",
+                 p, q, round_bits(p, 8));
     else
         return "identical rows for distinct positions: the angle loses the position's low bits";
     return buf;
@@ -183,6 +217,13 @@ typedef struct sweep_part {
 static int rows_raw(const pc_prun *r, const int64_t *pos, size_t n, int d, float *out)
 {
     pc_fault fault;
+    if (pc_p_rotates(r)) {
+        float *x = unit_rows(r->layout, n, d);
+        if (!x) return 1;
+        int rc = pc_call_rope(r->impl, &fault, pos, n, d, r->params->base, r->layout, x, out);
+        free(x);
+        return rc != 0 || fault.faulted;
+    }
     int rc = is_learned(r) ? pc_call_learned(r->impl, &fault, pos, n, d, out)
                            : pc_call_sinusoidal(r->impl, &fault, pos, n, d, r->params->base,
                                                 r->layout, out);
@@ -363,7 +404,7 @@ static pc_status sweep(pc_prun *r, pc_case *c, int *found, pc_err *err)
 
 const pc_property pc_prop_unique = {
     .name = "unique",
-    .families = "sinusoidal learned",
+    .families = "sinusoidal learned rope",
     .title = "every position gets a distinct encoding",
     .measured_what = "row distance |PE(p) - PE(q)|",
     .expect = "PE(p) != PE(q) bit for bit for p != q, and |PE(p) - PE(q)| > r(p) + r(q), "
@@ -374,7 +415,9 @@ const pc_property pc_prop_unique = {
         "For p != q in the range:  PE(p) != PE(q)  (no two positions share a row), and\n"
         "  |PE(p) - PE(q)|_2 > r(p) + r(q),   r(p) = sqrt(sum_j B_j(p)^2)\n"
         "For the exact encoding |PE(p) - PE(p+k)|^2 = sum_i 4 sin^2(k w_i / 2): it depends\n"
-        "only on k, and for d = 128, base 10000 its minimum over 1 <= k <= 131072 is 1.95 (k = 1).",
+        "only on k, and for d = 128, base 10000 its minimum over 1 <= k <= 131072 is 1.95 (k = 1).\n"
+        "RoPE: PE(p) is the rotation R_p of (1, 0) in every pair, A (cos p w_i, sin p w_i): distinct\n"
+        "positions have distinct rotations, at the same distance times A.",
     .why =
         "sin and cos of p*w_i with geometrically spaced frequencies w_i = base^(-2i/d) pin the\n"
         "position down: the fastest pair (w_0 = 1) separates neighbours, the slow pairs separate\n"
@@ -385,7 +428,9 @@ const pc_property pc_prop_unique = {
         "for f32), r(p) = sqrt(sum_j B_j(p)^2).  At d = 128, p = 131072: r = 0.50, so two rows\n"
         "need a distance above 0.99 (the exact encoding gives >= 1.95).  The margin is only\n"
         "required where the exact encoding itself exceeds 2 (r(p) + r(q)); exact collisions\n"
-        "always fail.  Learned tables: exact collisions only (no error model).",
+        "always fail; where the bound is vacuous (r(p) + r(q) at least half the exact distance, as\n"
+        "at long context where B_j reaches its cap of 2) the summary says so.  Learned tables:\n"
+        "exact collisions only (no error model).  RoPE: the bounds scale with A.",
     .margin_note = "the margin applies where the exact rows are more than twice it apart; "
                    "here they are closer, so only bit-identical rows fail",
     .teach_impl = "bf16-positions",

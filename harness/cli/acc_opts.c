@@ -23,5 +23,6 @@ void pc_acc_cfg_from_opts(const pc_opts *o, const pc_spec *spec, int layout, pc_
     cfg->family = spec->family->name;
     cfg->d = spec->d;
     cfg->base = spec->base;
+    cfg->base_from = spec->base_from;
     cfg->layout = layout;
 }

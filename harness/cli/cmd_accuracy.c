@@ -17,9 +17,10 @@
  * certified rows, from the registry. */
 static pc_status bad_family(const char *name, pc_err *err)
 {
-    char names[160];
+    char names[160], hint[64];
     pc_family_names(names, sizeof names, 0, 1, NULL);
-    return pc_seterr(err, PC_EINPUT, "--family: expected %s, got '%s'", names, name);
+    return pc_seterr(err, PC_EINPUT, "--family: expected %s, got '%s'%s", names, name,
+                     pc_family_hint(name, hint, sizeof hint));
 }
 
 static int has_rows(const char *name)

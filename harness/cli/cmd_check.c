@@ -35,6 +35,8 @@
 #include "harness/sources/table.h"
 #include "harness/formats/verdict.h"
 #include "harness/engine/gate.h"
+#include "harness/engine/acc_verdict.h"
+#include "families/spec_sched.h"
 #include "families/family.h"
 
 /* ---- tables ----------------------------------------------------------------- */
@@ -274,22 +276,70 @@ static int runs_gate(const pc_opts *o, const pc_family *fam)
     return o->n_properties == 0 || named(o, fam && fam->rows ? "accuracy" : "all");
 }
 
+/* A table whose base was fitted from its own rows (no --base, no config:
+ * table.h): the check named "base" says so, and fails unless the spec
+ * accepts it (--assume-fitted): a cache built with another model's base
+ * passes against the base it fits, so that pass says nothing of the base. */
+static pc_status check_base(pc_gate *c, const pc_impl *impl, const pc_family *fam)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (!t || !t->base_fitted || strcmp(t->family, fam->name)) return PC_OK;
+    pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "base", NULL);
+    if (!v) return pc_gate_oom(c);
+    v->measured = t->base;
+    snprintf(v->measured_what, sizeof v->measured_what, "base fitted from the table");
+    v->status = c->spec->assume_fitted ? PC_OK : PC_FAIL;
+    if (c->spec->assume_fitted)
+        snprintf(v->summary, sizeof v->summary, "base %.17g fitted from the table's own rows, "
+                 "accepted (--assume-fitted): the checks hold the table to its own base", t->base);
+    else
+        snprintf(v->summary, sizeof v->summary, "no base given: the table was checked against base "
+                 "%.17g, fitted from its own rows, and a cache built with another model's base "
+                 "passes against its own; pass the model's --base or --hf-config config.json, or "
+                 "--assume-fitted to accept the fitted base", t->base);
+    return PC_OK;
+}
+
+/* What FAM's verdicts of IMPL from FIRST on were held to
+ * (pc_verdict.against): the accuracy gate's say it themselves; the others
+ * get the spec's as the gate's configuration says it (the table's fitted
+ * base, the schedule instantiated for the run's positions).  Set whatever
+ * their status, so that every shard of a run says the same. */
+static void family_against(pc_gate *c, const pc_impl *impl, const pc_family *fam, int first)
+{
+    if (!fam->rows) return;
+    char text[sizeof c->vs->v[0].against] = "";
+    pc_acc_cfg cfg;
+    pc_spec_sched hold;
+    pc_err e;
+    pc_gate_cfg(c, impl, c->spec->layout >= 0 ? c->spec->layout : 0, &cfg);
+    if (pc_spec_schedule(c->spec, &cfg, &hold, &e) == PC_OK) {
+        pc_acc_against(&cfg, text, sizeof text);
+        pc_spec_sched_release(&hold);
+    }
+    for (int k = first; k < c->vs->n; k++)
+        if (!c->vs->v[k].against[0])
+            snprintf(c->vs->v[k].against, sizeof c->vs->v[k].against, "%s", text);
+}
+
 /* FAM's gate and properties on IMPL, under its spec. */
 static pc_status check_family(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
                               const pc_family *fam)
 {
     pc_prop_params par;
+    int first = c->vs->n;
     c->spec = pc_specs_of(cr->specs, fam);
     check_params(&par, cr, c->spec, impl);
     c->par = &par;
-    pc_status st = PC_OK;
-    if (fam->gate && runs_gate(cr->o, fam)) st = fam->gate(c, impl, fam);
+    pc_status st = check_base(c, impl, fam);
+    if (st == PC_OK && fam->gate && runs_gate(cr->o, fam)) st = fam->gate(c, impl, fam);
     /* with the accuracy gate; the rows' call is the family's first
      * entry point (an ABI v2-only plugin lacks it) */
     if (st == PC_OK && fam->rows && impl->host && runs_gate(cr->o, fam) &&
         pc_hook_present(impl, fam->hooks[0]))
         st = check_repeat(c, impl, fam);
     if (st == PC_OK) st = check_properties(c, impl, fam->name);
+    if (st == PC_OK) family_against(c, impl, fam, first);
     pc_row_digest_free(c->digest);
     c->digest = NULL;
     c->par = NULL;
@@ -318,6 +368,9 @@ pc_status pc_check_impl(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
         }
         if ((st = check_family(c, cr, impl, fam)) != PC_OK) return st;
     }
+    /* a layout the source does not hold is said in the other's verdict; a
+     * shard keeps its slots (merge folds them) */
+    if (!cr->rec) pc_verdicts_fold_declined(c->vs);
     return PC_OK;
 }
 
@@ -425,10 +478,11 @@ int pc_cmd_check(int argc, char **argv)
     if (o.family && strcmp(o.family, "all")) {
         want = pc_family_find(o.family);
         if (!want) {
-            char names[256];
+            char names[256], hint[64];
             pc_family_names(names, sizeof names, 0, 0, " or all");
-            return fail(&o, pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
-                                      names, o.family), &err);
+            return fail(&o, pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'%s",
+                                      names, o.family, pc_family_hint(o.family, hint, sizeof hint)),
+                        &err);
         }
     }
     if (o.shard_set && o.format != PC_FMT_TEXT && o.format != PC_FMT_JSON)

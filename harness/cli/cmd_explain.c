@@ -11,6 +11,7 @@
 #include "harness/sandbox/impl.h"
 #include "harness/formats/verdict.h"
 #include "properties/property.h"
+#include "harness/base/suggest.h"
 
 #define EXPLAIN_SMALL_D 64 /* width of the second teaching run (see pc_cmd_explain) */
 
@@ -24,6 +25,76 @@ static void indent(const char *text, const char *pad)
     }
 }
 
+/* The checks of `pecheck check` that are not properties (the gates'
+ * verdicts beside the accuracy gate): their lesson is text only. */
+typedef struct gate_check {
+    const char *name, *title, *applies, *what, *tolerance;
+} gate_check;
+
+static const gate_check gate_checks[] = {
+    { "fitted-model", "each pair's frequency, phase offset, amplitude and DC offset, fitted over "
+      "the whole range, within their bounds", "rope sinusoidal",
+      "A verdict after each layout's accuracy gate, made from the same pass (not under\n"
+      "--tol-abs).  Per pair i the implementation's pair z(p) (RoPE: the rotation of (1, 0), A (cos, sin);\n"
+      "sinusoidal: the row's cos and sin), divided by the attention factor A, against the exact\n"
+      "rotation e^{i p omega_i}: a least-squares line through the unwrapped phase difference\n"
+      "gives the phase offset (an effective position offset) and the relative frequency error;\n"
+      "the mean |z| the amplitude; the mean residual the DC offset.  At long context the\n"
+      "element-wise bound grows past 2 and says nothing; a fit over many positions still\n"
+      "measures a wrong position, frequency, norm or added constant to a tiny fraction.",
+      "Each fitted number is held to a bound derived from binary32's errors and the number of\n"
+      "positions (docs/fitted-model.md); the verdict reports the worst fitted/bound." },
+    { "base", "a RoPE table was checked against a base it was given, not the one it fits",
+      "rope tables",
+      "A cache given without --base, --hf-config or --rope-scaling is checked against the base\n"
+      "its own frequencies fit (rounded to 3 significant digits).  A cache built with another\n"
+      "model's base passes that check, so the check named base fails unless --assume-fitted\n"
+      "accepts the fitted base; every verdict line says what it was checked against.",
+      "None: it passes with a given base or with --assume-fitted." },
+    { "table-values", "every value of a .npy table is finite", "tables",
+      "The first NaN or Inf is named by file, row (position) and column.", "Exact: no NaN or Inf." },
+    { "cache-layout", "a (n, d) RoPE cache repeats its columns as its layout says",
+      "rope (n, d) tables",
+      "cat(freqs, freqs) (half) repeats columns j and j + d/2; repeat_interleave (interleaved)\n"
+      "columns 2i and 2i + 1.  The layout is the one whose repeated columns agree.",
+      "Bit for bit, or within 2 ulps of the storage (a vectorised cos may round the same angle\n"
+      "differently in different lanes)." },
+    { "repeat", "a plugin's calls do not depend on its earlier calls", "plugins",
+      "The first positions, then a block from the same start, then that block again: the same\n"
+      "bits each time (state kept between calls, such as a cache sized by the first call, shows).",
+      "Exact." },
+};
+
+static const gate_check *gate_check_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
+        if (!strcmp(gate_checks[k].name, name)) return &gate_checks[k];
+    return NULL;
+}
+
+static int explain_gate_check(const gate_check *g)
+{
+    printf("%s: %s\n  applies to: %s\n  (a check of `pecheck check` beside the properties)\n\n",
+           g->name, g->title, g->applies);
+    printf("WHAT IT CHECKS\n");
+    indent(g->what, "  ");
+    printf("\nTOLERANCE\n");
+    indent(g->tolerance, "  ");
+    return PC_EXIT_PASS;
+}
+
+static pc_status unknown_name(const char *name, pc_err *err)
+{
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, name);
+    for (size_t k = 0; k < pc_property_count(); k++) pc_suggest_add(&s, pc_property_at(k)->name);
+    for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
+        pc_suggest_add(&s, gate_checks[k].name);
+    return pc_seterr(err, PC_EINPUT, "unknown property '%s'%s (`pecheck explain` lists them)", name,
+                     pc_suggest_text(&s, "", hint, sizeof hint));
+}
+
 static int list(void)
 {
     printf("%-17s %-24s %-18s %s\n", "PROPERTY", "FAMILIES", "BROKEN BY", "STATEMENT");
@@ -32,6 +103,10 @@ static int list(void)
         printf("%-17s %-24s %-18s %s%s\n", p->name, p->families, p->teach_impl ? p->teach_impl : "-",
                p->title, p->default_off ? " (only with --property)" : "");
     }
+    printf("\n%-17s %-24s %s\n", "OTHER CHECK", "APPLIES TO", "STATEMENT");
+    for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
+        printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
+               gate_checks[k].title);
     printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample.\n");
     return PC_EXIT_PASS;
 }
@@ -144,9 +219,9 @@ int pc_cmd_explain(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     if (o.n_args == 0) return list();
     const pc_property *p = pc_property_find(o.args[0]);
-    if (!p)
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "unknown property '%s' (`pecheck explain` "
-                                     "lists them)", o.args[0]), &err);
+    const gate_check *g = p ? NULL : gate_check_find(o.args[0]);
+    if (g) return explain_gate_check(g);
+    if (!p) return pc_cli_fail(unknown_name(o.args[0], &err), &err);
     o.regressions = "off"; /* a lesson never writes the regression file */
     o.quiet = 1;
     print_lesson(p);

@@ -126,6 +126,7 @@ static pc_status merge_checks(const pc_opts *o, pc_jnode *const *doc, int nf, in
     if (st == PC_OK) st = save_cases(o, &run, &vs, err);
     pc_check_run_free(&run);
     if (st != PC_OK) { pc_verdicts_free(&vs); return st; }
+    pc_verdicts_fold_declined(&vs); /* as check does (pc_check_impl) */
     pc_opts co = *o; /* the run's options that check's verdict rules read */
     co.seed = run.seed;
     co.family = run.family;

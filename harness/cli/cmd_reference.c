@@ -338,12 +338,13 @@ int pc_cmd_reference(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_family *fam = pc_family_find(o.family);
     if (!fam || !fam->rows || !fam->rows->export_row) {
-        char names[160];
+        char names[160], hint[64];
         pc_family_names(names, sizeof names, 0, 1, NULL);
         if (!o.family)
             return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family is required (%s)", names), &err);
-        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'",
-                                     names, o.family), &err);
+        return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--family: expected %s, got '%s'%s",
+                                     names, o.family, pc_family_hint(o.family, hint, sizeof hint)),
+                           &err);
     }
     if (!o.out)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--out FILE.npy is required"), &err);

@@ -12,8 +12,8 @@ int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status st, cons
         pc_verdicts vs = { NULL, 0, 0 };
         pc_verdict *v = pc_verdicts_add(&vs);
         if (v) {
-            snprintf(v->impl, sizeof v->impl, "pecheck");
-            snprintf(v->family, sizeof v->family, "%s", command);
+            snprintf(v->impl, sizeof v->impl, "pecheck %s", command);
+            snprintf(v->command, sizeof v->command, "%s", command);
             snprintf(v->check, sizeof v->check, "run");
             v->status = st;
             v->measured = v->bound = (double)NAN;

@@ -9,6 +9,7 @@
 #include "harness/formats/format.h"
 #include "harness/sandbox/host.h"
 #include "harness/base/rng.h"
+#include "harness/base/suggest.h"
 #include "reference/reference.h"
 
 void pc_opts_defaults(pc_opts *o)
@@ -263,6 +264,27 @@ static int accepted(const char *allowed, const char *name)
     return allowed_has(allowed, name) || (allowed_has(allowed, "spec") && pc_option_find(name));
 }
 
+static void suggest_spec_option(const pc_option *opt, void *ctx)
+{
+    pc_suggest_add(ctx, opt->name);
+}
+
+/* --NAME is not an option of ALLOWED: which it is, and the nearest one
+ * this command takes. */
+static pc_status not_accepted(const char *allowed, const char *name, pc_err *err)
+{
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, name);
+    pc_suggest_add_list(&s, allowed);
+    if (allowed_has(allowed, "spec")) pc_option_each(suggest_spec_option, &s);
+    if (!strcmp(s.best, "spec")) s.best[0] = '\0';
+    pc_suggest_text(&s, "--", hint, sizeof hint);
+    if (allowed_has(CORE_OPTIONS, name) || pc_option_find(name))
+        return pc_seterr(err, PC_EINPUT, "option --%s is not accepted by this command%s", name, hint);
+    return pc_seterr(err, PC_EINPUT, "unknown option --%s%s", name, hint);
+}
+
 /* Is OUT the same existing file as IN (after symlinks)? */
 static int same_file(const char *out, const char *in)
 {
@@ -315,8 +337,7 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
             return pc_seterr(err, PC_EINPUT, "unknown option '%s'", a);
         memcpy(name, a + 2, ln);
         name[ln] = '\0';
-        if (!accepted(allowed, name))
-            return pc_seterr(err, PC_EINPUT, "option --%s is not accepted by this command", name);
+        if (!accepted(allowed, name)) return not_accepted(allowed, name, err);
         const pc_option *fopt = pc_option_find(name);
         if (is_flag(name) || (fopt && !fopt->arg[0])) {
             if (eq) return pc_seterr(err, PC_EINPUT, "--%s takes no value", name);

@@ -9,7 +9,7 @@
 #include "harness/base/dtype.h"
 
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
-                    pc_verdict *v)
+                    const char *own, pc_verdict *v)
 {
     const pc_metrics *m = &res->m;
     if (fault) {
@@ -18,18 +18,33 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
         snprintf(v->summary, sizeof v->summary, "%s", res->note);
     } else if (res->status == PC_FAIL && res->note[0]) {
         snprintf(v->summary, sizeof v->summary, "%s", res->note);
+    } else if (res->status == PC_FAIL && own && own[0]) {
+        /* the user's own values first (a cache's cos and sin), then the
+         * rotated vector's element the gate measured */
+        const pc_witness *w = &m->worst;
+        snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
+                 "the bound%s; worst at pos=%" PRId64 ", %s; the rotated vector's dim %d: got %a "
+                 "(%.9g), exact %a (%.9g), |err| %.3g > bound %.3g", m->max_ratio,
+                 (unsigned long long)m->n_over, (unsigned long long)m->count,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, own, w->dim,
+                 (double)w->got, (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else if (res->status == PC_FAIL) {
         const pc_witness *w = &m->worst;
-        snprintf(v->summary, sizeof v->summary, "%llu of %llu values exceed the bound%s; worst at "
-                 "pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), |err| %.3g > bound %.3g",
+        snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
+                 "the bound%s; worst at pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), "
+                 "|err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
                  m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, w->dim, (double)w->got,
                  (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else {
-        snprintf(v->summary, sizeof v->summary, "%llu values, positions %" PRId64 "..%" PRId64
-                 " d=%d: max |err| %.3g (%.3g ulp), max |err|/bound %.3g%s%s%s",
+        /* err/bound decides; no ulp count here: near a zero of cos or sin
+         * the spacing of the exact value shrinks while the error is
+         * absolute, so the largest ulp count says nothing (the details
+         * show ulps where they do, accuracy.c print_witness) */
+        snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu values, positions %"
+                 PRId64 "..%" PRId64 " d=%d, max |err| %.3g%s%s%s", m->max_ratio,
                  (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
-                 m->max_ulp, m->max_ratio, cfg->storage ? " [" : "",
+                 cfg->storage ? " [" : "",
                  cfg->storage ? pc_dtype_name(cfg->dtype) : "",
                  !cfg->storage ? "" : cfg->half_arith
                  ? " arithmetic: cos/sin cache, products and sum each rounded (default class; "
@@ -73,15 +88,34 @@ static void json(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result
     else free(buf);
 }
 
+void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    const char *from = cfg->base_from && cfg->base_from[0] ? cfg->base_from : NULL;
+    if (cfg->sched_note)
+        snprintf(buf, len, "%.300s%s%.80s", cfg->sched_note, from ? "; base from " : "",
+                 from ? from : "");
+    else
+        snprintf(buf, len, "base %.17g%s%.200s%s, frequencies base^(-2i/d)", cfg->base,
+                 from ? " (" : "", from ? from : "", from ? ")" : "");
+}
+
 void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
                     const char *fault, const char *context, pc_verdict *v)
+{
+    pc_acc_verdict_own(impl, cfg, res, fault, context, NULL, v);
+}
+
+void pc_acc_verdict_own(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                        const char *fault, const char *context, const char *own, pc_verdict *v)
 {
     v->status = res->status;
     v->seconds = res->seconds;
     v->bound = 1.0;
     snprintf(v->measured_what, sizeof v->measured_what, "max |err|/bound");
     if (res->m.count) v->measured = res->m.max_ratio;
-    summary(cfg, res, fault, v);
+    v->declined = res->status == PC_SKIP && res->impl_rc != 0 && !res->faulted;
+    if (res->status != PC_SKIP) pc_acc_against(cfg, v->against, sizeof v->against);
+    summary(cfg, res, fault, own, v);
     details(impl, cfg, res, fault, context, v);
     json(impl, cfg, res, fault, v);
 }

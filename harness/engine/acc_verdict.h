@@ -14,6 +14,17 @@
 void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
                     const char *fault, const char *context, pc_verdict *v);
 
+/* The same with OWN ("" or NULL: none), the source's own values at the
+ * witness (rows that rotate an input: its cos and sin there, gate.c), put
+ * in the failure's summary before the rotated vector's element. */
+void pc_acc_verdict_own(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
+                        const char *fault, const char *context, const char *own, pc_verdict *v);
+
+/* What CFG holds the rows to, one line for people (pc_verdict.against):
+ * the schedule as its note says it, else the geometric one, and the base
+ * with where it came from ("base 10000 (fitted from the table)"). */
+void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len);
+
 /* The same with V's identity from IMPL and CFG, without fault or context:
  * what `pecheck accuracy` and `pecheck merge` report. */
 void pc_acc_gate_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,

@@ -51,6 +51,10 @@ typedef struct pc_acc_cfg {
      * precision-model constant is per pair (docs/schedules.md) */
     const pc_schedule *sched;
     const char *sched_note; /* one line describing SCHED (NULL: none) */
+    /* where BASE came from, for people (pc_spec.base_from: "--base", "the
+     * default", "rope_theta of config.json"; a table's: "fitted from the
+     * table"); NULL: not said */
+    const char *base_from;
     /* 1: DTYPE is the storage of values computed in binary32 and rounded
      * once (a half-precision cache), not the working precision: the
      * bound is binary32's plus the storage rounding (docs/schedules.md) */

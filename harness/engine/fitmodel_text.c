@@ -20,13 +20,31 @@ static double ratio(const pc_fitm_pair *q, int kind)
     }
 }
 
-/* The pair where KIND is worst among those over its bound; -1: none. */
+/* A pair whose fitted numbers are all finite: rows with NaN or Inf give
+ * NaN sums, which say nothing of a frequency, phase or norm. */
+static int fitted(const pc_fitm_pair *q)
+{
+    return isfinite(q->offset) && isfinite(q->freq_rel) && isfinite(q->amp) && isfinite(q->dc);
+}
+
+/* The pairs that are not fitted (NaN or Inf in their rows), *FIRST the
+ * first of them. */
+static int unfitted(const pc_fitm *f, int *first)
+{
+    int n = 0;
+    for (int i = f->h - 1; i >= 0; i--)
+        if (!fitted(&f->p[i])) { n++; *first = i; }
+    return n;
+}
+
+/* The pair where KIND is worst among the fitted ones over its bound; -1:
+ * none. */
 static int worst_pair(const pc_fitm *f, int kind, int *count)
 {
     int w = -1;
     *count = 0;
     for (int i = 0; i < f->h; i++) {
-        if (!(f->p[i].bad & kind)) continue;
+        if (!(f->p[i].bad & kind) || !fitted(&f->p[i])) continue;
         (*count)++;
         if (w < 0 || ratio(&f->p[i], kind) > ratio(&f->p[w], kind)) w = i;
     }
@@ -41,8 +59,9 @@ static int position_shift(const pc_fitm *f, long *k)
     *k = 0;
     for (int i = 0; i < f->h; i++) {
         const pc_fitm_pair *q = &f->p[i];
-        if (!(q->bad & PC_FITM_OFFSET)) continue;
+        if (!(q->bad & PC_FITM_OFFSET) || !fitted(q)) continue;
         double s = q->offset / q->omega;
+        if (!(fabs(s) < 0x1p53)) return 0; /* not a position */
         long r = lround(s);
         if (r == 0 || fabs(s - (double)r) > 0.05 || (n && r != *k)) return 0;
         *k = r;
@@ -59,7 +78,7 @@ static int cumulative(const pc_fitm *f)
     double lo = (double)INFINITY, hi = -(double)INFINITY;
     int n = 0;
     for (int i = 1; i < f->h; i++) {
-        if (!(f->p[i].bad & PC_FITM_FREQ)) continue;
+        if (!(f->p[i].bad & PC_FITM_FREQ) || !fitted(&f->p[i])) continue;
         double g = f->p[i].freq_rel / i;
         lo = fmin(lo, g); hi = fmax(hi, g);
         n++;
@@ -71,7 +90,8 @@ static int cumulative(const pc_fitm *f)
 static int one_scale(const pc_fitm *f)
 {
     double lo = (double)INFINITY, hi = 0;
-    for (int i = 0; i < f->h; i++) { lo = fmin(lo, f->p[i].amp); hi = fmax(hi, f->p[i].amp); }
+    for (int i = 0; i < f->h; i++)
+        if (fitted(&f->p[i])) { lo = fmin(lo, f->p[i].amp); hi = fmax(hi, f->p[i].amp); }
     return hi - lo <= 1e-4 * hi;
 }
 
@@ -139,7 +159,11 @@ static size_t say_dc(const pc_fitm *f, char *buf, size_t len, size_t at)
 void pc_fitm_summary(const pc_fitm *f, char *buf, size_t len)
 {
     size_t at = 0;
+    int first = 0, n = unfitted(f, &first);
     buf[0] = '\0';
+    if (n)
+        at = put(buf, len, at, "%d of %d pairs hold NaN or Inf (not fitted; the first: pair %d)", n,
+                 f->h, first);
     at = say_offset(f, buf, len, at);
     at = say_freq(f, buf, len, at);
     at = say_amp(f, buf, len, at);
@@ -160,18 +184,24 @@ void pc_fitm_details(const pc_fitm *f, char *buf, size_t len)
     at = put(buf, len, at, "fitted model over positions %lld..%lld, %d pairs (docs/fitted-model.md): "
              "%d pairs outside their bounds, worst fitted/bound %.3g\n", (long long)f->lo,
              (long long)f->hi, f->h, f->bad, f->worst);
+    int first = 0, nf = unfitted(f, &first), m = 0;
+    if (nf)
+        at = put(buf, len, at, "%d pairs hold NaN or Inf and are not fitted (the first: pair %d)\n",
+                 nf, first);
     if (q) {
-        for (int i = 0; i < f->h; i++) q[i] = f->p[i].offset / f->p[i].omega;
-        qsort(q, (size_t)f->h, sizeof *q, cmp_d);
-        at = put(buf, len, at, "median effective position offset %+.4g positions\n", q[f->h / 2]);
+        for (int i = 0; i < f->h; i++)
+            if (fitted(&f->p[i])) q[m++] = f->p[i].offset / f->p[i].omega;
+        qsort(q, (size_t)m, sizeof *q, cmp_d);
+        if (m) at = put(buf, len, at, "median effective position offset %+.4g positions\n", q[m / 2]);
         free(q);
     }
     const char *what[4] = { "phase offset", "frequency", "amplitude", "DC offset" };
     const int kind[4] = { PC_FITM_OFFSET, PC_FITM_FREQ, PC_FITM_AMP, PC_FITM_DC };
-    for (int k = 0; k < 4; k++) {
-        int worst = 0;
-        for (int i = 1; i < f->h; i++)
-            if (ratio(&f->p[i], kind[k]) > ratio(&f->p[worst], kind[k])) worst = i;
+    for (int k = 0; k < 4 && nf < f->h; k++) {
+        int worst = -1;
+        for (int i = 0; i < f->h; i++)
+            if (fitted(&f->p[i]) && (worst < 0 || ratio(&f->p[i], kind[k]) > ratio(&f->p[worst], kind[k])))
+                worst = i;
         const pc_fitm_pair *p = &f->p[worst];
         at = put(buf, len, at, "%s: worst pair %d, fitted/bound %.3g (offset %+.3g rad, frequency "
                  "%+.3g relative = %+.3g ulp, amplitude %.9g, DC %.3g)\n", what[k], worst,

@@ -51,18 +51,19 @@ void pc_gate_acc_context(const pc_impl *impl, char *buf, size_t len)
 }
 
 void pc_gate_acc_render(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
-                        const char *fault, const char *table, const char *likely, pc_verdict *v)
+                        const char *fault, const char *table, const char *likely, const char *own,
+                        pc_verdict *v)
 {
-    char context[2200];
+    char context[3400];
     snprintf(context, sizeof context, "%s", table);
     if (likely[0]) {
         size_t l = strlen(context);
-        snprintf(context + l, sizeof context - l, "%slikely cause: %.900s", l ? "\n" : "", likely);
+        snprintf(context + l, sizeof context - l, "%slikely cause: %.2000s", l ? "\n" : "", likely);
     }
-    pc_acc_verdict(impl, cfg, res, fault, context[0] ? context : NULL, v);
-    if (likely[0]) { /* the summary names it too */
-        size_t l = strlen(v->summary);
-        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %s", likely);
+    pc_acc_verdict_own(impl, cfg, res, fault, context[0] ? context : NULL, own, v);
+    if (likely[0]) { /* the summary names it too: its first line, the best-supported cause */
+        size_t l = strlen(v->summary), n = strcspn(likely, "\n");
+        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %.*s", (int)n, likely);
     }
 }
 
@@ -78,6 +79,7 @@ void pc_gate_cfg_spec(const pc_gate *c, int layout, pc_acc_cfg *cfg)
     cfg->family = c->spec->family->name;
     cfg->d = c->spec->d;
     cfg->base = c->spec->base;
+    cfg->base_from = c->spec->base_from;
     cfg->layout = layout;
 }
 
@@ -92,19 +94,62 @@ void pc_gate_cfg(const pc_gate *c, const pc_impl *impl, int layout, pc_acc_cfg *
     if (t) pc_table_adjust_cfg(t, cfg);
 }
 
+/* Column of pair I's first member in the user's table T (its own width):
+ * a (n, d/2) cache has one column per pair. */
+static int table_column(const pc_table_info *t, int layout, int i)
+{
+    if (!t->full_width) return i;
+    return layout ? i : 2 * i;
+}
+
+/* For rows that rotate an input (RoPE): the source's own (A cos, A sin)
+ * of the witness's pair, its rotation of (1, 0) there, beside the exact
+ * ones, as one line into BUF ("" when the family's rows take no input or
+ * the call fails): "pair 0: cos[340, 0] = 0.7009 (0x1.66e248p-1), exact
+ * 0.7028; sin[340, 0] = ...".  A table's indices are its row (position -
+ * first position) and column; another source's the position and pair. */
+static void own_values(const pc_impl *impl, const pc_family *fam, const pc_acc_cfg *cfg,
+                       const pc_witness *w, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const pc_rows *rw = fam->rows;
+    if (!rw || !rw->input || !w->valid) return;
+    int d = cfg->d, h = d / 2, i = cfg->layout ? w->dim % h : w->dim / 2;
+    size_t a = (size_t)(cfg->layout ? i : 2 * i), b = (size_t)(cfg->layout ? i + h : 2 * i + 1);
+    float *x = calloc((size_t)d, sizeof *x), *y = malloc((size_t)d * sizeof *y);
+    double *ex = malloc((size_t)d * sizeof *ex);
+    pc_schedule s = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
+    pc_freqs *fr = x && y && ex ? pc_freqs_new(d, s) : NULL;
+    pc_fault fault = { 0, "" };
+    int64_t pos = w->pos;
+    if (fr) x[a] = 1.0f;
+    if (fr && rw->call(impl, &fault, &pos, 1, d, cfg->base, cfg->layout, x, y) == 0 && !fault.faulted
+        && rw->ref(fr, pos, cfg->layout, x, NULL, ex) == PC_OK) {
+        const pc_table_info *t = pc_table_info_of(impl);
+        char at[64] = ""; /* a table's own indices: row, column */
+        if (t) snprintf(at, sizeof at, "[%" PRId64 ", %d]", pos - t->pos_lo,
+                        table_column(t, cfg->layout, i));
+        snprintf(buf, len, "pair %d: cos%s = %.9g (%a), exact %.9g; sin%s = %.9g (%a), exact %.9g",
+                 i, at, (double)y[a], (double)y[a], ex[a], at, (double)y[b], (double)y[b], ex[b]);
+    }
+    pc_freqs_free(fr);
+    free(x); free(y); free(ex);
+}
+
 /* What the family's diagnosis says of a failure (RoPE: the rotations'
  * fitted frequencies and amplitude).  A shard diagnoses when its own
  * blocks fail or stop at an error (the merged result can fail only then),
  * over the whole run's range. */
-static int likely_cause(const pc_impl *impl, const pc_family *fam, const pc_acc_cfg *cfg,
-                        const pc_acc_result *res, int sharded, char *buf, size_t len)
+static int likely_cause(const pc_impl *impl, const pc_family *fam, const pc_spec *spec,
+                        const pc_acc_cfg *cfg, const pc_acc_result *res, int sharded, char *buf,
+                        size_t len)
 {
     buf[0] = '\0';
     int failing = res->status == PC_FAIL || (sharded && res->impl_rc);
     if (!failing || res->faulted || !fam->diagnosis || !fam->diagnosis->likely_cause) return 0;
     pc_acc_cfg whole = *cfg;
     whole.shard_k = whole.shard_n = 1;
-    fam->diagnosis->likely_cause(impl, &whole, buf, len);
+    fam->diagnosis->likely_cause(impl, spec, &whole, buf, len);
     return 1;
 }
 
@@ -112,16 +157,20 @@ static int likely_cause(const pc_impl *impl, const pc_family *fam, const pc_acc_
 static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *fam,
                              const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
-    char likely[960], table[1200];
-    int likely_set = likely_cause(impl, fam, cfg, res, c->shard != NULL, likely, sizeof likely);
+    char likely[2000], table[1200], own[400] = "";
+    int likely_set = likely_cause(impl, fam, c->spec, cfg, res, c->shard != NULL, likely,
+                                  sizeof likely);
     pc_gate_acc_context(impl, table, sizeof table);
+    /* at this run's (or shard's) worst witness: merge takes the one of the
+     * shard whose witness is the merged one */
+    if (res->status == PC_FAIL && !res->faulted) own_values(impl, fam, cfg, &res->m.worst, own, sizeof own);
     pc_verdict *v = pc_gate_verdict(c, impl, fam->name, "accuracy", pc_layout_name(cfg->layout));
     if (!v) return pc_gate_oom(c);
     pc_gate_acc_render(impl, cfg, res, res->faulted ? res->note : NULL, table,
-                       res->status == PC_FAIL ? likely : "", v);
+                       res->status == PC_FAIL ? likely : "", own, v);
     if (!c->shard) return PC_OK;
-    return c->shard->accuracy(c->shard->ctx, c->vs->n - 1, cfg, res, table, likely, likely_set)
-           == PC_OK ? PC_OK : pc_gate_oom(c);
+    return c->shard->accuracy(c->shard->ctx, c->vs->n - 1, cfg, res, table, likely, likely_set,
+                              own) == PC_OK ? PC_OK : pc_gate_oom(c);
 }
 
 /* The fitted model of a layout (harness/engine/fitmodel.h): its constants set up
@@ -213,7 +262,10 @@ static void digest_setup(pc_gate *c, const pc_impl *impl, const pc_family *fam,
 pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam)
 {
     int layouts[2] = { 0, 1 }, nl = 2, made = 0, fits = 0;
+    const pc_table_info *t = pc_table_info_of(impl);
     if (c->spec->layout >= 0) { layouts[0] = c->spec->layout; nl = 1; }
+    /* a table holds the layout found in its columns: the other is no check */
+    else if (t && t->layout >= 0) { layouts[0] = t->layout; nl = 1; }
     pc_acc_cfg cfg[2];
     pc_spec_sched sched[2];
     pc_acc_result res[2];

@@ -26,10 +26,11 @@ typedef struct pc_gate_shard {
     int k, n;                /* shard K of N (1-based) */
     void *ctx;
     /* Verdict INDEX is the accuracy gate's RES under CFG, with its TABLE
-     * lines and LIKELY cause (LIKELY_SET: computed, the shard failed). */
+     * lines, LIKELY cause (LIKELY_SET: computed, the shard failed) and OWN,
+     * the source's own values at this shard's worst witness ("": none). */
     pc_status (*accuracy)(void *ctx, int index, const struct pc_acc_cfg *cfg,
                           const struct pc_acc_result *res, const char *table, const char *likely,
-                          int likely_set);
+                          int likely_set, const char *own);
     /* Verdict INDEX is the fitted model of constants M and this shard's
      * SUMS (NULL: none, NOTE says why); its SECONDS. */
     pc_status (*fitted)(void *ctx, int index, const struct pc_fitm *m,
@@ -74,14 +75,15 @@ void pc_gate_cfg(const pc_gate *g, const pc_impl *impl, int layout, struct pc_ac
 pc_status pc_gate_accuracy(pc_gate *g, const pc_impl *impl, const pc_family *fam);
 
 /* The accuracy gate's verdict in check: RES under CFG, after FAULT (NULL:
- * none), the TABLE lines (pc_gate_acc_context, "" for other sources) and
- * LIKELY, a RoPE failure's fitted cause ("" none).  `pecheck merge` makes
- * the verdict of merged check shards with it. */
+ * none), the TABLE lines (pc_gate_acc_context, "" for other sources),
+ * LIKELY, a RoPE failure's ranked cause ("" none), and OWN, the source's
+ * own values at the witness ("" none: rows without an input).  `pecheck
+ * merge` makes the verdict of merged check shards with it. */
 struct pc_acc_cfg;
 struct pc_acc_result;
 void pc_gate_acc_render(const pc_impl *impl, const struct pc_acc_cfg *cfg,
                         const struct pc_acc_result *res, const char *fault, const char *table,
-                        const char *likely, pc_verdict *v);
+                        const char *likely, const char *own, pc_verdict *v);
 void pc_gate_acc_context(const pc_impl *impl, char *buf, size_t len);
 /* FAMILY's rows rotate an input (RoPE): its failures get a fitted cause. */
 int pc_gate_acc_rotates(const char *family);

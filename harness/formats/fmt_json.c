@@ -40,6 +40,7 @@ static void one(FILE *f, const pc_verdict *v)
     fprintf(f, "%llu", (unsigned long long)v->seed);
     jnum(f, &first, "seconds", v->seconds);
     jstr(f, &first, "summary", v->summary);
+    jstr(f, &first, "against", v->against[0] && v->status != PC_SKIP ? v->against : NULL);
     jstr(f, &first, "details", v->details);
     jkey(f, &first, "data");
     fputs(v->json && v->json[0] ? v->json : "null", f);

@@ -1,4 +1,5 @@
 /* fmt_junit.c: the JUnit XML format (format.h). */
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include "format.h"
@@ -37,31 +38,61 @@ static void xml_esc(FILE *f, const char *str, int attr)
     }
 }
 
-static int same_case(const pc_verdict *a, const pc_verdict *b)
+/* The exit code of a run that ended in ST (main.c, pc_exit_code). */
+static int run_exit(pc_status st)
 {
-    return !strcmp(a->impl, b->impl) && !strcmp(a->family, b->family) && !strcmp(a->check, b->check) &&
-           !strcmp(a->layout, b->layout);
+    return st == PC_EINPUT || st == PC_EIO ? PC_EXIT_USAGE : PC_EXIT_INTERNAL;
+}
+
+/* IMPL as one segment of a classname: its last path component, every
+ * character other than a letter, digit, '_' or '-' replaced by '_'
+ * (Jenkins and GitLab read a classname's dots as packages: a plugin's path
+ * "../my_plugin_1.so" becomes "my_plugin_1_so"). */
+static void class_segment(char *buf, size_t len, const char *impl)
+{
+    const char *slash = strrchr(impl, '/');
+    snprintf(buf, len, "%s", slash && slash[1] ? slash + 1 : impl);
+    for (char *p = buf; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-') *p = '_';
+}
+
+/* The test's classname and name: "pecheck.IMPL.FAMILY" (IMPL as
+ * class_segment writes it) and "CHECK [LAYOUT]"; a run that ended in an
+ * error: "pecheck.COMMAND" and "run (exit N)". */
+static void case_names(const pc_verdict *v, char *cls, size_t clen, char *name, size_t nlen)
+{
+    char seg[sizeof v->impl];
+    if (v->command[0]) {
+        class_segment(seg, sizeof seg, v->command);
+        snprintf(cls, clen, "pecheck.%s", seg);
+        snprintf(name, nlen, "run (exit %d)", run_exit(v->status));
+        return;
+    }
+    class_segment(seg, sizeof seg, v->impl);
+    snprintf(cls, clen, "pecheck.%s.%s", seg, v->family);
+    snprintf(name, nlen, "%s%s%s%s", v->check, v->layout[0] ? " [" : "", v->layout,
+             v->layout[0] ? "]" : "");
 }
 
 /* The test's identity, unique in the run (Jenkins keys its history on the
- * pair): classname "pecheck.IMPL.FAMILY", name "CHECK [LAYOUT]", and " (N)"
- * on the N-th repeat of the same check. */
+ * pair): case_names, and " (N)" after the name of the N-th verdict with the
+ * same pair (a repeated check, or two sources of one file name). */
 static void testcase_open(FILE *f, const pc_verdicts *vs, int k)
 {
     const pc_verdict *v = &vs->v[k];
+    char cls[200], name[120], c2[200], n2[120];
+    case_names(v, cls, sizeof cls, name, sizeof name);
     int repeat = 1;
-    for (int j = 0; j < k; j++) repeat += same_case(&vs->v[j], v);
-    char name[120];
-    snprintf(name, sizeof name, "%s%s%s%s", v->check, v->layout[0] ? " [" : "", v->layout,
-             v->layout[0] ? "]" : "");
+    for (int j = 0; j < k; j++) {
+        case_names(&vs->v[j], c2, sizeof c2, n2, sizeof n2);
+        repeat += !strcmp(c2, cls) && !strcmp(n2, name);
+    }
     if (repeat > 1) {
         size_t l = strlen(name);
         snprintf(name + l, sizeof name - l, " (%d)", repeat);
     }
-    fputs("    <testcase classname=\"pecheck.", f);
-    xml_esc(f, v->impl, 1);
-    fputc('.', f);
-    xml_esc(f, v->family, 1);
+    fputs("    <testcase classname=\"", f);
+    xml_esc(f, cls, 1);
     fputs("\" name=\"", f);
     xml_esc(f, name, 1);
     fprintf(f, "\" time=\"%.3f\"", isfinite(v->seconds) && v->seconds > 0 ? v->seconds : 0.0);
@@ -83,6 +114,18 @@ static void testcase(FILE *f, const pc_verdicts *vs, int k)
         fputs("\" type=\"", f);
         xml_esc(f, v->check, 1);
         fputs("\">", f);
+        if (v->command[0]) { /* the run's error: the command and its message */
+            fprintf(f, "pecheck %s exited %d: ", v->command,
+                    run_exit(v->status));
+            xml_esc(f, v->summary, 0);
+            fprintf(f, "</%s>\n    </testcase>\n", v->status == PC_FAIL ? "failure" : "error");
+            return;
+        }
+        if (v->against[0]) {
+            fputs("checked against ", f);
+            xml_esc(f, v->against, 0);
+            fputc('\n', f);
+        }
         if (v->details) xml_esc(f, v->details, 0);
         fprintf(f, "%sseed %llu", v->details && v->details[0] ? "\n" : "",
                 (unsigned long long)v->seed);

@@ -53,19 +53,20 @@ static void write_tap(FILE *f, const pc_result *r)
         if (v->measured_what[0]) { fputs("\n  measured_what: ", f); pc_json_quote(f, v->measured_what); }
         fputs("\n  bound: ", f);
         if (isfinite(v->bound)) fprintf(f, "%.17g", v->bound); else fputs("null", f);
+        if (v->against[0]) { fputs("\n  against: ", f); pc_json_quote(f, v->against); }
         fprintf(f, "\n  seed: %llu\n", (unsigned long long)v->seed);
         if (v->details && v->details[0]) {
             fputs("  witness: |\n", f);
             pc_format_indented(f, v->details, "    ");
         }
         if (v->json && v->json[0]) {
-            /* the JSON object as one string: JSON string escaping is valid YAML */
+            /* the JSON object as a YAML flow mapping on one line (JSON is
+             * YAML 1.2; its strings' escapes are YAML's double-quoted ones,
+             * and a newline between tokens is a space) */
             char *flat = strdup(v->json);
             if (flat) {
                 for (char *p = flat; *p; p++) if (*p == '\n') *p = ' ';
-                fputs("  data: ", f);
-                pc_json_quote(f, flat);
-                fputc('\n', f);
+                fprintf(f, "  data: %s\n", flat);
                 free(flat);
             }
         }

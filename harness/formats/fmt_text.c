@@ -17,16 +17,19 @@ static void one(FILE *f, const pc_result *r, const pc_verdict *v)
     pc_format_title(t, sizeof t, v);
     snprintf(sum, sizeof sum, "%s", v->summary);
     pc_format_controls(sum); /* one line each, whatever the names hold */
+    char against[sizeof v->against + 24] = "";
+    if (v->against[0]) snprintf(against, sizeof against, "; checked against %s", v->against);
+    pc_format_controls(against);
     if (v->status == PC_FAIL || v->status < 0) {
-        fprintf(f, "%s %s: %s: %s\n", v->status == PC_FAIL ? "FAIL " : "ERROR", t,
-                v->status == PC_FAIL ? "error" : "internal error", sum);
+        fprintf(f, "%s %s: %s: %s%s\n", v->status == PC_FAIL ? "FAIL " : "ERROR", t,
+                v->status == PC_FAIL ? "error" : "internal error", sum, against);
         if (r->brief) return;
         if (v->details && v->details[0]) pc_format_indented(f, v->details, "    ");
         if (!seed_shown(r, v)) fprintf(f, "    (seed %llu)\n", (unsigned long long)v->seed);
     } else if (v->status == PC_SKIP) {
         fprintf(f, "SKIP  %s: %s\n", t, sum);
     } else {
-        fprintf(f, "PASS  %s: %s\n", t, sum);
+        fprintf(f, "PASS  %s: %s%s\n", t, sum, against);
     }
 }
 

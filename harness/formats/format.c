@@ -66,8 +66,8 @@ pc_counts pc_format_count(const pc_verdict *v, int n)
 
 void pc_format_title(char *buf, size_t len, const pc_verdict *v)
 {
-    snprintf(buf, len, "%s %s %s%s%s%s", v->impl, v->family, v->check, v->layout[0] ? " [" : "",
-             v->layout, v->layout[0] ? "]" : "");
+    snprintf(buf, len, "%s %s%s%s%s%s%s", v->impl, v->family, v->family[0] ? " " : "", v->check,
+             v->layout[0] ? " [" : "", v->layout, v->layout[0] ? "]" : "");
     pc_format_controls(buf);
 }
 

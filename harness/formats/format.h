@@ -6,7 +6,8 @@
  * its line in the table of format.c; `--format NAME` then works in every
  * command.
  *
- *   text   check: "PASS  TITLE: SUMMARY" and "SKIP  TITLE: SUMMARY" lines;
+ *   text   check: "PASS  TITLE: SUMMARY; checked against AGAINST" and
+ *          "SKIP  TITLE: SUMMARY" lines;
  *          a failure "FAIL  TITLE: error: SUMMARY" (TITLE: "IMPL FAMILY CHECK
  *          [LAYOUT]") followed by the indented details (not when brief); at
  *          the end "failed (N):" with the title of each failure, and the
@@ -15,24 +16,30 @@
  *          merge): each implementation's report.
  *   json   check: {"tool", "version", "status", "counts", "results": [...]};
  *          each result has check, family, implementation, layout, status,
- *          measured, measured_what, bound, seed, seconds, summary, details
- *          and "data" (the verdict's own JSON object: witness,
- *          counterexample), null where absent.  A gate: {"tool", "version",
+ *          measured, measured_what, bound, seed, seconds, summary, against
+ *          (what it was checked against; null for a skip), details and
+ *          "data" (the verdict's own JSON object: witness, counterexample),
+ *          null where absent.  A gate: {"tool", "version",
  *          the fields of the one implementation's result} or {"tool",
  *          "version", "status", "results": [fields...]}.
  *   tap    TAP version 14: the plan, "ok N - IMPL FAMILY CHECK [LAYOUT]",
  *          "not ok N - ..." with a YAML diagnostic block (message, severity,
- *          measured, bound, seed, witness as a literal block, data as a
- *          JSON string), "# SKIP reason" for skipped checks.  When the
+ *          measured, bound, against, seed, witness as a literal block, data
+ *          as a YAML flow mapping: the JSON object on one line), "# SKIP
+ *          reason" for skipped checks.  When the
  *          environment's TAP_VERSION (set by Test::Harness for the tests it
  *          runs) says the harness reads only TAP 13, the version line says
  *          13: the rest is valid TAP 13 too.
  *   junit  the Jenkins xunit junit-10.xsd shape: <testsuites> with one
  *          <testsuite name tests failures errors skipped time> per
  *          implementation, <testcase classname="pecheck.IMPL.FAMILY"
- *          name="CHECK [LAYOUT]" time> (" (N)" after the name of the N-th
- *          repeat: the pair is unique in the file) holding <failure message
- *          type>details</failure> or <skipped message/>.
+ *          name="CHECK [LAYOUT]" time> (IMPL: the source's file name, every
+ *          character but letters, digits, '_' and '-' made '_'; " (N)" after
+ *          the name of the N-th verdict of the same pair: the pair is unique
+ *          in the file) holding <failure message type>against and
+ *          details</failure> or <skipped message/>; a run that ended in an
+ *          error: classname "pecheck.COMMAND", name "run (exit N)", the
+ *          command and its message.
  * Text fields are escaped for each format (JSON strings, YAML, XML with
  * characters XML 1.0 forbids replaced by '?'). */
 #ifndef PECHECK_FORMAT_H

@@ -1,4 +1,5 @@
 /* verdict.c: a growable list of verdicts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "verdict.h"
@@ -33,4 +34,36 @@ pc_status pc_verdicts_status(const pc_verdicts *vs)
         if (vs->v[k].status == PC_FAIL)
             return PC_FAIL;
     return PC_OK;
+}
+
+/* The checked verdict of V's implementation, family and check in the other
+ * pair layout; NULL: none. */
+static pc_verdict *sibling(pc_verdicts *vs, const pc_verdict *v)
+{
+    const char *other = !strcmp(v->layout, "interleaved") ? "half"
+                      : !strcmp(v->layout, "half") ? "interleaved" : NULL;
+    for (int k = 0; other && k < vs->n; k++) {
+        pc_verdict *w = &vs->v[k];
+        if ((w->status == PC_OK || w->status == PC_FAIL) && !strcmp(w->layout, other)
+            && !strcmp(w->impl, v->impl) && !strcmp(w->family, v->family)
+            && !strcmp(w->check, v->check))
+            return w;
+    }
+    return NULL;
+}
+
+void pc_verdicts_fold_declined(pc_verdicts *vs)
+{
+    int k = 0;
+    while (k < vs->n) {
+        pc_verdict *v = &vs->v[k], *w = v->declined ? sibling(vs, v) : NULL;
+        if (!w) { k++; continue; }
+        size_t l = strlen(w->summary);
+        snprintf(w->summary + l, sizeof w->summary - l, " (the source holds the %s layout only: "
+                 "it declines %s)", w->layout, v->layout);
+        free(v->details);
+        free(v->json);
+        memmove(v, v + 1, (size_t)(vs->n - k - 1) * sizeof *v);
+        vs->n--;
+    }
 }

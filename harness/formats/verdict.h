@@ -18,7 +18,18 @@ typedef struct pc_verdict {
     char measured_what[64];/* what MEASURED is, e.g. "max |err|/bound" */
     uint64_t seed;
     double seconds;
-    char summary[512];     /* one line: expected vs measured, or why skipped */
+    /* a command that ended in an error before it had verdicts (exit 2 or
+     * 3): its name ("check"), this verdict standing for the run; "" else */
+    char command[24];
+    char summary[1024];    /* one line: expected vs measured, or why skipped */
+    /* what the check was held to (the family's spec: its schedule and
+     * parameters, the base and where it came from), one line; "": nothing
+     * the spec decides (a skip, a table's own values) */
+    char against[400];
+    /* a layout the source declines at its first call (an accuracy skip):
+     * folded into its sibling layout's verdict when that one was checked
+     * (pc_verdicts_fold_declined) */
+    int declined;
     char *details;         /* multi-line text (witness, counterexample, cause); malloc'd or NULL */
     char *json;            /* a JSON object (witness / counterexample); malloc'd or NULL */
 } pc_verdict;
@@ -31,6 +42,12 @@ typedef struct pc_verdicts {
 /* Append a zeroed verdict; NULL when out of memory. */
 pc_verdict *pc_verdicts_add(pc_verdicts *vs);
 void pc_verdicts_free(pc_verdicts *vs);
+/* A layout a source does not hold is not a verdict of its own: each
+ * DECLINED verdict (layout "interleaved" or "half") whose implementation,
+ * family and check have a verdict of the other layout that was checked is
+ * removed, and that verdict's summary says which layout the source holds.
+ * A declined layout without such a sibling stays (a skip). */
+void pc_verdicts_fold_declined(pc_verdicts *vs);
 /* PC_FAIL if any verdict failed, else PC_OK. */
 pc_status pc_verdicts_status(const pc_verdicts *vs);
 

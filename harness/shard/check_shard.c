@@ -41,7 +41,7 @@ void pc_shard_rec_split(void *ctx, int slot, const pc_case_split *sp)
 /* Slot INDEX holds the accuracy gate's result: what merge needs to make the
  * verdict of the merged result. */
 static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const pc_acc_result *res,
-                              const char *table, const char *likely, int likely_set)
+                              const char *table, const char *likely, int likely_set, const char *own)
 {
     pc_slot *s = pc_shard_rec_slot(ctx, index);
     if (!s) return PC_ENOMEM;
@@ -61,6 +61,7 @@ static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const
     snprintf(s->context, sizeof s->context, "%s", table);
     s->likely_set = likely_set;
     snprintf(s->likely, sizeof s->likely, "%s", likely);
+    snprintf(s->own, sizeof s->own, "%s", own);
     return PC_OK;
 }
 
@@ -215,6 +216,7 @@ static void write_accuracy(pc_json *j, const pc_verdict *v, const pc_slot *s)
     pc_json_str(j, "table", s->context);
     pc_json_bool(j, "faulted", s->res.faulted);
     pc_json_str(j, "likely_cause", s->likely_set ? s->likely : NULL);
+    pc_json_str(j, "own_values", s->own[0] ? s->own : NULL);
     pc_json_obj(j, "result");
     pc_accuracy_json_fields(j, &impl, &s->cfg, &s->res);
     pc_json_end(j);
@@ -231,6 +233,7 @@ static void write_slot(pc_json *j, const pc_verdict *v, const pc_slot *s, int sh
     pc_json_str(j, "family", v->family);
     pc_json_str(j, "implementation", v->impl);
     pc_json_str(j, "layout", v->layout);
+    pc_json_str(j, "against", v->against);
     if (s->mode == PC_SLOT_ACCURACY) write_accuracy(j, v, s);
     else if (s->mode == PC_SLOT_FITTED) pc_check_shard_write_fit(j, s);
     else if (s->mode == PC_SLOT_OWNER && s->split.owner != shard_k) pc_json_str(j, "verdict", NULL);
@@ -392,6 +395,8 @@ static int read_verdict(rd *r, const pc_jnode *sl, pc_verdict *v)
 {
     memset(v, 0, sizeof *v);
     read_identity(r, sl, v);
+    const pc_jnode *ag = pc_jget(sl, "against");
+    if (ag && ag->type == PC_J_STR) snprintf(v->against, sizeof v->against, "%s", ag->text);
     const pc_jnode *o = pc_jget(sl, "verdict");
     if (o && o->type == PC_J_NULL) return 0;
     o = get_node(r, sl, "verdict", PC_J_OBJ);
@@ -608,6 +613,7 @@ static pc_status merge_owner(const mg *m, int s, pc_verdict *out, pc_case_split 
 typedef struct acc_text {
     int sched, storage, faulted;
     const char *sched_note, *table, *likely;
+    const char *own;          /* the source's own values at this shard's worst witness (NULL: none) */
 } acc_text;
 
 static const pc_jnode *read_acc_text(rd *r, const pc_jnode *sl, acc_text *t)
@@ -620,6 +626,8 @@ static const pc_jnode *read_acc_text(rd *r, const pc_jnode *sl, acc_text *t)
     t->sched_note = get_str(r, a, "schedule_note", 0);
     t->table = get_str(r, a, "table", 0);
     t->likely = get_str(r, a, "likely_cause", 1);
+    const pc_jnode *ov = pc_jget(a, "own_values"); /* optional: absent in older shards */
+    t->own = ov && ov->type == PC_J_STR ? ov->text : NULL;
     return get_node(r, a, "result", PC_J_OBJ);
 }
 
@@ -652,9 +660,10 @@ static pc_status read_acc(const mg *m, int s, pc_shard_item *items, acc_text *t)
 /* A schedule was in force: the text and JSON say only that (acc_verdict.c) */
 static const pc_schedule some_schedule;
 
-static void acc_render(const mg *m, const pc_shard_item *merged, const acc_text *t,
+static void acc_render(const mg *m, const pc_shard_item *items, const acc_text *t,
                        pc_verdict *out)
 {
+    const pc_shard_item *merged = &items[m->n]; /* the shards' results, then the merged one */
     pc_acc_cfg cfg = merged->cfg;
     cfg.sched = t[0].sched ? &some_schedule : NULL;
     cfg.storage = t[0].storage;
@@ -671,7 +680,13 @@ static void acc_render(const mg *m, const pc_shard_item *merged, const acc_text 
     out->measured = (double)NAN;
     out->bound = (double)NAN;
     out->seed = cfg.seed;
-    pc_gate_acc_render(&impl, &cfg, &merged->res, fault, t[0].table, likely, out);
+    const char *own = "";
+    for (int j = 0; j < m->n && !own[0]; j++) /* the shard whose witness is the merged one's */
+        if (t[j].own && merged->res.m.worst.valid
+            && items[j].res.m.worst.pos == merged->res.m.worst.pos
+            && items[j].res.m.worst.dim == merged->res.m.worst.dim)
+            own = t[j].own;
+    pc_gate_acc_render(&impl, &cfg, &merged->res, fault, t[0].table, likely, own, out);
 }
 
 static void acc_keep_free(acc_keep *k)
@@ -718,7 +733,7 @@ static pc_status merge_accuracy(const mg *m, int s, uint64_t seed, pc_verdict *o
                           || strcmp(out->layout, pc_layout_name(merged->cfg.layout))))
         bad(&r, "accuracy.result", "is not the slot's implementation, family and layout");
     if (r.st == PC_OK && merged->cfg.seed != seed) bad(&r, "accuracy.result.seed", "is not the run's");
-    if (r.st == PC_OK) acc_render(m, merged, t, out);
+    if (r.st == PC_OK) acc_render(m, items, t, out);
     *ended = r.st == PC_OK && (merged->res.faulted || merged->res.status == PC_SKIP);
     if (r.st == PC_OK) r.st = keep_acc(m, items, t);
     else free(items);
@@ -833,16 +848,29 @@ static pc_status group(const head *h, const char *const *files, int n, int *by_k
 }
 
 /* Slot S agrees in every shard: mode and identity. */
+/* What slot S of shard J was checked against ("" when the file does not
+ * say: a shard written before verdicts said it). */
+static const char *slot_against(const mg *m, int j, int s)
+{
+    const pc_jnode *x = pc_jget(&m->slots[j]->kids[s], "against");
+    return x && x->type == PC_J_STR ? x->text : "";
+}
+
 static pc_status same_slot(const mg *m, int s)
 {
     const pc_jnode *a = &m->slots[0]->kids[s];
     static const char *const keys[] = { "mode", "check", "family", "implementation", "layout" };
-    for (int j = 1; j < m->n; j++)
+    for (int j = 1; j < m->n; j++) {
         for (int k = 0; k < 5; k++) {
             const pc_jnode *x = pc_jget(a, keys[k]), *y = pc_jget(&m->slots[j]->kids[s], keys[k]);
             if (!x || !y || x->type != PC_J_STR || y->type != PC_J_STR || strcmp(x->text, y->text))
                 return differs(m, s, j, keys[k]);
         }
+        /* an OWNER slot's verdict is its owner's alone (the others hold none) */
+        if (strcmp(pc_jget(a, "mode")->text, mode_names[PC_SLOT_OWNER])
+            && strcmp(slot_against(m, 0, s), slot_against(m, j, s)))
+            return differs(m, s, j, "against");
+    }
     return PC_OK;
 }
 
@@ -929,6 +957,8 @@ static pc_status merge_slots(const mg *m, uint64_t seed, pc_verdicts *out)
            : md == PC_SLOT_OWNER ? merge_owner(m, s, v, &save)
            : md == PC_SLOT_FITTED ? merge_fitted(m, s, seed, v)
            : merge_accuracy(m, s, seed, v, &ended);
+        if (st == PC_OK && !v->against[0]) /* read_verdict took the owner's */
+            snprintf(v->against, sizeof v->against, "%s", slot_against(m, 0, s));
         if (st == PC_OK) st = add_save(m, &save, out->n - 1);
         if (st == PC_OK && md == PC_SLOT_ACCURACY && fit_made(m)) want = s;
     }

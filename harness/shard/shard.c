@@ -353,6 +353,10 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     if (!ps) bad(&r, "params.positions", "is missing");
     c->d = (int)get_int_in(&r, pa, "d", 2, PC_D_MAX);
     c->base = get_num(&r, pa, "base", (double)NAN);
+    const pc_jnode *bf = pc_jget(pa, "base_from"); /* optional: what the verdict says it was */
+    if (bf && bf->type == PC_J_STR) snprintf(it->base_from, sizeof it->base_from, "%s", bf->text);
+    else if (bf && bf->type != PC_J_NULL) bad(&r, "params.base_from", "is not a string");
+    c->base_from = it->base_from[0] ? it->base_from : NULL;
     if (r.st == PC_OK && pc_ref_check_params(c->d, c->base, err) != PC_OK)
         bad(&r, "params", "has a d or base pecheck does not accept");
     static const char *const layouts[] = { "interleaved", "half" };
@@ -522,6 +526,7 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     /* Replay the engine's loop over the shards in position order. */
     *out = *by_k[0];
     out->cfg.family = out->family;
+    out->cfg.base_from = out->base_from[0] ? out->base_from : NULL;
     out->cfg.shard_k = out->cfg.shard_n = 1;
     pc_acc_result *res = &out->res;
     pc_metrics_init(&res->m);

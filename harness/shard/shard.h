@@ -21,7 +21,8 @@ typedef struct pc_shard_item {
     const char *file;      /* the file it was read from (for messages) */
     char name[256];        /* implementation */
     char family[32];
-    pc_acc_cfg cfg;        /* cfg.family points into FAMILY */
+    char base_from[200];   /* where the base came from ("": not said) */
+    pc_acc_cfg cfg;        /* cfg.family points into FAMILY, cfg.base_from into BASE_FROM */
     pc_acc_result res;
 } pc_shard_item;
 

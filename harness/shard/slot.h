@@ -21,13 +21,14 @@ typedef struct pc_slot {
     int mode;                /* enum pc_slot_mode */
     pc_case_split split;     /* CASES, OWNER */
     /* ACCURACY: the engine's result and what its verdict's text needs */
-    pc_acc_cfg cfg;          /* pointers other than family cleared */
+    pc_acc_cfg cfg;          /* pointers other than family and base_from (the run's spec) cleared */
     pc_acc_result res;
     int sched, storage;      /* a RoPE schedule was in force; DTYPE is a storage type */
     char sched_note[256];
     char context[1200];      /* a table's lines (gate.c) */
     int likely_set;          /* LIKELY was computed (the shard failed) */
-    char likely[960];
+    char likely[2000];
+    char own[400];           /* the source's own values at its worst witness (gate.c) */
     /* FITTED: the fit's constants and this shard's sums (owned), or the
      * reason it has none (FIT NULL); its seconds */
     pc_fitm fitm;

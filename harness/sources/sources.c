@@ -3,6 +3,7 @@
 #include <string.h>
 #include "plugin.h"
 #include "sources.h"
+#include "harness/base/suggest.h"
 #include "harness/sandbox/host_fs.h"
 #include "table.h"
 #include "families/family.h"
@@ -71,9 +72,14 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
             continue;
         }
         const pc_impl *impl = pc_builtin_find(o->impls[k]);
-        if (!impl)
-            st = pc_seterr(err, PC_EINPUT, "unknown implementation '%s' (see `pecheck list`)",
-                           o->impls[k]);
+        if (!impl) {
+            pc_suggest sg;
+            char hint[96];
+            pc_suggest_init(&sg, o->impls[k]);
+            for (size_t b = 0; b < pc_builtin_count(); b++) pc_suggest_add(&sg, pc_builtin_at(b)->name);
+            st = pc_seterr(err, PC_EINPUT, "unknown implementation '%s'%s (see `pecheck list`)",
+                           o->impls[k], pc_suggest_text(&sg, "", hint, sizeof hint));
+        }
         else
             st = add(s, impl, err);
     }

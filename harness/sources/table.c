@@ -404,7 +404,10 @@ void pc_table_adjust_cfg(const pc_table_info *t, pc_acc_cfg *cfg)
     cfg->pos_lo = t->pos_lo;
     cfg->pos_hi = t->pos_hi;
     cfg->dtype = t->dtype;
-    if (t->base_fitted) cfg->base = t->base;
+    if (t->base_fitted) {
+        cfg->base = t->base;
+        cfg->base_from = "fitted from the table; no base given";
+    }
     /* a half-precision cache: values computed in binary32, stored once */
     cfg->storage = t->dtype == PC_DT_BF16 || t->dtype == PC_DT_F16;
 }

@@ -30,7 +30,7 @@ def hf_cache(n=N, d=D, base=BASE, positions_dtype=None):
 
 def test_correct_hf_cache_passes():
     cos, sin = hf_cache()
-    result = pecheck.assert_rope_cache(cos[None, None], sin[None, None])  # (1, 1, n, d) as HF returns
+    result = pecheck.assert_rope_cache(cos[None, None], sin[None, None], base=BASE)  # (1, 1, n, d)
     assert result["status"] == "pass"
     assert any(r["check"] == "accuracy" and r["status"] == "pass" for r in result["results"])
 
@@ -38,23 +38,46 @@ def test_correct_hf_cache_passes():
 def test_wrong_cache_raises_with_witness():
     cos, sin = hf_cache(positions_dtype=torch.bfloat16)
     with pytest.raises(AssertionError) as e:
-        pecheck.assert_rope_cache(cos, sin)
+        pecheck.assert_rope_cache(cos, sin, base=BASE)
     msg = str(e.value)
     # bf16 holds every integer up to 256; 257 is the first position it rounds
     assert "first over the bound: position 257," in msg
     assert "exact" in msg and "bound" in msg
     assert "likely cause:" in msg
+    # the failing run's tables are kept for its replay lines, and the message says where
+    kept = msg.split("the tables are kept in ")[1].split(" ")[0]
+    assert os.path.isfile(os.path.join(kept, "cos.npy"))
+    import shutil
+    shutil.rmtree(kept)
+
+
+def test_replay_line_of_a_failure_reruns_it():
+    cos, sin = hf_cache(positions_dtype=torch.bfloat16)
+    result = pecheck.check_table(cos, sin, base=BASE, family="rope")
+    assert result["status"] == "fail" and os.path.isdir(result["kept"])
+    lines = [ln.split("replay: ", 1)[1] for r in result["results"] for ln in (r.get("details") or "").splitlines()
+             if ln.strip().startswith("replay: ")]
+    assert lines
+    import shlex
+    import shutil
+    import subprocess
+    argv = shlex.split(lines[0])
+    assert argv[0] == "pecheck" and result["kept"] in lines[0]
+    proc = subprocess.run([pecheck.find_binary()] + argv[1:] + ["--regressions", "off"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.returncode == 1, proc.stderr  # the replayed case fails again
+    shutil.rmtree(result["kept"])
 
 
 def test_compact_numpy_cache_passes():
     cos, sin = hf_cache()
-    pecheck.assert_rope_cache(cos[:, : D // 2].numpy(), sin[:, : D // 2].numpy())
+    pecheck.assert_rope_cache(cos[:, : D // 2].numpy(), sin[:, : D // 2].numpy(), base=BASE)
 
 
 def test_meta_freqs_cis_passes():
     # Meta's precompute_freqs_cis: torch.polar(ones, outer(t, freqs)), complex64
     freqs = torch.outer(torch.arange(N).float(), inv_freq())
-    pecheck.assert_rope_cache(torch.polar(torch.ones_like(freqs), freqs))
+    pecheck.assert_rope_cache(torch.polar(torch.ones_like(freqs), freqs), base=BASE)
 
 
 def test_other_base_is_passed_through():
@@ -64,11 +87,14 @@ def test_other_base_is_passed_through():
         pecheck.assert_rope_cache(cos, sin, base=10000.0)
 
 
-def test_no_base_is_fitted_from_the_cache():
+def test_no_base_fails_unless_the_fitted_one_is_accepted():
     cos, sin = hf_cache(base=500000.0)
-    result = pecheck.assert_rope_cache(cos, sin)  # no base: the table's own, reported
-    details = " ".join(r.get("details") or "" for r in result["results"])
-    assert "base 500000 fitted from the table" in details
+    with pytest.raises(AssertionError) as e:  # no base: any cache passes its own, so it fails
+        pecheck.assert_rope_cache(cos, sin)
+    assert "base [rope]" in str(e.value) and "--assume-fitted" in str(e.value)
+    result = pecheck.assert_rope_cache(cos, sin, assume_fitted=True)  # accepted, and said
+    acc = [r for r in result["results"] if r["check"] == "accuracy"]
+    assert acc and all("base 500000 (fitted from the table" in r["against"] for r in acc)
 
 
 def scaled_cache(factor, n=N, d=D, base=BASE):
