@@ -216,6 +216,13 @@ ok(dev["rope-bf16-cache"] > 10 * dev["rope-polar"],
    "plot 4: for r <= 256 the bfloat16 cache deviates from the exact decay more than float32 "
    "(%.3g vs %.3g)"
    % (dev["rope-bf16-cache"], dev["rope-polar"]))
+kb = head.index("bound")
+over = {h: sum(abs(float(r[k]) - float(r[1])) > float(r[kb]) for r in rows)
+        for k, h in enumerate(head) if k > kb}
+ok(head[:3] == ["r", "reference", "bound"] and over["rope-bf16-cache"] > 0
+   and over["rope-polar"] == 0 and over["rope-half"] == 0,
+   "plot 4: the decay property's bound is a column (drawn as a line): float32 RoPE stays under "
+   "it at every r, the bfloat16 cache leaves it", over)
 
 head, rows = read_table(os.path.join(out, "rope_shift.dat"))
 small = [r for r in rows if int(r[0]) <= 16]
@@ -326,6 +333,8 @@ else:
 
 # ---------------------------------------------------------------- no gnuplot
 few = ["--impl", "torch-exp", "--impl", "rope-bf16-cache", "--impl", "attention-f32", "--quiet"]
+# the plots of these families only (no T5 or ALiBi section in a report without them)
+FEW = [x for x in PLOTS if x not in ("t5_buckets", "alibi_bias")]
 for label, env in (("PECHECK_GNUPLOT=/nonexistent", {"PECHECK_GNUPLOT": "/nonexistent"}),
                    ("PATH without gnuplot", {"PATH": "/nonexistent-bin"})):
     nog = os.path.join(tmp, "nognuplot-" + label.split("=")[0].split()[0])
@@ -335,22 +344,25 @@ for label, env in (("PECHECK_GNUPLOT=/nonexistent", {"PECHECK_GNUPLOT": "/nonexi
     p = subprocess.run([pctest.PECHECK, "report", "--out", nog] + few, env=e,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     err = p.stderr.decode()
-    ok(p.returncode == 0 and "%d plots not drawn" % NP in err and "apt-get install gnuplot-nox" in err
-       and all(x + ".png" in err for x in PLOTS),
-       "%s: exit 0; stderr names the %d plots not drawn and how to install gnuplot" % (label, NP),
+    ok(p.returncode == 0 and "%d plots not drawn" % len(FEW) in err and "apt-get install gnuplot-nox" in err
+       and all(x + ".png" in err for x in FEW),
+       "%s: exit 0; stderr names the %d plots not drawn and how to install gnuplot" % (label, len(FEW)),
        "rc=%d\n%s" % (p.returncode, err))
     if not os.path.exists(os.path.join(nog, "summary.json")):
         ok(False, "%s: summary.json written" % label)
         continue
     s2 = json.load(open(os.path.join(nog, "summary.json")))
+    ok([x["id"] for x in s2["plots"]] == FEW and parse_page(os.path.join(nog, "index.html")).sections == FEW,
+       "%s: only the selected families' plots are listed and shown (no T5, no ALiBi)" % label,
+       [x["id"] for x in s2["plots"]])
     ok(not glob.glob(os.path.join(nog, "*.png")) and not any(x["drawn"] for x in s2["plots"])
        and s2["gnuplot"]["found"] is False,
        "%s: no image, every plot marked not drawn in summary.json" % label)
     check_data_files(nog, s2, label)
     h2 = open(os.path.join(nog, "index.html")).read()
-    ok(h2.count("Plot not drawn") == NP and "apt-get install gnuplot-nox" in h2
+    ok(h2.count("Plot not drawn") == len(FEW) and "apt-get install gnuplot-nox" in h2
        and not parse_page(os.path.join(nog, "index.html")).imgs
-       and all(os.path.exists(os.path.join(nog, x + ".gp")) for x in PLOTS),
+       and all(os.path.exists(os.path.join(nog, x + ".gp")) for x in FEW),
        "%s: index.html says which plots were not drawn and how to install gnuplot; scripts kept" % label)
 
 # ---------------------------------------------------------------- bad input

@@ -106,13 +106,13 @@ window.addEventListener('load', function () {
 """
 
 
-def layout(page_dir, css=""):
-    """Measurements of PAGE_DIR/index.html at 1280 px, with CSS added."""
+def layout(page_dir, css="", width=1280):
+    """Measurements of PAGE_DIR/index.html at WIDTH px, with CSS added."""
     src = open(os.path.join(page_dir, "index.html"), encoding="utf-8").read()
     probe = os.path.join(page_dir, "layout.html")
     with open(probe, "w", encoding="utf-8") as f:
         f.write(src.replace("</body>", (("<style>%s</style>" % css) if css else "") + MEASURE + "</body>"))
-    rc, dom = render(probe, ["--window-size=1280,1000"])
+    rc, dom = render(probe, ["--window-size=%d,1000" % width])
     m = re.search(r'<p id="pc-layout"([^>]*)>', dom)
     return rc, ({k: int(v) for k, v in re.findall(r'data-([\w-]+)="(\d+)"', m.group(1))} if m else {})
 
@@ -129,6 +129,14 @@ ok(0 < lay.get("table-right", 10 ** 6) <= 1280 and lay.get("page-width", 10 ** 6
 # the check can fail: a table forced wider than the window is seen
 rc, wide = layout(allrep, "table { min-width: 1600px; }")
 ok(wide.get("table-right", 0) > 1280, "a table forced to 1600 px is measured past the window: %s" % wide)
+# a phone, 390 px (headless Chromium lays a page out at 500 px at the
+# least, the window it reports): the summary rows become cards of labelled
+# cells; nothing wider than the window, the page scrolls only vertically
+rc, phone = layout(allrep, width=390)
+w = phone.get("window", 0)
+ok(rc == 0 and 0 < w <= 500 and 0 < phone.get("table-right", 10 ** 6) <= w
+   and phone.get("page-width", 10 ** 6) <= w,
+   "at a phone's width every table fits the window and the page needs no horizontal scroll: %s" % phone)
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

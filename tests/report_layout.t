@@ -313,7 +313,8 @@ ok(legends_below(s, "relative position j - i (key minus query)", "a") and legend
    "T5 with its legend inside the panels: the legend checks fail", legend_crossings(s)[:3])
 ok(hidden_curves(s), "T5 with every implementation dashed alike: coinciding staircases are hidden")
 
-dec = open(os.path.join(out, "rope_decay.gp")).read().replace("lw width(c - 3)", "lw 1.3")
+dec = open(os.path.join(out, "rope_decay.gp")).read().replace(
+    "with linespoints lw width(c - 4) pt (c - 3) pi 12 ps 0.9", "with lines lw 1.3")
 open(os.path.join(broken, "rope_decay.gp"), "w").write(dec)
 ok(hidden_curves(redraw_svg(broken, "rope_decay")),
    "RoPE decay with every implementation at one width: rope-polar hidden under rope-half")

@@ -17,7 +17,7 @@ PECHECK=${PECHECK:-build/pecheck}
 PY=${PYTHON:-/usr/bin/python3}
 . "$(dirname "$0")/lib/tap.bash"
 Q="--cases 10 --regressions off"
-echo "1..18"
+echo "1..19"
 
 # caches made with numpy: a correct one (d 64, base 10000, half layout), and a
 # bfloat16 one widened to float32
@@ -182,4 +182,27 @@ c = ET.parse(sys.argv[1]).getroot().find(".//testcase")
 e = c.find("error")
 assert c.get("classname") == "pecheck.check" and c.get("name") == "run (exit 2)", c.attrib
 assert e.text.startswith("pecheck check exited 2: unknown implementation 'nope'"), e.text
+PY
+
+# 17. report: the spec's options (a scaled schedule), a user's table marked as such, its families' plots only
+"$PY" - "$tmp" <<'PY'
+import sys, numpy as np
+d, n = 64, 512
+t = np.arange(n, dtype=np.float64)[:, None]
+w = 10000.0 ** (-np.arange(0, d, 2) / d) / 4.0          # linear scaling, factor 4
+a = np.concatenate([t * w, t * w], axis=1)
+np.save(sys.argv[1] + "/lcos.npy", np.cos(a).astype(np.float32)); np.save(sys.argv[1] + "/lsin.npy", np.sin(a).astype(np.float32))
+PY
+PECHECK_GNUPLOT=/nonexistent "$PECHECK" report --table "$tmp/lcos.npy" --table-sin "$tmp/lsin.npy" --base 10000 \
+    --rope-scaling '{"rope_type":"linear","factor":4}' --out "$tmp/rep" --quiet >/dev/null 2>"$tmp/e"
+rc=$?
+"$PY" - "$tmp/rep" <<'PY' && [ $rc -eq 0 ] && ok "report: --rope-scaling is its reference (the scaled cache passes), the table is 'your table', only RoPE's plots" || nok "report: rc=$rc $(cat "$tmp/e")"
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+ri = s["implementations"][0]
+assert ri["accuracy"]["status"] == "pass" and ri["fitted_model"]["status"] == "pass", ri["accuracy"]["status"]
+assert ri["user_source"] is True and ri["documented_correct"] is False
+assert [p["id"] for p in s["plots"]] == ["error_vs_position", "error_heatmap", "ulp_histogram", "rope_decay", "rope_shift"], [p["id"] for p in s["plots"]]
+html = open(sys.argv[1] + "/index.html").read()
+assert "your table" in html and 'id="t5_buckets"' not in html and 'name="viewport"' in html
 PY

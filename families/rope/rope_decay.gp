@@ -1,7 +1,8 @@
 # Plot 4: RoFormer's long-term decay bound (1/(d/2)) sum_j |S_j|,
 # S_j = sum_{k<j} exp(i r theta_k), against the relative distance r.
 # Data: rope_decay.dat (r, exact bound for 3 d x 2 bases),
-#       rope_decay_impl.dat (r reference IMPL...) at the report's d and base.
+#       rope_decay_impl.dat (r reference bound IMPL...) at the report's d and base:
+#       "bound" is what the decay property holds a deviation to.
 set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
 set output 'rope_decay.png'
 set datafile columnheaders
@@ -22,12 +23,17 @@ set ylabel "|bound(implementation) - bound(exact)| (log scale)"
 # the bf16 cache's spikes reach the legend
 set key bottom right noenhanced
 set title sprintf("implementations at d = %d, base = %g: deviation from the exact bound", d, base)
-# implementations that agree draw identical curves: each is drawn narrower
-# than the one before (1.2 pt less, down to 1.3), so an earlier one shows as
-# a band around a later one
+# every curve shows: implementations that agree draw the same curve, so
+# each is drawn narrower than the one before (1.2 pt less, down to 1.3) and
+# carries its own point type every few points; a deviation of exactly 0
+# (an implementation equal to the binary64 bound there) is drawn at the
+# floor 1e-9 (a deviation under it as well) instead of leaving a gap
 width(k) = 1.3 + 1.2 * (n_impl - 1 - k)
+floor = 1e-9
+dev(c) = abs(column(c) - $2) > floor ? abs(column(c) - $2) : floor
 if (n_impl > 0) {
-  plot for [c=3:n_impl+2] 'rope_decay_impl.dat' using 1:(abs(column(c) - $2) > 0 ? abs(column(c) - $2) : NaN) with lines lw width(c - 3) title columnhead(c)
+  plot 'rope_decay_impl.dat' using 1:3 with lines lw 2.5 lc rgb 'black' dt 2 title 'bound of the decay property', \
+       for [c=4:n_impl+3] 'rope_decay_impl.dat' using 1:(dev(c)) with linespoints lw width(c - 4) pt (c - 3) pi 12 ps 0.9 lc (c - 3) title columnhead(c)
 } else {
   set label 1 "no RoPE implementation selected" at graph 0.5, 0.5 center
   unset logscale y

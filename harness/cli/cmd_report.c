@@ -344,6 +344,7 @@ static pc_status make_report(pc_report *r, pc_sources *src, pc_err *err)
         r->plots[k].title = plot_defs[k].title;
         r->plots[k].caption = plot_defs[k].caption;
     }
+    pc_report_plots_wanted(r);
     r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
     r->u = pc_model_u(PC_DT_F32);
     r->C = pc_model_C(r->base);
@@ -402,7 +403,10 @@ static pc_status write_report(pc_report *r, pc_sources *src, pc_err *err)
     if (st == PC_OK) st = move_into_place(r, exists, &made, err);
     if (made) remove_flat(r->dir);
     pc_out_untrack(slot);
-    for (int k = 0; r->impls && k < r->n_impls; k++) pc_verdicts_free(&r->impls[k].props);
+    for (int k = 0; r->impls && k < r->n_impls; k++) {
+        pc_verdicts_free(&r->impls[k].props);
+        pc_spec_sched_release(&r->impls[k].sched);
+    }
     free(r->impls);
     return st;
 }

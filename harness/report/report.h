@@ -19,6 +19,7 @@
 #include "harness/sources/sources.h"
 #include "harness/base/status.h"
 #include "harness/formats/verdict.h"
+#include "families/spec_sched.h"
 
 #define PC_REP_PLOTS 10     /* the eight plots of issue 5, T5 buckets, ALiBi biases */
 #define PC_REP_FILES 3      /* data files per plot, at most */
@@ -40,6 +41,7 @@ typedef struct pc_rep_plot {
     char vars[1024];         /* gnuplot variable lines prepended to the script */
     pc_rep_data data[PC_REP_FILES];
     int n_data;
+    int wanted;              /* a family of the selection draws it (pc_report_plots_wanted) */
     int has_data;            /* 0: nothing to plot with this selection */
     int drawn;               /* NAME.png exists and is a PNG */
     char why[256];           /* not drawn: why */
@@ -54,13 +56,27 @@ typedef struct pc_rep_impl {
     int layout;              /* layout it accepts (0 interleaved, 1 half), -1 none */
     int has_acc;             /* accuracy gate ran */
     pc_acc_cfg cfg;
+    pc_spec_sched sched;     /* the family's schedule behind CFG (released with the report) */
     pc_acc_result acc;
+    /* the fitted model of the gate's rows (harness/engine/fitmodel.h):
+     * FIT's status and summary (PC_SKIP: not fitted, the summary says why) */
+    pc_verdict fit;
+    /* the other layout's gate, where the source holds both (HAS_ACC2) */
+    int has_acc2, layout2;
+    pc_acc_result acc2;
     pc_verdicts props;       /* property verdicts (whatever the engine returns) */
     char prop_error[PC_ERR_LEN]; /* the property engine returned an error */
     /* scan of plot 1/2/3 (sinusoidal and RoPE) */
     double scan_max_abs, scan_max_ratio;
     int64_t scan_first_over; /* first sampled position over the bound, -1 none */
 } pc_rep_impl;
+
+/* Set each plot's WANTED: the error scan (plots 1-3) when a selected
+ * entry's family has certified rows, a family's own plot (pc_family.plots)
+ * when a selected entry is of that family.  The others are neither
+ * computed, drawn nor shown. */
+struct pc_report;
+void pc_report_plots_wanted(struct pc_report *r);
 
 typedef struct pc_report {
     pc_opts o;

@@ -17,6 +17,9 @@
 #include "harness/cli/acc_opts.h"
 #include "harness/engine/gate.h"
 #include "report.h"
+#include "harness/sources/table.h"
+#include "harness/engine/fitmodel.h"
+#include "harness/engine/fitsums.h"
 #include "harness/base/rng.h"
 #include "families/family.h"
 #include "reference/reference.h"
@@ -96,12 +99,12 @@ static void header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel,
  * does, else half, else -1 (it declines both).  A call that faults is not
  * a declined layout: that layout is taken, and its accuracy run reports the
  * fault with its cause. */
-static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double base)
+static int probe_layout(const pc_impl *impl, const pc_rows *rows, int d, double base, int from)
 {
     float *x = calloc((size_t)d, sizeof *x), *out = calloc((size_t)d, sizeof *out);
     int found = -1;
     int64_t pos = impl->pos_bounded ? impl->pos_min : 1; /* a table may start later */
-    for (int layout = 0; layout <= 1 && found < 0 && x && out; layout++) {
+    for (int layout = from; layout <= 1 && found < 0 && x && out; layout++) {
         pc_fault fault;
         int rc = rows->call(impl, &fault, &pos, 1, d, base, layout, rows->input ? x : NULL, out);
         if (rc == 0 || fault.faulted) found = layout;
@@ -128,6 +131,74 @@ static int in_range(const pc_impl *impl, int64_t pos)
 
 /* ---- summary: the accuracy gate and the properties -------------------- */
 
+/* RI's accuracy gate with the fitted model of the same pass (as `check`'s,
+ * harness/engine/gate.c): RI->acc and RI->fit. */
+static pc_status report_gate(pc_rep_impl *ri, pc_err *err)
+{
+    pc_fitm m;
+    char note[200] = "";
+    memset(&m, 0, sizeof m);
+    pc_status fs = pc_fitm_setup(&ri->cfg, &m, note, sizeof note);
+    pc_fitp *sums = fs == PC_OK ? pc_fitp_new(m.h) : NULL;
+    if (fs == PC_ENOMEM || (fs == PC_OK && !sums)) {
+        pc_fitm_free(&m);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    pc_acc_cfg cfg = ri->cfg;
+    cfg.fit = sums;
+    pc_status st = pc_accuracy_run(ri->impl, &cfg, &ri->acc, err);
+    if (st == PC_OK && sums && ri->acc.fit_note[0]) {
+        snprintf(note, sizeof note, "%s", ri->acc.fit_note);
+        fs = PC_SKIP;
+    }
+    if (st == PC_OK && fs == PC_OK && pc_fitm_judge(&m, sums) != 0) fs = PC_SKIP;
+    memset(&ri->fit, 0, sizeof ri->fit);
+    if (st == PC_OK) pc_fitm_verdict(fs == PC_OK ? &m : NULL, note[0] ? note : "no fit", &ri->fit);
+    free(ri->fit.details);
+    ri->fit.details = NULL;
+    pc_fitm_free(&m);
+    pc_fitp_free(sums);
+    return st;
+}
+
+/* The other layout's accuracy gate of RI, where the source holds it (a
+ * table holds the layout of its columns only). */
+static pc_status report_other_layout(const pc_report *r, pc_rep_impl *ri, const pc_family *fam,
+                                     pc_err *err)
+{
+    const pc_table_info *t = pc_table_info_of(ri->impl);
+    if ((t && t->layout >= 0) || ri->layout != 0) return PC_OK; /* the first found is interleaved */
+    int l2 = probe_layout(ri->impl, fam->rows, r->d, r->base, 1);
+    if (l2 != 1) return PC_OK;
+    pc_acc_cfg cfg = ri->cfg;
+    cfg.layout = l2;
+    pc_status st = pc_accuracy_run(ri->impl, &cfg, &ri->acc2, err);
+    if (st == PC_OK) { ri->has_acc2 = 1; ri->layout2 = l2; }
+    return st;
+}
+
+/* RI's accuracy configuration, as `check` makes it: the family's spec (its
+ * schedule, --hf-config and the like, into RI->sched), a table's storage
+ * and fitted base, the report's range within a table's rows. */
+static pc_status report_cfg(const pc_report *r, pc_rep_impl *ri, const pc_family *fam, pc_err *err)
+{
+    const pc_opts *o = &r->o;
+    const pc_impl *impl = ri->impl;
+    const pc_spec *spec = pc_specs_of(&r->specs, fam);
+    pc_acc_cfg cfg = { .family = fam->name, .d = r->d, .base = r->base, .base_from = spec->base_from,
+                       .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
+                       .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0, .quiet = o->quiet };
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (t) pc_table_adjust_cfg(t, &cfg); /* its width, storage, fitted base (and all its rows) */
+    if (impl->pos_bounded) { /* a table: the gate's range within its rows */
+        cfg.pos_lo = o->pos_lo < impl->pos_min ? impl->pos_min : o->pos_lo;
+        cfg.pos_hi = o->pos_hi > impl->pos_max ? impl->pos_max : o->pos_hi;
+        if (cfg.pos_lo > cfg.pos_hi) { cfg.pos_lo = impl->pos_min; cfg.pos_hi = impl->pos_max; }
+    }
+    ri->cfg = cfg;
+    return pc_spec_schedule(spec, &ri->cfg, &ri->sched, err);
+}
+
 pc_status pc_report_summary(pc_report *r, pc_err *err)
 {
     const pc_opts *o = &r->o;
@@ -140,19 +211,11 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         ri->scan_max_ratio = (double)NAN;
         const pc_family *fam = pc_family_find(ri->family);
         if (fam && fam->rows && fam->provides(impl))
-            ri->layout = probe_layout(impl, fam->rows, r->d, r->base);
+            ri->layout = probe_layout(impl, fam->rows, r->d, r->base, 0);
         if (ri->layout >= 0) {
-            pc_acc_cfg cfg = { .family = fam->name, .d = r->d, .base = r->base,
-                               .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
-                               .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0,
-                               .quiet = o->quiet };
-            if (impl->pos_bounded) { /* a table: the gate's range within its rows */
-                if (cfg.pos_lo < impl->pos_min) cfg.pos_lo = impl->pos_min;
-                if (cfg.pos_hi > impl->pos_max) cfg.pos_hi = impl->pos_max;
-                if (cfg.pos_lo > cfg.pos_hi) { cfg.pos_lo = impl->pos_min; cfg.pos_hi = impl->pos_max; }
-            }
-            ri->cfg = cfg;
-            pc_status st = pc_accuracy_run(impl, &ri->cfg, &ri->acc, err);
+            pc_status st = report_cfg(r, ri, fam, err);
+            if (st == PC_OK) st = report_gate(ri, err);
+            if (st == PC_OK) st = report_other_layout(r, ri, fam, err);
             if (st != PC_OK) return st;
             ri->has_acc = 1;
         }
@@ -544,6 +607,19 @@ static int decay_rs(int64_t *rs)
     return n;
 }
 
+/* The bound the decay property holds an implementation's curve to at R
+ * (families/rope/decay.c): the mean over j of the summed element bounds
+ * sqrt(2) B(r theta_k) of the pairs k < j, plus the binary64 sums. */
+static double decay_dev_bound(const pc_report *r, const double *th, int h, int64_t rr)
+{
+    double acc = 0, eb = 0;
+    for (int k = 0; k < h; k++) {
+        acc += sqrt(2.0) * pc_model_bound(r->C, r->u, (double)rr * th[k], 1.0, -1.0) + 0x1p-52;
+        eb += acc;
+    }
+    return eb / h + (double)h * (double)h * 0x1p-52;
+}
+
 static pc_status plot_decay(pc_report *r, pc_err *err)
 {
     static const int ds[3] = { 64, 128, 256 };
@@ -594,7 +670,7 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
     pc_freqs *fr = st == PC_OK ? pc_freqs_new(r->d, pc_schedule_geometric(r->base)) : NULL;
     if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
-        fprintf(f, "r reference");
+        fprintf(f, "r reference bound");
         header_impls(f, r, sel, n_sel, "");
         fputc('\n', f);
         for (int i = 0; i < h; i++) th[i] = pc_freqs_omega(fr, i);
@@ -605,6 +681,7 @@ static pc_status plot_decay(pc_report *r, pc_err *err)
                 s[i] = sin((double)rs[q] * th[i]);
             }
             put_num(f, decay_bound(c, s, h));
+            put_num(f, decay_dev_bound(r, th, h, rs[q]));
             for (int k = 0; k < n_sel; k++) {
                 const pc_rep_impl *ri = &r->impls[sel[k]];
                 int L = ri->layout;
@@ -1033,14 +1110,40 @@ static pc_status plot_relative(pc_report *r, pc_err *err)
     return PC_OK;
 }
 
+/* Whether a selected entry's family lists plot ID (pc_family.plots). */
+static int family_draws(const pc_report *r, const char *id)
+{
+    for (int k = 0; k < r->n_impls; k++)
+        if (draws(&r->impls[k], id)) return 1;
+    return 0;
+}
+
+void pc_report_plots_wanted(pc_report *r)
+{
+    int rows = 0;
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_family *f = pc_family_find(r->impls[k].family);
+        rows |= f && f->rows;
+    }
+    for (int k = 0; k < PC_REP_PLOTS; k++)
+        r->plots[k].wanted = k < 3 ? rows : family_draws(r, r->plots[k].id);
+}
+
+static int wanted(const pc_report *r, int k)
+{
+    return r->plots[k].wanted;
+}
+
 pc_status pc_report_data(pc_report *r, pc_err *err)
 {
-    pc_status st = scan(r, err);
-    if (st == PC_OK) st = plot_decay(r, err);
-    if (st == PC_OK) st = plot_dot(r, err);
-    if (st == PC_OK) st = plot_shift(r, err);
-    if (st == PC_OK) st = plot_pe(r, err);
-    if (st == PC_OK) st = plot_attention(r, err);
-    if (st == PC_OK) st = plot_relative(r, err);
+    pc_status st = wanted(r, 0) ? scan(r, err) : PC_OK;
+    if (st == PC_OK && wanted(r, 3)) st = plot_decay(r, err);
+    if (st == PC_OK && wanted(r, 4)) st = plot_dot(r, err);
+    if (st == PC_OK && wanted(r, 5)) st = plot_shift(r, err);
+    if (st == PC_OK && wanted(r, 6)) st = plot_pe(r, err);
+    if (st == PC_OK && wanted(r, 7)) st = plot_attention(r, err);
+    if (st == PC_OK && (wanted(r, 8) || wanted(r, 9))) st = plot_relative(r, err);
+    if (st == PC_OK && !wanted(r, 8)) r->plots[8].has_data = r->plots[8].n_data = 0;
+    if (st == PC_OK && !wanted(r, 9)) r->plots[9].has_data = r->plots[9].n_data = 0;
     return st;
 }

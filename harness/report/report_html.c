@@ -10,6 +10,22 @@
 #include "harness/io/json.h"
 #include "report.h"
 #include "harness/base/version.h"
+#include "harness/sources/table.h"
+
+/* Whether IMPL is one of pecheck's built-ins (its documentation says what
+ * it is); a plugin or a table is the user's own. */
+static int builtin(const pc_impl *impl)
+{
+    return pc_builtin_find(impl->name) == impl;
+}
+
+/* What the documentation says of IMPL: a built-in's "correct" or "known
+ * bad"; a user's source is marked as such (pecheck documents nothing of it). */
+static const char *documented(const pc_impl *impl)
+{
+    if (!builtin(impl)) return pc_table_info_of(impl) ? "your table" : "your plugin";
+    return impl->expect_pass ? "correct" : impl->flaw ? "known bad" : "";
+}
 
 /* Text and attribute values: the five HTML specials escaped, control
  * characters but tab and newline, and bytes that are not well-formed UTF-8
@@ -71,9 +87,9 @@ static int collect_checks(const pc_report *r, const char *family, const char **n
 static pc_status overall(const pc_rep_impl *ri)
 {
     int pass = 0, fail = 0, error = ri->prop_error[0] != '\0';
-    if (ri->has_acc) {
-        pass += ri->acc.status == PC_OK;
-        fail += ri->acc.status == PC_FAIL;
+    if (ri->has_acc) { /* the gate, its fitted model, the other layout's gate */
+        pc_status g[3] = { ri->acc.status, ri->fit.status, ri->has_acc2 ? ri->acc2.status : PC_SKIP };
+        for (int k = 0; k < 3; k++) { pass += g[k] == PC_OK; fail += g[k] == PC_FAIL; }
     }
     for (int v = 0; v < ri->props.n; v++) {
         pc_status st = ri->props.v[v].status;
@@ -100,7 +116,7 @@ static const char *css =
     "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:1280px;margin:1.5em auto;"
     "padding:0 1em;color:#222;line-height:1.4}\n"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\n"
-    "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.25em .5em;"
+    "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;padding:.25em .4em;"
     "vertical-align:top}th{background:#f3f3f3}\n"
     "td.pass{background:#dff0d8;color:#1d5e1d;font-weight:bold}td.fail{background:#f8d7da;"
     "color:#8a1c25;font-weight:bold}td.skip,td.na{background:#f3f3f3;color:#777}"
@@ -111,7 +127,17 @@ static const char *css =
     ".scroll{overflow-x:auto}td.mono{white-space:nowrap}\n"
     ".missing{border:2px dashed #c33;padding:1em;background:#fff5f5}\n"
     ".caption{margin:.5em 0}.note{color:#444;font-style:italic}.files{font-size:.85em;color:#555}\n"
-    ".warn{border:2px solid #c33;background:#fff5f5;padding:.5em 1em}\n";
+    ".warn{border:2px solid #c33;background:#fff5f5;padding:.5em 1em}\n"
+    /* a phone (390 px): each summary row a card of labelled cells, nothing
+     * cut or hidden beyond a scroll */
+    "@media (max-width:640px){body{margin:.5em auto;padding:0 .5em}"
+    "table.summary,table.summary tbody,table.summary tr,table.summary td{display:block}"
+    "table.summary tr:first-child{display:none}"
+    "table.summary tr{border:1px solid #bbb;margin:.6em 0}"
+    "table.summary td{border:none;border-bottom:1px solid #eee;white-space:normal;"
+    "overflow-wrap:anywhere}"
+    "table.summary td::before{content:attr(data-label) \": \";font-weight:bold;color:#555}"
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}h1{font-size:1.3em}}\n";
 
 static const char *js =
     "window.addEventListener('load', function () {\n"
@@ -146,9 +172,21 @@ static int family_has_acc(const pc_report *r, const char *family)
     return 0;
 }
 
-static void verdict_cell(FILE *f, pc_status st, const char *title)
+/* An opening <td> labelled LABEL (the narrow layout shows the label). */
+static void td_open(FILE *f, const char *cls, const char *label)
 {
-    fprintf(f, "<td class=\"%s\" title=\"", vclass(st));
+    fputs("<td", f);
+    if (cls) fprintf(f, " class=\"%s\"", cls);
+    fputs(" data-label=\"", f);
+    pc_html_escape(f, label);
+    fputs("\">", f);
+}
+
+static void verdict_cell(FILE *f, pc_status st, const char *label, const char *title)
+{
+    fprintf(f, "<td class=\"%s\" data-label=\"", vclass(st));
+    pc_html_escape(f, label);
+    fputs("\" title=\"", f);
     pc_html_escape(f, title);
     fprintf(f, "\">%s</td>", vname(st));
 }
@@ -158,8 +196,9 @@ static void summary_head(FILE *f, const char *family, int acc, const char *const
     fputs("<div class=\"scroll\"><table class=\"summary\" data-family=\"", f);
     pc_html_escape(f, family);
     fputs("\">\n<tr><th>implementation</th><th>verdict</th><th>documented</th><th>layout</th>", f);
-    if (acc)
-        fputs("<th>accuracy</th><th>max abs err</th><th>max ulp err</th><th>witness</th>", f);
+    if (acc) /* err/bound decides (an ulp count near a zero of sin says nothing) */
+        fputs("<th>accuracy</th><th>max |err|/bound</th><th>witness</th>"
+              "<th>fitted model</th><th>other layout</th>", f);
     for (int c = 0; c < nc; c++) {
         fputs("<th>", f);
         pc_html_escape(f, checks[c]);
@@ -171,33 +210,54 @@ static void summary_head(FILE *f, const char *family, int acc, const char *const
 static void summary_acc_cells(FILE *f, const pc_rep_impl *ri)
 {
     if (!ri->has_acc) {
-        fputs("<td class=\"na\" colspan=\"4\">no accuracy gate</td>", f);
+        fputs("<td class=\"na\" colspan=\"5\" data-label=\"accuracy\">no accuracy gate</td>", f);
         return;
     }
-    verdict_cell(f, ri->acc.status, ri->acc.note[0] ? ri->acc.note : "accuracy gate, precision model bound");
+    verdict_cell(f, ri->acc.status, "accuracy",
+                 ri->acc.note[0] ? ri->acc.note : "accuracy gate, precision model bound");
     if (ri->acc.status == PC_SKIP) {
-        fputs("<td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td><td class=\"na\">&ndash;</td>", f);
+        fputs("<td class=\"na\" data-label=\"max |err|/bound\">&ndash;</td><td class=\"na\" "
+              "data-label=\"witness\">&ndash;</td><td class=\"na\" data-label=\"fitted model\">"
+              "&ndash;</td><td class=\"na\" data-label=\"other layout\">&ndash;</td>", f);
         return;
     }
-    fprintf(f, "<td>%.3g</td><td>%.3g</td><td class=\"mono\">", ri->acc.m.max_abs, ri->acc.m.max_ulp);
+    /* the largest |err| itself is in the details and summary.json */
+    td_open(f, NULL, "max |err|/bound");
+    fprintf(f, "%.3g</td>", ri->acc.m.max_ratio);
+    td_open(f, "mono", "witness");
     witness_html(f, shown_witness(ri));
     fputs("</td>", f);
+    verdict_cell(f, ri->fit.status, "fitted model", ri->fit.summary);
+    if (!ri->has_acc2) {
+        fputs("<td class=\"na\" data-label=\"other layout\" title=\"the source holds one layout\">"
+              "one only</td>", f);
+        return;
+    }
+    char t[160];
+    snprintf(t, sizeof t, "%s layout: max |err|/bound %.3g", layout_name(ri->layout2),
+             ri->acc2.m.max_ratio);
+    fprintf(f, "<td class=\"%s\" data-label=\"other layout\" title=\"", vclass(ri->acc2.status));
+    pc_html_escape(f, t);
+    fprintf(f, "\">%s</td>", vname(ri->acc2.status));
 }
 
 static void summary_row(FILE *f, const pc_rep_impl *ri, int acc, const char *const *checks, int nc)
 {
     pc_status all = overall(ri);
-    fputs("<tr><td class=\"mono\">", f);
+    fputs("<tr>", f);
+    td_open(f, "mono", "implementation");
     pc_html_escape(f, ri->impl->name);
-    fprintf(f, "</td><td class=\"%s verdict\" data-verdict=\"%s\">%s</td><td>%s</td><td>%s</td>",
-            vclass(all), vclass(all), vname(all),
-            ri->impl->expect_pass ? "correct" : ri->impl->flaw ? "known bad" : "",
-            layout_name(ri->layout));
+    fprintf(f, "</td><td class=\"%s verdict\" data-verdict=\"%s\" data-label=\"verdict\">%s</td>"
+            "<td data-label=\"documented\">%s</td><td data-label=\"layout\">%s</td>",
+            vclass(all), vclass(all), vname(all), documented(ri->impl), layout_name(ri->layout));
     if (acc) summary_acc_cells(f, ri);
     for (int c = 0; c < nc; c++) {
         const pc_verdict *v = find_verdict(ri, checks[c]);
-        if (v) verdict_cell(f, v->status, v->summary);
-        else fputs("<td class=\"na\">&ndash;</td>", f);
+        if (v) verdict_cell(f, v->status, checks[c], v->summary);
+        else {
+            td_open(f, "na", checks[c]);
+            fputs("&ndash;</td>", f);
+        }
     }
     fputs("</tr>\n", f);
 }
@@ -283,10 +343,11 @@ static void details(FILE *f, const pc_report *r)
     }
 }
 
-static void plot_section(FILE *f, const pc_report *r, int k)
+/* Plot K's section, numbered N among the shown ones. */
+static void plot_section(FILE *f, const pc_report *r, int k, int n)
 {
     const pc_rep_plot *p = &r->plots[k];
-    fprintf(f, "<section id=\"%s\">\n<h2>%d. ", p->id, k + 1);
+    fprintf(f, "<section id=\"%s\">\n<h2>%d. ", p->id, n);
     pc_html_escape(f, p->title);
     fputs("</h2>\n", f);
     if (p->drawn) {
@@ -328,8 +389,9 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
     if (!f) return st;
     const pc_opts *o = &r->o;
     int drawn = 0;
-    for (int k = 0; k < PC_REP_PLOTS; k++) drawn += r->plots[k].drawn;
+    for (int k = 0; k < PC_REP_PLOTS; k++) drawn += r->plots[k].wanted && r->plots[k].drawn;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             "<title>pecheck accuracy report</title>\n<style>\n%s</style>\n<script>\n%s</script>\n"
             "</head>\n<body>\n<h1>pecheck accuracy report</h1>\n", css, js);
     fprintf(f, "<p>%s %s: %d implementation%s compared with the certified MPFR references. "
@@ -378,7 +440,8 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
             "pair's norm for RoPE.  The lower panel's line: C&middot;u&middot;(1 + pos), "
             "C = 2&nbsp;ln(base) + 4 = %.4g.  The derivation is in docs/precision-model.md of the "
             "pecheck sources.</p>\n", r->u, r->C);
-    for (int k = 0; k < PC_REP_PLOTS; k++) plot_section(f, r, k);
+    for (int k = 0, n = 0; k < PC_REP_PLOTS; k++) /* only the selection's families' */
+        if (r->plots[k].wanted) plot_section(f, r, k, ++n);
     fprintf(f, "<hr>\n<p id=\"pc-images\" data-expected=\"%d\">%d plot image%s (image check needs "
             "JavaScript).</p>\n</body>\n</html>\n", drawn, drawn, drawn == 1 ? "" : "s");
     return pc_report_fclose(r, f, "index.html", err);
@@ -424,12 +487,24 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
         pc_json_str(&j, "name", ri->impl->name);
         pc_json_str(&j, "family", ri->family);
         pc_json_str(&j, "layout", ri->layout >= 0 ? layout_name(ri->layout) : NULL);
-        pc_json_bool(&j, "documented_correct", ri->impl->expect_pass);
+        pc_json_bool(&j, "documented_correct", builtin(ri->impl) && ri->impl->expect_pass);
+        pc_json_bool(&j, "user_source", !builtin(ri->impl));
         pc_json_str(&j, "verdict", vclass(overall(ri)));
         if (ri->has_acc) {
             pc_json_obj(&j, "accuracy");
             pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc);
             pc_json_end(&j);
+            pc_json_obj(&j, "fitted_model");
+            pc_json_str(&j, "status", vclass(ri->fit.status));
+            pc_json_str(&j, "summary", ri->fit.summary);
+            pc_json_end(&j);
+            if (ri->has_acc2) {
+                pc_json_obj(&j, "other_layout");
+                pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc2);
+                pc_json_end(&j);
+            } else {
+                pc_json_str(&j, "other_layout", NULL);
+            }
             pc_json_obj(&j, "scan");
             pc_json_num(&j, "max_abs", ri->scan_max_abs);
             pc_json_num(&j, "max_err_over_bound", ri->scan_max_ratio);
@@ -456,10 +531,11 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
         pc_json_end(&j);
     }
     pc_json_end(&j);
-    pc_json_arr(&j, "plots");
+    pc_json_arr(&j, "plots"); /* the ones the page shows: the selection's families' */
     for (int k = 0; k < PC_REP_PLOTS; k++) {
         const pc_rep_plot *p = &r->plots[k];
         char name[96];
+        if (!p->wanted) continue;
         pc_json_obj(&j, NULL);
         pc_json_str(&j, "id", p->id);
         pc_json_str(&j, "title", p->title);
