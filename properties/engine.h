@@ -56,6 +56,11 @@ pc_status pc_eng_shrink(const pc_property *p, pc_prun *r, pc_case *cur, pc_outco
 /* ---- render.c ---- */
 /* The verdict's identity (check, family, implementation, layout, seed). */
 void pc_eng_fill_head(pc_verdict *v, const pc_property *p, const pc_prun *r);
+/* The options that shaped R's run beyond its source, family, d, positions
+ * and property, as a command line (" --base 10000 --layout half --table-sin
+ * S.npy --hf-config c.json ..."): the replay line's, and the regression
+ * file's record's. */
+void pc_eng_run_options(const pc_prun *r, char *buf, size_t len);
 pc_status pc_eng_skip(pc_verdict *v, const char *why);
 /* The verdict of a failing run: FD's shrunk case, the replay command and
  * SAVE_NOTE (the regression file's line), in text and JSON. */

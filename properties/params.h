@@ -35,6 +35,7 @@ typedef struct pc_case_split {
     uint64_t save_seed;
     int save_d;
     int64_t save_lo, save_hi;
+    char save_options[1024]; /* the run's other options (pc_eng_run_options) */
 } pc_case_split;
 
 /* What one run of the property engine needs. */

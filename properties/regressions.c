@@ -149,7 +149,9 @@ static void options_field(const pc_regress_case *c, char *buf, size_t len)
     buf[u < len ? u : len - 1] = '\0';
 }
 
-/* C's line with its newline into *LINE (malloc'd), LEN bytes. */
+/* C's line with its newline into *LINE (malloc'd), LEN bytes: the key
+ * (property, family, seed, impl last: the rest of the line) and what the
+ * run was (d, positions, options) for people and replays. */
 static pc_status format_line(const pc_regress_case *c, char **line, size_t *len, pc_err *err)
 {
     if (strpbrk(c->impl, "\n\r") || strpbrk(c->prop, "\n\r ") || strpbrk(c->family, "\n\r "))

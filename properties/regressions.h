@@ -25,9 +25,10 @@ typedef struct pc_regress_case {
     uint64_t seed;
     int d;                    /* informative: the run's d and positions */
     int64_t pos_lo, pos_hi;
-    /* informative: the encoding options that shaped the run, as a command
-     * line (" --hf-config FILE --layer-type X"; NULL or "": none), written
-     * as options= with '%', ' ' and control bytes percent-encoded */
+    /* informative: the options that shaped the run, as its replay line
+     * writes them (pc_eng_run_options: " --base B --layout L --hf-config
+     * FILE ..."; NULL or "": none), written as options= with '%', ' ' and
+     * control bytes percent-encoded */
     const char *options;
 } pc_regress_case;
 

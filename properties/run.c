@@ -292,14 +292,15 @@ static void save_case(const run_state *s, const pc_found *fd, pc_case_split *sp,
                       size_t len)
 {
     const pc_prop_params *par = s->r->params;
-    char opts[1024] = "";
-    if (par->spec) pc_spec_args(par->spec, opts, sizeof opts); /* what shaped the run */
+    char opts[1024];
+    pc_eng_run_options(s->r, opts, sizeof opts); /* what shaped the run, as its replay line */
     pc_regress_case rc = { .prop = s->p->name, .family = s->r->family, .impl = s->r->impl->name,
                            .seed = fd->seed, .d = par->d, .pos_lo = par->pos_lo,
                            .pos_hi = par->pos_hi, .options = opts };
     pc_err e2 = { "" };
     if (par->shard_n > 0) {
         sp->save = 1;
+        snprintf(sp->save_options, sizeof sp->save_options, "%s", opts);
         sp->save_impl = rc.impl;
         sp->save_seed = rc.seed;
         sp->save_d = rc.d;

@@ -24,6 +24,7 @@ also with gpt-oss's (factor 32, attention factor 1.3466, not truncated):
     encoding).
 """
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -101,8 +102,8 @@ try:
         ok(" d = 128," in again[0] if again else False,
            "the %s counterexample keeps the schedule's width d = 128" % prop, again)
     lines = [l for l in open(reg) if l.startswith("property=")] if os.path.exists(reg) else []
-    ok(lines and all(" options=--hf-config%20" + CFG.replace(" ", "%20") + " impl=" in l
-                     for l in lines),
+    ok(lines and all(re.search(r" options=\S*--hf-config%20" + re.escape(CFG.replace(" ", "%20"))
+                               + r"\S* impl=", l) for l in lines),
        "the regression file's %d lines carry the run's options" % len(lines), "".join(lines))
 
     odd = os.path.join(tmp, "odd.json")

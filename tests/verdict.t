@@ -17,7 +17,7 @@ PECHECK=${PECHECK:-build/pecheck}
 PY=${PYTHON:-/usr/bin/python3}
 . "$(dirname "$0")/lib/tap.bash"
 Q="--cases 10 --regressions off"
-echo "1..19"
+echo "1..20"
 
 # caches made with numpy: a correct one (d 64, base 10000, half layout), and a
 # bfloat16 one widened to float32
@@ -90,6 +90,13 @@ rc=$?
 echo "$replay" | grep -q -- "--hf-config $tmp/cfg.json" && [ $rc -eq 1 ] \
     && ok "a replay line under --hf-config carries it, and fails again as printed" \
     || nok "hf-config replay: rc=$rc '$replay'"
+
+# 6b. the regression file's record carries the same options
+"$PECHECK" check $T --hf-config "$tmp/cfg.json" --property rope-relative --tol-abs 1e-9 --cases 10 \
+    --regressions "$tmp/reg" >/dev/null 2>&1
+grep -q "^property=rope-relative family=rope seed=0x[0-9a-f]* d=64 positions=0:511 options=--base%2010000%20--layout%20half%20--table-sin%20$tmp/sin.npy%20--tol-abs%201e-09%20--hf-config%20$tmp/cfg.json impl=$tmp/cos.npy\$" "$tmp/reg" \
+    && ok "a saved failing case records the options that shaped its run (--hf-config, --tol-abs, --table-sin)" \
+    || nok "regression record: $(grep property= "$tmp/reg")"
 
 # 7. RoPE unique: positions past 2^24 collapse, the first colliding pair and the cause
 "$PECHECK" check --impl rope-half --positions 16777216:16779263 --property unique $Q >"$tmp/o" 2>&1

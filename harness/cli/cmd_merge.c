@@ -109,7 +109,8 @@ static pc_status save_cases(const pc_opts *o, const pc_check_run *run, pc_verdic
         const pc_check_save *c = &run->saves[k];
         pc_verdict *v = &vs->v[c->verdict];
         pc_regress_case rc = { .prop = v->check, .family = v->family, .impl = c->impl,
-                               .seed = c->seed, .d = c->d, .pos_lo = c->pos_lo, .pos_hi = c->pos_hi };
+                               .seed = c->seed, .d = c->d, .pos_lo = c->pos_lo, .pos_hi = c->pos_hi,
+                               .options = c->options };
         pc_err e = { "" };
         if (pc_regress_save(path, &rc, &e) != PC_OK) note_unsaved(v, path, &e);
     }

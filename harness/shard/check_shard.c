@@ -194,6 +194,7 @@ static void write_split(pc_json *j, const pc_case_split *sp)
         pc_json_obj(j, "save");
         pc_json_str(j, "impl", sp->save_impl);
         write_u64(j, "seed", sp->save_seed);
+        pc_json_str(j, "options", sp->save_options);
         pc_json_int(j, "d", sp->save_d);
         pc_json_int(j, "start", sp->save_lo);
         pc_json_int(j, "end", sp->save_hi);
@@ -435,6 +436,8 @@ static void read_save(rd *r, const pc_jnode *o, pc_case_split *sp)
     sp->save_d = (int)get_int(&q, sv, "d", 2, PC_D_MAX);
     sp->save_lo = get_int(&q, sv, "start", 0, PC_POS_MAX);
     sp->save_hi = get_int(&q, sv, "end", sp->save_lo, PC_POS_MAX);
+    const pc_jnode *so = pc_jget(sv, "options"); /* informative; absent in older shards */
+    if (so && so->type == PC_J_STR) snprintf(sp->save_options, sizeof sp->save_options, "%s", so->text);
     if (q.st != PC_OK || sp->save_d % 2)
         bad(r, "split.save", "is not {\"impl\": a string, \"seed\": an unsigned 64-bit integer, "
             "\"d\": even in [2, 8192], \"start\" <= \"end\" in [0, 2^53]}");
@@ -925,8 +928,9 @@ static pc_status add_save(const mg *m, const pc_case_split *sp, int vi)
     pc_check_save *ns = realloc(run->saves, (size_t)(run->n_saves + 1) * sizeof *ns);
     if (!ns) return pc_seterr(m->err, PC_ENOMEM, "out of memory");
     run->saves = ns;
-    ns[run->n_saves++] = (pc_check_save){ vi, sp->save_impl, sp->save_seed, sp->save_d, sp->save_lo,
-                                          sp->save_hi };
+    ns[run->n_saves] = (pc_check_save){ vi, sp->save_impl, sp->save_seed, sp->save_d, sp->save_lo,
+                                        sp->save_hi, "" };
+    snprintf(ns[run->n_saves++].options, sizeof ns[0].options, "%s", sp->save_options);
     return PC_OK;
 }
 

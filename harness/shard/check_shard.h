@@ -62,6 +62,7 @@ typedef struct pc_check_save {
     uint64_t seed;
     int d;
     int64_t pos_lo, pos_hi;
+    char options[1024];          /* the run's other options (informative) */
 } pc_check_save;
 
 /* What merge needs of the run to judge it as check does. */
