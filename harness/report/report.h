@@ -63,6 +63,7 @@ typedef struct pc_rep_impl {
     pc_verdict fit;
     /* the other layout's gate, where the source holds both (HAS_ACC2) */
     int has_acc2, layout2;
+    pc_acc_cfg cfg2;
     pc_acc_result acc2;
     pc_verdicts props;       /* property verdicts (whatever the engine returns) */
     char prop_error[PC_ERR_LEN]; /* the property engine returned an error */

@@ -170,9 +170,9 @@ static pc_status report_other_layout(const pc_report *r, pc_rep_impl *ri, const 
     if ((t && t->layout >= 0) || ri->layout != 0) return PC_OK; /* the first found is interleaved */
     int l2 = probe_layout(ri->impl, fam->rows, r->d, r->base, 1);
     if (l2 != 1) return PC_OK;
-    pc_acc_cfg cfg = ri->cfg;
-    cfg.layout = l2;
-    pc_status st = pc_accuracy_run(ri->impl, &cfg, &ri->acc2, err);
+    ri->cfg2 = ri->cfg;
+    ri->cfg2.layout = l2;
+    pc_status st = pc_accuracy_run(ri->impl, &ri->cfg2, &ri->acc2, err);
     if (st == PC_OK) { ri->has_acc2 = 1; ri->layout2 = l2; }
     return st;
 }

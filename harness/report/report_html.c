@@ -447,6 +447,32 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
     return pc_report_fclose(r, f, "index.html", err);
 }
 
+/* RI's accuracy gate, its fitted model, the other layout's gate and the
+ * scan's maxima, as members of the open object J. */
+static void gate_json(pc_json *j, const pc_rep_impl *ri)
+{
+    pc_json_obj(j, "accuracy");
+    pc_accuracy_json_fields(j, ri->impl, &ri->cfg, &ri->acc);
+    pc_json_end(j);
+    pc_json_obj(j, "fitted_model");
+    pc_json_str(j, "status", vclass(ri->fit.status));
+    pc_json_str(j, "summary", ri->fit.summary);
+    pc_json_end(j);
+    if (ri->has_acc2) {
+        pc_json_obj(j, "other_layout");
+        pc_accuracy_json_fields(j, ri->impl, &ri->cfg2, &ri->acc2);
+        pc_json_end(j);
+    } else {
+        pc_json_str(j, "other_layout", NULL);
+    }
+    pc_json_obj(j, "scan");
+    pc_json_num(j, "max_abs", ri->scan_max_abs);
+    pc_json_num(j, "max_err_over_bound", ri->scan_max_ratio);
+    if (ri->scan_first_over >= 0) pc_json_int(j, "first_over", ri->scan_first_over);
+    else pc_json_str(j, "first_over", NULL);
+    pc_json_end(j);
+}
+
 pc_status pc_report_write_json(pc_report *r, pc_err *err)
 {
     pc_status st;
@@ -490,28 +516,7 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
         pc_json_bool(&j, "documented_correct", builtin(ri->impl) && ri->impl->expect_pass);
         pc_json_bool(&j, "user_source", !builtin(ri->impl));
         pc_json_str(&j, "verdict", vclass(overall(ri)));
-        if (ri->has_acc) {
-            pc_json_obj(&j, "accuracy");
-            pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc);
-            pc_json_end(&j);
-            pc_json_obj(&j, "fitted_model");
-            pc_json_str(&j, "status", vclass(ri->fit.status));
-            pc_json_str(&j, "summary", ri->fit.summary);
-            pc_json_end(&j);
-            if (ri->has_acc2) {
-                pc_json_obj(&j, "other_layout");
-                pc_accuracy_json_fields(&j, ri->impl, &ri->cfg, &ri->acc2);
-                pc_json_end(&j);
-            } else {
-                pc_json_str(&j, "other_layout", NULL);
-            }
-            pc_json_obj(&j, "scan");
-            pc_json_num(&j, "max_abs", ri->scan_max_abs);
-            pc_json_num(&j, "max_err_over_bound", ri->scan_max_ratio);
-            if (ri->scan_first_over >= 0) pc_json_int(&j, "first_over", ri->scan_first_over);
-            else pc_json_str(&j, "first_over", NULL);
-            pc_json_end(&j);
-        }
+        if (ri->has_acc) gate_json(&j, ri);
         pc_json_arr(&j, "properties");
         for (int v = 0; v < ri->props.n; v++) {
             const pc_verdict *vd = &ri->props.v[v];
