@@ -101,14 +101,19 @@ static void replay_extra(char *extra, size_t len, const pc_prun *r)
     if (sk && sk->args && u < len) sk->args(o->spec, extra, len);
 }
 
-void pc_eng_run_options(const pc_prun *r, char *buf, size_t len)
+/* " --base B --layout L" of a family with a formula (else "") */
+static void base_layout(char *buf, size_t len, const pc_prun *r)
 {
-    const pc_prop_params *o = r->params;
-    char extra[1024];
-    replay_extra(extra, sizeof extra, r);
     buf[0] = '\0';
     if (pc_eng_formula_family(r))
-        snprintf(buf, len, " --base %.17g --layout %s", o->base, pc_layout_name(r->layout));
+        snprintf(buf, len, " --base %.17g --layout %s", r->params->base, pc_layout_name(r->layout));
+}
+
+void pc_eng_run_options(const pc_prun *r, char *buf, size_t len)
+{
+    char extra[1024];
+    replay_extra(extra, sizeof extra, r);
+    base_layout(buf, len, r);
     size_t u = strlen(buf);
     if (u < len) snprintf(buf + u, len - u, "%s", extra);
 }
@@ -117,12 +122,13 @@ static void replay_cmd(char *buf, size_t len, const pc_property *p, const pc_pru
                        int has_seed, uint64_t seed)
 {
     const pc_prop_params *o = r->params;
-    char opts[1024];
-    pc_eng_run_options(r, opts, sizeof opts);
-    int n = snprintf(buf, len, "pecheck check %s %s --family %s --d %d "
+    char extra[1024], lay[96];
+    replay_extra(extra, sizeof extra, r);
+    base_layout(lay, sizeof lay, r);
+    int n = snprintf(buf, len, "pecheck check %s %s --family %s --d %d%s "
                      "--positions %" PRId64 ":%" PRId64 "%s --property %s",
-                     source_opt(r->impl), r->impl->name, r->family, o->d,
-                     o->pos_lo, o->pos_hi, opts, p->name);
+                     source_opt(r->impl), r->impl->name, r->family, o->d, lay,
+                     o->pos_lo, o->pos_hi, extra, p->name);
     if (has_seed && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, " --replay 0x%016" PRIx64, seed);
 }

@@ -184,10 +184,10 @@ static void td_open(FILE *f, const char *cls, const char *label)
 
 static void verdict_cell(FILE *f, pc_status st, const char *label, const char *title)
 {
-    fprintf(f, "<td class=\"%s\" data-label=\"", vclass(st));
-    pc_html_escape(f, label);
-    fputs("\" title=\"", f);
+    fprintf(f, "<td class=\"%s\" title=\"", vclass(st));
     pc_html_escape(f, title);
+    fputs("\" data-label=\"", f);
+    pc_html_escape(f, label);
     fprintf(f, "\">%s</td>", vname(st));
 }
 
