@@ -187,8 +187,10 @@ def check_rope_cache(cos, sin=None, *, base=None, hf_config=None, rope_scaling=N
     with SIN None (Meta's torch.polar).  Leading dimensions of size 1 are
     dropped ((1, n, d) as HF returns).  Row r is position POS_START + r.
     BASE, HF_CONFIG (config.json path or dict), ROPE_SCALING (dict): the
-    schedule checked against (without any, pecheck fits the table's base and
-    says so in the verdicts).  DTYPE: 'f32', 'bf16', 'f16' (default: the
+    schedule checked against.  Without any, pecheck checks the cache against
+    the base its own rows fit, which any cache passes, and fails the check
+    named base unless ASSUME_FITTED=True accepts the fitted base (each
+    verdict's `against` says which base and schedule it used).  DTYPE: 'f32', 'bf16', 'f16' (default: the
     tensors' own).  PROPERTIES: --property names (default: every check).
     KEEP: where a failing run's inputs are kept (default $PECHECK_KEEP, else
     pecheck-failed/ in the temporary folder; False: not kept)."""

@@ -49,6 +49,8 @@ class Verdict:
     likely_cause: Optional[str] = None
     replay: Optional[str] = None       # a command line that reruns this check (failures)
     data: Any = None                   # the verdict's JSON "data", as written
+    against: Optional[str] = None      # what it was checked against: the schedule, the base and
+                                       # where it came from (given, a config, fitted from the table)
 
     @property
     def passed(self):
@@ -139,11 +141,16 @@ class Result:
         for v in shown:
             mark = v.status.upper() + " " if verbose else ""
             lines.append("  " + mark + v.line(None if verbose else SHORT_WIDTH))
+            if v.against and (verbose or v.failed):
+                lines.append("    checked against " + v.against)
             if v.failed and v.likely_cause and (verbose or v.likely_cause not in causes):
                 causes.add(v.likely_cause)
                 lines.append("    likely cause: " + v.likely_cause)
             if verbose and v.failed and v.details:
                 lines += ["      " + d for d in v.details.rstrip("\n").splitlines()]
+        if any(v.check == "base" for v in self.failures):
+            lines.append("  (in Python: give base=, hf_config= or rope_scaling=, or "
+                         "assume_fitted=True to accept the fitted base)")
         if self.note:
             lines.append("  note: " + self.note)
         if self.replay:
@@ -287,5 +294,5 @@ def verdicts_from_json(doc, rotates=("rope",), replay=None, positions=None):
             seed=r.get("seed"), measured=_num(r.get("measured")), bound=_num(r.get("bound")),
             measured_what=r.get("measured_what"), positions=_positions(r) or positions,
             witness=_witness(r, r.get("family") in rotates), likely_cause=_likely_cause(r),
-            replay=line, data=r.get("data")))
+            replay=line, data=r.get("data"), against=r.get("against")))
     return tuple(out)
