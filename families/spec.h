@@ -68,6 +68,8 @@ typedef struct pc_spec {
     int base_set;           /* given by --base */
     char base_from[200];    /* where BASE came from, for people: "--base", "the default",
                              * "rope_theta of config.json" */
+    int base_own;           /* BASE came from the family's own options (a config): the
+                             * family's args carry it, a replay line writes no --base */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 the implementation's */
     int pair_swap;          /* a table stores each pair's second member first ([cos | sin],
                              * (cos, sin)): its reader swaps them (a family's option) */

@@ -101,11 +101,17 @@ static void replay_extra(char *extra, size_t len, const pc_prun *r)
     if (sk && sk->args && u < len) sk->args(o->spec, extra, len);
 }
 
-/* " --base B --layout L" of a family with a formula (else "") */
+/* " --base B --layout L" of a family with a formula (else ""); no --base
+ * where the family's own options (a config) gave the base: they carry it,
+ * and the replayed verdict says where it came from as the run's did */
 static void base_layout(char *buf, size_t len, const pc_prun *r)
 {
+    const pc_spec *sp = r->params->spec;
     buf[0] = '\0';
-    if (pc_eng_formula_family(r))
+    if (!pc_eng_formula_family(r)) return;
+    if (sp && sp->base_own && !sp->base_set)
+        snprintf(buf, len, " --layout %s", pc_layout_name(r->layout));
+    else
         snprintf(buf, len, " --base %.17g --layout %s", r->params->base, pc_layout_name(r->layout));
 }
 

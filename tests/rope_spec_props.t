@@ -113,7 +113,10 @@ try:
                            "--cases", "10", "--regressions", "off", "--property", "rope-norm"])
     line = [l.split("replay: ", 1)[1] for l in out.splitlines() if "replay: pecheck " in l]
     rc2, out2, err2, _ = run(shlex.split(line[0])[1:] + ["--regressions", "off"]) if line else (0, "", "", 0)
-    ok(rc == 1 and line and "--base 1000042.5 " in line[0] and rc2 == 1,
+    # the config carries its base (the replay line writes no --base of its
+    # own, so that the replayed verdict says where the base came from)
+    ok(rc == 1 and line and "--hf-config %s " % odd in line[0] and "--base" not in line[0]
+       and rc2 == 1 and "base 1000042.5," in out2,
        "the replay line carries rope_theta 1000042.5 exactly and reproduces (exit %d)" % rc2,
        "%s\n%s%s" % (line, out2, err2))
 finally:

@@ -109,6 +109,7 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     }
     if (s->have_base && !spec->base_set) {
         spec->base = s->p.base; /* BASE_SET stays --base's */
+        spec->base_own = 1;
         snprintf(spec->base_from, sizeof spec->base_from, "%s", s->base_from);
     } else
         s->p.base = spec->base;
