@@ -29,6 +29,16 @@ static int is_learned(const pc_prun *r) { return pc_p_bounded(r); }
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
+    /* position ids of several axes (M-RoPE, axial): a row's pairs follow
+     * different positions, and rows with the same ids rightly share a
+     * rotation; distinct positions are distinct tuples, not rows */
+    pc_freqs *f = pc_p_rotates(r) && pc_spec_scheduled(r->params->spec)
+                      ? pc_p_freqs(r, r->params->d, NULL) : NULL;
+    if (f && pc_freqs_mapped(f)) {
+        snprintf(oc->msg, sizeof oc->msg, "positions with several axes: unique follows one "
+                 "position a row (the rows are checked element by element)");
+        return PC_SKIP;
+    }
     if (is_learned(r)) {
         if (r->lo < 0) r->lo = 0;
         if (r->hi > r->max_len - 1) r->hi = r->max_len - 1;
