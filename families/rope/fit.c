@@ -28,14 +28,21 @@
 
 #define FIT_BLOCK 256 /* positions per hook call */
 
-int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
-                      double *c, double *s)
+/* IMPL's rotation of (1, 0) in every pair at positions LO .. LO+N-1,
+ * FIT_BLOCK at a time, handed row by row to SINK(CTX, row, c, s) with the
+ * (A cos, A sin) of the h pairs.  0, or the hook's nonzero return (-1: a
+ * fault or no memory). */
+typedef void (*unit_sink)(void *ctx, size_t r, const double *c, const double *s);
+
+static int unit_rows_each(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                          size_t n, unit_sink sink, void *ctx)
 {
     int h = d / 2;
     size_t dd = (size_t)d;
     float *x = calloc(FIT_BLOCK * dd, sizeof *x), *y = malloc(FIT_BLOCK * dd * sizeof *y);
+    double *c = malloc((size_t)h * sizeof *c), *s = malloc((size_t)h * sizeof *s);
     int64_t *pos = malloc(FIT_BLOCK * sizeof *pos);
-    int rc = !x || !y || !pos ? -1 : 0;
+    int rc = !x || !y || !c || !s || !pos ? -1 : 0;
     for (size_t r = 0; rc == 0 && r < FIT_BLOCK; r++)
         for (int i = 0; i < h; i++) x[r * dd + (size_t)(layout ? i : 2 * i)] = 1.0f;
     for (size_t r0 = 0; rc == 0 && r0 < n; r0 += FIT_BLOCK) {
@@ -44,15 +51,33 @@ int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64
         pc_fault fault = { 0, "" };
         rc = pc_call_rope(impl, &fault, pos, m, d, base, layout, x, y);
         if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
-        for (size_t r = 0; rc == 0 && r < m; r++)
+        for (size_t r = 0; rc == 0 && r < m; r++) {
             for (int i = 0; i < h; i++) {
-                size_t a = layout ? (size_t)i : (size_t)(2 * i), b = layout ? (size_t)(i + h) : a + 1;
-                c[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + a];
-                s[(r0 + r) * (size_t)h + (size_t)i] = (double)y[r * dd + b];
+                size_t ia = layout ? (size_t)i : (size_t)(2 * i), ib = layout ? (size_t)(i + h) : ia + 1;
+                c[i] = (double)y[r * dd + ia];
+                s[i] = (double)y[r * dd + ib];
             }
+            sink(ctx, r0 + r, c, s);
+        }
     }
-    free(x); free(y); free(pos);
+    free(x); free(y); free(c); free(s); free(pos);
     return rc;
+}
+
+typedef struct { double *c, *s; int h; } unit_arrays;
+
+static void to_arrays(void *ctx, size_t r, const double *c, const double *s)
+{
+    unit_arrays *u = ctx;
+    memcpy(u->c + r * (size_t)u->h, c, (size_t)u->h * sizeof *c);
+    memcpy(u->s + r * (size_t)u->h, s, (size_t)u->h * sizeof *s);
+}
+
+int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
+                      double *c, double *s)
+{
+    unit_arrays u = { c, s, d / 2 };
+    return unit_rows_each(impl, d, base, layout, lo, n, to_arrays, &u);
 }
 
 /* ---- the fit, row by row ------------------------------------------------ */
@@ -137,37 +162,17 @@ pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f)
     return st;
 }
 
-/* The rows of positions LO .. LO+N-1 into A, FIT_BLOCK at a time: the
- * rotation of (1, 0) in every pair, (A cos, A sin).  0, or the hook's
- * nonzero return (-1: a fault or no memory). */
+static void to_acc(void *ctx, size_t r, const double *c, const double *s)
+{
+    (void)r;
+    pc_rope_fit_acc_row(ctx, c, s);
+}
+
+/* The rows of positions LO .. LO+N-1 into A (unit_rows_each). */
 static int fit_rows(const pc_impl *impl, int d, double base, int layout, int64_t lo, size_t n,
                     pc_rope_fit_acc *a)
 {
-    int h = d / 2;
-    size_t dd = (size_t)d;
-    float *x = calloc(FIT_BLOCK * dd, sizeof *x), *y = malloc(FIT_BLOCK * dd * sizeof *y);
-    double *c = malloc((size_t)h * sizeof *c), *s = malloc((size_t)h * sizeof *s);
-    int64_t *pos = malloc(FIT_BLOCK * sizeof *pos);
-    int rc = !x || !y || !c || !s || !pos ? -1 : 0;
-    for (size_t r = 0; rc == 0 && r < FIT_BLOCK; r++)
-        for (int i = 0; i < h; i++) x[r * dd + (size_t)(layout ? i : 2 * i)] = 1.0f;
-    for (size_t r0 = 0; rc == 0 && r0 < n; r0 += FIT_BLOCK) {
-        size_t m = n - r0 < FIT_BLOCK ? n - r0 : FIT_BLOCK;
-        for (size_t r = 0; r < m; r++) pos[r] = lo + (int64_t)(r0 + r);
-        pc_fault fault = { 0, "" };
-        rc = pc_call_rope(impl, &fault, pos, m, d, base, layout, x, y);
-        if (fault.faulted) rc = -1; /* a diagnosis only: no cause from a faulting source */
-        for (size_t r = 0; rc == 0 && r < m; r++) {
-            for (int i = 0; i < h; i++) {
-                size_t ia = layout ? (size_t)i : (size_t)(2 * i), ib = layout ? (size_t)(i + h) : ia + 1;
-                c[i] = (double)y[r * dd + ia];
-                s[i] = (double)y[r * dd + ib];
-            }
-            pc_rope_fit_acc_row(a, c, s);
-        }
-    }
-    free(x); free(y); free(c); free(s); free(pos);
-    return rc;
+    return unit_rows_each(impl, d, base, layout, lo, n, to_acc, a);
 }
 
 pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
