@@ -161,6 +161,13 @@ try:
 
     # ---- the wrong variants --------------------------------------------------------
     fails_naming("t2t", ["--layout", "half"], ["d/2 - 1 denominator, not d/2", "--preset t2t"])
+    rc, res, why = check_json(["--family", "sinusoidal", "--table", path("t2t"), "--layout",
+                               "half"])
+    det = (accuracy(res) or {}).get("details", "")
+    ok("likely cause: this table matches" in det and "likely cause: the pair" not in det
+       and "the worst element alone suggests: the pair points the wrong way" in det,
+       "t2t checked as d/2: one likely cause (the table's), the worst element's reading as "
+       "its own", det)
     fails_naming("whisper", ["--preset", "marian"], ["d/2 - 1 denominator, not d/2"])
     fails_naming("marian", ["--preset", "t2t"], ["d/2 denominator, not d/2 - 1",
                                                  "--preset marian"])

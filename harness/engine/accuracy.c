@@ -1456,7 +1456,9 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
         print_class_why(f, cfg, &m->worst);
         const char *cause = likely_cause(&m->worst);
         if (impl->flaw) fprintf(f, "  known flaw: %s\n", impl->flaw);
-        else if (cause) fprintf(f, "  likely cause: %s\n", cause);
+        else if (cause)
+            fprintf(f, "  %s: %s\n", cfg->cause_given ? "the worst element alone suggests"
+                                                       : "likely cause", cause);
     } else if (res->status != PC_FAIL) {
         print_witness(f, "largest error", &m->worst_abs, rw->pair_name);
         fprintf(f, "  largest err/bound = %.3g\n", m->max_ratio);

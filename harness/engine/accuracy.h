@@ -65,6 +65,10 @@ typedef struct pc_acc_cfg {
      * pc_model_element_half; docs/schedules.md) */
     int half_arith;
     int strict;             /* the tolerance class: 1 strict, 0 default (model.h) */
+    /* 1: the family names the likely cause of a failure (its diagnosis,
+     * pc_gate_acc_render): the text report gives the worst element's own
+     * reading as that, not as the likely cause */
+    int cause_given;
     double max_abs_err;     /* > 0: an absolute budget |err| <= E on top of the model */
     /* rows with an input: each input element rounded to this type (enum
      * pc_dtype; PC_DT_F32, the default: as drawn), so that a kernel taking
