@@ -119,6 +119,9 @@ class Gate:
         __tracebackhide__ = True
         if config is not None:
             kwargs["config"] = config
+        if "config" in kwargs or "hf_config" in kwargs:  # the call's config wins the marker's
+            kwargs.setdefault("hf_config", None)
+            kwargs.setdefault("config", None)
         return self._gate(check_rotary, (rotary,), kwargs, msg)
 
 

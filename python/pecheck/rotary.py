@@ -247,9 +247,13 @@ def check_rotary(rotary, config=None, *, positions=None, dtype=None, style=None,
     STYLE 'hf' or 'meta' when it cannot be told from ROTARY.  POSITIONS: an
     int N (0..N-1) or a range of step 1; default the config's
     max_position_embeddings.  CHUNK: positions a call (DEFAULT_CHUNK).  The
-    other keywords are check_rope_cache's."""
+    other keywords are check_rope_cache's; its hf_config= is CONFIG's other
+    name (so one pytest marker serves rope_cache and rotary calls)."""
     __tracebackhide__ = True
-    cfg = _load_config(config)
+    hf_config = options.pop("hf_config", None)
+    if config is not None and hf_config is not None:
+        raise TypeError("check_rotary: config= and hf_config= name the same config: give one")
+    cfg = _load_config(config if config is not None else hf_config)
     span = _positions(positions, cfg)
     kind = _style(rotary, style)
     d = _arrays.dtype_name(dtype)

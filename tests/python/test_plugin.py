@@ -118,6 +118,40 @@ def test_dup(pecheck_gate):
     assert failure is not None and "pecheck: the learned table fails" in failure.get("message")
 
 
+def test_one_marker_serves_rope_cache_and_rotary(pytester):
+    # the README's example: the marker's hf_config= is the rotary call's config too
+    res = run(pytester, '''
+class Rotary(torch.nn.Module):
+    def __init__(self, base):
+        super().__init__()
+        self.inv = 1.0 / (base ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+
+    def forward(self, x, position_ids):
+        f = (self.inv[None, :, None] @ position_ids[:, None, :].float()).transpose(1, 2)
+        e = torch.cat((f, f), dim=-1)
+        return e.cos().to(x.dtype), e.sin().to(x.dtype)
+
+CFG = {"rope_theta": 500000.0, "head_dim": 64, "max_position_embeddings": 4096}
+
+@pytest.mark.pecheck(hf_config=CFG, dtype="bf16")
+def test_rotary(pecheck_gate):
+    pecheck_gate.rope_cache(*rope(d=64, base=500000.0), dtype=None)
+    pecheck_gate.rotary(Rotary(500000.0), positions=2048)
+
+@pytest.mark.pecheck(hf_config=CFG)
+def test_rotary_wrong_base(pecheck_gate):
+    pecheck_gate.rotary(Rotary(10000.0), positions=2048)
+
+@pytest.mark.pecheck(hf_config={"rope_theta": 1.0})
+def test_call_config_wins(pecheck_gate):
+    pecheck_gate.rotary(Rotary(500000.0), CFG, positions=2048)
+''')
+    res.assert_outcomes(passed=2, failed=1)
+    assert "test_rotary_wrong_base" in res.stdout.str().split("short test summary")[-1]
+    with pytest.raises(TypeError, match="name the same config"):
+        pecheck.check_rotary(lambda x, p: None, {"rope_theta": 1e4}, hf_config={"rope_theta": 1e4})
+
+
 def test_fixture_gates_alibi_slopes_and_t5_buckets(pytester):
     res = run(pytester, '''
 def test_slopes(pecheck_gate):
