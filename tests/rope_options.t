@@ -27,6 +27,9 @@ printf '{"rope_theta": 10000, "head_dim": 64, "rope_scaling": {"type": "llama3",
 exit2 "low_freq_factor is missing" "a missing field is exit 2 naming it" check --impl rope-half --hf-config "$tmp/c2.json"
 printf '{"rope_theta": 500000, "head_dim": 64}' >"$tmp/c3.json"
 exit2 "disagrees with the config.s base 500000 (rope_theta of" "--base contradicting rope_theta is exit 2" check --impl rope-half --hf-config "$tmp/c3.json" --base 10000
+printf '{"rope_theta": null, "head_dim": 64}' >"$tmp/c5.json"
+exit2 "c5.json: rope_theta is null: write the model's base there" "rope_theta null is exit 2 naming it (not the default base)" \
+    check --impl rope-half --hf-config "$tmp/c5.json"
 printf '{"rope_theta": 10000, "hidden_size": 64}' >"$tmp/c4.json"
 exit2 "head_dim is missing" "no head_dim and no num_attention_heads is exit 2" check --impl rope-half --hf-config "$tmp/c4.json"
 exit2 "short_factor is missing" "--rope-scaling longrope without factors is exit 2" check --impl rope-half --d 64 \

@@ -194,6 +194,13 @@ static pc_status read_base(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err)
     double v;
     int r = pc_hf_num_any(t, keys, &v, &which);
     if (r == 0 && rot) { r = pc_hf_num(rot, "base", &v); which = "rotary.base"; }
+    for (int k = 0; r == 0 && keys[k]; k++) {
+        const pc_jnode *n = pc_jget(t, keys[k]);
+        if (n && n->type == PC_J_NULL) /* transformers' rotary init cannot raise null to a power */
+            return pc_seterr(err, PC_EINPUT, "%s: %s%s is null: write the model's base there "
+                             "(or remove the key for transformers' default)", doc->path,
+                             doc->text_what, keys[k]);
+    }
     if (r < 0)
         return pc_seterr(err, PC_EINPUT, "%s: %s%s is not a finite number", doc->path,
                          doc->text_what, which);

@@ -44,12 +44,26 @@ static pc_status parse_list(const char *opt, const char *text, int lo, int hi, i
 static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
 {
     pc_npy a = { 0 };
-    pc_status st = pc_npy_read(path, &a, err);
+    pc_status st = pc_npy_read_numbers(path, &a, err);
     if (st == PC_EIO) st = PC_EINPUT;
     if (st != PC_OK) return st;
-    if (strcmp(a.dtype, "<i8") || a.rank > 2 || (a.rank == 2 && a.shape[1] > PC_ROPE_AXES_MAX)) {
+    if (a.dtype[1] != 'i') {
+        st = pc_seterr(err, PC_EINPUT, "%s: position ids are integers (int64, int32 or int16), "
+                       "not %s: save them with ids.astype(numpy.int64)", path, a.dtype);
         pc_npy_free(&a);
-        return pc_seterr(err, PC_EINPUT, "%s: position ids must be int64 of shape (n,) or (n, A) "
+        return st;
+    }
+    if (a.rank == 2 && a.shape[0] <= PC_ROPE_AXES_MAX && a.shape[1] > PC_ROPE_AXES_MAX) {
+        /* HF's get_rope_index gives (3, batch, n): one row an axis */
+        st = pc_seterr(err, PC_EINPUT, "%s: position ids of shape (%zu, %zu) hold one axis a "
+                       "row (HF's layout); pecheck reads a row a position: save ids.T, shape "
+                       "(%zu, %zu)", path, a.shape[0], a.shape[1], a.shape[1], a.shape[0]);
+        pc_npy_free(&a);
+        return st;
+    }
+    if (a.rank > 2 || (a.rank == 2 && a.shape[1] > PC_ROPE_AXES_MAX)) {
+        pc_npy_free(&a);
+        return pc_seterr(err, PC_EINPUT, "%s: position ids must be of shape (n,) or (n, A) "
                          "with A <= %d", path, PC_ROPE_AXES_MAX);
     }
     s->ids = malloc(a.count * sizeof *s->ids);
