@@ -25,6 +25,7 @@ with those of the same kernel without it ("none"):
      can: names); a temporary name planted before pecheck runs is passed
      over for another, and 8 taken names are exit 3 naming them;
   7. output that starts with a NUL byte: shown after the NUL, no UBSan report;
+     output with ESC, CR and BEL: shown with '?' for each, in JSON and TAP;
   8. a kernel that crashes slowly (every second call of a host spins until
      SIGALRM 200 ms on): the source's fault budget (--timeout-ms for each
      family it provides) ends its calls, so at most budget/200 ms plus one a
@@ -365,6 +366,16 @@ try:
     ok(same_as_none(rc, out, "nul") and "after a NUL" in details and "runtime error" not in err,
        "7. plugin output starting with a NUL byte: shown after it, the same verdicts",
        [rc, details[-300:], err[-300:]])
+
+    # --- 7. output with terminal control sequences around a forged line
+    rc, out, err, log = check("controls")
+    details = " ".join(r.get("details") or "" for r in json.loads(out).get("results", [])) \
+        if verdicts(out) is not None else ""
+    rct, tap, errt, _ = run(["check"] + plug + CHECK + ["--format", "tap"], "controls", None, 60)
+    ok(same_as_none(rc, out, "controls") and "?[2K?[1A?FORGED PASS?" in details
+       and "\033" not in details and "\033" not in tap and "\r" not in tap and rct == 0,
+       "7. plugin output with ESC, CR and BEL: each shown as '?' (JSON, TAP), the same verdicts",
+       [rc, rct, details[-300:], tap[-300:]])
 
     # --- 8. a kernel that crashes slowly
     rc, out, err, log = check("slowcrash", ["--timeout-ms", "1000", "--plugin-hosts", "2"],

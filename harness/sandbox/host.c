@@ -948,6 +948,18 @@ static void share_room(const size_t *len, int n, size_t total, size_t *room)
         if (room[k] == SIZE_MAX) room[k] = total / (size_t)left;
 }
 
+/* The control characters of the N bytes of TEXT but newline and tab made
+ * '?': a plugin's output is shown in pecheck's text, TAP and terminal, where
+ * ESC, CR and the like could rewrite or hide the lines around it, and YAML
+ * refuses them. */
+static void show_controls(char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) text[i] = '?';
+    }
+}
+
 /* The hosts' outputs one after the other, in the pool's order, each its
  * last bytes in its share of LEN - 1 (each one's calls are the same
  * whatever --threads says, so this text is too). */
@@ -966,6 +978,7 @@ size_t pc_host_output(pc_host *h, char *buf, size_t len)
         w += got[n + k];
     }
     buf[w] = '\0';
+    show_controls(buf, w);
     free(all);
     free(got);
     return w;

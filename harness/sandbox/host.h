@@ -150,7 +150,8 @@ void pc_host_mangled(const pc_host *h, char *buf, size_t len);
 /* The last bytes (at most LEN - 1) the plugin wrote to its stdout and
  * stderr, which are captured (never pecheck's own): the pool's hosts' in
  * turn, each one's last 2 KiB (read 2 KiB at most each time, whatever the
- * size of the file; NUL bytes left out); returns their count. */
+ * size of the file; NUL bytes left out, other control characters but
+ * newline and tab shown as '?'); returns their count. */
 size_t pc_host_output(pc_host *h, char *buf, size_t len);
 
 /* RET pc_host_NAME(const pc_host *h, pc_fault *fault, arguments...) for

@@ -11,6 +11,8 @@
  *   shrink_call  the same in every call
  *   bigout       ftruncate(1, 2^44): the captured stdout a 16 TiB sparse file
  *   nul          its first call writes "\0after a NUL\n" to stdout
+ *   controls     its first call writes ESC, CR and BEL sequences around a
+ *                forged "PASS" line to stdout (terminal and YAML spoofing)
  *   forge        a child polls for TARGET; once it exists it sends "saw" to
  *                the abstract socket PECHECK_TEST_SOCK and renames FORGED
  *                over it (a verdict forged after pecheck wrote it)
@@ -192,6 +194,10 @@ int pecheck_sinusoidal_f32(const int64_t *pos, size_t n, int d, double base, int
     }
     if (is("nul") && calls == 1) {
         static const char text[] = "\0after a NUL\n";
+        if (write(1, text, sizeof text - 1) < 0) return 9;
+    }
+    if (is("controls") && calls == 1) {
+        static const char text[] = "\033[2K\033[1A\rFORGED PASS\a\n";
         if (write(1, text, sizeof text - 1) < 0) return 9;
     }
     if (is("slowcrash") && calls % 2 == 0) crash_slowly();
