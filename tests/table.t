@@ -160,6 +160,10 @@ try:
        "a repeated column that differs fails cache-layout with the witness", lay)
     rc, out, err, _ = run(["check", "--table", tc] + Q + ["--family", "rope"])
     ok(rc == 2 and "--table-sin" in err, "rope without --table-sin: exit 2", err)
+    rc, out, err, _ = run(["check", "--table", tc] + Q + ["--rope-scaling", '{"rope_type": "linear", "factor": 2}'])
+    ok(rc == 2 and "--rope-scaling is an option of the rope family" in err
+       and "read as sinusoidal" in err and "--family rope" in err,
+       "a cos cache alone with a RoPE option: exit 2 naming the option's family (not a sinusoidal check)", err)
 
     # --- learned tables (--family learned): row r is position r
     emb = [math.sin(1.7 * k + 0.3) * 0.02 for k in range(N * D)]  # distinct rows, any values

@@ -57,6 +57,43 @@ static pc_status open_table(const pc_opts *o, const pc_specs *specs, const char 
     return st == PC_OK ? add_owned(s, impl, NULL, err) : st;
 }
 
+/* Whether FAM declares an option named NAME. */
+static int family_has_option(const pc_family *fam, const char *name)
+{
+    const pc_spec_kind *k = fam ? fam->spec : NULL;
+    for (size_t i = 0; k && i < k->n_options; i++)
+        if (!strcmp(k->options[i].name, name)) return 1;
+    return 0;
+}
+
+/* The family whose option NAME is (the first of the registry), NULL: none. */
+static const pc_family *option_owner(const char *name)
+{
+    for (size_t k = 0; k < pc_family_count(); k++)
+        if (family_has_option(pc_family_at(k), name)) return pc_family_at(k);
+    return NULL;
+}
+
+/* Tables whose family was inferred (TF: no --family) while an option of
+ * another family was given: that option would be left unused and the table
+ * read as what it may not be (a cos cache without its sin half checked as
+ * another family's table). */
+static pc_status inferred_family_fits(const pc_opts *o, const pc_family *tf, pc_err *err)
+{
+    for (int i = 0; i < o->given.n; i++) {
+        const char *name = o->given.opt[i]->name;
+        const pc_family *owner = option_owner(name);
+        if (owner && !family_has_option(tf, name))
+            return pc_seterr(err, PC_EINPUT, "--%s is an option of the %s family, but the table "
+                             "is read as %s (no --family given%s): name the table's family with "
+                             "--family %s%s", name, owner->name, tf ? tf->name : "no family",
+                             o->table_sin ? "" : ", no --table-sin", owner->name,
+                             o->table_sin ? "" : " (a table pair is --table COS.npy --table-sin "
+                             "SIN.npy)");
+    }
+    return PC_OK;
+}
+
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
                           pc_sources *s, pc_err *err)
 {
@@ -99,6 +136,8 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
     const pc_family *tf = pc_family_for_table(o->table_sin != NULL);
     const char *tfam = tf ? tf->name : "none";
     if (family && strcmp(family, "all") != 0) tfam = family;
+    else if (st == PC_OK && o->n_tables && !o->n_impls && !o->n_plugins)
+        st = inferred_family_fits(o, tf, err); /* the options are for the tables alone */
     for (int k = 0; k < o->n_tables && st == PC_OK; k++) {
         if (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS) {
             st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
