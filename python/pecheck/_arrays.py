@@ -137,7 +137,8 @@ def values(x, what, dtype=None):
 
 def integers(x, what):
     """X (numpy, torch or a list) of integers (T5 buckets) as a
-    little-endian int64 array; TypeError for floating or other values."""
+    little-endian int64 array, leading dimensions of size 1 dropped;
+    TypeError for floating or other values."""
     __tracebackhide__ = True
     np = numpy()
     if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
@@ -148,6 +149,8 @@ def integers(x, what):
                         % (what, a.dtype))
     if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
         raise TypeError("%s: value %d is beyond int64" % (what, int(a.max())))
+    while a.ndim > 2 and a.shape[0] == 1:  # (1, q, k) as compute_bias's batch of one
+        a = a[0]
     return np.ascontiguousarray(a, dtype="<i8")
 
 

@@ -307,6 +307,7 @@ def test_t5_buckets_as_hf_computes_them(bidirectional):
     b = t5_buckets(96, 96, bidirectional=bidirectional)
     causal = not bidirectional
     pecheck.assert_t5_buckets(b, num_buckets=32, max_distance=128, causal=causal)
+    pecheck.assert_t5_buckets(b[None], num_buckets=32, max_distance=128, causal=causal)  # (1, q, k)
     pecheck.assert_t5_buckets(b.numpy().astype(np.int32), num_buckets=32, max_distance=128,
                               causal=causal)
     result = pecheck.check_t5_buckets(b, num_buckets=32, max_distance=128, causal=not causal)
