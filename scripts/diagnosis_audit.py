@@ -3,7 +3,7 @@
 
     scripts/diagnosis_audit.py [--pecheck build/pecheck] [--keep DIR] [--only NAME,...] [-v]
 
-Builds 43 realistic RoPE bugs (cos/sin caches made with PyTorch the way HF
+Builds 44 realistic RoPE bugs (cos/sin caches made with PyTorch the way HF
 transformers makes them, tests/lib/rope_caches.py for the production
 schedules; ABI v1 plugins compiled with cc), runs `pecheck check` on each
 as a user would, and prints for each whether the run failed (caught) and
@@ -11,7 +11,7 @@ whether the first "likely cause" the run prints (its first failing
 verdict that names one, in order) is the right one: a regular expression
 of the words the right cause must use.  The last line is the figure:
 
-    caught 43/43, right cause first 41/43
+    caught 44/44, right cause first 41/44
 
 Needs torch and numpy (Debian's python3-torch) and a C compiler; runs in
 about a minute on one core.  docs/diagnosis.md describes the hypotheses.
@@ -295,6 +295,10 @@ def bugs(tmp):
     c = c.clone()
     c[700, 5] = float("nan")
     add("nan-in-cache", "one NaN in the cos cache", save(tmp, "nan", c, s) + ["--base", "%g" % BASE], r"NaN")
+    add("interleaved-as-half", "a repeat_interleave cache for a model that rotates halves",
+        save(tmp, "flip", *[torch.repeat_interleave(x, 2, dim=-1)
+                            for x in (ok.cos(), ok.sin())])
+        + ["--base", "%g" % BASE, "--layout", "half"], r"interleaved layout.*--layout interleaved")
     add("reversed-pairs", "the frequencies in reverse pair order (torch.flip)",
         save(tmp, "rev", *halves(angles(t, torch.flip(inv, [0])))) + ["--base", "%g" % BASE],
         r"reverse order")

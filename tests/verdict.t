@@ -17,7 +17,7 @@ PECHECK=${PECHECK:-build/pecheck}
 PY=${PYTHON:-/usr/bin/python3}
 . "$(dirname "$0")/lib/tap.bash"
 Q="--cases 10 --regressions off"
-echo "1..20"
+echo "1..21"
 
 # caches made with numpy: a correct one (d 64, base 10000, half layout), and a
 # bfloat16 one widened to float32
@@ -62,6 +62,23 @@ grep -q '; likely cause: every value of the cache is a bfloat16 number: .*rerun 
     && grep -q '^      evidence: all .* values of .* rows are bfloat16 numbers' "$tmp/o" \
     && ok "a bfloat16 cache checked as float32: the likely cause says so first, with its evidence" \
     || nok "ranked cause: $(grep 'likely cause' "$tmp/o" | head -2)"
+
+# 3b. an interleaved (repeat_interleave) cache checked as half: the columns
+# name the layout first, not an attention factor or a scaling
+"$PY" - "$tmp" <<'PY'
+import sys, numpy as np
+d, n = 64, 512
+t = np.arange(n, dtype=np.float64)[:, None]
+a = np.repeat(t * 10000.0 ** (-np.arange(0, d, 2) / d), 2, axis=1)
+np.save(sys.argv[1] + "/icos.npy", np.cos(a).astype(np.float32))
+np.save(sys.argv[1] + "/isin.npy", np.sin(a).astype(np.float32))
+PY
+"$PECHECK" check --table "$tmp/icos.npy" --table-sin "$tmp/isin.npy" --family rope --base 10000 \
+    --layout half --property accuracy $Q >"$tmp/o3" 2>&1
+grep -q '; likely cause: the cache is in the interleaved layout but is checked as half: .*pass --layout interleaved' "$tmp/o3" \
+    && grep -q '^      evidence: every repeated column pair of the interleaved layout is equal' "$tmp/o3" \
+    && ok "an interleaved cache checked as half: the likely cause names the layout first, with its evidence" \
+    || nok "flipped layout: $(grep 'likely cause' "$tmp/o3" | head -2)"
 
 # 4. a PASS line carries no ulp count; err/bound leads
 "$PECHECK" check $T --base 10000 --property accuracy $Q >"$tmp/o" 2>&1

@@ -531,11 +531,36 @@ static void h_evaluation(const rk *k, pc_rope_causes *out)
     add(out, 0.85 * r2, 3, t, e);
 }
 
+/* A table checked in the layout given (--layout, or a config's model)
+ * whose columns are those of the other layout: every repeated column pair
+ * of the other layout equal, some of the one given not (table.c).  The
+ * columns show it whatever the values: support 1. */
+static void h_table_layout(const rk *k, pc_rope_causes *out)
+{
+    const pc_table_info *ti = pc_table_info_of(k->impl);
+    if (!ti || !ti->other_layout_fits) return;
+    int l = k->cfg->layout, o = !l;
+    char t[520], e[260];
+    snprintf(e, sizeof e, "every repeated column pair of the %s layout is equal (%s); %d of the "
+             "%s layout's differ", pc_layout_name(o),
+             o ? "columns j and j+d/2: cat(freqs, freqs)" : "columns 2i and 2i+1: repeat_interleave",
+             ti->dup_mismatch, pc_layout_name(l));
+    snprintf(t, sizeof t, "the cache is in the %s layout but is checked as %s: it was built for "
+             "the other layout (%s instead of %s), or pass --layout %s if the model rotates %s",
+             pc_layout_name(o), pc_layout_name(l),
+             o ? "cat(freqs, freqs)" : "repeat_interleave", o ? "repeat_interleave" : "cat(freqs, freqs)",
+             pc_layout_name(o), o ? "(i, i + d/2)" : "(2i, 2i + 1)");
+    add(out, 1.0, 0, t, e);
+}
+
 /* Asked for one layout, the source pairs dims as the other does (a
- * built-in or plugin; a table's layout is found from its columns). */
+ * built-in or plugin; a table's layout is found from its columns, above). */
 static void h_layout(const rk *k, pc_rope_causes *out)
 {
-    if (k->table) return;
+    if (k->table) {
+        h_table_layout(k, out);
+        return;
+    }
     int l = k->cfg->layout, o = !l, d = k->d, h = k->h;
     size_t m = k->n < 256 ? k->n : 256;
     float *x = calloc(m * (size_t)d, sizeof *x), *y = malloc(m * (size_t)d * sizeof *y);

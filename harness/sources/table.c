@@ -493,6 +493,7 @@ static pc_status setup_rope(table *t, const shape_opts *so, const pc_table_scan 
         snprintf(in->layout_note + strlen(in->layout_note),
                  sizeof in->layout_note - strlen(in->layout_note),
                  " (some repeated values differ within 2 ulps of the storage)");
+    in->other_layout_fits = so->layout >= 0 && bad[layout] > 0 && bad[!layout] == 0;
     in->dup_mismatch = (int)(bad[layout] > INT32_MAX ? INT32_MAX : bad[layout]);
     if (bad[layout])
         snprintf(in->dup_note, sizeof in->dup_note, "%s", sc->first[layout]);

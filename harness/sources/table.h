@@ -63,6 +63,8 @@ typedef struct pc_table_info {
     /* RoPE (n, d) caches: columns that must repeat but differ */
     int dup_mismatch;         /* count of mismatching column pairs (over rows) */
     char dup_note[256];       /* the first: row, columns, values */
+    int other_layout_fits;    /* the layout given contradicts the columns, and every
+                               * repeated column pair of the other layout is equal */
 } pc_table_info;
 
 /* The accuracy gate's settings a table fixes: d, positions, storage. */
