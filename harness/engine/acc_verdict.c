@@ -71,8 +71,10 @@ static void details(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_res
     else free(buf);
 }
 
+/* the JSON data: the engine's fields, the fault, and OWN (the source's own
+ * values at the worst witness: "cos[r, j] = ..., sin[r, j] = ...") */
 static void json(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
-                 const char *fault, pc_verdict *v)
+                 const char *fault, const char *own, pc_verdict *v)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -83,6 +85,7 @@ static void json(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result
     pc_json_obj(&j, NULL);
     if (fault) pc_json_str(&j, "cause", fault);
     pc_accuracy_json_fields(&j, impl, cfg, res);
+    if (res->status == PC_FAIL && own && own[0]) pc_json_str(&j, "source_values", own);
     pc_json_end(&j);
     if (fclose(f) == 0) v->json = buf;
     else free(buf);
@@ -117,7 +120,7 @@ void pc_acc_verdict_own(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc
     if (res->status != PC_SKIP) pc_acc_against(cfg, v->against, sizeof v->against);
     summary(cfg, res, fault, own, v);
     details(impl, cfg, res, fault, context, v);
-    json(impl, cfg, res, fault, v);
+    json(impl, cfg, res, fault, own, v);
 }
 
 void pc_acc_gate_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,

@@ -26,6 +26,7 @@ class Witness:
     abs_err: Optional[float] = None    # None when not finite
     bound: Optional[float] = None
     tensor: Optional[str] = None       # which input holds it: 'cos.npy', 'table.npy', ...
+    source_values: Optional[str] = None  # a cache's own cos and sin there, got vs exact
 
     def __str__(self):
         return self.text
@@ -141,6 +142,8 @@ class Result:
         for v in shown:
             mark = v.status.upper() + " " if verbose else ""
             lines.append("  " + mark + v.line(None if verbose else SHORT_WIDTH))
+            if v.failed and v.witness and v.witness.source_values:
+                lines.append("    the cache there: " + v.witness.source_values)
             if v.against and (verbose or v.failed):
                 lines.append("    checked against " + v.against)
             if v.failed and v.likely_cause and (verbose or v.likely_cause not in causes):
@@ -190,7 +193,7 @@ def _accuracy_witness(r, data, rotated):
         text += "; first over the bound: position %d, dimension %d" % (first["pos"], first["dim"])
     return Witness(text=text, position=w["pos"], dimension=w["dim"], got=_num(got.get("dec")),
                    got_hex=got.get("hex"), exact=_num(ref.get("dec")), exact_hex=ref.get("hex"),
-                   abs_err=abs_err, bound=bound)
+                   abs_err=abs_err, bound=bound, source_values=data.get("source_values"))
 
 
 def _nonfinite_witness(data):

@@ -42,6 +42,8 @@ def test_wrong_cache_raises_with_witness():
     msg = str(e.value)
     # bf16 holds every integer up to 256; 257 is the first position it rounds
     assert "first over the bound: position 257," in msg
+    # the cache's own cos and sin at the witness, beside the rotated vector's element
+    assert "the cache there: pair " in msg and "cos[" in msg and "sin[" in msg
     assert "exact" in msg and "bound" in msg
     assert "likely cause:" in msg
 
