@@ -229,4 +229,8 @@ assert ri["user_source"] is True and ri["documented_correct"] is False
 assert [p["id"] for p in s["plots"]] == ["error_vs_position", "error_heatmap", "ulp_histogram", "rope_decay", "rope_shift"], [p["id"] for p in s["plots"]]
 html = open(sys.argv[1] + "/index.html").read()
 assert "your table" in html and 'id="t5_buckets"' not in html and 'name="viewport"' in html
+# the Parameters say what the rows were checked against, and the gate covers every row of the table
+assert "<tr><th>checked against</th><td>schedule linear" in html and "factor 4" in html, html[:200]
+assert "<tr><th>accuracy gate positions</th><td>0..511 " in html
+assert "<tr><th>base</th>" not in html
 PY

@@ -190,9 +190,9 @@ static pc_status report_cfg(const pc_report *r, pc_rep_impl *ri, const pc_family
                        .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0, .quiet = o->quiet };
     const pc_table_info *t = pc_table_info_of(impl);
     if (t) pc_table_adjust_cfg(t, &cfg); /* its width, storage, fitted base (and all its rows) */
-    if (impl->pos_bounded) { /* a table: the gate's range within its rows */
-        cfg.pos_lo = o->pos_lo < impl->pos_min ? impl->pos_min : o->pos_lo;
-        cfg.pos_hi = o->pos_hi > impl->pos_max ? impl->pos_max : o->pos_hi;
+    if (impl->pos_bounded) { /* a table: the gate's range within its rows (all, as check's) */
+        cfg.pos_lo = o->pos_set && o->pos_lo > impl->pos_min ? o->pos_lo : impl->pos_min;
+        cfg.pos_hi = o->pos_set && o->pos_hi < impl->pos_max ? o->pos_hi : impl->pos_max;
         if (cfg.pos_lo > cfg.pos_hi) { cfg.pos_lo = impl->pos_min; cfg.pos_hi = impl->pos_max; }
     }
     ri->cfg = cfg;

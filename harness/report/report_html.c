@@ -11,6 +11,7 @@
 #include "report.h"
 #include "harness/base/version.h"
 #include "harness/sources/table.h"
+#include "harness/engine/acc_verdict.h"
 
 /* Whether IMPL is one of pecheck's built-ins (its documentation says what
  * it is); a plugin or a table is the user's own. */
@@ -344,6 +345,39 @@ static void details(FILE *f, const pc_report *r)
 }
 
 /* Plot K's section, numbered N among the shown ones. */
+/* The Parameters table's rows of the gates: what each implementation's
+ * rows were checked against (schedule, base and where it came from) and
+ * the positions its gate covered (a table's: its rows), each distinct
+ * text once; the report's own options where no gate ran. */
+static void gate_rows(FILE *f, const pc_report *r)
+{
+    char text[400], last[400] = "";
+    int shown = 0;
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        if (!ri->has_acc) continue;
+        pc_acc_against(&ri->cfg, text, sizeof text);
+        if (!strcmp(text, last)) continue;
+        fputs("<tr><th>checked against</th><td>", f);
+        if (r->n_impls > 1) { pc_html_escape(f, ri->impl->name); fputs(": ", f); }
+        pc_html_escape(f, text);
+        fputs("</td></tr>\n", f);
+        snprintf(last, sizeof last, "%s", text);
+        shown = 1;
+    }
+    if (!shown) fprintf(f, "<tr><th>base</th><td>%.17g</td></tr>\n", r->base);
+    long long lo = r->o.pos_lo, hi = r->o.pos_hi;
+    for (int k = 0, first = 1; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        if (!ri->has_acc) continue;
+        if (first || ri->cfg.pos_lo < lo) lo = ri->cfg.pos_lo;
+        if (first || ri->cfg.pos_hi > hi) hi = ri->cfg.pos_hi;
+        first = 0;
+    }
+    fprintf(f, "<tr><th>accuracy gate positions</th><td>%lld..%lld (every position, every "
+            "dimension)</td></tr>\n", lo, hi);
+}
+
 static void plot_section(FILE *f, const pc_report *r, int k, int n)
 {
     const pc_rep_plot *p = &r->plots[k];
@@ -416,9 +450,8 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
     summary_table(f, r);
     details(f, r);
     fputs("<h2>Parameters</h2>\n<table>\n", f);
-    fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n<tr><th>base</th><td>%.17g</td></tr>\n", r->d, r->base);
-    fprintf(f, "<tr><th>accuracy gate positions</th><td>%lld..%lld (every position, every "
-            "dimension)</td></tr>\n", (long long)o->pos_lo, (long long)o->pos_hi);
+    fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n", r->d);
+    gate_rows(f, r);
     fprintf(f, "<tr><th>error scan (plots 1&ndash;3)</th><td>log-spaced positions 1..%lld</td></tr>\n",
             (long long)r->scan_max);
     fprintf(f, "<tr><th>seed</th><td>%llu (RoPE inputs, permutations, q/k vectors; rerun with "
