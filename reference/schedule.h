@@ -8,8 +8,9 @@
  *
  * Contract of OMEGA: OUT (its precision P >= 64 set by the caller) receives
  * omega_i with relative error |omega~ - omega| < 4 * 2^-P * omega, and
- * omega_i in (0, 1]: the bounds the Ziv loop's error analysis assumes
- * (docs/reference.md "Frequencies").  Adding a schedule (e.g. RoPE scaling):
+ * omega_i > 0: the bounds the Ziv loop's error analysis assumes
+ * (docs/reference.md "Frequencies"); the fast and vector paths take a pair
+ * only when omega_i is in [2^-900, 1] (pc_fast_set, pc_vec_set).  Adding a schedule (e.g. RoPE scaling):
  * a new schedule_NAME.c with its kind and constructor, declared in
  * reference.h; nothing else changes. */
 #ifndef PECHECK_SCHEDULE_H

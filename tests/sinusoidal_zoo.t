@@ -25,7 +25,12 @@ NumPy float64 for Marian).
   --timesteps` finds each one's shift, order, base and scale, and check
   with its check_args passes; a count of timesteps other than the rows is
   exit 2; a built-in's gate skips.
-- Bad options: exit 2 naming the option.
+- tensor2tensor's min_timescale (2, 1.5 from start_index 7, 0.5 with
+  max_timescale 1e5): identify finds M and check passes with its
+  check_args and with --preset t2t --min-timescale M; the table checked
+  without M, or with another, fails naming min_timescale and the fix.
+- Bad options: exit 2 naming the option (a min_timescale of 0, NaN, or not
+  below the base).
 Without torch: a visible skip."""
 import json
 import os
@@ -89,6 +94,10 @@ def write_tables():
     save("ts_adm", S.adm_timestep(t, D))
     save("ts_int_diffusers", S.diffusers_timestep(ti, D))
     save("vaswani_from1", S.vaswani_interleaved(N + 1, D)[1:])
+    # tensor2tensor's min_timescale (its code multiplies by it) and start_index
+    save("t2t_min2", S.t2t_timing_signal(N, D, min_timescale=2.0))
+    save("t2t_min1.5_from7", S.t2t_timing_signal(N, D, min_timescale=1.5, start_index=7))
+    save("t2t_min0.5", S.t2t_timing_signal(N, 64, min_timescale=0.5, max_timescale=1.0e5))
 
 
 def identify(name, *extra):
@@ -154,6 +163,16 @@ try:
     identified_passes("vaswani", dict(d2, layout="interleaved"), ["--preset", "vaswani"])
     identified_passes("vaswani_cos_sin", dict(d2, layout="interleaved", order="cos-sin"),
                       ["--order", "cos-sin", "--layout", "interleaved"])
+    identified_passes("t2t_min2", dict(d21, min_timescale=2), ["--preset", "t2t",
+                                                               "--min-timescale", "2"])
+    identified_passes("t2t_min1.5_from7", dict(d21, min_timescale=1.5, first_position=7),
+                      ["--preset", "t2t", "--min-timescale", "1.5", "--pos-start", "7"])
+    identified_passes("t2t_min0.5", dict(d21, min_timescale=0.5, base=100000, d=64),
+                      ["--preset", "t2t", "--min-timescale", "0.5", "--base", "100000"])
+    rc, r, why = identify("t2t_min2")
+    ok(r is not None and r["check_args"][4:] == ["--preset", "t2t", "--min-timescale", "2"],
+       "tensor2tensor's min_timescale 2: identify says --preset t2t --min-timescale 2",
+       json.dumps(r))
     rc, r, why = identify("fairseq")
     ok(r is not None and r["check_args"][4:] == ["--preset", "fairseq", "--pos-start", "2"],
        "fairseq's rows from padding_idx + 1: identify says --preset fairseq --pos-start 2",
@@ -172,6 +191,12 @@ try:
     fails_naming("marian", ["--preset", "t2t"], ["d/2 denominator, not d/2 - 1",
                                                  "--preset marian"])
     fails_naming("t2t_base10100", ["--preset", "t2t"], ["base 10100, not 10000", "--base 10100"])
+    fails_naming("t2t_min2", ["--preset", "t2t"], ["min_timescale 2, not 1",
+                                                   "--min-timescale 2"])
+    fails_naming("t2t_min2", ["--preset", "t2t", "--min-timescale", "3"],
+                 ["min_timescale 2, not 3", "--min-timescale 2"])
+    fails_naming("t2t", ["--preset", "t2t", "--min-timescale", "2"],
+                 ["min_timescale 1, not 2", "--preset t2t"])
     fails_naming("fairseq", ["--preset", "fairseq"], ["first row is position 2, not 0",
                                                       "--pos-start 2"])
     fails_naming("fairseq_pad2", ["--preset", "fairseq", "--pos-start", "2"],
@@ -258,7 +283,10 @@ try:
     # ---- bad options ------------------------------------------------------------------
     for args, word in ((["--preset", "bert"], "--preset"), (["--freq-shift", "2"], "--freq-shift"),
                        (["--order", "sin"], "--order"), (["--angle-scale", "-1"], "--angle-scale"),
-                       (["--timesteps", path("t2t")], "--timesteps")):
+                       (["--timesteps", path("t2t")], "--timesteps"),
+                       (["--min-timescale", "0"], "--min-timescale"),
+                       (["--min-timescale", "nan"], "--min-timescale"),
+                       (["--min-timescale", "20000"], "--min-timescale")):
         rc, out, err, _ = run(["check", "--family", "sinusoidal", "--table", path("t2t")] + args)
         ok(rc == 2 and word in err and out == "", "%s: exit 2 naming %s" % (" ".join(args), word),
            out + err)

@@ -26,11 +26,23 @@ static const pc_sin_preset *preset_of(const pc_sin_found *f)
         if (p->shift != f->shift || p->layout != f->layout
             || p->cos_first != pc_sin_found_cos_first(f))
             continue;
+        if (f->min_ts != 1.0 && strcmp(p->name, "t2t") != 0)
+            continue; /* only tensor2tensor has a min_timescale */
         if (p->pos_start == f->first && p->pos_start) return p;
         if (f->timesteps && p->timesteps) return p; /* a timestep library's name */
         if (!first) first = p;
     }
     return first;
+}
+
+/* X as the shortest of %.15g and %.17g that reads back as X (a fitted
+ * 3-digit 1.1 as "1.1", not "1.1000000000000001") */
+static void add_number(pc_args *out, double x)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.15g", x);
+    if (strtod(b, NULL) != x) snprintf(b, sizeof b, "%.17g", x);
+    pc_args_add(out, "%s", b);
 }
 
 static void check_args(const void *found, pc_args *out)
@@ -50,7 +62,11 @@ static void check_args(const void *found, pc_args *out)
     }
     if (f->base != ID_PAPER_BASE) {
         pc_args_add(out, "--base");
-        pc_args_add(out, "%.17g", f->base);
+        add_number(out, f->base);
+    }
+    if (f->min_ts != 1.0) {
+        pc_args_add(out, "--min-timescale");
+        add_number(out, f->min_ts);
     }
     if (f->timesteps) {
         pc_args_add(out, "--timesteps");
@@ -72,8 +88,14 @@ static const char *order_text(const pc_sin_found *f)
 
 static void formula_text(const pc_sin_found *f, char *buf, size_t len)
 {
-    snprintf(buf, len, "omega_i = %.9g^(-i/(d/2%s))%s%s", f->base, f->shift ? " - 1" : "",
-             f->presets[0] ? ", the formula of --preset " : "", f->presets);
+    char m[40] = "", over[40] = "";
+    if (f->min_ts != 1.0) {
+        snprintf(m, sizeof m, "%.9g (", f->min_ts);
+        snprintf(over, sizeof over, "/%.9g)", f->min_ts);
+    }
+    snprintf(buf, len, "omega_i = %s%.9g%s^(-i/(d/2%s))%s%s", m, f->base, over,
+             f->shift ? " - 1" : "", f->presets[0] ? ", the formula of --preset " : "",
+             f->presets);
 }
 
 static void print_text(FILE *out, const void *found)
@@ -117,6 +139,7 @@ static void write_json(pc_json *j, const void *found)
     pc_json_str(j, "denominator", f->shift ? "d/2-1" : "d/2");
     pc_json_num(j, "base", f->base);
     pc_json_num(j, "base_fitted", f->base_raw);
+    pc_json_num(j, "min_timescale", f->min_ts);
     pc_json_int(j, "first_position", (long long)f->first);
     pc_json_str(j, "presets", f->presets);
     pc_json_num(j, "worst_ratio", f->worst);
@@ -163,6 +186,10 @@ static void differences(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf,
     if (f->shift != shift && u < len)
         u += (size_t)snprintf(buf + u, len - u, "%sthe d/2%s denominator, not d/2%s",
                               u ? "; " : "", f->shift ? " - 1" : "", shift ? " - 1" : "");
+    double m = pc_sin_schedule_min(cfg->sched);
+    if (f->min_ts != m && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%smin_timescale %.9g, not %.9g", u ? "; " : "",
+                              f->min_ts, m);
     if (f->base != cfg->base && u < len)
         u += (size_t)snprintf(buf + u, len - u, "%sbase %.9g, not %.9g", u ? "; " : "", f->base,
                               cfg->base);

@@ -1,14 +1,17 @@
 /* identify.c: which sinusoidal formula a source's rows follow
  * (pc_sin_diagnosis; docs/sinusoidal.md "identify"):
  *
- *   the order: pair 0 (omega_0 = 1 in every formula) turns by +1 rad a row
- *     read as (sin, cos), by -1 rad read as (cos, sin);
+ *   the order: pair 0 (omega_0 = M, 1 but under tensor2tensor's
+ *     min_timescale, M < pi) turns by +M rad a row read as (sin, cos), by
+ *     -M rad read as (cos, sin);
  *   the frequencies: omega~_i = (phi_i(last) - phi_i(first)) / (n - 1), the
- *     unwrapped phase (every omega_i <= 1 < pi), good to 2 e / (n - 1);
- *   the formula: omega_i = r^i in every formula, ln r fitted through the
- *     origin; the base B = r^-(d/2 - S) is a round number (3 significant
- *     digits within 0.1%, as RoPE's) for one shift S: S = 1 is
- *     tensor2tensor's, fairseq's, Whisper's d/2 - 1 denominator;
+ *     unwrapped phase (every omega_i <= M < pi), good to 2 e / (n - 1);
+ *   the min_timescale: M = omega~_0 rounded to 3 significant digits, 1
+ *     when within ID_MIN_TOL of 1;
+ *   the formula: omega_i = M r^i in every formula, ln r fitted through the
+ *     origin to ln(omega~_i / M); the base B = M r^-(d/2 - S) is a round
+ *     number (3 significant digits within 0.1%, as RoPE's) for one shift
+ *     S: S = 1 is tensor2tensor's, fairseq's, Whisper's d/2 - 1 denominator;
  *   the offset: the position P0 of the first row, the one within 2^20 of
  *     the position it was read as (not below 0) whose
  *     angles P0 omega_i (omega_i certified, schedule_timescale.c) are
@@ -28,6 +31,9 @@
 
 #define ID_ROWS_MAX 4096           /* rows read (the first ones) */
 #define ID_ROUND_TOL 1e-3          /* a round base: within 0.1% (pc_rope_round_base's) */
+#define ID_MIN_TOL 1e-2           /* omega~_0 this near 1: no min_timescale (a bfloat16
+                                         * table's omega~_0 is good to 2 * 2^-8 / 3 at 4
+                                         * rows, 3e-3) */
 #define ID_OFFSET_MAX ((int64_t)1 << 20) /* first-row positions tried: within this of
                                          * the position the rows were read as */
 
@@ -110,25 +116,44 @@ static double fitted_omega(const pc_sin_found *f, int i)
 
 /* ---- the formula ---------------------------------------------------------- */
 
-static double round_base(double b, double *dist)
+/* B to 3 significant digits, *DIST its relative distance from B */
+static double round3(double b, double *dist)
 {
     *dist = (double)INFINITY;
-    if (!(b > 1.0) || !isfinite(b)) return (double)NAN;
+    if (!(b > 0.0) || !isfinite(b)) return (double)NAN;
     double p = pow(10.0, floor(log10(b)) - 2.0);
     double r = round(b / p) * p;
     *dist = fabs(r / b - 1.0);
     return r;
 }
 
-/* ln r through the origin: sum i ln w~_i / sum i^2 over the pairs i >= 1 */
+static double round_base(double b, double *dist)
+{
+    if (!(b > 1.0)) { *dist = (double)INFINITY; return (double)NAN; }
+    return round3(b, dist);
+}
+
+/* M from pair 0's frequency (1 unless it is clearly another) */
+static void find_min_timescale(pc_sin_found *f)
+{
+    double w0 = fitted_omega(f, 0), dist;
+    f->min_ts = 1.0;
+    if (!(fabs(w0 - 1.0) > ID_MIN_TOL)) return;
+    double m = round3(w0, &dist);
+    f->min_ts = dist <= ID_ROUND_TOL ? m : w0;
+}
+
+/* ln r through the origin: sum i ln(w~_i / M) / sum i^2 over the pairs
+ * i >= 1 */
 static void find_formula(pc_sin_found *f)
 {
     int h = f->d / 2;
     double num = 0, den = 0;
+    find_min_timescale(f);
     for (int i = 1; i < h; i++) {
         double w = fitted_omega(f, i);
         if (!(w > 0)) continue;
-        num += (double)i * log(w);
+        num += (double)i * log(w / f->min_ts);
         den += (double)i * (double)i;
     }
     f->shift = 0;
@@ -136,7 +161,7 @@ static void find_formula(pc_sin_found *f)
     if (!(den > 0) || !(num < 0)) return; /* d = 2, or no pair turns forward */
     double lr = num / den, best = (double)INFINITY;
     for (int s = 0; s <= 1 && h - s >= 1; s++) {
-        double raw = exp(-(double)(h - s) * lr), dist;
+        double raw = f->min_ts * exp(-(double)(h - s) * lr), dist;
         double b = round_base(raw, &dist);
         if (dist < best) { best = dist; f->shift = s; f->base_raw = raw; f->base = b; }
     }
@@ -164,7 +189,8 @@ static void find_offset(pc_sin_found *f, const double *w)
     f->first = f->lo;
     int64_t from = f->lo > ID_OFFSET_MAX ? f->lo - ID_OFFSET_MAX : 0;
     for (int64_t p = from; p <= f->lo + ID_OFFSET_MAX && p <= PC_POS_MAX - (int64_t)f->n; p++) {
-        if (fabs(wrap(ph - (double)p)) > 1e-3) continue; /* pair 0's angle is p */
+        if (fabs(wrap(ph - fmod((double)p * w[0], 2.0 * M_PI))) > 1e-3)
+            continue; /* pair 0's angle is p omega_0 */
         double e = row0_err(f, w, p);
         if (e < best) { best = e; f->first = p; }
     }
@@ -178,7 +204,7 @@ static void check_rows(pc_sin_found *f, const double *w, const pc_schedule *s)
     double u_s = pc_model_u_storage(f->dtype);
     f->worst = 0;
     for (int i = 0; i < f->d / 2; i++) {
-        double kappa = i == 0 ? 0.0 : pc_schedule_model_c(s, f->d, i);
+        double kappa = w[i] == 1.0 ? 0.0 : pc_schedule_model_c(s, f->d, i);
         for (size_t r = 0; r < f->n; r++) {
             int64_t p = f->first + (int64_t)r;
             double sv, cv, theta = (double)p * w[i];
@@ -196,7 +222,7 @@ static pc_status identify_rows(pc_sin_found *f, pc_err *err)
 {
     find_order(f);
     find_formula(f);
-    pc_sin_sched sc = { f->shift };
+    pc_sin_sched sc = { f->shift, f->min_ts };
     pc_schedule s = pc_sin_schedule(&sc, f->base);
     pc_freqs *fr = pc_freqs_new(f->d, s);
     double *w = malloc((size_t)f->d / 2 * sizeof *w);
@@ -211,6 +237,8 @@ static pc_status identify_rows(pc_sin_found *f, pc_err *err)
     check_rows(f, w, &s);
     pc_sin_presets_of(f->shift, f->layout, pc_sin_found_cos_first(f), f->presets,
                       sizeof f->presets);
+    if (f->min_ts != 1.0) /* only tensor2tensor has a min_timescale */
+        snprintf(f->presets, sizeof f->presets, "%s", strstr(f->presets, "t2t") ? "t2t" : "");
     pc_freqs_free(fr);
     free(w);
     return PC_OK;

@@ -90,6 +90,16 @@ static pc_status check_scale(const char *v, pc_err *err)
     return st;
 }
 
+static pc_status check_min(const char *v, pc_err *err)
+{
+    double m;
+    pc_status st = pc_parse_double("--min-timescale", v, &m, err);
+    if (st == PC_OK && !(m > 0.0 && isfinite(m)))
+        return pc_seterr(err, PC_EINPUT, "--min-timescale: must be a finite number > 0 "
+                         "(tensor2tensor's min_timescale), got %s", v);
+    return st;
+}
+
 static const pc_option options[] = {
     { "preset", "NAME", "sinusoidal: a library's formula: vaswani, t2t, fairseq, whisper, "
       "marian, adm, diffusers (its frequency shift, layout and order; docs/sinusoidal.md); "
@@ -103,6 +113,9 @@ static const pc_option options[] = {
     { "timesteps", "T.npy", "sinusoidal: the timestep of each row of a table (float32, float64 "
       "or int64, shape (n,)): the rows are timestep embeddings of these (fractional) timesteps "
       "(diffusers' get_timestep_embedding, ADM's timestep_embedding)", NULL, 1 },
+    { "min-timescale", "M", "sinusoidal: tensor2tensor's min_timescale: omega_i = "
+      "M (base/M)^(-i/(d/2 - S)), base its max_timescale (get_timing_signal_1d multiplies by "
+      "M); default 1", check_min, 0 },
     { "angle-scale", "K", "sinusoidal: the angle is K t omega_i (diffusers' get_timestep_embedding "
       "scale); default 1", check_scale, 0 },
 };
@@ -149,8 +162,9 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     const char *preset = pc_given_value(g, "preset"), *shift = pc_given_value(g, "freq-shift");
     const char *order = pc_given_value(g, "order"), *ts = pc_given_value(g, "timesteps");
     const char *scale = pc_given_value(g, "angle-scale");
+    const char *min = pc_given_value(g, "min-timescale");
     spec->own = NULL;
-    if (!preset && !shift && !order && !ts && !scale) return PC_OK;
+    if (!preset && !shift && !order && !ts && !scale && !min) return PC_OK;
     pc_sin_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
     s->angle_scale = scale ? strtod(scale, NULL) : 1.0;
@@ -168,6 +182,14 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     }
     if (shift) { s->sched.shift = shift[0] == '1'; s->shift_set = 1; }
     if (order) { s->cos_first = strcmp(order, "cos-sin") == 0; s->order_set = 1; }
+    s->sched.min_ts = min ? strtod(min, NULL) : 1.0;
+    s->min_set = min != NULL;
+    if (!(s->sched.min_ts < spec->base)) {
+        free(s->t);
+        free(s);
+        return pc_seterr(err, PC_EINPUT, "--min-timescale %s: must be below the base "
+                         "(tensor2tensor's max_timescale, --base) %.9g", min, spec->base);
+    }
     spec->pair_swap = s->cos_first;
     spec->own = s;
     return PC_OK;
@@ -187,9 +209,15 @@ static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *h
     hold->s = pc_sin_schedule(&s->sched, cfg->base);
     hold->own = NULL;
     hold->set = 1;
-    snprintf(hold->note, sizeof hold->note, "omega_i = %.17g^(-i/(d/2%s))%s%s%s", cfg->base,
-             s->sched.shift ? " - 1" : "", s->cos_first ? ", a table's pairs read cos first" : "",
-             s->preset ? ": " : "", s->preset ? s->preset->follows : "");
+    char m[48] = "", over[48] = "";
+    if (s->min_set) {
+        snprintf(m, sizeof m, "%.17g (", s->sched.min_ts);
+        snprintf(over, sizeof over, "/%.17g)", s->sched.min_ts);
+    }
+    snprintf(hold->note, sizeof hold->note, "omega_i = %s%.17g%s^(-i/(d/2%s))%s%s%s", m,
+             cfg->base, over, s->sched.shift ? " - 1" : "",
+             s->cos_first ? ", a table's pairs read cos first" : "", s->preset ? ": " : "",
+             s->preset ? s->preset->follows : "");
     cfg->sched = &hold->s;
     cfg->sched_note = hold->note;
     return PC_OK;
@@ -205,6 +233,8 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --freq-shift %d", s->sched.shift);
     if (s->order_set && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --order %s", s->cos_first ? "cos-sin" : "sin-cos");
+    if (s->min_set && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --min-timescale %.17g", s->sched.min_ts);
     if (s->timesteps_path && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --timesteps %s", s->timesteps_path);
     if (s->scale_set && u < len) snprintf(buf + u, len - u, " --angle-scale %.17g", s->angle_scale);

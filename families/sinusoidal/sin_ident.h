@@ -18,7 +18,8 @@ typedef struct pc_sin_found {
     double base_hint;        /* the run's base (d = 2 has no other) */
     int swapped;             /* the rows were read swapped (--order cos-sin) */
     int cos_first;           /* as read: each pair's cos comes first */
-    int shift;               /* omega_i = base^(-i/(d/2 - shift)) */
+    int shift;               /* omega_i = M (base/M)^(-i/(d/2 - shift)) */
+    double min_ts;           /* M, tensor2tensor's min_timescale (1: none) */
     double base, base_raw;   /* the base (rounded when round), as fitted */
     int64_t first;           /* the position of the first row */
     double worst;            /* largest |err| / the accuracy gate's bound */

@@ -12,7 +12,16 @@
 /* The parameters of the timescale schedule (schedule_timescale.c). */
 typedef struct pc_sin_sched {
     int shift;              /* S: omega_i = base^(-i / (d/2 - S)), 0 or 1 */
+    /* M, tensor2tensor's min_timescale: omega_i = M (base/M)^(-i/(d/2 - S))
+     * (get_timing_signal_1d multiplies by it); 0 or 1: none */
+    double min_ts;
 } pc_sin_sched;
+
+/* P's M (1 when none). */
+static inline double pc_sin_min_timescale(const pc_sin_sched *p)
+{
+    return p->min_ts > 0.0 ? p->min_ts : 1.0;
+}
 
 /* A preset: one library's formula. */
 typedef struct pc_sin_preset {
@@ -37,6 +46,7 @@ typedef struct pc_sin_spec {
     const pc_sin_preset *preset;  /* --preset (NULL: none) */
     pc_sin_sched sched;
     int shift_set;                /* --freq-shift given */
+    int min_set;                  /* --min-timescale given */
     int cos_first, order_set;     /* --order cos-sin given (or the preset's) */
     /* --timesteps T.npy: row r of a table is the embedding of timestep
      * T[r] (N_T values, exact binary64); NULL: rows of positions */
@@ -51,8 +61,8 @@ extern const pc_spec_kind pc_sin_spec_kind;
 /* SPEC's sinusoidal part (NULL: the paper's formula, no option given). */
 const pc_sin_spec *pc_sin_spec_of(const pc_spec *spec);
 
-/* The schedule omega_i = BASE^(-i / (d/2 - P->shift)); P alive as long as
- * the schedule. */
+/* The schedule omega_i = M (BASE/M)^(-i / (d/2 - P->shift)), M = P's
+ * min_timescale; P alive as long as the schedule. */
 pc_schedule pc_sin_schedule(const pc_sin_sched *p, double base);
 /* The certified sin and cos of K T omega_i (omega_i of schedule S for D;
  * T and K exact binary64), correctly rounded (timestep_ref.c). */
@@ -67,7 +77,9 @@ pc_status pc_sin_timestep_gate(struct pc_gate *g, const pc_impl *impl,
 
 /* The shift S of schedule S (0 for the geometric one, NULL). */
 int pc_sin_schedule_shift(const pc_schedule *s);
-/* X_i = i ln(base) / (d/2 - S), the exponent's magnitude. */
+/* The min_timescale M of schedule S (1 for the geometric one, NULL). */
+double pc_sin_schedule_min(const pc_schedule *s);
+/* X_i = i ln(base/M) / (d/2 - S), the exponent's magnitude. */
 double pc_sin_exponent(const pc_sin_sched *p, double base, int d, int i);
 
 #endif

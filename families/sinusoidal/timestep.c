@@ -57,8 +57,9 @@ static pc_status read_rows(const pc_impl *impl, ts_run *r, pc_err *err)
     return rc ? pc_seterr(err, PC_EINTERNAL, "%s: its rows could not be read", impl->name) : PC_OK;
 }
 
-/* omega_i and kappa_i of the schedule: kappa 0 for pair 0 (omega_0 = 1),
- * one more u for the scale's product fl(K x) */
+/* omega_i and kappa_i of the schedule: kappa 0 for a pair of omega 1
+ * (pair 0 but under a min_timescale), one more u for the scale's product
+ * fl(K x) */
 static pc_status frequencies(ts_run *r, pc_err *err)
 {
     size_t h = (size_t)r->d / 2;
@@ -72,7 +73,8 @@ static pc_status frequencies(ts_run *r, pc_err *err)
     double extra = r->s->angle_scale != 1.0 ? 1.0 : 0.0;
     for (size_t i = 0; i < h; i++) {
         r->omega[i] = pc_freqs_omega(f, (int)i);
-        r->kappa[i] = (i ? pc_schedule_model_c(&r->sched, r->d, (int)i) : 0.0) + extra;
+        r->kappa[i] = (r->omega[i] == 1.0 ? 0.0 : pc_schedule_model_c(&r->sched, r->d, (int)i))
+                      + extra;
     }
     pc_freqs_free(f);
     return PC_OK;
@@ -319,6 +321,7 @@ static pc_status identify_fit(ts_run *r, const ts_fit *fit, pc_sin_found *f, pc_
     s2.sched.shift = fit->shift;
     s2.angle_scale = round3(fit->scale);
     f->shift = fit->shift;
+    f->min_ts = pc_sin_min_timescale(&s2.sched);
     f->base = f->base_raw = fit->base;
     f->scale = s2.angle_scale;
     f->cos_first = fit->cos_first;
