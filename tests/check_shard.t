@@ -174,7 +174,8 @@ refused m1.json x.json "slot 1" verdict -- "$tmp/m1.json" "$tmp/x.json"
 [ $rc -eq 1 ] && ok "genuine shards of a failing run merge to exit 1" || nok "genuine merge: rc=$rc"
 
 # plugin faults: the accuracy gate stops at the faulting block in one
-# shard (crash: SIGSEGV at position 1000, in block 768..1023 of shard 2;
+# shard (crash: SIGSEGV at position 1000, in block 768..1023 of shard 2, its
+# call of 768..1022;
 # oob: a write outside OUT at the first call; error: an error from
 # position 600 on, so shards 2 and 3 are declined at their first block),
 # and the merged result is the unsharded run's, with no fitted-model
@@ -189,10 +190,10 @@ sharded 3 --plugin "$tmp/crash.so" --max-pos 2000 --cases 20
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 acc = [v for v in r if v["check"] == "accuracy"]
-print(len(acc), all(v["status"] == "fail" and "SIGSEGV" in v["summary"] and "pos=768..1023" in v["summary"]
+print(len(acc), all(v["status"] == "fail" and "SIGSEGV" in v["summary"] and "pos=768..1022" in v["summary"]
                     for v in acc), sum(v["check"] == "fitted-model" for v in r))
 PY
-if [ "$(cat "$tmp/py")" = "2 True 0" ]; then ok "merged: both layouts fail naming the SIGSEGV at 768..1023, no fitted-model verdict"
+if [ "$(cat "$tmp/py")" = "2 True 0" ]; then ok "merged: both layouts fail naming the SIGSEGV at 768..1022, no fitted-model verdict"
 else nok "merged crash verdicts: $(cat "$tmp/py")"; fi
 cp "$tmp"/s[123].json "$tmp/keep/"
 k1=$tmp/keep/s1.json; k2=$tmp/keep/s2.json; k3=$tmp/keep/s3.json

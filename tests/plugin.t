@@ -4,7 +4,9 @@
 Builds each tests/plugins/NAME.c (and examples/plugin_good.c) with
 `cc -shared -fPIC` into a temporary folder and checks the verdicts, exit
 codes and messages: a correct plugin passes every family; a wrong one fails
-with a witness; crashing, aborting, hanging, exiting, NaN-writing and
+with a witness; a plugin wrong only in calls of one position (a decode
+step's fast path) fails at a position the gate asks for alone, its likely
+cause comparing the same position in a call of two; crashing, aborting, hanging, exiting, NaN-writing and
 out-of-bounds-writing plugins fail that check with the cause while pecheck
 goes on; a library that does not load, lacks pecheck_abi_version or reports
 another version, or exports none of the entry points (a misspelt or a
@@ -88,7 +90,8 @@ try:
     names = ["wrong", "crash", "abort", "hang", "nan", "oob", "oob_far", "exit", "error",
              "halfonly", "nosym", "version3", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
-             "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid", "parent"]
+             "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid", "parent",
+             "decode"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -119,12 +122,24 @@ try:
     ok(r is not None and r["status"] == "skip" and "pecheck_rope_f32" in r["summary"],
        "a family the plugin does not export is skipped, naming the symbol", r)
 
+    # --- wrong only in calls of one position (a decode step's fast path)
+    rc, doc, err, _ = check_json(so["decode"])
+    r = find(doc, "sinusoidal", "accuracy", "interleaved") or {}
+    w = (r.get("data") or {}).get("worst") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "(asked for alone, n = 1)" in r.get("summary", "")
+       and (w.get("split") or {}).get("asked_alone") is True
+       and (w.get("split") or {}).get("batched_err_over_bound", 2) <= 1
+       and "single-position path differs from its batched one" in r.get("details", ""),
+       "wrong only when asked for one position: accuracy fails at a position asked for alone, "
+       "the likely cause compares it with a call of two", r)
+
     # --- crashes and hangs are failures of that check, with the cause
     rc, doc, err, _ = check_json(so["crash"])
     r = find(doc, "sinusoidal", "accuracy", "interleaved")
     ok(rc == 1 and r and r["status"] == "fail" and
-       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r["summary"],
-       "SIGSEGV at position 1000: 'SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023'", r)
+       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1022" in r["summary"],
+       "SIGSEGV at position 1000: 'SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1022' (the call "
+       "of block 3 but its last position)", r)
     ok(find(doc, "sinusoidal", "accuracy", "half") is not None and
        find(doc, "attention", "family") is not None,
        "after the crash pecheck goes on with the other checks")
@@ -138,7 +153,7 @@ try:
 
     rc, doc, err, secs = check_json(so["hang"], "--timeout-ms", "300")
     r = find(doc, "sinusoidal", "accuracy", "interleaved")
-    ok(rc == 1 and r and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..255" in r["summary"],
+    ok(rc == 1 and r and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..254" in r["summary"],
        "a hang is killed after --timeout-ms and reported", r)
     r = find(doc, "sinusoidal", "accuracy", "half")
     ok(r and r["status"] == "fail" and "timed out earlier" in r["summary"] and secs < 10,
@@ -218,7 +233,7 @@ try:
     except ValueError:
         doc = {}
     ok(rc == 1 and doc.get("status") == "fail" and doc.get("params", {}).get("layout") == "interleaved"
-       and doc.get("note", "").startswith("SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1255"),
+       and doc.get("note", "").startswith("SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1254"),
        "accuracy: a crash on the first block fails with its cause, labelled with the layout run",
        out + err)
     rc, doc, err, _ = check_json(so["crash"], "--positions", "1000:1500")
@@ -233,7 +248,7 @@ try:
         html = open(os.path.join(repdir, "index.html")).read()
     except OSError:
         html = ""
-    ok(rc in (0, 1) and 'class="fail" title="SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1255'
+    ok(rc in (0, 1) and 'class="fail" title="SIGSEGV in pecheck_sinusoidal_f32 at pos=1000..1254'
        in html and "not supported" not in html and "declines both layouts" not in html,
        "report: a crash on the first call is shown as a failure with its cause", out + err)
 
@@ -338,7 +353,7 @@ try:
     rc, doc, err, _ = check_json(so["crash"])
     r = find(doc, "sinusoidal", "accuracy", "half")
     ok(r and r["status"] == "fail" and (r.get("data") or {}).get("values") == 768 * 64 and
-       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r["summary"],
+       "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1022" in r["summary"],
        "after a crash the host is replaced: the next check (layout half) runs 768 positions, "
        "then crashes at 1000 again", r)
 
@@ -358,7 +373,7 @@ try:
        "a constructor that crashes on the second load: the replacement's failure is the cause, "
        "pecheck exits 1", [rc, r])
     rc, r = reload_crash()
-    ok(rc == 1 and r and r["status"] == "fail" and "not run at pos=256..511: the plugin host "
+    ok(rc == 1 and r and r["status"] == "fail" and "not run at pos=256..510: the plugin host "
        "could not be started" in r["summary"] and "SIGSEGV in dlopen" in r["summary"],
        "the same in a pool of two: the second host's first call (block 1) fails with its cause",
        [rc, r])
@@ -456,7 +471,7 @@ try:
            "--plugin-mem-mb 64: its allocation fails in the plugin host", [r, err])
     rc, doc, err, _ = check_json(so["spin"], "--plugin-cpu-s", "1", "--timeout-ms", "600000", *ONE)
     r = find(doc, "sinusoidal", "accuracy", "interleaved")
-    ok(rc == 1 and r and "SIGXCPU" in r["summary"] and "pos=0..255" in r["summary"],
+    ok(rc == 1 and r and "SIGXCPU" in r["summary"] and "pos=0..254" in r["summary"],
        "--plugin-cpu-s 1: a spinning plugin dies of SIGXCPU, not of the time limit", [r, err])
 
     # --- accuracy accepts --plugin with the same JSON fields

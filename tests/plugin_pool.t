@@ -79,39 +79,46 @@ try:
     out = "".join(r.get("details") or "" for r in doc.get("results", []))
     ok(rc == 1 and acc.get("status") == "pass" and rep.get("status") == "fail",
        "counter: accuracy passes, the repeat check sees the state", [rc, acc, rep.get("summary")])
-    # host 1 gets blocks 1, 3, ..., 11 of the gate, two layouts each (calls
-    # 1..12), and nothing more: the unique sweep reads the hashes of the
-    # rows the gate got (harness/engine/rowdigest.h) instead of calling again; its
-    # output comes after host 0's
-    h1 = "".join("call %d at pos=%d\n" % (k + 1, 256 + 512 * (k // 2)) for k in range(12))
+    # host 1 gets blocks 1, 3, ..., 11 of the gate, two layouts each, each
+    # in two calls (the block but its last position, then that one alone:
+    # accuracy.c call_block), calls 1..24, and nothing more: the unique
+    # sweep reads the hashes of the rows the gate got
+    # (harness/engine/rowdigest.h) instead of calling again; its output
+    # comes after host 0's
+    def h1_pos(k):
+        b = 1 + 2 * (k // 4)
+        return 256 * b + (min(256 * b + 255, 2999) - 256 * b if k % 2 else 0)
+    h1 = "".join("call %d at pos=%d\n" % (k + 1, h1_pos(k)) for k in range(24))
     at = out.find(h1)
     tail = out[at + len(h1):] if at >= 0 else ""
     ok("plugin output" in out and at > 0 and "call " in out[:at].split("plugin output")[-1]
-       and "call 13 at" not in tail,
+       and "call 25 at" not in tail,
        "the captured output: host 0's last lines, then host 1's whole: the gate's odd blocks, "
        "no call of the unique sweep", out[-1500:])
 
-    # host 0 gets blocks 0, 2, 4 ...; its 5th call is block 4's interleaved
+    # host 0 gets blocks 0, 2, 4 ..., each layout's in two calls: its 5th
+    # call is block 2's interleaved first one
     rc, doc = same_for_threads(counter, "a plugin failing at its 5th call in a process",
                                {"PECHECK_TEST_NTH": "5"})
     r = find(doc, "accuracy", "interleaved")
-    ok(rc == 1 and "returned error 7 at positions 1024..1279" in r.get("summary", ""),
-       "the 5th call of host 0 (block 4, interleaved) is the failure reported", r.get("summary"))
+    ok(rc == 1 and "returned error 7 at positions 512..767" in r.get("summary", ""),
+       "the 5th call of host 0 (block 2, interleaved) is the failure reported", r.get("summary"))
     rc, doc = same_for_threads(counter, "a plugin crashing at its 5th call in a process",
                                {"PECHECK_TEST_NTH": "5", "PECHECK_TEST_CRASH": "1"})
     r = find(doc, "accuracy", "interleaved")
-    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=1024..1279" in r.get("summary", ""),
-       "its crash is reported at block 4", r.get("summary"))
+    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=512..766" in r.get("summary", ""),
+       "its crash is reported at block 2's first call", r.get("summary"))
     rc, doc = same_for_threads(counter, "--plugin-hosts 1, failing at the 5th call",
                                {"PECHECK_TEST_NTH": "5"}, (1, 2), ["--plugin-hosts", "1"])
     r = find(doc, "accuracy", "interleaved")
-    ok(rc == 1 and "returned error 7 at positions 512..767" in r.get("summary", ""),
-       "one host: its 5th call is block 2's interleaved, as before the pool", r.get("summary"))
+    ok(rc == 1 and "returned error 7 at positions 256..511" in r.get("summary", ""),
+       "one host: its 5th call is block 1's interleaved", r.get("summary"))
 
     rc, doc = same_for_threads(crash, "a crash at position 1000", threads=(1, 2))
     r = find(doc, "accuracy", "half")
-    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1023" in r.get("summary", ""),
-       "the crash at 1000 is reported at pos=768..1023", r.get("summary"))
+    ok(rc == 1 and "SIGSEGV in pecheck_sinusoidal_f32 at pos=768..1022" in r.get("summary", ""),
+       "the crash at 1000 is reported at pos=768..1022 (block 3 but its last position)",
+       r.get("summary"))
     # the unique sweep of 0..1499 alone: host 1's part is blocks 3..5
     # (768..1535); a failed sweep call fails the property, naming the fault
     # and the call's positions, the same for one host and two
@@ -157,12 +164,15 @@ try:
         except OSError:
             calls = []
         open(log, "w").close()  # empty for the next run (the plugin creates no file)
-        return sorted((int(c[0]), int(c[1])) for c in calls
-                      if int(c[1]) % 256 == 0 and int(c[2]) in (256, 3000 - 2816))
+        return sorted((int(c[0]), int(c[1]), int(c[2])) for c in calls
+                      if int(c[1]) % 256 == 0 and int(c[2]) in (255, 256, 183, 184))
     log = os.path.join(tmp, "twin.log")
     WRITABLE = ["--plugin-writable", tmp]  # the plugin writes LOG (tests/plugins/common.h)
-    blocks = [(lay, 256 * b) for lay in (0, 1) for b in range(12)]
-    gate_calls = sorted(blocks + [(0, 0)] * 2)  # the gate's blocks, the repeat check's two
+    # whole blocks of 256 (the last 184) for the sweep; the gate calls each
+    # block but its last position (255, the last 183), then that one alone
+    blocks = [(lay, 256 * b, 184 if b == 11 else 256) for lay in (0, 1) for b in range(12)]
+    gate = [(lay, 256 * b, 183 if b == 11 else 255) for lay in (0, 1) for b in range(12)]
+    gate_calls = sorted(gate + [(0, 0, 256)] * 2)  # the gate's blocks, the repeat check's two
     for h in (1, 2):
         twin = {"PECHECK_TEST_DO": "twin", "PECHECK_TEST_LOG": log}
         runs = []
@@ -194,13 +204,14 @@ try:
     rc, doc = same_for_threads(hang, "a hang (--timeout-ms 300)", threads=(1, 2),
                                extra=["--timeout-ms", "300"])
     r1, r2 = find(doc, "accuracy", "interleaved"), find(doc, "accuracy", "half")
-    ok(rc == 1 and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..255"
-       in r1.get("summary", "") and "timed out earlier at pos=0..255" in r2.get("summary", ""),
-       "the hang is reported at pos=0..255, the other layout's call not made",
+    ok(rc == 1 and "timed out after 300 ms in pecheck_sinusoidal_f32 at pos=0..254"
+       in r1.get("summary", "") and "timed out earlier at pos=0..254" in r2.get("summary", ""),
+       "the hang is reported at pos=0..254 (block 0's first call), the other layout's call not "
+       "made",
        [r1.get("summary"), r2.get("summary")])
     u = find(doc, "unique", "interleaved").get("summary", "")
     ok("pecheck_sinusoidal_f32 not run for positions [" in u and ", because "
-       "pecheck_sinusoidal_f32 timed out earlier at pos=0..255" in u and "crashed" not in u,
+       "pecheck_sinusoidal_f32 timed out earlier at pos=0..254" in u and "crashed" not in u,
        "a property's call refused after the time-out says not run, because it timed out", u)
 
     # hosts are not dumpable: a plugin finds its sibling host but cannot

@@ -20,6 +20,9 @@ of tests/plugins/rope_v2.h into a temporary folder, and checks:
     ignored (accuracy under YaRN, with the likely cause; it passes without
     a schedule, where the factor is 1), a write past the view (a fault: the
     first in position order, the same JSON at --threads 1 and 2);
+  - a kernel wrong (pos + 1) or crashing only when called for one token,
+    as a decode step calls it, fails accuracy: the gate asks for each
+    block's last position alone;
   - argument structs that grow: a plugin built against an older, smaller
     struct passes; one that needs a member this pecheck does not pass
     returns PECHECK_V2_ARGS_TOO_SMALL and is skipped with that reason
@@ -109,7 +112,8 @@ def statuses(doc, check_name, dtype, family="rope"):
 
 try:
     names = ["rope_v2_passthrough", "rope_v2_stride", "rope_v2_f16angle", "rope_v2_noatt",
-             "rope_v2_oob", "rope_v2_old", "rope_v2_future"]
+             "rope_v2_oob", "rope_v2_old", "rope_v2_future", "rope_v2_decode",
+             "rope_v2_decode_crash"]
     names += ["rope_v2_form_" + f for f in FORMS + ("base", "long")]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_rope_half", os.path.join(ROOT, "examples", "plugin_rope_half.c"))
@@ -200,6 +204,20 @@ try:
     r = get(doc, "accuracy", "interleaved, f16") or {}
     ok(rc == 1 and r.get("status") == "fail" and "pecheck_rope_v2 wrote outside OUT"
        in r.get("summary", ""), "a write past the view: a fault naming pecheck_rope_v2", r)
+    # wrong or crashing only in calls of one token (a decode step)
+    rc, doc, err = check(so["rope_v2_decode"], *PARTIAL)
+    r = get(doc, "accuracy", "half, bf16") or {}
+    ok(rc == 1 and statuses(doc, "accuracy", "f16") == ["fail", "fail"]
+       and "(asked for alone, n = 1)" in r.get("summary", "")
+       and "single-position path differs from its batched one" in r.get("details", ""),
+       "rotating a lone token by pos + 1: accuracy fails at the positions asked for alone, "
+       "the likely cause says the single-position path", r)
+    rc, doc, err = check(so["rope_v2_decode_crash"], *PARTIAL)
+    r = get(doc, "accuracy", "interleaved, f16") or {}
+    ok(rc == 1 and statuses(doc, "accuracy", "bf16") == ["fail", "fail"]
+       and "SIGSEGV in pecheck_rope_v2 at pos=255 " in r.get("summary", ""),
+       "crashing on a lone token: accuracy fails with the fault at the first position asked for "
+       "alone", r)
     # every call faults: on one host and 2 threads, blocks 0 and 1 fault in
     # either order; the run reports the first in position order, as one
     # thread does, and the pass-through counts are not judged
@@ -209,8 +227,8 @@ try:
                                                            str(t)]))
         runs.append((rc, json.dumps(no_seconds(doc), sort_keys=True)))
     r = get(json.loads(runs[0][1]), "accuracy", "interleaved, f16") or {}
-    ok(all(x == runs[0] for x in runs) and "wrote outside OUT at pos=0..255" in r.get("summary", ""),
-       "the faulting kernel's JSON is the same at --threads 1 and 2 (6 runs), the fault at 0..255",
+    ok(all(x == runs[0] for x in runs) and "wrote outside OUT at pos=0..254" in r.get("summary", ""),
+       "the faulting kernel's JSON is the same at --threads 1 and 2 (6 runs), the fault at 0..254",
        [r.get("summary")] + [x[1][:300] for x in runs if x != runs[0]][:2])
 
     # --- check --shard: the v2 gate's verdicts made by their owners

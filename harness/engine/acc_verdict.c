@@ -23,18 +23,20 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
          * rotated vector's element the gate measured */
         const pc_witness *w = &m->worst;
         snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
-                 "the bound%s; worst at pos=%" PRId64 ", %s; the rotated vector's dim %d: got %a "
+                 "the bound%s; worst at pos=%" PRId64 "%s, %s; the rotated vector's dim %d: got %a "
                  "(%.9g), exact %a (%.9g), |err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
-                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, own, w->dim,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
+                 w->alone ? " (asked for alone, n = 1)" : "", own, w->dim,
                  (double)w->got, (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else if (res->status == PC_FAIL) {
         const pc_witness *w = &m->worst;
         snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
-                 "the bound%s; worst at pos=%" PRId64 " dim=%d: got %a (%.9g), exact %a (%.9g), "
+                 "the bound%s; worst at pos=%" PRId64 "%s dim=%d: got %a (%.9g), exact %a (%.9g), "
                  "|err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
-                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, w->dim, (double)w->got,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
+                 w->alone ? " (asked for alone, n = 1)" : "", w->dim, (double)w->got,
                  (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else {
         /* err/bound decides; no ulp count here: near a zero of cos or sin

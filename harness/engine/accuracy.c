@@ -105,7 +105,8 @@ double pc_check_element(pc_witness *w)
 static pc_witness witness(int64_t pos, int dim, float got, float ref32, double ref,
                           double err, double ulp, double bound, double theta)
 {
-    pc_witness w = { 1, pos, dim, got, ref32, ref, err, ulp, bound, theta, 0, 0, 0, 0, 0, 0 };
+    pc_witness w = { 1, pos, dim, got, ref32, ref, err, ulp, bound, theta, 0, 0, 0, 0, 0, 0,
+                     0, 0, 0 };
     return w;
 }
 
@@ -260,17 +261,45 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
 }
 
 /* The implementation's values GOT for the block's N positions; a family
- * whose rows rotate an input: of input rows from input_row.  Its return
- * value; FAULT says whether the call faulted. */
+ * whose rows rotate an input: of input rows from input_row.  N > 1: the
+ * first N - 1 in one call, the last alone (n = 1, the shape of a decode
+ * step, whose fast paths batched calls never reach: pc_acc_alone).  The
+ * first nonzero return value; FAULT says whether a call faulted. */
 static int call_block(block *b, const pc_impl *via, size_t n, pc_fault *fault)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
+    size_t d = (size_t)c->d, m = n > 1 ? n - 1 : n;
     if (rw->input)
         for (size_t r = 0; r < n; r++)
-            input_row(c, b->pos[r], b->x + r * (size_t)c->d);
-    return rw->call(via, fault, b->pos, n, c->d, c->base, c->layout,
-                    rw->input ? b->x : NULL, b->got);
+            input_row(c, b->pos[r], b->x + r * d);
+    int rc = rw->call(via, fault, b->pos, m, c->d, c->base, c->layout,
+                      rw->input ? b->x : NULL, b->got);
+    if (rc != 0 || fault->faulted || m == n) return rc;
+    return rw->call(via, fault, b->pos + m, 1, c->d, c->base, c->layout,
+                    rw->input ? b->x + m * d : NULL, b->got + m * d);
+}
+
+int pc_acc_alone(const pc_acc_cfg *c, int64_t pos)
+{
+    int64_t k, count;
+    if (c->positions) {
+        const int64_t *lo = c->positions, *hi = c->positions + c->n_positions;
+        while (lo < hi) { /* ascending: the first >= pos */
+            const int64_t *mid = lo + (hi - lo) / 2;
+            if (*mid < pos) lo = mid + 1; else hi = mid;
+        }
+        if (lo == c->positions + c->n_positions || *lo != pos) return 0;
+        k = lo - c->positions;
+        count = (int64_t)c->n_positions;
+    } else {
+        if (pos < c->pos_lo || pos > c->pos_hi) return 0;
+        k = pos - c->pos_lo;
+        count = c->pos_hi - c->pos_lo + 1;
+    }
+    int64_t first = k - k % PC_ACC_BLOCK, last = first + PC_ACC_BLOCK - 1;
+    if (last > count - 1) last = count - 1;
+    return k == last && last > first;
 }
 
 /* The certified rows of the block's N positions into REF32/REF64, in the
@@ -338,6 +367,32 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
     sums_store(m, &a);
 }
 
+/* W's element in a call of two positions, W's and its neighbour (the one
+ * before it, or after it at the run's first position; drawn inputs are a
+ * function of the position), against its bound: W->batched_ratio.  W was
+ * asked for alone; a batched value within its bound says the kernel's
+ * single-position path is the one at fault. */
+static void batched_ratio(block *b, pc_witness *w)
+{
+    const pc_acc_cfg *c = b->cfg;
+    const pc_rows *rw = b->rows;
+    size_t d = (size_t)c->d;
+    int64_t pos = w->pos, other = pos > c->pos_lo ? pos - 1 : pos + 1;
+    size_t at = other < pos; /* the witness's row in the call */
+    b->pos[0] = other < pos ? other : pos;
+    b->pos[1] = other < pos ? pos : other;
+    if (rw->input)
+        for (size_t r = 0; r < 2; r++) input_row(c, b->pos[r], b->x + r * d);
+    pc_fault fault;
+    int rc = rw->call(b->impl, &fault, b->pos, 2, c->d, c->base, c->layout,
+                      rw->input ? b->x : NULL, b->got);
+    if (rc != 0 || fault.faulted) return;
+    pc_witness x = *w;
+    x.got = b->got[at * d + (size_t)w->dim];
+    w->batched_ratio = pc_check_element(&x);
+    w->batched = 1;
+}
+
 /* Error split of one witness.
  * Implied (any source): the element's pair (got_a, got_b) against the
  * reference pair: the angle between them and the ratio of their norms.
@@ -371,6 +426,8 @@ static void split_witness(block *b, pc_witness *w)
     w->angle_err = da;
     w->norm_err = hypot(ga, gb) / hypot(ra, rb) - 1.0;
     w->has_split = 1;
+    w->alone = pc_acc_alone(c, pos);
+    if (w->alone) batched_ratio(b, w);
     if (!b->impl->angles) return;
     float *theta = malloc(d / 2 * sizeof *theta);
     if (!theta) return;
@@ -1292,6 +1349,10 @@ static void print_float(FILE *f, const char *label, double v)
 static const char *likely_cause(const pc_witness *w)
 {
     if (!w->valid) return NULL;
+    if (w->batched && w->batched_ratio <= 1.0)
+        return "the position asked for alone (n = 1, the shape of a decode step) is off while "
+               "the same position in a call of two is within its bound: the kernel's "
+               "single-position path differs from its batched one";
     if (!isfinite(w->got))
         return "the implementation produced NaN or Inf";
     if (w->has_split >= 1 && fabs(w->norm_err) > 1e-3)
@@ -1392,7 +1453,8 @@ static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res
 static void print_witness(FILE *f, const char *title, const pc_witness *w, const char *pair)
 {
     if (!w->valid) return;
-    fprintf(f, "  %s: pos=%lld dim=%d ", title, (long long)w->pos, w->dim);
+    fprintf(f, "  %s: pos=%lld%s dim=%d ", title, (long long)w->pos,
+            w->alone ? " (asked for alone, n = 1)" : "", w->dim);
     print_float(f, "got", (double)w->got);
     fputc(' ', f);
     print_float(f, "ref", w->ref);
@@ -1412,6 +1474,9 @@ static void print_witness(FILE *f, const char *title, const pc_witness *w, const
         fprintf(f, "      the implementation's angle %a (%.9g) is off by %.3g; from the angle: %.3g, "
                 "from sin/cos evaluation: %.3g\n", (double)w->theta_impl, (double)w->theta_impl,
                 (double)w->theta_impl - w->theta, w->angle_part, w->eval_part);
+    if (w->batched)
+        fprintf(f, "      the same element in a call of two positions: err/bound %.3g\n",
+                w->batched_ratio);
 }
 
 void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
@@ -1488,6 +1553,8 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
             pc_json_num(j, "from_angle", w->angle_part);
             pc_json_num(j, "from_evaluation", w->eval_part);
         }
+        pc_json_bool(j, "asked_alone", w->alone);
+        if (w->batched) pc_json_num(j, "batched_err_over_bound", w->batched_ratio);
         pc_json_end(j);
     }
     pc_json_end(j);

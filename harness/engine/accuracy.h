@@ -106,6 +106,10 @@ typedef struct pc_witness {
     float theta_impl; /* exact split: the binary32 angle the implementation used */
     double angle_part;/* |ref at theta_impl - ref| */
     double eval_part; /* |got - ref at theta_impl| */
+    /* split: the gate asked for POS alone (n = 1, pc_acc_alone), and then
+     * (BATCHED) the element's err/bound in a call of two positions */
+    int alone, batched;
+    double batched_ratio;
 } pc_witness;
 
 typedef struct pc_metrics {
@@ -156,6 +160,10 @@ typedef struct pc_acc_result {
     char fit_note[200];
     double fit_seconds;
 } pc_acc_result;
+
+/* Whether the gate under CFG asks for position POS alone (n = 1): the
+ * last position of each block of more than one (accuracy.c call_block). */
+int pc_acc_alone(const pc_acc_cfg *cfg, int64_t pos);
 
 /* The bound CFG gives the element of witness W (its pair's norm from the
  * seeded input row); -1 when it cannot be computed (out of memory). */

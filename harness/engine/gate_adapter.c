@@ -24,9 +24,12 @@ void pc_adapter_fault_note(pc_adapter_fault *f, const char *cause, int64_t pos0)
     snprintf(f->cause, sizeof f->cause, "%s", cause);
 }
 
+/* The fault of a call within the block whose error ended the run (the
+ * engine calls a block's positions in two calls: accuracy.c call_block). */
 int pc_adapter_fault_apply(const pc_adapter_fault *f, pc_acc_result *res)
 {
-    if (!f->faulted || res->impl_rc == 0 || f->pos != res->impl_rc_lo) return 0;
+    if (!f->faulted || res->impl_rc == 0 || f->pos < res->impl_rc_lo || f->pos > res->impl_rc_hi)
+        return 0;
     res->status = PC_FAIL;
     res->faulted = 1;
     snprintf(res->note, sizeof res->note, "%.250s", f->cause);

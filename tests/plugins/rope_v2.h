@@ -15,7 +15,9 @@ enum {
     FLAW_STRIDE,      /* takes the tensor as contiguous: ignores both strides */
     FLAW_F16_ANGLE,   /* the angle pos * omega computed in f16 */
     FLAW_NO_ATT,      /* ignores the attention factor */
-    FLAW_OOB          /* writes one element past the end of its view */
+    FLAW_OOB,         /* writes one element past the end of its view */
+    FLAW_DECODE,      /* a call of one token rotates it by pos + 1 (a decode step's off-by-one) */
+    FLAW_DECODE_CRASH /* a call of one token dies of SIGSEGV (a decode fast path's bad pointer) */
 };
 
 #ifndef FLAW
@@ -91,7 +93,7 @@ static void rope_head(uint16_t *x, const pecheck_rope_args *p, size_t t, int bf)
     int rot = p->rotary_dim;
     float att = FLAW == FLAW_NO_ATT ? 1.0f : (float)p->attention_factor;
     for (int i = 0; i < rot / 2; i++) {
-        int64_t pos = pair_pos(p, t, i);
+        int64_t pos = pair_pos(p, t, i) + (FLAW == FLAW_DECODE && p->n_tokens == 1);
         int a = p->layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i : i;
         int b = p->layout == PECHECK_LAYOUT_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
         float theta = FLAW == FLAW_F16_ANGLE
@@ -116,6 +118,7 @@ int ROPE_V2_ENTRY(const pecheck_rope_args *p)
         return PECHECK_V2_UNSUPPORTED;
     int bf = p->dtype_in == PECHECK_DTYPE_BF16;
     uint16_t *x = p->out;
+    if (FLAW == FLAW_DECODE_CRASH && p->n_tokens == 1) *(volatile int *)(uintptr_t)0 = 1;
     size_t st_t = (size_t)p->stride_token, st_h = (size_t)p->stride_head;
     if (FLAW == FLAW_STRIDE) { st_h = (size_t)p->head_dim; st_t = st_h * (size_t)p->heads; }
     for (size_t t = 0; t < p->n_tokens; t++)
