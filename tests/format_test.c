@@ -5,7 +5,9 @@
  * (pass, fail, skip, an error, text with markup and control characters)
  * without crashing and without writing nothing; a format added to the table
  * is covered here with no change to this test.  JSON members of a gate are
- * spliced one level deeper byte for byte.  Output: TAP, plan at the end;
+ * spliced one level deeper byte for byte.  A likely cause appended to a
+ * summary arrives whole, the summary before it cut at a space when both do
+ * not fit (what --quiet shows).  Output: TAP, plan at the end;
  * exit 0 when every test passed. */
 #include <math.h>
 #include <stdarg.h>
@@ -80,8 +82,41 @@ static size_t written(int k, const pc_result *r)
     return len;
 }
 
+/* pc_verdict_add_cause: the cause whole, the summary cut at a word */
+static void cause_whole(void)
+{
+    pc_verdict v;
+    memset(&v, 0, sizeof v);
+    snprintf(v.summary, sizeof v.summary, "max |err|/bound 3: few values");
+    pc_verdict_add_cause(&v, "a wrong base\nevidence: more");
+    ok(strcmp(v.summary, "max |err|/bound 3: few values; likely cause: a wrong base") == 0,
+       "a short summary gains the cause's first line: '%s'", v.summary);
+    size_t k = 0;
+    while (k + 6 < sizeof v.summary - 1) {
+        memcpy(v.summary + k, "word ", 5);
+        k += 5;
+    }
+    v.summary[k] = '\0';
+    const char *cause = "the table's base is 500000, not 10000: pass --base 500000";
+    pc_verdict_add_cause(&v, cause);
+    const char *at = strstr(v.summary, " [...]; likely cause: ");
+    ok(at && strcmp(at + 22, cause) == 0 && at[-1] == 'd' && at[-4] == 'w',
+       "a full summary gives way at a space: the cause arrives whole ('...%s')",
+       at ? at - 10 : v.summary);
+    char big[3000];
+    for (size_t j = 0; j < sizeof big - 1; j++) big[j] = j % 6 == 5 ? ' ' : 'x';
+    big[sizeof big - 1] = '\0';
+    snprintf(v.summary, sizeof v.summary, "short");
+    pc_verdict_add_cause(&v, big);
+    size_t n = strlen(v.summary);
+    ok(n < sizeof v.summary && n > sizeof v.summary / 3
+       && strcmp(v.summary + n - 6, " [...]") == 0 && v.summary[n - 7] == 'x',
+       "a cause longer than half the summary is cut at a space and marked (%zu chars)", n);
+}
+
 int main(void)
 {
+    cause_whole();
     pc_verdicts vs = { NULL, 0, 0 };
     add(&vs, PC_OK, "a", "accuracy");
     add(&vs, PC_FAIL, "a", "unique");

@@ -490,6 +490,26 @@ static void t_parse_5000(void)
     free(d);
 }
 
+/* (3,) saved with fortran_order True (numpy writes it for a rank-1 array
+ * that is only Fortran-contiguous, e.g. a column of a Fortran-order
+ * matrix): the same bytes as C order, read. */
+static void t_parse_fortran_rank1(void)
+{
+    unsigned char d[12];
+    for (int i = 0; i < 3; i++)
+        put_f32(d + 4 * i, (float)(i + 1));
+    size_t len;
+    unsigned char *b = build(1, 0, "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
+                             1, -1, d, 12, &len);
+    pc_npy a;
+    if (parse_ok(b, len, &a, "<f4", 1, 3, 1, 1)) {
+        if (a.data[2] != 3.0)
+            fail("last value %a", a.data[2]);
+        pc_npy_free(&a);
+    }
+    free(b);
+}
+
 /* ------------------------------------------------------------------ */
 /* binary16                                                             */
 /* ------------------------------------------------------------------ */
@@ -640,6 +660,8 @@ static const struct defect {
     { "trailing data", 1, 0, F4_3, 13, -1, 0, 0, "trailing data" },
     { "trailing data: expected vs actual", 1, 0, F4_3, 13, -1, 0, 0, "needs 12 bytes, the file has 13" },
     { "Fortran order", 1, 0, HDR("'<f4'", "True", "(1, 3)"), 12, -1, 0, 0, "Fortran" },
+    { "Fortran order: the fix", 1, 0, HDR("'<f4'", "True", "(1, 3)"), 12, -1, 0, 0,
+      "numpy.ascontiguousarray" },
     { "fortran_order not a bool", 1, 0, HDR("'<f4'", "0", "(3,)"), 12, -1, 0, 0, "True or False" },
     { "big-endian >f4", 1, 0, HDR("'>f4'", "False", "(3,)"), 12, -1, 0, 0, "big-endian" },
     { "big-endian >f8", 1, 0, HDR("'>f8'", "False", "(3,)"), 24, -1, 0, 0, "big-endian" },
@@ -1231,6 +1253,7 @@ static const struct {
     { "header variants: key order, spaces, trailing commas, 3L, '=f4', no padding",
       t_parse_header_variants },
     { "shape (5000,)", t_parse_5000 },
+    { "rank 1 with fortran_order True: the same bytes, read", t_parse_fortran_rank1 },
     { "all 65536 binary16 values exact", t_half_exhaustive },
     { "empty buffer rejected", t_empty_buffer },
     { "NULL arguments: PC_EINTERNAL, NULL err allowed", t_null_arguments },

@@ -408,10 +408,8 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
         snprintf(context + l, sizeof context - l, "%s", likely);
     }
     pc_acc_verdict(r->impl, cfg, res, res->faulted ? res->note : NULL, context, v);
-    if (likely[0]) { /* its first line: the best-supported cause */
-        size_t l = strlen(v->summary), n = strcspn(likely, "\n");
-        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %.*s", (int)n, likely);
-    }
+    if (likely[0]) /* its first line: the best-supported cause */
+        pc_verdict_add_cause(v, likely);
     v = pc_gate_verdict(r->g, r->impl, r->fam->name, "passthrough", where);
     if (!v) return pc_gate_oom(r->g);
     kept_verdict(c, res, dtype, cfg->layout, v);

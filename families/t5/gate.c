@@ -93,8 +93,7 @@ static void fill(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s, int b
                          "exact buckets (%s); the first: query %zu, key %zu (relative %lld): "
                          "%.17g, exact %d", m->bad, m->count, what, m->i, m->j,
                          (long long)m->j - (long long)m->i, m->got, m->exact);
-        if (cause[0] && u > 0 && (size_t)u < sizeof v->summary)
-            snprintf(v->summary + u, sizeof v->summary - (size_t)u, "; likely cause: %s", cause);
+        if (cause[0] && u > 0) pc_verdict_add_cause(v, cause);
         char *d = NULL;
         if (asprintf(&d, "  parameters: %s (%s)\n  first: query %zu, key %zu, relative %lld: "
                      "got %.17g, exact %d\n%s%s%s", what, s->source[0] ? s->source : "HF's "

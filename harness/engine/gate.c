@@ -63,10 +63,8 @@ void pc_gate_acc_render(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc
     pc_acc_cfg shown = *cfg; /* the family's cause comes first; the witness's is its own */
     shown.cause_given = likely[0] != '\0';
     pc_acc_verdict_own(impl, &shown, res, fault, context[0] ? context : NULL, own, v);
-    if (likely[0]) { /* the summary names it too: its first line, the best-supported cause */
-        size_t l = strlen(v->summary), n = strcspn(likely, "\n");
-        snprintf(v->summary + l, sizeof v->summary - l, "; likely cause: %.*s", (int)n, likely);
-    }
+    if (likely[0]) /* the summary names it too: its first line, the best-supported cause */
+        pc_verdict_add_cause(v, likely);
 }
 
 int pc_gate_acc_rotates(const char *family)

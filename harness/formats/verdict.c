@@ -67,3 +67,30 @@ void pc_verdicts_fold_declined(pc_verdicts *vs)
         vs->n--;
     }
 }
+
+/* The length of TEXT's first LEN bytes cut back to the last space (LEN
+ * when none). */
+static size_t at_space(const char *text, size_t len)
+{
+    size_t k = len;
+    while (k > 0 && text[k - 1] != ' ') k--;
+    while (k > 0 && text[k - 1] == ' ') k--;
+    return k > 0 ? k : len;
+}
+
+void pc_verdict_add_cause(pc_verdict *v, const char *cause)
+{
+    static const char lead[] = "; likely cause: ", cut[] = " [...]";
+    size_t cap = sizeof v->summary - 1, n = strcspn(cause, "\n");
+    if (n > cap / 2) n = at_space(cause, cap / 2 - (sizeof cut - 1));
+    int cut_cause = n < strcspn(cause, "\n");
+    size_t need = (sizeof lead - 1) + n + (cut_cause ? sizeof cut - 1 : 0);
+    size_t have = strlen(v->summary);
+    if (have + need > cap) { /* room for the whole cause: the summary gives way */
+        have = at_space(v->summary, cap - need - (sizeof cut - 1));
+        memcpy(v->summary + have, cut, sizeof cut); /* with its NUL */
+        have += sizeof cut - 1;
+    }
+    snprintf(v->summary + have, sizeof v->summary - have, "%s%.*s%s", lead, (int)n, cause,
+             cut_cause ? cut : "");
+}

@@ -48,6 +48,11 @@ void pc_verdicts_free(pc_verdicts *vs);
  * removed, and that verdict's summary says which layout the source holds.
  * A declined layout without such a sibling stays (a skip). */
 void pc_verdicts_fold_declined(pc_verdicts *vs);
+/* "; likely cause: CAUSE" (its first line) at the end of V's summary,
+ * whole: when the summary cannot hold both, the summary before it is cut
+ * at a space and marked " [...]" (the details keep every word), and a
+ * cause longer than half the summary is itself cut there. */
+void pc_verdict_add_cause(pc_verdict *v, const char *cause);
 /* PC_FAIL if any verdict failed, else PC_OK. */
 pc_status pc_verdicts_status(const pc_verdicts *vs);
 

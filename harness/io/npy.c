@@ -649,10 +649,10 @@ static pc_status npy_describe(const unsigned char *buf, size_t avail, size_t len
 
     /* What the header describes. */
     fmt_shape(shp, sizeof shp, hd->dims, hd->ndims);
-    if (hd->fortran)
+    if (hd->fortran && hd->ndims > 1) /* rank 0 or 1: the same bytes in either order */
         return pc_seterr(err, PC_EINPUT,
-                         "Fortran order (fortran_order: True) is not supported; "
-                         "save the table in C order");
+                         "Fortran order (fortran_order: True, shape %s) is not read; save the "
+                         "array in C order: numpy.save(path, numpy.ascontiguousarray(a))", shp);
     if (hd->ndims == 0 || hd->ndims > PC_NPY_MAX_RANK)
         return pc_seterr(err, PC_EINPUT,
                          "rank %zu (shape %s): expected rank 1, 2 or 3", hd->ndims, shp);
