@@ -14,6 +14,10 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   reverse order, the power-of-two rule at 40 and 112 heads (under both
   classes), MPT's alibi_bias_max 16 checked with 8, a causal T5 table
   checked bidirectional, 64 buckets checked as 32, max distance 256 as 128.
+- T5 slices of the last queries (HF's decode step, position_bias[:, :,
+  -n:, :]; causal (1, 300), (4, 300), 64 buckets (1, 500), an encoder's
+  (3, 200)): identify finds where the queries start and says --pos-start;
+  read from query 0, or one position early, the check fails naming it.
 - Configs: --alibi-config (n_head, n_heads, attn_config.alibi_bias_max)
   and --t5-config (relative_attention_num_buckets, ..._max_distance,
   is_decoder); a head count that contradicts the table is exit 2.
@@ -152,7 +156,15 @@ try:
                                         "max_distance": 128}),
                          ("t5_b64_d256", {"bidirectional": True, "num_buckets": 64,
                                           "max_distance": 256}),
-                         ("t5_causal_i32", {"bidirectional": False, "num_buckets": 32})):
+                         ("t5_causal_i32", {"bidirectional": False, "num_buckets": 32}),
+                         ("t5_decode1", {"bidirectional": False, "num_buckets": 32,
+                                         "max_distance": 128, "first_query": 299}),
+                         ("t5_decode4", {"bidirectional": False, "num_buckets": 32,
+                                         "first_query": 296}),
+                         ("t5_decode1_b64", {"bidirectional": False, "num_buckets": 64,
+                                             "max_distance": 256, "first_query": 499}),
+                         ("t5_enc_last3", {"bidirectional": True, "num_buckets": 32,
+                                           "first_query": 197})):
         identified_passes("t5", name, "t5-table", expect)
     t5 = ["--family", "t5", "--table"]
     fails_naming(t5 + [path("t5_causal")], "t5-table", ["causal", "pass --causal"],
@@ -165,6 +177,21 @@ try:
     fails_naming(t5 + [path("t5_b64_d256"), "--num-buckets", "64"], "t5-table",
                  ["max_distance 256", "the check used", "max_distance 128"],
                  "max distance 256 checked as 128")
+    fails_naming(t5 + [path("t5_decode1"), "--causal"], "t5-table",
+                 ["queries from position 0", "pass --pos-start 299"],
+                 "a decode step's (1, 300) slice read as query 0")
+    fails_naming(t5 + [path("t5_decode4"), "--causal", "--pos-start", "295"], "t5-table",
+                 ["queries from position 295", "pass --pos-start 296"],
+                 "the last 4 queries read one position early")
+    fails_naming(t5 + [path("t5_decode1"), "--causal", "--pos-start", "400"], "t5-table",
+                 ["queries from position 400", "pass --pos-start 299"],
+                 "a decode step's slice read as a query after every key")
+    rc, res, why = check_json(t5 + [path("t5_decode1"), "--causal", "--pos-start", "299",
+                                    "--format", "json"])
+    v = gate(res, "t5-table") or {}
+    ok(rc == 0 and "queries from position 299" in v.get("summary", ""),
+       "a decode step's slice with --pos-start 299: passes, saying where its queries start",
+       why if res is None else v)
     tcfg = os.path.join(tmp, "t5.json")
     with open(tcfg, "w") as f:
         json.dump({"relative_attention_num_buckets": 64, "relative_attention_max_distance": 256,

@@ -15,15 +15,16 @@
 
 typedef struct mismatch {
     size_t count, bad;
-    size_t i, j;              /* the first bad entry, in row order */
+    size_t i, j;              /* the first bad entry, in row order (its query's position) */
     double got;
     int32_t exact;
 } mismatch;
 
-/* Exact buckets of REL = -(nq-1) .. nk-1 into EX (EX[rel + nq - 1]). */
+/* Exact buckets of REL = -(q0 + nq - 1) .. nk - 1 - q0 into EX
+ * (EX[rel + q0 + nq - 1]). */
 static pc_status exact_buckets(const pc_t5_table *t, int bidir, int nb, int md, int32_t *ex)
 {
-    int64_t lo = -(int64_t)(t->nq - 1), hi = (int64_t)t->nk - 1;
+    int64_t lo = -(t->q0 + (int64_t)t->nq - 1), hi = (int64_t)t->nk - 1 - t->q0;
     for (int64_t rel = lo; rel <= hi; rel++) {
         pc_status st = pc_ref_t5_bucket(rel, bidir, nb, md, &ex[rel - lo]);
         if (st != PC_OK) return st;
@@ -40,7 +41,7 @@ static void compare(const pc_t5_table *t, const int32_t *ex, mismatch *m)
             int32_t e = ex[j + t->nq - 1 - i];
             m->count++;
             if (got == (double)e) continue; /* a NaN or a fraction never equals */
-            if (m->bad++ == 0) { m->i = i; m->j = j; m->got = got; m->exact = e; }
+            if (m->bad++ == 0) { m->i = (size_t)t->q0 + i; m->j = j; m->got = got; m->exact = e; }
         }
 }
 
@@ -56,6 +57,7 @@ static void write_json(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s,
     pc_json_obj(&j, NULL);
     pc_json_int(&j, "queries", (long long)t->nq);
     pc_json_int(&j, "keys", (long long)t->nk);
+    pc_json_int(&j, "first_query", (long long)t->q0);
     pc_json_bool(&j, "bidirectional", bidir);
     pc_json_int(&j, "num_buckets", s->num_buckets);
     pc_json_int(&j, "max_distance", s->max_distance);
@@ -77,7 +79,8 @@ static void write_json(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s,
 static void fill(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s, int bidir,
                  const mismatch *m)
 {
-    char what[160], cause[900] = "";
+    char what[160], cause[900] = "", from[48] = "";
+    if (t->q0) snprintf(from, sizeof from, ", queries from position %lld", (long long)t->q0);
     snprintf(what, sizeof what, "%s, num_buckets %d, max_distance %d",
              bidir ? "bidirectional" : "causal", s->num_buckets, s->max_distance);
     v->status = m->bad ? PC_FAIL : PC_OK;
@@ -85,8 +88,8 @@ static void fill(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s, int b
     v->bound = 0;
     snprintf(v->measured_what, sizeof v->measured_what, "entries that differ from the exact");
     if (!m->bad) {
-        snprintf(v->summary, sizeof v->summary, "%zu entries (%zu queries x %zu keys) equal the "
-                 "exact buckets (%s)", m->count, t->nq, t->nk, what);
+        snprintf(v->summary, sizeof v->summary, "%zu entries (%zu queries x %zu keys%s) equal "
+                 "the exact buckets (%s)", m->count, t->nq, t->nk, from, what);
     } else {
         pc_t5_table_cause(t, s, cause, sizeof cause);
         int u = snprintf(v->summary, sizeof v->summary, "%zu of %zu entries differ from the "
@@ -111,7 +114,7 @@ pc_status pc_t5_gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
     double t0 = pc_now();
     const pc_t5_spec *s = pc_t5_spec_of(g->spec);
     int bidir = s->mode != 1; /* a table is checked bidirectional unless --causal */
-    int32_t *ex = malloc((t->nq + t->nk - 1) * sizeof *ex);
+    int32_t *ex = malloc((t->nq + t->nk - 1) * sizeof *ex); /* nq + nk - 1 diagonals */
     if (!ex) return pc_gate_oom(g);
     pc_status st = exact_buckets(t, bidir, s->num_buckets, s->max_distance, ex);
     if (st != PC_OK) {

@@ -14,7 +14,15 @@
  * The integer max distances in the interval are candidates; HF's 128 when
  * it is one, else the smallest, is verified against every entry with the
  * exact reference (t5_ref.c).  A table that never leaves the exact part,
- * or never reaches saturation, leaves a range: reported. */
+ * or never reaches saturation, leaves a range: reported.
+ *
+ * The queries start at the table's q0 (--pos-start); a table these do not
+ * explain is tried as HF's decode slice, its queries the last ones of the
+ * keys (position_bias[:, :, -nq:, :], the query of a decode step at
+ * cache_position nk - 1): q0 = nk - nq, then from query 0.  With
+ * no key after a query (such a slice), causal buckets of N and
+ * bidirectional ones of 2N are the same table: HF's 32 is preferred, else
+ * causal. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +38,7 @@ typedef struct t5_found {
     int nb_lo, nb_hi;             /* num_buckets that explain it (equal: one) */
     double md_lo, md_hi;          /* max_distance that explain it (md_hi inf: unbounded) */
     char note[300];
+    int64_t q0;                   /* the position of the first query */
     int64_t lo;                   /* relative positions lo..hi held */
     int64_t hi;
     int32_t *b;                   /* b[r - lo] */
@@ -39,9 +48,10 @@ typedef struct t5_found {
  * the table is not buckets of j - i. */
 static int diagonals(t5_found *f)
 {
-    const pc_t5_table *t = f->t;
-    f->lo = -(int64_t)(t->nq - 1);
-    f->hi = (int64_t)t->nk - 1;
+    pc_t5_table t0 = *f->t, *t = &t0;
+    t0.q0 = f->q0;
+    f->lo = -(f->q0 + (int64_t)t->nq - 1);
+    f->hi = (int64_t)t->nk - 1 - f->q0;
     f->b = malloc((size_t)(f->hi - f->lo + 1) * sizeof *f->b);
     if (!f->b) { snprintf(f->note, sizeof f->note, "out of memory"); return 1; }
     for (int64_t r = f->lo; r <= f->hi; r++) {
@@ -55,14 +65,15 @@ static int diagonals(t5_found *f)
         f->b[r - f->lo] = (int32_t)v;
     }
     for (size_t i = 0; i < t->nq; i++)
-        for (size_t j = 0; j < t->nk; j++)
-            if (t->v[i * t->nk + j] != (double)f->b[(int64_t)j - (int64_t)i - f->lo]) {
-                snprintf(f->note, sizeof f->note, "query %zu, key %zu holds %.17g but the same "
-                         "j - i = %lld holds %d elsewhere: not buckets of j - i", i, j,
-                         t->v[i * t->nk + j], (long long)j - (long long)i,
-                         f->b[(int64_t)j - (int64_t)i - f->lo]);
+        for (size_t j = 0; j < t->nk; j++) {
+            int64_t q = f->q0 + (int64_t)i, r = (int64_t)j - q;
+            if (t->v[i * t->nk + j] != (double)f->b[r - f->lo]) {
+                snprintf(f->note, sizeof f->note, "query %lld, key %zu holds %.17g but the same "
+                         "j - i = %lld holds %d elsewhere: not buckets of j - i", (long long)q,
+                         j, t->v[i * t->nk + j], (long long)r, f->b[r - f->lo]);
                 return 1;
             }
+        }
     return 0;
 }
 
@@ -161,15 +172,58 @@ static void try_mode(t5_found *f, int bidir)
     }
 }
 
-static void identify_table(t5_found *f)
+/* No key after a query: causal N and bidirectional 2N give the same
+ * table; HF's count decides, else causal (a decoder's table). */
+static void one_sided(t5_found *f)
 {
+    try_mode(f, 0);
+    if (f->found && f->num_buckets == PC_T5_HF_BUCKETS) return;
+    t5_found causal = *f;
+    f->found = 0;
+    try_mode(f, 1);
+    if (f->found && f->num_buckets == PC_T5_HF_BUCKETS) return;
+    *f = causal; /* the same F->b */
+}
+
+/* The parameters of F's table with its first query at F->q0. */
+static void identify_at(t5_found *f)
+{
+    f->found = 0;
+    free(f->b);
+    f->b = NULL;
+    if ((int64_t)f->t->nk - 1 - f->q0 < 0) { /* the search starts from relative position 0 */
+        snprintf(f->note, sizeof f->note, "its queries (from position %lld) come after every "
+                 "key (0..%zu): no relative position 0 to start from", (long long)f->q0,
+                 f->t->nk - 1);
+        return;
+    }
     if (diagonals(f)) return;
     int positive = 0;
     for (int64_t r = 1; r <= f->hi; r++) positive |= bucket_at(f, r) != 0;
-    if (positive || f->hi < 1) try_mode(f, 1);
-    if (!f->found) try_mode(f, 0);
+    if (f->hi < 1) one_sided(f);
+    else if (positive) try_mode(f, 1);
+    if (!f->found && f->hi >= 1) try_mode(f, 0);
     if (!f->found) snprintf(f->note, sizeof f->note, "no bidirectional or causal parameters "
                             "(num_buckets, max_distance) give every entry");
+}
+
+static void identify_table(t5_found *f)
+{
+    /* the table's own first query, then HF's decode slice (the last
+     * queries of the keys), then query 0: the first that explains it */
+    int64_t tries[3] = { f->t->q0, (int64_t)f->t->nk - (int64_t)f->t->nq, 0 };
+    char first[sizeof f->note] = "";
+    for (int k = 0; k < 3; k++) {
+        if (tries[k] < 0 || (k > 0 && tries[k] == f->t->q0) || (k == 2 && tries[1] == 0))
+            continue;
+        f->q0 = tries[k];
+        identify_at(f);
+        if (f->found) return;
+        if (k == 0) memcpy(first, f->note, sizeof first);
+    }
+    f->q0 = f->t->q0; /* none: what the table's own reading says */
+    identify_at(f);
+    memcpy(f->note, first, sizeof first);
 }
 
 static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -206,6 +260,10 @@ static void print_text(FILE *out, const void *found)
     fprintf(out, "%s  %s: T5 buckets, %zu queries x %zu keys (relative positions %lld..%lld)\n",
             f->found ? "FOUND" : "UNKNOWN", f->impl->name, f->t->nq, f->t->nk, (long long)f->lo,
             (long long)f->hi);
+    if (f->q0)
+        fprintf(out, "  queries: positions %lld..%lld%s\n", (long long)f->q0,
+                (long long)f->q0 + (long long)f->t->nq - 1, f->t->q0 == f->q0 ? ""
+                : " (HF's decode slice: the last queries of the keys)");
     if (!f->found) { fprintf(out, "  %s\n", f->note); return; }
     fprintf(out, "  mode: %s\n  num_buckets: %d", f->bidir ? "bidirectional (the encoder's)"
             : "causal (bidirectional=False, the decoder's)", f->num_buckets);
@@ -223,6 +281,7 @@ static void write_json(pc_json *j, const void *found)
     pc_json_bool(j, "found", f->found);
     pc_json_int(j, "queries", (long long)f->t->nq);
     pc_json_int(j, "keys", (long long)f->t->nk);
+    pc_json_int(j, "first_query", (long long)f->q0);
     if (!f->found) { pc_json_str(j, "note", f->note); return; }
     pc_json_bool(j, "bidirectional", f->bidir);
     pc_json_int(j, "num_buckets", f->num_buckets);
@@ -246,6 +305,10 @@ static void check_args(const void *found, pc_args *out)
     pc_args_add(out, "--max-distance");
     pc_args_add(out, "%d", f->max_distance);
     if (!f->bidir) pc_args_add(out, "--causal");
+    if (f->q0) {
+        pc_args_add(out, "--pos-start");
+        pc_args_add(out, "%lld", (long long)f->q0);
+    }
 }
 
 static void ident_free(void *found)
@@ -280,13 +343,24 @@ void pc_t5_table_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, siz
                               "max_distance %d%s%s%s; the check used", f.bidir ? "bidirectional"
                               : "causal", f.num_buckets, f.max_distance, range[0] ? " (" : "",
                               range, range[0] ? ")" : "");
-        if (u < len && f.bidir != used_bidir)
-            u += (size_t)snprintf(buf + u, len - u, " %s (%s)", used_bidir ? "bidirectional"
+        const char *sep = " ";
+        if (u < len && f.bidir != used_bidir) {
+            u += (size_t)snprintf(buf + u, len - u, "%s%s (%s)", sep, used_bidir ? "bidirectional"
                                   : "causal", f.bidir ? "drop --causal" : "pass --causal");
-        if (u < len && f.num_buckets != s->num_buckets)
-            u += (size_t)snprintf(buf + u, len - u, " num_buckets %d", s->num_buckets);
-        if (u < len && !(s->max_distance >= f.md_lo && s->max_distance <= f.md_hi))
-            snprintf(buf + u, len - u, " max_distance %d", s->max_distance);
+            sep = ", ";
+        }
+        if (u < len && f.num_buckets != s->num_buckets) {
+            u += (size_t)snprintf(buf + u, len - u, "%snum_buckets %d", sep, s->num_buckets);
+            sep = ", ";
+        }
+        if (u < len && !(s->max_distance >= f.md_lo && s->max_distance <= f.md_hi)) {
+            u += (size_t)snprintf(buf + u, len - u, "%smax_distance %d", sep, s->max_distance);
+            sep = ", ";
+        }
+        if (u < len && f.q0 != t->q0)
+            snprintf(buf + u, len - u, "%squeries from position %lld (its rows are queries %lld.."
+                     "%lld, HF's decode slice: pass --pos-start %lld)", sep, (long long)t->q0,
+                     (long long)f.q0, (long long)f.q0 + (long long)t->nq - 1, (long long)f.q0);
     }
     free(f.b);
 }

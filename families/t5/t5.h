@@ -28,19 +28,21 @@ const pc_t5_spec *pc_t5_spec_of(const pc_spec *spec);
 /* ---- tables (table.c) -------------------------------------------------- */
 
 /* A (nq, nk) table of integer buckets: entry (i, j) is the bucket of the
- * relative position j - i (HF T5Attention.compute_bias:
- * memory_position - context_position, queries and keys from 0). */
+ * relative position j - (q0 + i) (HF T5Attention.compute_bias:
+ * memory_position - context_position, keys from 0, queries from q0: 0,
+ * or a decode step's cache_position, --pos-start). */
 typedef struct pc_t5_table {
     const char *path;
     size_t nq, nk;
+    int64_t q0;             /* the position of the first query row */
     const double *v;        /* the values, exactly (integers, or floats that should be) */
     char dtype[4];
 } pc_t5_table;
 
 extern const pc_table_reader pc_t5_table_reader;
 const pc_t5_table *pc_t5_table_of(const pc_impl *impl);
-/* The bucket of REL in T as a table holds it: the first (i, i + REL) entry;
- * 0 with *GOT when the table has one. */
+/* The bucket of REL in T as a table holds it: the first (i, q0 + i + REL)
+ * entry; 0 with *GOT when the table has one. */
 int pc_t5_table_bucket(const pc_t5_table *t, int64_t rel, double *got);
 
 /* ---- the gate (gate.c) and identify (identify.c) ----------------------- */

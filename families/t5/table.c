@@ -1,7 +1,8 @@
 /* table.c: T5 bucket tables saved as .npy, as implementations (t5.h): a
  * (nq, nk) array of the buckets HF's T5Attention.compute_bias makes from
- * relative_position = memory_position - context_position (keys j, queries
- * i, both from 0), saved from the LongTensor (<i8) or as int32, int16 or
+ * relative_position = memory_position - context_position (keys j from 0,
+ * queries from --pos-start: 0, or the position of a decode step's query,
+ * HF's cache_position), saved from the LongTensor (<i8) or as int32, int16 or
  * floats that hold integers.  The gate (gate.c) checks every entry; the
  * properties, which call the bucket function at distances and parameters a
  * table does not hold, skip it. */
@@ -38,8 +39,8 @@ static int is_table(const pc_impl *impl) { return t5_table_from(impl) != NULL; }
 
 int pc_t5_table_bucket(const pc_t5_table *t, int64_t rel, double *got)
 {
-    /* the first entry of the diagonal j - i = REL: i = max(0, -REL) */
-    int64_t i = rel < 0 ? -rel : 0, j = i + rel;
+    /* the first entry of the diagonal j - (q0 + i) = REL: i = max(0, -(q0 + REL)) */
+    int64_t i = t->q0 + rel < 0 ? -(t->q0 + rel) : 0, j = t->q0 + i + rel;
     if (i >= (int64_t)t->nq || j >= (int64_t)t->nk) return 1;
     *got = t->v[(size_t)i * t->nk + (size_t)j];
     return 0;
@@ -59,9 +60,6 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
 {
     (void)spec;
     *out = NULL;
-    if (o->pos_start != 0)
-        return pc_seterr(err, PC_EINPUT, "--pos-start: a T5 bucket table's queries and keys "
-                         "start at 0");
     t5_table *t = calloc(1, sizeof *t);
     if (!t) return pc_seterr(err, PC_ENOMEM, "out of memory");
     t->head.magic = T5_TABLE_MAGIC;
@@ -80,10 +78,11 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
     t->t.path = t->path;
     t->t.nq = t->a.shape[0];
     t->t.nk = t->a.shape[1];
+    t->t.q0 = o->pos_start;
     t->t.v = t->a.data;
     memcpy(t->t.dtype, t->a.dtype, sizeof t->t.dtype);
-    snprintf(t->description, sizeof t->description, "T5 bucket table (%zu queries, %zu keys, %s)",
-             t->t.nq, t->t.nk, t->t.dtype);
+    snprintf(t->description, sizeof t->description, "T5 bucket table (%zu queries from "
+             "position %lld, %zu keys, %s)", t->t.nq, (long long)t->t.q0, t->t.nk, t->t.dtype);
     pc_impl *im = &t->head.impl;
     im->name = t->path;
     im->description = t->description;

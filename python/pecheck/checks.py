@@ -254,12 +254,13 @@ def check_alibi_slopes(slopes, *, heads=None, dtype=None, properties=None, keep=
 def check_t5_buckets(buckets, *, num_buckets=None, max_distance=None, causal=None, properties=None,
                      keep=None, **options):
     """Gate a T5 relative-position bucket table: integers (queries, keys),
-    entry [i, j] the bucket of j - i as HF's
+    entry [i, j] the bucket of j - (pos_start + i) as HF's
     T5Attention._relative_position_bucket computes it (compute_bias's
     relative_position_bucket), every entry against the exact bucket.
     NUM_BUCKETS, MAX_DISTANCE, CAUSAL (is_decoder: the one-directional
-    buckets), or t5_config= (a T5 config.json path or dict).  Returns the
-    Result."""
+    buckets), or t5_config= (a T5 config.json path or dict); pos_start=
+    the position of the first query row (a decode step's slice of the last
+    queries: keys - queries).  Returns the Result."""
     __tracebackhide__ = True
     a = _arrays.integers(buckets, "buckets")
     opts = {"property": properties, "num_buckets": num_buckets, "max_distance": max_distance,

@@ -96,6 +96,15 @@ def t5_buckets(nq, nk, **kw):
     return t5_bucket(memory - context, **kw)
 
 
+def t5_decode_buckets(nq, nk, **kw):
+    """The buckets of HF's compute_bias for the last NQ queries of NK keys
+    (a decode step: its query at cache_position nk - 1, keys 0..nk-1; the
+    slice position_bias[:, :, -nq:, :])."""
+    context = torch.arange(nk - nq, nk, dtype=torch.long)[:, None]
+    memory = torch.arange(nk, dtype=torch.long)[None, :]
+    return t5_bucket(memory - context, **kw)
+
+
 def paper_slopes(n):
     """The paper's get_slopes in Python doubles (the exact rule, rounded once)."""
     def pow2(k):
@@ -126,6 +135,11 @@ def write_all(out):
     save("t5_causal", t5_buckets(300, 300, bidirectional=False).numpy())
     save("t5_b64_d256", t5_buckets(200, 200, num_buckets=64, max_distance=256).numpy())
     save("t5_causal_i32", t5_buckets(160, 220, bidirectional=False).numpy().astype(np.int32))
+    save("t5_decode1", t5_decode_buckets(1, 300, bidirectional=False).numpy())
+    save("t5_decode4", t5_decode_buckets(4, 300, bidirectional=False).numpy())
+    save("t5_decode1_b64", t5_decode_buckets(1, 500, bidirectional=False, num_buckets=64,
+                                             max_distance=256).numpy())
+    save("t5_enc_last3", t5_decode_buckets(3, 200).numpy())
 
 
 if __name__ == "__main__":
