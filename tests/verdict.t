@@ -208,7 +208,8 @@ assert c.get("classname") == "pecheck.check" and c.get("name") == "run (exit 2)"
 assert e.text.startswith("pecheck check exited 2: unknown implementation 'nope'"), e.text
 PY
 
-# 17. report: the spec's options (a scaled schedule), a user's table marked as such, its families' plots only
+# 17. report: the spec's options (a scaled schedule: the precision model and plot 1's line the
+# gate's), a user's table marked as such, its families' plots only
 "$PY" - "$tmp" <<'PY'
 import sys, numpy as np
 d, n = 64, 512
@@ -233,4 +234,8 @@ assert "your table" in html and 'id="t5_buckets"' not in html and 'name="viewpor
 assert "<tr><th>checked against</th><td>schedule linear" in html and "factor 4" in html, html[:200]
 assert "<tr><th>accuracy gate positions</th><td>0..511 " in html
 assert "<tr><th>base</th>" not in html
+# the precision model and plot 1's line are the gate's, from its schedule
+m = s["model"]
+assert m["C_from"] == "the gates' schedules" and m["C"] == ri["accuracy"]["bound"]["C"], m
+assert "from the schedule" in m["description"] and "from the schedules they were checked against" in html
 PY

@@ -9,6 +9,7 @@
  * error, 3 for an internal error. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -249,6 +250,27 @@ static void note(const pc_report *r, const char *msg)
 
 /* The report's verdicts and the data of its plots (the calls of the
  * implementations), in the temporary folder; from T0. */
+/* The precision model the report states and plot 1's line follow, once
+ * the gates ran: where a schedule made a gate's bound (--hf-config, a
+ * preset), the gates' own largest A kappa_i (pc_acc_result.C), else the
+ * default class at the report's base (make_report). */
+static void model_of_gates(pc_report *r)
+{
+    double kmax = 0.0;
+    int sched = 0;
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_rep_impl *ri = &r->impls[k];
+        if (!ri->has_acc || ri->acc.status == PC_SKIP) continue;
+        sched |= ri->sched.set;
+        kmax = fmax(kmax, ri->acc.C);
+    }
+    if (!sched) return;
+    r->C = kmax;
+    r->C_sched = 1;
+    pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
+                             -1.0, 0, 1);
+}
+
 static pc_status build_data(pc_report *r, double t0, pc_err *err)
 {
     char msg[160];
@@ -257,6 +279,7 @@ static pc_status build_data(pc_report *r, double t0, pc_err *err)
     note(r, msg);
     pc_status st = pc_report_summary(r, err);
     if (st == PC_OK) {
+        model_of_gates(r);
         note(r, "computing the data of the plots");
         st = pc_report_data(r, err);
     }

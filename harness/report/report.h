@@ -93,7 +93,9 @@ typedef struct pc_report {
     char gnuplot_version[128];   /* "" when gnuplot cannot be run */
     char gnuplot_missing[512];   /* why gnuplot cannot be run, "" when it can */
     pc_rep_plot plots[PC_REP_PLOTS];
-    double C, u;                 /* precision model at --base, f32 */
+    double C, u;                 /* precision model at --base, f32 (C_SCHED: the gates'
+                                  * largest A kappa_i, from their schedules) */
+    int C_sched;
     char model[256];             /* pc_model_describe */
     int64_t scan_max;            /* largest position of the error scan */
     double seconds_data, seconds_plots, seconds_total;

@@ -471,8 +471,10 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
             "rounding, 0 for pair 0), &theta; = pos&middot;&omega;<sub>i</sub> the exact angle of "
             "the element's pair, u = 2<sup>&minus;24</sup> = %.3g, s = 1 for sinusoidal PE and the "
             "pair's norm for RoPE.  The lower panel's line: C&middot;u&middot;(1 + pos), "
-            "C = 2&nbsp;ln(base) + 4 = %.4g.  The derivation is in docs/precision-model.md of the "
-            "pecheck sources.</p>\n", r->u, r->C);
+            "C = %s = %.4g.  The derivation is in docs/precision-model.md%s of the "
+            "pecheck sources.</p>\n", r->u, r->C_sched ? "the gates' largest A&middot;&kappa;"
+            "<sub>i</sub>, from the schedules they were checked against" : "2&nbsp;ln(base) + 4",
+            r->C, r->C_sched ? " and docs/schedules.md" : "");
     for (int k = 0, n = 0; k < PC_REP_PLOTS; k++) /* only the selection's families' */
         if (r->plots[k].wanted) plot_section(f, r, k, ++n);
     fprintf(f, "<hr>\n<p id=\"pc-images\" data-expected=\"%d\">%d plot image%s (image check needs "
@@ -529,6 +531,7 @@ pc_status pc_report_write_json(pc_report *r, pc_err *err)
     pc_json_end(&j);
     pc_json_obj(&j, "model");
     pc_json_num(&j, "C", r->C);
+    pc_json_str(&j, "C_from", r->C_sched ? "the gates' schedules" : "2 ln(base) + 4");
     pc_json_num(&j, "u", r->u);
     pc_json_str(&j, "description", r->model);
     pc_json_end(&j);
