@@ -27,6 +27,8 @@ class Witness:
     bound: Optional[float] = None
     tensor: Optional[str] = None       # which input holds it: 'cos.npy', 'table.npy', ...
     source_values: Optional[str] = None  # a cache's own cos and sin there, got vs exact
+    rotated: Optional[str] = None      # a cache's witness: the rotated test vector's element there
+    asked_alone: bool = False          # the gate asked for this position alone (n = 1)
 
     def __str__(self):
         return self.text
@@ -142,8 +144,8 @@ class Result:
         for v in shown:
             mark = v.status.upper() + " " if verbose else ""
             lines.append("  " + mark + v.line(None if verbose else SHORT_WIDTH))
-            if v.failed and v.witness and v.witness.source_values:
-                lines.append("    the cache there: " + v.witness.source_values)
+            if v.failed and v.witness and v.witness.rotated:
+                lines.append("    the rotated test vector there: " + v.witness.rotated)
             if v.against and (verbose or v.failed):
                 lines.append("    checked against " + v.against)
             if v.failed and v.likely_cause and (verbose or v.likely_cause not in causes):
@@ -180,20 +182,25 @@ def _accuracy_witness(r, data, rotated):
     w = data.get("worst")
     if not w:
         return None
-    of = " of the rotated test vector" if rotated else ""
     got, ref = w.get("got") or {}, w.get("ref") or {}
     abs_err, bound = _num(w.get("abs_err")), _num(w.get("bound"))
-    text = "position %d, dimension %d%s: got %s, exact %s" % (
-        w["pos"], w["dim"], of, _fmt(_num(got.get("dec")), got.get("hex")),
-        _fmt(_num(ref.get("dec")), ref.get("hex")))
-    text += ", |err| %s > bound %.3g" % ("%.3g" % abs_err if abs_err is not None else "inf/nan",
-                                         bound if bound is not None else float("nan"))
+    alone = bool((w.get("split") or {}).get("asked_alone"))
+    at = "position %d%s" % (w["pos"], " (asked for alone, n = 1)" if alone else "")
+    own = data.get("source_values")
+    element = "dimension %d%s: got %s, exact %s, |err| %s > bound %.3g" % (
+        w["dim"], " of the rotated test vector" if rotated and not own else "",
+        _fmt(_num(got.get("dec")), got.get("hex")), _fmt(_num(ref.get("dec")), ref.get("hex")),
+        "%.3g" % abs_err if abs_err is not None else "inf/nan",
+        bound if bound is not None else float("nan"))
+    # a cache's own cos and sin lead; the rotated vector's element follows
+    text = "%s, %s" % (at, own if own else element)
     first = data.get("first_over_bound")
     if first and (first.get("pos"), first.get("dim")) != (w["pos"], w["dim"]):
         text += "; first over the bound: position %d, dimension %d" % (first["pos"], first["dim"])
     return Witness(text=text, position=w["pos"], dimension=w["dim"], got=_num(got.get("dec")),
                    got_hex=got.get("hex"), exact=_num(ref.get("dec")), exact_hex=ref.get("hex"),
-                   abs_err=abs_err, bound=bound, source_values=data.get("source_values"))
+                   abs_err=abs_err, bound=bound, source_values=own,
+                   rotated=element if own else None, asked_alone=alone)
 
 
 def _nonfinite_witness(data):

@@ -42,8 +42,11 @@ def test_wrong_cache_raises_with_witness():
     msg = str(e.value)
     # bf16 holds every integer up to 256; 257 is the first position it rounds
     assert "first over the bound: position 257," in msg
-    # the cache's own cos and sin at the witness, beside the rotated vector's element
-    assert "the cache there: pair " in msg and "cos[" in msg and "sin[" in msg
+    # the cache's own cos and sin at the witness lead its line; the rotated
+    # vector's element follows on the next
+    line = next(ln for ln in msg.splitlines() if "accuracy [" in ln)
+    assert ", pair " in line and "cos[" in line and "sin[" in line, line
+    assert "the rotated test vector there: dimension " in msg
     assert "exact" in msg and "bound" in msg
     assert "likely cause:" in msg
 
