@@ -89,36 +89,43 @@ static const char *where(const pc_alibi_table *t, const worst *w, char *buf, siz
     return buf;
 }
 
+/* What a table's verdict data says (pc_json_object_text's context). */
+typedef struct alibi_data {
+    const pc_alibi_table *t;
+    const worst *w;
+    int bias_max, strict;
+} alibi_data;
+
+static void data_json(pc_json *j, const void *ctx)
+{
+    const alibi_data *x = ctx;
+    const pc_alibi_table *t = x->t;
+    const worst *w = x->w;
+    pc_json_int(j, "heads", t->heads);
+    pc_json_str(j, "form", t->form == PC_ALIBI_SLOPES ? "slopes"
+                : t->form == PC_ALIBI_KEYS ? "keys" : "full");
+    pc_json_str(j, "storage", pc_dtype_name(t->dtype));
+    pc_json_int(j, "alibi_bias_max", x->bias_max);
+    pc_json_str(j, "class", x->strict ? "strict" : "default");
+    pc_json_int(j, "values", (long long)w->count);
+    pc_json_int(j, "over", (long long)w->over);
+    pc_json_obj(j, "worst");
+    pc_json_int(j, "head", w->h);
+    pc_json_int(j, "query", (long long)w->i);
+    pc_json_int(j, "key", (long long)w->j);
+    pc_json_int(j, "distance", w->k);
+    pc_json_float(j, "got", w->got);
+    pc_json_float(j, "exact", w->exact);
+    pc_json_num(j, "err", w->err);
+    pc_json_num(j, "bound", w->bound);
+    pc_json_end(j);
+}
+
 static void write_json(pc_verdict *v, const pc_alibi_table *t, const worst *w, int bias_max,
                        int strict)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
-    pc_json j;
-    pc_json_init(&j, f);
-    pc_json_obj(&j, NULL);
-    pc_json_int(&j, "heads", t->heads);
-    pc_json_str(&j, "form", t->form == PC_ALIBI_SLOPES ? "slopes"
-                : t->form == PC_ALIBI_KEYS ? "keys" : "full");
-    pc_json_str(&j, "storage", pc_dtype_name(t->dtype));
-    pc_json_int(&j, "alibi_bias_max", bias_max);
-    pc_json_str(&j, "class", strict ? "strict" : "default");
-    pc_json_int(&j, "values", (long long)w->count);
-    pc_json_int(&j, "over", (long long)w->over);
-    pc_json_obj(&j, "worst");
-    pc_json_int(&j, "head", w->h);
-    pc_json_int(&j, "query", (long long)w->i);
-    pc_json_int(&j, "key", (long long)w->j);
-    pc_json_int(&j, "distance", w->k);
-    pc_json_float(&j, "got", w->got);
-    pc_json_float(&j, "exact", w->exact);
-    pc_json_num(&j, "err", w->err);
-    pc_json_num(&j, "bound", w->bound);
-    pc_json_end(&j);
-    pc_json_end(&j);
-    if (fclose(f) == 0) v->json = buf; else free(buf);
+    alibi_data x = { t, w, bias_max, strict };
+    v->json = pc_json_object_text(data_json, &x);
 }
 
 static void fill(pc_verdict *v, const pc_alibi_table *t, const worst *w, const pc_spec *spec,

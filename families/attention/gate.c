@@ -105,29 +105,35 @@ static void att_details(pc_verdict *v, const att_case *a, const att_worst *ws,
     if (fclose(f) == 0) v->details = buf; else free(buf);
 }
 
+/* What a case's verdict data says (pc_json_object_text's context). */
+typedef struct att_data {
+    const att_case *a;
+    const att_worst *ws;
+    int causal;
+} att_data;
+
+static void att_data_json(pc_json *j, const void *ctx)
+{
+    const att_data *x = ctx;
+    const att_worst *ws = x->ws;
+    pc_json_int(j, "n", (long long)x->a->n);
+    pc_json_int(j, "d", x->a->d);
+    pc_json_bool(j, "causal", x->causal);
+    pc_json_int(j, "values_over_bound", ws->over);
+    pc_json_obj(j, "worst");
+    pc_json_int(j, "row", (long long)ws->i);
+    pc_json_int(j, "col", (long long)ws->j);
+    pc_json_float(j, "got", ws->g);
+    pc_json_float(j, "ref", ws->e);
+    pc_json_num(j, "abs_err", fabs(ws->g - ws->e));
+    pc_json_num(j, "bound", ws->b);
+    pc_json_end(j);
+}
+
 static void att_json(pc_verdict *v, const att_case *a, const att_worst *ws, int causal)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
-    pc_json j;
-    pc_json_init(&j, f);
-    pc_json_obj(&j, NULL);
-    pc_json_int(&j, "n", (long long)a->n);
-    pc_json_int(&j, "d", a->d);
-    pc_json_bool(&j, "causal", causal);
-    pc_json_int(&j, "values_over_bound", ws->over);
-    pc_json_obj(&j, "worst");
-    pc_json_int(&j, "row", (long long)ws->i);
-    pc_json_int(&j, "col", (long long)ws->j);
-    pc_json_float(&j, "got", ws->g);
-    pc_json_float(&j, "ref", ws->e);
-    pc_json_num(&j, "abs_err", fabs(ws->g - ws->e));
-    pc_json_num(&j, "bound", ws->b);
-    pc_json_end(&j);
-    pc_json_end(&j);
-    if (fclose(f) == 0) v->json = buf; else free(buf);
+    att_data x = { a, ws, causal };
+    v->json = pc_json_object_text(att_data_json, &x);
 }
 
 static void att_verdict(pc_verdict *v, const att_case *a, const att_worst *ws, int causal)

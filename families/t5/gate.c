@@ -45,35 +45,41 @@ static void compare(const pc_t5_table *t, const int32_t *ex, mismatch *m)
         }
 }
 
+/* What a table's verdict data says (pc_json_object_text's context). */
+typedef struct t5_data {
+    const pc_t5_table *t;
+    const pc_t5_spec *s;
+    int bidir;
+    const mismatch *m;
+} t5_data;
+
+static void data_json(pc_json *j, const void *ctx)
+{
+    const t5_data *x = ctx;
+    const mismatch *m = x->m;
+    pc_json_int(j, "queries", (long long)x->t->nq);
+    pc_json_int(j, "keys", (long long)x->t->nk);
+    pc_json_int(j, "first_query", (long long)x->t->q0);
+    pc_json_bool(j, "bidirectional", x->bidir);
+    pc_json_int(j, "num_buckets", x->s->num_buckets);
+    pc_json_int(j, "max_distance", x->s->max_distance);
+    pc_json_int(j, "entries", (long long)m->count);
+    pc_json_int(j, "differ", (long long)m->bad);
+    if (!m->bad) return;
+    pc_json_obj(j, "first");
+    pc_json_int(j, "query", (long long)m->i);
+    pc_json_int(j, "key", (long long)m->j);
+    pc_json_int(j, "relative", (long long)m->j - (long long)m->i);
+    pc_json_num(j, "got", m->got);
+    pc_json_int(j, "exact", m->exact);
+    pc_json_end(j);
+}
+
 static void write_json(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s, int bidir,
                        const mismatch *m)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
-    pc_json j;
-    pc_json_init(&j, f);
-    pc_json_obj(&j, NULL);
-    pc_json_int(&j, "queries", (long long)t->nq);
-    pc_json_int(&j, "keys", (long long)t->nk);
-    pc_json_int(&j, "first_query", (long long)t->q0);
-    pc_json_bool(&j, "bidirectional", bidir);
-    pc_json_int(&j, "num_buckets", s->num_buckets);
-    pc_json_int(&j, "max_distance", s->max_distance);
-    pc_json_int(&j, "entries", (long long)m->count);
-    pc_json_int(&j, "differ", (long long)m->bad);
-    if (m->bad) {
-        pc_json_obj(&j, "first");
-        pc_json_int(&j, "query", (long long)m->i);
-        pc_json_int(&j, "key", (long long)m->j);
-        pc_json_int(&j, "relative", (long long)m->j - (long long)m->i);
-        pc_json_num(&j, "got", m->got);
-        pc_json_int(&j, "exact", m->exact);
-        pc_json_end(&j);
-    }
-    pc_json_end(&j);
-    if (fclose(f) == 0) v->json = buf; else free(buf);
+    t5_data x = { t, s, bidir, m };
+    v->json = pc_json_object_text(data_json, &x);
 }
 
 static void fill(pc_verdict *v, const pc_t5_table *t, const pc_t5_spec *s, int bidir,

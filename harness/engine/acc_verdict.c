@@ -75,22 +75,26 @@ static void details(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_res
 
 /* the JSON data: the engine's fields, the fault, and OWN (the source's own
  * values at the worst witness: "cos[r, j] = ..., sin[r, j] = ...") */
+typedef struct acc_data {
+    const pc_impl *impl;
+    const pc_acc_cfg *cfg;
+    const pc_acc_result *res;
+    const char *fault, *own;
+} acc_data;
+
+static void data_json(pc_json *j, const void *ctx)
+{
+    const acc_data *x = ctx;
+    if (x->fault) pc_json_str(j, "cause", x->fault);
+    pc_accuracy_json_fields(j, x->impl, x->cfg, x->res);
+    if (x->res->status == PC_FAIL && x->own && x->own[0]) pc_json_str(j, "source_values", x->own);
+}
+
 static void json(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
                  const char *fault, const char *own, pc_verdict *v)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
-    pc_json j;
-    pc_json_init(&j, f);
-    pc_json_obj(&j, NULL);
-    if (fault) pc_json_str(&j, "cause", fault);
-    pc_accuracy_json_fields(&j, impl, cfg, res);
-    if (res->status == PC_FAIL && own && own[0]) pc_json_str(&j, "source_values", own);
-    pc_json_end(&j);
-    if (fclose(f) == 0) v->json = buf;
-    else free(buf);
+    acc_data x = { impl, cfg, res, fault, own };
+    v->json = pc_json_object_text(data_json, &x);
 }
 
 void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len)

@@ -1,6 +1,23 @@
 /* json.c: streaming JSON writer. */
 #include <math.h>
+#include <stdlib.h>
 #include "json.h"
+
+char *pc_json_object_text(void (*body)(pc_json *j, const void *ctx), const void *ctx)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    pc_json j;
+    pc_json_init(&j, f);
+    pc_json_obj(&j, NULL);
+    body(&j, ctx);
+    pc_json_end(&j);
+    if (fclose(f) == 0) return buf;
+    free(buf);
+    return NULL;
+}
 
 void pc_json_init(pc_json *j, FILE *f)
 {

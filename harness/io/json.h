@@ -15,6 +15,9 @@ typedef struct pc_json {
 } pc_json;
 
 void pc_json_init(pc_json *j, FILE *f);
+/* A JSON object whose members BODY(J, CTX) writes, as malloc'd text (a
+ * verdict's JSON data); NULL when out of memory. */
+char *pc_json_object_text(void (*body)(pc_json *j, const void *ctx), const void *ctx);
 void pc_json_obj(pc_json *j, const char *key);
 void pc_json_arr(pc_json *j, const char *key);
 void pc_json_end(pc_json *j);

@@ -99,6 +99,27 @@ def to_numpy(x, what, dtype=None):
     return a, bits
 
 
+def _int64(a, what, name):
+    """A of any integer type as little-endian int64; TypeError for an
+    unsigned value beyond int64 (NAME: what one value is)."""
+    __tracebackhide__ = True
+    np = numpy()
+    if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
+        raise TypeError("%s: %s %d is beyond int64" % (what, name, int(a.max())))
+    return np.ascontiguousarray(a, dtype="<i8")
+
+
+def _as_numpy(x, widen_half=False):
+    """X (numpy, torch or a list) as a numpy array; WIDEN_HALF: torch's
+    16-bit floats to float32 first (numpy has no bfloat16)."""
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        x = x.detach().cpu()
+        if widen_half and x.is_floating_point() and x.element_size() < 4:
+            x = x.float()
+        x = x.numpy()
+    return numpy().asarray(x)
+
+
 def positions(x, what):
     """The position ids X (numpy, torch or a list) as a numpy array for a
     POS.npy option: integers of any width as little-endian int64, what the
@@ -106,16 +127,9 @@ def positions(x, what):
     judge.  TypeError for anything else."""
     __tracebackhide__ = True
     np = numpy()
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
-        x = x.detach().cpu()
-        if x.is_floating_point() and x.element_size() < 4:
-            x = x.float()
-        x = x.numpy()
-    a = np.asarray(x)
+    a = _as_numpy(x, widen_half=True)
     if np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
-        if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
-            raise TypeError("%s: position %d is beyond int64" % (what, int(a.max())))
-        return np.ascontiguousarray(a, dtype="<i8")
+        return _int64(a, what, "position")
     if np.issubdtype(a.dtype, np.floating):
         return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
     raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, a.dtype))
@@ -141,17 +155,13 @@ def integers(x, what):
     TypeError for floating or other values."""
     __tracebackhide__ = True
     np = numpy()
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    a = np.asarray(x)
+    a = _as_numpy(x)
     if not np.issubdtype(a.dtype, np.integer):
         raise TypeError("%s: expected integers (torch.long, numpy int64/int32/...), not %s"
                         % (what, a.dtype))
-    if np.issubdtype(a.dtype, np.unsignedinteger) and a.size and a.max() > np.iinfo(np.int64).max:
-        raise TypeError("%s: value %d is beyond int64" % (what, int(a.max())))
     while a.ndim > 2 and a.shape[0] == 1:  # (1, q, k) as compute_bias's batch of one
         a = a[0]
-    return np.ascontiguousarray(a, dtype="<i8")
+    return _int64(a, what, "value")
 
 
 def squeeze_leading(a, what):
