@@ -132,6 +132,10 @@ try:
        and "single-position path differs from its batched one" in r.get("details", ""),
        "wrong only when asked for one position: accuracy fails at a position asked for alone, "
        "the likely cause compares it with a call of two", r)
+    r = find(doc, "learned", "learned-range") or {}
+    ok(r.get("status") == "fail" and "differs from its single-row lookup" in r.get("summary", ""),
+       "a learned table whose lookup of one position gives another row: learned-range fails "
+       "naming the single-row lookup", r)
 
     # --- crashes and hangs are failures of that check, with the cause
     rc, doc, err, _ = check_json(so["crash"])
