@@ -132,10 +132,11 @@ try:
        and "single-position path differs from its batched one" in r.get("details", ""),
        "wrong only when asked for one position: accuracy fails at a position asked for alone, "
        "the likely cause compares it with a call of two", r)
-    r = find(doc, "learned", "learned-range") or {}
-    ok(r.get("status") == "fail" and "differs from its single-row lookup" in r.get("summary", ""),
-       "a learned table whose lookup of one position gives another row: learned-range fails "
-       "naming the single-row lookup", r)
+    r = find(doc, "learned", "lookup") or {}
+    ok(r.get("status") == "fail" and "pos=63 dim=0:" in r.get("summary", "")
+       and "looked up alone (n = 1" in r.get("summary", ""),
+       "a learned table whose lookup of one position gives another row: lookup fails at the "
+       "block's last row, looked up alone", r)
 
     # --- crashes and hangs are failures of that check, with the cause
     rc, doc, err, _ = check_json(so["crash"])

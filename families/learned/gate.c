@@ -1,7 +1,8 @@
 /* gate.c: the learned family's gate in `pecheck check`: the lookup
  * contract.  Every valid row finite and the same on a second lookup (in
- * reverse order: a lookup is a pure function of the position); positions
- * outside [0, max_len) rejected without writing OUT. */
+ * reverse order: a lookup is a pure function of the position) and, for each
+ * block's last row, looked up alone (n = 1, a decode step's lookup);
+ * positions outside [0, max_len) rejected without writing OUT. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -139,8 +140,41 @@ static int lookup_failed(pc_verdict *v, const lookup *lk, int rc, const pc_fault
     return 1;
 }
 
+/* The block's last row of the first lookup A against the same position
+ * looked up alone (B's first row). */
+static void count_alone(lookup *lk, size_t n)
+{
+    size_t w = (size_t)lk->d;
+    for (size_t j = 0; j < w; j++) {
+        float x = lk->a[(n - 1) * w + j], y = lk->b[j];
+        if (!same_bits(x, y) && lk->bad++ == 0)
+            snprintf(lk->first, sizeof lk->first, "pos=%" PRId64 " dim=%zu: %a (%g) in a lookup "
+                     "of %zu positions, %a (%g) looked up alone (n = 1, a decode step's lookup)",
+                     lk->pos[n - 1], j, (double)x, (double)x, n, (double)y, (double)y);
+    }
+}
+
+/* The block's last position of N looked up alone into B, compared; 0 to
+ * stop (V failed). */
+static int lookup_alone(pc_verdict *v, lookup *lk, size_t n)
+{
+    pc_fault fault;
+    int rc = pc_call_learned(lk->impl, &fault, &lk->pos[n - 1], 1, lk->d, lk->b);
+    if (lookup_failed(v, lk, rc, &fault, 0, 1, 1)) return 0;
+    if (rc == 0) {
+        count_alone(lk, n);
+        return 1;
+    }
+    v->status = PC_FAIL;
+    snprintf(v->summary, sizeof v->summary, "%s returned error %d looking up position %" PRId64
+             " alone (n = 1) after a lookup of %zu positions from %" PRId64 " returned it",
+             pc_hook_symbol(PC_HOOK_learned), rc, lk->pos[n - 1], n, lk->pos[0]);
+    return 0;
+}
+
 /* Rows K0.. (N of them): looked up, then again in reverse order (a lookup
- * is a pure function of the position).  Returns 0 to stop. */
+ * is a pure function of the position), then the last alone.  Returns 0 to
+ * stop. */
 static int lookup_block(pc_verdict *v, lookup *lk, int64_t k0, size_t n)
 {
     for (size_t r = 0; r < n; r++) {
@@ -155,7 +189,7 @@ static int lookup_block(pc_verdict *v, lookup *lk, int64_t k0, size_t n)
     rc = pc_call_learned(lk->impl, &fault, lk->rpos, n, lk->d, lk->b);
     if (lookup_failed(v, lk, rc, &fault, 0, 1, n)) return 0;
     count_bad(lk, n, rc);
-    if (rc == 0) return 1;
+    if (rc == 0) return n > 1 ? lookup_alone(v, lk, n) : 1;
     v->status = PC_FAIL;
     snprintf(v->summary, sizeof v->summary, "%s returned error %d on a second lookup of "
              "positions %" PRId64 "..%" PRId64, pc_hook_symbol(PC_HOOK_learned), rc, lk->pos[0],
@@ -172,7 +206,8 @@ static void lookup_summary(pc_verdict *v, const lookup *lk)
                  lk->bad, lk->bad == 1 ? "" : "s", lk->n_check, lk->first);
     } else if (v->status == PC_OK)
         snprintf(v->summary, sizeof v->summary, "%" PRId64 " of %" PRId64 " rows (d=%d) finite and "
-                 "the same on a second lookup", lk->n_check, lk->max_len, lk->d);
+                 "the same on a second lookup and, each block's last, alone", lk->n_check,
+                 lk->max_len, lk->d);
 }
 
 static void lookup_free(lookup *lk)
