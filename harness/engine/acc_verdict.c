@@ -27,7 +27,7 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
                  "(%.9g), exact %a (%.9g), |err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
                  m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
-                 w->alone ? " (asked for alone, n = 1)" : "", own, w->dim,
+                 pc_witness_alone_differs(w) ? " (asked for alone, n = 1)" : "", own, w->dim,
                  (double)w->got, (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else if (res->status == PC_FAIL) {
         const pc_witness *w = &m->worst;
@@ -36,7 +36,7 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
                  "|err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
                  m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
-                 w->alone ? " (asked for alone, n = 1)" : "", w->dim, (double)w->got,
+                 pc_witness_alone_differs(w) ? " (asked for alone, n = 1)" : "", w->dim, (double)w->got,
                  (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else {
         /* err/bound decides; no ulp count here: near a zero of cos or sin

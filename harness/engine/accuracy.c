@@ -280,6 +280,11 @@ static int call_block(block *b, const pc_impl *via, size_t n, pc_fault *fault)
                     rw->input ? b->x + m * d : NULL, b->got + m * d);
 }
 
+int pc_witness_alone_differs(const pc_witness *w)
+{
+    return w->alone && w->batched && w->bound > 0 && w->batched_ratio != w->err / w->bound;
+}
+
 int pc_acc_alone(const pc_acc_cfg *c, int64_t pos)
 {
     int64_t k, count;
@@ -1454,7 +1459,7 @@ static void print_witness(FILE *f, const char *title, const pc_witness *w, const
 {
     if (!w->valid) return;
     fprintf(f, "  %s: pos=%lld%s dim=%d ", title, (long long)w->pos,
-            w->alone ? " (asked for alone, n = 1)" : "", w->dim);
+            pc_witness_alone_differs(w) ? " (asked for alone, n = 1)" : "", w->dim);
     print_float(f, "got", (double)w->got);
     fputc(' ', f);
     print_float(f, "ref", w->ref);

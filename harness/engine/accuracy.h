@@ -164,6 +164,10 @@ typedef struct pc_acc_result {
 /* Whether the gate under CFG asks for position POS alone (n = 1): the
  * last position of each block of more than one (accuracy.c call_block). */
 int pc_acc_alone(const pc_acc_cfg *cfg, int64_t pos);
+/* Whether witness W was asked for alone and its element differs in a call
+ * of two positions: the single-position path is another (what the text
+ * marks "asked for alone, n = 1"; a table or a built-in never is). */
+int pc_witness_alone_differs(const struct pc_witness *w);
 
 /* The bound CFG gives the element of witness W (its pair's norm from the
  * seeded input row); -1 when it cannot be computed (out of memory). */
