@@ -508,95 +508,107 @@ static void gate_json(pc_json *j, const pc_rep_impl *ri)
     pc_json_end(j);
 }
 
+/* The run's parameters, precision model and gnuplot, members of J. */
+static void run_json(pc_json *j, const pc_report *r)
+{
+    const pc_opts *o = &r->o;
+    pc_json_obj(j, "parameters");
+    pc_json_int(j, "d", r->d);
+    pc_json_num(j, "base", r->base);
+    pc_json_int(j, "pos_lo", o->pos_lo);
+    pc_json_int(j, "pos_hi", o->pos_hi);
+    pc_json_int(j, "scan_max", r->scan_max);
+    pc_json_int(j, "seed", (long long)o->seed);
+    pc_json_str(j, "dtype", "f32");
+    pc_json_end(j);
+    pc_json_obj(j, "model");
+    pc_json_num(j, "C", r->C);
+    pc_json_str(j, "C_from", r->C_sched ? "the gates' schedules" : "2 ln(base) + 4");
+    pc_json_num(j, "u", r->u);
+    pc_json_str(j, "description", r->model);
+    pc_json_end(j);
+    pc_json_obj(j, "gnuplot");
+    pc_json_str(j, "program", r->gnuplot);
+    pc_json_bool(j, "found", r->gnuplot_missing[0] == '\0');
+    pc_json_str(j, "version", r->gnuplot_version[0] ? r->gnuplot_version : NULL);
+    pc_json_str(j, "missing", r->gnuplot_missing[0] ? r->gnuplot_missing : NULL);
+    pc_json_str(j, "terminal", "pngcairo");
+    pc_json_end(j);
+}
+
+/* One implementation entry RI, an object of the array J is in. */
+static void impl_json(pc_json *j, const pc_rep_impl *ri)
+{
+    pc_json_obj(j, NULL);
+    pc_json_str(j, "name", ri->impl->name);
+    pc_json_str(j, "family", ri->family);
+    pc_json_str(j, "layout", ri->layout >= 0 ? layout_name(ri->layout) : NULL);
+    pc_json_bool(j, "documented_correct", builtin(ri->impl) && ri->impl->expect_pass);
+    pc_json_bool(j, "user_source", !builtin(ri->impl));
+    pc_json_str(j, "verdict", vclass(overall(ri)));
+    if (ri->has_acc) gate_json(j, ri);
+    pc_json_arr(j, "properties");
+    for (int v = 0; v < ri->props.n; v++) {
+        const pc_verdict *vd = &ri->props.v[v];
+        pc_json_obj(j, NULL);
+        pc_json_str(j, "check", vd->check);
+        pc_json_str(j, "status", vd->status == PC_OK ? "pass" : vd->status == PC_FAIL ? "fail"
+                                 : vd->status == PC_SKIP ? "skip" : "error");
+        pc_json_num(j, "measured", vd->measured);
+        pc_json_num(j, "bound", vd->bound);
+        pc_json_str(j, "measured_what", vd->measured_what);
+        pc_json_int(j, "seed", (long long)vd->seed);
+        pc_json_str(j, "summary", vd->summary);
+        pc_json_end(j);
+    }
+    pc_json_end(j);
+    if (ri->prop_error[0]) pc_json_str(j, "property_error", ri->prop_error);
+    pc_json_end(j);
+}
+
+/* One plot P the page shows, an object of the array J is in. */
+static void plot_json(pc_json *j, const pc_rep_plot *p)
+{
+    char name[96];
+    pc_json_obj(j, NULL);
+    pc_json_str(j, "id", p->id);
+    pc_json_str(j, "title", p->title);
+    snprintf(name, sizeof name, "%s.png", p->id);
+    pc_json_str(j, "image", p->drawn ? name : NULL);
+    pc_json_bool(j, "drawn", p->drawn);
+    pc_json_str(j, "why_not_drawn", p->drawn ? NULL : p->why);
+    snprintf(name, sizeof name, "%s.gp", p->id);
+    pc_json_str(j, "script", p->has_data ? name : NULL);
+    pc_json_str(j, "note", p->note[0] ? p->note : NULL);
+    pc_json_arr(j, "data");
+    for (int d = 0; d < p->n_data; d++) {
+        pc_json_obj(j, NULL);
+        pc_json_str(j, "file", p->data[d].name);
+        pc_json_int(j, "rows", p->data[d].rows);
+        pc_json_end(j);
+    }
+    pc_json_end(j);
+    pc_json_end(j);
+}
+
 pc_status pc_report_write_json(pc_report *r, pc_err *err)
 {
     pc_status st;
     FILE *f = pc_report_fopen(r, "summary.json", err, &st);
     if (!f) return st;
-    const pc_opts *o = &r->o;
     pc_json j;
     pc_json_init(&j, f);
     pc_json_obj(&j, NULL);
     pc_json_str(&j, "tool", PC_TOOL);
     pc_json_str(&j, "version", PC_VERSION);
     pc_json_str(&j, "command", "report");
-    pc_json_obj(&j, "parameters");
-    pc_json_int(&j, "d", r->d);
-    pc_json_num(&j, "base", r->base);
-    pc_json_int(&j, "pos_lo", o->pos_lo);
-    pc_json_int(&j, "pos_hi", o->pos_hi);
-    pc_json_int(&j, "scan_max", r->scan_max);
-    pc_json_int(&j, "seed", (long long)o->seed);
-    pc_json_str(&j, "dtype", "f32");
-    pc_json_end(&j);
-    pc_json_obj(&j, "model");
-    pc_json_num(&j, "C", r->C);
-    pc_json_str(&j, "C_from", r->C_sched ? "the gates' schedules" : "2 ln(base) + 4");
-    pc_json_num(&j, "u", r->u);
-    pc_json_str(&j, "description", r->model);
-    pc_json_end(&j);
-    pc_json_obj(&j, "gnuplot");
-    pc_json_str(&j, "program", r->gnuplot);
-    pc_json_bool(&j, "found", r->gnuplot_missing[0] == '\0');
-    pc_json_str(&j, "version", r->gnuplot_version[0] ? r->gnuplot_version : NULL);
-    pc_json_str(&j, "missing", r->gnuplot_missing[0] ? r->gnuplot_missing : NULL);
-    pc_json_str(&j, "terminal", "pngcairo");
-    pc_json_end(&j);
+    run_json(&j, r);
     pc_json_arr(&j, "implementations");
-    for (int k = 0; k < r->n_impls; k++) {
-        const pc_rep_impl *ri = &r->impls[k];
-        pc_json_obj(&j, NULL);
-        pc_json_str(&j, "name", ri->impl->name);
-        pc_json_str(&j, "family", ri->family);
-        pc_json_str(&j, "layout", ri->layout >= 0 ? layout_name(ri->layout) : NULL);
-        pc_json_bool(&j, "documented_correct", builtin(ri->impl) && ri->impl->expect_pass);
-        pc_json_bool(&j, "user_source", !builtin(ri->impl));
-        pc_json_str(&j, "verdict", vclass(overall(ri)));
-        if (ri->has_acc) gate_json(&j, ri);
-        pc_json_arr(&j, "properties");
-        for (int v = 0; v < ri->props.n; v++) {
-            const pc_verdict *vd = &ri->props.v[v];
-            pc_json_obj(&j, NULL);
-            pc_json_str(&j, "check", vd->check);
-            pc_json_str(&j, "status", vd->status == PC_OK ? "pass" : vd->status == PC_FAIL ? "fail"
-                                      : vd->status == PC_SKIP ? "skip" : "error");
-            pc_json_num(&j, "measured", vd->measured);
-            pc_json_num(&j, "bound", vd->bound);
-            pc_json_str(&j, "measured_what", vd->measured_what);
-            pc_json_int(&j, "seed", (long long)vd->seed);
-            pc_json_str(&j, "summary", vd->summary);
-            pc_json_end(&j);
-        }
-        pc_json_end(&j);
-        if (ri->prop_error[0]) pc_json_str(&j, "property_error", ri->prop_error);
-        pc_json_end(&j);
-    }
+    for (int k = 0; k < r->n_impls; k++) impl_json(&j, &r->impls[k]);
     pc_json_end(&j);
     pc_json_arr(&j, "plots"); /* the ones the page shows: the selection's families' */
-    for (int k = 0; k < PC_REP_PLOTS; k++) {
-        const pc_rep_plot *p = &r->plots[k];
-        char name[96];
-        if (!p->wanted) continue;
-        pc_json_obj(&j, NULL);
-        pc_json_str(&j, "id", p->id);
-        pc_json_str(&j, "title", p->title);
-        snprintf(name, sizeof name, "%s.png", p->id);
-        pc_json_str(&j, "image", p->drawn ? name : NULL);
-        pc_json_bool(&j, "drawn", p->drawn);
-        pc_json_str(&j, "why_not_drawn", p->drawn ? NULL : p->why);
-        snprintf(name, sizeof name, "%s.gp", p->id);
-        pc_json_str(&j, "script", p->has_data ? name : NULL);
-        pc_json_str(&j, "note", p->note[0] ? p->note : NULL);
-        pc_json_arr(&j, "data");
-        for (int d = 0; d < p->n_data; d++) {
-            pc_json_obj(&j, NULL);
-            pc_json_str(&j, "file", p->data[d].name);
-            pc_json_int(&j, "rows", p->data[d].rows);
-            pc_json_end(&j);
-        }
-        pc_json_end(&j);
-        pc_json_end(&j);
-    }
+    for (int k = 0; k < PC_REP_PLOTS; k++)
+        if (r->plots[k].wanted) plot_json(&j, &r->plots[k]);
     pc_json_end(&j);
     pc_json_obj(&j, "seconds");
     pc_json_num(&j, "data", r->seconds_data);
