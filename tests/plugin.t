@@ -6,7 +6,8 @@ Builds each tests/plugins/NAME.c (and examples/plugin_good.c) with
 codes and messages: a correct plugin passes every family; a wrong one fails
 with a witness; a plugin wrong only in calls of one position (a decode
 step's fast path) fails at a position the gate asks for alone, its likely
-cause comparing the same position in a call of two; crashing, aborting, hanging, exiting, NaN-writing and
+cause comparing the same position in a call of 255 (one that returns an error only
+then fails too, never "layout not supported"); crashing, aborting, hanging, exiting, NaN-writing and
 out-of-bounds-writing plugins fail that check with the cause while pecheck
 goes on; a library that does not load, lacks pecheck_abi_version or reports
 another version, or exports none of the entry points (a misspelt or a
@@ -91,7 +92,7 @@ try:
              "halfonly", "nosym", "version3", "learned_bad", "attention_bad", "misspelt", "mangled",
              "dtor_exit", "ctor_round", "dtor_segv", "inject", "fork_stdout", "nondet", "pids",
              "reload_crash", "scribble", "fork_setsid", "hog", "spin", "hang_pid", "parent",
-             "decode"]
+             "decode", "decode_error"]
     so = {n: build(n) for n in names}
     so["good"] = build("plugin_good", os.path.join(ROOT, "examples", "plugin_good.c"))
 
@@ -127,11 +128,19 @@ try:
     r = find(doc, "sinusoidal", "accuracy", "interleaved") or {}
     w = (r.get("data") or {}).get("worst") or {}
     ok(rc == 1 and r.get("status") == "fail" and "(asked for alone, n = 1)" in r.get("summary", "")
-       and (w.get("split") or {}).get("asked_alone") is True
-       and (w.get("split") or {}).get("batched_err_over_bound", 2) <= 1
+       and w.get("asked_alone") is True and w.get("batched_err_over_bound", 2) <= 1
+       and w.get("batched_positions") == 255
        and "single-position path differs from its batched one" in r.get("details", ""),
        "wrong only when asked for one position: accuracy fails at a position asked for alone, "
-       "the likely cause compares it with a call of two", r)
+       "the likely cause compares it with a call of 255", r)
+    rc, doc, err, _ = check_json(so["decode_error"])
+    r = find(doc, "sinusoidal", "accuracy", "half") or {}
+    ok(rc == 1 and r.get("status") == "fail" and "returned error 5 (position 255 asked for "
+       "alone, n = 1" in r.get("summary", "") and "the call of 0..254 before it returned" in
+       r.get("summary", ""),
+       "an error only when asked for one position: accuracy fails (not 'layout not supported')",
+       r)
+    rc, doc, err, _ = check_json(so["decode"])
     r = find(doc, "learned", "lookup") or {}
     ok(r.get("status") == "fail" and "pos=63 dim=0:" in r.get("summary", "")
        and "looked up alone (n = 1" in r.get("summary", ""),

@@ -186,6 +186,11 @@ try:
     fails_naming(t5 + [path("t5_decode1"), "--causal", "--pos-start", "400"], "t5-table",
                  ["queries from position 400", "pass --pos-start 299"],
                  "a decode step's slice read as a query after every key")
+    rc, res, why = check_json(t5 + [path("t5_bidir"), "--pos-start", "3"])
+    text = (gate(res, "t5-table") or {}).get("summary", "")
+    ok(rc == 1 and "its rows are queries 0..299: pass --pos-start 0" in text
+       and "decode slice" not in text,
+       "a table from query 0 read from 3: the cause names --pos-start 0, not a decode slice", text)
     rc, res, why = check_json(t5 + [path("t5_decode1"), "--causal", "--pos-start", "299",
                                     "--format", "json"])
     v = gate(res, "t5-table") or {}

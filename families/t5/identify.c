@@ -191,7 +191,9 @@ static void identify_at(t5_found *f)
     f->found = 0;
     free(f->b);
     f->b = NULL;
-    if ((int64_t)f->t->nk - 1 - f->q0 < 0) { /* the search starts from relative position 0 */
+    f->lo = -(f->q0 + (int64_t)f->t->nq - 1);
+    f->hi = (int64_t)f->t->nk - 1 - f->q0;
+    if (f->hi < 0) { /* the search starts from relative position 0 */
         snprintf(f->note, sizeof f->note, "its queries (from position %lld) come after every "
                  "key (0..%zu): no relative position 0 to start from", (long long)f->q0,
                  f->t->nk - 1);
@@ -253,6 +255,12 @@ static void range_text(const t5_found *f, char *buf, size_t len)
     else buf[0] = '\0';
 }
 
+/* F's queries are the last ones of the keys (HF's decode slice) */
+static int decode_slice(const t5_found *f)
+{
+    return f->q0 != 0 && f->q0 == (int64_t)f->t->nk - (int64_t)f->t->nq;
+}
+
 static void print_text(FILE *out, const void *found)
 {
     const t5_found *f = found;
@@ -263,7 +271,8 @@ static void print_text(FILE *out, const void *found)
     if (f->q0)
         fprintf(out, "  queries: positions %lld..%lld%s\n", (long long)f->q0,
                 (long long)f->q0 + (long long)f->t->nq - 1, f->t->q0 == f->q0 ? ""
-                : " (HF's decode slice: the last queries of the keys)");
+                : decode_slice(f) ? " (HF's decode slice: the last queries of the keys)"
+                : " (not the --pos-start given)");
     if (!f->found) { fprintf(out, "  %s\n", f->note); return; }
     fprintf(out, "  mode: %s\n  num_buckets: %d", f->bidir ? "bidirectional (the encoder's)"
             : "causal (bidirectional=False, the decoder's)", f->num_buckets);
@@ -359,8 +368,9 @@ void pc_t5_table_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, siz
         }
         if (u < len && f.q0 != t->q0)
             snprintf(buf + u, len - u, "%squeries from position %lld (its rows are queries %lld.."
-                     "%lld, HF's decode slice: pass --pos-start %lld)", sep, (long long)t->q0,
-                     (long long)f.q0, (long long)f.q0 + (long long)t->nq - 1, (long long)f.q0);
+                     "%lld%s: pass --pos-start %lld)", sep, (long long)t->q0, (long long)f.q0,
+                     (long long)f.q0 + (long long)t->nq - 1,
+                     decode_slice(&f) ? ", HF's decode slice" : "", (long long)f.q0);
     }
     free(f.b);
 }

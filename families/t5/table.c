@@ -79,6 +79,12 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
     t->t.nq = t->a.shape[0];
     t->t.nk = t->a.shape[1];
     t->t.q0 = o->pos_start;
+    if (t->t.q0 > PC_POS_MAX - (int64_t)t->t.nq + 1) {
+        st = pc_seterr(err, PC_EINPUT, "--pos-start %lld: the %zu queries of %s would pass "
+                       "position 2^53", (long long)t->t.q0, t->t.nq, path);
+        table_close(&t->head.impl);
+        return st;
+    }
     t->t.v = t->a.data;
     memcpy(t->t.dtype, t->a.dtype, sizeof t->t.dtype);
     snprintf(t->description, sizeof t->description, "T5 bucket table (%zu queries from "

@@ -106,7 +106,7 @@ static pc_witness witness(int64_t pos, int dim, float got, float ref32, double r
                           double err, double ulp, double bound, double theta)
 {
     pc_witness w = { 1, pos, dim, got, ref32, ref, err, ulp, bound, theta, 0, 0, 0, 0, 0, 0,
-                     0, 0, 0 };
+                     0, 0, 0, 0 };
     return w;
 }
 
@@ -264,20 +264,33 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
  * whose rows rotate an input: of input rows from input_row.  N > 1: the
  * first N - 1 in one call, the last alone (n = 1, the shape of a decode
  * step, whose fast paths batched calls never reach: pc_acc_alone).  The
- * first nonzero return value; FAULT says whether a call faulted. */
-static int call_block(block *b, const pc_impl *via, size_t n, pc_fault *fault)
+ * first nonzero return value; FAULT says whether a call faulted, *ALONE
+ * (when given) whether the one that failed was the last position's alone
+ * after the others' returned. */
+static int call_block(block *b, const pc_impl *via, size_t n, pc_fault *fault, int *alone)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d, m = n > 1 ? n - 1 : n;
+    if (alone) *alone = 0;
     if (rw->input)
         for (size_t r = 0; r < n; r++)
             input_row(c, b->pos[r], b->x + r * d);
     int rc = rw->call(via, fault, b->pos, m, c->d, c->base, c->layout,
                       rw->input ? b->x : NULL, b->got);
     if (rc != 0 || fault->faulted || m == n) return rc;
-    return rw->call(via, fault, b->pos + m, 1, c->d, c->base, c->layout,
-                    rw->input ? b->x + m * d : NULL, b->got + m * d);
+    rc = rw->call(via, fault, b->pos + m, 1, c->d, c->base, c->layout,
+                  rw->input ? b->x + m * d : NULL, b->got + m * d);
+    if (alone) *alone = rc != 0 || fault->faulted;
+    return rc;
+}
+
+void pc_acc_alone_note(char *buf, size_t len, const char *what, int64_t pos, int64_t lo)
+{
+    if (snprintf(buf, len, "%.150s (position %lld asked for alone, n = 1, as a decode step "
+                 "calls it; the call of %lld..%lld before it returned)", what, (long long)pos,
+                 (long long)lo, (long long)pos - 1) < 0)
+        buf[0] = '\0';
 }
 
 int pc_witness_alone_differs(const pc_witness *w)
@@ -304,7 +317,7 @@ int pc_acc_alone(const pc_acc_cfg *c, int64_t pos)
     }
     int64_t first = k - k % PC_ACC_BLOCK, last = first + PC_ACC_BLOCK - 1;
     if (last > count - 1) last = count - 1;
-    return k == last && last > first;
+    return k == last; /* a block of one position is a call of one too */
 }
 
 /* The certified rows of the block's N positions into REF32/REF64, in the
@@ -372,30 +385,35 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
     sums_store(m, &a);
 }
 
-/* W's element in a call of two positions, W's and its neighbour (the one
- * before it, or after it at the run's first position; drawn inputs are a
- * function of the position), against its bound: W->batched_ratio.  W was
- * asked for alone; a batched value within its bound says the kernel's
- * single-position path is the one at fault. */
+/* W's element in a call of as many positions as the gate's block calls
+ * (PC_ACC_BLOCK - 1, the consecutive positions up to W's, or from it,
+ * within what the source serves), against its bound: W->batched_ratio, the
+ * call's size W->batched_n.  W was asked for alone; a batched value within
+ * its bound says the kernel's single-position path is the one at fault.
+ * Drawn inputs are a function of the position. */
 static void batched_ratio(block *b, pc_witness *w)
 {
     const pc_acc_cfg *c = b->cfg;
     const pc_rows *rw = b->rows;
     size_t d = (size_t)c->d;
-    int64_t pos = w->pos, other = pos > c->pos_lo ? pos - 1 : pos + 1;
-    size_t at = other < pos; /* the witness's row in the call */
-    b->pos[0] = other < pos ? other : pos;
-    b->pos[1] = other < pos ? pos : other;
+    int64_t lo = b->impl->pos_bounded ? b->impl->pos_min : 0;
+    int64_t hi = b->impl->pos_bounded ? b->impl->pos_max : PC_POS_MAX;
+    int64_t from = w->pos - (PC_ACC_BLOCK - 2) > lo ? w->pos - (PC_ACC_BLOCK - 2) : lo;
+    int64_t to = from + (PC_ACC_BLOCK - 2) < hi ? from + (PC_ACC_BLOCK - 2) : hi;
+    if (to <= from) return; /* a run of one position: no call of several */
+    size_t n = (size_t)(to - from + 1), at = (size_t)(w->pos - from);
+    for (size_t r = 0; r < n; r++) b->pos[r] = from + (int64_t)r;
     if (rw->input)
-        for (size_t r = 0; r < 2; r++) input_row(c, b->pos[r], b->x + r * d);
+        for (size_t r = 0; r < n; r++) input_row(c, b->pos[r], b->x + r * d);
     pc_fault fault;
-    int rc = rw->call(b->impl, &fault, b->pos, 2, c->d, c->base, c->layout,
+    int rc = rw->call(b->impl, &fault, b->pos, n, c->d, c->base, c->layout,
                       rw->input ? b->x : NULL, b->got);
     if (rc != 0 || fault.faulted) return;
     pc_witness x = *w;
     x.got = b->got[at * d + (size_t)w->dim];
     w->batched_ratio = pc_check_element(&x);
     w->batched = 1;
+    w->batched_n = (int)n;
 }
 
 /* Error split of one witness.
@@ -407,7 +425,10 @@ static void batched_ratio(block *b, pc_witness *w)
 static void split_witness(block *b, pc_witness *w)
 {
     const pc_acc_cfg *c = b->cfg;
-    if (!w->valid || !isfinite(w->got)) return;
+    if (!w->valid) return;
+    w->alone = pc_acc_alone(c, w->pos);
+    if (w->alone) batched_ratio(b, w);
+    if (!isfinite(w->got)) return;
     size_t d = (size_t)c->d;
     int64_t pos = w->pos;
     int pair, first;
@@ -416,7 +437,7 @@ static void split_witness(block *b, pc_witness *w)
     const pc_rows *rw = b->rows;
     const float *x = rw->input ? b->x : NULL;
     pc_fault fault;
-    int rc = call_block(b, b->impl, 1, &fault);
+    int rc = call_block(b, b->impl, 1, &fault, NULL);
     if (rc != 0 || fault.faulted) return;
     rc = rw->ref(b->freqs, pos, c->layout, x, NULL, b->ref64);
     if (rc != 0) return;
@@ -431,8 +452,6 @@ static void split_witness(block *b, pc_witness *w)
     w->angle_err = da;
     w->norm_err = hypot(ga, gb) / hypot(ra, rb) - 1.0;
     w->has_split = 1;
-    w->alone = pc_acc_alone(c, pos);
-    if (w->alone) batched_ratio(b, w);
     if (!b->impl->angles) return;
     float *theta = malloc(d / 2 * sizeof *theta);
     if (!theta) return;
@@ -579,6 +598,7 @@ typedef struct lane_out {
     pc_fault fit_fault;       /* FIT_FAILED: whether the fit call faulted */
     pc_fitb *fitb;            /* d/2 block sums (the ring's, run.fitb) */
     double fit_s;             /* seconds of its fit work (call and sums) */
+    int alone;                /* RC or FAULT came from the last position's call alone */
 } lane_out;
 
 typedef struct slot {
@@ -693,23 +713,32 @@ static void merge_fit(lane *ln, const lane_out *o, int64_t p0, int64_t hi, size_
 static void merge_lane(run *r, lane *ln, const lane_out *o, int64_t p0, int64_t hi, size_t n)
 {
     pc_acc_result *res = ln->res;
+    res->impl_alone = o->alone;
     if (o->fault.faulted) {
         /* a crash, exit, hang or write outside OUT: a failure with its
          * cause, never "layout not supported" */
         res->status = PC_FAIL;
         res->faulted = 1;
         res->fault_lo = p0;
-        snprintf(res->note, sizeof res->note, "%.255s", o->fault.cause);
+        if (o->alone) pc_acc_alone_note(res->note, sizeof res->note, o->fault.cause, hi, p0);
+        else snprintf(res->note, sizeof res->note, "%.255s", o->fault.cause);
         ln->ended = 1;
     } else if (o->rc != 0) {
-        /* declining the first call means "this layout is not supported" */
-        int first = r->merged == r->b0;
+        /* declining the first call means "this layout is not supported";
+         * declining a position alone after its block's call returned is a
+         * failure (a decode step's call) */
+        int first = r->merged == r->b0 && !o->alone;
         res->status = first ? PC_SKIP : PC_FAIL;
         res->impl_rc = o->rc;
         res->impl_rc_lo = p0;
         res->impl_rc_hi = hi;
         pc_acc_impl_note(res->note, sizeof res->note, r->impl->name, o->rc, first,
                          ln->cfg->layout, p0, hi);
+        if (o->alone) {
+            char what[128];
+            snprintf(what, sizeof what, "%.80s returned error %d", r->impl->name, o->rc);
+            pc_acc_alone_note(res->note, sizeof res->note, what, hi, p0);
+        }
         ln->ended = 1;
     } else {
         merge_raw(&res->m, &o->m);
@@ -918,6 +947,7 @@ static void lane_out_init(lane_out *o)
 {
     o->st = PC_OK;
     o->rc = 0;
+    o->alone = 0;
     memset(&o->fault, 0, sizeof o->fault);
     memset(&o->fit_fault, 0, sizeof o->fit_fault);
     pc_metrics_init(&o->m);
@@ -935,7 +965,7 @@ static void lane_calls(run *r, block *b, int64_t blk, int l, size_t n, lane_out 
     *called = take_turn(r, l, blk, fit);
     use_lane(r, b, l);
     const pc_impl *via = host_of(r, blk);
-    if (*called) o->rc = call_block(b, via, n, &o->fault);
+    if (*called) o->rc = call_block(b, via, n, &o->fault, &o->alone);
     int failed = *called && (o->rc != 0 || o->fault.faulted);
     *fit &= !failed && b->fc != NULL;
     if (*fit && r->rows->input) {
@@ -1356,7 +1386,7 @@ static const char *likely_cause(const pc_witness *w)
     if (!w->valid) return NULL;
     if (w->batched && w->batched_ratio <= 1.0)
         return "the position asked for alone (n = 1, the shape of a decode step) is off while "
-               "the same position in a call of two is within its bound: the kernel's "
+               "the same position in a call of several is within its bound: the kernel's "
                "single-position path differs from its batched one";
     if (!isfinite(w->got))
         return "the implementation produced NaN or Inf";
@@ -1480,8 +1510,8 @@ static void print_witness(FILE *f, const char *title, const pc_witness *w, const
                 "from sin/cos evaluation: %.3g\n", (double)w->theta_impl, (double)w->theta_impl,
                 (double)w->theta_impl - w->theta, w->angle_part, w->eval_part);
     if (w->batched)
-        fprintf(f, "      the same element in a call of two positions: err/bound %.3g\n",
-                w->batched_ratio);
+        fprintf(f, "      the same element in a call of %d positions: err/bound %.3g\n",
+                w->batched_n, w->batched_ratio);
 }
 
 void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
@@ -1549,6 +1579,11 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
     pc_json_num(j, "ulp_err", w->ulp);
     pc_json_num(j, "bound", w->bound);
     pc_json_num(j, "theta", w->theta);
+    if (w->alone) pc_json_bool(j, "asked_alone", 1);
+    if (w->batched) {
+        pc_json_num(j, "batched_err_over_bound", w->batched_ratio);
+        pc_json_int(j, "batched_positions", w->batched_n);
+    }
     if (w->has_split >= 1) {
         pc_json_obj(j, "split");
         pc_json_num(j, "angle_err_rad", w->angle_err);
@@ -1558,8 +1593,6 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
             pc_json_num(j, "from_angle", w->angle_part);
             pc_json_num(j, "from_evaluation", w->eval_part);
         }
-        pc_json_bool(j, "asked_alone", w->alone);
-        if (w->batched) pc_json_num(j, "batched_err_over_bound", w->batched_ratio);
         pc_json_end(j);
     }
     pc_json_end(j);

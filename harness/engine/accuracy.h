@@ -106,9 +106,9 @@ typedef struct pc_witness {
     float theta_impl; /* exact split: the binary32 angle the implementation used */
     double angle_part;/* |ref at theta_impl - ref| */
     double eval_part; /* |got - ref at theta_impl| */
-    /* split: the gate asked for POS alone (n = 1, pc_acc_alone), and then
-     * (BATCHED) the element's err/bound in a call of two positions */
-    int alone, batched;
+    /* the gate asked for POS alone (n = 1, pc_acc_alone), and then
+     * (BATCHED) the element's err/bound in a call of BATCHED_N positions */
+    int alone, batched, batched_n;
     double batched_ratio;
 } pc_witness;
 
@@ -154,6 +154,9 @@ typedef struct pc_acc_result {
      * of the block whose call faulted (the run stopped before it) */
     int faulted;
     int64_t fault_lo;
+    /* the call that ended the run (IMPL_RC or FAULTED) was the block's last
+     * position asked for alone, after the block's other call returned */
+    int impl_alone;
     /* with CFG->fit: why its sums stop short of the run's blocks (empty:
      * they do not), and the fit's share of the pass in seconds, taken out
      * of SECONDS (the pass's time split by the workers' measured time) */
@@ -164,6 +167,9 @@ typedef struct pc_acc_result {
 /* Whether the gate under CFG asks for position POS alone (n = 1): the
  * last position of each block of more than one (accuracy.c call_block). */
 int pc_acc_alone(const pc_acc_cfg *cfg, int64_t pos);
+/* "WHAT (position POS asked for alone, n = 1, ...; the call of LO..POS-1
+ * before it returned)" into BUF: the note of a run ended by that call. */
+void pc_acc_alone_note(char *buf, size_t len, const char *what, int64_t pos, int64_t lo);
 /* Whether witness W was asked for alone and its element differs in a call
  * of two positions: the single-position path is another (what the text
  * marks "asked for alone, n = 1"; a table or a built-in never is). */

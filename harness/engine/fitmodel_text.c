@@ -220,7 +220,7 @@ void pc_fitm_verdict(const pc_fitm *f, const char *note, pc_verdict *v)
     v->measured = f->worst;
     v->bound = 1.0;
     snprintf(v->measured_what, sizeof v->measured_what, "max fitted/bound");
-    char line[400];
+    char line[sizeof v->summary - 64]; /* the kinds' sentences whole, after the count */
     pc_fitm_summary(f, line, sizeof line);
     if (f->bad)
         snprintf(v->summary, sizeof v->summary, "%d of %d pairs outside the fitted model's bounds: %s",

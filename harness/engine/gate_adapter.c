@@ -32,6 +32,9 @@ int pc_adapter_fault_apply(const pc_adapter_fault *f, pc_acc_result *res)
         return 0;
     res->status = PC_FAIL;
     res->faulted = 1;
-    snprintf(res->note, sizeof res->note, "%.250s", f->cause);
+    if (res->impl_alone)
+        pc_acc_alone_note(res->note, sizeof res->note, f->cause, res->impl_rc_hi, res->impl_rc_lo);
+    else
+        snprintf(res->note, sizeof res->note, "%.250s", f->cause);
     return 1;
 }

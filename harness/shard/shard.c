@@ -122,12 +122,13 @@ static void get_witness(rd *r, const pc_jnode *o, const char *key, pc_witness *w
             w->angle_part = get_num(r, sp, "from_angle", (double)NAN);
             w->eval_part = get_num(r, sp, "from_evaluation", (double)NAN);
         }
-        const pc_jnode *al = pc_jget(sp, "asked_alone");
-        w->alone = al && al->type == PC_J_TRUE;
-        if (pc_jget(sp, "batched_err_over_bound")) {
-            w->batched = 1;
-            w->batched_ratio = get_num(r, sp, "batched_err_over_bound", (double)NAN);
-        }
+    }
+    const pc_jnode *al = pc_jget(v, "asked_alone");
+    w->alone = al && al->type == PC_J_TRUE;
+    if (pc_jget(v, "batched_err_over_bound")) {
+        w->batched = 1;
+        w->batched_ratio = get_num(r, v, "batched_err_over_bound", (double)NAN);
+        w->batched_n = (int)get_int_in(r, v, "batched_positions", 2, PC_ACC_BLOCK);
     }
 }
 
@@ -518,7 +519,7 @@ static void no_split(pc_witness *w)
     w->has_split = 0;
     w->angle_err = w->norm_err = w->angle_part = w->eval_part = 0.0;
     w->theta_impl = 0.0f;
-    w->alone = w->batched = 0;
+    w->alone = w->batched = w->batched_n = 0;
     w->batched_ratio = 0.0;
 }
 

@@ -88,6 +88,10 @@ def _value(key, v, argname, staging):
         raise TypeError("%s= takes a value (%s), not %r" % (key, argname, v))
     if isinstance(v, (dict, list, tuple)):
         return json.dumps(v)
+    if _is_array(v) and getattr(v, "ndim", None) == 0:
+        v = v.item()  # a 0-d tensor or array (HF's cache_position[0], a numpy scalar)
+    if hasattr(v, "item") and not isinstance(v, (int, float, str)):
+        v = v.item()  # a numpy scalar
     if isinstance(v, float):
         return repr(v)
     return str(v)

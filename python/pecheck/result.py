@@ -184,11 +184,10 @@ def _accuracy_witness(r, data, rotated):
         return None
     got, ref = w.get("got") or {}, w.get("ref") or {}
     abs_err, bound = _num(w.get("abs_err")), _num(w.get("bound"))
-    split = w.get("split") or {}
-    # asked for alone, and the element differs in a call of two: the
+    # asked for alone, and the element differs in a call of several: the
     # single-position path is another (the CLI marks it so, too)
-    alone = bool(split.get("asked_alone")) and "batched_err_over_bound" in split and \
-        abs_err is not None and bound and split["batched_err_over_bound"] != abs_err / bound
+    alone = bool(w.get("asked_alone")) and "batched_err_over_bound" in w and \
+        (abs_err is None or not bound or w["batched_err_over_bound"] != abs_err / bound)
     at = "position %d%s" % (w["pos"], " (asked for alone, n = 1)" if alone else "")
     own = data.get("source_values")
     element = "dimension %d%s: got %s, exact %s, |err| %s > bound %.3g" % (
