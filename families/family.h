@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "harness/sandbox/hook.h"
 #include "harness/base/status.h"
+#include "harness/io/npy.h"
 #include "reference/reference.h"
 #include "spec.h"
 
@@ -126,14 +127,26 @@ struct pc_table_args;
  * its shape or dtype and the fix.  A family with rows and no reader of its
  * own is read by harness/sources/table.c. */
 /* The head of a table a family reads itself: the implementation handed
- * out (its ctx is the table) and the reader's MAGIC, which tells its
- * tables from any other source. */
+ * out (its ctx is the table), the reader's MAGIC, which tells its tables
+ * from any other source, the array read and its file's path. */
 typedef struct pc_family_table {
     pc_impl impl;
     unsigned magic;
+    pc_npy a;
+    char *path;
 } pc_family_table;
 /* IMPL as a table of the reader whose mark is MAGIC, or NULL. */
 pc_family_table *pc_family_table_of(const pc_impl *impl, unsigned magic);
+/* A new table of SIZE bytes (a struct whose first member is its
+ * pc_family_table head) marked MAGIC, its array read from PATH by READ
+ * (pc_npy_read or pc_npy_read_numbers; a missing file is bad input), its
+ * implementation named PATH, meant for FAMILY and expected to pass.  NULL
+ * with *ST and ERR when it cannot be read. */
+void *pc_family_table_new(size_t size, unsigned magic, const char *family, const char *path,
+                          pc_status (*read)(const char *, pc_npy *, pc_err *), pc_status *st,
+                          pc_err *err);
+/* Free a table pc_family_table_new made (NULL: nothing). */
+void pc_family_table_free(pc_family_table *t);
 
 typedef struct pc_table_reader {
     pc_status (*open)(const pc_spec *spec, const struct pc_table_args *a, const char *path,

@@ -234,3 +234,36 @@ pc_family_table *pc_family_table_of(const pc_impl *impl, unsigned magic)
     pc_family_table *t = impl->ctx;
     return t->magic == magic ? t : NULL;
 }
+
+void *pc_family_table_new(size_t size, unsigned magic, const char *family, const char *path,
+                          pc_status (*read)(const char *, pc_npy *, pc_err *), pc_status *st,
+                          pc_err *err)
+{
+    pc_family_table *t = calloc(1, size);
+    if (!t) {
+        *st = pc_seterr(err, PC_ENOMEM, "out of memory");
+        return NULL;
+    }
+    t->magic = magic;
+    t->impl.ctx = t;
+    *st = read(path, &t->a, err);
+    if (*st == PC_EIO) *st = PC_EINPUT; /* a missing table is bad input (exit 2) */
+    t->path = strdup(path);
+    if (*st == PC_OK && !t->path) *st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    if (*st != PC_OK) {
+        pc_family_table_free(t);
+        return NULL;
+    }
+    t->impl.name = t->path;
+    t->impl.family_hint = family;
+    t->impl.expect_pass = 1;
+    return t;
+}
+
+void pc_family_table_free(pc_family_table *t)
+{
+    if (!t) return;
+    pc_npy_free(&t->a);
+    free(t->path);
+    free(t);
+}

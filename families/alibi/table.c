@@ -29,10 +29,8 @@
 #define ALIBI_TABLE_MAGIC 0xA11B1u
 
 typedef struct alibi_table {
-    pc_family_table head;     /* first: the implementation handed out and the mark */
+    pc_family_table head;     /* first: the implementation handed out, the array read */
     pc_alibi_table t;
-    pc_npy a;
-    char *path;
     char description[300];
 } alibi_table;
 
@@ -156,10 +154,7 @@ static pc_status shape_of(const pc_npy *a, const char *path, int heads, pc_alibi
 static void table_close(pc_impl *impl)
 {
     alibi_table *t = alibi_table_from(impl);
-    if (!t) return;
-    pc_npy_free(&t->a);
-    free(t->path);
-    free(t);
+    if (t) pc_family_table_free(&t->head);
 }
 
 static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const char *path,
@@ -169,25 +164,18 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
     if (o->pos_start != 0)
         return pc_seterr(err, PC_EINPUT, "--pos-start: an ALiBi table's queries and keys start "
                          "at 0");
-    alibi_table *t = calloc(1, sizeof *t);
-    if (!t) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    t->head.magic = ALIBI_TABLE_MAGIC;
-    t->head.impl.ctx = t;
-    pc_status st = pc_npy_read(path, &t->a, err);
-    if (st == PC_EIO) st = PC_EINPUT; /* a missing table is bad input (exit 2) */
-    t->path = strdup(path);
-    if (st == PC_OK && !t->path) st = pc_seterr(err, PC_ENOMEM, "out of memory");
-    if (st == PC_OK) st = storage(o, path, &t->a, &t->t, err);
-    if (st == PC_OK) st = shape_of(&t->a, path, pc_alibi_spec_of(spec)->heads, &t->t, err);
+    pc_status st;
+    alibi_table *t = pc_family_table_new(sizeof *t, ALIBI_TABLE_MAGIC, "alibi", path,
+                                         pc_npy_read, &st, err);
+    if (!t) return st;
+    st = storage(o, path, &t->head.a, &t->t, err);
+    if (st == PC_OK) st = shape_of(&t->head.a, path, pc_alibi_spec_of(spec)->heads, &t->t, err);
     if (st != PC_OK) { table_close(&t->head.impl); return st; }
-    t->t.path = t->path;
+    t->t.path = t->head.path;
     snprintf(t->description, sizeof t->description, "ALiBi table, %d heads: %.200s", t->t.heads,
              t->t.form_note);
     pc_impl *im = &t->head.impl;
-    im->name = t->path;
     im->description = t->description;
-    im->family_hint = "alibi";
-    im->expect_pass = 1;
     int derived = t->t.form != PC_ALIBI_SLOPES;
     if (!derived || (t->t.dtype != PC_DT_F16 && t->t.dtype != PC_DT_BF16))
         im->alibi_slopes = slopes_hook; /* a half-precision bias is not its slope */

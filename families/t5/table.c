@@ -17,10 +17,8 @@
 #define T5_TABLE_MAGIC 0x75B0Cu
 
 typedef struct t5_table {
-    pc_family_table head;     /* first: the implementation handed out and the mark */
+    pc_family_table head;     /* first: the implementation handed out, the array read */
     pc_t5_table t;
-    pc_npy a;
-    char *path;
     char description[200];
 } t5_table;
 
@@ -49,10 +47,7 @@ int pc_t5_table_bucket(const pc_t5_table *t, int64_t rel, double *got)
 static void table_close(pc_impl *impl)
 {
     t5_table *t = t5_table_from(impl);
-    if (!t) return;
-    pc_npy_free(&t->a);
-    free(t->path);
-    free(t);
+    if (t) pc_family_table_free(&t->head);
 }
 
 static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const char *path,
@@ -60,24 +55,21 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
 {
     (void)spec;
     *out = NULL;
-    t5_table *t = calloc(1, sizeof *t);
-    if (!t) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    t->head.magic = T5_TABLE_MAGIC;
-    t->head.impl.ctx = t;
-    pc_status st = pc_npy_read_numbers(path, &t->a, err);
-    if (st == PC_EIO) st = PC_EINPUT; /* a missing table is bad input (exit 2) */
-    if (st == PC_OK && t->a.rank != 2)
+    pc_status st;
+    t5_table *t = pc_family_table_new(sizeof *t, T5_TABLE_MAGIC, "t5", path,
+                                      pc_npy_read_numbers, &st, err);
+    if (!t) return st;
+    const pc_npy *a = &t->head.a;
+    if (a->rank != 2)
         st = pc_seterr(err, PC_EINPUT, "%s: a T5 bucket table has shape (queries, keys), got "
-                       "rank %d", path, t->a.rank);
-    if (st == PC_OK && !strcmp(t->a.dtype, "<u2"))
+                       "rank %d", path, a->rank);
+    if (st == PC_OK && !strcmp(a->dtype, "<u2"))
         st = pc_seterr(err, PC_EINPUT, "%s: <u2 is not a bucket dtype (save the LongTensor: "
                        "<i8)", path);
-    t->path = strdup(path);
-    if (st == PC_OK && !t->path) st = pc_seterr(err, PC_ENOMEM, "out of memory");
     if (st != PC_OK) { table_close(&t->head.impl); return st; }
-    t->t.path = t->path;
-    t->t.nq = t->a.shape[0];
-    t->t.nk = t->a.shape[1];
+    t->t.path = t->head.path;
+    t->t.nq = a->shape[0];
+    t->t.nk = a->shape[1];
     t->t.q0 = o->pos_start;
     if (t->t.q0 > PC_POS_MAX - (int64_t)t->t.nq + 1) {
         st = pc_seterr(err, PC_EINPUT, "--pos-start %lld: the %zu queries of %s would pass "
@@ -85,15 +77,12 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
         table_close(&t->head.impl);
         return st;
     }
-    t->t.v = t->a.data;
-    memcpy(t->t.dtype, t->a.dtype, sizeof t->t.dtype);
+    t->t.v = a->data;
+    memcpy(t->t.dtype, a->dtype, sizeof t->t.dtype);
     snprintf(t->description, sizeof t->description, "T5 bucket table (%zu queries from "
              "position %lld, %zu keys, %s)", t->t.nq, (long long)t->t.q0, t->t.nk, t->t.dtype);
     pc_impl *im = &t->head.impl;
-    im->name = t->path;
     im->description = t->description;
-    im->family_hint = "t5";
-    im->expect_pass = 1;
     *out = im;
     return PC_OK;
 }
