@@ -372,7 +372,10 @@ static pc_status spawn(pc_host *h, pc_err *err)
 #else
     h->pidfd = -1;
 #endif
-    int status = 0, r = await_worker(h, h->timeout_ms, &status);
+    /* the worker's 's' (started, sealed), then its 'l' (loaded): only the
+     * load is the plugin's and under --timeout-ms (host_proto.h) */
+    int status = 0, r = await_worker(h, HOST_START_MS, &status), started = r > 0;
+    if (started) r = await_worker(h, h->timeout_ms, &status);
     char cause[PC_ERR_LEN];
     if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return pc_seterr(err, PC_EINTERNAL, "cannot run the plugin host (/proc/self/exe)");
@@ -381,7 +384,10 @@ static pc_status spawn(pc_host *h, pc_err *err)
                          "Landlock (ABI %s, which this kernel reports); PECHECK_NO_LANDLOCK=1 "
                          "runs the seccomp fallback instead (docs/plugins.md)", h->abi);
     if (r <= 0) {
-        if (r < 0)
+        if (r < 0 && !started)
+            snprintf(cause, sizeof cause, "its start (pecheck's exec and seal, before "
+                     "the plugin) timed out after %ld ms", HOST_START_MS);
+        else if (r < 0)
             snprintf(cause, sizeof cause, "timed out after %ld ms in %s (killed; raise "
                      "--timeout-ms if it is only slow)", h->timeout_ms, LOAD_WHAT);
         else

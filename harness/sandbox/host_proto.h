@@ -33,6 +33,14 @@
 /* 0 is /dev/null; 1 and 2 are a memfd that pecheck reads (the plugin's
  * output is captured, never written to pecheck's stdout or stderr). */
 
+/* pecheck's own start in a new host (the exec of pecheck, its dynamic
+ * linking, the seal; no code of the plugin runs yet) is waited for this
+ * long, not --timeout-ms: the plugin's time limit begins at the worker's
+ * 's' byte.  The start takes 1 to 3 ms on a quiet machine (a -O2 build)
+ * and can take hundreds under load or a sanitizer build, which made a
+ * small --timeout-ms fire on a plugin that had not run yet; 60 s is a
+ * limit only a stuck start reaches. */
+#define HOST_START_MS 60000L
 #define HOST_SCRATCH 1024     /* dlerror's text while loading */
 #define HOST_ARGS 512         /* room for the largest args struct */
 #define HOST_MANGLED 128

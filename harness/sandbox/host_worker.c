@@ -396,6 +396,7 @@ int pc_host_main(int argc, char **argv)
     sealed = pc_host_seal(&fs); /* before the watchdog thread, which inherits it */
     if (sealed == -2) _exit(HOST_EXIT_LANDLOCK);
     if (sealed < 0) _exit(126);
+    write_byte('s'); /* started and sealed: the plugin's time begins (host.c, start_host) */
     start_watchdog();
     set_limits(argv[3], argv[4]);
     load(argv[2], fn);
