@@ -9,7 +9,12 @@ if ! /usr/bin/python3 -c 'import pytest, numpy' 2>/dev/null; then
     echo "ok 1 # SKIP python3-pytest or python3-numpy missing (scripts/install-deps.sh installs them)"
     exit 0
 fi
-out=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python 2>&1); rc=$?
+# a pytest folder of this run's own: pytest's default one is shared by every
+# session of the user and keeps the newest three, so a session running beside
+# this one (tests/python_venv.t under prove -j) could remove this one's files
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+out=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+      --basetemp="$tmp/pytest" tests/python 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
     echo "ok 1 - python/pecheck under pytest: $(printf '%s\n' "$out" | tail -1)"
 else

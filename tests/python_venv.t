@@ -40,7 +40,7 @@ env -u PECHECK PATH="$tmp/venv/bin:/usr/bin:/bin" "$tmp/venv/bin/pecheck" list >
 # checkout (nothing of python/ importable from there)
 tests=$PWD/tests/python
 (cd "$tmp" && PECHECK="$PECHECK" PECHECK_TEST_INSTALLED=1 "$tmp/venv/bin/python" -m pytest -q \
-    -p no:cacheprovider --durations=5 "$tests" >"$tmp/pytest.log" 2>&1); rc=$?
+    -p no:cacheprovider --basetemp="$tmp/pytest" --durations=5 "$tests" >"$tmp/pytest.log" 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
     ok "tests/python against the installed package: $(tail -1 "$tmp/pytest.log")"
     grep -A6 "slowest" "$tmp/pytest.log" | sed 's/^/# /'
