@@ -105,5 +105,43 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "a scaled schedule (rope_scaling)? pass --hf-config" "$tmp/o"
 ok $? "a Llama-3.1 cache gated without its config fails naming the missing scaling" "$tmp/o"
 
+# HunYuan's rope_scaling.alpha (dynamic NTK alpha): base' = rope_theta
+# alpha^(d/(d-2)) at every length, as vLLM's DynamicNTKAlphaRotaryEmbedding
+# and transformers' HunYuanDenseV1RotaryEmbedding build it (in PyTorch,
+# float32); the same cache without alpha (base 10000) fails; alpha < 1 is
+# exit 2.  The config's keys are HunYuan-A13B's rope_scaling.
+for v in ok noalpha; do
+    mkdir -p "$tmp/hy-$v"
+    "$PY" - "$tmp/hy-$v" "$v" >>"$tmp/hy.log" 2>&1 <<'PY'
+import json, sys, numpy as np, torch
+out, variant = sys.argv[1], sys.argv[2]
+cfg = {"model_type": "hunyuan_v1_dense", "head_dim": 128, "hidden_size": 4096,
+       "num_attention_heads": 32, "max_position_embeddings": 32768, "rope_theta": 10000.0,
+       "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0,
+                        "mscale": 1.0, "mscale_all_dim": 1.0, "type": "dynamic"}}
+json.dump(cfg, open(out + "/config.json", "w"))
+dim = 128
+alpha = cfg["rope_scaling"]["alpha"] if variant == "ok" else 1.0
+base = cfg["rope_theta"] * alpha ** (dim / (dim - 2))
+inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+freqs = torch.outer(torch.arange(4096, dtype=torch.float), inv_freq)
+emb = torch.cat((freqs, freqs), dim=-1)
+np.save(out + "/cos.npy", emb.cos().numpy())
+np.save(out + "/sin.npy", emb.sin().numpy())
+PY
+done
+"$PECHECK" check --table "$tmp/hy-ok/cos.npy" --table-sin "$tmp/hy-ok/sin.npy" \
+    --hf-config "$tmp/hy-ok/config.json" >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "schedule dynamic, base 10000, rotary dim 128, alpha 1000 (base' = base alpha^(dim/(dim-2)) = 11158839.9)" "$tmp/o"
+ok $? "HunYuan's rope_scaling.alpha: the cache its rotary code builds passes, checked against base' = 11158839.9 (exit $rc)" "$tmp/o"
+"$PECHECK" check --table "$tmp/hy-noalpha/cos.npy" --table-sin "$tmp/hy-noalpha/sin.npy" \
+    --hf-config "$tmp/hy-ok/config.json" >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAIL .*rope accuracy" "$tmp/o"
+ok $? "a HunYuan cache that leaves alpha out (base 10000) fails (exit $rc)" "$tmp/o"
+exit2 "alpha must be >= 1" "rope_scaling.alpha below 1 is exit 2" check --impl rope-half --d 64 \
+    --rope-scaling '{"type": "dynamic", "alpha": 0.5}'
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

@@ -61,6 +61,7 @@ allenai--OLMo-7B-hf -
 allenai--OLMo-2-1124-7B -
 allenai--OLMo-7B -
 CohereForAI--c4ai-command-r-v01 float16
+CohereForAI--c4ai-command-r7b-12-2024 bfloat16
 THUDM--chatglm3-6b float16
 THUDM--glm-4-9b-chat bfloat16
 internlm--internlm2_5-7b-chat bfloat16
@@ -114,6 +115,7 @@ allenai--OLMo-7B-hf base wrong base
 allenai--OLMo-2-1124-7B base wrong base
 allenai--OLMo-7B base wrong base
 CohereForAI--c4ai-command-r-v01 base wrong base
+CohereForAI--c4ai-command-r7b-12-2024 base wrong base
 THUDM--chatglm3-6b base wrong base
 THUDM--glm-4-9b-chat ratio base 10000, not 5e+06: a wrong base
 internlm--internlm2_5-7b-chat base wrong base

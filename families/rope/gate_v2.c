@@ -224,6 +224,8 @@ static char *schedule_json(const pc_rope_params *p, double base)
     if (type != PC_ROPE_DEFAULT && type != PC_ROPE_FREQS) fprintf(f, ", \"factor\": %.17g", p->factor);
     if (type == PC_ROPE_DYNAMIC || type == PC_ROPE_LONGROPE)
         fprintf(f, ", \"max_position_embeddings\": %.17g", p->max_pos);
+    if (type == PC_ROPE_DYNAMIC && p->ntk_alpha > 0)
+        fprintf(f, ", \"alpha\": %.17g", p->ntk_alpha);
     if (type == PC_ROPE_YARN || type == PC_ROPE_LONGROPE || type == PC_ROPE_LLAMA3)
         fprintf(f, ", \"original_max_position_embeddings\": %.17g", p->orig_max);
     if ((type == PC_ROPE_DYNAMIC || type == PC_ROPE_LONGROPE) && p->seq_len_set)

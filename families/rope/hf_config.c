@@ -175,6 +175,11 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
     case PC_ROPE_LINEAR:
         snprintf(buf, len, ", factor %g", p->factor); break;
     case PC_ROPE_DYNAMIC:
+        if (p->ntk_alpha > 0) {
+            snprintf(buf, len, ", alpha %g (base' = base alpha^(dim/(dim-2)) = %.9g)", p->ntk_alpha,
+                     p->base * pow(p->ntk_alpha, (double)p->dim / (double)(p->dim - 2)));
+            break;
+        }
         snprintf(buf, len, ", factor %g, max_position_embeddings %g, sequence length %g", p->factor,
                  p->max_pos, p->seq_len_set && p->seq_len > p->max_pos ? p->seq_len : p->max_pos);
         break;

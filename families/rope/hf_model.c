@@ -139,6 +139,22 @@ static int known(const char *key)
     return 0;
 }
 
+/* position_embedding_type's RoPE values and the pair layout each names:
+ * "rope" and "rotary" say nothing of it; "rope_gptj" (Cohere2's config,
+ * and TensorRT-LLM's name for GPT-J's rotate_every_two) rotates pairs
+ * (2i, 2i + 1); "rope_gpt_neox" rotate_half's (i, i + d/2). */
+static const struct { const char *name; int layout; } rope_pe[] = {
+    { "rope", -1 }, { "rotary", -1 }, { "rope_gptj", 0 }, { "rope_gpt_neox", 1 },
+};
+
+/* The index in rope_pe of PE, or -1. */
+static int rope_pe_at(const char *pe)
+{
+    for (int k = 0; pe && k < (int)(sizeof rope_pe / sizeof rope_pe[0]); k++)
+        if (!strcmp(pe, rope_pe[k].name)) return k;
+    return -1;
+}
+
 static pc_status not_rope(const pc_hf_doc *doc, pc_err *err)
 {
     const pc_jnode *t = doc->text;
@@ -146,7 +162,7 @@ static pc_status not_rope(const pc_hf_doc *doc, pc_err *err)
     if (pc_hf_bool(t, "alibi") == 1)
         return pc_seterr(err, PC_EINPUT, "%s: %salibi is true: this model's positions are ALiBi, "
                          "not RoPE (pecheck --family alibi)", doc->path, doc->text_what);
-    if (pe && strcmp(pe, "rope") && strcmp(pe, "rotary"))
+    if (pe && rope_pe_at(pe) < 0)
         return pc_seterr(err, PC_EINPUT, "%s: %sposition_embedding_type is '%s': this model does "
                          "not use RoPE", doc->path, doc->text_what, pe);
     const char *flags[] = { "rotary", "rope" };
@@ -334,6 +350,13 @@ static void read_layout(pc_rope_spec *s, const pc_hf_doc *doc)
     } else if (mk) {
         snprintf(s->layout_why, sizeof s->layout_why, "model_type %s rotates %s", mk->type,
                  mk->layout ? "(i, i + d/2) (rotate_half)" : "(2i, 2i + 1) (interleaved pairs)");
+    }
+    const char *pe = str_of(doc->text, "position_embedding_type");
+    int k = rope_pe_at(pe);
+    if (k >= 0 && rope_pe[k].layout >= 0 && il < 0) { /* the config's own word on the pairs */
+        s->layout = rope_pe[k].layout;
+        snprintf(s->layout_why, sizeof s->layout_why, "position_embedding_type %s rotates %s",
+                 pe, s->layout ? "(i, i + d/2) (rotate_half)" : "(2i, 2i + 1) (interleaved pairs)");
     }
     snprintf(s->model_type, sizeof s->model_type, "%s", doc->model_type);
 }

@@ -23,7 +23,7 @@ static const char *const known_keys[] = {
     "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate",
     "short_factor", "long_factor", "short_mscale", "long_mscale", "low_freq_factor",
     "high_freq_factor", "rope_theta", "partial_rotary_factor", "mrope_section",
-    "mrope_interleaved", "finetuned", NULL
+    "mrope_interleaved", "finetuned", "alpha", NULL
 };
 
 static pc_status audit(const pc_jnode *rs, const char *what, pc_err *err)
@@ -175,6 +175,14 @@ static pc_status read_type(pc_rope_spec *s, const pc_jnode *rs, const char *what
     case PC_ROPE_LINEAR:
         return need_num(rs, what, "factor", &p->factor, err);
     case PC_ROPE_DYNAMIC: {
+        /* HunYuan's alpha: its base at every length, factor and lengths
+         * unread (vLLM get_rope takes alpha before factor) */
+        int a = pc_hf_num(rs, "alpha", &p->ntk_alpha);
+        if (a == 1 && !(p->ntk_alpha >= 1.0))
+            return pc_seterr(err, PC_EINPUT, "%s.alpha must be >= 1 (dynamic NTK alpha), got %g",
+                             what, p->ntk_alpha);
+        if (a < 0) return pc_seterr(err, PC_EINPUT, "%s.alpha is not a finite number", what);
+        if (a == 1) { p->factor = 1.0; return PC_OK; }
         pc_status st = need_num(rs, what, "factor", &p->factor, err);
         if (st == PC_OK && !(p->max_pos > 0))
             st = pc_seterr(err, PC_EINPUT, "%s: max_position_embeddings is missing (dynamic "

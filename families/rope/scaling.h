@@ -56,6 +56,10 @@ typedef struct pc_rope_params {
     double orig_max;          /* original_max_position_embeddings (yarn, longrope, llama3) */
     double seq_len;           /* dynamic, longrope: the length the cache was built for */
     int seq_len_set;
+    /* dynamic with rope_scaling.alpha (HunYuan; vLLM's
+     * DynamicNTKAlphaRotaryEmbedding): base' = base alpha^(dim/(dim-2)) at
+     * every length, in place of the factor's t (0: none) */
+    double ntk_alpha;
     /* yarn */
     double beta_fast, beta_slow, mscale, mscale_all_dim;
     int truncate;

@@ -23,7 +23,7 @@ uint16 bits, '<u2').  The code followed, by model_type:
   internlm     InternLM's InternLMDynamicNTKScalingRotaryEmbedding;
   gpt_oss      transformers' GptOssRotaryEmbedding: the (n, d / 2) halves
                its _apply_rotary_emb takes;
-  cohere       transformers' CohereRotaryEmbedding: repeat_interleave;
+  cohere*      transformers' CohereRotaryEmbedding: repeat_interleave;
   any other    transformers' generic rotary embedding: the
                _compute_*_parameters of modeling_rope_utils.py
                (tests/lib/rope_caches.py), emb = cat(freqs, freqs), times
@@ -244,7 +244,7 @@ def build(cfg, variant, n_rows):
             rs = dict(n["rope_scaling"], truncate=True)
             n = dict(n, rope_scaling=rs)
         return hf_generic(n, variant, n_rows, "halves")
-    if mt == "cohere":
+    if mt in ("cohere", "cohere2"):
         return hf_generic(n, variant, n_rows, "interleaved")
     if variant == "local" and "rope_parameters" in text_part(cfg):
         return hf_generic(normalize(cfg, "sliding_attention"), "ok", n_rows)
