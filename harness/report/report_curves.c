@@ -19,6 +19,49 @@
 #include "reference/reference.h"
 #include "reference/relative.h"
 
+/* ---- the schedule a verdict checked against --------------------------- */
+
+/* The frequencies RI's verdicts were checked against: its spec's schedule
+ * (a config's llama3, YaRN, ...), else the geometric schedule of its base
+ * (a table's fitted one, or the report's): a plot drawn against another
+ * reference would contradict the verdicts beside it. */
+static pc_schedule impl_schedule(const pc_rep_impl *ri)
+{
+    return ri->cfg.sched ? *ri->cfg.sched : pc_schedule_geometric(ri->cfg.base);
+}
+
+/* "schedule llama3, base 500000" of RI's schedule note (to its rotary dim),
+ * or "base B": a plot title's words for the reference. */
+static void impl_schedule_words(const pc_rep_impl *ri, char *buf, size_t len)
+{
+    const char *n = ri->cfg.sched_note;
+    const char *end = n ? strstr(n, ", rotary dim") : NULL;
+    if (!end && n) end = strstr(n, " (");
+    if (n && end) snprintf(buf, len, "%.*s", (int)(end - n), n);
+    else snprintf(buf, len, "base %.9g", ri->cfg.base);
+}
+
+/* Whether A and B were checked against the same frequencies. */
+static int same_schedule(const pc_rep_impl *a, const pc_rep_impl *b)
+{
+    if (!a->cfg.sched_note != !b->cfg.sched_note) return 0;
+    if (a->cfg.sched_note) return !strcmp(a->cfg.sched_note, b->cfg.sched_note);
+    return a->cfg.base == b->cfg.base;
+}
+
+/* A gnuplot string assignment NAME = "TEXT" (quotes and backslashes dropped). */
+static void put_string_var(char *buf, size_t len, const char *name, const char *text)
+{
+    size_t u = strlen(buf);
+    int w = snprintf(buf + u, len - u, "%s = \"", name);
+    if (w < 0 || (size_t)w >= len - u) return;
+    u += (size_t)w;
+    for (const char *c = text; *c && u + 3 < len; c++)
+        if (*c != '"' && *c != '\\') buf[u++] = *c;
+    buf[u] = '\0';
+    snprintf(buf + u, len - u, "\"\n");
+}
+
 /* ---- plot 4: RoPE long-term decay (RoFormer section 3.4.3) ------------
  * bound(r) = (1/(d/2)) sum_{j=1..d/2} |S_j|,  S_j = sum_{k<j} e^{i r theta_k}:
  * the relative upper bound of |q^T R_r k| by Abel summation. */
@@ -52,11 +95,11 @@ static int decay_rs(int64_t *rs)
 /* The bound the decay property holds an implementation's curve to at R
  * (families/rope/decay.c): the mean over j of the summed element bounds
  * sqrt(2) B(r theta_k) of the pairs k < j, plus the binary64 sums. */
-static double decay_dev_bound(const pc_report *r, const double *th, int h, int64_t rr)
+static double decay_dev_bound(const pc_report *r, const double *th, int h, int64_t rr, double A)
 {
     double acc = 0, eb = 0;
     for (int k = 0; k < h; k++) {
-        acc += sqrt(2.0) * pc_model_bound(r->C, r->u, (double)rr * th[k], 1.0, -1.0) + 0x1p-52;
+        acc += sqrt(2.0) * pc_model_bound(r->C, r->u, (double)rr * th[k], A, -1.0) + 0x1p-52;
         eb += acc;
     }
     return eb / h + (double)h * (double)h * 0x1p-52;
@@ -103,14 +146,32 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
         st = pc_report_fclose(r, f, "rope_decay.dat", err);
         pc_report_add_data(pl, "rope_decay.dat", nr);
     }
-    /* implementations at --d/--base: e^{i r theta_k} is what the
-     * implementation makes of the unit vector (1, 0) of each pair */
+    /* implementations against the schedule their verdicts were checked
+     * against (the first one's; one of another schedule is left out, named
+     * in the note): e^{i r theta_k} is what the implementation makes of the
+     * unit vector (1, 0) of each pair, A e^{i r theta_k} under an attention
+     * factor A */
     int sel[PC_MAX_IMPLS], n_sel = 0;
-    for (int k = 0; k < r->n_impls; k++)
-        if (pc_report_draws(&r->impls[k], "rope_decay") && r->impls[k].layout >= 0) sel[n_sel++] = k;
+    char left_out[400] = "";
+    for (int k = 0; k < r->n_impls; k++) {
+        if (!pc_report_draws(&r->impls[k], "rope_decay") || r->impls[k].layout < 0) continue;
+        if (n_sel > 0 && !same_schedule(&r->impls[sel[0]], &r->impls[k])) {
+            size_t u = strlen(left_out);
+            snprintf(left_out + u, sizeof left_out - u, "%s%s", u ? ", " : "", r->impls[k].impl->name);
+            continue;
+        }
+        sel[n_sel++] = k;
+    }
     int h = r->d / 2;
-    pc_freqs *fr = st == PC_OK ? pc_freqs_new(r->d, pc_schedule_geometric(r->base)) : NULL;
+    char words[200];
+    if (n_sel) impl_schedule_words(&r->impls[sel[0]], words, sizeof words);
+    else snprintf(words, sizeof words, "base %.9g", r->base);
+    pc_freqs *fr = st == PC_OK ? pc_freqs_new(r->d, n_sel ? impl_schedule(&r->impls[sel[0]])
+                                                          : pc_schedule_geometric(r->base)) : NULL;
     if (st == PC_OK && !fr) st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    int mapped = fr && pc_freqs_mapped(fr); /* positions of several axes: no curve over r */
+    if (mapped) n_sel = 0;
+    double A = fr ? pc_freqs_attention(fr) : 1.0;
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
         fprintf(f, "r reference bound");
         pc_report_header_impls(f, r, sel, n_sel, "");
@@ -119,18 +180,18 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
         for (int q = 0; q < nr && st == PC_OK; q++) {
             fprintf(f, "%lld", (long long)rs[q]);
             for (int i = 0; i < h; i++) {
-                c[i] = cos((double)rs[q] * th[i]);
-                s[i] = sin((double)rs[q] * th[i]);
+                c[i] = A * cos((double)rs[q] * th[i]);
+                s[i] = A * sin((double)rs[q] * th[i]);
             }
             pc_report_put_num(f, decay_bound(c, s, h));
-            pc_report_put_num(f, decay_dev_bound(r, th, h, rs[q]));
+            pc_report_put_num(f, decay_dev_bound(r, th, h, rs[q], A));
             for (int k = 0; k < n_sel; k++) {
                 const pc_rep_impl *ri = &r->impls[sel[k]];
                 int L = ri->layout;
                 memset(x, 0, (size_t)r->d * sizeof *x);
                 for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
                 pc_fault fault;
-                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, r->d, r->base, L, x, out);
+                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, r->d, ri->cfg.base, L, x, out);
                 if (fault.faulted) rc = PC_HOOK_FAULTED;
                 for (int i = 0; i < h && rc == 0; i++) {
                     c[i] = (double)out[L == 0 ? 2 * i : i];
@@ -144,10 +205,19 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
         pc_report_add_data(pl, "rope_decay_impl.dat", nr);
     }
     if (st == PC_OK) {
-        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d, r->base, n_sel);
-        if (n_sel == 0)
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d,
+                 n_sel ? r->impls[sel[0]].cfg.base : r->base, n_sel);
+        put_string_var(pl->vars, sizeof pl->vars, "sched", words);
+        if (mapped)
+            snprintf(pl->note, sizeof pl->note, "The RoPE source's positions have several axes "
+                     "(--position-ids): its decay over a distance r is not drawn.");
+        else if (n_sel == 0)
             snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: the right "
                      "panel shows the reference only.");
+        else if (left_out[0])
+            snprintf(pl->note, sizeof pl->note, "The right panel is drawn against %s, the schedule "
+                     "of its first implementation; left out, checked against another: %s.", words,
+                     left_out);
     }
     pc_freqs_free(fr);
     free(c); free(s); free(th); free(x); free(out);
@@ -234,6 +304,52 @@ pc_status pc_report_plot_dot(pc_report *r, pc_err *err)
 #define SHIFT_TRIALS 8        /* (q, k, delta) triples; the max is plotted */
 #define SHIFT_MAX_LOG2 20     /* offsets up to 2^20, 4 per doubling */
 
+/* The exact scores <R_delta q, k> of RI's trials under the schedule its
+ * verdicts were checked against, times its attention factor squared (both
+ * rotations carry A), into EXACT[0..SHIFT_TRIALS). */
+static pc_status shift_exact(const pc_rep_impl *ri, int d, const float *q, const float *kk,
+                             const int64_t *delta, double *rq, double *exact, pc_err *err)
+{
+    size_t D = (size_t)d;
+    pc_freqs *fr = pc_freqs_new(d, impl_schedule(ri));
+    if (!fr) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    double A = pc_freqs_attention(fr);
+    pc_status st = PC_OK;
+    for (int t = 0; t < SHIFT_TRIALS && st == PC_OK; t++) {
+        if (pc_ref_rope_row(fr, delta[t], ri->layout, q + (size_t)t * D, NULL, rq) != PC_OK)
+            st = pc_seterr(err, PC_EINTERNAL, "reference failed in the shift-invariance plot");
+        double dot = 0;
+        for (size_t j = 0; j < D; j++) dot += rq[j] * (double)kk[(size_t)t * D + j];
+        exact[t] = A * dot; /* RQ holds A R_delta q */
+    }
+    pc_freqs_free(fr);
+    return st;
+}
+
+/* RI's worst relative score error over the trials at offset M; NaN when a
+ * call fails. */
+static double shift_worst(const pc_rep_impl *ri, int d, int64_t m, const float *q, const float *kk,
+                          const int64_t *delta, const double *exact, const double *nrm, float *gq,
+                          float *gk)
+{
+    size_t D = (size_t)d;
+    double worst = 0;
+    for (int t = 0; t < SHIFT_TRIALS; t++) {
+        int64_t pq = m + delta[t], pk = m;
+        pc_fault fq, fk;
+        int ok = pc_call_rope(ri->impl, &fq, &pq, 1, d, ri->cfg.base, ri->layout,
+                              q + (size_t)t * D, gq) == 0 && !fq.faulted
+              && pc_call_rope(ri->impl, &fk, &pk, 1, d, ri->cfg.base, ri->layout,
+                              kk + (size_t)t * D, gk) == 0 && !fk.faulted;
+        if (!ok) return (double)NAN;
+        double dot = 0;
+        for (size_t j = 0; j < D; j++) dot += (double)gq[j] * (double)gk[j];
+        double e = fabs(dot - exact[t]) / nrm[t];
+        if (!(e <= worst)) worst = e; /* NaN sticks */
+    }
+    return worst;
+}
+
 pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
 {
     const pc_opts *o = &r->o;
@@ -255,11 +371,11 @@ pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
     }
     float *q = malloc(SHIFT_TRIALS * D * sizeof *q), *kk = malloc(SHIFT_TRIALS * D * sizeof *kk);
     float *gq = malloc(D * sizeof *gq), *gk = malloc(D * sizeof *gk);
-    double *rq = malloc(D * sizeof *rq), *exact = malloc(2 * SHIFT_TRIALS * sizeof *exact);
+    double *rq = malloc(D * sizeof *rq);
+    double *exact = malloc((size_t)n_sel * SHIFT_TRIALS * sizeof *exact);
     double *nrm = malloc(SHIFT_TRIALS * sizeof *nrm);
     int64_t delta[SHIFT_TRIALS];
-    pc_freqs *fr = pc_freqs_new(d, pc_schedule_geometric(r->base));
-    pc_status st = q && kk && gq && gk && rq && exact && nrm && fr ? PC_OK
+    pc_status st = q && kk && gq && gk && rq && exact && nrm ? PC_OK
                  : pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_rng rng;
     pc_rng_seed(&rng, o->seed ^ UINT64_C(0x5348494654)); /* "SHIFT": a stream of its own */
@@ -273,14 +389,13 @@ pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
             nk += (double)kk[(size_t)t * D + j] * (double)kk[(size_t)t * D + j];
         }
         nrm[t] = sqrt(nq) * sqrt(nk);
-        /* exact score per layout: <R_delta q, k> with the certified rotation */
-        for (int L = 0; L < 2 && st == PC_OK; L++) {
-            if (pc_ref_rope_row(fr, delta[t], L, q + (size_t)t * D, NULL, rq) != PC_OK)
-                st = pc_seterr(err, PC_EINTERNAL, "reference failed in the shift-invariance plot");
-            double dot = 0;
-            for (size_t j = 0; j < D; j++) dot += rq[j] * (double)kk[(size_t)t * D + j];
-            exact[2 * t + L] = dot;
-        }
+    }
+    /* each implementation against its own schedule (its verdicts'), and the
+     * title names it when they share one */
+    int shared = 1;
+    for (int k = 0; k < n_sel && st == PC_OK; k++) {
+        shared &= same_schedule(&r->impls[sel[0]], &r->impls[sel[k]]);
+        st = shift_exact(&r->impls[sel[k]], d, q, kk, delta, rq, exact + (size_t)k * SHIFT_TRIALS, err);
     }
     FILE *f = NULL;
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_shift.dat", err, &st)) != NULL) {
@@ -289,32 +404,20 @@ pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
         fputc('\n', f);
         for (int a = 0; a < nm; a++) {
             fprintf(f, "%lld", (long long)ms[a]);
-            for (int k = 0; k < n_sel; k++) {
-                const pc_rep_impl *ri = &r->impls[sel[k]];
-                double worst = 0;
-                int ok = 1;
-                for (int t = 0; t < SHIFT_TRIALS && ok; t++) {
-                    int64_t pq = ms[a] + delta[t], pk = ms[a];
-                    pc_fault fq, fk;
-                    ok = pc_call_rope(ri->impl, &fq, &pq, 1, d, r->base, ri->layout,
-                                      q + (size_t)t * D, gq) == 0 && !fq.faulted
-                      && pc_call_rope(ri->impl, &fk, &pk, 1, d, r->base, ri->layout,
-                                      kk + (size_t)t * D, gk) == 0 && !fk.faulted;
-                    double dot = 0;
-                    for (size_t j = 0; j < D; j++) dot += (double)gq[j] * (double)gk[j];
-                    double e = fabs(dot - exact[2 * t + ri->layout]) / nrm[t];
-                    if (!(e <= worst)) worst = e; /* NaN sticks */
-                }
-                pc_report_put_num(f, ok ? worst : (double)NAN);
-            }
+            for (int k = 0; k < n_sel; k++)
+                pc_report_put_num(f, shift_worst(&r->impls[sel[k]], d, ms[a], q, kk, delta,
+                                                 exact + (size_t)k * SHIFT_TRIALS, nrm, gq, gk));
             fputc('\n', f);
         }
         st = pc_report_fclose(r, f, "rope_shift.dat", err);
         pc_report_add_data(pl, "rope_shift.dat", nm);
-        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\n", d, r->base);
+        char words[200];
+        if (shared) impl_schedule_words(&r->impls[sel[0]], words, sizeof words);
+        else snprintf(words, sizeof words, "each against its own schedule");
+        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\n", d, r->impls[sel[0]].cfg.base);
+        put_string_var(pl->vars, sizeof pl->vars, "sched", words);
     }
     free(q); free(kk); free(gq); free(gk); free(rq); free(exact); free(nrm);
-    pc_freqs_free(fr);
     return st;
 }
 
