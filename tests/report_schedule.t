@@ -9,6 +9,8 @@
 # wrong one, which fails, crosses the bound and sits far above.  Before,
 # both plots used the report's default base 10000: the correct cache was
 # drawn at 0.16 relative score error and the wrong one near the bound.
+# The error scan covers the positions checked, and a heatmap cell no
+# element falls in is no data.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/tap.sh"
@@ -42,6 +44,32 @@ ok $? "the wrong theta: accuracy fails, plot 4 crosses the decay bound ($(decay_
 grep -q 'sched = "schedule llama3, base 500000"' "$tmp/r-ok/rope_decay.gp" &&
     grep -q 'sched = "schedule llama3, base 500000"' "$tmp/r-ok/rope_shift.gp"
 ok $? "plots 4 and 6 name the schedule they were drawn against (llama3, base 500000)" "$tmp/r-ok/rope_shift.gp"
+
+# the error scan covers what was checked: a 4096-row table's report ends
+# its bins at row 4095 (plot 1's axis ran to 131072); beside a built-in
+# (which serves every position) the table's heatmap cells past its rows
+# are no data (NaN), not the floor colour of an error of 0
+last=$(tail -n 1 "$tmp/r-ok/error_vs_position.dat" | awk '{ print $2 }')
+[ "$last" = 4095 ] && ! grep -q NaN "$tmp/r-ok/heatmap_worst.dat"
+ok $? "a 4096-row table's scan ends at its last row (last bin ends at $last), every heatmap cell has data" "$tmp/r-ok/error_vs_position.dat"
+"$PECHECK" report --impl rope-bf16-cache --table "$tmp/ok/cos.npy" --table-sin "$tmp/ok/sin.npy" \
+    --base 500000 --out "$tmp/r-mix" >"$tmp/mix.log" 2>&1
+"$PY" - "$tmp/r-mix" >"$tmp/mix.chk" 2>&1 <<'PY'
+import sys, os
+d = sys.argv[1]
+bad = []
+for name in ("heatmap_worst.dat", "heatmap_good.dat"):
+    rows = [ln.split() for ln in open(os.path.join(d, name)).read().splitlines()[1:]]
+    # the table's panel: cells of bins past its rows are NaN, every other has data
+    past = [r for r in rows if int(r[1]) > 4095]
+    within = [r for r in rows if int(r[2]) <= 4095]
+    if all(r[4] == "NaN" for r in past) and past and all(r[4] != "NaN" for r in within):
+        print("table panel:", name, len(past), "cells past row 4095 are NaN")
+        sys.exit(0)
+print("no panel with NaN past the table's rows")
+sys.exit(1)
+PY
+ok $? "beside a built-in, the table's heatmap cells past its rows are no data (NaN)" "$tmp/mix.chk"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

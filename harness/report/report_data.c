@@ -339,7 +339,7 @@ static void scan_observe(void *ctx, const pc_witness *w, int pair, double ratio)
     if (isnan(a->max_abs[b]) || e > a->max_abs[b]) a->max_abs[b] = e;
     if (isnan(a->max_ratio[b]) || ratio > a->max_ratio[b]) a->max_ratio[b] = ratio;
     double *hc = &a->heat[(size_t)b * (size_t)s->h + (size_t)pair];
-    if (e > *hc) *hc = e;
+    if (isnan(*hc) || e > *hc) *hc = e;
     a->hist[hist_bucket(w->got, w->ref32, w->ulp)] += 1.0;
     a->count += 1.0;
     if (ratio > 1.0 && ri->scan_first_over < 0) ri->scan_first_over = w->pos;
@@ -351,10 +351,13 @@ static pc_status acc_new(scan_acc *a, int nb, int h, pc_err *err)
 {
     a->max_abs = malloc((size_t)nb * sizeof(double));
     a->max_ratio = malloc((size_t)nb * sizeof(double));
-    a->heat = calloc((size_t)nb * (size_t)h, sizeof(double));
+    a->heat = malloc((size_t)nb * (size_t)h * sizeof(double));
     if (!a->max_abs || !a->max_ratio || !a->heat)
         return pc_seterr(err, PC_ENOMEM, "out of memory for the error scan");
     for (int b = 0; b < nb; b++) a->max_abs[b] = a->max_ratio[b] = (double)NAN;
+    /* a cell no element of the source falls in (a table's rows end
+     * before the bin) is no data, not an error of 0 */
+    for (size_t c = 0; c < (size_t)nb * (size_t)h; c++) a->heat[c] = (double)NAN;
     return PC_OK;
 }
 
@@ -478,8 +481,10 @@ static pc_status write_heatmap(pc_report *r, const scan_sample *s, const scan_ac
     for (int b = 0; b < s->nb; b++)
         for (int i = 0; i < h; i++) {
             double e = a->heat[(size_t)b * (size_t)h + (size_t)i];
-            fprintf(f, "%d %lld %lld %.9g %.6g\n", i, (long long)s->edge[b],
-                    (long long)(s->edge[b + 1] - 1), e, log10(e > HEAT_FLOOR ? e : HEAT_FLOOR));
+            fprintf(f, "%d %lld %lld", i, (long long)s->edge[b], (long long)(s->edge[b + 1] - 1));
+            pc_report_put_num(f, e); /* NaN: no element there, drawn as no cell */
+            pc_report_put_num(f, isnan(e) ? e : log10(e > HEAT_FLOOR ? e : HEAT_FLOOR));
+            fputc('\n', f);
         }
     st = pc_report_fclose(r, f, fname, err);
     pc_report_add_data(&r->plots[1], fname, (long)s->nb * h);
