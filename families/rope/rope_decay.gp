@@ -1,7 +1,8 @@
 # Plot 4: RoFormer's long-term decay bound (1/(d/2)) sum_j |S_j|,
 # S_j = sum_{k<j} exp(i r theta_k), against the relative distance r.
 # Data: rope_decay.dat (r, exact bound for 3 d x 2 bases),
-#       rope_decay_impl.dat (r reference bound IMPL...) at the report's d and base:
+#       rope_decay_impl.dat (r reference bound IMPL...) at the report's d, against the
+#       schedule the implementations' verdicts were checked against (sched):
 #       "bound" is what the decay property holds a deviation to.
 set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
 set output 'rope_decay.png'
@@ -22,7 +23,7 @@ set ylabel "|bound(implementation) - bound(exact)| (log scale)"
 # bottom right: the deviations there are all far above the axis; at the top
 # the bf16 cache's spikes reach the legend
 set key bottom right noenhanced
-set title sprintf("implementations at d = %d, base = %g: deviation from the exact bound", d, base)
+set title sprintf("implementations at d = %d, %s:\ndeviation from the exact bound", d, sched)
 # every curve shows: implementations that agree draw the same curve, so
 # each is drawn narrower than the one before (1.2 pt less, down to 1.3) and
 # carries its own point type every few points; a deviation of exactly 0

@@ -21,7 +21,7 @@ set linetype 12 lc rgb '#808000'
 set linetype cycle 12
 stats 'rope_shift.dat' using 1 nooutput
 N = STATS_columns
-set title sprintf("{/:Bold RoPE shift invariance}: score error against the absolute offset m  (d = %d, base = %g)", d, base) font ',12'
+set title sprintf("{/:Bold RoPE shift invariance}: score error against the absolute offset m\n(d = %d, %s)", d, sched) font ',12'
 set logscale xy
 set format x "2^{%L}"
 set logscale x 2

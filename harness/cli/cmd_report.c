@@ -360,6 +360,20 @@ static pc_status report_width(pc_report *r, const pc_sources *src, pc_err *err)
     return PC_OK;
 }
 
+/* The error scan's last position: --positions' end or PC_REP_SCAN_MAX,
+ * but no further than the last position any selected source serves (a
+ * table's last row): plot 1's axis and the heatmap cover what was checked. */
+static int64_t scan_end(const pc_report *r)
+{
+    int64_t end = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX, served = 0;
+    for (int k = 0; k < r->n_impls; k++) {
+        const pc_impl *impl = r->impls[k].impl;
+        if (!impl->pos_bounded) return end;
+        if (impl->pos_max > served) served = impl->pos_max;
+    }
+    return r->n_impls > 0 && served >= 1 && served < end ? served : end;
+}
+
 /* The plots' texts, the model's constants, then the report's data and
  * pages into R->dir. */
 static pc_status make_report(pc_report *r, pc_sources *src, pc_err *err)
@@ -370,7 +384,7 @@ static pc_status make_report(pc_report *r, pc_sources *src, pc_err *err)
         r->plots[k].caption = plot_defs[k].caption;
     }
     pc_report_plots_wanted(r);
-    r->scan_max = r->o.pos_hi > PC_REP_SCAN_MAX ? r->o.pos_hi : PC_REP_SCAN_MAX;
+    r->scan_max = scan_end(r);
     r->u = pc_model_u(PC_DT_F32);
     r->C = pc_model_C(r->base);
     /* kappa_i grows with i: the last pair's is the largest */

@@ -108,6 +108,14 @@ typedef struct pc_report {
 pc_status pc_report_summary(pc_report *r, pc_err *err);
 pc_status pc_report_data(pc_report *r, pc_err *err);
 
+/* The data of plots 4 to 10 (report_curves.c), called by pc_report_data. */
+pc_status pc_report_plot_decay(pc_report *r, pc_err *err);
+pc_status pc_report_plot_dot(pc_report *r, pc_err *err);
+pc_status pc_report_plot_shift(pc_report *r, pc_err *err);
+pc_status pc_report_plot_pe(pc_report *r, pc_err *err);
+pc_status pc_report_plot_attention(pc_report *r, pc_err *err);
+pc_status pc_report_plot_relative(pc_report *r, pc_err *err);
+
 /* ---- drawing (report_plot.c) ---------------------------------------- */
 /* Probe gnuplot; copy every script into R->dir with its variables; draw.
  * A missing gnuplot is not an error: plots are marked not drawn. */
@@ -129,5 +137,14 @@ void pc_report_add_data(pc_rep_plot *plot, const char *name, long rows);
  * ":FAMILY" appended when FAMILY is not NULL. */
 void pc_report_colname(const pc_impl *impl, const char *family, char *buf, size_t len);
 void pc_html_escape(FILE *f, const char *s);
+/* A number for a data file: "NaN" where there is no value. */
+void pc_report_put_num(FILE *f, double v);
+/* The column names of the selected implementations SEL[0..N_SEL), each after PREFIX. */
+void pc_report_header_impls(FILE *f, const pc_report *r, const int *sel, int n_sel,
+                            const char *prefix);
+/* Whether plot ID draws RI's family (pc_family.plots). */
+int pc_report_draws(const pc_rep_impl *ri, const char *id);
+/* Whether IMPL serves position POS (impl.h: 0, 0 = unlimited). */
+int pc_report_in_range(const pc_impl *impl, int64_t pos);
 
 #endif
