@@ -12,7 +12,16 @@ input and its dtype.
   uint16                  bfloat16 bit patterns, only with dtype='bf16';
   complex64/128           Meta's freqs_cis (torch.polar): its real part is
                           cos, its imaginary part sin.
+
+A torch tensor is any instance of torch.Tensor (a subclass included; torch
+is looked up in sys.modules, never imported for the test): it is read
+through torch's own conversion, as a plain torch.Tensor, with its
+__torch_function__ off, never through a subclass's own __array__, numpy()
+or detach(), which could hand over other values than the tensor's.  A bool
+where a number is meant (position ids, timesteps, a numeric option) is a
+ValueError naming the argument: True is not position 1.
 """
+import sys
 
 # the storage types of the CLI's --dtype, and the names accepted for them
 _DTYPE_NAMES = {
@@ -56,11 +65,36 @@ def _reject(what, dtype, kind):
                     % (what, _ACCEPTED, dtype, kind))
 
 
-def _from_torch(t, what):
+def torch_of(x):
+    """The torch module when X is a torch.Tensor (or of a subclass of it),
+    else None.  torch is only looked up among the imported modules: a
+    tensor exists only once torch is imported."""
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    return torch if isinstance(tensor, type) and issubclass(type(x), tensor) else None
+
+
+def is_tensor(x):
+    return torch_of(x) is not None
+
+
+def plain_tensor(torch, x):
+    """The torch.Tensor X (a subclass included) as a detached plain
+    torch.Tensor, by torch's own conversion with __torch_function__ off:
+    a subclass's overrides (detach, numpy, __array__) are not called."""
+    off = getattr(torch._C, "DisableTorchFunctionSubclass", None) or torch._C.DisableTorchFunction
+    with off():
+        t = torch.Tensor.detach(x)
+        if type(t) is not torch.Tensor:
+            t = torch.Tensor.as_subclass(t, torch.Tensor)
+    return t
+
+
+def _from_torch(x, what):
     """A torch tensor as a numpy array (bfloat16 as uint16 bit patterns) and
     whether it held bfloat16."""
-    import torch
-    t = t.detach()
+    torch = torch_of(x)
+    t = plain_tensor(torch, x)
     if t.device.type != "cpu":
         t = t.cpu()
     if t.dtype == torch.bfloat16:
@@ -81,7 +115,7 @@ def to_numpy(x, what, dtype=None):
     anything else, the same for numpy, torch and lists."""
     __tracebackhide__ = True
     np = numpy()
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+    if is_tensor(x):
         a, bits = _from_torch(x, what)
     else:
         a = np.asarray(x)
@@ -109,15 +143,19 @@ def _int64(a, what, name):
     return np.ascontiguousarray(a, dtype="<i8")
 
 
-def _as_numpy(x, widen_half=False):
-    """X (numpy, torch or a list) as a numpy array; WIDEN_HALF: torch's
-    16-bit floats to float32 first (numpy has no bfloat16)."""
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
-        x = x.detach().cpu()
-        if widen_half and x.is_floating_point() and x.element_size() < 4:
-            x = x.float()
-        x = x.numpy()
-    return numpy().asarray(x)
+def _as_numpy(x):
+    """(X (numpy, torch or a list) as a numpy array, the name of its dtype):
+    torch's 16-bit floats widened to float32 (exact; numpy has no
+    bfloat16), the name still theirs."""
+    torch = torch_of(x)
+    if torch is None:
+        a = numpy().asarray(x)
+        return a, str(a.dtype)
+    t = plain_tensor(torch, x).cpu()
+    name = str(t.dtype).replace("torch.", "")
+    if t.is_floating_point() and t.element_size() < 4:
+        t = t.float()
+    return t.numpy(), name
 
 
 def positions(x, what):
@@ -127,12 +165,33 @@ def positions(x, what):
     judge.  TypeError for anything else."""
     __tracebackhide__ = True
     np = numpy()
-    a = _as_numpy(x, widen_half=True)
-    if np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
+    a, name = _as_numpy(x)
+    if a.dtype == np.bool_:
+        raise ValueError("%s=: bool values (True/False) are not positions or timesteps: give "
+                         "integers (torch.long, numpy int64/int32/..., a list of ints)" % what)
+    if np.issubdtype(a.dtype, np.integer):
         return _int64(a, what, "position")
     if np.issubdtype(a.dtype, np.floating):
         return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, a.dtype))
+    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, name))
+
+
+def scalar(v, what):
+    """V, the value of a numeric option WHAT (an int, a float, a numpy
+    scalar, a 0-d array or tensor such as HF's cache_position[0]), as a
+    Python number; anything else as it is.  ValueError for a bool (numpy's
+    and torch's too): True is not the number 1 here."""
+    __tracebackhide__ = True
+    torch = torch_of(v)
+    if torch is not None:
+        t = plain_tensor(torch, v)
+        v = t.item() if t.dim() == 0 else v
+    elif getattr(v, "ndim", None) == 0 and hasattr(v, "item") and not isinstance(v, (int, float)):
+        v = v.item()  # a numpy scalar or 0-d array
+    if isinstance(v, bool):
+        raise ValueError("%s=%r: a bool where pecheck reads a number; give the number itself"
+                         % (what, v))
+    return v
 
 
 def values(x, what, dtype=None):
@@ -155,10 +214,10 @@ def integers(x, what):
     TypeError for floating or other values."""
     __tracebackhide__ = True
     np = numpy()
-    a = _as_numpy(x)
+    a, name = _as_numpy(x)
     if not np.issubdtype(a.dtype, np.integer):
         raise TypeError("%s: expected integers (torch.long, numpy int64/int32/...), not %s"
-                        % (what, a.dtype))
+                        % (what, name))
     while a.ndim > 2 and a.shape[0] == 1:  # (1, q, k) as compute_bias's batch of one
         a = a[0]
     return _int64(a, what, "value")

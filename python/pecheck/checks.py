@@ -56,7 +56,7 @@ def _unknown_keyword(key, known):
 
 
 def _is_array(v):
-    return hasattr(v, "__array__") or (type(v).__module__.startswith("torch") and hasattr(v, "detach"))
+    return _arrays.is_tensor(v) or hasattr(v, "__array__")
 
 
 def _file_arg(argname):
@@ -84,14 +84,9 @@ def _value(key, v, argname, staging):
             s = os.fspath(v)
             return s if s == "off" else os.path.abspath(s)
         raise TypeError("%s=: expected a path, a dict or an array, got %s" % (key, type(v).__name__))
-    if isinstance(v, bool):
-        raise TypeError("%s= takes a value (%s), not %r" % (key, argname, v))
     if isinstance(v, (dict, list, tuple)):
         return json.dumps(v)
-    if _is_array(v) and getattr(v, "ndim", None) == 0:
-        v = v.item()  # a 0-d tensor or array (HF's cache_position[0], a numpy scalar)
-    if hasattr(v, "item") and not isinstance(v, (int, float, str)):
-        v = v.item()  # a numpy scalar
+    v = _arrays.scalar(v, key)  # a 0-d tensor or array (HF's cache_position[0]), a numpy scalar
     if isinstance(v, float):
         return repr(v)
     return str(v)
@@ -174,6 +169,9 @@ def _seed(doc):
 
 
 def _storage_options(dtype, pos_start, layout, properties, base=None):
+    __tracebackhide__ = True
+    base = _arrays.scalar(base, "base")
+    pos_start = _arrays.scalar(pos_start, "pos_start")
     out = {"dtype": _arrays.dtype_name(dtype), "layout": layout, "property": properties,
            "base": float(base) if base is not None else None}
     if pos_start:
