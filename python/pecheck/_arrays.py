@@ -227,12 +227,45 @@ def squeeze_leading(a, what):
     """Drop leading dimensions of size 1 ((1, 1, n, d) -> (n, d)); a 2-D
     array or ValueError."""
     __tracebackhide__ = True
+    shape = tuple(a.shape)
     while a.ndim > 2 and a.shape[0] == 1:
         a = a[0]
     if a.ndim != 2:
         raise ValueError("%s: expected a 2-D array (positions, dims) after dropping leading "
-                         "dimensions of size 1, got shape %s" % (what, tuple(a.shape)))
+                         "dimensions of size 1, got shape %s%s" % (what, shape, _shape_hint(shape, what)))
     return a
+
+
+def _shape_hint(shape, what):
+    """What to pass instead of WHAT, an array of SHAPE that is not 2-D once
+    its leading 1s are dropped, for the shapes tutorials and libraries
+    build: '; pass ...', or '' when there is no likely one."""
+    rest = [n for n in shape if n != 1]
+    inner = [k for k, n in enumerate(shape) if n == 1 and any(m != 1 for m in shape[:k])]
+    if len(rest) == 2 and inner:
+        fix = ("%s.squeeze(%d)" % (what, inner[0]) if len(inner) == 1
+               else "%s.reshape(%d, %d)" % (what, rest[0], rest[1]))
+        where = (" (the PyTorch tutorial's PositionalEncoding registers pe as (max_len, 1, "
+                 "d_model))" if len(shape) == 3 and shape[1] == 1 else "")
+        return "; %d positions of %d dims with a dimension of size 1 between them%s: pass %s" % (
+            rest[0], rest[1], where, fix)
+    lead = 0
+    while lead < len(shape) - 2 and shape[lead] == 1:
+        lead += 1
+    sq = shape[lead:]
+    index = ", ".join(["0"] * lead)
+    if len(sq) == 3:
+        hf = (", as HF's rotary returns cos and sin for a batch of position ids"
+              if what in ("cos", "sin") else "")
+        return "; a batch of %d tables (batch, positions, dims)%s: pass one, %s[%s]" % (
+            sq[0], hf, what, index + ", 0" if lead else "0")
+    if len(sq) == 4:
+        return ("; (batch, heads, positions, dims), as attention's query and key caches: pass one "
+                "head's table, %s[%s]" % (what, index + ", 0, 0" if lead else "0, 0"))
+    if len(sq) == 1:
+        return ("; a 1-D array is not a table (positions, dims): for one position's row, pass "
+                "%s[None]" % what)
+    return ""
 
 
 def widen_bf16(bits):

@@ -141,6 +141,7 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
         except ValueError as e:
             raise _binary.PecheckError("pecheck printed no JSON (%s); stderr: %s" % (e, err)) from None
         replay, kept, note, argv = None, None, None, ["pecheck"] + args
+        names = st.names()
         if doc.get("status") != "pass":
             root = _transport.keep_root(keep)
             why = "keep=False"
@@ -154,10 +155,11 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
                 argv = [os.path.join(kept, a) if a in names else a for a in argv]
                 replay = shlex.join(argv)
             else:
-                note = ("the inputs were not kept (%s): save them with numpy.save as %s and run %s"
+                note = ("the inputs were not kept (%s): save them with numpy.save as %s, then run: %s"
                         % (why, ", ".join(st.names()), shlex.join(argv)))
     return Result(status=doc.get("status", "fail"), what=what,
-                  verdicts=verdicts_from_json(doc, rotates, argv if kept else None),
+                  verdicts=verdicts_from_json(doc, rotates, argv if kept else None, names=names,
+                                              kept=kept),
                   seed=_seed(doc), command=tuple(args), replay=replay, kept=kept, note=note, json=doc)
 
 
@@ -213,7 +215,7 @@ def check_sinusoidal_table(pe, *, base=None, dtype=None, pos_start=0, layout=Non
     check_rope_cache for the other keywords."""
     __tracebackhide__ = True
     d = _arrays.dtype_name(dtype)
-    a, storage = _arrays.table(pe, "table", d)
+    a, storage = _arrays.table(pe, "pe", d)
     opts = _storage_options(d, pos_start, layout, properties, base)
     opts.update(options)
     return run_check("check_sinusoidal_table", "the sinusoidal table", "sinusoidal",
