@@ -4,6 +4,7 @@ Made from the JSON that `pecheck check --format json` writes (docs: the
 README's "Output formats"); the document itself stays in Result.json.
 """
 import os
+import re
 import shlex
 import textwrap
 from dataclasses import dataclass, field
@@ -24,6 +25,54 @@ def _wrap(text, indent, more=None):
     more = indent + "    " if more is None else more
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=more,
                          break_long_words=False, break_on_hyphens=False) or [indent.rstrip()]
+
+
+# `pecheck check` options the CLI's causes name ("pass --pos-start 1"), as
+# the Python keywords they are ("pos_start=1"): an option, and its value
+# when one follows
+_CLI_OPTION = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: ([A-Za-z0-9_.:/+-]*[A-Za-z0-9_/]))?")
+_NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F.]+(?:p[-+]?\d+)?|\d+\.?\d*(?:e[-+]?\d+)?)")
+# the options whose value is a word (the others take numbers or files)
+_WORD_VALUES = {"layout", "dtype", "order", "layer-type", "preset", "property"}
+# the options the Python functions set themselves: no keyword of theirs
+_NOT_KEYWORDS = {"table", "table-sin", "impl", "plugin", "format", "output", "family", "shard",
+                 "regressions", "replay", "quiet", "threads"}
+
+
+def _keyword(opt, arg, value):
+    """The Python keyword of option OPT (its help's argument name ARG) with
+    VALUE (None: none followed it), and whether VALUE was taken."""
+    key = opt.replace("-", "_")
+    if arg == "":
+        return key + "=True", False
+    if value is not None and _NUMBER.fullmatch(value):
+        return key + "=" + value, True
+    if value is not None and (opt in _WORD_VALUES or ("." in arg and ("." in value or "/" in value))):
+        return "%s=%r" % (key, value), True
+    return key + "=", False
+
+
+def in_python(text):
+    """TEXT (a cause, a note of the CLI) with the `pecheck check` options
+    it names written as the keywords the Python functions take
+    ("pass --pos-start 1" -> "pass pos_start=1"); as it is when the
+    binary's options cannot be read."""
+    if not text or "--" not in text:
+        return text
+    try:
+        from . import _binary
+        known = _binary.check_options()
+    except Exception:  # no binary: the CLI's words stay
+        return text
+
+    def sub(m):
+        opt, value = m.group(1), m.group(2)
+        if opt not in known or opt in _NOT_KEYWORDS:
+            return m.group(0)
+        kw, took = _keyword(opt, known[opt], value)
+        return kw if took or value is None else kw + " " + value
+
+    return _CLI_OPTION.sub(sub, text)
 
 
 def _short(text, n=60):
@@ -173,7 +222,7 @@ class Result:
             others = c["fail"] - 1
             head = "pecheck: %s fails %s%s" % (self.what, first.name, " and %d more of %d checks"
                                              % (others, len(self.verdicts)) if others else "")
-            head += ("; likely cause: " + first.likely_cause if first.likely_cause
+            head += ("; likely cause: " + in_python(first.likely_cause) if first.likely_cause
                      else ": " + first.line().split(": ", 1)[1])
         return head + (" (seed %d)" % self.seed if self.seed is not None else "")
 
@@ -190,17 +239,17 @@ class Result:
         causes = {first.likely_cause} if first else set()
         against = {v.against for v in shown if v.against}
         if len(against) == 1:
-            lines += _wrap("checked against " + against.pop(), "  ")
+            lines += _wrap("checked against " + in_python(against.pop()), "  ")
         for v in shown:
             mark = v.status.upper() + " " if verbose else ""
             lines += _wrap(mark + v.line(), "  ")
             if v.failed and v.witness and v.witness.rotated:
                 lines += _wrap("the rotated test vector there: " + v.witness.rotated, "    ")
             if v.against and len({u.against for u in shown if u.against}) > 1:
-                lines += _wrap("checked against " + v.against, "    ")
+                lines += _wrap("checked against " + in_python(v.against), "    ")
             if v.failed and v.likely_cause and (verbose or v.likely_cause not in causes):
                 causes.add(v.likely_cause)
-                lines += _wrap("likely cause: " + v.likely_cause, "    ")
+                lines += _wrap("likely cause: " + in_python(v.likely_cause), "    ")
             if verbose and v.failed and v.details:
                 lines += ["      " + d for d in v.details.rstrip("\n").splitlines()]
         if any(v.check == "base" for v in self.failures):

@@ -65,7 +65,7 @@ def test_what_was_checked_against_is_said_once(wrong_base):
     against = {v.against for v in wrong_base.failures}
     assert len(against) == 1
     assert text.count("checked against ") == 1
-    assert flat("checked against " + against.pop()) in flat(text)
+    assert flat("checked against " + result.in_python(against.pop())) in flat(text)
 
 
 def test_the_first_line_names_the_failing_check_and_its_cause(wrong_base):
@@ -171,3 +171,29 @@ def test_other_common_shapes_get_a_hint(shape, fix):
     x = np.zeros(shape, np.float32)
     with pytest.raises(ValueError, match=r"; .*pass .*%s$" % re.escape(fix)):
         pecheck.check_rope_cache(x, x, base=10000.0)
+
+
+# ---- the CLI's options in a cause, as the keywords Python takes --------------------------
+
+@pytest.mark.parametrize("cli,py", [
+    ("(sliced from a longer one?); pass --pos-start 1", "(sliced from a longer one?); pass pos_start=1"),
+    ("base 500000 (--base), frequencies", "base 500000 (base=), frequencies"),
+    ("pass --layout half if the model rotates", "pass layout='half' if the model rotates"),
+    ("(pass --d with the table's width)", "(pass d= with the table's width)"),
+    ("it passes with a given base or with --assume-fitted.", "it passes with a given base or with "
+                                                             "assume_fitted=True."),
+    ("give --hf-config config.json", "give hf_config='config.json'"),
+    ("rerun with --dtype bf16", "rerun with dtype='bf16'"),
+    ("--family rope with --table COS.npy", "--family rope with --table COS.npy"),  # set by the API
+])
+def test_a_causes_options_are_written_as_keywords(cli, py):
+    assert result.in_python(cli) == py
+
+
+def test_the_off_by_one_cause_names_pos_start():
+    cos, sin = rope()
+    r = pecheck.check_rope_cache(cos[1:], sin[1:], base=10000.0, keep=False)
+    head = r.report().splitlines()[0]
+    assert "pass pos_start=1" in head and "--pos-start" not in head
+    assert "--pos-start 1" in r.likely_cause  # the value itself is the CLI's words
+    pecheck.assert_rope_cache(cos[1:], sin[1:], base=10000.0, pos_start=1)  # and it is right
