@@ -232,7 +232,8 @@ def squeeze_leading(a, what):
         a = a[0]
     if a.ndim != 2:
         raise ValueError("%s: expected a 2-D array (positions, dims) after dropping leading "
-                         "dimensions of size 1, got shape %s%s" % (what, shape, _shape_hint(shape, what)))
+                         "dimensions of size 1, got shape %s%s"
+                         % (what, shape, _shape_hint(shape, what)))
     return a
 
 

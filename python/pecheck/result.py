@@ -30,7 +30,8 @@ def _wrap(text, indent, more=None):
 # `pecheck check` options the CLI's causes name ("pass --pos-start 1"), as
 # the Python keywords they are ("pos_start=1"): an option, and its value
 # when one follows
-_CLI_OPTION = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: ([A-Za-z0-9_.:/+-]*[A-Za-z0-9_/]))?")
+_CLI_OPTION = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
+                         r"(?: ([A-Za-z0-9_.:/+-]*[A-Za-z0-9_/]))?")
 _NUMBER = re.compile(r"[-+]?(?:0x[0-9a-fA-F.]+(?:p[-+]?\d+)?|\d+\.?\d*(?:e[-+]?\d+)?)")
 # the options whose value is a word (the others take numbers or files)
 _WORD_VALUES = {"layout", "dtype", "order", "layer-type", "preset", "property"}
@@ -47,7 +48,8 @@ def _keyword(opt, arg, value):
         return key + "=True", False
     if value is not None and _NUMBER.fullmatch(value):
         return key + "=" + value, True
-    if value is not None and (opt in _WORD_VALUES or ("." in arg and ("." in value or "/" in value))):
+    a_file = "." in arg and value is not None and ("." in value or "/" in value)
+    if value is not None and (opt in _WORD_VALUES or a_file):
         return "%s=%r" % (key, value), True
     return key + "=", False
 
@@ -96,8 +98,10 @@ class Witness:
     abs_err: Optional[float] = None    # None when not finite
     bound: Optional[float] = None
     tensor: Optional[str] = None       # which input holds it: 'cos.npy', 'table.npy', ...
-    source_values: Optional[str] = field(default=None, repr=False)  # a cache's own cos and sin there, got vs exact
-    rotated: Optional[str] = field(default=None, repr=False)      # a cache's witness: the rotated test vector's element there
+    # a cache's own cos and sin there, got vs exact
+    source_values: Optional[str] = field(default=None, repr=False)
+    # a cache's witness: the rotated test vector's element there
+    rotated: Optional[str] = field(default=None, repr=False)
     asked_alone: bool = False          # the gate asked for this position alone (n = 1)
 
     def __str__(self):
@@ -217,6 +221,11 @@ class Result:
         c = self.counts()
         if self.passed:
             head = "pecheck: %s passes %d checks" % (self.what, len(self.verdicts) - c["skip"])
+        elif not self.failures:  # failed with no failing verdict (a run that checked nothing)
+            done = ["%d %s" % (n, {"pass": "passed", "skip": "skipped"}.get(k, k))
+                    for k, n in c.items() if n]
+            head = "pecheck: %s fails with no failing check (%s)" % (self.what,
+                                                                     ", ".join(done) or "no checks")
         else:
             first = next((v for v in self.failures if v.likely_cause), None) or self.failures[0]
             others = c["fail"] - 1
@@ -411,7 +420,8 @@ def _kept_replays(details, names, kept):
                     line = indent + "replay: " + shlex.join(
                         [os.path.join(kept, a) if a in names else a for a in argv])
                 else:
-                    line = indent + "replay (the inputs were not kept: see the note): " + shlex.join(argv)
+                    line = (indent + "replay (the inputs were not kept: see the note): "
+                            + shlex.join(argv))
         out.append(line)
     return "\n".join(out)
 

@@ -197,3 +197,10 @@ def test_the_off_by_one_cause_names_pos_start():
     assert "pass pos_start=1" in head and "--pos-start" not in head
     assert "--pos-start 1" in r.likely_cause  # the value itself is the CLI's words
     pecheck.assert_rope_cache(cos[1:], sin[1:], base=10000.0, pos_start=1)  # and it is right
+
+
+def test_a_failed_result_without_a_failing_verdict_says_so():
+    skipped = result.verdicts_from_json({"results": [{"check": "accuracy", "status": "skip",
+                                                      "summary": "nothing to check"}]})
+    r = pecheck.Result(status="fail", what="the RoPE cache", verdicts=skipped)
+    assert r.report().splitlines()[0] == "pecheck: the RoPE cache fails with no failing check (1 skipped)"
