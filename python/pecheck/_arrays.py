@@ -59,10 +59,16 @@ def dtype_name(dtype):
     return _DTYPE_NAMES[name]
 
 
+class BoolError(ValueError, TypeError):
+    """A bool where pecheck reads a number (True is not 1 here): a
+    ValueError, and a TypeError as other input that is not a number is."""
+
+
 def _reject(what, dtype, kind):
     __tracebackhide__ = True
-    raise TypeError("%s: pecheck gates floating-point values (%s), not %s%s"
-                    % (what, _ACCEPTED, dtype, kind))
+    error = BoolError if str(dtype).replace("torch.", "") in ("bool", "bool_") else TypeError
+    raise error("%s: pecheck gates floating-point values (%s), not %s%s"
+                % (what, _ACCEPTED, dtype, kind))
 
 
 def torch_of(x):
@@ -167,7 +173,7 @@ def positions(x, what):
     np = numpy()
     a, name = _as_numpy(x)
     if a.dtype == np.bool_:
-        raise ValueError("%s=: bool values (True/False) are not positions or timesteps: give "
+        raise BoolError("%s=: bool values (True/False) are not positions or timesteps: give "
                          "integers (torch.long, numpy int64/int32/..., a list of ints)" % what)
     if np.issubdtype(a.dtype, np.integer):
         return _int64(a, what, "position")
@@ -189,7 +195,7 @@ def scalar(v, what):
     elif getattr(v, "ndim", None) == 0 and hasattr(v, "item") and not isinstance(v, (int, float)):
         v = v.item()  # a numpy scalar or 0-d array
     if isinstance(v, bool):
-        raise ValueError("%s=%r: a bool where pecheck reads a number; give the number itself"
+        raise BoolError("%s=%r: a bool where pecheck reads a number; give the number itself"
                          % (what, v))
     return v
 
@@ -215,6 +221,9 @@ def integers(x, what):
     __tracebackhide__ = True
     np = numpy()
     a, name = _as_numpy(x)
+    if a.dtype == np.bool_:
+        raise BoolError("%s: bool values (True/False) are not buckets: expected integers "
+                        "(torch.long, numpy int64/int32/...)" % what)
     if not np.issubdtype(a.dtype, np.integer):
         raise TypeError("%s: expected integers (torch.long, numpy int64/int32/...), not %s"
                         % (what, name))

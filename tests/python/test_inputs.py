@@ -143,3 +143,18 @@ def test_numbers_of_numpy_and_torch_are_still_numbers():
     for start in (5, np.int64(5), torch.tensor(5), np.array(5)):
         pecheck.assert_rope_cache(cos, sin, base=BASE, pos_start=start)
     pecheck.assert_rope_cache(*rope(), base=np.float64(BASE), seq_len=torch.tensor(N))
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch", "list"])
+def test_bool_tables_and_buckets_are_refused_as_bools(kind):
+    a = np.ones((16, 8), dtype=bool)
+    x = {"numpy": a, "torch": torch.from_numpy(a), "list": a.tolist()}[kind]
+    for call in (lambda: pecheck.check_rope_cache(x, x, base=BASE),
+                 lambda: pecheck.check_sinusoidal_table(x), lambda: pecheck.check_learned_table(x),
+                 lambda: pecheck.check_alibi_slopes(x)):
+        with pytest.raises(ValueError, match="pecheck gates floating-point values .*, not (torch.)?bool"):
+            call()
+        with pytest.raises(TypeError):  # as any input that is not floating point
+            call()
+    with pytest.raises(ValueError, match="^buckets: bool values .* are not buckets"):
+        pecheck.check_t5_buckets(x, num_buckets=32, max_distance=128)
