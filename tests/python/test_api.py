@@ -386,11 +386,12 @@ def test_arrays_reach_the_binary_in_memory(monkeypatch):
         assert what.startswith("/memfd:" + name)  # an anonymous in-memory file
 
 
-def test_the_staging_folder_is_removed():
-    before = set(os.listdir(tempfile.gettempdir()))
+def test_the_staging_folder_is_removed(monkeypatch, tmp_path):
+    # a temporary folder of this test's own: other pecheck runs on the
+    # machine make and remove pecheck-* folders in the shared one meanwhile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     pecheck.assert_sinusoidal_table(sinusoidal())
-    after = set(os.listdir(tempfile.gettempdir()))
-    assert not [n for n in after - before if n.startswith("pecheck-")]
+    assert os.listdir(str(tmp_path)) == []
 
 
 # ---- the binary and the console entry ------------------------------------------------------
