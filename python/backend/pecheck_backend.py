@@ -8,6 +8,9 @@ from a package index (build isolation or not).  It reads pyproject.toml's
     pecheck binary PATH as pecheck/bin/pecheck and the report's gnuplot
     scripts (reports/*.gp, families/*/*.gp of the source tree) beside it,
     tagged for this platform (`make wheel`);
+    A wheel without the binary built from a checkout (`pip install ./python`)
+    records the checkout's path in pecheck/_checkout.py, so that the
+    installed package finds its build/pecheck from any folder;
   - an editable wheel (pip install -e): a .pth file naming this folder;
   - an sdist.
 Run as a script, it builds the bundled wheel: pecheck_backend.py --bundle
@@ -132,6 +135,23 @@ def _dist_info(p, tag, purelib):
     return files
 
 
+def _checkout():
+    """The checkout this package is built from (its absolute path), or None
+    when python/ is not in one (an sdist unpacked elsewhere): the folder
+    above python/ holding the Makefile and the plugin header."""
+    marks = ("Makefile", os.path.join("include", "pecheck_plugin.h"))
+    if all(os.path.isfile(os.path.join(SOURCE_TREE, m)) for m in marks):
+        return SOURCE_TREE
+    return None
+
+
+def _checkout_module(path):
+    """pecheck/_checkout.py of a wheel built from the checkout PATH."""
+    return ('"""Written by pecheck_backend.py when this package was built: the checkout\n'
+            'it was built from, whose build/pecheck the package runs (_binary.py)."""\n'
+            'CHECKOUT = %r\n' % path).encode("utf-8")
+
+
 def _package_files():
     return sorted(glob.glob(os.path.join(ROOT, "pecheck", "*.py")))
 
@@ -171,6 +191,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     w = _Wheel(wheel_directory, p, "py3-none-" + _platform_tag() if binary else "py3-none-any")
     for f in _package_files():
         w.add_file("pecheck/" + os.path.basename(f), f)
+    checkout = None if binary else _checkout()
+    if checkout:
+        w.add("pecheck/_checkout.py", _checkout_module(checkout))
     if binary:
         with open(binary, "rb") as f:
             w.add("pecheck/bin/pecheck", f.read(), 0o755)

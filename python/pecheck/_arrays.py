@@ -12,7 +12,16 @@ input and its dtype.
   uint16                  bfloat16 bit patterns, only with dtype='bf16';
   complex64/128           Meta's freqs_cis (torch.polar): its real part is
                           cos, its imaginary part sin.
+
+A torch tensor is any instance of torch.Tensor (a subclass included; torch
+is looked up in sys.modules, never imported for the test): it is read
+through torch's own conversion, as a plain torch.Tensor, with its
+__torch_function__ off, never through a subclass's own __array__, numpy()
+or detach(), which could hand over other values than the tensor's.  A bool
+where a number is meant (position ids, timesteps, a numeric option) is a
+ValueError naming the argument: True is not position 1.
 """
+import sys
 
 # the storage types of the CLI's --dtype, and the names accepted for them
 _DTYPE_NAMES = {
@@ -50,17 +59,48 @@ def dtype_name(dtype):
     return _DTYPE_NAMES[name]
 
 
+class BoolError(ValueError, TypeError):
+    """A bool where pecheck reads a number (True is not 1 here): a
+    ValueError, and a TypeError as other input that is not a number is."""
+
+
 def _reject(what, dtype, kind):
     __tracebackhide__ = True
-    raise TypeError("%s: pecheck gates floating-point values (%s), not %s%s"
-                    % (what, _ACCEPTED, dtype, kind))
+    error = BoolError if str(dtype).replace("torch.", "") in ("bool", "bool_") else TypeError
+    raise error("%s: pecheck gates floating-point values (%s), not %s%s"
+                % (what, _ACCEPTED, dtype, kind))
 
 
-def _from_torch(t, what):
+def torch_of(x):
+    """The torch module when X is a torch.Tensor (or of a subclass of it),
+    else None.  torch is only looked up among the imported modules: a
+    tensor exists only once torch is imported."""
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    return torch if isinstance(tensor, type) and issubclass(type(x), tensor) else None
+
+
+def is_tensor(x):
+    return torch_of(x) is not None
+
+
+def plain_tensor(torch, x):
+    """The torch.Tensor X (a subclass included) as a detached plain
+    torch.Tensor, by torch's own conversion with __torch_function__ off:
+    a subclass's overrides (detach, numpy, __array__) are not called."""
+    off = getattr(torch._C, "DisableTorchFunctionSubclass", None) or torch._C.DisableTorchFunction
+    with off():
+        t = torch.Tensor.detach(x)
+        if type(t) is not torch.Tensor:
+            t = torch.Tensor.as_subclass(t, torch.Tensor)
+    return t
+
+
+def _from_torch(x, what):
     """A torch tensor as a numpy array (bfloat16 as uint16 bit patterns) and
     whether it held bfloat16."""
-    import torch
-    t = t.detach()
+    torch = torch_of(x)
+    t = plain_tensor(torch, x)
     if t.device.type != "cpu":
         t = t.cpu()
     if t.dtype == torch.bfloat16:
@@ -81,7 +121,7 @@ def to_numpy(x, what, dtype=None):
     anything else, the same for numpy, torch and lists."""
     __tracebackhide__ = True
     np = numpy()
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+    if is_tensor(x):
         a, bits = _from_torch(x, what)
     else:
         a = np.asarray(x)
@@ -109,15 +149,19 @@ def _int64(a, what, name):
     return np.ascontiguousarray(a, dtype="<i8")
 
 
-def _as_numpy(x, widen_half=False):
-    """X (numpy, torch or a list) as a numpy array; WIDEN_HALF: torch's
-    16-bit floats to float32 first (numpy has no bfloat16)."""
-    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
-        x = x.detach().cpu()
-        if widen_half and x.is_floating_point() and x.element_size() < 4:
-            x = x.float()
-        x = x.numpy()
-    return numpy().asarray(x)
+def _as_numpy(x):
+    """(X (numpy, torch or a list) as a numpy array, the name of its dtype):
+    torch's 16-bit floats widened to float32 (exact; numpy has no
+    bfloat16), the name still theirs."""
+    torch = torch_of(x)
+    if torch is None:
+        a = numpy().asarray(x)
+        return a, str(a.dtype)
+    t = plain_tensor(torch, x).cpu()
+    name = str(t.dtype).replace("torch.", "")
+    if t.is_floating_point() and t.element_size() < 4:
+        t = t.float()
+    return t.numpy(), name
 
 
 def positions(x, what):
@@ -127,12 +171,33 @@ def positions(x, what):
     judge.  TypeError for anything else."""
     __tracebackhide__ = True
     np = numpy()
-    a = _as_numpy(x, widen_half=True)
-    if np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
+    a, name = _as_numpy(x)
+    if a.dtype == np.bool_:
+        raise BoolError("%s=: bool values (True/False) are not positions or timesteps: give "
+                         "integers (torch.long, numpy int64/int32/..., a list of ints)" % what)
+    if np.issubdtype(a.dtype, np.integer):
         return _int64(a, what, "position")
     if np.issubdtype(a.dtype, np.floating):
         return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, a.dtype))
+    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, name))
+
+
+def scalar(v, what):
+    """V, the value of a numeric option WHAT (an int, a float, a numpy
+    scalar, a 0-d array or tensor such as HF's cache_position[0]), as a
+    Python number; anything else as it is.  ValueError for a bool (numpy's
+    and torch's too): True is not the number 1 here."""
+    __tracebackhide__ = True
+    torch = torch_of(v)
+    if torch is not None:
+        t = plain_tensor(torch, v)
+        v = t.item() if t.dim() == 0 else v
+    elif getattr(v, "ndim", None) == 0 and hasattr(v, "item") and not isinstance(v, (int, float)):
+        v = v.item()  # a numpy scalar or 0-d array
+    if isinstance(v, bool):
+        raise BoolError("%s=%r: a bool where pecheck reads a number; give the number itself"
+                         % (what, v))
+    return v
 
 
 def values(x, what, dtype=None):
@@ -155,10 +220,13 @@ def integers(x, what):
     TypeError for floating or other values."""
     __tracebackhide__ = True
     np = numpy()
-    a = _as_numpy(x)
+    a, name = _as_numpy(x)
+    if a.dtype == np.bool_:
+        raise BoolError("%s: bool values (True/False) are not buckets: expected integers "
+                        "(torch.long, numpy int64/int32/...)" % what)
     if not np.issubdtype(a.dtype, np.integer):
         raise TypeError("%s: expected integers (torch.long, numpy int64/int32/...), not %s"
-                        % (what, a.dtype))
+                        % (what, name))
     while a.ndim > 2 and a.shape[0] == 1:  # (1, q, k) as compute_bias's batch of one
         a = a[0]
     return _int64(a, what, "value")
@@ -168,12 +236,46 @@ def squeeze_leading(a, what):
     """Drop leading dimensions of size 1 ((1, 1, n, d) -> (n, d)); a 2-D
     array or ValueError."""
     __tracebackhide__ = True
+    shape = tuple(a.shape)
     while a.ndim > 2 and a.shape[0] == 1:
         a = a[0]
     if a.ndim != 2:
         raise ValueError("%s: expected a 2-D array (positions, dims) after dropping leading "
-                         "dimensions of size 1, got shape %s" % (what, tuple(a.shape)))
+                         "dimensions of size 1, got shape %s%s"
+                         % (what, shape, _shape_hint(shape, what)))
     return a
+
+
+def _shape_hint(shape, what):
+    """What to pass instead of WHAT, an array of SHAPE that is not 2-D once
+    its leading 1s are dropped, for the shapes tutorials and libraries
+    build: '; pass ...', or '' when there is no likely one."""
+    rest = [n for n in shape if n != 1]
+    inner = [k for k, n in enumerate(shape) if n == 1 and any(m != 1 for m in shape[:k])]
+    if len(rest) == 2 and inner:
+        fix = ("%s.squeeze(%d)" % (what, inner[0]) if len(inner) == 1
+               else "%s.reshape(%d, %d)" % (what, rest[0], rest[1]))
+        where = (" (the PyTorch tutorial's PositionalEncoding registers pe as (max_len, 1, "
+                 "d_model))" if len(shape) == 3 and shape[1] == 1 else "")
+        return "; %d positions of %d dims with a dimension of size 1 between them%s: pass %s" % (
+            rest[0], rest[1], where, fix)
+    lead = 0
+    while lead < len(shape) - 2 and shape[lead] == 1:
+        lead += 1
+    sq = shape[lead:]
+    index = ", ".join(["0"] * lead)
+    if len(sq) == 3:
+        hf = (", as HF's rotary returns cos and sin for a batch of position ids"
+              if what in ("cos", "sin") else "")
+        return "; a batch of %d tables (batch, positions, dims)%s: pass one, %s[%s]" % (
+            sq[0], hf, what, index + ", 0" if lead else "0")
+    if len(sq) == 4:
+        return ("; (batch, heads, positions, dims), as attention's query and key caches: pass one "
+                "head's table, %s[%s]" % (what, index + ", 0, 0" if lead else "0, 0"))
+    if len(sq) == 1:
+        return ("; a 1-D array is not a table (positions, dims): for one position's row, pass "
+                "%s[None]" % what)
+    return ""
 
 
 def widen_bf16(bits):

@@ -18,6 +18,16 @@ _BESIDE = (("bin", "pecheck"),
            (os.pardir, os.pardir, os.pardir, os.pardir, "bin", "pecheck"))
 
 
+def _recorded_checkout():
+    """The checkout this installed package was built from (`pip install
+    ./python` records it in pecheck/_checkout.py), or None."""
+    try:
+        from . import _checkout
+    except ImportError:  # the package run from python/, a bundled wheel, make install
+        return None
+    return getattr(_checkout, "CHECKOUT", None)
+
+
 class PecheckError(RuntimeError):
     """pecheck could not judge the input (exit 2 or 3), or could not be run:
     the message is pecheck's own, or says what is missing."""
@@ -35,8 +45,10 @@ def _is_elf(path):
 
 def find_binary():
     """The pecheck binary: $PECHECK, else the one bundled in this package
-    (a wheel of `make wheel`), the source checkout's build/pecheck, an
-    installed PREFIX/bin/pecheck beside PREFIX/share/pecheck/python, and
+    (a wheel of `make wheel`), the source checkout's build/pecheck (the
+    package run from python/), an installed PREFIX/bin/pecheck beside
+    PREFIX/share/pecheck/python, the build/pecheck of the checkout the
+    package was installed from (`pip install ./python` records it), and
     last `pecheck` on PATH (an ELF binary, not this package's console entry).
     Raises PecheckError naming what to do when there is none."""
     env = os.environ.get("PECHECK")
@@ -49,13 +61,18 @@ def find_binary():
         cand = os.path.normpath(os.path.join(_HERE, *parts))
         if _is_elf(cand):
             return cand
+    checkout = _recorded_checkout()
+    if checkout and _is_elf(os.path.join(checkout, "build", "pecheck")):
+        return os.path.join(checkout, "build", "pecheck")
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         cand = os.path.join(folder or os.curdir, "pecheck")
         if _is_elf(cand):
             return cand
-    raise PecheckError("pecheck binary not found: set PECHECK=/path/to/pecheck, put it on PATH "
+    built = ("run `make` in %s, the checkout this package was installed from (no build/pecheck "
+             "there), " % checkout) if checkout else ""
+    raise PecheckError("pecheck binary not found: %sset PECHECK=/path/to/pecheck, put it on PATH "
                        "(`make install PREFIX=...`), or install the wheel of `make wheel`, which "
-                       "bundles it")
+                       "bundles it" % built)
 
 
 def run(args, cwd=None, pass_fds=()):

@@ -56,7 +56,7 @@ def _unknown_keyword(key, known):
 
 
 def _is_array(v):
-    return hasattr(v, "__array__") or (type(v).__module__.startswith("torch") and hasattr(v, "detach"))
+    return _arrays.is_tensor(v) or hasattr(v, "__array__")
 
 
 def _file_arg(argname):
@@ -84,14 +84,9 @@ def _value(key, v, argname, staging):
             s = os.fspath(v)
             return s if s == "off" else os.path.abspath(s)
         raise TypeError("%s=: expected a path, a dict or an array, got %s" % (key, type(v).__name__))
-    if isinstance(v, bool):
-        raise TypeError("%s= takes a value (%s), not %r" % (key, argname, v))
     if isinstance(v, (dict, list, tuple)):
         return json.dumps(v)
-    if _is_array(v) and getattr(v, "ndim", None) == 0:
-        v = v.item()  # a 0-d tensor or array (HF's cache_position[0], a numpy scalar)
-    if hasattr(v, "item") and not isinstance(v, (int, float, str)):
-        v = v.item()  # a numpy scalar
+    v = _arrays.scalar(v, key)  # a 0-d tensor or array (HF's cache_position[0]), a numpy scalar
     if isinstance(v, float):
         return repr(v)
     return str(v)
@@ -146,6 +141,7 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
         except ValueError as e:
             raise _binary.PecheckError("pecheck printed no JSON (%s); stderr: %s" % (e, err)) from None
         replay, kept, note, argv = None, None, None, ["pecheck"] + args
+        names = st.names()
         if doc.get("status") != "pass":
             root = _transport.keep_root(keep)
             why = "keep=False"
@@ -159,10 +155,11 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
                 argv = [os.path.join(kept, a) if a in names else a for a in argv]
                 replay = shlex.join(argv)
             else:
-                note = ("the inputs were not kept (%s): save them with numpy.save as %s and run %s"
+                note = ("the inputs were not kept (%s): save them with numpy.save as %s, then run: %s"
                         % (why, ", ".join(st.names()), shlex.join(argv)))
     return Result(status=doc.get("status", "fail"), what=what,
-                  verdicts=verdicts_from_json(doc, rotates, argv if kept else None),
+                  verdicts=verdicts_from_json(doc, rotates, argv if kept else None, names=names,
+                                              kept=kept),
                   seed=_seed(doc), command=tuple(args), replay=replay, kept=kept, note=note, json=doc)
 
 
@@ -174,6 +171,9 @@ def _seed(doc):
 
 
 def _storage_options(dtype, pos_start, layout, properties, base=None):
+    __tracebackhide__ = True
+    base = _arrays.scalar(base, "base")
+    pos_start = _arrays.scalar(pos_start, "pos_start")
     out = {"dtype": _arrays.dtype_name(dtype), "layout": layout, "property": properties,
            "base": float(base) if base is not None else None}
     if pos_start:
@@ -215,7 +215,7 @@ def check_sinusoidal_table(pe, *, base=None, dtype=None, pos_start=0, layout=Non
     check_rope_cache for the other keywords."""
     __tracebackhide__ = True
     d = _arrays.dtype_name(dtype)
-    a, storage = _arrays.table(pe, "table", d)
+    a, storage = _arrays.table(pe, "pe", d)
     opts = _storage_options(d, pos_start, layout, properties, base)
     opts.update(options)
     return run_check("check_sinusoidal_table", "the sinusoidal table", "sinusoidal",

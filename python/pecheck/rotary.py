@@ -251,6 +251,8 @@ def check_rotary(rotary, config=None, *, positions=None, dtype=None, style=None,
     name (so one pytest marker serves rope_cache and rotary calls)."""
     __tracebackhide__ = True
     hf_config = options.pop("hf_config", None)
+    base, chunk, head_dim = (_arrays.scalar(v, k) for v, k in ((base, "base"), (chunk, "chunk"),
+                                                                (head_dim, "head_dim")))
     if config is not None and hf_config is not None:
         raise TypeError("check_rotary: config= and hf_config= name the same config: give one")
     cfg = _load_config(config if config is not None else hf_config)

@@ -407,6 +407,7 @@ def test_console_entry_runs_the_binary():
 def test_console_entry_without_a_binary_says_what_to_do(monkeypatch, tmp_path):
     monkeypatch.delenv("PECHECK", raising=False)
     monkeypatch.setattr(_binary, "_BESIDE", ())
+    monkeypatch.setattr(_binary, "_recorded_checkout", lambda: None)
     monkeypatch.setenv("PATH", str(tmp_path))
     (tmp_path / "pecheck").write_text("#!/bin/sh\nexit 0\n")  # a script, as pip's console entry
     (tmp_path / "pecheck").chmod(0o755)

@@ -39,12 +39,12 @@ def test_wrong_cache_raises_with_witness():
     cos, sin = hf_cache(positions_dtype=torch.bfloat16)
     with pytest.raises(AssertionError) as e:
         pecheck.assert_rope_cache(cos, sin, base=BASE)
-    msg = str(e.value)
+    msg = " ".join(str(e.value).split())  # the report's lines are wrapped
     # bf16 holds every integer up to 256; 257 is the first position it rounds
     assert "first over the bound: position 257," in msg
-    # the cache's own cos and sin at the witness lead its line; the rotated
-    # vector's element follows on the next
-    line = next(ln for ln in msg.splitlines() if "accuracy [" in ln)
+    # the cache's own cos and sin at the witness lead its line (wrapped); the
+    # rotated vector's element follows on the next
+    line = msg[msg.index(" accuracy [half]: "):msg.index("the rotated test vector there")]
     assert ", pair " in line and "cos[" in line and "sin[" in line, line
     assert "the rotated test vector there: dimension " in msg
     assert "exact" in msg and "bound" in msg
