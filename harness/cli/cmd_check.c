@@ -376,7 +376,8 @@ pc_status pc_check_impl(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
 
 pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
 {
-    pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed };
+    pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed,
+                    .tap_version = o->tap_version };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {

@@ -27,6 +27,7 @@ static const opt_doc docs[] = {
     { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },
     { "seed", "S", "seed of the generated cases; default 20260422 (printed with every failure)" },
     { "format", "F", "output format: text, json, tap or junit (identify: text or json); default text" },
+    { "tap-version", "V", "--format tap: the version line, 13 or 14 (the same lines; Test::Harness before 3.48, Debian 12's prove, reads 13 only); default 13" },
     { "output", "FILE", "write the result to FILE (whole or not at all) instead of stdout" },
     { "out", "PATH", "the file (reference: .npy) or folder (report) to write" },
     { "quiet", "", "no progress line; check: one line per check" },

@@ -84,7 +84,7 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 
 /* The options the core owns (set_option); the rest are the families'. */
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
-    "dtype tol-abs max-abs-err seed replay format output regressions out threads shard " \
+    "dtype tol-abs max-abs-err seed replay format tap-version output regressions out threads shard " \
     "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable cases quiet strict"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
@@ -166,6 +166,10 @@ static pc_status set_output(const char *name, const char *v, pc_opts *o, pc_err 
             pc_format_names(names, sizeof names);
             return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'", names, v);
         }
+    } else if (!strcmp(name, "tap-version")) {
+        if (strcmp(v, "13") && strcmp(v, "14"))
+            return pc_seterr(err, PC_EINPUT, "--tap-version: expected 13 or 14, got '%s'", v);
+        o->tap_version = atoi(v);
     } else if (!strcmp(name, "output")) o->output = v;
     else if (!strcmp(name, "regressions")) o->regressions = v;
     else if (!strcmp(name, "out")) o->out = v;
@@ -317,6 +321,15 @@ static pc_status outputs_not_inputs(const pc_opts *o, pc_err *err)
     return PC_OK;
 }
 
+/* An option that only shapes another's output is refused without it. */
+static pc_status options_apply(const pc_opts *o, pc_err *err)
+{
+    if (o->tap_version && o->format != PC_FMT_TAP)
+        return pc_seterr(err, PC_EINPUT, "--tap-version %d applies to --format tap only: add "
+                         "--format tap or drop it", o->tap_version);
+    return PC_OK;
+}
+
 pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
                         pc_opts *o, pc_err *err)
 {
@@ -354,5 +367,6 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
         if (st != PC_OK)
             return st;
     }
-    return outputs_not_inputs(o, err);
+    pc_status st = options_apply(o, err);
+    return st == PC_OK ? outputs_not_inputs(o, err) : st;
 }

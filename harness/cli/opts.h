@@ -39,6 +39,7 @@ typedef struct pc_opts {
     uint64_t seed;          /* --seed */
     /* output */
     int format;             /* --format */
+    int tap_version;        /* --tap-version 13|14 (0: not given, PC_TAP_VERSION) */
     const char *output;     /* --output FILE */
     const char *out;        /* --out FILE or DIR */
     int quiet;              /* --quiet */
