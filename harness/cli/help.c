@@ -21,7 +21,7 @@ static const opt_doc docs[] = {
     { "max-pos", "N", "positions 0..N; default 4095" },
     { "positions", "A:B", "positions A..B inclusive, 0 <= A <= B <= 2^53" },
     { "pos-start", "P", "the position of a table's first row; default 0" },
-    { "dtype", "T", "storage type the values are judged in: f32, bf16, f16 (reference: f32, f64, f16, or bf16 as <u2 bit patterns); default f32" },
+    { "dtype", "T", "storage type the values are judged in: f32, bf16, f16 (reference: f32, f64, f16, or bf16 as <u2 bit patterns), or PyTorch's and numpy's names for them (float32, fp32, float, bfloat16, float16, fp16, half, float64, fp64, double); default f32" },
     { "tol-abs", "X", "an absolute bound |err| <= X in place of the precision model's; default: the model" },
     { "strict", "", "RoPE/sinusoidal: the strict tolerance class (a correctly rounded binary32 frequency and angle; f16/bf16 outputs of a v2 RoPE kernel rounded once); default: the class of every mainstream binary32 formulation (and of f16/bf16 kernels rounding cache, products and sum: docs/schedules.md) (docs/precision-model.md)" },
     { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },

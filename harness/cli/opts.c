@@ -127,16 +127,24 @@ static pc_status set_positions(const char *name, const char *v, pc_opts *o, pc_e
     return PC_SKIP;
 }
 
+/* --dtype V is no dtype's name: the names, and the nearest one */
+static pc_status bad_dtype(const char *v, pc_err *err)
+{
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, v);
+    for (size_t k = 0; pc_dtype_alias(k); k++) pc_suggest_add(&s, pc_dtype_alias(k));
+    return pc_seterr(err, PC_EINPUT, "--dtype: expected f32, bf16, f16 or f64 (or float32, "
+                     "bfloat16, float16, half, float64, double), got '%s'%s", v,
+                     pc_suggest_text(&s, "", hint, sizeof hint));
+}
+
 /* how values are judged: --dtype and the tolerances */
 static pc_status set_judging(const char *name, const char *v, pc_opts *o, pc_err *err)
 {
     pc_status st;
     if (!strcmp(name, "dtype")) {
-        if (!strcmp(v, "f32")) o->dtype = PC_DT_F32;
-        else if (!strcmp(v, "bf16")) o->dtype = PC_DT_BF16;
-        else if (!strcmp(v, "f16")) o->dtype = PC_DT_F16;
-        else if (!strcmp(v, "f64")) o->dtype = PC_DT_F64;
-        else return pc_seterr(err, PC_EINPUT, "--dtype: expected f32, bf16, f16 or f64, got '%s'", v);
+        if ((o->dtype = pc_dtype_parse(v)) < 0) return bad_dtype(v, err);
         o->dtype_set = 1;
     } else if (!strcmp(name, "tol-abs")) {
         if ((st = pc_parse_double("--tol-abs", v, &o->tol_abs, err)) != PC_OK) return st;
@@ -164,7 +172,12 @@ static pc_status set_output(const char *name, const char *v, pc_opts *o, pc_err 
         if (o->format < 0) {
             char names[160];
             pc_format_names(names, sizeof names);
-            return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'", names, v);
+            pc_suggest s;
+            char hint[96];
+            pc_suggest_init(&s, v);
+            for (int k = 0; pc_format_at(k); k++) pc_suggest_add(&s, pc_format_at(k)->name);
+            return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'%s", names, v,
+                             pc_suggest_text(&s, "", hint, sizeof hint));
         }
     } else if (!strcmp(name, "tap-version")) {
         if (strcmp(v, "13") && strcmp(v, "14"))
