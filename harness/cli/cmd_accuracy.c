@@ -136,7 +136,10 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
+    if (st == PC_OK)
+        st = pc_sources_options_apply(&o, o.family ? pc_family_find(o.family) : NULL, &src, &err);
     if (st != PC_OK) {
+        pc_sources_close(&src);
         pc_specs_release(&specs);
         return pc_cli_fail_output("accuracy", &o, st, &err);
     }

@@ -496,7 +496,12 @@ int pc_cmd_check(int argc, char **argv)
     if (st != PC_OK) return fail(&o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
-    if (st != PC_OK) { pc_specs_release(&specs); return fail(&o, st, &err); }
+    if (st == PC_OK) st = pc_sources_options_apply(&o, want, &src, &err);
+    if (st != PC_OK) {
+        pc_sources_close(&src);
+        pc_specs_release(&specs);
+        return fail(&o, st, &err);
+    }
     pc_sources_seal_note(&src, o.quiet, stderr);
 
     pc_verdicts vs = { NULL, 0, 0 };

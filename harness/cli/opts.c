@@ -113,15 +113,18 @@ static pc_status set_positions(const char *name, const char *v, pc_opts *o, pc_e
         if ((st = pc_parse_i64("--max-pos", v, 0, PC_POS_MAX, &o->pos_hi, err)) != PC_OK) return st;
         o->pos_lo = 0;
         o->pos_set = 1;
+        o->pos_opt = "max-pos";
         return PC_OK;
     }
     if (!strcmp(name, "positions")) {
         o->pos_set = 1;
+        o->pos_opt = "positions";
         return parse_range(v, o, err);
     }
     if (!strcmp(name, "pos-start")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--pos-start: negative position '%s'", v);
+        o->pos_start_set = 1;
         return pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);
     }
     return PC_SKIP;
