@@ -33,7 +33,7 @@ row() {
     local want=$1 src=$2; shift 2
     # shellcheck disable=SC2086
     local cases="--cases 5"
-    [ "$CMD" = accuracy ] && cases=""
+    [ "$CMD" != check ] && cases=""
     "$PECHECK" $CMD $src "$@" --d 16 $cases --quiet >"$tmp/o" 2>"$tmp/e"; local rc=$?
     local what="$CMD ${src##*/} $*"
     if [ "$want" = applies ]; then
@@ -44,7 +44,7 @@ row() {
     fi
 }
 
-echo "1..22"
+echo "1..25"
 # --positions / --max-pos: a built-in and a plugin are called at them; a
 # table is checked on all its rows, and only its rows are accepted
 row applies "$B" --positions 4000:9999
@@ -76,3 +76,8 @@ CMD=accuracy
 row "--positions 10:20 is not all of --table" "$T" --positions 10:20
 row "--dtype bf16: $tmp/pe.npy holds <f4 values that are not bfloat16 numbers" "$T" --dtype bf16
 row "--hf-config is an option of the rope family, and no source here is checked as rope" "$B" --hf-config "$tmp/cfg.json"
+# identify: the same
+CMD=identify
+row "--positions 4000:9999 is outside --table" "$T" --positions 4000:9999
+row "--hf-config is an option of the rope family, and no source here is checked as rope" "$B" --hf-config "$tmp/cfg.json"
+row "--pos-start is the position of a --table's first row" "$B" --pos-start 3

@@ -37,8 +37,8 @@ void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f);
  * WANT, NULL: any family), else PC_EINPUT naming it and the fix: a table
  * of rows is checked on all its rows, so --positions / --max-pos other than
  * its rows; --pos-start without a table; a family's option (--hf-config,
- * --causal, ...) when no source is checked as that family.  `check` and
- * `accuracy` ask before they run (an option silently left unused would
+ * --causal, ...) when no source is checked as that family.  `check`,
+ * `accuracy` and `identify` ask before they run (an option silently left unused would
  * make a verdict of what was not asked). */
 struct pc_family;
 pc_status pc_sources_options_apply(const pc_opts *o, const struct pc_family *want,
