@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include "harness/base/parse.h"
+#include "harness/base/suggest.h"
 #include "reference/reference.h"
 
 /* ---- the shared encoding options ---------------------------------------- */
@@ -42,9 +43,13 @@ int pc_spec_layout_of(const char *v)
 
 static pc_status check_layout(const char *v, pc_err *err)
 {
-    if (pc_spec_layout_of(v) < 0)
-        return pc_seterr(err, PC_EINPUT, "--layout: expected interleaved or half, got '%s'", v);
-    return PC_OK;
+    if (pc_spec_layout_of(v) >= 0) return PC_OK;
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, v);
+    pc_suggest_add_list(&s, "interleaved half");
+    return pc_seterr(err, PC_EINPUT, "--layout: expected interleaved or half, got '%s'%s", v,
+                     pc_suggest_text(&s, "", hint, sizeof hint));
 }
 
 const pc_option pc_spec_options[] = {

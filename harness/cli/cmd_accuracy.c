@@ -73,7 +73,7 @@ static pc_status write_result(const pc_opts *o, const pc_impl *const *impls, int
         if (!v) { pc_verdicts_free(&vs); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
         pc_acc_gate_verdict(impls[k], &cfg[k], &res[k], v);
     }
-    pc_result r = { .vs = &vs, .gate = 1, .single = n == 1 };
+    pc_result r = { .vs = &vs, .gate = 1, .single = n == 1, .tap_version = o->tap_version };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {
@@ -136,7 +136,10 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail_output("accuracy", &o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
+    if (st == PC_OK)
+        st = pc_sources_options_apply(&o, o.family ? pc_family_find(o.family) : NULL, &src, &err);
     if (st != PC_OK) {
+        pc_sources_close(&src);
         pc_specs_release(&specs);
         return pc_cli_fail_output("accuracy", &o, st, &err);
     }

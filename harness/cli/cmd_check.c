@@ -376,7 +376,8 @@ pc_status pc_check_impl(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
 
 pc_status pc_check_report(const pc_opts *o, const pc_verdicts *vs, pc_err *err)
 {
-    pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed };
+    pc_result r = { .vs = vs, .brief = o->quiet, .has_seed = 1, .seed = o->seed,
+                    .tap_version = o->tap_version };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {
@@ -495,7 +496,12 @@ int pc_cmd_check(int argc, char **argv)
     if (st != PC_OK) return fail(&o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
-    if (st != PC_OK) { pc_specs_release(&specs); return fail(&o, st, &err); }
+    if (st == PC_OK) st = pc_sources_options_apply(&o, want, &src, &err);
+    if (st != PC_OK) {
+        pc_sources_close(&src);
+        pc_specs_release(&specs);
+        return fail(&o, st, &err);
+    }
     pc_sources_seal_note(&src, o.quiet, stderr);
 
     pc_verdicts vs = { NULL, 0, 0 };

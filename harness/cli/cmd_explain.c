@@ -1,7 +1,7 @@
 /* cmd_explain.c: `pecheck explain [NAME]`: the property catalogue, and for
  * one property its math, why it holds, the tolerance in force, a live run
  * on correct built-ins and on a built-in that breaks it (the shrunk
- * counterexample). */
+ * counterexample); for a family, the properties and checks that apply to it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +91,49 @@ static pc_status unknown_name(const char *name, pc_err *err)
     for (size_t k = 0; k < pc_property_count(); k++) pc_suggest_add(&s, pc_property_at(k)->name);
     for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
         pc_suggest_add(&s, gate_checks[k].name);
-    return pc_seterr(err, PC_EINPUT, "unknown property '%s'%s (`pecheck explain` lists them)", name,
-                     pc_suggest_text(&s, "", hint, sizeof hint));
+    for (size_t k = 0; pc_family_at(k); k++) pc_suggest_add(&s, pc_family_at(k)->name);
+    return pc_seterr(err, PC_EINPUT, "unknown property or family '%s'%s (`pecheck explain` lists "
+                     "them)", name, pc_suggest_text(&s, "", hint, sizeof hint));
+}
+
+/* WORDS (names separated by spaces) holds the word W */
+static int has_word(const char *words, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = words; *p;) {
+        size_t m = strcspn(p, " ");
+        if (m == n && !strncmp(p, w, n)) return 1;
+        p += m;
+        while (*p == ' ') p++;
+    }
+    return 0;
+}
+
+/* `pecheck explain FAMILY`: what `pecheck check` runs on it, each with its
+ * statement; `pecheck explain NAME` teaches one. */
+static int explain_family(const pc_family *f)
+{
+    printf("%s (%s): its properties and checks (`pecheck check --family %s`)\n\n", f->name, f->title,
+           f->name);
+    printf("%-17s %-18s %s\n", "PROPERTY", "BROKEN BY", "STATEMENT");
+    for (size_t k = 0; k < pc_property_count(); k++) {
+        const pc_property *p = pc_property_at(k);
+        if (!pc_property_applies(p, f->name)) continue;
+        printf("%-17s %-18s %s%s\n", p->name, p->teach_impl ? p->teach_impl : "-", p->title,
+               p->default_off ? " (only with --property)" : "");
+    }
+    printf("\n%-17s %-24s %s\n", "OTHER CHECK", "APPLIES TO", "STATEMENT");
+    for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++) {
+        /* "rope tables": the family's first word; "tables", "plugins": every family's */
+        char first[32];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(gate_checks[k].applies, " "),
+                 gate_checks[k].applies);
+        if (!pc_family_find(first) || has_word(gate_checks[k].applies, f->name))
+            printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
+                   gate_checks[k].title);
+    }
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample.\n");
+    return PC_EXIT_PASS;
 }
 
 static int list(void)
@@ -221,6 +262,8 @@ int pc_cmd_explain(int argc, char **argv)
     const pc_property *p = pc_property_find(o.args[0]);
     const gate_check *g = p ? NULL : gate_check_find(o.args[0]);
     if (g) return explain_gate_check(g);
+    const pc_family *fam = p ? NULL : pc_family_find(o.args[0]);
+    if (fam) return explain_family(fam);
     if (!p) return pc_cli_fail(unknown_name(o.args[0], &err), &err);
     o.regressions = "off"; /* a lesson never writes the regression file */
     o.quiet = 1;

@@ -187,7 +187,12 @@ int pc_cmd_identify(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, want ? want->name : NULL, &src, &err);
-    if (st != PC_OK) { pc_specs_release(&specs); return pc_cli_fail(st, &err); }
+    if (st == PC_OK) st = pc_sources_options_apply(&o, want, &src, &err);
+    if (st != PC_OK) {
+        pc_sources_close(&src);
+        pc_specs_release(&specs);
+        return pc_cli_fail(st, &err);
+    }
     ident *ids = calloc((size_t)src.n, sizeof *ids);
     int n = 0, all = 1;
     if (!ids) st = pc_seterr(&err, PC_ENOMEM, "out of memory");

@@ -64,7 +64,7 @@ static pc_status write_merged(const pc_opts *o, const pc_shard_item *merged, siz
         impl.flaw = b ? b->flaw : NULL;
         pc_acc_gate_verdict(&impl, &merged[r].cfg, &merged[r].res, v);
     }
-    pc_result res = { .vs = &vs, .gate = 1, .single = single };
+    pc_result res = { .vs = &vs, .gate = 1, .single = single, .tap_version = o->tap_version };
     pc_out out;
     pc_status st = pc_out_open(&out, o->output, err);
     if (st == PC_OK) {

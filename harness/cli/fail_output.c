@@ -21,7 +21,7 @@ int pc_cli_fail_output(const char *command, const pc_opts *o, pc_status st, cons
             pc_out out;
             pc_err e2 = { "" };
             if (pc_out_open(&out, o->output, &e2) == PC_OK) {
-                pc_format_write(out.f, o->format, &vs);
+                pc_format_write_tap(out.f, o->format, &vs, o->tap_version);
                 pc_out_close(&out, 1, &e2);
             }
         }

@@ -8,6 +8,7 @@
 #include "harness/io/output.h"
 #include "harness/sandbox/host_proto.h"
 #include "harness/base/version.h"
+#include "harness/base/suggest.h"
 
 static const pc_command commands[] = {
     { "list", pc_cmd_list, "pecheck list [--family NAME]",
@@ -24,8 +25,9 @@ static const pc_command commands[] = {
       "storage, attention factor, offset; ALiBi: the slopes' rule and computation; T5: the "
       "bucket parameters) and the `pecheck check` arguments that express it (exit 0 found, 1 "
       "none explains it)", PC_OPTS_IDENTIFY },
-    { "explain", pc_cmd_explain, "pecheck explain [PROPERTY] [OPTIONS]",
-      "list the properties, or show one's math and a live minimal counterexample", PC_OPTS_EXPLAIN },
+    { "explain", pc_cmd_explain, "pecheck explain [PROPERTY|FAMILY] [OPTIONS]",
+      "list the properties, or show one's math and a live minimal counterexample, or a family's "
+      "properties", PC_OPTS_EXPLAIN },
     { "merge", pc_cmd_merge, "pecheck merge [OPTIONS] SHARD.json...",
       "combine the JSON shards of `accuracy --shard K/N` or `check --shard K/N` into one verdict", PC_OPTS_MERGE },
     { "demo", pc_cmd_demo, "pecheck demo [OPTIONS]",
@@ -66,6 +68,20 @@ static const pc_command *find_command(const char *name)
         if (!strcmp(name, commands[k].name))
             return &commands[k];
     return NULL;
+}
+
+/* NAME is no command: say so with the nearest one (WHERE: "" or "help") */
+static int unknown_command(const char *where, const char *name)
+{
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, name);
+    for (size_t k = 0; k < N_COMMANDS; k++) pc_suggest_add(&s, commands[k].name);
+    if (!*where) pc_suggest_add_list(&s, "help version");
+    fprintf(stderr, "pecheck: %s%sunknown command '%s'%s (try `pecheck help`)\n", where,
+            *where ? ": " : "", name, pc_suggest_text(&s, *where ? "pecheck help " : "pecheck ",
+                                                      hint, sizeof hint));
+    return PC_EXIT_USAGE;
 }
 
 /* `pecheck COMMAND --help` (or -h) anywhere among its arguments */
@@ -136,15 +152,11 @@ int main(int argc, char **argv)
             return stdout_kept(PC_EXIT_PASS);
         }
         const pc_command *c = find_command(argv[2]);
-        if (!c) {
-            fprintf(stderr, "pecheck: help: unknown command '%s' (try `pecheck help`)\n", argv[2]);
-            return PC_EXIT_USAGE;
-        }
+        if (!c) return unknown_command("help", argv[2]);
         return stdout_kept(help_page(c));
     }
     const pc_command *c = find_command(cmd);
     if (c)
         return stdout_kept(wants_help(argc - 2, argv + 2) ? help_page(c) : c->run(argc - 2, argv + 2));
-    fprintf(stderr, "pecheck: unknown command '%s' (try `pecheck help`)\n", cmd);
-    return PC_EXIT_USAGE;
+    return unknown_command("", cmd);
 }

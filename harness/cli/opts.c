@@ -84,7 +84,7 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 
 /* The options the core owns (set_option); the rest are the families'. */
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
-    "dtype tol-abs max-abs-err seed replay format output regressions out threads shard " \
+    "dtype tol-abs max-abs-err seed replay format tap-version output regressions out threads shard " \
     "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable cases quiet strict"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
@@ -113,18 +113,33 @@ static pc_status set_positions(const char *name, const char *v, pc_opts *o, pc_e
         if ((st = pc_parse_i64("--max-pos", v, 0, PC_POS_MAX, &o->pos_hi, err)) != PC_OK) return st;
         o->pos_lo = 0;
         o->pos_set = 1;
+        o->pos_opt = "max-pos";
         return PC_OK;
     }
     if (!strcmp(name, "positions")) {
         o->pos_set = 1;
+        o->pos_opt = "positions";
         return parse_range(v, o, err);
     }
     if (!strcmp(name, "pos-start")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--pos-start: negative position '%s'", v);
+        o->pos_start_set = 1;
         return pc_parse_i64("--pos-start", v, 0, PC_POS_MAX, &o->pos_start, err);
     }
     return PC_SKIP;
+}
+
+/* --dtype V is no dtype's name: the names, and the nearest one */
+static pc_status bad_dtype(const char *v, pc_err *err)
+{
+    pc_suggest s;
+    char hint[96];
+    pc_suggest_init(&s, v);
+    for (size_t k = 0; pc_dtype_alias(k); k++) pc_suggest_add(&s, pc_dtype_alias(k));
+    return pc_seterr(err, PC_EINPUT, "--dtype: expected f32, bf16, f16 or f64 (or float32, "
+                     "bfloat16, float16, half, float64, double), got '%s'%s", v,
+                     pc_suggest_text(&s, "", hint, sizeof hint));
 }
 
 /* how values are judged: --dtype and the tolerances */
@@ -132,11 +147,7 @@ static pc_status set_judging(const char *name, const char *v, pc_opts *o, pc_err
 {
     pc_status st;
     if (!strcmp(name, "dtype")) {
-        if (!strcmp(v, "f32")) o->dtype = PC_DT_F32;
-        else if (!strcmp(v, "bf16")) o->dtype = PC_DT_BF16;
-        else if (!strcmp(v, "f16")) o->dtype = PC_DT_F16;
-        else if (!strcmp(v, "f64")) o->dtype = PC_DT_F64;
-        else return pc_seterr(err, PC_EINPUT, "--dtype: expected f32, bf16, f16 or f64, got '%s'", v);
+        if ((o->dtype = pc_dtype_parse(v)) < 0) return bad_dtype(v, err);
         o->dtype_set = 1;
     } else if (!strcmp(name, "tol-abs")) {
         if ((st = pc_parse_double("--tol-abs", v, &o->tol_abs, err)) != PC_OK) return st;
@@ -164,8 +175,17 @@ static pc_status set_output(const char *name, const char *v, pc_opts *o, pc_err 
         if (o->format < 0) {
             char names[160];
             pc_format_names(names, sizeof names);
-            return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'", names, v);
+            pc_suggest s;
+            char hint[96];
+            pc_suggest_init(&s, v);
+            for (int k = 0; pc_format_at(k); k++) pc_suggest_add(&s, pc_format_at(k)->name);
+            return pc_seterr(err, PC_EINPUT, "--format: expected %s, got '%s'%s", names, v,
+                             pc_suggest_text(&s, "", hint, sizeof hint));
         }
+    } else if (!strcmp(name, "tap-version")) {
+        if (strcmp(v, "13") && strcmp(v, "14"))
+            return pc_seterr(err, PC_EINPUT, "--tap-version: expected 13 or 14, got '%s'", v);
+        o->tap_version = atoi(v);
     } else if (!strcmp(name, "output")) o->output = v;
     else if (!strcmp(name, "regressions")) o->regressions = v;
     else if (!strcmp(name, "out")) o->out = v;
@@ -317,6 +337,15 @@ static pc_status outputs_not_inputs(const pc_opts *o, pc_err *err)
     return PC_OK;
 }
 
+/* An option that only shapes another's output is refused without it. */
+static pc_status options_apply(const pc_opts *o, pc_err *err)
+{
+    if (o->tap_version && o->format != PC_FMT_TAP)
+        return pc_seterr(err, PC_EINPUT, "--tap-version %d applies to --format tap only: add "
+                         "--format tap or drop it", o->tap_version);
+    return PC_OK;
+}
+
 pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
                         pc_opts *o, pc_err *err)
 {
@@ -354,5 +383,6 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
         if (st != PC_OK)
             return st;
     }
-    return outputs_not_inputs(o, err);
+    pc_status st = options_apply(o, err);
+    return st == PC_OK ? outputs_not_inputs(o, err) : st;
 }

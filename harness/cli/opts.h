@@ -30,6 +30,8 @@ typedef struct pc_opts {
     pc_given given;
     int64_t pos_lo, pos_hi; /* --positions A:B or --max-pos N (inclusive) */
     int pos_set;            /* --positions or --max-pos was given */
+    const char *pos_opt;    /* which: "positions" or "max-pos" (the last given) */
+    int pos_start_set;      /* --pos-start was given */
     int64_t pos_start;      /* --pos-start P (tables) */
     int dtype;              /* --dtype */
     int dtype_set;
@@ -39,6 +41,7 @@ typedef struct pc_opts {
     uint64_t seed;          /* --seed */
     /* output */
     int format;             /* --format */
+    int tap_version;        /* --tap-version 13|14 (0: not given, PC_TAP_VERSION) */
     const char *output;     /* --output FILE */
     const char *out;        /* --out FILE or DIR */
     int quiet;              /* --quiet */

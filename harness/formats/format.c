@@ -40,7 +40,12 @@ void pc_format_result(FILE *f, int format, const pc_result *r)
 
 void pc_format_write(FILE *f, int format, const pc_verdicts *vs)
 {
-    pc_result r = { .vs = vs };
+    pc_format_write_tap(f, format, vs, 0);
+}
+
+void pc_format_write_tap(FILE *f, int format, const pc_verdicts *vs, int tap_version)
+{
+    pc_result r = { .vs = vs, .tap_version = tap_version };
     pc_format_result(f, format, &r);
 }
 

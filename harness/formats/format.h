@@ -22,14 +22,11 @@
  *          null where absent.  A gate: {"tool", "version",
  *          the fields of the one implementation's result} or {"tool",
  *          "version", "status", "results": [fields...]}.
- *   tap    TAP version 14: the plan, "ok N - IMPL FAMILY CHECK [LAYOUT]",
+ *   tap    TAP version 13 (14 when asked for: the same lines): the plan, "ok N - IMPL FAMILY CHECK [LAYOUT]",
  *          "not ok N - ..." with a YAML diagnostic block (message, severity,
  *          measured, bound, against, seed, witness as a literal block, data
  *          as a YAML flow mapping: the JSON object on one line), "# SKIP
- *          reason" for skipped checks.  When the
- *          environment's TAP_VERSION (set by Test::Harness for the tests it
- *          runs) says the harness reads only TAP 13, the version line says
- *          13: the rest is valid TAP 13 too.
+ *          reason" for skipped checks.
  *   junit  the Jenkins xunit junit-10.xsd shape: <testsuites> with one
  *          <testsuite name tests failures errors skipped time> per
  *          implementation, <testcase classname="pecheck.IMPL.FAMILY"
@@ -64,7 +61,14 @@ typedef struct pc_result {
     int brief;   /* text: one line per check (--quiet), no details */
     int has_seed;
     uint64_t seed; /* the run's seed: text prints it once, at the end */
+    int tap_version; /* tap: the version line, 13 or 14 (0: 13, PC_TAP_VERSION) */
 } pc_result;
+
+/* TAP's version line when none is asked for: 13, the newest that every
+ * mainstream consumer reads (Test::Harness before 3.48, Debian 12's prove
+ * among them, reports "TAP version 14" as a parse error and fails a passing
+ * run); the output is the same for 14 (--tap-version 14). */
+#define PC_TAP_VERSION 13
 
 typedef struct pc_format {
     const char *name;
@@ -83,6 +87,8 @@ void pc_format_names(char *buf, size_t len);
  * FORMAT is not in the table). */
 void pc_format_result(FILE *f, int format, const pc_result *r);
 void pc_format_write(FILE *f, int format, const pc_verdicts *vs);
+/* The same with the TAP version line TAP_VERSION (0: PC_TAP_VERSION). */
+void pc_format_write_tap(FILE *f, int format, const pc_verdicts *vs, int tap_version);
 
 /* ---- for the writers (fmt_*.c) ---- */
 typedef struct pc_counts { int pass, fail, skip, other; double seconds; } pc_counts;

@@ -1,4 +1,5 @@
 /* sources.c: resolve the implementations named on the command line. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "plugin.h"
@@ -198,4 +199,102 @@ void pc_sources_adjust_cfg(const pc_impl *impl, pc_acc_cfg *cfg)
     const pc_table_info *t = pc_table_info_of(impl);
     if (!t) return;
     pc_table_adjust_cfg(t, cfg);
+}
+
+/* ---- options that apply to no source ------------------------------------------ */
+
+/* A table of rows is checked on all its rows: --positions or --max-pos
+ * naming other positions is refused with the table's. */
+static pc_status positions_apply(const pc_opts *o, const pc_sources *s, pc_err *err)
+{
+    for (int k = 0; k < s->n && o->pos_set; k++) {
+        const pc_table_info *t = pc_table_info_of(s->impl[k]);
+        if (!t || (o->pos_lo == t->pos_lo && o->pos_hi == t->pos_hi)) continue;
+        char given[64];
+        if (!strcmp(o->pos_opt ? o->pos_opt : "", "max-pos"))
+            snprintf(given, sizeof given, "--max-pos %" PRId64, o->pos_hi);
+        else
+            snprintf(given, sizeof given, "--positions %" PRId64 ":%" PRId64, o->pos_lo, o->pos_hi);
+        int outside = o->pos_lo < t->pos_lo || o->pos_hi > t->pos_hi;
+        return pc_seterr(err, PC_EINPUT, "%s %s --table %.200s: a table is checked on all its "
+                         "rows, positions %" PRId64 "..%" PRId64 " (%" PRId64 " rows, the first at "
+                         "--pos-start %" PRId64 "); drop %s, or save the rows to check as a table "
+                         "of their own", given, outside ? "is outside" : "is not all of", t->path,
+                         t->pos_lo, t->pos_hi, t->pos_hi - t->pos_lo + 1, t->pos_lo,
+                         o->pos_opt && !strcmp(o->pos_opt, "max-pos") ? "--max-pos" : "--positions");
+    }
+    return PC_OK;
+}
+
+/* IMPL is a table (of rows or a family's own reader's) that S opened. */
+static int is_table(const pc_sources *s, const pc_impl *impl)
+{
+    for (int k = 0; k < s->n_owned; k++)
+        if (s->owned[k] == impl) return !pc_plugin_is(impl);
+    return 0;
+}
+
+static pc_status pos_start_applies(const pc_opts *o, const pc_sources *s, pc_err *err)
+{
+    if (!o->pos_start_set) return PC_OK;
+    for (int k = 0; k < s->n; k++)
+        if (is_table(s, s->impl[k])) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--pos-start is the position of a --table's first row, and "
+                     "no table is given (%.200s is called with the positions themselves): drop "
+                     "--pos-start, or use --positions A:B", s->n ? s->impl[0]->name : "");
+}
+
+/* A family's own option applies when a source is checked as a family
+ * that declares it. */
+static int family_option_used(const char *name, const pc_family *want, const pc_sources *s)
+{
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        if ((want && fam != want) || !family_has_option(fam, name)) continue;
+        for (int k = 0; k < s->n; k++)
+            if (fam->provides(s->impl[k])) return 1;
+    }
+    return 0;
+}
+
+/* "--family F" (WANT), else "NAME: F, G" for the first source of S */
+static void provided(const pc_sources *s, const pc_family *want, char *buf, size_t len)
+{
+    if (want || !s->n) {
+        snprintf(buf, len, "--family %s", want ? want->name : "none");
+        return;
+    }
+    size_t u = (size_t)snprintf(buf, len, "%.100s: ", s->impl[0]->name);
+    const char *sep = "";
+    for (size_t f = 0; f < pc_family_count() && u < len; f++)
+        if (pc_family_at(f)->provides(s->impl[0])) {
+            u += (size_t)snprintf(buf + u, len - u, "%s%s", sep, pc_family_at(f)->name);
+            sep = ", ";
+        }
+    if (!*sep && u < len) snprintf(buf + u, len - u, "no family");
+}
+
+static pc_status family_options_apply(const pc_opts *o, const pc_family *want,
+                                      const pc_sources *s, pc_err *err)
+{
+    for (int i = 0; i < o->given.n; i++) {
+        const char *name = o->given.opt[i]->name;
+        const pc_family *owner = option_owner(name);
+        if (!owner || family_option_used(name, want, s)) continue;
+        char fams[160];
+        provided(s, want, fams, sizeof fams);
+        return pc_seterr(err, PC_EINPUT, "--%s is an option of the %s family, and no source here "
+                         "is checked as %s (%s): drop --%s, or give a source of the %s family",
+                         name, owner->name, owner->name, fams, name, owner->name);
+    }
+    return PC_OK;
+}
+
+pc_status pc_sources_options_apply(const pc_opts *o, const pc_family *want, const pc_sources *s,
+                                   pc_err *err)
+{
+    pc_status st = positions_apply(o, s, err);
+    if (st == PC_OK) st = pos_start_applies(o, s, err);
+    if (st == PC_OK) st = family_options_apply(o, want, s, err);
+    return st;
 }

@@ -33,6 +33,17 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
  * system (host_fs.h): Landlock (not when QUIET) or the seccomp fallback. */
 void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f);
 
+/* Every option of O that shapes a source applies to one of S (checked as
+ * WANT, NULL: any family), else PC_EINPUT naming it and the fix: a table
+ * of rows is checked on all its rows, so --positions / --max-pos other than
+ * its rows; --pos-start without a table; a family's option (--hf-config,
+ * --causal, ...) when no source is checked as that family.  `check`,
+ * `accuracy` and `identify` ask before they run (an option silently left unused would
+ * make a verdict of what was not asked). */
+struct pc_family;
+pc_status pc_sources_options_apply(const pc_opts *o, const struct pc_family *want,
+                                   const pc_sources *s, pc_err *err);
+
 /* End the plugins' hosts and everything they started (pc_plugin_stop):
  * each command does it once its last call is made, before it writes any
  * output, so that nothing a plugin started runs while pecheck writes. */

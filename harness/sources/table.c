@@ -639,6 +639,24 @@ static pc_status table_new(const char *path, const char *sin_path, int rope, tab
     return PC_OK;
 }
 
+/* --dtype bf16 or f16 on a float32 table says its values are that type's
+ * widened: a value the type cannot hold says they are not (they would be
+ * judged under the half type's looser bound), exit 2 with the first. */
+static pc_status widened_holds(const table *t, const pc_table_scan *sc, pc_err *err)
+{
+    int f = sc->off[0].count ? 0 : 1;
+    const pc_scan_nonfinite *off = &sc->off[f];
+    if (!off->count) return PC_OK;
+    const char *ty = pc_dtype_name(t->info.dtype);
+    const char *type = t->info.dtype == PC_DT_BF16 ? "bfloat16" : "float16";
+    return pc_seterr(err, PC_EINPUT, "--dtype %s: %.200s holds %s values that are not %s "
+                     "numbers (%" PRIu64 " of them; the first: row %zu, column %zu: %a = %.9g), "
+                     "so it is no %s cache widened to %s; drop --dtype %s", ty,
+                     f ? t->sin_path : t->path, t->fa.dtype, type,
+                     sc->off[0].count + sc->off[1].count, off->k / t->cols, off->k % t->cols,
+                     off->value, off->value, type, t->fa.itemsize == 8 ? "float64" : "float32", ty);
+}
+
 /* One read of the rows (table_scan.h), and what it says: NaN/Inf, the
  * layout, d, a RoPE cache's base (FAM's fit); a lookup table (LOOKUP) has
  * no pairs. */
@@ -655,6 +673,8 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
     sc.cols = t->cols;
     sc.bf16 = t->bf16;
     sc.dtype = in->dtype;
+    sc.widened = (in->dtype == PC_DT_BF16 || in->dtype == PC_DT_F16) && !t->bf16
+                 && strcmp(t->fa.dtype, "<f2") != 0;
     sc.pos_lo = in->pos_lo;
     sc.choose = cache_shape;
     sc.choose_ctx = &so;
@@ -663,6 +683,7 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
     sc.threads = t->rows * t->cols < TABLE_SCAN_ONE_THREAD ? 1 : o->threads > 0 ? o->threads : pc_cores();
     sc.fit_u_s = pc_model_u(in->dtype);
     pc_status st = pc_table_scan_run(&sc, err);
+    if (st == PC_OK) st = widened_holds(t, &sc, err);
     if (st == PC_OK) take_nonfinite(t, &sc);
     if (st == PC_OK && rope)
         st = setup_rope(t, &so, &sc, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "table_scan.h"
 #include "harness/cli/opts.h" /* enum pc_dtype */
+#include "harness/base/half.h"
 
 /* Values of each file read at a time: 128 KiB of binary32 (at least one
  * row). */
@@ -103,6 +104,7 @@ typedef struct scan_part {
     pc_status st;
     pc_err err;
     pc_scan_nonfinite nf[2];
+    pc_scan_nonfinite off[2];
     size_t bad[2];
     int loose[2];
     first_diff first[2][2];   /* [layout][file] */
@@ -249,6 +251,21 @@ static pc_status nonfinite_rows(scan_part *p, const pc_npy_file *f, const float 
     return PC_OK;
 }
 
+/* The finite values of columns [P->c0, P->c1) of the N rows V (row R0 on)
+ * that the storage type S->dtype cannot hold, into OFF: a half-precision
+ * cache widened to float32 holds none (the widening is exact). */
+static void off_storage_rows(const scan_part *p, const float *v, size_t r0, size_t n,
+                             pc_scan_nonfinite *off)
+{
+    size_t c = p->s->cols;
+    for (size_t r = 0; r < n; r++)
+        for (size_t j = p->c0; j < p->c1; j++) {
+            float x = v[r * c + j];
+            if (!isfinite(x) || pc_round_to(p->s->dtype, x) == x) continue;
+            if (off->count++ == 0) { off->k = (r0 + r) * c + j; off->value = (double)x; }
+        }
+}
+
 /* ---- the base's fit -------------------------------------------------------- */
 
 /* Pairs of a cache read as SH: d/2 of an (n, d) cache, one a column else. */
@@ -302,6 +319,10 @@ static pc_status count_block(scan_part *p, size_t r0, size_t n)
     pc_status st = nonfinite_rows(p, s->a, p->a, r0, n, &p->nf[0]);
     if (st == PC_OK && s->s) st = nonfinite_rows(p, s->s, p->sn, r0, n, &p->nf[1]);
     if (st != PC_OK) return st;
+    if (s->widened) {
+        off_storage_rows(p, p->a, r0, n, &p->off[0]);
+        if (s->s) off_storage_rows(p, p->sn, r0, n, &p->off[1]);
+    }
     if (!s->s) {
         if (p->sums && s->cols / 2 > 1) sin_layout_rows(p, p->a, n);
         return PC_OK;
@@ -420,7 +441,10 @@ static void join_counts(pc_table_scan *s, const scan_part *parts, int n)
     memset(first, 0, sizeof first);
     for (int k = 0; k < n; k++) {
         const scan_part *p = &parts[k];
-        for (int f = 0; f < 2; f++) nonfinite_of(&s->nf[f], &p->nf[f]);
+        for (int f = 0; f < 2; f++) {
+            nonfinite_of(&s->nf[f], &p->nf[f]);
+            nonfinite_of(&s->off[f], &p->off[f]);
+        }
         for (int l = 0; l < 2; l++) {
             s->bad[l] += p->bad[l];
             s->loose[l] |= p->loose[l];

@@ -58,6 +58,9 @@ typedef struct pc_table_scan {
     size_t rows, cols;
     int bf16;                 /* values are bfloat16 bit patterns (<u2) */
     int dtype;                /* the storage (enum pc_dtype): the 2-ulp tolerance */
+    int widened;              /* 1: the values are said to be DTYPE's (bf16, f16) widened
+                               * to float32 (--dtype on a <f4 table): count those that
+                               * are not (OFF) */
     int64_t pos_lo;
     /* the cache's shape from counts: BAD[l] the repeated column pairs
      * that differ under layout l (SIZE_MAX: c odd), of PAIRS compared */
@@ -69,6 +72,7 @@ typedef struct pc_table_scan {
     double fit_u_s;           /* the storage's unit, the fit's argument */
     /* out */
     pc_scan_nonfinite nf[2];  /* of A and of S */
+    pc_scan_nonfinite off[2]; /* WIDENED: finite values DTYPE cannot hold, of A and of S */
     size_t bad[2];            /* RoPE, c even: per layout; else SIZE_MAX */
     int loose[2];             /* some repeated pair agrees only within 2 ulps */
     char first[2][200];       /* the first that differs, per layout */
