@@ -19,8 +19,9 @@
 #      position ids near 2^50, diffusers timesteps near 1e12, --angle-scale
 #      1e308) fail a check whose bound does not grow with the angle (the
 #      pair's norm: rope-norm, and the timestep gate's sin^2 + cos^2 = 1);
-#      correct tables at the same angles pass, and the timestep gate's
-#      verdict carries the long-context note in text and JSON.
+#      correct tables at the same angles pass, and the verdicts carry the
+#      long-context note: the timestep gate's in text and JSON, the
+#      accuracy gate's under position ids as without them (details, JSON).
 # Tables from tests/lib/extreme_tables.py (NumPy); without NumPy a visible skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +94,25 @@ ok $? "an all-zero RoPE cache at positions near 2^50: rope-norm fails (exit 1)" 
 "$PECHECK" check --table "$tmp/far_cos.npy" --table-sin "$tmp/far_sin.npy" $F $R >"$tmp/o" 2>&1
 [ $? -eq 0 ] && grep -q "^PASS .* rope rope-norm" "$tmp/o"
 ok $? "the correct cache at the same positions passes rope-norm (exit 0): no false alarm" "$tmp/o"
+"$PECHECK" check --table "$tmp/far_cos.npy" --table-sin "$tmp/far_sin.npy" $F $R --format json >"$tmp/o.json" 2>&1
+"$PY" - "$tmp/o.json" >"$tmp/o" 2>&1 <<'PYEOF'
+import json, sys
+v = [v for v in json.load(open(sys.argv[1]))["results"] if v["check"] == "accuracy"][0]
+lc = v["data"]["long_context"]
+assert lc and lc["reached"] and lc["pairs_unconstrained_at_end"] == 32, lc
+assert "at the largest positions of the rows' ids it no longer constrains 32 of the 32" in v["details"], v["details"]
+PYEOF
+ok $? "position ids near 2^50: the accuracy verdict carries the long-context note (details, JSON), as without ids" "$tmp/o"
+"$PECHECK" check --table "$tmp/axial_cos.npy" --table-sin "$tmp/axial_sin.npy" --base 10000 --d 64 \
+    --layout half --position-ids "$tmp/ids2.npy" --rope-axes-dim 32,32 $R --format json >"$tmp/o.json" 2>&1
+"$PY" - "$tmp/o.json" >"$tmp/o" 2>&1 <<'PYEOF'
+import json, sys
+v = [v for v in json.load(open(sys.argv[1]))["results"] if v["check"] == "accuracy"][0]
+lc = v["data"]["long_context"]
+assert lc and not lc["reached"] and lc["pairs_unconstrained_at_end"] == 0, lc
+assert "long context" not in v["details"], v["details"]
+PYEOF
+ok $? "position ids of small positions: long_context not reached, no note" "$tmp/o"
 D="--family sinusoidal --preset diffusers --timesteps $tmp/ts_far.npy"
 "$PECHECK" check --table "$tmp/ts_zero.npy" $D $R >"$tmp/o" 2>&1
 [ $? -eq 1 ] && grep -q "^FAIL .* sinusoidal accuracy .*off the unit circle.*long context" "$tmp/o"

@@ -25,6 +25,7 @@
 #include "rowdigest.h"
 #include "families/family.h"
 #include "reference/reference.h"
+#include "reference/schedule.h"
 
 void pc_metrics_init(pc_metrics *m)
 {
@@ -1130,8 +1131,25 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
     return PC_OK;
 }
 
+/* The largest position pair I is rotated by over the run's rows: the
+ * last row's, or, where the schedule maps rows to positions (position
+ * ids), the largest it maps a row to. */
+static int64_t pair_far(const block *b, int i)
+{
+    const pc_acc_cfg *c = b->cfg;
+    if (!b->mapped) return c->pos_hi;
+    int64_t far = -1;
+    for (int64_t pos = c->pos_lo; pos <= c->pos_hi; pos++) {
+        int64_t p = pc_freqs_pos(b->freqs, pos, i);
+        if (p > far) far = p;
+    }
+    return far;
+}
+
 /* The largest A kappa_i (the result's C) and where the budget stops
- * constraining (pc_acc_reach) for the pairs of B. */
+ * constraining (pc_acc_reach) for the pairs of B: VAC_POS and REP_POS are
+ * a pair's own positions (under position ids, the ids' values), and
+ * VAC_PAIRS counts the pairs rotated that far in the run. */
 static void budget_reach(const block *b, pc_acc_result *res)
 {
     const pc_acc_cfg *c = b->cfg;
@@ -1144,9 +1162,9 @@ static void budget_reach(const block *b, pc_acc_result *res)
         int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
         if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
         if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
-        if (v <= c->pos_hi) z.vac_pairs++;
+        if (v <= pair_far(b, i)) z.vac_pairs++;
     }
-    z.known = !b->mapped; /* positions of rows, not of pairs, otherwise */
+    z.known = 1;
     res->C = kmax * b->att;
     res->reach = z;
 }
@@ -1466,20 +1484,34 @@ static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
     if (class_why(buf, sizeof buf, cfg, w)) fprintf(f, "  %s\n", buf);
 }
 
-/* The long-context note: where the budget stops constraining (model.h). */
+/* 1 when CFG's schedule maps a row to its pairs' positions (position
+ * ids: the rows are not the positions). */
+static int rows_mapped(const pc_acc_cfg *cfg)
+{
+    return cfg->sched && cfg->sched->kind && cfg->sched->kind->position;
+}
+
+/* The long-context note: where the budget stops constraining (model.h);
+ * reached when a pair of the run is rotated that far (vac_pairs). */
 static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
     const pc_acc_reach *z = &res->reach;
-    if (!z->known || cfg->tol_abs >= 0 || z->vac_pos > cfg->pos_hi) return;
+    if (!z->known || cfg->tol_abs >= 0 || z->vac_pairs == 0) return;
     fprintf(f, "  long context: from position %lld the bound of pair %d exceeds %g of the pair's "
-            "norm; at position %lld it no longer constrains %d of the %d pairs. ",
-            (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS, (long long)cfg->pos_hi,
-            z->vac_pairs, cfg->d / 2);
+            "norm; ", (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS);
+    if (rows_mapped(cfg))
+        fprintf(f, "at the largest positions of the rows' ids it no longer constrains %d of the %d "
+                "pairs. ", z->vac_pairs, cfg->d / 2);
+    else
+        fprintf(f, "at position %lld it no longer constrains %d of the %d pairs. ",
+                (long long)cfg->pos_hi, z->vac_pairs, cfg->d / 2);
     if (z->rep_pos != INT64_MAX)
         fprintf(f, "From position %lld a binary32 angle pos*omega cannot represent the angle of "
                 "pair %d to %g rad (its rounding alone, u|theta|). ", (long long)z->rep_pos,
                 z->rep_pair, PC_MODEL_VACUOUS);
-    fprintf(f, "There the gate checks only the norm and the exactly computed pairs: compute the "
+    fprintf(f, "There the gate checks the angle and the norm of the exactly computed pairs only "
+            "(a bound of twice a pair's norm passes a pair of zeros); rope-norm and pair-norm "
+            "hold every pair's norm at any angle.  Compute the "
             "angles in binary64 and round the values once, or split positions (pos = q*2^k + r: "
             "the rotation by r*omega composed with an exact one by q*2^k*omega), and give "
             "--max-abs-err E for an absolute budget.\n");
@@ -1617,8 +1649,8 @@ static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
     } else {
         pc_json_str(j, "f32_angle_unrepresentable_from_pos", NULL);
     }
-    pc_json_bool(j, "reached", z->vac_pos <= cfg->pos_hi);
-    if (z->vac_pos <= cfg->pos_hi)
+    pc_json_bool(j, "reached", z->vac_pairs > 0);
+    if (z->vac_pairs > 0)
         pc_json_str(j, "advice", "compute the angles in binary64 and round the values once, or split "
                     "positions (pos = q*2^k + r); --max-abs-err E adds an absolute budget");
     pc_json_end(j);
