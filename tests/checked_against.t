@@ -18,7 +18,8 @@
 #   3. all-zero tables at angles where the element bound is capped (RoPE
 #      position ids near 2^50, diffusers timesteps near 1e12, --angle-scale
 #      1e308) fail a check whose bound does not grow with the angle (the
-#      pair's norm: rope-norm, and the timestep gate's sin^2 + cos^2 = 1);
+#      pair's norm: rope-norm, the accuracy gate's past the long-context
+#      point, and the timestep gate's sin^2 + cos^2 = 1);
 #      correct tables at the same angles pass, and the verdicts carry the
 #      long-context note: the timestep gate's in text and JSON, the
 #      accuracy gate's under position ids as without them (details, JSON).
@@ -113,6 +114,19 @@ assert lc and not lc["reached"] and lc["pairs_unconstrained_at_end"] == 0, lc
 assert "long context" not in v["details"], v["details"]
 PYEOF
 ok $? "position ids of small positions: long_context not reached, no note" "$tmp/o"
+"$PECHECK" check --table "$tmp/zero_cos.npy" --table-sin "$tmp/zero_sin.npy" $F $R --property accuracy >"$tmp/o" 2>&1
+[ $? -eq 1 ] && grep -q "^FAIL .* rope accuracy .*norm 0" "$tmp/o"
+ok $? "the all-zero cache there under --property accuracy alone: the gate fails it on its norm (exit 1)" "$tmp/o"
+"$PECHECK" check --table "$tmp/far_cos.npy" --table-sin "$tmp/far_sin.npy" $F $R --property accuracy >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "^PASS .* rope accuracy" "$tmp/o"
+ok $? "the correct cache there under --property accuracy alone: passes (exit 0)" "$tmp/o"
+S="--family sinusoidal --base 10000 --d 64 --pos-start 1125899906842624"
+"$PECHECK" accuracy --table "$tmp/ts_zero.npy" $S --quiet >"$tmp/o" 2>&1
+[ $? -eq 1 ] && grep -q "long context" "$tmp/o"
+ok $? "pecheck accuracy: an all-zero sinusoidal table at positions 2^50..: fails, the long-context note said (exit 1)" "$tmp/o"
+"$PECHECK" accuracy --table "$tmp/sin_far.npy" $S --quiet >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "long context" "$tmp/o"
+ok $? "pecheck accuracy: the correct table there passes (exit 0), the note said" "$tmp/o"
 D="--family sinusoidal --preset diffusers --timesteps $tmp/ts_far.npy"
 "$PECHECK" check --table "$tmp/ts_zero.npy" $D $R >"$tmp/o" 2>&1
 [ $? -eq 1 ] && grep -q "^FAIL .* sinusoidal accuracy .*off the unit circle.*long context" "$tmp/o"

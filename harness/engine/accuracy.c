@@ -261,6 +261,33 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
 }
 
+/* BOUND, or, for a pair past the long-context point (its phase term and
+ * R u above PC_MODEL_VACUOUS: the bound no longer constrains its angle)
+ * whose norm is wrong, the bound's part that is not the angle's.  An
+ * angle's error turns a pair and keeps its norm, so a correct pair's norm
+ * is within sqrt(2) of that part of the exact one (pc_model_norm_bound),
+ * whatever its angle; a pair off by more (a table of zeros, a constant)
+ * is wrong at any angle, and its two elements held to that part alone
+ * put one of them over it (the error vector is longer than the norms'
+ * difference).  GA, GB: the pair's values; RA, RB: the exact ones; NORM:
+ * the bound's scale (an input pair's norm, or 1). */
+static double norm_held(const block *b, int pair, int64_t pos, double norm, double bound, float ga,
+                        float gb, double ra, double rb)
+{
+    const pc_acc_cfg *c = b->cfg;
+    if (c->tol_abs >= 0) return bound;
+    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
+    if (phi + b->R * PC_MODEL_U32 <= PC_MODEL_VACUOUS) return bound;
+    double rest = c->half_arith ? pc_model_element_half(b->R, 0.0, b->u_s, b->u_min, b->att, norm)
+                                : pc_model_element(b->R, 0.0, b->u_s, b->att, norm);
+    /* binary32 values squared in binary64 neither overflow nor underflow
+     * to a loss that matters here; each norm to 2^-51 relative */
+    double exact = sqrt(ra * ra + rb * rb);
+    double off = fabs(sqrt((double)ga * (double)ga + (double)gb * (double)gb) - exact);
+    if (off <= M_SQRT2 * rest + 0x1p-50 * exact) return bound;
+    return rest < bound ? rest : bound;
+}
+
 /* The implementation's values GOT for the block's N positions; a family
  * whose rows rotate an input: of input rows from input_row.  N > 1: the
  * first N - 1 in one call, the last alone (n = 1, the shape of a decode
@@ -371,13 +398,19 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
         if (!x) pair_bounds(b, b->pos[r]);
         for (int j = 0; j < c->d; j++) {
             int pair = cl->pair[j], mate = cl->mate[j];
-            if (x && j < mate) {
+            if (j < mate) {
                 /* a pair's angle and bound, at its first column in the
                  * row: both members share them (the norm takes |x|, |y|
                  * and their max and min first: symmetric) */
-                b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
-                double norm = pc_model_pair_norm(x[j], x[mate]);
-                b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
+                double norm = 1.0;
+                if (x) {
+                    b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
+                    norm = pc_model_pair_norm(x[j], x[mate]);
+                    b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
+                }
+                b->pair_bound[pair] = norm_held(b, pair, b->pos[r], norm, b->pair_bound[pair],
+                                                got[j], got[mate], ref64[cl->ref[j]],
+                                                ref64[cl->ref[mate]]);
             }
             observe(c, m, &a, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
                     b->pair_bound[pair], b->pair_theta[pair]);
@@ -1509,9 +1542,9 @@ static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res
         fprintf(f, "From position %lld a binary32 angle pos*omega cannot represent the angle of "
                 "pair %d to %g rad (its rounding alone, u|theta|). ", (long long)z->rep_pos,
                 z->rep_pair, PC_MODEL_VACUOUS);
-    fprintf(f, "There the gate checks the angle and the norm of the exactly computed pairs only "
-            "(a bound of twice a pair's norm passes a pair of zeros); rope-norm and pair-norm "
-            "hold every pair's norm at any angle.  Compute the "
+    fprintf(f, "There the gate checks the angle of the exactly computed pairs only, and the norm "
+            "of every pair: one whose norm is off by more than sqrt(2) times the bound's part "
+            "that is not the angle's is held to that part alone.  Compute the "
             "angles in binary64 and round the values once, or split positions (pos = q*2^k + r: "
             "the rotation by r*omega composed with an exact one by q*2^k*omega), and give "
             "--max-abs-err E for an absolute budget.\n");

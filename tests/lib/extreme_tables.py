@@ -8,7 +8,9 @@ axes, axes_dim 32,32: each axis its own geometric schedule) and the same
 ids' first axis alone (ids1.npy).  Timestep tables of diffusers'
 get_timestep_embedding (d = 64, max period 10000, downscale_freq_shift 1,
 sin first): correct and all zero at timesteps near 1e12 (ts_far.npy), and
-all zero at timesteps 1..16 (ts_small.npy, for --angle-scale 1e308)."""
+all zero at timesteps 1..16 (ts_small.npy, for --angle-scale 1e308).  A
+sinusoidal table (interleaved: sin, cos) of positions 2^50 .. 2^50 + 15,
+correct (sin_far.npy); ts_zero.npy serves as its all-zero twin."""
 import math
 import os
 import sys
@@ -55,3 +57,11 @@ emb = np.array([[math.sin(t * w) for w in w_ts] + [math.cos(t * w) for w in w_ts
 save("ts_good.npy", emb)
 save("ts_zero.npy", np.zeros((16, d), np.float32))
 save("ts_small.npy", np.arange(1, 17, dtype=np.float64))
+
+rows = []
+for p in range(2 ** 50, 2 ** 50 + 16):
+    row = []
+    for w in omega:
+        row += [math.sin(p * w), math.cos(p * w)]
+    rows.append(row)
+save("sin_far.npy", np.array(rows, dtype=np.float32))
