@@ -181,6 +181,15 @@ double pc_p_bound_i(const pc_prun *r, int d, int i, double theta, double scale);
 /* The accuracy gate's budget (harness/engine/model.h, default class) of pair I of
  * dimension D at POS, ROTATES for RoPE rows; a schedule or --tol-abs: pc_p_bound_i. */
 double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale);
+/* How far a correct pair's norm may move, at any angle: sqrt(2)
+ * pc_p_bound_i at theta = 0 (C_i u A SCALE, or --tol-abs).  Of B(theta) =
+ * C u (1 + |theta|), the term C u |theta| is the angle's error, which
+ * moves a pair along its circle and keeps its norm; C u is the rounding of
+ * the values themselves, at most C u on each of the pair's two elements,
+ * so sqrt(2) C u on its norm.  A pair of norm 0 (a zero or constant
+ * table) fails it however large the angle (docs/precision-model.md,
+ * "The norm at any angle"). */
+double pc_p_norm_bound_i(const pc_prun *r, int d, int i, double scale);
 /* column of member K (0 sin/x, 1 cos/y) of pair I */
 size_t pc_p_col(int layout, int d, int i, int k);
 /* certified frequencies for D (cached in R) */

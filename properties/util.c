@@ -34,6 +34,11 @@ double pc_p_bound_i(const pc_prun *r, int d, int i, double theta, double scale)
     return pc_p_bound(r, theta, scale);
 }
 
+double pc_p_norm_bound_i(const pc_prun *r, int d, int i, double scale)
+{
+    return sqrt(2.0) * pc_p_bound_i(r, d, i, 0.0, scale);
+}
+
 double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates, double scale)
 {
     double omega = pc_p_omega(r, d, i);

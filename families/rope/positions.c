@@ -101,6 +101,13 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
     if (o->sections_interleaved && !s->n_sections)
         return pc_seterr(err, PC_EINPUT, "--mrope-interleaved orders the sections: give "
                          "--rope-sections (or a config with mrope_section)");
+    /* axial RoPE restarts the frequencies in each axis: over ids of one
+     * axis that is not the plain schedule the ids' rows would be held to */
+    if (s->n_axes_dim && s->n_id_axes == 1)
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-dim %s splits the pairs into %d axes but %s "
+                         "has 1 position axis: give ids of shape (rows, %d), a column per axis, "
+                         "or drop --rope-axes-dim", o->axes_dim, s->n_axes_dim, o->ids_path,
+                         s->n_axes_dim);
     if (s->n_axes_dim && (s->n_sections || s->p.type != PC_ROPE_DEFAULT))
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim gives each axis its own geometric "
                          "schedule: not with sections or a rope_scaling");
@@ -240,7 +247,13 @@ void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len)
                      s->n_id_axes == 1 ? "is" : "es", s->given.ids_path, (long long)s->n_ids);
     const int *v = s->n_axes_dim ? s->axes_dim : s->sections;
     int m = s->n_axes_dim ? s->n_axes_dim : s->n_sections;
-    if (s->n_id_axes < 2 || n < 0 || (size_t)n >= len) return;
+    if (n < 0 || (size_t)n >= len) return;
+    if (s->n_id_axes < 2) { /* every section reads the one axis: the plain schedule */
+        if (s->n_sections)
+            snprintf(buf + n, len - (size_t)n, ", sections over one axis (each pair at the row's "
+                     "position: the plain schedule)");
+        return;
+    }
     n += snprintf(buf + n, len - (size_t)n, ", %s ", s->n_axes_dim ? "axial, dims"
                   : s->sections_interleaved ? "sections (interleaved)" : "sections");
     for (int k = 0; k < m && n > 0 && (size_t)n < len; k++)

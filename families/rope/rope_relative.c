@@ -343,10 +343,9 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
         double n0 = hypot((double)x[a], (double)x[b]), n1 = hypot((double)x[dd + a], (double)x[dd + b]);
         double e = fabs(n1 - att * n0);
         if (isnan(e)) e = (double)INFINITY;
-        /* |R x + e| - |R x| <= |e| <= sqrt(2) B |x_i|, plus binary64 hypot (2^-52) */
-        double p = (double)pc_freqs_pos(r->freqs, c->pos[0], i); /* the pair's own position */
-        double bound = (sqrt(2.0) * pc_p_bound_i(r, c->d, i, p * pc_p_omega(r, c->d, i), 1.0)
-                        + 0x1p-51 * att) * n0;
+        /* |R' x + e| - |R x| <= |e| <= sqrt(2) C u |x_i| for any angle of R'
+         * (pc_p_norm_bound_i), plus binary64 hypot (2^-52) */
+        double bound = (pc_p_norm_bound_i(r, c->d, i, 1.0) + 0x1p-51 * att) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
         if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
     }
@@ -395,15 +394,17 @@ const pc_property pc_prop_rope_norm = {
     .families = "rope",
     .title = "the rotation preserves every pair's norm",
     .measured_what = "| |(R_m x)_i| - |x_i| |",
-    .expect = "|(R_m x)_i| = |x_i| for every pair i, within sqrt(2) B(m w_i) |x_i|",
+    .expect = "|(R_m x)_i| = |x_i| for every pair i, within sqrt(2) C u |x_i| at any angle",
     .pos_names = "m",
     .math = "|(R_m x)_i| = |R(m w_i) x_i| = |x_i|, since cos^2 + sin^2 = 1",
     .why =
         "A rotation is orthogonal.  Norm growth or shrinkage that depends on the position\n"
         "changes attention scores with absolute position (see rope-relative).",
     .tolerance =
-        "sqrt(2) B(m w_i) |x_i| + 2^-51 |x_i|: the pair's error vector (two elements within\n"
-        "B = C*u*(1+|theta|) times the pair norm, harness/engine/model.h) and binary64's hypot.",
+        "sqrt(2) C u |x_i| + 2^-51 |x_i|, whatever the angle: of B(theta) = C*u*(1+|theta|)\n"
+        "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which turns the pair\n"
+        "and keeps its norm; C*u, on each of its two elements, is the values' own rounding; plus\n"
+        "binary64's hypot.  So a pair of norm 0 fails at any position.",
     .teach_impl = "rope-bf16-cache",
     .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,

@@ -29,8 +29,9 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     for (int i = 0; i < d / 2; i++) {
         double s = (double)row[pc_p_col(r->layout, d, i, 0)], co = (double)row[pc_p_col(r->layout, d, i, 1)];
         double e = fabs(hypot(s, co) - 1.0);
-        /* | |a + e| - |a| | <= |e| <= sqrt(2) B: two elements within B each */
-        double b = sqrt(2.0) * pc_p_bound(r, (double)c->pos[0] * pc_p_omega(r, d, i), 1.0);
+        /* | |a' + e| - |a| | <= |e| <= sqrt(2) C u for any angle of a'
+         * (pc_p_norm_bound_i): the angle's error keeps the norm */
+        double b = pc_p_norm_bound_i(r, d, i, 1.0);
         double sc = isnan(e) ? (double)INFINITY : e / b;
         if (sc > oc->score) { oc->score = sc; oc->measured = isnan(e) ? (double)INFINITY : e; oc->bound = b; oc->pair = i; }
     }
@@ -78,7 +79,7 @@ const pc_property pc_prop_pair_norm = {
     .families = "sinusoidal",
     .title = "every (sin, cos) pair lies on the unit circle",
     .measured_what = "| |(sin, cos)| - 1 |",
-    .expect = "sin^2(pos w_i) + cos^2(pos w_i) = 1 for every pair, within sqrt(2) B(pos w_i)",
+    .expect = "sin^2(pos w_i) + cos^2(pos w_i) = 1 for every pair, within sqrt(2) C u at any angle",
     .pos_names = "p",
     .math = "|(PE(p)_sin_i, PE(p)_cos_i)| = sqrt(sin^2(p w_i) + cos^2(p w_i)) = 1",
     .why =
@@ -86,8 +87,10 @@ const pc_property pc_prop_pair_norm = {
         "and the dot product of dot-distance rely on.  A missing cos, mismatched frequencies or\n"
         "an iterated rotation whose rounding errors change the radius break it.",
     .tolerance =
-        "sqrt(2) B(p w_i), B(theta) = C*u*(1+|theta|) per element (harness/engine/model.h): the norm of\n"
-        "the pair's error vector.",
+        "sqrt(2) C u, whatever the angle: of B(theta) = C*u*(1+|theta|) per element\n"
+        "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which moves the pair\n"
+        "along the circle and keeps its norm; C*u, on each of its two elements, is the values' own\n"
+        "rounding.  So a pair of norm 0 fails at any position.",
     .teach_impl = "sin-only",
     .teach_note = "sin in both columns: the pair of position 0 is (0, 0)",
     .shrink = PC_SH_D | PC_SH_POS,

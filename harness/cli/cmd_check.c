@@ -432,12 +432,55 @@ static int fail(const pc_opts *o, pc_status st, pc_err *err)
     return pc_cli_fail_output("check", o, st, err);
 }
 
-/* Nothing checked is an error, not a pass: a run whose every verdict was
- * skipped (a --family the implementation lacks, a --layout it declines),
- * or a --property that ran on nothing, is exit 2 naming what did not apply. */
+/* Nothing checked is an error, not a pass: a run in which no check compared
+ * a value with a certified one (every verdict skipped: a --family the
+ * implementation lacks, a --layout it declines, position ids or timesteps
+ * its entry point cannot be given), or a --property that ran on nothing,
+ * is exit 2 naming what did not apply.  The checks that compare nothing
+ * with a reference (NO_REFERENCE: the same call made twice, a table's
+ * values being finite, its repeated columns, its fitted base) do not count
+ * when they pass: a kernel that returns the same garbage every time passes
+ * them.  A failure counts, whatever the check: it found something wrong. */
+static const char *const no_reference[] = { "repeat", "table-values", "cache-layout", "base" };
+
+static int compares_nothing(const pc_verdict *v)
+{
+    for (size_t k = 0; k < sizeof no_reference / sizeof no_reference[0]; k++)
+        if (!strcmp(v->check, no_reference[k])) return 1;
+    return 0;
+}
+
 static int checked(const pc_verdict *v)
 {
-    return v->status == PC_OK || v->status == PC_FAIL;
+    return v->status == PC_FAIL || (v->status == PC_OK && !compares_nothing(v));
+}
+
+/* The first skip that is not a family's absence (the reason a source
+ * served by the family was not checked), else the first verdict. */
+static const pc_verdict *first_skip(const pc_verdicts *vs)
+{
+    for (int k = 0; k < vs->n; k++)
+        if (vs->v[k].status == PC_SKIP && strcmp(vs->v[k].check, "family")) return &vs->v[k];
+    return &vs->v[0];
+}
+
+/* "; only repeat, table-values passed (they compare no value with a
+ * certified one)" into BUF when such a check passed, else "". */
+static void passed_unreferenced(const pc_verdicts *vs, char *buf, size_t len)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (size_t n = 0; n < sizeof no_reference / sizeof no_reference[0]; n++) {
+        int seen = 0;
+        for (int k = 0; k < vs->n && !seen; k++)
+            seen = vs->v[k].status == PC_OK && !strcmp(vs->v[k].check, no_reference[n]);
+        if (!seen || u >= len) continue;
+        int w = snprintf(buf + u, len - u, "%s%s", u ? ", " : "; only ", no_reference[n]);
+        if (w > 0) u += (size_t)w;
+    }
+    if (u && u < len)
+        snprintf(buf + u, len - u, " passed (%s no value with a certified one)",
+                 strchr(buf, ',') ? "they compare" : "it compares");
 }
 
 pc_status pc_check_require(const pc_opts *o, int layout, const pc_verdicts *vs, pc_err *err)
@@ -457,15 +500,17 @@ pc_status pc_check_require(const pc_opts *o, int layout, const pc_verdicts *vs, 
     if (vs->n == 0)
         return pc_seterr(err, PC_EINPUT, "nothing checked: no family%s%s applies to the sources given",
                          o->family ? " matching --family " : "", o->family ? o->family : "");
-    const pc_verdict *v = &vs->v[0];
-    char asked[96] = "";
+    const pc_verdict *v = first_skip(vs);
+    char asked[96] = "", only[160];
     if (o->family || layout >= 0)
         snprintf(asked, sizeof asked, " (%s%s%s%s)", o->family ? "--family " : "",
                  o->family ? o->family : "", o->family && layout >= 0 ? ", " : "",
                  layout >= 0 ? (layout ? "--layout half" : "--layout interleaved") : "");
-    return pc_seterr(err, PC_EINPUT, "nothing checked, every check skipped%s; the first: %.160s "
-                     "%s%s%s: %.200s", asked, v->impl, v->family, v->layout[0] ? " " : "",
-                     v->layout, v->summary);
+    passed_unreferenced(vs, only, sizeof only);
+    return pc_seterr(err, PC_EINPUT, "nothing checked, every check %s%s%s; the first skipped: "
+                     "%.160s %s %s%s%s: %.200s", only[0] ? "against a reference skipped" : "skipped",
+                     asked, only, v->impl, v->family, v->check, v->layout[0] ? " " : "", v->layout,
+                     v->summary);
 }
 
 int pc_cmd_check(int argc, char **argv)

@@ -25,6 +25,7 @@
 #include "rowdigest.h"
 #include "families/family.h"
 #include "reference/reference.h"
+#include "reference/schedule.h"
 
 void pc_metrics_init(pc_metrics *m)
 {
@@ -260,6 +261,33 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
 }
 
+/* BOUND, or, for a pair past the long-context point (its phase term and
+ * R u above PC_MODEL_VACUOUS: the bound no longer constrains its angle)
+ * whose norm is wrong, the bound's part that is not the angle's.  An
+ * angle's error turns a pair and keeps its norm, so a correct pair's norm
+ * is within sqrt(2) of that part of the exact one (pc_model_norm_bound),
+ * whatever its angle; a pair off by more (a table of zeros, a constant)
+ * is wrong at any angle, and its two elements held to that part alone
+ * put one of them over it (the error vector is longer than the norms'
+ * difference).  GA, GB: the pair's values; RA, RB: the exact ones; NORM:
+ * the bound's scale (an input pair's norm, or 1). */
+static double norm_held(const block *b, int pair, int64_t pos, double norm, double bound, float ga,
+                        float gb, double ra, double rb)
+{
+    const pc_acc_cfg *c = b->cfg;
+    if (c->tol_abs >= 0) return bound;
+    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
+    if (phi + b->R * PC_MODEL_U32 <= PC_MODEL_VACUOUS) return bound;
+    double rest = c->half_arith ? pc_model_element_half(b->R, 0.0, b->u_s, b->u_min, b->att, norm)
+                                : pc_model_element(b->R, 0.0, b->u_s, b->att, norm);
+    /* binary32 values squared in binary64 neither overflow nor underflow
+     * to a loss that matters here; each norm to 2^-51 relative */
+    double exact = sqrt(ra * ra + rb * rb);
+    double off = fabs(sqrt((double)ga * (double)ga + (double)gb * (double)gb) - exact);
+    if (off <= M_SQRT2 * rest + 0x1p-50 * exact) return bound;
+    return rest < bound ? rest : bound;
+}
+
 /* The implementation's values GOT for the block's N positions; a family
  * whose rows rotate an input: of input rows from input_row.  N > 1: the
  * first N - 1 in one call, the last alone (n = 1, the shape of a decode
@@ -370,13 +398,19 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
         if (!x) pair_bounds(b, b->pos[r]);
         for (int j = 0; j < c->d; j++) {
             int pair = cl->pair[j], mate = cl->mate[j];
-            if (x && j < mate) {
+            if (j < mate) {
                 /* a pair's angle and bound, at its first column in the
                  * row: both members share them (the norm takes |x|, |y|
                  * and their max and min first: symmetric) */
-                b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
-                double norm = pc_model_pair_norm(x[j], x[mate]);
-                b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
+                double norm = 1.0;
+                if (x) {
+                    b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
+                    norm = pc_model_pair_norm(x[j], x[mate]);
+                    b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
+                }
+                b->pair_bound[pair] = norm_held(b, pair, b->pos[r], norm, b->pair_bound[pair],
+                                                got[j], got[mate], ref64[cl->ref[j]],
+                                                ref64[cl->ref[mate]]);
             }
             observe(c, m, &a, b->pos[r], j, pair, got[j], ref32[cl->ref[j]], ref64[cl->ref[j]],
                     b->pair_bound[pair], b->pair_theta[pair]);
@@ -1130,8 +1164,25 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
     return PC_OK;
 }
 
+/* The largest position pair I is rotated by over the run's rows: the
+ * last row's, or, where the schedule maps rows to positions (position
+ * ids), the largest it maps a row to. */
+static int64_t pair_far(const block *b, int i)
+{
+    const pc_acc_cfg *c = b->cfg;
+    if (!b->mapped) return c->pos_hi;
+    int64_t far = -1;
+    for (int64_t pos = c->pos_lo; pos <= c->pos_hi; pos++) {
+        int64_t p = pc_freqs_pos(b->freqs, pos, i);
+        if (p > far) far = p;
+    }
+    return far;
+}
+
 /* The largest A kappa_i (the result's C) and where the budget stops
- * constraining (pc_acc_reach) for the pairs of B. */
+ * constraining (pc_acc_reach) for the pairs of B: VAC_POS and REP_POS are
+ * a pair's own positions (under position ids, the ids' values), and
+ * VAC_PAIRS counts the pairs rotated that far in the run. */
 static void budget_reach(const block *b, pc_acc_result *res)
 {
     const pc_acc_cfg *c = b->cfg;
@@ -1144,9 +1195,9 @@ static void budget_reach(const block *b, pc_acc_result *res)
         int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
         if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
         if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
-        if (v <= c->pos_hi) z.vac_pairs++;
+        if (v <= pair_far(b, i)) z.vac_pairs++;
     }
-    z.known = !b->mapped; /* positions of rows, not of pairs, otherwise */
+    z.known = 1;
     res->C = kmax * b->att;
     res->reach = z;
 }
@@ -1466,20 +1517,34 @@ static void print_class_why(FILE *f, const pc_acc_cfg *cfg, const pc_witness *w)
     if (class_why(buf, sizeof buf, cfg, w)) fprintf(f, "  %s\n", buf);
 }
 
-/* The long-context note: where the budget stops constraining (model.h). */
+/* 1 when CFG's schedule maps a row to its pairs' positions (position
+ * ids: the rows are not the positions). */
+static int rows_mapped(const pc_acc_cfg *cfg)
+{
+    return cfg->sched && cfg->sched->kind && cfg->sched->kind->position;
+}
+
+/* The long-context note: where the budget stops constraining (model.h);
+ * reached when a pair of the run is rotated that far (vac_pairs). */
 static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
     const pc_acc_reach *z = &res->reach;
-    if (!z->known || cfg->tol_abs >= 0 || z->vac_pos > cfg->pos_hi) return;
+    if (!z->known || cfg->tol_abs >= 0 || z->vac_pairs == 0) return;
     fprintf(f, "  long context: from position %lld the bound of pair %d exceeds %g of the pair's "
-            "norm; at position %lld it no longer constrains %d of the %d pairs. ",
-            (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS, (long long)cfg->pos_hi,
-            z->vac_pairs, cfg->d / 2);
+            "norm; ", (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS);
+    if (rows_mapped(cfg))
+        fprintf(f, "at the largest positions of the rows' ids it no longer constrains %d of the %d "
+                "pairs. ", z->vac_pairs, cfg->d / 2);
+    else
+        fprintf(f, "at position %lld it no longer constrains %d of the %d pairs. ",
+                (long long)cfg->pos_hi, z->vac_pairs, cfg->d / 2);
     if (z->rep_pos != INT64_MAX)
         fprintf(f, "From position %lld a binary32 angle pos*omega cannot represent the angle of "
                 "pair %d to %g rad (its rounding alone, u|theta|). ", (long long)z->rep_pos,
                 z->rep_pair, PC_MODEL_VACUOUS);
-    fprintf(f, "There the gate checks only the norm and the exactly computed pairs: compute the "
+    fprintf(f, "There the gate checks the angle of the exactly computed pairs only, and the norm "
+            "of every pair: one whose norm is off by more than sqrt(2) times the bound's part "
+            "that is not the angle's is held to that part alone.  Compute the "
             "angles in binary64 and round the values once, or split positions (pos = q*2^k + r: "
             "the rotation by r*omega composed with an exact one by q*2^k*omega), and give "
             "--max-abs-err E for an absolute budget.\n");
@@ -1617,8 +1682,8 @@ static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
     } else {
         pc_json_str(j, "f32_angle_unrepresentable_from_pos", NULL);
     }
-    pc_json_bool(j, "reached", z->vac_pos <= cfg->pos_hi);
-    if (z->vac_pos <= cfg->pos_hi)
+    pc_json_bool(j, "reached", z->vac_pairs > 0);
+    if (z->vac_pairs > 0)
         pc_json_str(j, "advice", "compute the angles in binary64 and round the values once, or split "
                     "positions (pos = q*2^k + r); --max-abs-err E adds an absolute budget");
     pc_json_end(j);

@@ -96,6 +96,19 @@ static inline double pc_model_element(double R, double phi, double u_s, double a
     double clamped = phi < 2.0 ? phi : 2.0;
     return s * att * ((R * PC_MODEL_U32 + clamped) * (1.0 + u_s) + u_s);
 }
+/* How far a correct pair's norm may be from ATT (its exact norm, times a
+ * unit input's), whatever its angle: sqrt(2) pc_model_element(R, 0, U_S,
+ * ATT, 1) + 2^-51 ATT.  Of the element bound, the phase term PHI is the
+ * angle's error, which moves the pair along its circle and keeps its
+ * norm; the rest, R u (1 + u_s) + u_s of the pair's norm on each of its
+ * two elements, is the values' own rounding and storage, so sqrt(2) of it
+ * on the pair's norm (| |a + e| - |a| | <= |e|); 2^-51 for binary64's
+ * hypot.  A pair of norm 0 exceeds it at any angle, where the element
+ * bound, capped at 2 (twice the pair's norm), passes it. */
+static inline double pc_model_norm_bound(double R, double u_s, double att)
+{
+    return 1.4142135623730951 * att * (R * PC_MODEL_U32 * (1.0 + u_s) + u_s) + 0x1p-51 * att;
+}
 /* The element bound of a kernel computing in the half dtype (its cos/sin
  * cache, the two products and their sum each rounded to the dtype:
  * docs/schedules.md, "A kernel computing in half precision"):
