@@ -6,6 +6,7 @@
 #include <string.h>
 #include "scaling.h"
 #include "schedules.h"
+#include "harness/engine/model.h"
 
 /* ---- interval evaluation ------------------------------------------------ */
 
@@ -160,6 +161,17 @@ double pc_rope_c0(double base_eff)
     return 2.0 * log(base_eff) + 4.0; /* docs/precision-model.md */
 }
 
+/* ggml's cumulative product (llama.cpp's CPU rope, ggml_rope_cache_init and
+ * ggml_mrope_cache_init: theta = pos, then theta *= powf(base, -2/dim) once
+ * a pair): the angle of pair I before the schedule's own steps carries
+ * (3i + X_i + 1) u |theta| (docs/precision-model.md, "The phase constant";
+ * 0 for pair 0).  0 for axial RoPE, which llama.cpp does not implement. */
+double pc_rope_c_ggml(const pc_rope_params *p, int i)
+{
+    if (p->axes && p->axes->axial) return 0.0;
+    return pc_model_kappa_form(PC_FORM_GGML, p->base, p->dim, i);
+}
+
 pc_status pc_rope_check(const pc_schedule *s, int d, pc_err *err)
 {
     const pc_rope_params *p = s->params;
@@ -242,9 +254,12 @@ static void default_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     pc_iv_to_mpfr(out, default_iv, s->params, i);
 }
 
+/* C = max(C0(base), ggml's 3i + X_i + 1): HF's float32 code and llama.cpp's
+ * cumulative product (docs/schedules.md). */
 pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 {
-    (void)p; (void)err;
+    (void)err;
+    for (int i = 0; i < p->dim / 2; i++) p->model_c[i] = fmax(p->model_c[i], pc_rope_c_ggml(p, i));
     return PC_OK;
 }
 

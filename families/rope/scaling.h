@@ -121,6 +121,10 @@ double pc_rope_model_c(const pc_schedule *s, int d, int i);
 /* The precision model's C of the geometric part, with BASE_EFF the base
  * the float32 code raises (docs/precision-model.md): 2 ln(base) + 4. */
 double pc_rope_c0(double base_eff);
+/* The constant of ggml's cumulative-product angle of pair I, before the
+ * schedule's own steps (llama.cpp's CPU rope): 3i + X_i + 1, X_i =
+ * (2i/dim) ln(base); 0 for pair 0 and for axial RoPE. */
+double pc_rope_c_ggml(const pc_rope_params *p, int i);
 
 
 /* ---- what the user gives (hf_config.c) ------------------------------------ */
