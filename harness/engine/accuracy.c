@@ -1335,7 +1335,8 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
         }
         return PC_OK;
     }
-    for (int l = 0; l < nl; l++) res[l].u = pc_model_u(cfgs[l].dtype);
+    /* the budget's u: binary32's, whatever the storage (its own u_s) */
+    for (int l = 0; l < nl; l++) res[l].u = PC_MODEL_U32;
 
     run r;
     memset(&r, 0, sizeof r);
@@ -1711,6 +1712,9 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
                       "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
         pc_json_num(j, "u", res->u);
         pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
+        pc_json_str(j, "u_definition", "u: binary32's unit roundoff 2^-24 (every value is "
+                    "computed in binary32); u_s: the storage's unit roundoff (--dtype f16 2^-11, "
+                    "bf16 2^-8; 0 for binary32 values)");
         if (cfg->storage)
             pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
         if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
