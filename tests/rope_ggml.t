@@ -14,6 +14,8 @@
 # - Llama-2 (default), linear x8, Llama-3.1 (llama3 as rope_freqs),
 #   Qwen2.5 YaRN x4 at positions 520192..524287 pass (2.18, 2.02, 0.847,
 #   0.992 before);
+# - the radial part of YaRN has llama.cpp's binary32 mscale (R = 7 where
+#   A = 1, JSON bound.R);
 # - the likely cause names a constant added to the angle only when it was
 #   checked: not for the correct DeepSeek cache under --strict (a drift that
 #   grows with the angle), and for a cache whose angles are all 0.05 rad
@@ -56,6 +58,11 @@ done
 gate ds-ok 159744
 ok $? "DeepSeek-V3: llama.cpp's YaRN cache passes at positions 159744..163839" "$tmp/ds-ok.out"
 echo "# DeepSeek-V3 llama.cpp YaRN, positions 159744..163839: worst err/bound $(ratio ds-ok)"
+# the radial part: R 5 + 2 for llama.cpp's binary32 mscale (A = 1)
+gate ds-ok 159744 --format json --output "$tmp/ds.json" &&
+    "$PY" -c 'import json, sys; b = json.load(open(sys.argv[1]))["results"][0]["data"]["bound"]
+assert b["R"] == 7 and b["u"] == 2.0 ** -24, b' "$tmp/ds.json" >>"$tmp/ds-ok.out" 2>&1
+ok $? "DeepSeek-V3: JSON bound.R 7 (llama.cpp's mscale), u 2^-24" "$tmp/ds-ok.out"
 for v in betaswap factor4 base; do
     gate "ds-$v" 159744
     [ $? -eq 1 ] && grep -q "^FAIL .*accuracy" "$tmp/ds-$v.out"

@@ -115,6 +115,9 @@ static void test_values(void)
        && near(y2.model_c[26], 78 + 52.0 / 64 * l4 + 1 + 3)
        && near(y2.model_c[15], 45 + 30.0 / 64 * l4 + 1 + 6 + 2 * 39.0),
        "yarn: C_i covers llama.cpp's rope_yarn on ggml's cumulative product");
+    pc_schedule ys = pc_rope_schedule(&y2), gs = pc_schedule_geometric(10000);
+    ok(pc_schedule_model_r(&ys, 64) == 2.0 && pc_schedule_model_r(&gs, 64) == 0.0,
+       "yarn: 2 u more radial (llama.cpp's binary32 mscale); the geometric schedule none");
     pc_rope_params_free(&y2);
 
     pc_rope_params bad = base_params(PC_ROPE_LINEAR, 64, 10000);

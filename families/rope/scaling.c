@@ -193,6 +193,22 @@ double pc_rope_model_c(const pc_schedule *s, int d, int i)
     return p->att_one ? c : c + 2.0;
 }
 
+/* llama.cpp's rope_yarn multiplies cosf and sinf by its mscale, attn_factor
+ * (1 + 0.1f logf(1 / freq_scale)) in binary32: within u + (3.25 t + 0.2) u
+ * / (1 + t) of A = 1 + t, t = 0.1 ln factor (0.1f 0.25 u, logf 2 u, the
+ * product u; logf of 1 / freq_scale, two roundings from the factor, 0.2 u
+ * of t; the sum u), or, for a DeepSeek model's attn_factor 1.0f / (1.0f +
+ * 0.1f logf(1.0f / freq_scale)), within u of A = 1; the product one u
+ * more.  Beyond HF's fl(A) and product (pc_model_radial's 2 u where A !=
+ * 1): at most 2 u for factors up to 1.8e6 ((3.25 t + 0.2)/(1 + t) <= 2 for
+ * t <= 1.44); docs/schedules.md, "llama.cpp's formulation". */
+double pc_rope_model_r(const pc_schedule *s, int d)
+{
+    const pc_rope_params *p = s->params;
+    (void)d;
+    return p->type == PC_ROPE_YARN && !(p->axes && p->axes->axial) ? 2.0 : 0.0;
+}
+
 /* Every omega_i once (64 bits): certified (not NaN: the interval became
  * narrow below the precision ceiling) and in (0, 1], the schedule
  * contract the fast path relies on. */
@@ -265,7 +281,7 @@ pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)

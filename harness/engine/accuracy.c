@@ -544,7 +544,8 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
     b->u_min = pc_model_u_min(cfg->dtype);
-    b->R = pc_model_radial(rows->input, att);
+    b->R = pc_model_radial(rows->input, att)
+           + (rows->input ? pc_schedule_model_r(&s, cfg->d) : 0.0);
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
         b->kappa[i] = pair_kappa(cfg, &s, i, b->omega[i]);
@@ -1148,6 +1149,7 @@ static void budget_reach(const block *b, pc_acc_result *res)
     }
     z.known = !b->mapped; /* positions of rows, not of pairs, otherwise */
     res->C = kmax * b->att;
+    res->R = b->R;
     res->reach = z;
 }
 
@@ -1705,7 +1707,9 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_str(j, "class", pc_model_class_name(cfg->strict));
         if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
             pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
-        pc_json_num(j, "R", pc_model_radial(rw->input, 1.0));
+        /* a merged result has the shards' R (harness/shard/shard.c); a run
+         * that ended before its first block has none */
+        pc_json_num(j, "R", res->R > 0 ? res->R : pc_model_radial(rw->input, 1.0));
         pc_json_num(j, "C", res->C);
         pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
                     ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "

@@ -391,6 +391,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
         c->tol_abs = -1.0;
         res->C = get_num(&r, bd, "C", 0.0);
         res->u = get_num(&r, bd, "u", 0.0);
+        res->R = get_num(&r, bd, "R", 0.0);
         /* C is 0 where the only pair is exact (d = 2) */
         if (!(res->C >= 0) || !(res->u > 0)) bad(&r, "bound", "has a C or u that is negative, zero (u) or not finite");
         const pc_jnode *cl = pc_jget(bd, "class");
@@ -450,7 +451,8 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
     if (a->cfg.seed != b->cfg.seed) return "seed";
     if (!same_bits(a->cfg.tol_abs, b->cfg.tol_abs) || !same_bits(a->res.C, b->res.C)
-        || !same_bits(a->res.u, b->res.u) || a->cfg.strict != b->cfg.strict
+        || !same_bits(a->res.u, b->res.u) || !same_bits(a->res.R, b->res.R)
+        || a->cfg.strict != b->cfg.strict
         || !same_bits(a->cfg.max_abs_err, b->cfg.max_abs_err)) return "bound";
     if (a->cfg.shard_n != b->cfg.shard_n) return "shard count";
     return NULL;
