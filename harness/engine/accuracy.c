@@ -1601,6 +1601,40 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
     pc_json_end(j);
 }
 
+/* The JSON's "bound": the budget's model and members, as the text says it. */
+static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
+                       const pc_acc_result *res)
+{
+    pc_json_obj(j, "bound");
+    if (cfg->tol_abs >= 0) {
+        pc_json_str(j, "model", "absolute");
+        pc_json_num(j, "tol_abs", cfg->tol_abs);
+    } else {
+        pc_json_str(j, "model", cfg->half_arith ? "|pair|*A*(R*u+min(kappa_i*u*|theta|,2)+(1+R*u)*"
+                    "((1+u_s)^3-1))+u_min*(sqrt(2)*|pair|+3)" : rw->model);
+        pc_json_str(j, "class", pc_model_class_name(cfg->strict));
+        if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
+            pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
+        /* a merged result has the shards' R (harness/shard/shard.c); a run
+         * that ended before its first block has none */
+        pc_json_num(j, "R", res->R > 0 ? res->R : pc_model_radial(rw->input, 1.0));
+        pc_json_num(j, "C", res->C);
+        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
+                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
+                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
+        pc_json_num(j, "u", res->u);
+        pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
+        pc_json_str(j, "u_definition", "u: binary32's unit roundoff 2^-24 (every value is "
+                    "computed in binary32); u_s: the storage's unit roundoff (--dtype f16 2^-11, "
+                    "bf16 2^-8; 0 for binary32 values)");
+        if (cfg->storage)
+            pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
+        if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
+    }
+    pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
+    pc_json_end(j);
+}
+
 /* The long-context note as JSON (null when not computed or under --tol-abs). */
 static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
 {
@@ -1697,34 +1731,7 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_int(j, "end", res->impl_rc_hi);
         pc_json_end(j);
     }
-    pc_json_obj(j, "bound");
-    if (cfg->tol_abs >= 0) {
-        pc_json_str(j, "model", "absolute");
-        pc_json_num(j, "tol_abs", cfg->tol_abs);
-    } else {
-        pc_json_str(j, "model", cfg->half_arith ? "|pair|*A*(R*u+min(kappa_i*u*|theta|,2)+(1+R*u)*"
-                    "((1+u_s)^3-1))+u_min*(sqrt(2)*|pair|+3)" : rw->model);
-        pc_json_str(j, "class", pc_model_class_name(cfg->strict));
-        if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
-            pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
-        /* a merged result has the shards' R (harness/shard/shard.c); a run
-         * that ended before its first block has none */
-        pc_json_num(j, "R", res->R > 0 ? res->R : pc_model_radial(rw->input, 1.0));
-        pc_json_num(j, "C", res->C);
-        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
-                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
-                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
-        pc_json_num(j, "u", res->u);
-        pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
-        pc_json_str(j, "u_definition", "u: binary32's unit roundoff 2^-24 (every value is "
-                    "computed in binary32); u_s: the storage's unit roundoff (--dtype f16 2^-11, "
-                    "bf16 2^-8; 0 for binary32 values)");
-        if (cfg->storage)
-            pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
-        if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
-    }
-    pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
-    pc_json_end(j);
+    bound_json(j, cfg, rw, res);
     reach_json(j, cfg, &res->reach);
     char why[512];
     if (res->status == PC_FAIL && class_why(why, sizeof why, cfg, &m->worst))
