@@ -12,8 +12,8 @@
 #   only HF's float32 constants); beta_fast and beta_slow swapped, a factor
 #   of 4, a base of 10100 fail;
 # - Llama-2 (default), linear x8, Llama-3.1 (llama3 as rope_freqs),
-#   Qwen2.5 YaRN x4 at positions 520192..524287 pass (2.18, 2.02, 0.847,
-#   0.992 before);
+#   Qwen2.5 YaRN x4, Phi-3.5 (longrope as rope_freqs) at positions
+#   520192..524287 pass (2.18, 2.02, 0.847, 0.992, 0.817 before);
 # - the radial part of YaRN has llama.cpp's binary32 mscale (R = 7 where
 #   A = 1, JSON bound.R);
 # - the likely cause names a constant added to the angle only when it was
@@ -91,7 +91,8 @@ done
 
 p0=520192
 for m in "llama2 $cfgs/meta-llama--Llama-2-7b-hf.json" "linear8 $tmp/linear8.json" \
-         "llama31 $cfgs/meta-llama--Llama-3.1-8B.json" "qwen25yarn $cfgs/Qwen--Qwen2.5-7B-Instruct-yarn.json"; do
+         "llama31 $cfgs/meta-llama--Llama-3.1-8B.json" "qwen25yarn $cfgs/Qwen--Qwen2.5-7B-Instruct-yarn.json" \
+         "phi35 $cfgs/microsoft--Phi-3.5-mini-instruct.json"; do
     set -- $m
     build "$1" "$2" ok $p0
     gate "$1" $p0

@@ -26,7 +26,10 @@ with llama.cpp's parameters of the config: freq_scale = 1.0f / factor
 deepseek*) passes attn_factor = 1.0f / (1.0f + 0.1f logf(1.0f /
 freq_scale)) (llama.cpp's DeepSeek-V2/V3 graph: rope_yarn's mscale then
 about 1, the config's mscale in kq_scale); llama3 rope_freqs as
-convert_hf_to_gguf.py computes them in float32.  powf and logf are numpy's
+convert_hf_to_gguf.py computes them in float32; longrope the long factors
+(the cache's last position past the original length, else the short ones)
+as a float32 rope_freqs tensor, and the GGUF's binary32 attention factor
+sqrt(1 + ln(factor) / ln(original length)) as attn_factor.  powf and logf are numpy's
 binary32 functions; cosf, sinf the binary64 values rounded to binary32.
 
 VARIANT "ok" is llama.cpp's; the mistakes: "betaswap" (beta_fast and
@@ -75,7 +78,16 @@ def llama3_factors(cfg, rs, dim):
     return np.array(out, dtype=F)
 
 
-def params(cfg, variant):
+def longrope(cfg, rs, p, n_ctx):
+    orig = cfg.get("original_max_position_embeddings") or rs["original_max_position_embeddings"]
+    key = "long_factor" if n_ctx > orig else "short_factor"
+    p["ff"] = np.array(rs[key], dtype=F)
+    factor = rs.get("factor") or cfg["max_position_embeddings"] / orig
+    if factor > 1:
+        p["attn_factor"] = F(math.sqrt(1 + math.log(factor) / math.log(orig)))
+
+
+def params(cfg, variant, n_ctx):
     rs = dict(cfg.get("rope_scaling") or {})
     typ = rs.get("rope_type", rs.get("type", "default"))
     p = {"dim": rot_dim(cfg), "base": F(10100.0 if variant == "base" else cfg.get("rope_theta", 10000.0)),
@@ -97,6 +109,8 @@ def params(cfg, variant):
             p["attn_factor"] = F(1) / (F(1) + F(0.1) * np.log(F(1) / p["freq_scale"]))
     if typ == "llama3":
         p["ff"] = llama3_factors(cfg, rs, p["dim"])
+    if typ in ("longrope", "su"):
+        longrope(cfg, rs, p, n_ctx)
     return p
 
 
@@ -107,7 +121,7 @@ def ramp(lo, hi, i0):
 
 
 def cache(cfg, variant, n, p0):
-    p = params(cfg, variant)
+    p = params(cfg, variant, p0 + n)
     d = p["dim"]
     theta_scale = np.power(p["base"], F(-2.0) / F(d))
     theta = np.arange(p0, p0 + n, dtype=np.int64).astype(F)
