@@ -94,7 +94,8 @@ typedef struct pc_points_fit {
     /* one position's points of the share's pairs: C[i], S[i] */
     void (*row)(void *share, const double *c, const double *s);
     /* the N shares, in pair order, joined and freed: table_base's result
-     * for D and U_S (0 also when out of memory) */
+     * for D and U_S (0 also when out of memory); BASE NaN when RAW is not
+     * a round number (table_base) */
     int (*end)(void **shares, int n, int d, double u_s, double *base, double *raw);
     void (*drop)(void *share);   /* free a share without a result */
 } pc_points_fit;
@@ -107,8 +108,9 @@ typedef struct pc_diagnosis {
     void (*likely_cause)(const pc_impl *impl, const pc_spec *spec, const struct pc_acc_cfg *cfg,
                          char *buf, size_t len);
     /* The base a table's rows fit (LAYOUT, positions LO..HI, storage unit
-     * U_S): 1 with *BASE (rounded to what a config would say) and *RAW
-     * when they fit a geometric schedule cleanly, else 0. */
+     * U_S): 1 with *BASE (rounded to what a config would say: 3
+     * significant digits, NaN when *RAW is not within 0.1% of such a
+     * number) and *RAW when they fit a geometric schedule cleanly, else 0. */
     int (*table_base)(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi,
                       double u_s, double *base, double *raw);
     const pc_points_fit *table_points;     /* the same from a table's one read (NULL: none) */

@@ -62,8 +62,9 @@ const pc_option pc_spec_options[] = {
       "default: check gates both, accuracy interleaved (half for a RoPE that declines it)",
       check_layout, 0 },
     { "assume-fitted", "", "a table given without --base or a config: accept the base fitted from "
-      "its own rows (without it the check named base fails: a cache built with another model's "
-      "base passes against its own)", NULL, 0 },
+      "its own rows, as fitted when it is not a number of 3 significant digits (without it the "
+      "check named base fails: a cache built with another model's base passes against its own)",
+      NULL, 0 },
 };
 const size_t pc_spec_n_options = sizeof pc_spec_options / sizeof pc_spec_options[0];
 

@@ -53,6 +53,8 @@ double    pc_freqs_attention(const pc_freqs *f);
 /* The precision model's constant C of pair I under schedule S
  * (docs/schedules.md; 2 ln(base) + 4 for the geometric schedule). */
 double    pc_schedule_model_c(const pc_schedule *s, int d, int i);
+/* The radial constant beyond pc_model_radial's, units of u (kind->model_r; 0 without). */
+double    pc_schedule_model_r(const pc_schedule *s, int d);
 
 /* The position pair I of row POS is rotated by: POS, or the schedule's
  * own (positions with several axes, schedule.h); -1: none (out of its

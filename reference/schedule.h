@@ -37,6 +37,10 @@ struct pc_schedule_kind {
      * angle being that position times omega_i; -1 when POS has no row.
      * NULL: every pair of row POS is rotated by POS. */
     int64_t (*position)(const pc_schedule *s, int d, int64_t pos, int i);
+    /* The precision model's radial part beyond pc_model_radial's, in units
+     * of u (a formulation multiplying cos and sin by a computed factor,
+     * docs/schedules.md); NULL: 0. */
+    double (*model_r)(const pc_schedule *s, int d);
 };
 
 #endif

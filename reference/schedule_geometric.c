@@ -36,12 +36,17 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     mpfr_clear(b);
 }
 
-static const pc_schedule_kind geometric = { "geometric", check, omega, NULL, NULL, NULL };
+static const pc_schedule_kind geometric = { "geometric", check, omega, NULL, NULL, NULL, NULL };
 
 pc_schedule pc_schedule_geometric(double base)
 {
     pc_schedule s = { &geometric, base, NULL };
     return s;
+}
+
+double pc_schedule_model_r(const pc_schedule *s, int d)
+{
+    return s->kind && s->kind->model_r ? s->kind->model_r(s, d) : 0.0;
 }
 
 double pc_schedule_model_c(const pc_schedule *s, int d, int i)

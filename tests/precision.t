@@ -100,5 +100,19 @@ ok $? "double-angle (binary64 angles rounded once) passes --strict: $(ratio "$tm
 [ $? -eq 1 ] && grep -q "a frequency computed by exp or pow, not correctly rounded" "$tmp/o"
 ok $? "torch-exp fails --strict: its frequency is not correctly rounded" "$tmp/o"
 
+# the JSON's bound.u is the text's u (binary32's 2^-24) at every --dtype;
+# bound.u_s the storage's
+for dt in f32:0 f16:0.00048828125 bf16:0.00390625; do
+    "$PECHECK" accuracy --impl rope-half --dtype "${dt%:*}" --max-pos 255 >"$tmp/o" 2>&1 &&
+    grep -q "u = 2^-24, u_s = " "$tmp/o" &&
+    "$PECHECK" accuracy --impl rope-half --dtype "${dt%:*}" --max-pos 255 --format json \
+        --output "$tmp/u.json" >>"$tmp/o" 2>&1 && /usr/bin/python3 -c '
+import json, sys; b = json.load(open(sys.argv[1]))["bound"]
+assert b["u"] == 2.0 ** -24 and b["u_s"] == float(sys.argv[2]), b
+assert b["u_definition"].startswith("u: binary32") and "u_s: the storage" in b["u_definition"], b' \
+        "$tmp/u.json" "${dt#*:}" >>"$tmp/o" 2>&1
+    ok $? "--dtype ${dt%:*}: JSON bound.u = 2^-24 as the text says, bound.u_s = ${dt#*:}" "$tmp/o"
+done
+
 echo "1..$n"
 [ $fails -eq 0 ]

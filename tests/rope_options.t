@@ -93,6 +93,30 @@ rc=$?
 [ $rc -eq 0 ] && grep -q "^PASS .* rope base: base 500000 fitted from the table's own rows, accepted (--assume-fitted)" "$tmp/o" &&
     grep -q "^PASS .* rope accuracy .*checked against base 500000 (fitted from the table" "$tmp/o"
 ok $? "--assume-fitted accepts the fitted base, and every line says what it was checked against" "$tmp/o"
+# a fitted base that is not a number of 3 significant digits: HunYuan's
+# 10000 * 1000^(128/126) = 11158839.9 (HF's float32 pow form, d 128)
+"$PY" - "$tmp/hy" <<'PY' >"$tmp/o" 2>&1
+import os, sys
+import numpy as np
+out, f32 = sys.argv[1], np.float32
+os.makedirs(out, exist_ok=True)
+inv = f32(1) / np.power(f32(10000 * 1000 ** (128 / 126)), np.arange(0, 128, 2, dtype=f32) / f32(128))
+fr = np.arange(4096, dtype=f32)[:, None] * inv[None, :]
+emb = np.concatenate((fr, fr), axis=1).astype(np.float64)
+np.save(os.path.join(out, "cos.npy"), np.cos(emb).astype(f32))
+np.save(os.path.join(out, "sin.npy"), np.sin(emb).astype(f32))
+PY
+H="--table $tmp/hy/cos.npy --table-sin $tmp/hy/sin.npy --family rope --layout half --cases 5 --regressions off"
+"$PECHECK" check $H --assume-fitted >>"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^PASS .* rope base: base 1115884[0-9.]* fitted from the table's own rows, accepted (--assume-fitted)" "$tmp/o" &&
+    grep -q "^PASS .* rope accuracy .*checked against base 1115884[0-9.]* (fitted from the table" "$tmp/o"
+ok $? "--assume-fitted accepts a fitted base of any digits (HunYuan's 11158839.9) and names it" "$tmp/o"
+"$PECHECK" check $H >"$tmp/o" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "warning: the table fits base 1115884[0-9.]* (not 3 significant digits): checked against the default base 10000" "$tmp/o" &&
+    grep -q "^FAIL .* rope accuracy .*base 10000 (the default)" "$tmp/o"
+ok $? "without --assume-fitted: checked against the default base, and the output says which base the table fits" "$tmp/o"
 "$PECHECK" check $G --base 10000 >"$tmp/o" 2>&1
 rc=$?
 "$PECHECK" check $G --base 10000 --format json >"$tmp/j" 2>&1

@@ -58,6 +58,11 @@ static double yarn_64(const pc_rope_params *p, int i)
     return g64(p, i) / p->factor * (1 - w) + g64(p, i) * w;
 }
 
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
 static double max_rel(const pc_rope_params *p, double (*f64)(const pc_rope_params *, int))
 {
     pc_schedule s = pc_rope_schedule(p);
@@ -79,8 +84,17 @@ static void test_values(void)
     ok(pc_rope_prepare(&l3, &e) == PC_OK, "llama3 (Llama-3.1) prepares");
     ok(max_rel(&l3, llama3_64) < 1e-13, "llama3 omega_i = HF's branches in binary64, to 1e-13");
     /* the band's edges: wl = 8192 / 4 and 8192; pairs on either side */
-    ok(l3.model_c[28] < 40 && l3.model_c[29] > 300 && l3.model_c[34] > 300 && l3.model_c[35] < 40,
+    ok(l3.model_c[28] < 100 && l3.model_c[29] > 300 && l3.model_c[34] > 300 && l3.model_c[35] < 120,
        "llama3: the band (pairs 29..34) has its own precision-model C");
+    /* the larger of HF's and llama.cpp's (ggml's cumulative product G =
+     * 3i + X_i + 1 divided by rope_freqs): docs/schedules.md */
+    double lb = log(500000.0), kap = 1 + 7.0 * 4 / 3;
+    ok(near(l3.model_c[28], 3 * 28 + 56.0 / 128 * lb + 1)
+       && near(l3.model_c[35], 3 * 35 + 70.0 / 128 * lb + 1 + 2)
+       && near(l3.model_c[34], 3 * 34 + 68.0 / 128 * lb + 1 + (kap - 1) * (2 * lb + 2) + 7 * 6.0 + 5)
+       && near(l3.model_c[29], fmax(kap * (2 * lb + 2) + 3 + 7 * 6.0 + 2,
+                                    3 * 29 + 58.0 / 128 * lb + 1 + (kap - 1) * (2 * lb + 2) + 47)),
+       "llama3: C_i covers llama.cpp's rope_freqs on ggml's cumulative product");
     pc_rope_params_free(&l3);
 
     pc_rope_params y = base_params(PC_ROPE_YARN, 128, 1e6);
@@ -94,6 +108,16 @@ static void test_values(void)
     y2.factor = 40; y2.orig_max = 4096; y2.beta_fast = 32; y2.beta_slow = 1; y2.truncate = 1;
     y2.mscale = 0.707; y2.mscale_all_dim = 0.707;
     ok(pc_rope_prepare(&y2, &e) == PC_OK && y2.att_one, "yarn: equal mscale and mscale_all_dim give A = 1 exactly");
+    /* DeepSeek-V3: ramp pairs 10..23; llama.cpp's rope_yarn on ggml's
+     * cumulative product G = 3i + X_i + 1: G, G + 3, G + 6 + 2 (f - 1) */
+    double l4 = log(10000.0), c0 = 2 * l4 + 4;
+    ok(near(y2.model_c[5], c0 + 1) && near(y2.model_c[10], 30 + 20.0 / 64 * l4 + 1)
+       && near(y2.model_c[26], 78 + 52.0 / 64 * l4 + 1 + 3)
+       && near(y2.model_c[15], 45 + 30.0 / 64 * l4 + 1 + 6 + 2 * 39.0),
+       "yarn: C_i covers llama.cpp's rope_yarn on ggml's cumulative product");
+    pc_schedule ys = pc_rope_schedule(&y2), gs = pc_schedule_geometric(10000);
+    ok(pc_schedule_model_r(&ys, 64) == 2.0 && pc_schedule_model_r(&gs, 64) == 0.0,
+       "yarn: 2 u more radial (llama.cpp's binary32 mscale); the geometric schedule none");
     pc_rope_params_free(&y2);
 
     pc_rope_params bad = base_params(PC_ROPE_LINEAR, 64, 10000);

@@ -386,14 +386,16 @@ static const pc_identify_kind identify = {
 
 /* ---- a table's base ------------------------------------------------------- */
 
-/* The base of the fit F (freed): 1 for a clean geometric table. */
+/* The base of the fit F (freed): 1 for a clean geometric table, its base
+ * RAW as fitted and BASE rounded to 3 significant digits (NaN when RAW is
+ * not within 0.1% of such a number). */
 static int base_of(pc_rope_fit *f, int d, double *base, double *raw)
 {
     double resid;
     *raw = pc_rope_fit_base(f, d, &resid);
     *base = pc_rope_round_base(*raw);
     pc_rope_fit_free(f);
-    return resid < 1e-3 && isfinite(*base); /* a clean geometric table */
+    return resid < 1e-3 && isfinite(*raw) && *raw > 1.0; /* a clean geometric table */
 }
 
 static int table_base(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi, double u_s,

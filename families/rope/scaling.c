@@ -6,6 +6,7 @@
 #include <string.h>
 #include "scaling.h"
 #include "schedules.h"
+#include "harness/engine/model.h"
 
 /* ---- interval evaluation ------------------------------------------------ */
 
@@ -160,6 +161,17 @@ double pc_rope_c0(double base_eff)
     return 2.0 * log(base_eff) + 4.0; /* docs/precision-model.md */
 }
 
+/* ggml's cumulative product (llama.cpp's CPU rope, ggml_rope_cache_init and
+ * ggml_mrope_cache_init: theta = pos, then theta *= powf(base, -2/dim) once
+ * a pair): the angle of pair I before the schedule's own steps carries
+ * (3i + X_i + 1) u |theta| (docs/precision-model.md, "The phase constant";
+ * 0 for pair 0).  0 for axial RoPE, which llama.cpp does not implement. */
+double pc_rope_c_ggml(const pc_rope_params *p, int i)
+{
+    if (p->axes && p->axes->axial) return 0.0;
+    return pc_model_kappa_form(PC_FORM_GGML, p->base, p->dim, i);
+}
+
 pc_status pc_rope_check(const pc_schedule *s, int d, pc_err *err)
 {
     const pc_rope_params *p = s->params;
@@ -179,6 +191,22 @@ double pc_rope_model_c(const pc_schedule *s, int d, int i)
     double c = p->model_c ? p->model_c[i] : pc_rope_c0(p->base);
     /* A != 1: A rounded to binary32 and one product (docs/schedules.md) */
     return p->att_one ? c : c + 2.0;
+}
+
+/* llama.cpp's rope_yarn multiplies cosf and sinf by its mscale, attn_factor
+ * (1 + 0.1f logf(1 / freq_scale)) in binary32: within u + (3.25 t + 0.2) u
+ * / (1 + t) of A = 1 + t, t = 0.1 ln factor (0.1f 0.25 u, logf 2 u, the
+ * product u; logf of 1 / freq_scale, two roundings from the factor, 0.2 u
+ * of t; the sum u), or, for a DeepSeek model's attn_factor 1.0f / (1.0f +
+ * 0.1f logf(1.0f / freq_scale)), within u of A = 1; the product one u
+ * more.  Beyond HF's fl(A) and product (pc_model_radial's 2 u where A !=
+ * 1): at most 2 u for factors up to 1.8e6 ((3.25 t + 0.2)/(1 + t) <= 2 for
+ * t <= 1.44); docs/schedules.md, "llama.cpp's formulation". */
+double pc_rope_model_r(const pc_schedule *s, int d)
+{
+    const pc_rope_params *p = s->params;
+    (void)d;
+    return p->type == PC_ROPE_YARN && !(p->axes && p->axes->axial) ? 2.0 : 0.0;
 }
 
 /* Every omega_i once (64 bits): certified (not NaN: the interval became
@@ -242,15 +270,18 @@ static void default_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     pc_iv_to_mpfr(out, default_iv, s->params, i);
 }
 
+/* C = max(C0(base), ggml's 3i + X_i + 1): HF's float32 code and llama.cpp's
+ * cumulative product (docs/schedules.md). */
 pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 {
-    (void)p; (void)err;
+    (void)err;
+    for (int i = 0; i < p->dim / 2; i++) p->model_c[i] = fmax(p->model_c[i], pc_rope_c_ggml(p, i));
     return PC_OK;
 }
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)

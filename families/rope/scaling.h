@@ -121,10 +121,17 @@ int pc_rope_attention(mpfr_ptr out, const pc_schedule *s, int d);
 /* The kinds' shared check and model_c (P->model_c). */
 pc_status pc_rope_check(const pc_schedule *s, int d, pc_err *err);
 double pc_rope_model_c(const pc_schedule *s, int d, int i);
+/* The kinds' shared model_r: 2 for YaRN, whose cos and sin llama.cpp's
+ * rope_yarn multiplies by its binary32 mscale (docs/schedules.md), else 0. */
+double pc_rope_model_r(const pc_schedule *s, int d);
 
 /* The precision model's C of the geometric part, with BASE_EFF the base
  * the float32 code raises (docs/precision-model.md): 2 ln(base) + 4. */
 double pc_rope_c0(double base_eff);
+/* The constant of ggml's cumulative-product angle of pair I, before the
+ * schedule's own steps (llama.cpp's CPU rope): 3i + X_i + 1, X_i =
+ * (2i/dim) ln(base); 0 for pair 0 and for axial RoPE. */
+double pc_rope_c_ggml(const pc_rope_params *p, int i);
 
 
 /* ---- what the user gives (hf_config.c) ------------------------------------ */

@@ -90,7 +90,15 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
  * the other branch): the error of g_i is amplified by
  * kappa = 1 + (factor - 1) hf / (hf - lf) and the smooth factor adds
  * (factor - 1) (3 hf / (hf - lf) + 2) u, the combination 3 u:
- *   C = kappa (2 ln(base) + 2) + 3 + (factor - 1) (3 hf / (hf - lf) + 2) + 2. */
+ *   C = kappa (2 ln(base) + 2) + 3 + (factor - 1) (3 hf / (hf - lf) + 2) + 2.
+ * llama.cpp: rope_freqs factors ff_i computed by convert_hf_to_gguf.py in
+ * float32 (1 where wl < high_wl, factor where wl > low_wl, else 1 / ((1 -
+ * s)/factor + s) from torch's float32 frequency) and ggml's angle divided
+ * by them; with G = pc_rope_c_ggml: G (high), G + 2 (low: the factor's
+ * rounding, the division), and in the band
+ *   G + (kappa - 1) (2 ln(base) + 2) + (factor - 1) (3 hf / (hf - lf) + 2) + 5
+ * (1/ff's amplification of the frequency's error, s, the combination's 3,
+ * the reciprocal, the division).  C is the larger of the two. */
 /* The empty band (high_freq_factor <= low_freq_factor): C0(base) + 1 where
  * wl > low_wl (the division by factor), C0(base) elsewhere.  A pair whose
  * wavelength lies within a relative 2^-10 of low_wl may fall on the other
@@ -100,8 +108,9 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 static pc_status prep_step(pc_rope_params *p, double low_wl)
 {
     for (int i = 0; i < p->dim / 2; i++) {
-        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim);
-        if (wl > low_wl) p->model_c[i] += 1.0;
+        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim), g = pc_rope_c_ggml(p, i);
+        if (wl > low_wl) p->model_c[i] = fmax(p->model_c[i] + 1.0, g + 2.0);
+        else p->model_c[i] = fmax(p->model_c[i], g);
     }
     return PC_OK;
 }
@@ -120,16 +129,18 @@ pc_status pc_rope_prep_llama3(pc_rope_params *p, pc_err *err)
     double kappa = 1.0 + (p->factor - 1.0) * hf / (hf - lf);
     double band = kappa * (2.0 * log(p->base) + 2.0) + 3.0
                   + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 2.0;
+    double band_g = (kappa - 1.0) * (2.0 * log(p->base) + 2.0)
+                    + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 5.0;
     double low_wl = L / lf, high_wl = L / hf, margin = 0x1p-10;
     for (int i = 0; i < p->dim / 2; i++) {
-        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim);
-        if (wl > low_wl * (1 + margin)) p->model_c[i] += 1.0;
-        else if (wl < high_wl * (1 - margin)) p->model_c[i] += 0.0;
-        else p->model_c[i] = band;
+        double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim), g = pc_rope_c_ggml(p, i);
+        if (wl > low_wl * (1 + margin)) p->model_c[i] = fmax(p->model_c[i] + 1.0, g + 2.0);
+        else if (wl < high_wl * (1 - margin)) p->model_c[i] = fmax(p->model_c[i], g);
+        else p->model_c[i] = fmax(band, g + band_g);
     }
     return PC_OK;
 }
 
 const pc_schedule_kind pc_kind_rope_llama3 = {
-    "llama3", pc_rope_check, omega, NULL, pc_rope_model_c, NULL
+    "llama3", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
 };

@@ -38,8 +38,10 @@ void pc_rope_att_longrope(mpfi_ptr out, const pc_rope_params *p)
     mpfi_clear(l);
 }
 
-/* C = C0(base) + 3: the factor rounded to binary32 (HF makes a float32
- * tensor of it), the product ext_i base^x and the reciprocal. */
+/* C = max(C0(base) + 3, ggml + 2): HF rounds the factor to binary32 (a
+ * float32 tensor), the product ext_i base^x and the reciprocal; llama.cpp
+ * holds the factors as a float32 rope_freqs tensor (rope_factors_long,
+ * rope_factors_short) and divides ggml's angle by it (docs/schedules.md). */
 pc_status pc_rope_prep_longrope(pc_rope_params *p, pc_err *err)
 {
     if (!p->ext)
@@ -54,14 +56,14 @@ pc_status pc_rope_prep_longrope(pc_rope_params *p, pc_err *err)
         snprintf(name, sizeof name, "%s_factor[%d]", p->use_long ? "long" : "short", i);
         pc_status st = pc_rope_need_factor(p->ext[i], name, err);
         if (st != PC_OK) return st;
-        p->model_c[i] += 3.0;
+        p->model_c[i] = fmax(p->model_c[i] + 3.0, pc_rope_c_ggml(p, i) + 2.0);
     }
     return PC_OK;
 }
 
 const pc_schedule_kind pc_kind_rope_longrope = {
-    "longrope", pc_rope_check, omega, NULL, pc_rope_model_c, NULL
+    "longrope", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
 };
 const pc_schedule_kind pc_kind_rope_longrope_att = {
-    "longrope", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL
+    "longrope", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r
 };

@@ -154,13 +154,22 @@ void pc_rope_att_yarn(mpfi_ptr out, const pc_rope_params *p)
     mscale_iv(out, p->factor, 1.0);
 }
 
-/* The precision model (docs/schedules.md): C0(base) + 1 where the ramp is
- * 0 (1/pos_freq), C0 + 2 where it is 1 (1/(factor pos_freq)), and in the
- * ramp (0 < ramp < 1, with a margin of one pair either side when the
- * correction range is not truncated) C0 + 3 + (factor - 1) dw/u with
- * dw/u = 2 (truncated: the ramp's division and 1 - ramp) or
- * 2 + 3 max(|low|, |high|) / (high - low) (low and high rounded to
- * binary32 first). */
+/* The precision model (docs/schedules.md), the larger of HF's float32
+ * frequencies (C0 = C0(base)) and llama.cpp's rope_yarn on ggml's
+ * cumulative-product angle (G = pc_rope_c_ggml, 3i + X_i + 1):
+ *   ramp 0 (HF 1/pos_freq; ggml the extrapolated angle itself):
+ *     max(C0 + 1, G);
+ *   ramp 1 (HF 1/(factor pos_freq); ggml freq_scale theta, freq_scale =
+ *     1.0f / factor of a binary32 factor: two roundings and the product):
+ *     max(C0 + 2, G + 3);
+ *   in the ramp (0 < ramp < 1, with a margin of one pair either side when
+ *   the correction range is not truncated): max(C0 + 3, G + 6) +
+ *     (factor - 1) dw/u, the mix of the two angles (the interpolated one's
+ *     3, the two products and the sum, the interpolation weight 1 - mix)
+ *     and the weight's error dw moving the angle by dw (factor - 1);
+ *     dw/u = 2 (truncated: the ramp's division and 1 - ramp) or
+ *     2 + 3 max(|low|, |high|) / (high - low) (low and high rounded to
+ *     binary32 first). */
 pc_status pc_rope_prep_yarn(pc_rope_params *p, pc_err *err)
 {
     pc_status st = pc_rope_need_factor(p->factor, "factor", err);
@@ -184,16 +193,17 @@ pc_status pc_rope_prep_yarn(pc_rope_params *p, pc_err *err)
     double margin = p->truncate ? 0.0 : 1.0;
     double c0 = pc_rope_c0(p->base);
     for (int j = 0; j < p->dim / 2; j++) {
-        if (j <= lo - margin) p->model_c[j] = c0 + 1.0;       /* ramp 0: extrapolation */
-        else if (j >= hi + margin) p->model_c[j] = c0 + 2.0;  /* ramp 1: interpolation */
-        else p->model_c[j] = c0 + 3.0 + (p->factor - 1.0) * dw;
+        double g = pc_rope_c_ggml(p, j);
+        if (j <= lo - margin) p->model_c[j] = fmax(c0 + 1.0, g);            /* ramp 0 */
+        else if (j >= hi + margin) p->model_c[j] = fmax(c0 + 2.0, g + 3.0); /* ramp 1 */
+        else p->model_c[j] = fmax(c0 + 3.0, g + 6.0) + (p->factor - 1.0) * dw;
     }
     return PC_OK;
 }
 
 const pc_schedule_kind pc_kind_rope_yarn = {
-    "yarn", pc_rope_check, omega, NULL, pc_rope_model_c, NULL
+    "yarn", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
 };
 const pc_schedule_kind pc_kind_rope_yarn_att = {
-    "yarn", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL
+    "yarn", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r
 };

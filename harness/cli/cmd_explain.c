@@ -49,7 +49,10 @@ static const gate_check gate_checks[] = {
       "A cache given without --base, --hf-config or --rope-scaling is checked against the base\n"
       "its own frequencies fit (rounded to 3 significant digits).  A cache built with another\n"
       "model's base passes that check, so the check named base fails unless --assume-fitted\n"
-      "accepts the fitted base; every verdict line says what it was checked against.",
+      "accepts the fitted base; every verdict line says what it was checked against.  A fitted\n"
+      "base that is not within 0.1% of a number of 3 significant digits (HunYuan's 11158839.9)\n"
+      "is used as fitted under --assume-fitted; without it the default base is, and the run\n"
+      "says so.",
       "None: it passes with a given base or with --assume-fitted." },
     { "table-values", "every value of a .npy table is finite", "tables",
       "The first NaN or Inf is named by file, row (position) and column.", "Exact: no NaN or Inf." },

@@ -578,7 +578,8 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
     b->u_min = pc_model_u_min(cfg->dtype);
-    b->R = pc_model_radial(rows->input, att);
+    b->R = pc_model_radial(rows->input, att)
+           + (rows->input ? pc_schedule_model_r(&s, cfg->d) : 0.0);
     for (int i = 0; i < cfg->d / 2; i++) {
         b->omega[i] = pc_freqs_omega(b->freqs, i);
         b->kappa[i] = pair_kappa(cfg, &s, i, b->omega[i]);
@@ -1199,6 +1200,7 @@ static void budget_reach(const block *b, pc_acc_result *res)
     }
     z.known = 1;
     res->C = kmax * b->att;
+    res->R = b->R;
     res->reach = z;
 }
 
@@ -1386,7 +1388,8 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
         }
         return PC_OK;
     }
-    for (int l = 0; l < nl; l++) res[l].u = pc_model_u(cfgs[l].dtype);
+    /* the budget's u: binary32's, whatever the storage (its own u_s) */
+    for (int l = 0; l < nl; l++) res[l].u = PC_MODEL_U32;
 
     run r;
     memset(&r, 0, sizeof r);
@@ -1663,6 +1666,40 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
     pc_json_end(j);
 }
 
+/* The JSON's "bound": the budget's model and members, as the text says it. */
+static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
+                       const pc_acc_result *res)
+{
+    pc_json_obj(j, "bound");
+    if (cfg->tol_abs >= 0) {
+        pc_json_str(j, "model", "absolute");
+        pc_json_num(j, "tol_abs", cfg->tol_abs);
+    } else {
+        pc_json_str(j, "model", cfg->half_arith ? "|pair|*A*(R*u+min(kappa_i*u*|theta|,2)+(1+R*u)*"
+                    "((1+u_s)^3-1))+u_min*(sqrt(2)*|pair|+3)" : rw->model);
+        pc_json_str(j, "class", pc_model_class_name(cfg->strict));
+        if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
+            pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
+        /* a merged result has the shards' R (harness/shard/shard.c); a run
+         * that ended before its first block has none */
+        pc_json_num(j, "R", res->R > 0 ? res->R : pc_model_radial(rw->input, 1.0));
+        pc_json_num(j, "C", res->C);
+        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
+                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
+                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
+        pc_json_num(j, "u", res->u);
+        pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
+        pc_json_str(j, "u_definition", "u: binary32's unit roundoff 2^-24 (every value is "
+                    "computed in binary32); u_s: the storage's unit roundoff (--dtype f16 2^-11, "
+                    "bf16 2^-8; 0 for binary32 values)");
+        if (cfg->storage)
+            pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
+        if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
+    }
+    pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
+    pc_json_end(j);
+}
+
 /* The long-context note as JSON (null when not computed or under --tol-abs). */
 static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
 {
@@ -1759,29 +1796,7 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
         pc_json_int(j, "end", res->impl_rc_hi);
         pc_json_end(j);
     }
-    pc_json_obj(j, "bound");
-    if (cfg->tol_abs >= 0) {
-        pc_json_str(j, "model", "absolute");
-        pc_json_num(j, "tol_abs", cfg->tol_abs);
-    } else {
-        pc_json_str(j, "model", cfg->half_arith ? "|pair|*A*(R*u+min(kappa_i*u*|theta|,2)+(1+R*u)*"
-                    "((1+u_s)^3-1))+u_min*(sqrt(2)*|pair|+3)" : rw->model);
-        pc_json_str(j, "class", pc_model_class_name(cfg->strict));
-        if (cfg->storage || pc_model_u_storage(cfg->dtype) > 0)
-            pc_json_str(j, "storage", pc_dtype_name(cfg->dtype));
-        pc_json_num(j, "R", pc_model_radial(rw->input, 1.0));
-        pc_json_num(j, "C", res->C);
-        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
-                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
-                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
-        pc_json_num(j, "u", res->u);
-        pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
-        if (cfg->storage)
-            pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
-        if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
-    }
-    pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
-    pc_json_end(j);
+    bound_json(j, cfg, rw, res);
     reach_json(j, cfg, &res->reach);
     char why[512];
     if (res->status == PC_FAIL && class_why(why, sizeof why, cfg, &m->worst))

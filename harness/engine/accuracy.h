@@ -142,7 +142,10 @@ typedef struct pc_acc_result {
     pc_status status;      /* PC_OK pass, PC_FAIL, PC_SKIP */
     char note[256];        /* why skipped / implementation error */
     pc_metrics m;
-    double C, u;           /* C: the largest A kappa_i; u: the storage's unit (2^-24 for f32) */
+    double C, u;           /* C: the largest A kappa_i; u: the budget's u, binary32's 2^-24
+                            * (the storage's is u_s, pc_model_u_storage) */
+    double R;              /* the radial part's constant in force (pc_model_radial and the
+                            * schedule's model_r) */
     pc_acc_reach reach;
     double seconds;
     /* the implementation's error that ended the run (0: none), and the

@@ -338,6 +338,27 @@ static void get_fault(rd *r, const pc_jnode *o, pc_acc_result *res)
         bad(r, "fault.start", "is missing or not a position in [0, 2^53]");
 }
 
+/* The result's "bound" (the accuracy JSON's bound_json) into C and RES. */
+static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *res)
+{
+    if (!strcmp(get_str(r, bd, "model"), "absolute")) {
+        c->tol_abs = get_num(r, bd, "tol_abs", 0.0);
+        if (!(c->tol_abs > 0)) bad(r, "bound.tol_abs", "is not a positive finite number");
+        return;
+    }
+    c->tol_abs = -1.0;
+    res->C = get_num(r, bd, "C", 0.0);
+    res->u = get_num(r, bd, "u", 0.0);
+    res->R = get_num(r, bd, "R", 0.0);
+    /* C is 0 where the only pair is exact (d = 2) */
+    if (!(res->C >= 0) || !(res->u > 0) || !(res->R > 0))
+        bad(r, "bound", "has a C, u or R that is negative, zero (u, R) or not finite");
+    const pc_jnode *cl = pc_jget(bd, "class");
+    c->strict = cl && cl->type == PC_J_STR && !strcmp(cl->text, "strict");
+    const pc_jnode *ma = pc_jget(bd, "max_abs_err");
+    c->max_abs_err = ma ? get_num(r, bd, "max_abs_err", 0.0) : 0.0;
+}
+
 pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, pc_err *err)
 {
     memset(it, 0, sizeof *it);
@@ -382,22 +403,8 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
         c->shard_n = (int)get_int_in(&r, sh, "n", 1, PC_SHARD_MAX);
         c->shard_k = (int)get_int_in(&r, sh, "k", 1, c->shard_n);
     }
-    const pc_jnode *bd = pc_jget(o, "bound");
     pc_acc_result *res = &it->res;
-    if (!strcmp(get_str(&r, bd, "model"), "absolute")) {
-        c->tol_abs = get_num(&r, bd, "tol_abs", 0.0);
-        if (!(c->tol_abs > 0)) bad(&r, "bound.tol_abs", "is not a positive finite number");
-    } else {
-        c->tol_abs = -1.0;
-        res->C = get_num(&r, bd, "C", 0.0);
-        res->u = get_num(&r, bd, "u", 0.0);
-        /* C is 0 where the only pair is exact (d = 2) */
-        if (!(res->C >= 0) || !(res->u > 0)) bad(&r, "bound", "has a C or u that is negative, zero (u) or not finite");
-        const pc_jnode *cl = pc_jget(bd, "class");
-        c->strict = cl && cl->type == PC_J_STR && !strcmp(cl->text, "strict");
-        const pc_jnode *ma = pc_jget(bd, "max_abs_err");
-        c->max_abs_err = ma ? get_num(&r, bd, "max_abs_err", 0.0) : 0.0;
-    }
+    get_bound(&r, pc_jget(o, "bound"), c, res);
     get_reach(&r, o, c, &res->reach);
     const char *status = get_str(&r, o, "status");
     static const char *const statuses[] = { "pass", "fail", "skip" };
@@ -450,7 +457,8 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
     if (a->cfg.seed != b->cfg.seed) return "seed";
     if (!same_bits(a->cfg.tol_abs, b->cfg.tol_abs) || !same_bits(a->res.C, b->res.C)
-        || !same_bits(a->res.u, b->res.u) || a->cfg.strict != b->cfg.strict
+        || !same_bits(a->res.u, b->res.u) || !same_bits(a->res.R, b->res.R)
+        || a->cfg.strict != b->cfg.strict
         || !same_bits(a->cfg.max_abs_err, b->cfg.max_abs_err)) return "bound";
     if (a->cfg.shard_n != b->cfg.shard_n) return "shard count";
     return NULL;

@@ -547,8 +547,10 @@ static pc_status table_family(const char *family, const char *sin_path, const pc
  * fit, families/rope/fit.h), from the scan's read of the rows where the
  * family takes points (pc_points_fit), else through the hook.  No base
  * given (no --base, no --hf-config or --rope-scaling): the fitted one,
- * rounded to 3 significant digits, is what the table is checked against; a
- * given --base that the table contradicts is reported. */
+ * rounded to 3 significant digits, is what the table is checked against;
+ * one that is not within 0.1% of such a number (HunYuan's 11158839.9) is
+ * taken as fitted under --assume-fitted, else the note says the default
+ * base was used; a given --base that the table contradicts is reported. */
 static void fit_base(table *t, const pc_family *fam, const pc_table_args *o,
                      const pc_table_scan *sc)
 {
@@ -563,11 +565,21 @@ static void fit_base(table *t, const pc_family *fam, const pc_table_args *o,
                !fam->diagnosis->table_base(&t->impl, in->d, in->layout < 0 ? 1 : in->layout,
                                            in->pos_lo, in->pos_hi, pc_model_u(in->dtype), &r, &b))
         return;
-    if (!o->base_set) {
+    if (!o->base_set && isfinite(r)) {
         in->base = r;
         in->base_fitted = 1;
         snprintf(in->base_note, sizeof in->base_note, "base %.17g fitted from the table (%.9g; "
                  "no --base given): the table is checked against it", r, b);
+    } else if (!o->base_set && o->assume_fitted) {
+        in->base = b;
+        in->base_fitted = 1;
+        snprintf(in->base_note, sizeof in->base_note, "base %.17g fitted from the table (not a "
+                 "number of 3 significant digits; no --base given, --assume-fitted): the table "
+                 "is checked against it", b);
+    } else if (!o->base_set) {
+        snprintf(in->base_note, sizeof in->base_note, "warning: the table fits base %.9g (not 3 "
+                 "significant digits): checked against the default base %.17g; pass the model's "
+                 "--base, or --assume-fitted", b, o->base);
     } else if (fabs(r / o->base - 1.0) > 1e-3) {
         snprintf(in->base_note, sizeof in->base_note, "warning: --base %.17g, but the table's "
                  "frequencies fit base %.9g", o->base, b);

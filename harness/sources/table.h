@@ -81,6 +81,7 @@ typedef struct pc_table_args {
     double base;              /* the spec's base */
     int base_set;             /* --base given (else a base is fitted) */
     int scheduled;            /* the spec has its own schedule (its base is the schedule's) */
+    int assume_fitted;        /* --assume-fitted: the fitted base whatever its digits */
     int64_t pos_start;        /* --pos-start: the position of the first row */
     int dtype, dtype_set;     /* --dtype */
     int threads;              /* --threads: for the read at open (0: every core) */

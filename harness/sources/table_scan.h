@@ -79,8 +79,8 @@ typedef struct pc_table_scan {
     double e[2];              /* sinusoidal: mean |sin^2+cos^2-1| of (0, 1), (0, c/2) */
     size_t used;              /* sinusoidal: rows with those three values finite */
     pc_cache_shape fit_shape; /* what the fit read */
-    int fit_ok;               /* the fit's end: a clean geometric base in FIT_BASE */
-    double fit_base, fit_raw; /* rounded as a config says it, and as fitted */
+    int fit_ok;               /* the fit's end: a clean geometric base in FIT_RAW */
+    double fit_base, fit_raw; /* rounded as a config says it (NaN: not round), and as fitted */
     int reads;                /* reads of the rows (1, or 2 when the fit was made again) */
 } pc_table_scan;
 

@@ -10,7 +10,12 @@
  *   theta = freq_scale theta_extrap (1 - mix) + theta_extrap mix,
  *   mix = 1 - clamp((i - low) / max(0.001, high - low), 0, 1);
  *   mscale = 1 + 0.1 logf(1 / freq_scale); cos theta mscale, sin theta mscale
- * (rope_yarn, rope_yarn_ramp).  tests/rope_spec_props.t. */
+ * (rope_yarn, rope_yarn_ramp).  tests/rope_spec_props.t.
+ * Other configs by -D: FACTOR (freq_scale = 1.0f / FACTOR), N_CTX_ORIG,
+ * BETA_FAST, BETA_SLOW; DEEPSEEK: llama.cpp's DeepSeek-V2/V3 graph, which
+ * passes attn_factor = 1.0f / (1.0f + 0.1f logf(1.0f / freq_scale)) to
+ * ggml_rope_ext so that rope_yarn's mscale is (about) 1 and puts the
+ * config's mscale into kq_scale instead (tests/rope_schedules.t). */
 #include <math.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -18,8 +23,21 @@
 
 int pecheck_abi_version(void) { return 1; }
 
-static const float freq_scale = 0.25f, beta_fast = 32.0f, beta_slow = 1.0f;
-static const int n_ctx_orig = 32768;
+#ifndef FACTOR
+#define FACTOR 4
+#endif
+#ifndef N_CTX_ORIG
+#define N_CTX_ORIG 32768
+#endif
+#ifndef BETA_FAST
+#define BETA_FAST 32
+#endif
+#ifndef BETA_SLOW
+#define BETA_SLOW 1
+#endif
+static const float freq_scale = 1.0f / (float)FACTOR, beta_fast = (float)BETA_FAST,
+                   beta_slow = (float)BETA_SLOW;
+static const int n_ctx_orig = N_CTX_ORIG;
 
 static float corr_dim(int n_dims, float n_rot, float base)
 {
@@ -35,7 +53,12 @@ int pecheck_rope_f32(const int64_t *pos, size_t n, int d, double base, int layou
     lo = lo > 0 ? lo : 0;
     hi = hi < (float)(d - 1) ? hi : (float)(d - 1);
     const float theta_scale = powf((float)base, -2.0f / (float)d);
-    const float mscale = 1.0f + 0.1f * logf(1.0f / freq_scale);
+#ifdef DEEPSEEK
+    const float attn_factor = 1.0f / (1.0f + 0.1f * logf(1.0f / freq_scale));
+#else
+    const float attn_factor = 1.0f;
+#endif
+    const float mscale = attn_factor * (1.0f + 0.1f * logf(1.0f / freq_scale));
     int h = d / 2;
     for (size_t r = 0; r < n; r++) {
         const float *xr = x + r * (size_t)d;
