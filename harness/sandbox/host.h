@@ -100,6 +100,7 @@ typedef struct pc_host_limits {
     const char *const *writable; /* --plugin-writable: folders the hosts may write besides
                                * their scratch folders (host_fs.h) */
     int n_writable;
+    int network;              /* --plugin-network: the hosts keep the network (host_seal.h) */
 } pc_host_limits;
 
 /* Load the plugin at PATH (as given to dlopen) under LIM (a time limit per

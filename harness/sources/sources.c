@@ -127,7 +127,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
         }
         pc_impl *impl;
         pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts,
-                               o->plugin_writable, o->n_plugin_writable };
+                               o->plugin_writable, o->n_plugin_writable, o->plugin_network };
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, NULL, err);
     }
