@@ -37,9 +37,11 @@ with those of the same kernel without it ("none"):
      one, TCP and UDP on 127.0.0.1, each made by the test: connect fails
      (ENOENT), an AF_INET socket is refused (EACCES), nothing arrives; with
      --plugin-network the TCP one gets "leak";
- 11. writes after return (tests/plugins/late.c): NaN written into every
-     call's OUT after it returned, when its host answers pecheck: the
-     verdicts are those of the values returned (all pass).
+ 11. writes after return (tests/plugins/late.h: late.c, ABI v1, and
+     rope_v2_late.c, ABI v2): NaN written into every call's OUT (the
+     gate's single-position calls included) after it returned, when its
+     host answers pecheck: the verdicts are those of the values returned
+     (all pass).
 
 Each file system attack runs under each seal the kernel allows: Landlock
 where it has it (the test names say which ran), and the seccomp fallback
@@ -503,6 +505,16 @@ try:
             ok(rc == 0 and v and all(x[3] == "pass" for x in v),
                "11. NaN written into each call's OUT after it returned (%s): every check "
                "passes, as the values returned do" % " ".join(args), [rc, v[:3], err[-300:]])
+        late2 = build_plugin("rope_v2_late", tmp)
+        rc, out, err, _ = run(["check", "--plugin", late2, "--family", "rope", "--max-pos", "1023",
+                               "--d", "64", "--rotary-dim", "16", "--cases", "5", "--regressions",
+                               "off", "--format", "json"])
+        v = verdicts(out) or []
+        ran = [x for x in v if x[3] != "skip"]
+        ok(rc == 0 and len(ran) == 8 and all(x[3] == "pass" for x in ran),
+           "11. ABI v2 (RoPE, f16 and bf16, in place): NaN written into each call's view after it "
+           "returned: accuracy and passthrough pass, as the values returned do",
+           [rc, ran[:3], err[-300:]])
     else:
         ok(True, "# SKIP 11. writes after return: tests/plugins/late.c traps x86_64 calls")
 finally:
