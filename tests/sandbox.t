@@ -41,7 +41,8 @@ with those of the same kernel without it ("none"):
      rope_v2_late.c, ABI v2): NaN written into every call's OUT (the
      gate's single-position calls included) after it returned, when its
      host answers pecheck: the verdicts are those of the values returned
-     (all pass).
+     (all pass); a single-position call writing 1 KiB past its OUT, within
+     the block's larger layout, is caught by the canary.
 
 Each file system attack runs under each seal the kernel allows: Landlock
 where it has it (the test names say which ran), and the seccomp fallback
@@ -517,6 +518,17 @@ try:
            [rc, ran[:3], err[-300:]])
     else:
         ok(True, "# SKIP 11. writes after return: tests/plugins/late.c traps x86_64 calls")
+    # the snapshot copies the trailing canary past its first 64 bytes only when it changed:
+    # a single-position call writing 1 KiB past its OUT (inside the block's larger layout)
+    oobd = build_plugin("oob_decode", tmp)
+    rc, out, err, _ = run(["check", "--plugin", oobd] + CHECK + ["--property", "accuracy",
+                                                                 "--format", "json"])
+    v = verdicts(out) or []
+    acc = [x for x in v if x[1] == "accuracy"]
+    ok(rc == 1 and acc and all("wrote outside OUT at pos=255" in x[4] and
+                               "the first at byte 1024 past the end" in x[4] for x in acc),
+       "11. a single-position call writing 1 KiB past its OUT, after the block's 255: caught "
+       "by the canary, at that position and distance", [rc, acc[:1], err[-300:]])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -31,11 +31,9 @@
  * other mappings of the worker or fault without that description. */
 #define GUARD_BYTES ((size_t)65536)
 
-/* Canary bytes on each side of OUT: 64 B, one cache line, so that OUT starts
- * 64-byte aligned (what SIMD stores may assume) and a write of one vector
- * past either end is caught by the canary rather than the guard page. */
-#define CANARY_BYTES 64
-#define CANARY_BYTE 0xA5 /* an arbitrary pattern; as a float 0xA5A5A5A5 is -2.9e-16 */
+/* Canary bytes on each side of OUT, and their value (host_proto.h). */
+#define CANARY_BYTES HOST_CANARY_BYTES
+#define CANARY_BYTE HOST_CANARY_BYTE
 
 /* The captured stdout and stderr of the plugin kept for messages: the last
  * 2 KiB (a few lines of a CUDA or assertion error). */
@@ -347,40 +345,19 @@ static void describe_death(const pc_host *h, int status, const char *what, const
     }
 }
 
-/* Whether the N bytes at P are all CANARY_BYTE: memcmp against a block
- * of them (the C library's vector compare), so that the data region of a
- * call much smaller than the layout (a single position after 255) costs
- * little; pc_canary_check then describes what changed. */
-static unsigned char canary_block[4096];
-static pthread_once_t canary_once = PTHREAD_ONCE_INIT;
-
-static void fill_canary_block(void)
-{
-    memset(canary_block, CANARY_BYTE, sizeof canary_block);
-}
-
-static int all_canary(const unsigned char *p, size_t n)
-{
-    pthread_once(&canary_once, fill_canary_block);
-    for (size_t k = 0; k < n; k += sizeof canary_block) {
-        size_t m = n - k < sizeof canary_block ? n - k : sizeof canary_block;
-        if (memcmp(p + k, canary_block, m) != 0) return 0;
-    }
-    return 1;
-}
-
-/* Canary check of the snapshot's data region DATA: bytes changed before
- * and after OUT. */
-static int check_canaries(const pc_host *h, const unsigned char *data, size_t out_bytes,
+/* Canary check of the snapshot's DATA_LEN bytes of the data region DATA
+ * (the rest of the trailing canary, not copied, was intact at the return:
+ * host_snap): bytes changed before and after OUT. */
+static int check_canaries(const unsigned char *data, size_t data_len, size_t out_bytes,
                           char *buf, size_t len, const char *what, const char *where)
 {
     if (out_bytes == 0) return 0;
-    if (all_canary(data, CANARY_BYTES) &&
-        all_canary(data + CANARY_BYTES + out_bytes, h->data_len - CANARY_BYTES - out_bytes))
+    if (host_all_canary(data, CANARY_BYTES) &&
+        host_all_canary(data + CANARY_BYTES + out_bytes, data_len - CANARY_BYTES - out_bytes))
         return 0;
     /* the scan is proved with Frama-C WP (harness/sandbox/canary.c) */
     pc_canary_report cr;
-    if (!pc_canary_check(data, h->data_len, CANARY_BYTES, out_bytes, CANARY_BYTE, &cr))
+    if (!pc_canary_check(data, data_len, CANARY_BYTES, out_bytes, CANARY_BYTE, &cr))
         return 0;
     /* A byte equal to the canary is invisible: the counts are lower bounds. */
     if (cr.after)
@@ -605,9 +582,20 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
     hd->data_off = h->data_off;
     hd->data_len = h->data_len;
     hd->out_off = h->out_off;
+    hd->out_len = out_bytes;
     put->base = h->base;
     put->at = hdr_len;
     return 1;
+}
+
+/* Whether the snapshot is the one of H's last call, with OUT_BYTES of OUT
+ * and at least their canaries (host_snap), within the data region. */
+static int snap_fits(const pc_host *h, size_t out_bytes)
+{
+    const host_snap *sn = (const host_snap *)(const void *)h->snap_base;
+    uint64_t len = sn->len;
+    if (sn->seq != h->seq) return 0;
+    return out_bytes == 0 || (len >= CANARY_BYTES + out_bytes + CANARY_BYTES && len <= h->data_len);
 }
 
 /* Run the call laid out by call_begin with the arguments ARGS (SIZE
@@ -644,10 +632,11 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     } else if (r == 0) {
         describe_death(h, status, what, where, out_bytes, cause, sizeof cause);
         set_fault(fault, cause);
-    } else if (((const host_snap *)(const void *)h->snap_base)->seq != h->seq) {
+    } else if (!snap_fits(h, out_bytes)) {
         set_fault(fault, "the plugin host answered without making the call");
-    } else if (check_canaries(h, h->snap_base + HOST_SNAP_HEAD, out_bytes, cause, sizeof cause,
-                              what, where)) {
+    } else if (check_canaries(h->snap_base + HOST_SNAP_HEAD,
+                              (size_t)((const host_snap *)(const void *)h->snap_base)->len,
+                              out_bytes, cause, sizeof cause, what, where)) {
         set_fault(fault, cause);
     } else {
         ret = ((const host_snap *)(const void *)h->snap_base)->ret;

@@ -20,6 +20,7 @@
 #define PECHECK_HOST_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
 #include "hook.h"
 #include "v2args.h"
 
@@ -46,6 +47,26 @@
 /* 0 is /dev/null; 1 and 2 are a memfd that pecheck reads (the plugin's
  * output is captured, never written to pecheck's stdout or stderr). */
 
+/* Canary bytes on each side of OUT: 64 B, one cache line, so that OUT starts
+ * 64-byte aligned (what SIMD stores may assume) and a write of one vector
+ * past either end is caught by the canary rather than the guard page. */
+#define HOST_CANARY_BYTES 64
+#define HOST_CANARY_BYTE 0xA5 /* an arbitrary pattern; as a float 0xA5A5A5A5 is -2.9e-16 */
+
+/* Whether the N bytes at P are all HOST_CANARY_BYTE: the first 64 one by
+ * one, then each byte against the one 64 before it with memcmp (the C
+ * library's vector compare; by induction every byte is the canary), cheap
+ * enough for the trailing canary of a call much smaller than the layout
+ * (a single position after 255: 128 KiB at d = 128), and no state shared
+ * between threads. */
+static inline int host_all_canary(const unsigned char *p, size_t n)
+{
+    size_t head = n < 64 ? n : 64;
+    for (size_t k = 0; k < head; k++)
+        if (p[k] != HOST_CANARY_BYTE) return 0;
+    return n == head || memcmp(p + head, p, n - head) == 0;
+}
+
 #define HOST_SCRATCH 1024     /* dlerror's text while loading */
 #define HOST_ARGS 512         /* room for the largest args struct */
 #define HOST_MANGLED 128
@@ -58,6 +79,7 @@ typedef struct host_hdr {
     uint64_t data_off;        /* [canary][OUT][canary], page aligned, between guards */
     uint64_t data_len;
     uint64_t out_off;         /* OUT */
+    uint64_t out_len;         /* its bytes */
     uint64_t seq;             /* the call's number, for its snapshot */
     unsigned char args[HOST_ARGS];
     /* written by the worker */
@@ -73,13 +95,19 @@ typedef struct host_hdr {
     char scratch[HOST_SCRATCH];
 } host_hdr;
 
-/* The head of the snapshot: the call whose return it records and what the
- * entry point returned; 64 bytes, so that the data region after it (at
- * HOST_SNAP_HEAD) keeps OUT 64-byte aligned. */
+/* The head of the snapshot: the call whose return it records, what the
+ * entry point returned, and the bytes of the data region that follow it (at
+ * HOST_SNAP_HEAD: 64 bytes on, so that OUT stays 64-byte aligned): the
+ * leading canary, OUT and its first HOST_CANARY_BYTES of trailing canary;
+ * the rest of the trailing canary (to the guard: the layout's, for a call
+ * smaller than the largest) only when a byte of it changed (the worker
+ * compares it at the return, host_all_canary), so that a call of one
+ * position copies 640 bytes, not 128 KiB. */
 typedef struct host_snap {
     uint64_t seq;
     int64_t ret;
-    unsigned char pad[48];
+    uint64_t len;
+    unsigned char pad[40];
 } host_snap;
 #define HOST_SNAP_HEAD sizeof(host_snap)
 _Static_assert(sizeof(host_snap) == 64, "host_snap: 64 bytes");

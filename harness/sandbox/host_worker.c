@@ -265,6 +265,18 @@ static void load(const char *path, void *fn[PC_HOOK_N])
     hdr->load_rc = 0;
 }
 
+/* The bytes of the data region of DATA_LEN bytes, OUT of OUT_LEN bytes at
+ * LEAD, that go to the snapshot: to the end of OUT's first
+ * HOST_CANARY_BYTES of trailing canary, or the whole region when a byte
+ * after that changed (host_snap); 0 for a call without OUT. */
+static size_t snap_len(const unsigned char *data, size_t data_len, size_t lead, size_t out_len)
+{
+    if (out_len == 0) return 0;
+    size_t end = lead + out_len + HOST_CANARY_BYTES;
+    if (end >= data_len || !host_all_canary(data + end, data_len - end)) return data_len;
+    return end;
+}
+
 /* The snapshot of call SEQ, which returned RET: its head and the LEN bytes
  * of the data region at DATA as they are now, written to HOST_FD_SNAP in
  * one system call, so that nothing a thread of the plugin writes there
@@ -275,6 +287,7 @@ static void snapshot(uint64_t seq, int64_t ret, const unsigned char *data, size_
     memset(&head, 0, sizeof head);
     head.seq = seq;
     head.ret = ret;
+    head.len = len;
     struct iovec iov[2] = { { &head, sizeof head }, { (void *)(uintptr_t)data, len } };
     ssize_t n;
     do n = pwritev(HOST_FD_SNAP, iov, len ? 2 : 1, 0);
@@ -291,8 +304,10 @@ static void serve(void *fn[PC_HOOK_N])
     uint64_t seq = hdr->seq;
     size_t guard = (size_t)hdr->guard, data_off = (size_t)hdr->data_off;
     size_t data_len = (size_t)hdr->data_len, out_off = (size_t)hdr->out_off;
+    size_t out_len = (size_t)hdr->out_len;
     if (guard && (data_off + data_len + guard > mapped || guard > data_off ||
-                  out_off < data_off || out_off > data_off + data_len))
+                  out_off < data_off || out_off > data_off + data_len ||
+                  out_len > data_off + data_len - out_off))
         _exit(124); /* not a layout pecheck wrote: reported as an exit */
     if (!guard) out_off = 0; /* no output */
     unsigned char *g1 = base + data_off - guard, *g2 = base + data_off + data_len;
@@ -305,7 +320,9 @@ static void serve(void *fn[PC_HOOK_N])
     size_t room = guard ? data_off + data_len - out_off : 0;
     int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
               ? invokers[id](fn[id], base, args, base + out_off, room) : -1;
-    snapshot(seq, r, base + data_off, guard ? data_len : 0); /* the guards stay (place_guards) */
+    /* the guards stay (place_guards) */
+    snapshot(seq, r, base + data_off,
+             guard ? snap_len(base + data_off, data_len, out_off - data_off, out_len) : 0);
 }
 
 /* Without the seccomp filter (another architecture): kill every process
