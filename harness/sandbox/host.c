@@ -944,6 +944,11 @@ int pc_host_landlock_abi(const pc_host *h)
     return h->pool->landlock_abi;
 }
 
+int pc_host_network(const pc_host *h)
+{
+    return h->pool->network;
+}
+
 int pc_host_budget_spent(const pc_host *h)
 {
     host_pool *p = h->pool;

@@ -131,6 +131,9 @@ void pc_host_set_fault_budget(pc_host *h, double ms);
  * seccomp fallback (host_fs.h). */
 int pc_host_landlock_abi(const pc_host *h);
 
+/* Whether the hosts keep the network (--plugin-network, host_seal.h). */
+int pc_host_network(const pc_host *h);
+
 /* The number of hosts in H's pool, and its host K (0: the first; K taken
  * modulo that number). */
 int pc_host_count(const pc_host *h);

@@ -390,7 +390,8 @@ int pc_host_seal(const pc_host_fs *fs)
     return install(fs->landlock_abi <= 0, fs->network);
 }
 
-void pc_host_seal_describe(int abi, char *buf, size_t len)
+/* The seal of the file system, for pc_host_seal_describe. */
+static void describe_fs(int abi, char *buf, size_t len)
 {
     if (abi > 0)
         snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
@@ -404,4 +405,19 @@ void pc_host_seal_describe(int abi, char *buf, size_t len)
                  "files its user can write", getenv("PECHECK_NO_LANDLOCK") &&
                  *getenv("PECHECK_NO_LANDLOCK") ? "PECHECK_NO_LANDLOCK is set" :
                  "this kernel has no Landlock");
+}
+
+void pc_host_seal_describe(int abi, int network, char *buf, size_t len)
+{
+    describe_fs(abi, buf, len);
+    size_t n = strlen(buf);
+    if (n + 1 >= len) return;
+    if (network)
+        snprintf(buf + n, len - n, "; network: open (--plugin-network)");
+    else if (pc_host_seal_has_filter() || abi >= 4)
+        snprintf(buf + n, len - n, pc_host_seal_has_filter() ? "; network: none" :
+                 "; network: no TCP (Landlock), other sockets open");
+    else
+        snprintf(buf + n, len - n, "; network: open (no seccomp filter for this architecture, "
+                 "no Landlock ABI 4)");
 }

@@ -64,9 +64,10 @@ int pc_host_seal(const pc_host_fs *fs);
  * file system is not sealed at all. */
 int pc_host_seal_has_filter(void);
 
-/* Which seal the hosts of this run get (ABI: pc_fs_landlock_abi's), for
- * the output: "Landlock (ABI 7): the plugin host writes only in its
- * scratch folder" and the like. */
-void pc_host_seal_describe(int abi, char *buf, size_t len);
+/* Which seal the hosts of this run get (ABI: pc_fs_landlock_abi's;
+ * NETWORK: --plugin-network), for the output: "Landlock (ABI 7): the
+ * plugin host writes only in its scratch folder; network: none" and the
+ * like. */
+void pc_host_seal_describe(int abi, int network, char *buf, size_t len);
 
 #endif

@@ -158,7 +158,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
 void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f)
 {
     for (int k = 0; k < s->n_owned; k++) {
-        char seal[320];
+        char seal[400];
         pc_plugin_seal(s->owned[k], seal, sizeof seal);
         if (seal[0] && (!quiet || pc_fs_landlock_abi() == 0)) {
             fprintf(f, "pecheck: plugin hosts' file system: %s (docs/plugins.md)\n", seal);
