@@ -30,9 +30,9 @@
  *
  * The network, unless FS->network (--plugin-network): socket() of any
  * family but AF_UNIX fails with EACCES; connect (ENOENT), sendto with an
- * address, sendmsg, sendmmsg and listen (EACCES) fail for every socket, so
- * the host reaches no socket but those it made (a socketpair), and none
- * reaches it; Landlock refuses TCP from ABI 4 on and connects to abstract
+ * address, sendmsg and sendmmsg (EACCES) fail for every socket, so the
+ * host reaches no socket but those it made (a socketpair; listen stays for
+ * the CUDA driver, host_seal.c); Landlock refuses TCP from ABI 4 on and connects to abstract
  * sockets made outside the host from ABI 6 on (host_fs.h), which is all an
  * architecture without the filter gets.
  *
