@@ -588,14 +588,16 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
     return 1;
 }
 
-/* Whether the snapshot is the one of H's last call, with OUT_BYTES of OUT
+/* The head of the snapshot into *SN, read once (a plugin that writes the
+ * snapshot's descriptor on purpose cannot change it between the checks and
+ * the reads); whether it is the one of H's last call, with OUT_BYTES of OUT
  * and at least their canaries (host_snap), within the data region. */
-static int snap_fits(const pc_host *h, size_t out_bytes)
+static int snap_head(const pc_host *h, size_t out_bytes, host_snap *sn)
 {
-    const host_snap *sn = (const host_snap *)(const void *)h->snap_base;
-    uint64_t len = sn->len;
+    memcpy(sn, h->snap_base, sizeof *sn);
     if (sn->seq != h->seq) return 0;
-    return out_bytes == 0 || (len >= CANARY_BYTES + out_bytes + CANARY_BYTES && len <= h->data_len);
+    if (out_bytes == 0) return 1;
+    return sn->len >= CANARY_BYTES + out_bytes + CANARY_BYTES && sn->len <= h->data_len;
 }
 
 /* Run the call laid out by call_begin with the arguments ARGS (SIZE
@@ -617,6 +619,7 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     hd->sig = 0;
     char c = 'c';
     int64_t ret = 0;
+    host_snap sn;
     double t0 = now_ms();
     int status = 0, r = send(h->ctl, &c, 1, MSG_NOSIGNAL) == 1 ? await_worker(h, h->timeout_ms,
                                                                                &status) : 0;
@@ -632,14 +635,13 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     } else if (r == 0) {
         describe_death(h, status, what, where, out_bytes, cause, sizeof cause);
         set_fault(fault, cause);
-    } else if (!snap_fits(h, out_bytes)) {
+    } else if (!snap_head(h, out_bytes, &sn)) {
         set_fault(fault, "the plugin host answered without making the call");
-    } else if (check_canaries(h->snap_base + HOST_SNAP_HEAD,
-                              (size_t)((const host_snap *)(const void *)h->snap_base)->len,
-                              out_bytes, cause, sizeof cause, what, where)) {
+    } else if (check_canaries(h->snap_base + HOST_SNAP_HEAD, (size_t)sn.len, out_bytes, cause,
+                              sizeof cause, what, where)) {
         set_fault(fault, cause);
     } else {
-        ret = ((const host_snap *)(const void *)h->snap_base)->ret;
+        ret = sn.ret;
         if (out_bytes && out) memcpy(out, h->snap_base + HOST_SNAP_HEAD + CANARY_BYTES, out_bytes);
     }
     if (fault->faulted) take_output(h);
