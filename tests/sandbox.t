@@ -29,14 +29,27 @@ with those of the same kernel without it ("none"):
   8. a kernel that crashes slowly (every second call of a host spins until
      SIGALRM 200 ms on): the source's fault budget (--timeout-ms for each
      family it provides) ends its calls, so at most budget/200 ms plus one a
-     host of crashing calls are made.
+     host of crashing calls are made;
+  9. chmod, utimensat and setxattr of a file outside the scratch folder, and
+     chmod of one in it: EPERM under both seals (Landlock has no right for
+     them: the seccomp filter refuses them), the file unchanged;
+ 10. the network: a unix socket at a path in the test's folder, an abstract
+     one, TCP and UDP on 127.0.0.1, each made by the test: connect fails
+     (ENOENT), an AF_INET socket is refused (EACCES), nothing arrives; with
+     --plugin-network the TCP one gets "leak";
+ 11. writes after return (tests/plugins/late.h: late.c, ABI v1, and
+     rope_v2_late.c, ABI v2): NaN written into every call's OUT (the
+     gate's single-position calls included) after it returned, when its
+     host answers pecheck: the verdicts are those of the values returned
+     (all pass); a single-position call writing 1 KiB past its OUT, within
+     the block's larger layout, is caught by the canary.
 
 Each file system attack runs under each seal the kernel allows: Landlock
 where it has it (the test names say which ran), and the seccomp fallback
 (PECHECK_NO_LANDLOCK=1).  A plugin writing a new file outside its scratch
 folder is refused by Landlock; the fallback keeps names (no removal, rename,
 link, folder or FIFO) but not contents, and the tests say so.  The host's
-descriptors are 0, 1, 2 and its channel (3, 4, 5).
+descriptors are 0, 1, 2 and its channel (3, 4, 5, 6).
 """
 import json
 import os
@@ -196,7 +209,8 @@ try:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         s.bind("\0" + name)
         s.setblocking(False)
-        rc, out, err, log = run(args, "forge", {"PECHECK_TEST_TARGET": target,
+        # --plugin-network: its child may tell (the network rules would refuse it)
+        rc, out, err, log = run(args + ["--plugin-network"], "forge", {"PECHECK_TEST_TARGET": target,
                                                 "PECHECK_TEST_FORGED": forged,
                                                 "PECHECK_TEST_SOCK": name}, timeout=180)
         try:
@@ -323,8 +337,8 @@ try:
            "%s: a new file in its scratch folder ($TMPDIR) is written; the folder is removed at "
            "the end" % seal_of(err), [rc, log, os.listdir(SCRATCH)])
         rc, out, err, log = check("fds", ["--plugin-hosts", "1"], env=env)
-        ok(same_as_none(rc, out, "fds") and log.startswith("fds 0 1 2 3 4 5 rc="),
-           "%s: the host's descriptors are 0, 1, 2 and its channel 3, 4, 5" % seal_of(err),
+        ok(same_as_none(rc, out, "fds") and log.startswith("fds 0 1 2 3 4 5 6 rc="),
+           "%s: the host's descriptors are 0, 1, 2 and its channel 3, 4, 5, 6" % seal_of(err),
            [rc, log])
 
     # a planted temporary name, before pecheck runs: another name; 8 taken: exit 3
@@ -388,6 +402,133 @@ try:
     ok(rc == 1 and budget and crashes <= 1000 // 200 + 2,
        "8. a kernel crashing 200 ms into every second call: %d crashing calls (at most 7), "
        "then its calls are refused (the budget)" % crashes, [rc, crashes, v[-3:], err[-300:]])
+
+    # --- 9. mode, times and extended attributes: refused under both seals
+    victim = os.path.join(WORK, "victim")
+    for mode, env in MODES:
+        for attack in ("chmod", "utime", "xattr"):
+            if os.path.exists(victim):
+                os.unlink(victim)  # a new file: no attribute of an earlier run left on it
+            with open(victim, "w") as f:
+                f.write("x\n")
+            os.chmod(victim, 0o600)
+            before = os.stat(victim)
+            rc, out, err, log = check(attack, env=dict(env, PECHECK_TEST_TARGET=victim))
+            after = os.stat(victim)
+            try:
+                attrs = os.listxattr(victim)
+            except OSError:
+                attrs = []
+            ok(same_as_none(rc, out, attack) and log.startswith(attack + " rc=-1 errno=1") and
+               (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns) and
+               "user.pecheck" not in attrs,
+               "9. %s: %s of a file outside the scratch folder is refused (EPERM), the file "
+               "unchanged" % (seal_of(err), attack), [rc, log, oct(after.st_mode)])
+        rc, out, err, log = check("chmod_tmp", env=env)
+        ok(same_as_none(rc, out, "chmod_tmp") and log.startswith("chmod_tmp rc=-1 errno=1"),
+           "9. %s: chmod in the scratch folder is refused too (EPERM: the filter cannot tell "
+           "paths apart)" % seal_of(err), [rc, log])
+
+    # --- 10. the network: loopback and unix sockets the test made
+    def listeners():
+        path = os.path.join(tmp, "sock")
+        if os.path.exists(path):
+            os.unlink(path)
+        ux = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ux.bind(path)
+        ux.listen(8)
+        ab = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ab.bind("\0pecheck-net-%d" % os.getpid())
+        ab.listen(8)
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen(8)
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.bind(("127.0.0.1", 0))
+        for x in (ux, ab, tcp, udp):
+            x.setblocking(False)
+        return {"net_unix": ux, "net_abstract": ab, "net_tcp": tcp, "net_udp": udp}, path
+
+    def received(sock):
+        """What reached SOCK (the run is over: a connection or datagram that came is
+        queued, so looking is not racing)."""
+        try:
+            if sock.type == socket.SOCK_DGRAM:
+                return sock.recv(16)
+            conn, _ = sock.accept()
+        except (BlockingIOError, OSError):
+            return b""
+        conn.settimeout(5)
+        try:
+            return conn.recv(16)
+        finally:
+            conn.close()
+
+    def net_env(socks, path, attack):
+        port = socks[attack].getsockname()[1] if attack in ("net_tcp", "net_udp") else 0
+        return {"PECHECK_TEST_SOCKPATH": path, "PECHECK_TEST_SOCK": "pecheck-net-%d" % os.getpid(),
+                "PECHECK_TEST_PORT": str(port)}
+
+    want = {"net_unix": "rc=-1 errno=2", "net_abstract": "rc=-1 errno=2",
+            "net_tcp": "rc=-1 errno=13", "net_udp": "rc=-1 errno=13"}
+    for attack in ("net_unix", "net_abstract", "net_tcp", "net_udp"):
+        socks, path = listeners()
+        try:
+            rc, out, err, log = check(attack, env=net_env(socks, path, attack))
+            got = received(socks[attack])
+        finally:
+            for x in socks.values():
+                x.close()
+        ok(same_as_none(rc, out, attack) and log.startswith(attack + " " + want[attack]) and
+           got == b"",
+           "10. %s: refused (%s), nothing arrives" % (attack, want[attack].split()[1]),
+           [rc, log, got, err[-300:]])
+    socks, path = listeners()
+    try:
+        rc, out, err, log = check("net_tcp", ["--plugin-network"],
+                                  env=net_env(socks, path, "net_tcp"))
+        got = received(socks["net_tcp"])
+    finally:
+        for x in socks.values():
+            x.close()
+    ok(same_as_none(rc, out, "net_tcp") and log.startswith("net_tcp rc=0") and got == b"leak",
+       "10. --plugin-network: the TCP connection to 127.0.0.1 is made and gets \"leak\"",
+       [rc, log, got, err[-300:]])
+
+    # --- 11. writes after return (NaN in every OUT once its call returned)
+    import platform
+    if platform.machine() == "x86_64":
+        late = build_plugin("late", tmp)
+        for args in (["--plugin-hosts", "1"], ["--plugin-hosts", "2"]):
+            rc, out, err, _ = run(["check", "--plugin", late] + CHECK + ["--format", "json"] +
+                                  args)
+            v = verdicts(out) or []
+            ok(rc == 0 and v and all(x[3] == "pass" for x in v),
+               "11. NaN written into each call's OUT after it returned (%s): every check "
+               "passes, as the values returned do" % " ".join(args), [rc, v[:3], err[-300:]])
+        late2 = build_plugin("rope_v2_late", tmp)
+        rc, out, err, _ = run(["check", "--plugin", late2, "--family", "rope", "--max-pos", "1023",
+                               "--d", "64", "--rotary-dim", "16", "--cases", "5", "--regressions",
+                               "off", "--format", "json"])
+        v = verdicts(out) or []
+        ran = [x for x in v if x[3] != "skip"]
+        ok(rc == 0 and len(ran) == 8 and all(x[3] == "pass" for x in ran),
+           "11. ABI v2 (RoPE, f16 and bf16, in place): NaN written into each call's view after it "
+           "returned: accuracy and passthrough pass, as the values returned do",
+           [rc, ran[:3], err[-300:]])
+    else:
+        ok(True, "# SKIP 11. writes after return: tests/plugins/late.c traps x86_64 calls")
+    # the snapshot copies the trailing canary past its first 64 bytes only when it changed:
+    # a single-position call writing 1 KiB past its OUT (inside the block's larger layout)
+    oobd = build_plugin("oob_decode", tmp)
+    rc, out, err, _ = run(["check", "--plugin", oobd] + CHECK + ["--property", "accuracy",
+                                                                 "--format", "json"])
+    v = verdicts(out) or []
+    acc = [x for x in v if x[1] == "accuracy"]
+    ok(rc == 1 and acc and all("wrote outside OUT at pos=255" in x[4] and
+                               "the first at byte 1024 past the end" in x[4] for x in acc),
+       "11. a single-position call writing 1 KiB past its OUT, after the block's 255: caught "
+       "by the canary, at that position and distance", [rc, acc[:1], err[-300:]])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -20,18 +20,18 @@ typedef struct pc_command {
  * "spec" stands for every family's encoding options (families/spec.h). */
 #define PC_OPTS_LIST      "family"
 #define PC_OPTS_ACCURACY  "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable threads shard"
+                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable cases " \
+                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases " \
                           "property replay regressions threads shard"
 #define PC_OPTS_REFERENCE "family spec positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format tap-version output quiet regressions"
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
 #define PC_OPTS_IDENTIFY  "impl plugin table table-sin family spec max-pos positions pos-start dtype format " \
-                          "output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable"
+                          "output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network"
 #define PC_OPTS_REPORT    "impl plugin table table-sin pos-start spec max-pos positions seed timeout-ms " \
-                          "plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable quiet out"
+                          "plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network quiet out"
 
 /* Print the options of ALLOWED (space-separated names), one a line with its
  * argument, meaning and default (harness/cli/help.c).  Returns the number of

@@ -36,6 +36,7 @@ static const opt_doc docs[] = {
     { "plugin-cpu-s", "S", "CPU time of the plugin host process, in seconds (RLIMIT_CPU; it is replaced when spent); default unlimited" },
     { "plugin-hosts", "N", "plugin host processes serving a plugin's calls in parallel (each with the limits above; the calls each gets do not depend on --threads); default 2" },
     { "plugin-writable", "DIR", "a folder the plugin host may write in besides its own scratch folder (a cache, a log); repeatable; default none (docs/plugins.md)" },
+    { "plugin-network", "", "leave the plugin host the network (sockets, TCP/UDP, connecting to unix sockets), which it has not by default; for a kernel that needs a server (docs/plugins.md)" },
     { "cases", "N", "generated cases per property; default 100" },
     { "property", "NAME", "run only this property (`pecheck explain` lists them; accuracy: the gate; all: every gate and property); repeatable" },
     { "replay", "SEED", "rerun the case of this seed (printed with a counterexample)" },

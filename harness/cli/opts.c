@@ -85,7 +85,8 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 /* The options the core owns (set_option); the rest are the families'. */
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
     "dtype tol-abs max-abs-err seed replay format tap-version output regressions out threads shard " \
-    "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable cases quiet strict"
+    "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases quiet " \
+    "strict"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
 
@@ -260,7 +261,7 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
 /* the core's options that take no value */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "strict");
+    return !strcmp(name, "quiet") || !strcmp(name, "strict") || !strcmp(name, "plugin-network");
 }
 
 pc_status pc_opts_give(pc_opts *o, const char *name, const char *v, pc_err *err)
@@ -372,6 +373,7 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
             if (eq) return pc_seterr(err, PC_EINPUT, "--%s takes no value", name);
             if (!strcmp(name, "quiet")) o->quiet = 1;
             else if (!strcmp(name, "strict")) o->strict = 1;
+            else if (!strcmp(name, "plugin-network")) o->plugin_network = 1;
             else if (pc_opts_give(o, name, "", err) != PC_OK) return PC_EINPUT;
             continue;
         }

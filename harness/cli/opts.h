@@ -54,6 +54,7 @@ typedef struct pc_opts {
     long plugin_cpu_s;      /* --plugin-cpu-s: the plugin host's CPU time (0: unlimited) */
     int plugin_hosts;       /* --plugin-hosts N: plugin host processes (host.h) */
     const char *plugin_writable[PC_MAX_SOURCES]; int n_plugin_writable; /* --plugin-writable DIR */
+    int plugin_network;       /* --plugin-network: the plugin hosts keep the network */
     long cases;             /* --cases N */
     const char *properties[PC_MAX_SOURCES]; int n_properties; /* --property */
     int replay_set; uint64_t replay;                  /* --replay SEED */

@@ -31,11 +31,9 @@
  * other mappings of the worker or fault without that description. */
 #define GUARD_BYTES ((size_t)65536)
 
-/* Canary bytes on each side of OUT: 64 B, one cache line, so that OUT starts
- * 64-byte aligned (what SIMD stores may assume) and a write of one vector
- * past either end is caught by the canary rather than the guard page. */
-#define CANARY_BYTES 64
-#define CANARY_BYTE 0xA5 /* an arbitrary pattern; as a float 0xA5A5A5A5 is -2.9e-16 */
+/* Canary bytes on each side of OUT, and their value (host_proto.h). */
+#define CANARY_BYTES HOST_CANARY_BYTES
+#define CANARY_BYTE HOST_CANARY_BYTE
 
 /* The captured stdout and stderr of the plugin kept for messages: the last
  * 2 KiB (a few lines of a CUDA or assertion error). */
@@ -55,6 +53,7 @@ typedef struct host_pool {
     int landlock_abi;         /* host_fs.h: >= 1 Landlock of that ABI, 0 the fallback */
     char **writable;          /* --plugin-writable folders, resolved */
     int n_writable;
+    int network;              /* --plugin-network */
 } host_pool;
 
 struct pc_host {
@@ -72,6 +71,11 @@ struct pc_host {
     int life[2];              /* the lifeline pipe (HOST_FD_LIFE): the write end stays here */
     unsigned char *base;      /* mapped here */
     size_t size;
+    int snap;                 /* the snapshot (memfd, sealed against shrinking; HOST_FD_SNAP),
+                               * kept across workers */
+    const unsigned char *snap_base; /* mapped here, read-only */
+    size_t snap_size;
+    uint64_t seq;             /* the number of the last call */
     int outfd;                /* the worker's stdout and stderr (memfd) */
     off_t out_seen;           /* where the next look at it starts */
     char output[OUTPUT_KEEP]; /* the last bytes the plugin wrote */
@@ -84,6 +88,10 @@ struct pc_host {
     /* the current call's layout, as pecheck set it: the copy in the shared
      * header is for the worker, and the plugin could overwrite that one */
     size_t guard, data_off, data_len, out_off;
+    /* the largest inputs and data region of the calls so far (page
+     * multiples): the layout is made for them, so that a smaller call fits
+     * in the same place and the worker's guards stay where they are */
+    size_t in_cap, data_cap;
     int started;              /* a worker of it loaded the plugin once (a failure: "restarted") */
     char *scratch;            /* the worker's scratch folder (host_fs.h), kept across workers */
     host_pool *pool;
@@ -200,8 +208,27 @@ static int map_shared(pc_host *h, size_t want)
     return 0;
 }
 
+/* Map the first WANT bytes of the snapshot memfd here, read-only, growing
+ * it first (never shrinking it: sealed, as the shared memory). */
+static int map_snap(pc_host *h, size_t want)
+{
+    if (h->snap_base && h->snap_size >= want) return 0;
+    struct stat sb;
+    if (fstat(h->snap, &sb) != 0) return -1;
+    if ((uint64_t)sb.st_size < want && ftruncate(h->snap, (off_t)want) != 0 &&
+        (fstat(h->snap, &sb) != 0 || (uint64_t)sb.st_size < want))
+        return -1;
+    if (h->snap_base) munmap((void *)(uintptr_t)h->snap_base, h->snap_size);
+    void *p = mmap(NULL, want, PROT_READ, MAP_SHARED, h->snap, 0);
+    if (p == MAP_FAILED) { h->snap_base = NULL; h->snap_size = 0; return -1; }
+    h->snap_base = p;
+    h->snap_size = want;
+    return 0;
+}
+
 /* In the child between fork and exec: only async-signal-safe calls. */
-static void exec_worker(int ctl, int shm, int out, int null, int life, char *const argv[])
+static void exec_worker(int ctl, int shm, int out, int null, int life, int snap,
+                        char *const argv[])
 {
     /* a session of its own: its own process group, which the plugin cannot
      * leave once sealed (host_seal.h), and no controlling terminal */
@@ -212,14 +239,16 @@ static void exec_worker(int ctl, int shm, int out, int null, int life, char *con
     out = fcntl(out, F_DUPFD, 10);
     null = fcntl(null, F_DUPFD, 10);
     life = fcntl(life, F_DUPFD, 10);
-    if (ctl < 0 || shm < 0 || out < 0 || null < 0 || life < 0 || dup2(null, 0) < 0 ||
+    snap = fcntl(snap, F_DUPFD, 10);
+    if (ctl < 0 || shm < 0 || out < 0 || null < 0 || life < 0 || snap < 0 || dup2(null, 0) < 0 ||
         dup2(out, 1) < 0 || dup2(out, 2) < 0 || dup2(ctl, HOST_FD_CTL) < 0 ||
-        dup2(shm, HOST_FD_SHM) < 0 || dup2(life, HOST_FD_LIFE) < 0)
+        dup2(shm, HOST_FD_SHM) < 0 || dup2(life, HOST_FD_LIFE) < 0 ||
+        dup2(snap, HOST_FD_SNAP) < 0)
         _exit(127);
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, HOST_FD_LIFE + 1, ~0U, 0) != 0)
+    if (syscall(SYS_close_range, HOST_FD_SNAP + 1, ~0U, 0) != 0)
 #endif
-        for (int fd = HOST_FD_LIFE + 1; fd < 4096; fd++) close(fd);
+        for (int fd = HOST_FD_SNAP + 1; fd < 4096; fd++) close(fd);
     /* /proc/self/exe: this pecheck, even if its file was replaced since */
     execv("/proc/self/exe", argv);
     _exit(127);
@@ -316,15 +345,19 @@ static void describe_death(const pc_host *h, int status, const char *what, const
     }
 }
 
-/* Canary check: bytes changed before and after OUT. */
-static int check_canaries(const pc_host *h, size_t out_bytes, char *buf, size_t len,
-                          const char *what, const char *where)
+/* Canary check of the snapshot's DATA_LEN bytes of the data region DATA
+ * (the rest of the trailing canary, not copied, was intact at the return:
+ * host_snap): bytes changed before and after OUT. */
+static int check_canaries(const unsigned char *data, size_t data_len, size_t out_bytes,
+                          char *buf, size_t len, const char *what, const char *where)
 {
     if (out_bytes == 0) return 0;
+    if (host_all_canary(data, CANARY_BYTES) &&
+        host_all_canary(data + CANARY_BYTES + out_bytes, data_len - CANARY_BYTES - out_bytes))
+        return 0;
     /* the scan is proved with Frama-C WP (harness/sandbox/canary.c) */
     pc_canary_report cr;
-    if (!pc_canary_check(h->base + h->data_off, h->data_len, CANARY_BYTES, out_bytes,
-                         CANARY_BYTE, &cr))
+    if (!pc_canary_check(data, data_len, CANARY_BYTES, out_bytes, CANARY_BYTE, &cr))
         return 0;
     /* A byte equal to the canary is invisible: the counts are lower bounds. */
     if (cr.after)
@@ -355,7 +388,7 @@ static pc_status spawn(pc_host *h, pc_err *err)
                          strerror(errno));
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     pid_t pid = null >= 0 ? fork() : -1;
-    if (pid == 0) exec_worker(sv[1], h->shm, h->outfd, null, h->life[0], argv);
+    if (pid == 0) exec_worker(sv[1], h->shm, h->outfd, null, h->life[0], h->snap, argv);
     int e = errno;
     close(sv[1]);
     if (null >= 0) close(null);
@@ -511,20 +544,24 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
         pthread_mutex_unlock(&h->mu);
         return 0;
     }
-    size_t pg = page_size(), guard = out_bytes ? round_up(GUARD_BYTES, pg) : 0;
+    size_t pg = page_size();
     size_t hdr_len = round_up(sizeof(host_hdr), pg), in_len = round_up(in_bytes, pg);
     size_t data_len = out_bytes ? round_up(CANARY_BYTES + out_bytes + CANARY_BYTES, pg) : 0;
-    size_t total = hdr_len + in_len + guard + data_len + guard;
-    if (in_bytes == SIZE_MAX || out_bytes == SIZE_MAX || in_len == SIZE_MAX ||
-        data_len == SIZE_MAX || total < hdr_len + in_len || total > (SIZE_MAX >> 2)) {
+    if (in_bytes > (SIZE_MAX >> 3) || out_bytes > (SIZE_MAX >> 3)) {
         set_fault(fault, "arguments too large to hand to the plugin host");
         pthread_mutex_unlock(&h->mu);
         return 0;
     }
+    /* the layout only grows (in_cap, data_cap): a smaller call lies where
+     * the largest so far did, between the same guards */
+    size_t in_cap = in_len > h->in_cap ? in_len : h->in_cap;
+    size_t data_cap = data_len > h->data_cap ? data_len : h->data_cap;
+    size_t guard = data_cap ? round_up(GUARD_BYTES, pg) : 0;
+    size_t total = hdr_len + in_cap + guard + data_cap + guard;
     pc_err err = { "" };
     if (h->broken[0])
         snprintf(err.msg, sizeof err.msg, "%s", h->broken); /* do not wait for it again */
-    else if (map_shared(h, total) != 0)
+    else if (map_shared(h, total) != 0 || map_snap(h, HOST_SNAP_HEAD + data_cap) != 0)
         snprintf(err.msg, sizeof err.msg, "cannot map %zu bytes of shared memory: %s", total,
                  strerror(errno));
     else if (h->pid == 0 && spawn(h, &err) != PC_OK)
@@ -540,22 +577,39 @@ static int call_begin(pc_host *h, pc_hook_id id, const char *where, size_t in_by
     }
     host_hdr *hd = (host_hdr *)(void *)h->base;
     hd->hook = (int32_t)id;
+    h->in_cap = in_cap;
+    h->data_cap = data_cap;
     h->guard = guard;
-    h->data_off = hdr_len + in_len + guard;
-    h->data_len = data_len;
+    h->data_off = hdr_len + in_cap + guard;
+    h->data_len = data_cap;
     h->out_off = h->data_off + CANARY_BYTES;
     hd->size = h->size;
     hd->guard = h->guard;
     hd->data_off = h->data_off;
     hd->data_len = h->data_len;
     hd->out_off = h->out_off;
+    hd->out_len = out_bytes;
     put->base = h->base;
     put->at = hdr_len;
     return 1;
 }
 
+/* The head of the snapshot into *SN, read once (a plugin that writes the
+ * snapshot's descriptor on purpose cannot change it between the checks and
+ * the reads); whether it is the one of H's last call, with OUT_BYTES of OUT
+ * and at least their canaries (host_snap), within the data region. */
+static int snap_head(const pc_host *h, size_t out_bytes, host_snap *sn)
+{
+    memcpy(sn, h->snap_base, sizeof *sn);
+    if (sn->seq != h->seq) return 0;
+    if (out_bytes == 0) return 1;
+    return sn->len >= CANARY_BYTES + out_bytes + CANARY_BYTES && sn->len <= h->data_len;
+}
+
 /* Run the call laid out by call_begin with the arguments ARGS (SIZE
- * bytes); OUT_BYTES of OUT are copied in and, after a clean return, back.
+ * bytes); OUT_BYTES of OUT are copied in and, after a clean return, back
+ * from the snapshot the worker made when the entry point returned (its
+ * canaries checked there, and its return value read there: host_proto.h).
  * Unlocks H.  The return value, or a fault. */
 static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void *args,
                         size_t size, void *out, size_t out_bytes, pc_fault *fault)
@@ -567,10 +621,11 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
         memset(h->base + h->data_off, CANARY_BYTE, h->data_len);
         if (out) memcpy(h->base + h->out_off, out, out_bytes);
     }
-    hd->done = 0;
+    hd->seq = ++h->seq;
     hd->sig = 0;
     char c = 'c';
     int64_t ret = 0;
+    host_snap sn;
     double t0 = now_ms();
     int status = 0, r = send(h->ctl, &c, 1, MSG_NOSIGNAL) == 1 ? await_worker(h, h->timeout_ms,
                                                                                &status) : 0;
@@ -586,13 +641,14 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
     } else if (r == 0) {
         describe_death(h, status, what, where, out_bytes, cause, sizeof cause);
         set_fault(fault, cause);
-    } else if (!hd->done) {
+    } else if (!snap_head(h, out_bytes, &sn)) {
         set_fault(fault, "the plugin host answered without making the call");
-    } else if (check_canaries(h, out_bytes, cause, sizeof cause, what, where)) {
+    } else if (check_canaries(h->snap_base + HOST_SNAP_HEAD, (size_t)sn.len, out_bytes, cause,
+                              sizeof cause, what, where)) {
         set_fault(fault, cause);
     } else {
-        ret = hd->ret64;
-        if (out_bytes && out) memcpy(out, h->base + h->out_off, out_bytes);
+        ret = sn.ret;
+        if (out_bytes && out) memcpy(out, h->snap_base + HOST_SNAP_HEAD + CANARY_BYTES, out_bytes);
     }
     if (fault->faulted) take_output(h);
     pthread_mutex_unlock(&h->mu);
@@ -703,7 +759,9 @@ static void host_free(pc_host *h)
 {
     host_end(h);
     if (h->base) munmap(h->base, h->size);
+    if (h->snap_base) munmap((void *)(uintptr_t)h->snap_base, h->snap_size);
     if (h->shm >= 0) close(h->shm);
+    if (h->snap >= 0) close(h->snap);
     if (h->outfd >= 0) close(h->outfd);
     if (h->life[0] >= 0) close(h->life[0]);
     if (h->life[1] >= 0) close(h->life[1]);
@@ -734,7 +792,7 @@ static int make_argv(pc_host *h)
     h->argv = calloc((size_t)p->n_writable + HOST_ARGC_MIN + 1, sizeof *h->argv);
     if (!h->argv) return -1;
     char *fixed[HOST_ARGC_MIN] = { (char *)"pecheck", (char *)HOST_ARGV1, h->path, h->mem, h->cpu,
-                                   h->scratch, h->abi };
+                                   h->scratch, h->abi, (char *)(p->network ? "1" : "0") };
     memcpy(h->argv, fixed, sizeof fixed);
     for (int k = 0; k < p->n_writable; k++) h->argv[HOST_ARGC_MIN + k] = p->writable[k];
     return 0;
@@ -746,10 +804,13 @@ static int make_argv(pc_host *h)
 static int host_files(pc_host *h)
 {
     h->shm = memfd_create("pecheck-plugin-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    h->snap = memfd_create("pecheck-plugin-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     h->outfd = memfd_create("pecheck-plugin-output", MFD_CLOEXEC);
-    if (h->shm < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
+    if (h->shm < 0 || h->snap < 0 || h->outfd < 0 || pipe2(h->life, O_CLOEXEC) != 0 ||
         map_shared(h, round_up(sizeof(host_hdr), page_size())) != 0 ||
-        fcntl(h->shm, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+        map_snap(h, HOST_SNAP_HEAD) != 0 ||
+        fcntl(h->shm, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0 ||
+        fcntl(h->snap, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
         return -1;
     h->scratch = pc_fs_scratch_new();
     return h->scratch ? make_argv(h) : -1;
@@ -772,7 +833,7 @@ static pc_status host_new(const char *path, const char *name, const pc_host_limi
     snprintf(h->mem, sizeof h->mem, "%ld", lim->mem_mb > 0 ? lim->mem_mb : 0);
     snprintf(h->cpu, sizeof h->cpu, "%ld", lim->cpu_s > 0 ? lim->cpu_s : 0);
     snprintf(h->abi, sizeof h->abi, "%d", pool->landlock_abi);
-    h->pidfd = h->ctl = h->life[0] = h->life[1] = h->shm = h->outfd = -1;
+    h->pidfd = h->ctl = h->life[0] = h->life[1] = h->shm = h->snap = h->outfd = -1;
     pthread_mutex_init(&h->mu, NULL);
     if (host_files(h) != 0) {
         pc_status st = pc_seterr(err, PC_EINTERNAL, "cannot create the plugin host's shared "
@@ -818,6 +879,7 @@ static pc_status pool_new(int n, const pc_host_limits *lim, host_pool **out, pc_
     p->n = n;
     p->budget_ms = (double)(lim->timeout_ms > 0 ? lim->timeout_ms : 1);
     p->landlock_abi = pc_fs_landlock_abi();
+    p->network = lim->network != 0;
     pc_status st = pool_writable(p, lim, err);
     if (st != PC_OK) {
         pool_free(p);
@@ -888,6 +950,11 @@ void pc_host_set_fault_budget(pc_host *h, double ms)
 int pc_host_landlock_abi(const pc_host *h)
 {
     return h->pool->landlock_abi;
+}
+
+int pc_host_network(const pc_host *h)
+{
+    return h->pool->network;
 }
 
 int pc_host_budget_spent(const pc_host *h)

@@ -10,7 +10,8 @@
  * its stdin is /dev/null.  It runs in a session of its own and seals
  * itself before loading the plugin (host_seal.h: no capability, a seccomp
  * filter that keeps signals, ptrace and the like to itself and its process
- * group, which no process of the plugin can leave; host_fs.h: writes only
+ * group, which no process of the plugin can leave, no file's metadata
+ * changed and, unless LIM->network, no network; host_fs.h: writes only
  * in a scratch folder of its own, by Landlock or the seccomp fallback);
  * pecheck is not dumpable (main.c), so its /proc/PID/mem is out of the
  * worker's reach.  A worker that crashes, exits or hangs is killed with
@@ -33,8 +34,11 @@
  *     outside OUT lands on a canary byte (seen after the call, harness/
  *     canary.c); a write farther out hits a guard page (SIGSEGV, whose
  *     address is recorded).  OUT is copied in from the caller's buffer
- *     before the call and back after it, so the hook sees what an
- *     in-process call would.
+ *     before the call, so the hook sees what an in-process call would,
+ *     and back after it from the snapshot the worker made as the call
+ *     returned (host_proto.h): what the plugin writes later is not seen.
+ *     The layout only grows, so calls of different sizes share one place
+ *     and the worker's guards stay put.
  *     Inputs (positions, X, W*) are copied into the shared memory.
  *   - the call gets TIMEOUT_MS of wall-clock time (then SIGKILL, with its
  *     process group) and no core file (RLIMIT_CORE 0).
@@ -100,6 +104,7 @@ typedef struct pc_host_limits {
     const char *const *writable; /* --plugin-writable: folders the hosts may write besides
                                * their scratch folders (host_fs.h) */
     int n_writable;
+    int network;              /* --plugin-network: the hosts keep the network (host_seal.h) */
 } pc_host_limits;
 
 /* Load the plugin at PATH (as given to dlopen) under LIM (a time limit per
@@ -125,6 +130,9 @@ void pc_host_set_fault_budget(pc_host *h, double ms);
 /* The Landlock ABI the hosts seal their file system with, 0 for the
  * seccomp fallback (host_fs.h). */
 int pc_host_landlock_abi(const pc_host *h);
+
+/* Whether the hosts keep the network (--plugin-network, host_seal.h). */
+int pc_host_network(const pc_host *h);
 
 /* The number of hosts in H's pool, and its host K (0: the first; K taken
  * modulo that number). */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,10 @@
 #endif
 #define LL_ACCESS_FS_TRUNCATE (1ULL << 14)        /* ABI 3: truncate(2), O_TRUNC */
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6: no signal out of the domain */
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)        /* ABI 6: no connect to an abstract socket
+                                                   * made out of the domain */
+#define LL_ACCESS_NET_BIND_TCP (1ULL << 0)        /* ABI 4: bind a TCP port */
+#define LL_ACCESS_NET_CONNECT_TCP (1ULL << 1)     /* ABI 4: connect to a TCP port */
 
 /* struct landlock_ruleset_attr as of ABI 6 (handled_access_net: ABI 4,
  * scoped: ABI 6); the kernel reads the first SIZE bytes it is given */
@@ -197,14 +202,19 @@ static int add_rules(int ruleset, uint64_t all, const char *scratch, char *const
     return rc;
 }
 
-int pc_fs_landlock(int abi, const char *scratch, char *const *writable, int n)
+int pc_fs_landlock(int abi, const char *scratch, char *const *writable, int n, int network)
 {
     ll_ruleset_attr attr;
     memset(&attr, 0, sizeof attr);
     attr.handled_access_fs = handled(abi);
+    /* the network the seccomp filter closes, again where the kernel can:
+     * TCP handled and no port allowed, abstract sockets scoped */
+    if (abi >= 4 && !network)
+        attr.handled_access_net = LL_ACCESS_NET_BIND_TCP | LL_ACCESS_NET_CONNECT_TCP;
     /* the signals the seccomp filter confines, again where the kernel can */
-    if (abi >= 6) attr.scoped = LL_SCOPE_SIGNAL;
-    size_t size = abi >= 6 ? sizeof attr : sizeof attr.handled_access_fs;
+    if (abi >= 6) attr.scoped = LL_SCOPE_SIGNAL | (network ? 0 : LL_SCOPE_ABSTRACT_UNIX);
+    size_t size = abi >= 6 ? sizeof attr
+                : abi >= 4 ? offsetof(ll_ruleset_attr, scoped) : sizeof attr.handled_access_fs;
     long ruleset = ll_create(&attr, size, 0);
     if (ruleset < 0) return -1;
     int rc = add_rules((int)ruleset, attr.handled_access_fs, scratch, writable, n);

@@ -17,13 +17,18 @@
  *     host cannot touch pecheck's outputs, the regression file, the
  *     pecheck binary, nor /proc/<pecheck>/ (oom_score_adj and the like).
  *     From ABI 6 on, signals to processes outside the host are refused too
- *     (LANDLOCK_SCOPE_SIGNAL; the seccomp filter already does);
+ *     (LANDLOCK_SCOPE_SIGNAL; the seccomp filter already does).  Unless
+ *     --plugin-network: from ABI 4 on TCP binds and connects, from ABI 6
+ *     on connects to abstract unix sockets made outside the host (the
+ *     seccomp filter's network rules, host_seal.h, again);
  *   - the seccomp fallback, where the kernel has no Landlock (or
  *     PECHECK_NO_LANDLOCK is set): the host's seccomp filter (host_seal.h)
  *     refuses every system call that removes, renames or links a name,
  *     makes a folder, FIFO, device or symbolic link, or changes a file's
  *     mode, owner, times or extended attributes, anywhere (a filter cannot
- *     tell paths apart).  So names stay: no file is removed or replaced,
+ *     tell paths apart; mode, owner, times and extended attributes are
+ *     refused by the filter under Landlock too, which has no right for
+ *     them).  So names stay: no file is removed or replaced,
  *     no FIFO or link planted.  Contents do not: files the host's user may
  *     write can be created, opened, overwritten and truncated (the CUDA
  *     driver opens files with O_CREAT|O_TRUNC and fails when refused).
@@ -45,8 +50,11 @@ char *pc_fs_scratch_new(void);
 
 /* In the host, before it loads the plugin (no_new_privs set): the Landlock
  * domain of ABI version ABI (>= 1) that leaves writable only what the top
- * of this file lists, SCRATCH and the N folders WRITABLE.  0, or -1 with
- * errno when a step the kernel offers failed. */
-int pc_fs_landlock(int abi, const char *scratch, char *const *writable, int n);
+ * of this file lists, SCRATCH and the N folders WRITABLE; unless NETWORK
+ * (--plugin-network), no TCP bind or connect (ABI 4 on) and no connect to
+ * an abstract unix socket made outside the host (ABI 6 on), what the
+ * seccomp filter refuses too (host_seal.h).  0, or -1 with errno when a
+ * step the kernel offers failed. */
+int pc_fs_landlock(int abi, const char *scratch, char *const *writable, int n, int network);
 
 #endif

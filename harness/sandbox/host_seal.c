@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -57,9 +58,10 @@ static int drop_caps(void)
 
 #ifdef SEAL_ARCH
 
-/* Room for the program: the rules below take 95 instructions on x86_64,
- * 191 with the file system fallback (the count of each emitter is in its
- * comment); a classic BPF program may have 4096. */
+/* Room for the program: the rules below take 152 instructions on x86_64,
+ * 194 with the file system fallback, 216 with that and the network rules
+ * (the count of each emitter is in its comment); a classic BPF program may
+ * have 4096. */
 #define SEAL_MAX 256
 
 typedef struct seal_prog {
@@ -183,23 +185,55 @@ static const long denied[] = {
 #endif
 };
 
-/* The file system fallback (host_fs.h): the names in the file system and
- * what they carry besides contents stay as they are.  Each denied call
- * gets the errno a caller treats as "not for you" without giving up:
- * removal ENOENT (a caller that removes a name before making it, as the
- * CUDA driver's unlink("") before it binds a socket, takes anything else
- * for an error and fails: seen with driver 580 on an H100, docs/plugins.md),
- * making, renaming and linking EACCES (what an unprivileged user gets in a
- * folder not its own), mode, owner, times and extended attributes EPERM
- * (not the file's owner).  Opening, creating and truncating files stay
- * allowed: the driver opens /proc/self/task/TID/comm with O_CREAT|O_TRUNC
- * (fopen "w") and fails when refused, and a filter cannot tell that file
- * from another. */
+/* A system call and the errno it fails with. */
 typedef struct fs_rule {
     long nr;
     int err;
 } fs_rule;
 
+/* What a file carries besides its contents and name, in both seals
+ * (Landlock has no right for it): mode, owner, times and extended
+ * attributes stay as they are, anywhere (a filter cannot tell paths apart:
+ * in the scratch folder too), EPERM (what a caller gets for a file not its
+ * own). */
+static const fs_rule meta_denied[] = {
+#ifdef SYS_chmod
+    { SYS_chmod, EPERM },
+#endif
+#ifdef SYS_fchmodat2
+    { SYS_fchmodat2, EPERM },
+#endif
+#ifdef SYS_chown
+    { SYS_chown, EPERM },
+#endif
+#ifdef SYS_lchown
+    { SYS_lchown, EPERM },
+#endif
+#ifdef SYS_utime
+    { SYS_utime, EPERM },
+#endif
+#ifdef SYS_utimes
+    { SYS_utimes, EPERM },
+#endif
+#ifdef SYS_futimesat
+    { SYS_futimesat, EPERM },
+#endif
+    { SYS_fchmod, EPERM }, { SYS_fchmodat, EPERM }, { SYS_fchown, EPERM },
+    { SYS_fchownat, EPERM }, { SYS_utimensat, EPERM }, { SYS_setxattr, EPERM },
+    { SYS_lsetxattr, EPERM }, { SYS_fsetxattr, EPERM }, { SYS_removexattr, EPERM },
+    { SYS_lremovexattr, EPERM }, { SYS_fremovexattr, EPERM },
+};
+
+/* The file system fallback (host_fs.h): the names in the file system stay
+ * as they are.  Each denied call gets the errno a caller treats as "not
+ * for you" without giving up: removal ENOENT (a caller that removes a name
+ * before making it, as the CUDA driver's unlink("") before it binds a
+ * socket, takes anything else for an error and fails: seen with driver 580
+ * on an H100, docs/plugins.md), making, renaming and linking EACCES (what
+ * an unprivileged user gets in a folder not its own).  Opening, creating
+ * and truncating files stay allowed: the driver opens
+ * /proc/self/task/TID/comm with O_CREAT|O_TRUNC (fopen "w") and fails when
+ * refused, and a filter cannot tell that file from another. */
 static const fs_rule fs_denied[] = {
 #ifdef SYS_rmdir
     { SYS_rmdir, ENOENT },
@@ -225,50 +259,55 @@ static const fs_rule fs_denied[] = {
 #ifdef SYS_symlink
     { SYS_symlink, EACCES },
 #endif
-#ifdef SYS_chmod
-    { SYS_chmod, EPERM },
-#endif
-#ifdef SYS_fchmodat2
-    { SYS_fchmodat2, EPERM },
-#endif
-#ifdef SYS_chown
-    { SYS_chown, EPERM },
-#endif
-#ifdef SYS_lchown
-    { SYS_lchown, EPERM },
-#endif
-#ifdef SYS_utime
-    { SYS_utime, EPERM },
-#endif
-#ifdef SYS_utimes
-    { SYS_utimes, EPERM },
-#endif
-#ifdef SYS_futimesat
-    { SYS_futimesat, EPERM },
-#endif
     { SYS_unlinkat, ENOENT }, { SYS_mknodat, EACCES }, { SYS_mkdirat, EACCES },
     { SYS_renameat2, EACCES }, { SYS_linkat, EACCES }, { SYS_symlinkat, EACCES },
-    { SYS_fchmod, EPERM }, { SYS_fchmodat, EPERM }, { SYS_fchown, EPERM },
-    { SYS_fchownat, EPERM }, { SYS_utimensat, EPERM }, { SYS_setxattr, EPERM },
-    { SYS_lsetxattr, EPERM }, { SYS_fsetxattr, EPERM }, { SYS_removexattr, EPERM },
-    { SYS_lremovexattr, EPERM }, { SYS_fremovexattr, EPERM },
 };
 
-/* The fallback's rules; io_uring_setup fails with ENOSYS (its operations
- * unlink, rename and link past the filter; callers fall back to the
- * system calls). */
-static void rule_fs(seal_prog *p)
+/* Each call of R[0..N) fails with its errno.  3 N instructions. */
+static void rule_list(seal_prog *p, const fs_rule *r, size_t n)
 {
-#ifdef SYS_io_uring_setup
-    rule_errno(p, SYS_io_uring_setup, ENOSYS);
-#endif
-    for (size_t k = 0; k < sizeof fs_denied / sizeof fs_denied[0]; k++)
-        rule_errno(p, fs_denied[k].nr, fs_denied[k].err);
+    for (size_t k = 0; k < n; k++) rule_errno(p, r[k].nr, r[k].err);
+}
+
+/* The network, unless --plugin-network: a socket of another family than
+ * AF_UNIX fails (EACCES), so no TCP, UDP, raw, netlink or other socket
+ * exists in the host.  An AF_UNIX socket's address is behind a pointer the
+ * filter cannot read, so connect fails with ENOENT whatever it names (what
+ * a caller gets where no one listens: the CUDA driver looks for the MPS
+ * control socket so, docs/plugins.md), and sendto with an address,
+ * sendmsg and sendmmsg (their address inside a struct) fail with EACCES:
+ * the host reaches no socket it did not make.  listen stays: the CUDA
+ * driver listens on a unix socket of its own and gives up its context
+ * when refused (cudaErrorOperatingSystem, driver 580.159.04 on an H200),
+ * so another local process may connect to a socket the host listens on.
+ * A socketpair, and write, send and recv on it, work.
+ * 6 + 3 * 3 + 7 = 22 instructions. */
+static void rule_net(seal_prog *p)
+{
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_socket, 0, 4);
+    load(p, OFF_ARG(0));
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
+    ret(p, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA));
+    ret(p, SECCOMP_RET_ALLOW); /* an AF_UNIX socket */
+    rule_errno(p, SYS_connect, ENOENT);
+    rule_errno(p, SYS_sendmsg, EACCES);
+    rule_errno(p, SYS_sendmmsg, EACCES);
+    /* sendto: only without an address (argument 4, a pointer: its low and
+     * high words both 0) */
+    load(p, OFF_NR);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_sendto, 0, 5);
+    load(p, OFF_ARG(4));
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2);
+    load(p, OFF_ARG(4) + 4);
+    emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+    ret(p, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA));
 }
 
 /* The program for the host SELF (a process group leader when LEADER), with
- * the file system fallback when FS_FALLBACK. */
-static void build(seal_prog *p, pid_t self, int leader, int fs_fallback)
+ * the file system fallback when FS_FALLBACK, the network rules unless
+ * NETWORK. */
+static void build(seal_prog *p, pid_t self, int leader, int fs_fallback, int network)
 {
     /* kill and F_SETOWN: the host, its own process group (0 or -SELF);
      * the thread-directed calls, rt_sigqueueinfo and prlimit64: the host
@@ -291,14 +330,21 @@ static void build(seal_prog *p, pid_t self, int leader, int fs_fallback)
 #endif
     for (size_t k = 0; k < sizeof denied / sizeof denied[0]; k++)
         rule_errno(p, denied[k], EPERM);
-    if (fs_fallback) rule_fs(p);
+#ifdef SYS_io_uring_setup
+    /* ENOSYS (callers fall back to the system calls): its operations
+     * connect, unlink, rename, link and set attributes past the filter */
+    rule_errno(p, SYS_io_uring_setup, ENOSYS);
+#endif
+    rule_list(p, meta_denied, sizeof meta_denied / sizeof meta_denied[0]);
+    if (fs_fallback) rule_list(p, fs_denied, sizeof fs_denied / sizeof fs_denied[0]);
+    if (!network) rule_net(p); /* last: its socket rule allows an AF_UNIX socket at once */
     ret(p, SECCOMP_RET_ALLOW);
 }
 
-static int install(int fs_fallback)
+static int install(int fs_fallback, int network)
 {
     static seal_prog p; /* static: 2 KiB off the stack */
-    build(&p, getpid(), getpgid(0) == getpid(), fs_fallback);
+    build(&p, getpid(), getpgid(0) == getpid(), fs_fallback, network);
     if (p.n > SEAL_MAX) return 0;
     struct sock_fprog fp = { (unsigned short)p.n, p.f };
 #ifdef SYS_seccomp
@@ -311,9 +357,10 @@ static int install(int fs_fallback)
 
 #else /* another architecture: no filter (host_seal.h) */
 
-static int install(int fs_fallback)
+static int install(int fs_fallback, int network)
 {
     (void)fs_fallback;
+    (void)network;
     return 0;
 }
 
@@ -339,12 +386,14 @@ int pc_host_seal(const pc_host_fs *fs)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 0;
     /* Landlock before the filter, whose fallback rules it replaces */
     if (fs->landlock_abi > 0 &&
-        pc_fs_landlock(fs->landlock_abi, fs->scratch, fs->writable, fs->n_writable) != 0)
+        pc_fs_landlock(fs->landlock_abi, fs->scratch, fs->writable, fs->n_writable,
+                       fs->network) != 0)
         return -2;
-    return install(fs->landlock_abi <= 0);
+    return install(fs->landlock_abi <= 0, fs->network);
 }
 
-void pc_host_seal_describe(int abi, char *buf, size_t len)
+/* The seal of the file system, for pc_host_seal_describe. */
+static void describe_fs(int abi, char *buf, size_t len)
 {
     if (abi > 0)
         snprintf(buf, len, "Landlock (ABI %d): the plugin host writes only in its scratch "
@@ -358,4 +407,19 @@ void pc_host_seal_describe(int abi, char *buf, size_t len)
                  "files its user can write", getenv("PECHECK_NO_LANDLOCK") &&
                  *getenv("PECHECK_NO_LANDLOCK") ? "PECHECK_NO_LANDLOCK is set" :
                  "this kernel has no Landlock");
+}
+
+void pc_host_seal_describe(int abi, int network, char *buf, size_t len)
+{
+    describe_fs(abi, buf, len);
+    size_t n = strlen(buf);
+    if (n + 1 >= len) return;
+    if (network)
+        snprintf(buf + n, len - n, "; network: open (--plugin-network)");
+    else if (pc_host_seal_has_filter() || abi >= 4)
+        snprintf(buf + n, len - n, pc_host_seal_has_filter() ? "; network: none" :
+                 "; network: no TCP (Landlock), other sockets open");
+    else
+        snprintf(buf + n, len - n, "; network: open (no seccomp filter for this architecture, "
+                 "no Landlock ABI 4)");
 }

@@ -18,13 +18,23 @@
  * architecture's table (x32, i386 through int 0x80) kills the host.
  *
  *
+ * In both seals, changing a file's mode, owner, times or extended
+ * attributes fails with EPERM, anywhere (Landlock has no right for them),
+ * and io_uring_setup with ENOSYS (its operations pass the filter).
  * Then the file system (host_fs.h): FS->landlock_abi >= 1, a Landlock
  * domain that leaves FS->scratch and the FS->n_writable folders
  * FS->writable writable (before the filter); 0, the filter's file system
  * rules instead (removing a name fails with ENOENT; making a folder, FIFO,
- * device or link, renaming, linking with EACCES; changing mode, owner,
- * times or extended attributes with EPERM; io_uring_setup with ENOSYS;
- * host_seal.c says why these errnos).
+ * device or link, renaming, linking with EACCES; host_seal.c says why
+ * these errnos).
+ *
+ * The network, unless FS->network (--plugin-network): socket() of any
+ * family but AF_UNIX fails with EACCES; connect (ENOENT), sendto with an
+ * address, sendmsg and sendmmsg (EACCES) fail for every socket, so the
+ * host reaches no socket but those it made (a socketpair; listen stays for
+ * the CUDA driver, host_seal.c); Landlock refuses TCP from ABI 4 on and connects to abstract
+ * sockets made outside the host from ABI 6 on (host_fs.h), which is all an
+ * architecture without the filter gets.
  *
  * Returns 1 when the filter is installed (x86_64 and little-endian aarch64
  * with a kernel that has seccomp filters), 0 otherwise: then the host still
@@ -44,6 +54,7 @@ typedef struct pc_host_fs {
     const char *scratch;      /* the host's scratch folder */
     char *const *writable;    /* --plugin-writable folders */
     int n_writable;
+    int network;              /* --plugin-network: no network rules */
 } pc_host_fs;
 
 int pc_host_seal(const pc_host_fs *fs);
@@ -53,9 +64,10 @@ int pc_host_seal(const pc_host_fs *fs);
  * file system is not sealed at all. */
 int pc_host_seal_has_filter(void);
 
-/* Which seal the hosts of this run get (ABI: pc_fs_landlock_abi's), for
- * the output: "Landlock (ABI 7): the plugin host writes only in its
- * scratch folder" and the like. */
-void pc_host_seal_describe(int abi, char *buf, size_t len);
+/* Which seal the hosts of this run get (ABI: pc_fs_landlock_abi's;
+ * NETWORK: --plugin-network), for the output: "Landlock (ABI 7): the
+ * plugin host writes only in its scratch folder; network: none" and the
+ * like. */
+void pc_host_seal_describe(int abi, int network, char *buf, size_t len);
 
 #endif

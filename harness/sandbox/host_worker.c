@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,11 +152,12 @@ static void setup_signals(void)
 }
 
 /* The guard pages in place (serve): left from one call to the next of
- * the same layout, so that a run of calls with OUT in the same place (the
- * accuracy gate's blocks) makes no mprotect call; moved when the layout
- * changes, lifted before a call without OUT, forgotten when the memory is
- * mapped again.  Between calls only pecheck writes the shared memory,
- * through its own mapping, which has no guards. */
+ * the same layout, so that a run of calls with OUT in the same place makes
+ * no mprotect call (pecheck keeps the layout while calls fit it: the
+ * accuracy gate's blocks and their single-position calls share one);
+ * moved when the layout grows, lifted before a call without a layout,
+ * forgotten when the memory is mapped again.  Between calls only pecheck
+ * writes the shared memory, through its own mapping, which has no guards. */
 static unsigned char *guard_lo, *guard_hi;
 static size_t guard_len;
 
@@ -263,16 +265,49 @@ static void load(const char *path, void *fn[PC_HOOK_N])
     hdr->load_rc = 0;
 }
 
+/* The bytes of the data region of DATA_LEN bytes, OUT of OUT_LEN bytes at
+ * LEAD, that go to the snapshot: to the end of OUT's first
+ * HOST_CANARY_BYTES of trailing canary, or the whole region when a byte
+ * after that changed (host_snap); 0 for a call without OUT. */
+static size_t snap_len(const unsigned char *data, size_t data_len, size_t lead, size_t out_len)
+{
+    if (out_len == 0) return 0;
+    size_t end = lead + out_len + HOST_CANARY_BYTES;
+    if (end >= data_len || !host_all_canary(data + end, data_len - end)) return data_len;
+    return end;
+}
+
+/* The snapshot of call SEQ, which returned RET: its head and the LEN bytes
+ * of the data region at DATA as they are now, written to HOST_FD_SNAP in
+ * one system call, so that nothing a thread of the plugin writes there
+ * later reaches pecheck (host_proto.h). */
+static void snapshot(uint64_t seq, int64_t ret, const unsigned char *data, size_t len)
+{
+    host_snap head;
+    memset(&head, 0, sizeof head);
+    head.seq = seq;
+    head.ret = ret;
+    head.len = len;
+    struct iovec iov[2] = { { &head, sizeof head }, { (void *)(uintptr_t)data, len } };
+    ssize_t n;
+    do n = pwritev(HOST_FD_SNAP, iov, len ? 2 : 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)(sizeof head + len)) _exit(HOST_EXIT_SNAPSHOT); /* a memfd writes all or fails */
+}
+
 /* One call, as HDR describes it. */
 static void serve(void *fn[PC_HOOK_N])
 {
     /* the plugin may scribble over the header: what the call needs is
      * copied first */
     int id = hdr->hook;
+    uint64_t seq = hdr->seq;
     size_t guard = (size_t)hdr->guard, data_off = (size_t)hdr->data_off;
     size_t data_len = (size_t)hdr->data_len, out_off = (size_t)hdr->out_off;
+    size_t out_len = (size_t)hdr->out_len;
     if (guard && (data_off + data_len + guard > mapped || guard > data_off ||
-                  out_off < data_off || out_off > data_off + data_len))
+                  out_off < data_off || out_off > data_off + data_len ||
+                  out_len > data_off + data_len - out_off))
         _exit(124); /* not a layout pecheck wrote: reported as an exit */
     if (!guard) out_off = 0; /* no output */
     unsigned char *g1 = base + data_off - guard, *g2 = base + data_off + data_len;
@@ -285,8 +320,9 @@ static void serve(void *fn[PC_HOOK_N])
     size_t room = guard ? data_off + data_len - out_off : 0;
     int64_t r = (id >= 0 && id < PC_HOOK_N && fn[id])
               ? invokers[id](fn[id], base, args, base + out_off, room) : -1;
-    hdr->ret64 = r; /* the guards stay for the next call (place_guards) */
-    hdr->done = 1;
+    /* the guards stay (place_guards) */
+    snapshot(seq, r, base + data_off,
+             guard ? snap_len(base + data_off, data_len, out_off - data_off, out_len) : 0);
 }
 
 /* Without the seccomp filter (another architecture): kill every process
@@ -352,7 +388,7 @@ static void *watchdog(void *arg)
  * runs. */
 static void start_watchdog(void)
 {
-    for (int fd = HOST_FD_CTL; fd <= HOST_FD_LIFE; fd++)
+    for (int fd = HOST_FD_CTL; fd <= HOST_FD_SNAP; fd++)
         fcntl(fd, F_SETFD, FD_CLOEXEC);
     pthread_t t;
     pthread_attr_t at;
@@ -391,7 +427,7 @@ int pc_host_main(int argc, char **argv)
     void *fn[PC_HOOK_N];
     memset(fn, 0, sizeof fn);
     pc_host_fs fs = { (int)strtol(argv[6], NULL, 10), argv[5], argv + HOST_ARGC_MIN,
-                      argc - HOST_ARGC_MIN };
+                      argc - HOST_ARGC_MIN, !strcmp(argv[7], "1") };
     setenv("TMPDIR", fs.scratch, 1); /* the plugin's temporary files go to its scratch folder */
     sealed = pc_host_seal(&fs); /* before the watchdog thread, which inherits it */
     if (sealed == -2) _exit(HOST_EXIT_LANDLOCK);

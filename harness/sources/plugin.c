@@ -167,7 +167,9 @@ void pc_plugin_seal(const pc_impl *impl, char *buf, size_t len)
 {
     plugin *pl = plugin_of(impl);
     if (len) buf[0] = '\0';
-    if (pl) pc_host_seal_describe(pc_host_landlock_abi(pl->impl.host), buf, len);
+    if (pl)
+        pc_host_seal_describe(pc_host_landlock_abi(pl->impl.host), pc_host_network(pl->impl.host),
+                              buf, len);
 }
 
 void pc_plugin_close(pc_impl *impl)

@@ -128,7 +128,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
         }
         pc_impl *impl;
         pc_host_limits lim = { o->timeout_ms, o->plugin_mem_mb, o->plugin_cpu_s, o->plugin_hosts,
-                               o->plugin_writable, o->n_plugin_writable };
+                               o->plugin_writable, o->n_plugin_writable, o->plugin_network };
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, NULL, err);
     }
@@ -159,7 +159,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
 void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f)
 {
     for (int k = 0; k < s->n_owned; k++) {
-        char seal[320];
+        char seal[400];
         pc_plugin_seal(s->owned[k], seal, sizeof seal);
         if (seal[0] && (!quiet || pc_fs_landlock_abi() == 0)) {
             fprintf(f, "pecheck: plugin hosts' file system: %s (docs/plugins.md)\n", seal);

@@ -27,6 +27,16 @@
  *   slowcrash    every second call of a host spins until SIGALRM kills it,
  *                200 ms after the call began
  *   fds          the host's open descriptors, "fds 0 1 2 ..."
+ *   chmod        chmod(TARGET, 0777)
+ *   utime        utimensat(TARGET): its times set to 1970
+ *   xattr        setxattr(TARGET, "user.pecheck", "x")
+ *   chmod_tmp    chmod of a file it made in $TMPDIR, its scratch folder
+ *   net_unix     connect to the unix socket at PECHECK_TEST_SOCKPATH, send "leak"
+ *   net_abstract the same to the abstract socket PECHECK_TEST_SOCK
+ *   net_tcp      connect to 127.0.0.1:PECHECK_TEST_PORT (TCP), send "leak"
+ *   net_udp      send "leak" to 127.0.0.1:PECHECK_TEST_PORT (UDP)
+ *   The network attacks log the result of the first step that failed (or
+ *   of the last: rc=0 when "leak" was sent).
  *
  * The attacks of the constructor run when the host loads the plugin, so
  * they are made once by each host of the pool. */
@@ -42,6 +52,9 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include "common.h"
 
@@ -146,6 +159,53 @@ static long write_tmp(void)
     return write_new(path);
 }
 
+/* A stream connection (or, DGRAM, a datagram) to A of LEN bytes, "leak"
+ * sent: 0, or -1 with errno from the step that failed. */
+static long leak(int family, int type, const struct sockaddr *a, socklen_t len)
+{
+    int s = socket(family, type, 0);
+    if (s < 0) return -1;
+    long rc = type == SOCK_DGRAM ? (sendto(s, "leak", 4, 0, a, len) == 4 ? 0 : -1)
+            : connect(s, a, len) != 0 ? -1 : write(s, "leak", 4) == 4 ? 0 : -1;
+    int e = errno;
+    close(s);
+    errno = e;
+    return rc;
+}
+
+static long net_unix(int abstract)
+{
+    const char *name = getenv(abstract ? "PECHECK_TEST_SOCK" : "PECHECK_TEST_SOCKPATH");
+    if (!name) return 1;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path + abstract, sizeof a.sun_path - (size_t)abstract, "%s", name);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)abstract +
+                                strlen(name) + (size_t)!abstract);
+    return leak(AF_UNIX, SOCK_STREAM, (struct sockaddr *)&a, len);
+}
+
+static long net_ip(int type)
+{
+    const char *port = getenv("PECHECK_TEST_PORT");
+    if (!port) return 1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)atoi(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return leak(AF_INET, type, (struct sockaddr *)&a, sizeof a);
+}
+
+static long chmod_tmp(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/made-by-the-plugin", getenv("TMPDIR"));
+    if (write_new(path) != 0) return -2;
+    return chmod(path, 0777);
+}
+
 /* The attack made once, when the host loads the plugin: its result, or 1
  * for none. */
 static long at_load(const char *target, const char *forged)
@@ -155,6 +215,11 @@ static long at_load(const char *target, const char *forged)
     if (is("oom")) return oom();
     if (is("write_tmp") && getenv("TMPDIR")) return write_tmp();
     if (is("fds")) { list_fds(); return 1; }
+    if (is("net_unix")) return net_unix(0);
+    if (is("net_abstract")) return net_unix(1);
+    if (is("net_tcp")) return net_ip(SOCK_STREAM);
+    if (is("net_udp")) return net_ip(SOCK_DGRAM);
+    if (is("chmod_tmp") && getenv("TMPDIR")) return chmod_tmp();
     if (!target) return 1;
     if (is("forge") && forged) { forge(target, forged); return 1; }
     if (is("fifo")) return fifo(target);
@@ -163,6 +228,12 @@ static long at_load(const char *target, const char *forged)
     if (is("truncate")) return truncate(target, 0);
     if (is("plant")) return plant(target);
     if (is("write_out")) return write_new(target);
+    if (is("chmod")) return chmod(target, 0777);
+    if (is("utime")) {
+        struct timespec t[2] = { { 0, 0 }, { 0, 0 } };
+        return utimensat(AT_FDCWD, target, t, 0);
+    }
+    if (is("xattr")) return setxattr(target, "user.pecheck", "x", 1, 0);
     return 1;
 }
 
