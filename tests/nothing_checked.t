@@ -21,7 +21,7 @@ nothing() {
     else nok "pecheck $*: rc=$rc stderr: $(cat "$tmp/err") stdout: $(head -3 "$tmp/out")"; fi
 }
 
-echo "1..11"
+echo "1..12"
 nothing "nothing checked" "rope" -- check --impl torch-exp --family rope $small
 nothing "nothing checked" "--property rope-norm" -- check --impl torch-exp --property rope-norm $small
 nothing "nothing checked" "--property alibi-slopes" -- check --impl rope-polar --property alibi-slopes $small
@@ -56,3 +56,11 @@ else nok "rope-half interleaved: rc=$rc $(grep rope-half "$tmp/out" | head -3)";
     && grep -q "^FAIL  learned-clamp learned learned-range" "$tmp/out" \
     && ok "--property all on learned-clamp runs the learned gate and its properties, exit 1" \
     || nok "--property all learned: rc=$rc $(cat "$tmp/err") $(head -3 "$tmp/out")"
+
+# accuracy calls the ABI v1 entry points: a kernel of ABI v2 only is exit 2
+# naming its v2 entry point and the command that gates it
+v2=${BUILD:-build}/examples/plugin_rope_half.so
+"$PECHECK" accuracy --plugin "$v2" --family rope --d 64 --max-pos 63 --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "nothing checked: .*exports the ABI v2 entry point pecheck_rope_v2, which .pecheck check --plugin .* --property accuracy. gates" "$tmp/err" \
+    && ok "accuracy on an ABI v2 kernel: exit 2 naming check --property accuracy" \
+    || nok "accuracy v2: rc=$rc $(cat "$tmp/err")"

@@ -112,14 +112,21 @@ static pc_status run_all(const pc_opts *o, const pc_specs *specs, const pc_sourc
 }
 
 /* Nothing checked is an error, not a pass (a --family the sources lack). */
-static pc_status require_checked(const pc_opts *o, const pc_acc_result *res, int n, pc_err *err)
+static pc_status require_checked(const pc_opts *o, const pc_acc_result *res, const pc_impl **impls,
+                                 int n, pc_err *err)
 {
     for (int k = 0; k < n; k++)
         if (res[k].status != PC_SKIP) return PC_OK;
-    char fam[64] = "";
+    char fam[64] = "", v2[480] = "";
     if (o->family) snprintf(fam, sizeof fam, " (--family %.40s)", o->family);
-    return pc_seterr(err, PC_EINPUT, "nothing checked: %.300s%s",
-                     n ? res[0].note : "no source has a family the gate applies to", fam);
+    /* this command calls the ABI v1 entry points; a kernel of ABI v2 only
+     * (half-precision tensors, strides) is gated by check's accuracy gate */
+    if (n && impls[0]->rope_v2 && !impls[0]->rope)
+        snprintf(v2, sizeof v2, "; %.200s exports the ABI v2 entry point pecheck_rope_v2, which "
+                 "`pecheck check --plugin %.100s --property accuracy` gates", impls[0]->name,
+                 impls[0]->name);
+    return pc_seterr(err, PC_EINPUT, "nothing checked: %.300s%s%.480s",
+                     n ? res[0].note : "no source has a family the gate applies to", fam, v2);
 }
 
 int pc_cmd_accuracy(int argc, char **argv)
@@ -154,7 +161,7 @@ int pc_cmd_accuracy(int argc, char **argv)
     if (st == PC_OK) st = run_all(&o, &specs, &src, impls, &n, cfg, sched, res, &any_fail, &err);
     if (st == PC_OK) st = pc_sources_status(&src, &err); /* a table's file failed */
     pc_sources_stop(&src); /* the plugins' hosts end before anything is written */
-    if (st == PC_OK) st = require_checked(&o, res, n, &err);
+    if (st == PC_OK) st = require_checked(&o, res, impls, n, &err);
     if (st == PC_OK) st = write_result(&o, impls, n, cfg, res, &err);
     for (int k = 0; sched && k < src.n; k++) pc_spec_sched_release(&sched[k]);
     free(res);
