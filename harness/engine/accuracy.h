@@ -181,6 +181,12 @@ int pc_witness_alone_differs(const struct pc_witness *w);
 /* The bound CFG gives the element of witness W (its pair's norm from the
  * seeded input row); -1 when it cannot be computed (out of memory). */
 double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w);
+/* The rows of CFG's family (a family without rows reads as rows without an
+ * input); for the output (acc_output.c). */
+const struct pc_rows *pc_accuracy_rows_of(const pc_acc_cfg *cfg);
+/* Under --strict, what the worst element W's angle says of the class, into
+ * BUF; 0 when there is nothing to say (acc_output.c prints it). */
+int pc_accuracy_class_why(char *buf, size_t len, const pc_acc_cfg *cfg, const pc_witness *w);
 
 /* The checker, "error against bound", defined once for every gate and the
  * report: W's GOT against its certified REF (binary64) and REF32 (binary32)
