@@ -25,77 +25,7 @@
 #include "host_proto.h"
 #include "harness/io/output.h"
 
-/* Guard regions on each side of the data pages: 64 KiB of PROT_NONE in the
- * worker (address space only, no memory), so that a write up to 64 KiB
- * outside OUT faults with an address we can place; farther writes land in
- * other mappings of the worker or fault without that description. */
-#define GUARD_BYTES ((size_t)65536)
-
-/* Canary bytes on each side of OUT, and their value (host_proto.h). */
-#define CANARY_BYTES HOST_CANARY_BYTES
-#define CANARY_BYTE HOST_CANARY_BYTE
-
-/* The captured stdout and stderr of the plugin kept for messages: the last
- * 2 KiB (a few lines of a CUDA or assertion error). */
-#define OUTPUT_KEEP 2048
-
-/* What the hosts of a pool share: their number, the budget of their
- * faults (host.h), the file system seal and the folders it leaves
- * writable besides each host's scratch folder. */
-typedef struct host_pool {
-    int n;
-    pc_host **hosts;          /* hosts[0], which pc_host_open returned, owns the pool */
-    pthread_mutex_t mu;       /* guards the budget */
-    double budget_ms;         /* the time the source's faults may take in all */
-    double spent_ms;          /* what they took */
-    int crashes, timeouts;    /* the faults counted in it */
-    int stopped;              /* pc_host_stop: no call is made any more */
-    int landlock_abi;         /* host_fs.h: >= 1 Landlock of that ABI, 0 the fallback */
-    char **writable;          /* --plugin-writable folders, resolved */
-    int n_writable;
-    int network;              /* --plugin-network */
-} host_pool;
-
-struct pc_host {
-    char *path;               /* what dlopen gets */
-    char *name;               /* for messages: the path as given */
-    long timeout_ms;
-    char mem[24], cpu[24];    /* the worker's limits, for its command line (0: none) */
-    char abi[16];             /* the Landlock ABI, for its command line (0: the fallback) */
-    char **argv;              /* its command line (host_proto.h) */
-    pthread_mutex_t mu;       /* one call at a time; guards everything below */
-    pid_t pid;                /* the worker, 0 when none is running */
-    int pidfd, ctl;           /* its pidfd (-1 without) and control socket */
-    int shm;                  /* the shared memory (memfd, sealed against shrinking), kept
-                               * across workers */
-    int life[2];              /* the lifeline pipe (HOST_FD_LIFE): the write end stays here */
-    unsigned char *base;      /* mapped here */
-    size_t size;
-    int snap;                 /* the snapshot (memfd, sealed against shrinking; HOST_FD_SNAP),
-                               * kept across workers */
-    const unsigned char *snap_base; /* mapped here, read-only */
-    size_t snap_size;
-    uint64_t seq;             /* the number of the last call */
-    int outfd;                /* the worker's stdout and stderr (memfd) */
-    off_t out_seen;           /* where the next look at it starts */
-    char output[OUTPUT_KEEP]; /* the last bytes the plugin wrote */
-    size_t output_len;
-    uint64_t found;           /* bit H: entry point H is exported */
-    char mangled[HOST_MANGLED];
-    int hung[PC_HOOK_N];      /* a call of this entry point timed out */
-    char hung_where[PC_HOOK_N][160];
-    char broken[PC_ERR_LEN];  /* why a replacement worker could not load */
-    /* the current call's layout, as pecheck set it: the copy in the shared
-     * header is for the worker, and the plugin could overwrite that one */
-    size_t guard, data_off, data_len, out_off;
-    /* the largest inputs and data region of the calls so far (page
-     * multiples): the layout is made for them, so that a smaller call fits
-     * in the same place and the worker's guards stay where they are */
-    size_t in_cap, data_cap;
-    int started;              /* a worker of it loaded the plugin once (a failure: "restarted") */
-    char *scratch;            /* the worker's scratch folder (host_fs.h), kept across workers */
-    host_pool *pool;
-};
+#include "host_state.h"
 
 /* ---- time -------------------------------------------------------------- */
 
@@ -104,43 +34,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-/* ---- the plugin's output --------------------------------------------------- */
-
-/* Append the N <= OUTPUT_KEEP bytes of BUF to H->output (its last
- * OUTPUT_KEEP bytes), NUL bytes left out: the text is shown as a C string. */
-static void keep_output(pc_host *h, const char *buf, size_t n)
-{
-    char text[OUTPUT_KEEP];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < OUTPUT_KEEP; i++)
-        if (buf[i] != '\0') text[k++] = buf[i];
-    if (h->output_len + k > OUTPUT_KEEP) {
-        size_t drop = h->output_len + k - OUTPUT_KEEP;
-        memmove(h->output, h->output + drop, h->output_len - drop);
-        h->output_len -= drop;
-    }
-    memcpy(h->output + h->output_len, text, k);
-    h->output_len += k;
-}
-
-/* Read what the plugin wrote since the last look into H->output: at most
- * its last OUTPUT_KEEP bytes, in one read, whatever size the plugin gave
- * the file (ftruncate to 16 TiB makes a sparse file of zeros: only its
- * last 2 KiB are read).  A file shortened by the plugin is read from its
- * new end on. */
-static void take_output(pc_host *h)
-{
-    struct stat sb;
-    if (fstat(h->outfd, &sb) != 0) return;
-    if (sb.st_size < h->out_seen) h->out_seen = sb.st_size;
-    if (sb.st_size - h->out_seen > OUTPUT_KEEP) h->out_seen = sb.st_size - OUTPUT_KEEP;
-    char buf[OUTPUT_KEEP];
-    ssize_t n = pread(h->outfd, buf, (size_t)(sb.st_size - h->out_seen), h->out_seen);
-    if (n <= 0) return;
-    h->out_seen += n;
-    keep_output(h, buf, (size_t)n);
 }
 
 /* ---- the worker -------------------------------------------------------------- */
@@ -650,7 +543,7 @@ static int64_t call_end(pc_host *h, pc_hook_id id, const char *where, const void
         ret = sn.ret;
         if (out_bytes && out) memcpy(out, h->snap_base + HOST_SNAP_HEAD + CANARY_BYTES, out_bytes);
     }
-    if (fault->faulted) take_output(h);
+    if (fault->faulted) pc_host_take_output(h);
     pthread_mutex_unlock(&h->mu);
     return ret;
 }
@@ -747,7 +640,7 @@ static void quit_worker(pc_host *h)
 static void host_end(pc_host *h)
 {
     pthread_mutex_lock(&h->mu);
-    take_output(h);
+    pc_host_take_output(h);
     quit_worker(h);
     kill_worker(h, NULL);
     if (h->scratch) pc_out_remove_tree(h->scratch);
@@ -986,73 +879,4 @@ int pc_host_has(const pc_host *h, pc_hook_id hook)
 void pc_host_mangled(const pc_host *h, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", h->pool->hosts[0]->mangled);
-}
-
-/* H's captured output since the last look, appended to its last bytes,
- * copied to BUF (room for OUTPUT_KEEP); their count. */
-static size_t host_output(pc_host *h, char *buf)
-{
-    pthread_mutex_lock(&h->mu);
-    take_output(h);
-    size_t n = h->output_len;
-    memcpy(buf, h->output, n);
-    pthread_mutex_unlock(&h->mu);
-    return n;
-}
-
-/* ROOM[k] of the N outputs of LEN[k] bytes in TOTAL bytes: an equal share
- * each, what one leaves unused shared among the others. */
-static void share_room(const size_t *len, int n, size_t total, size_t *room)
-{
-    int left = n, fits = 1;
-    for (int k = 0; k < n; k++) room[k] = SIZE_MAX; /* not placed yet */
-    while (left > 0 && fits) {
-        size_t each = total / (size_t)left;
-        fits = 0;
-        for (int k = 0; k < n; k++)
-            if (room[k] == SIZE_MAX && len[k] <= each) {
-                room[k] = len[k];
-                total -= len[k];
-                left--;
-                fits = 1;
-            }
-    }
-    for (int k = 0; k < n; k++)
-        if (room[k] == SIZE_MAX) room[k] = total / (size_t)left;
-}
-
-/* The control characters of the N bytes of TEXT but newline and tab made
- * '?': a plugin's output is shown in pecheck's text, TAP and terminal, where
- * ESC, CR and the like could rewrite or hide the lines around it, and YAML
- * refuses them. */
-static void show_controls(char *text, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) text[i] = '?';
-    }
-}
-
-/* The hosts' outputs one after the other, in the pool's order, each its
- * last bytes in its share of LEN - 1 (each one's calls are the same
- * whatever --threads says, so this text is too). */
-size_t pc_host_output(pc_host *h, char *buf, size_t len)
-{
-    int n = h->pool->n;
-    char *all = malloc((size_t)n * OUTPUT_KEEP);
-    size_t *got = calloc((size_t)n, 2 * sizeof *got), w = 0;
-    if (len) buf[0] = '\0';
-    if (!all || !got || !len) { free(all); free(got); return 0; }
-    for (int k = 0; k < n; k++)
-        got[k] = host_output(h->pool->hosts[k], all + (size_t)k * OUTPUT_KEEP);
-    share_room(got, n, len - 1, got + n);
-    for (int k = 0; k < n; k++) {
-        memcpy(buf + w, all + (size_t)k * OUTPUT_KEEP + got[k] - got[n + k], got[n + k]);
-        w += got[n + k];
-    }
-    buf[w] = '\0';
-    show_controls(buf, w);
-    free(all);
-    free(got);
-    return w;
 }
