@@ -162,8 +162,9 @@ ok $? "HunYuan's rope_scaling.alpha: the cache its rotary code builds passes, ch
 "$PECHECK" check --table "$tmp/hy-noalpha/cos.npy" --table-sin "$tmp/hy-noalpha/sin.npy" \
     --hf-config "$tmp/hy-ok/config.json" >"$tmp/o" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q "FAIL .*rope accuracy" "$tmp/o"
-ok $? "a HunYuan cache that leaves alpha out (base 10000) fails (exit $rc)" "$tmp/o"
+[ $rc -eq 1 ] && grep -q "FAIL .*rope accuracy" "$tmp/o" &&
+    grep -q "the frequencies are those of base 10000, not 1.11588e+07: a wrong base" "$tmp/o"
+ok $? "a HunYuan cache that leaves alpha out (base 10000) fails, its cause measured against base' 11158839.9 (exit $rc)" "$tmp/o"
 exit2 "alpha must be >= 1" "rope_scaling.alpha below 1 is exit 2" check --impl rope-half --d 64 \
     --rope-scaling '{"type": "dynamic", "alpha": 0.5}'
 

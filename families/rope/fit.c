@@ -378,6 +378,11 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
     int bad = mismatches(f, omega, 0x1p-12, &i0, &i1, &rmin, &rmax, &checked);
     if (!bad || used + 8 >= len) return;
     const char *sep = used ? "; and " : "";
+    /* the base of the schedule's own progression, omega_0 / omega_1 =
+     * B^(2/d): rope_theta for default, linear and the unscaled head of
+     * llama3, YaRN, LongRoPE; base' = theta t^(d/(d-2)) for dynamic NTK (and
+     * HunYuan's alpha), which a change of base is measured against */
+    if (d >= 4 && omega[0] > 0 && omega[1] > 0) base = pow(omega[0] / omega[1], d / 2.0);
     double share, b = pc_rope_fit_base_change(f, d, omega, &share) * base;
     if (bad > checked / 2 && share >= 0.75 && isfinite(b) && fabs(b / base - 1.0) > 1e-3) {
         /* ln B / ln B' an integer q >= 2: the schedule over a q times larger dim */
@@ -389,7 +394,7 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
         else
             snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not %.6g: a "
                      "wrong base (rope_theta; for dynamic NTK also a wrong factor or sequence "
-                     "length)", sep, b, base);
+                     "length, or alpha)", sep, b, base);
         return;
     }
     double hb = head_base(f, d);
