@@ -76,6 +76,7 @@ void pc_spec_defaults(pc_spec *s)
     s->d = 128;          /* a common head/model width; d_model 512 in the articles */
     s->base = 10000.0;   /* the paper's base */
     s->layout = -1;
+    s->model_layout = -1;
     snprintf(s->base_from, sizeof s->base_from, "the default");
 }
 

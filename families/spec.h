@@ -71,6 +71,12 @@ typedef struct pc_spec {
     int base_own;           /* BASE came from the family's own options (a config): the
                              * family's args carry it, a replay line writes no --base */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 the implementation's */
+    /* the pairs the model's own code rotates, where a config says (0
+     * interleaved, 1 half, -1 not known) and why, for people: said beside a
+     * table of the other layout, not imposed on it (a model may permute q
+     * and k to the cache's layout first, as DeepSeek-V3's does) */
+    int model_layout;
+    char model_layout_why[160];
     int pair_swap;          /* a table stores each pair's second member first ([cos | sin],
                              * (cos, sin)): its reader swaps them (a family's option) */
     /* non-NULL: a table's rows are not those of consecutive positions (why,

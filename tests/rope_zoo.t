@@ -162,6 +162,15 @@ cat "$tmp/ok.tap"
 n=$((n + $(grep -c '^\(not \)\?ok' "$tmp/ok.tap")))
 fails=$((fails + $(grep -c '^not ok' "$tmp/ok.tap")))
 
+# the config's pairs beside the cache's layout: DeepSeek-V3's cache is
+# cat(freqs, freqs) (half) while its code rotates (2i, 2i + 1) after
+# de-interleaving q and k: it passes, its cache-layout verdict saying so;
+# Llama's (half, rotate_half) carries no such note
+ds=$tmp/deepseek-ai--DeepSeek-V3-ok-float32/out
+grep -q "cache-layout \[half\]:.*note: the model's code rotates the interleaved pairs (model_type deepseek_v3 rotates (2i, 2i + 1)" "$ds" &&
+    ! grep -q "note: the model's code rotates" "$tmp/meta-llama--Llama-3.1-8B-ok-float32/out"
+ok $? "a cache in the other layout than the model's pairs passes with a note naming the pairs and --layout" "$ds"
+
 echo "$WRONG" | while read -r m v rest; do
     [ -n "$m" ] || continue
     cause=${rest%%|*}

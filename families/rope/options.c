@@ -114,6 +114,8 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     } else
         s->p.base = spec->base;
     if (s->rotary_dim && !spec->d_set) { spec->d = s->rotary_dim; spec->d_known = 1; }
+    spec->model_layout = s->layout;
+    snprintf(spec->model_layout_why, sizeof spec->model_layout_why, "%s", s->layout_why);
     spec->rows = s->ids ? s->n_ids : 0; /* the rows of the position ids */
     spec->own = s;
     return PC_OK;

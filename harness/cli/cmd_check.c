@@ -41,7 +41,26 @@
 
 /* ---- tables ----------------------------------------------------------------- */
 
-static pc_status check_table(pc_gate *c, const pc_impl *impl, const pc_table_info *t)
+/* A cache whose columns hold the other layout than the pairs the model's
+ * code rotates (SPEC's model_layout, from its config), checked as found:
+ * the verdict says so, since the cache is right only where the model
+ * permutes q and k to its layout first (DeepSeek-V3's
+ * apply_rotary_pos_emb_interleave does; Cohere's code does not). */
+static void layout_vs_model(const pc_spec *spec, const pc_table_info *t, pc_verdict *v)
+{
+    if (!spec || spec->model_layout < 0 || spec->layout >= 0 || t->layout < 0 ||
+        t->layout == spec->model_layout)
+        return;
+    size_t u = strlen(v->summary);
+    snprintf(v->summary + u, sizeof v->summary - u, "; note: the model's code rotates the %s "
+             "pairs (%.150s): this %s cache is right only if the model permutes q and k to it "
+             "first (DeepSeek-V3 does), else it pairs the wrong dimensions: pass --layout %s to "
+             "check it in the model's pairs", pc_layout_name(spec->model_layout),
+             spec->model_layout_why, pc_layout_name(t->layout), pc_layout_name(spec->model_layout));
+}
+
+static pc_status check_table(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
+                             const pc_table_info *t)
 {
     pc_verdict *v = pc_gate_verdict(c, impl, t->family, "table-values", NULL);
     if (!v) return pc_gate_oom(c);
@@ -85,6 +104,7 @@ static pc_status check_table(pc_gate *c, const pc_impl *impl, const pc_table_inf
             snprintf(v->summary, sizeof v->summary, "%.200s; first: %.250s", t->layout_note, t->dup_note);
         else
             snprintf(v->summary, sizeof v->summary, "%s", t->layout_note);
+        layout_vs_model(pc_specs_of(cr->specs, fam), t, v);
     }
     return PC_OK;
 }
@@ -351,7 +371,7 @@ pc_status pc_check_impl(pc_gate *c, const pc_check_ctx *cr, const pc_impl *impl,
 {
     const pc_table_info *t = pc_table_info_of(impl);
     if (t && runs_gate(cr->o, NULL)) {
-        pc_status st = check_table(c, impl, t);
+        pc_status st = check_table(c, cr, impl, t);
         if (st != PC_OK) return st;
     }
     for (size_t k = 0; k < pc_family_count(); k++) {
