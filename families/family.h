@@ -162,6 +162,20 @@ typedef struct pc_table_reader {
 /* ------------------------------------------------------------------ */
 /* The descriptor                                                     */
 
+struct pc_prop_params;  /* the property engine's parameters (properties/params.h) */
+
+/* The properties of an implementation that has the family's ABI v2 entry
+ * point and not its version 1 one (pc_family.props_v2). */
+typedef struct pc_props_v2 {
+    /* An adapter *OUT whose version 1 hook calls IMPL's v2 entry point,
+     * the dtype it calls it in written into PAR->dtype (the properties'
+     * bounds are that dtype's).  PC_SKIP with the reason in WHY when the
+     * kernel takes no call the properties could make. */
+    pc_status (*open)(const pc_impl *impl, struct pc_prop_params *par, pc_impl **out,
+                      char *why, size_t len, pc_err *err);
+    void (*close)(pc_impl *adapter);
+} pc_props_v2;
+
 typedef struct pc_gate pc_gate;  /* `check`'s context (harness/engine/gate.h) */
 typedef struct pc_property pc_property;  /* a property (properties/property.h) */
 
@@ -214,6 +228,9 @@ typedef struct pc_family {
     const pc_diagnosis *diagnosis;
     /* Its own .npy table reader (NULL: tables of rows, or none). */
     const pc_table_reader *table;
+    /* The properties of an ABI v2-only implementation (NULL: they call the
+     * version 1 entry point, and skip without it). */
+    const pc_props_v2 *props_v2;
 } pc_family;
 
 /* ------------------------------------------------------------------ */

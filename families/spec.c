@@ -116,6 +116,16 @@ void pc_option_each(void (*f)(const pc_option *opt, void *ctx), void *ctx)
     }
 }
 
+void pc_option_each_of(const char *name, void (*f)(const pc_option *opt, void *ctx), void *ctx)
+{
+    const pc_option *o = find_in(pc_spec_options, pc_spec_n_options, name);
+    if (o) f(o, ctx);
+    for (size_t k = 0; k < pc_family_count(); k++) {
+        const pc_spec_kind *sk = pc_family_at(k)->spec;
+        if (sk && (o = find_in(sk->options, sk->n_options, name))) f(o, ctx);
+    }
+}
+
 /* ---- the specs ----------------------------------------------------------------- */
 
 /* The shared part of SPEC from GIVEN (values already validated). */
@@ -148,9 +158,20 @@ pc_status pc_specs_resolve(const pc_given *given, pc_specs *out, pc_err *err)
         resolve_shared(given, s);
         if (s->family->spec && s->family->spec->resolve)
             st = s->family->spec->resolve(given, s, err);
+        if (st == PC_EINPUT) { /* kept: raised where a source is this family's */
+            s->unread = st;
+            s->unread_err = *err;
+            st = PC_OK;
+        }
     }
     if (st != PC_OK) pc_specs_release(out);
     return st;
+}
+
+pc_status pc_spec_usable(const pc_spec *spec, pc_err *err)
+{
+    if (spec && spec->unread != PC_OK) *err = spec->unread_err;
+    return spec ? spec->unread : PC_OK;
 }
 
 void pc_specs_release(pc_specs *s)

@@ -54,6 +54,10 @@ const pc_option *pc_option_find(const char *name);
 /* Call F(OPT, CTX) once for each option of the registry's families, the
  * shared ones first, each name once (help pages). */
 void pc_option_each(void (*f)(const pc_option *opt, void *ctx), void *ctx);
+/* Call F(OPT, CTX) for each family's declaration of NAME, in registry
+ * order: an option several families read (--hf-config, the model's
+ * config.json) is declared by each, with its own help. */
+void pc_option_each_of(const char *name, void (*f)(const pc_option *opt, void *ctx), void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* The spec                                                           */
@@ -87,6 +91,12 @@ typedef struct pc_spec {
      * no config) is accepted; without it the check named "base" fails */
     int assume_fitted;
     void *own;              /* the family's own part (its spec kind's; NULL: none) */
+    /* PC_OK, or why the family's resolve could not read the options (a
+     * config several families read, --hf-config, names another family's
+     * model): UNREAD_ERR, raised by pc_spec_usable where a source is
+     * checked as this family, and only there */
+    pc_status unread;
+    pc_err unread_err;
 } pc_spec;
 
 /* What a family adds to the shared encoding options (pc_family.spec). */
@@ -122,8 +132,14 @@ typedef struct pc_specs {
 } pc_specs;
 
 /* Resolve each family's spec from GIVEN (pc_spec_options, then its kind's
- * resolve).  On an error every spec is released. */
+ * resolve).  A family's input error (PC_EINPUT) is kept in its spec
+ * (pc_spec.unread) with the spec's defaults: one config.json is read by
+ * every family that has one, and a T5 model's config is not RoPE's.  On
+ * any other error every spec is released. */
 pc_status pc_specs_resolve(const pc_given *given, pc_specs *out, pc_err *err);
+/* SPEC's kept input error (pc_spec.unread) into ERR; PC_OK: none.  Called
+ * wherever a source is checked as SPEC's family. */
+pc_status pc_spec_usable(const pc_spec *spec, pc_err *err);
 void pc_specs_release(pc_specs *s);
 /* A spec kind's release when its own part is one malloc'd block: frees
  * SPEC->own. */

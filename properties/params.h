@@ -46,6 +46,15 @@ typedef struct pc_prop_params {
     int layout;              /* 0 interleaved, 1 half, -1: probe the implementation */
     int dtype;               /* storage type of the precision model (enum pc_dtype) */
     int dtype_set;           /* DTYPE was chosen (the replay command names it) */
+    int input_dtype;         /* the input vectors are values of this type (an ABI v2
+                              * kernel's f16 or bf16 tensor: families/rope/props_v2.c);
+                              * PC_DT_F32 (0): binary32 */
+    const char *via;         /* how the implementation is called, for people, when not
+                              * through its own hook (an adapter's: props_v2.c); NULL */
+    int half_arith;          /* the rows are computed in the f16 or bf16 DTYPE (cos/sin
+                              * cache, products and sum each rounded): the element
+                              * bound is that class's (model.h, pc_model_element_half),
+                              * as the ABI v2 gate's default class */
     double tol_abs;          /* absolute tolerance; < 0: the precision model */
     int strict;              /* --strict: the strict tolerance class (model.h) */
     /* the cases */

@@ -51,6 +51,8 @@ typedef struct pc_case {
     int vmode, pair;              /* vectors (enum pc_vmode) */
     int perm;                     /* attention: 0 random permutation, 1 swap rows 0,1 */
     uint64_t vseed;               /* vectors, weights, permutation */
+    int vdtype;                   /* the vectors are rounded to this type (pc_prop_params'
+                                   * input_dtype; PC_DT_F32: as drawn) */
 } pc_case;
 
 /* ------------------------------------------------------------------ */

@@ -164,12 +164,14 @@ static void bound_line(FILE *f, const pc_prun *r)
     char m[200];
     if (r->tol_abs < 0 && r->sched) { /* pc_p_bound_i: the schedule's C_i and A */
         fprintf(f, "            model: |err| <= C_i*u*(1+|theta|)*A, C_i the schedule's per pair "
-                "(docs/schedules.md), A its attention factor %.9g, u = %.3g\n",
-                r->freqs ? pc_freqs_attention(r->freqs) : 1.0, r->u);
-        return;
+                "(docs/schedules.md), A its attention factor %.9g, u = %.3g (%s)\n",
+                r->freqs ? pc_freqs_attention(r->freqs) : 1.0, r->u,
+                pc_dtype_name(r->params->dtype));
+    } else {
+        pc_model_describe(m, sizeof m, r->C, r->u, r->params->dtype, r->tol_abs, 0);
+        fprintf(f, "            model: %s\n", m);
     }
-    pc_model_describe(m, sizeof m, r->C, r->u, r->params->dtype, r->tol_abs, 0);
-    fprintf(f, "            model: %s\n", m);
+    if (r->params->via) fprintf(f, "            called: %s\n", r->params->via);
 }
 
 /* ---- two memory streams: the verdict's text and its JSON ---------------- */

@@ -215,6 +215,7 @@ static pc_status one_case(run_state *s, long i, int *stop, pc_err *err)
     memset(&c, 0, sizeof c);
     c.d = s->r->params->d;
     c.vseed = pc_rng_u64(&g);
+    c.vdtype = s->r->params->input_dtype;
     s->p->gen(s->r, &g, &c);
     pc_outcome o1;
     pc_status st = s->p->check(s->r, &c, &o1, err);
@@ -268,6 +269,7 @@ static pc_status run_sweep(run_state *s, pc_err *err)
     pc_case c;
     memset(&c, 0, sizeof c);
     c.d = s->r->params->d;
+    c.vdtype = s->r->params->input_dtype;
     int hit = 0;
     pc_status st = s->p->sweep(s->r, &c, &hit, err);
     if (st != PC_OK || !hit) return st;
@@ -442,6 +444,36 @@ int pc_properties_sweep_selected(const char *family, const pc_prop_params *par)
     return 0;
 }
 
+/* P's verdict V on IMPL, or its skip saying WHY (non-empty). */
+static pc_status run_or_skip(const pc_property *p, const pc_impl *impl, const char *family,
+                             const pc_prop_params *par, const char *why, pc_verdict *v,
+                             pc_err *err)
+{
+    if (!why[0]) return pc_property_run(p, impl, family, par, v, err);
+    pc_prun r;
+    prun_init(&r, impl, family, par);
+    pc_eng_fill_head(v, p, &r);
+    return pc_eng_skip(v, why);
+}
+
+/* An implementation with FAM's ABI v2 entry point only: the family's
+ * adapter (pc_family.props_v2) into *AD, its dtype into PAR; WHY (len
+ * LEN) says why the properties skip when the kernel takes none of their
+ * calls.  *AD stays NULL when IMPL has the version 1 entry point. */
+static pc_status open_v2(const pc_family *fam, const pc_impl *impl, pc_prop_params *par,
+                         pc_impl **ad, char *why, size_t len, pc_err *err)
+{
+    *ad = NULL;
+    why[0] = '\0';
+    if (!fam || !fam->props_v2 || !fam->hooks[1] || pc_hook_present(impl, fam->hooks[0])
+        || !pc_hook_present(impl, fam->hooks[1]))
+        return PC_OK;
+    pc_status st = fam->props_v2->open(impl, par, ad, why, len, err);
+    if (st == PC_SKIP) st = PC_OK; /* WHY says it */
+    else why[0] = '\0';
+    return st;
+}
+
 pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
                                  const pc_prop_params *par, pc_verdicts *out, pc_err *err)
 {
@@ -455,20 +487,26 @@ pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
     if (par->replay_set && par->n_properties != 1)
         return pc_seterr(err, PC_EINPUT, "--replay: name exactly one property with --property");
     const pc_family *fam = pc_family_find(family);
-    for (size_t k = 0; fam && k < fam->n_properties; k++) { /* the family's run order */
+    pc_prop_params vp = *par;
+    pc_impl *ad = NULL;
+    char why[400] = "";
+    int any = 0;
+    for (size_t k = 0; fam && k < fam->n_properties; k++) any |= selected(fam->properties[k], par);
+    pc_status st = any ? open_v2(fam, impl, &vp, &ad, why, sizeof why, err) : PC_OK;
+    for (size_t k = 0; fam && k < fam->n_properties && st == PC_OK; k++) { /* the run order */
         const pc_property *p = fam->properties[k];
         if (!selected(p, par)) continue;
         pc_verdict *v = pc_verdicts_add(out);
-        if (!v) return pc_p_nomem(err);
-        pc_prop_params q = *par;
+        if (!v) { st = pc_p_nomem(err); break; }
+        pc_prop_params q = vp;
         q.slot = out->n - 1; /* the verdict's place in the run (a shard's unit) */
-        pc_status st = pc_property_run(p, impl, family, &q, v, err);
+        st = run_or_skip(p, ad ? ad : impl, family, &q, why, v, err);
         if (st != PC_OK) {
             free(v->details);
             free(v->json);
             out->n--;
-            return st;
         }
     }
-    return PC_OK;
+    if (ad) fam->props_v2->close(ad);
+    return st;
 }

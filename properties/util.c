@@ -10,6 +10,7 @@
 #include "harness/sandbox/call.h"
 #include "harness/engine/model.h"
 #include "harness/engine/accuracy.h"
+#include "harness/base/half.h"
 #include <stdlib.h>
 #include "families/family.h"
 #include "families/spec_sched.h"
@@ -47,8 +48,12 @@ double pc_p_bound_pair(const pc_prun *r, int d, int i, int64_t pos, int rotates,
     /* the accuracy gate's budget (model.h), default class: pair 0 exact */
     double kappa = omega == 1.0 ? 0.0 : pc_model_kappa(PC_CLASS_DEFAULT, r->params->base, d, i);
     double phi = pc_model_phase(kappa, omega, pos);
-    return pc_model_element(pc_model_radial(rotates, 1.0), phi,
-                            pc_model_u_storage(r->params->dtype), 1.0, scale);
+    int dt = r->params->dtype;
+    if (r->params->half_arith)
+        return pc_model_element_half(pc_model_radial(rotates, 1.0), phi, pc_model_u_storage(dt),
+                                     pc_model_u_min(dt), 1.0, scale);
+    return pc_model_element(pc_model_radial(rotates, 1.0), phi, pc_model_u_storage(dt), 1.0,
+                            scale);
 }
 
 size_t pc_p_col(int layout, int d, int i, int k)
@@ -232,11 +237,18 @@ void pc_p_report_implerr(pc_prun *r, pc_outcome *oc, FILE *f, const char *what)
     if (oc->kind == PC_O_PASS) pc_p_implerr(r, oc);
 }
 
+/* C's vectors as values of its type (an f16 or bf16 tensor's) */
+static void vector_round(const pc_case *c, float *out)
+{
+    for (int j = 0; c->vdtype != PC_DT_F32 && j < c->d; j++) out[j] = pc_round_to(c->vdtype, out[j]);
+}
+
 void pc_p_vector(const pc_case *c, int layout, int which, float *out)
 {
     uint64_t key = 0x56454354u + (uint64_t)which; /* "VECT" + which */
     if (c->vmode == PC_V_DENSE) {
         pc_normal_row(c->vseed, key, c->d, out);
+        vector_round(c, out);
         return;
     }
     memset(out, 0, (size_t)c->d * sizeof *out);
@@ -253,6 +265,7 @@ void pc_p_vector(const pc_case *c, int layout, int which, float *out)
         out[c0] = tmp[0];
         out[c1] = tmp[1];
     }
+    vector_round(c, out);
 }
 
 int64_t pc_p_pos(pc_rng *g, int64_t lo, int64_t hi)

@@ -44,7 +44,7 @@ row() {
     fi
 }
 
-echo "1..25"
+echo "1..27"
 # --positions / --max-pos: a built-in and a plugin are called at them; a
 # table is checked on all its rows, and only its rows are accepted
 row applies "$B" --positions 4000:9999
@@ -65,19 +65,22 @@ row "--dtype bf16: $tmp/pe.npy holds <f4 values that are not bfloat16 numbers" "
 row "is no float16 cache widened to float32; drop --dtype f16" "$T" --dtype half
 row applies "--table $tmp/pe_bf16w.npy" --dtype bf16
 # a family's option: applies where a source is checked as that family
-row "--hf-config is an option of the rope family, and no source here is checked as rope (torch-exp: sinusoidal)" "$B" --hf-config "$tmp/cfg.json"
+row "--hf-config is an option of the rope, t5 and alibi families, and no source here is checked as rope, t5 or alibi (torch-exp: sinusoidal)" "$B" --hf-config "$tmp/cfg.json"
 row applies "--impl rope-half" --hf-config "$tmp/cfg.json"
-row "--causal is an option of the attention family, and no source here is checked as attention" "$P" --causal
-row "--hf-config is an option of the rope family, but the table is read as sinusoidal" "$T" --hf-config "$tmp/cfg.json"
+# the config every family with one reads: a RoPE model's is no T5's or ALiBi's
+row "--hf-config $tmp/cfg.json: not a T5 model's config" "--impl t5-hf" --hf-config "$tmp/cfg.json"
+row "--hf-config $tmp/cfg.json: no head count (n_head, n_heads or num_attention_heads)" "--impl alibi-paper" --hf-config "$tmp/cfg.json"
+row "--causal is an option of the attention and t5 families, and no source here is checked as attention or t5" "$P" --causal
+row "--hf-config is an option of the rope, t5 and alibi families, but the table is read as sinusoidal" "$T" --hf-config "$tmp/cfg.json"
 # --tap-version: only with --format tap
 row "--tap-version 14 applies to --format tap only" "$B" --tap-version 14
 # accuracy takes the same decisions
 CMD=accuracy
 row "--positions 10:20 is not all of --table" "$T" --positions 10:20
 row "--dtype bf16: $tmp/pe.npy holds <f4 values that are not bfloat16 numbers" "$T" --dtype bf16
-row "--hf-config is an option of the rope family, and no source here is checked as rope" "$B" --hf-config "$tmp/cfg.json"
+row "--hf-config is an option of the rope, t5 and alibi families, and no source here is checked as rope, t5 or alibi" "$B" --hf-config "$tmp/cfg.json"
 # identify: the same
 CMD=identify
 row "--positions 4000:9999 is outside --table" "$T" --positions 4000:9999
-row "--hf-config is an option of the rope family, and no source here is checked as rope" "$B" --hf-config "$tmp/cfg.json"
+row "--hf-config is an option of the rope, t5 and alibi families, and no source here is checked as rope, t5 or alibi" "$B" --hf-config "$tmp/cfg.json"
 row "--pos-start is the position of a --table's first row" "$B" --pos-start 3

@@ -7,7 +7,11 @@ Builds examples/plugin_rope_half.c (an f16/bf16 kernel rotating a strided
 of tests/plugins/rope_v2.h into a temporary folder, and checks:
   - the example passes at f16 and bf16, both layouts, with partial rotary
     (head dim 64, rotary dim 16) and under a YaRN schedule (attention factor
-    != 1); it declines f32, which is reported as skipped;
+    != 1); it declines f32, which is reported as skipped; its properties
+    (rope-relative, rope-norm, ...) run through pecheck_rope_v2 in f16 and
+    pass, as do the half-arithmetic kernels'; cos/sin too long fails
+    rope-norm, strides ignored rope-relative, the attention factor ignored
+    under YaRN rope-norm;
   - kernels rounding in half precision (tests/plugins/rope_v2_forms.h:
     flash-attn's cache in the dtype; vLLM's and HF eager's cache, products
     and sum each in the dtype) pass the default class at f16 and bf16 and
@@ -48,6 +52,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from pctest import ROOT, ok, run, done, no_seconds  # noqa: E402
 
 PARTIAL = ["--max-pos", "1023", "--d", "64", "--rotary-dim", "16"]
+# the RoPE properties (families/rope/family.c), run through pecheck_rope_v2
+PROPS = ("unique", "rope-relative", "rope-norm", "decay", "extrapolation")
 SMALL = ["--cases", "10", "--regressions", "off", "--family", "rope"]
 # YaRN x4 (Qwen2.5's rope_scaling): attention factor 0.1 ln 4 + 1 = 1.1386...
 YARN = ["--d", "64", "--base", "1000000", "--max-pos", "1023", "--rope-scaling",
@@ -137,6 +143,13 @@ try:
     r = get(doc, "passthrough", "half, bf16") or {}
     ok("pass-through dims" in r.get("summary", "") and "bit-identical" in r.get("summary", ""),
        "the passthrough verdict says what it compared", r)
+    # the properties call pecheck_rope_v2 (no pecheck_rope_f32), in the first
+    # dtype the kernel takes: the example declines f32, so f16
+    props = [get(doc, p, "interleaved") or {} for p in PROPS]
+    ok(all(r.get("status") == "pass" and "called: through pecheck_rope_v2 (no pecheck_rope_f32), "
+           "in place on f16 tensors" in r.get("details", "") for r in props),
+       "example: %s pass through pecheck_rope_v2 in f16" % ", ".join(PROPS),
+       [(r.get("check"), r.get("status"), r.get("summary")) for r in props])
     rc, doc, err = check(so["good"], "--strict", *PARTIAL)
     for dt in ("f16", "bf16"):
         r = get(doc, "accuracy", "half, " + dt) or {}
@@ -155,6 +168,9 @@ try:
                and statuses(doc, "passthrough", dt) == ["pass", "pass"]
                and 0 < (r.get("measured") or 0) <= 1,
                "%s-style kernel, %s, head dim 64 rotary 16: passes the default class" % (f, dt), r)
+        ok(all((get(doc, p, "interleaved") or {}).get("status") == "pass" for p in PROPS),
+           "%s-style kernel: the properties pass (in f16, the default class's element bound)" % f,
+           [(get(doc, p, "interleaved") or {}).get("summary") for p in PROPS])
         rc, doc, err = check(so["rope_v2_form_" + f], "--strict", *PARTIAL)
         for dt in ("f16", "bf16"):
             r = get(doc, "accuracy", "half, " + dt) or {}
@@ -169,6 +185,9 @@ try:
             ok(rc == 1 and statuses(doc, "accuracy", dt) == ["fail", "fail"]
                and why in r.get("summary", ""),
                "vLLM-style kernel, wrong (%s), %s: fails the default class" % (why, dt), r)
+    r = get(doc, "rope-norm", "interleaved") or {}
+    ok(r.get("status") == "fail" and "| |(R_m x)_i| - |x_i| | = 0.04" in r.get("summary", ""),
+       "cos and sin 5% too long: rope-norm fails through pecheck_rope_v2 (|R x| = 1.05 |x|)", r)
 
     rc, doc, err = check(so["good"], *YARN)
     ok(rc == 0 and statuses(doc, "accuracy", "f16") == ["pass", "pass"]
@@ -189,6 +208,9 @@ try:
     ok(rc == 1 and ra.get("status") == "fail" and rp.get("status") == "fail"
        and "padding" in rp.get("summary", ""),
        "strides ignored: accuracy fails and the padding was written", (ra, rp))
+    r = get(doc, "rope-relative", "interleaved") or {}
+    ok(r.get("status") == "fail", "strides ignored: rope-relative fails through pecheck_rope_v2",
+       r)
     rc, doc, err = check(so["rope_v2_f16angle"], "--max-pos", "2047", "--d", "64")
     r = get(doc, "accuracy", "interleaved, f16") or {}
     ok(rc == 1 and r.get("status") == "fail" and (r.get("measured") or 0) > 1,
@@ -197,6 +219,9 @@ try:
     r = get(doc, "accuracy", "half, f16") or {}
     ok(rc == 1 and r.get("status") == "fail" and "attention factor" in r.get("summary", ""),
        "the attention factor ignored (YaRN): accuracy fails, the likely cause says so", r)
+    r = get(doc, "rope-norm", "interleaved") or {}
+    ok(r.get("status") == "fail", "the attention factor ignored (YaRN): rope-norm fails (|R x| "
+       "= |x|, not A |x|)", r)
     rc, doc, err = check(so["rope_v2_noatt"], *PARTIAL)
     ok(rc == 0 and statuses(doc, "accuracy", "bf16") == ["pass", "pass"],
        "the same kernel passes without a schedule (attention factor 1)", doc)

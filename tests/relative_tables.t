@@ -20,7 +20,11 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   read from query 0, or one position early, the check fails naming it.
 - Configs: --alibi-config (n_head, n_heads, attn_config.alibi_bias_max)
   and --t5-config (relative_attention_num_buckets, ..._max_distance,
-  is_decoder); a head count that contradicts the table is exit 2.
+  is_decoder); a head count that contradicts the table is exit 2.  The
+  same configs under --hf-config (read by every family with a config): a
+  T5 decoder's passes HF's causal table, the encoder's fails it naming
+  is_decoder, BLOOM's n_head is the slopes' heads; a RoPE model's config
+  on a T5 or ALiBi table is exit 2 naming it.
 - Bad tables: exit 2 naming the file (wrong rank, a non-integer bucket
   table is a failure naming the entry).
 Without torch: a visible skip."""
@@ -207,6 +211,47 @@ try:
         json.dump({"relative_attention_num_buckets": 32, "is_decoder": True}, f)
     rc, out, err, _ = run(["check"] + t5 + [path("t5_causal"), "--t5-config", tcfg])
     ok(rc == 0, "--t5-config is_decoder true: causal, max_distance defaults to 128", out + err)
+
+    # ---- --hf-config: the model's config.json, read by each family that has one ----------
+    dcfg = os.path.join(tmp, "t5-decoder.json")   # T5Config: no max_distance -> 128, no buckets -> 32
+    with open(dcfg, "w") as f:
+        json.dump({"model_type": "t5", "d_model": 512, "num_heads": 8, "is_decoder": True}, f)
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_causal"), "--hf-config", dcfg])
+    ok(rc == 0 and "causal, num_buckets 32, max_distance 128" in out,
+       "--hf-config of a T5 decoder (is_decoder true, T5Config's defaults): HF's causal table "
+       "passes", out + err)
+    ecfg = os.path.join(tmp, "t5-encoder.json")
+    with open(ecfg, "w") as f:
+        json.dump({"model_type": "t5", "relative_attention_num_buckets": 32,
+                   "is_decoder": False}, f)
+    fails_naming(t5 + [path("t5_causal"), "--hf-config", ecfg], "t5-table",
+                 ["matches causal buckets", "the check used bidirectional",
+                  "is_decoder false in --hf-config"], "the encoder's --hf-config on a causal table")
+    lcfg = os.path.join(tmp, "llama.json")
+    with open(lcfg, "w") as f:
+        json.dump({"model_type": "llama", "rope_theta": 500000.0, "num_attention_heads": 32}, f)
+    rc, out, err, _ = run(["check"] + t5 + [path("t5_causal"), "--hf-config", lcfg])
+    ok(rc == 2 and "--hf-config %s: not a T5 model's config" % lcfg in err and out == "",
+       "--hf-config of a RoPE model on a T5 table: exit 2 naming it", err)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("bloom40"),
+                           "--hf-config", cfg])
+    ok(rc == 2 and "40 heads" in err and "112" in err,
+       "--hf-config of BLOOM (n_head 112) on a 40-head table: exit 2", err)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("bloom112"),
+                           "--hf-config", cfg])
+    ok(rc == 0 and "112 heads" in out, "--hf-config of BLOOM: n_head 112 is the slopes' heads, "
+       "its table passes", out + err)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("mpt16max16"),
+                           "--hf-config", mcfg])
+    ok(rc == 0, "--hf-config of MPT: attn_config.alibi_bias_max 16 passes", out + err)
+    fcfg = os.path.join(tmp, "falcon.json")
+    with open(fcfg, "w") as f:
+        json.dump({"model_type": "falcon", "alibi": False, "num_attention_heads": 16,
+                   "rope_theta": 10000.0}, f)
+    rc, out, err, _ = run(["check", "--family", "alibi", "--table", path("bloom16"),
+                           "--hf-config", fcfg])
+    ok(rc == 2 and "alibi is false" in err, "--hf-config of a RoPE Falcon on an ALiBi table: "
+       "exit 2 naming alibi false", err)
 
     # ---- bad tables ---------------------------------------------------------------------
     np.save(path("rank2"), np.zeros((4, 3), dtype=np.float32))

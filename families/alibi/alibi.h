@@ -15,7 +15,8 @@ typedef struct pc_alibi_spec {
     int heads;              /* --heads or the config's head count; 0: none */
     int bias_max;           /* --alibi-bias-max or the config's alibi_bias_max; 8 */
     int heads_set, bias_max_set; /* given (replay lines carry them) */
-    const char *config;     /* --alibi-config (NULL: none) */
+    const char *config;     /* --hf-config or --alibi-config (NULL: none) */
+    const char *config_opt; /* which of them: "hf-config" or "alibi-config" */
     char source[240];       /* where HEADS came from, for people */
 } pc_alibi_spec;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 extern const pc_diagnosis pc_rope_diagnosis;
+extern const pc_props_v2 pc_rope_props_v2; /* props_v2.c */
 
 extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,
     pc_impl_rope_bf16_cache;
@@ -20,7 +21,8 @@ static int provides(const pc_impl *impl) { return impl->rope != NULL || impl->ro
 
 /* ABI v2 kernels are gated through pecheck_rope_v2 (it carries the
  * schedule, dtypes and partial rotary); the version 1 entry point, when
- * there is one, serves the properties. */
+ * there is one, serves the properties, else pecheck_rope_v2 does
+ * (props_v2.c). */
 /* Position ids (--position-ids) give the rows of a table, or the rows of
  * an ABI v2 kernel's positions array; an entry point taking one position a
  * row cannot be given them: a skip saying so. */
@@ -86,5 +88,5 @@ const pc_family pc_family_rope = {
     .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],
-    .spec = &pc_rope_spec_kind, .diagnosis = &pc_rope_diagnosis
+    .spec = &pc_rope_spec_kind, .diagnosis = &pc_rope_diagnosis, .props_v2 = &pc_rope_props_v2
 };

@@ -47,7 +47,7 @@
 #define V2_PAD_TOKEN 5
 
 
-typedef struct v2_ctx {
+struct pc_rope_v2_ctx {
     const pc_impl *plugin;
     int head_dim, rotary, dtype;   /* dtype: PECHECK_DTYPE_* */
     int64_t st_tok, st_head;
@@ -65,7 +65,13 @@ typedef struct v2_ctx {
     int64_t bad_pos;
     int bad_head, bad_dim;         /* head -1: padding, dim = offset in the token */
     uint32_t bad_got, bad_want;
-} v2_ctx;
+    /* what the context owns (pc_rope_v2_ctx_new) */
+    pc_acc_cfg cfg;                /* the run's configuration, its schedule in HOLD */
+    pc_spec_sched hold;
+    double *own_freqs;
+    char *own_json;
+};
+typedef pc_rope_v2_ctx v2_ctx;
 
 static int sel_head(int64_t pos)
 {
@@ -161,7 +167,7 @@ static int positions_of(const v2_ctx *c, const int64_t *pos, size_t n, int64_t *
 }
 
 /* The adapter's rope hook (impl.h): the engine's N rows of D = rotary dim. */
-static int v2_rope(void *vctx, const int64_t *pos, size_t n, int d, double base, int layout,
+int pc_rope_v2_hook(void *vctx, const int64_t *pos, size_t n, int d, double base, int layout,
                    const float *x, float *out)
 {
     v2_ctx *c = vctx;
@@ -252,7 +258,7 @@ static char *schedule_json(const pc_rope_params *p, double base)
 /* The head dim and the rotary dim: the rotary dim from --rotary-dim or the
  * config (else --d), the head dim from --d when given, else the config's,
  * else the rotary dim. */
-static pc_status dims(const pc_spec *spec, int *head_dim, int *rotary, pc_err *err)
+pc_status pc_rope_v2_dims(const pc_spec *spec, int *head_dim, int *rotary, pc_err *err)
 {
     const pc_rope_spec *s = pc_rope_spec_of(spec);
     *rotary = s && s->rotary_dim ? s->rotary_dim : spec->d;
@@ -394,7 +400,7 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
     if (res->status == PC_FAIL && !res->faulted && !likely[0]) {
         ad.name = r->impl->name;
         ad.ctx = c;
-        ad.rope = v2_rope;
+        ad.rope = pc_rope_v2_hook;
         pc_rope_likely_cause(&ad, r->g->spec, cfg, likely, sizeof likely);
     }
     snprintf(where, sizeof where, "%s, %s", pc_layout_name(cfg->layout), pc_v2_dtype_name(dtype));
@@ -418,49 +424,72 @@ static pc_status v2_verdicts(v2_run *r, v2_ctx *c, const pc_acc_cfg *cfg, pc_acc
     return PC_OK;
 }
 
+pc_status pc_rope_v2_ctx_new(const pc_impl *impl, const pc_spec *spec, const pc_acc_cfg *cfg,
+                             int head_dim, int dtype, uint64_t seed, pc_rope_v2_ctx **out,
+                             pc_err *err)
+{
+    int rotary = cfg->d;
+    v2_ctx *c = calloc(1, sizeof *c);
+    if (!c) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    c->cfg = *cfg;
+    pthread_mutex_init(&c->mu, NULL);
+    *out = c;
+    pc_status st = pc_spec_schedule(spec, &c->cfg, &c->hold, err);
+    if (st != PC_OK) return st;
+    const pc_rope_params *p = c->hold.set ? c->hold.own : NULL;
+    c->axes = p ? p->axes : NULL;
+    c->pair_axis = calloc((size_t)rotary / 2, sizeof *c->pair_axis);
+    c->own_freqs = malloc((size_t)rotary / 2 * sizeof *c->own_freqs);
+    if (!c->pair_axis || !c->own_freqs) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (int i = 0; c->axes && i < rotary / 2; i++) c->pair_axis[i] = c->axes->axis[i];
+    st = v2_freqs(&c->cfg, c->own_freqs, &c->att, err);
+    if (st == PC_OK && !(c->own_json = schedule_json(p, c->cfg.base)))
+        st = pc_seterr(err, PC_ENOMEM, "out of memory");
+    c->plugin = impl;
+    c->head_dim = head_dim;
+    c->rotary = rotary;
+    c->dtype = dtype;
+    c->st_head = head_dim + V2_PAD_HEAD;
+    c->st_tok = V2_HEADS * c->st_head + V2_PAD_TOKEN;
+    c->freqs = c->own_freqs;
+    c->sched = pc_rope_type_name(p ? p->type : PC_ROPE_DEFAULT);
+    c->json = c->own_json;
+    c->seed = seed;
+    return st;
+}
+
+const pc_acc_cfg *pc_rope_v2_ctx_cfg(const pc_rope_v2_ctx *c)
+{
+    return &c->cfg;
+}
+
+void pc_rope_v2_ctx_free(pc_rope_v2_ctx *c)
+{
+    if (!c) return;
+    pthread_mutex_destroy(&c->mu);
+    free(c->own_freqs);
+    free(c->own_json);
+    free(c->pair_axis);
+    pc_spec_sched_release(&c->hold);
+    free(c);
+}
+
 /* One dtype and layout: the engine through the adapter, then its two
  * verdicts. */
 static pc_status v2_one(v2_run *r, int dtype, int layout)
 {
     pc_acc_cfg cfg;
     v2_cfg(r->g, r->rotary, dtype, layout, &cfg);
-    pc_spec_sched sched;
-    pc_status st = pc_spec_schedule(r->g->spec, &cfg, &sched, r->g->err);
-    if (st != PC_OK) return st;
-    const pc_rope_params *p = sched.set ? sched.own : NULL;
-    double *freqs = malloc((size_t)r->rotary / 2 * sizeof *freqs);
-    char *json = NULL;
-    v2_ctx c;
-    memset(&c, 0, sizeof c);
-    c.axes = p ? p->axes : NULL;
-    c.pair_axis = calloc((size_t)r->rotary / 2, sizeof *c.pair_axis);
-    for (int i = 0; c.axes && c.pair_axis && i < r->rotary / 2; i++) c.pair_axis[i] = c.axes->axis[i];
-    if (!freqs || !c.pair_axis) st = pc_gate_oom(r->g);
-    if (st == PC_OK) st = v2_freqs(&cfg, freqs, &c.att, r->g->err);
-    if (st == PC_OK && !(json = schedule_json(p, cfg.base)))
-        st = pc_gate_oom(r->g);
+    v2_ctx *c = NULL;
+    pc_status st = pc_rope_v2_ctx_new(r->impl, r->g->spec, &cfg, r->head_dim, dtype,
+                                      r->g->run->seed, &c, r->g->err);
     if (st == PC_OK) {
-        c.plugin = r->impl;
-        c.head_dim = r->head_dim;
-        c.rotary = r->rotary;
-        c.dtype = dtype;
-        c.st_head = r->head_dim + V2_PAD_HEAD;
-        c.st_tok = V2_HEADS * c.st_head + V2_PAD_TOKEN;
-        c.freqs = freqs;
-        c.sched = pc_rope_type_name(p ? p->type : PC_ROPE_DEFAULT);
-        c.json = json;
-        c.seed = r->g->run->seed;
-        pthread_mutex_init(&c.mu, NULL);
-        pc_impl hooks = { .ctx = &c, .rope = v2_rope };
+        pc_impl hooks = { .ctx = c, .rope = pc_rope_v2_hook };
         pc_acc_result res;
-        st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &cfg, &res, r->g->err);
-        if (st == PC_OK) st = v2_verdicts(r, &c, &cfg, &res, dtype);
-        pthread_mutex_destroy(&c.mu);
+        st = pc_gate_run_adapter(r->impl, r->fam, &hooks, &c->cfg, &res, r->g->err);
+        if (st == PC_OK) st = v2_verdicts(r, c, &c->cfg, &res, dtype);
     }
-    free(freqs);
-    free(json);
-    free(c.pair_axis);
-    pc_spec_sched_release(&sched);
+    pc_rope_v2_ctx_free(c);
     return st;
 }
 
@@ -480,7 +509,7 @@ static pc_status v2_group(v2_run *r, int dtype, int layout)
 pc_status pc_rope_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
     v2_run r = { g, impl, fam, 0, 0 };
-    pc_status st = dims(g->spec, &r.head_dim, &r.rotary, g->err);
+    pc_status st = pc_rope_v2_dims(g->spec, &r.head_dim, &r.rotary, g->err);
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
     if (g->spec->layout >= 0) { layouts[0] = g->spec->layout; nl = 1; }

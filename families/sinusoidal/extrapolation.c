@@ -148,6 +148,7 @@ static pc_status report(pc_prun *r, const pc_case *c0, pc_outcome *oc, FILE *f, 
         c.npos = 1;
         c.pos[0] = cap(factors[t] * L) - 1;
         c.vseed = pc_hash3(r->params->seed, 0x45585452u /* "EXTR" */, (uint64_t)t);
+        c.vdtype = r->params->input_dtype;
         pc_outcome o;
         pc_status st = check(r, &c, &o, err);
         if (st != PC_OK) return st;

@@ -353,11 +353,16 @@ void pc_t5_table_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, siz
                               : "causal", f.num_buckets, f.max_distance, range[0] ? " (" : "",
                               range, range[0] ? ")" : "");
         const char *sep = " ";
-        if (u < len && f.bidir != used_bidir) {
+        if (u < len && f.bidir != used_bidir && s->mode_config) /* the config's is_decoder */
+            u += (size_t)snprintf(buf + u, len - u, "%s%s (is_decoder %s in --%s %.200s: the "
+                                  "%s's config; give the %s's)", sep, used_bidir ?
+                                  "bidirectional" : "causal", used_bidir ? "false" : "true",
+                                  s->config_opt, s->config, used_bidir ? "encoder" : "decoder",
+                                  used_bidir ? "decoder" : "encoder");
+        else if (u < len && f.bidir != used_bidir)
             u += (size_t)snprintf(buf + u, len - u, "%s%s (%s)", sep, used_bidir ? "bidirectional"
                                   : "causal", f.bidir ? "drop --causal" : "pass --causal");
-            sep = ", ";
-        }
+        if (f.bidir != used_bidir) sep = ", ";
         if (u < len && f.num_buckets != s->num_buckets) {
             u += (size_t)snprintf(buf + u, len - u, "%snum_buckets %d", sep, s->num_buckets);
             sep = ", ";

@@ -17,7 +17,9 @@ typedef struct pc_t5_spec {
     int mode;               /* -1 both (properties), 0 bidirectional, 1 causal (--causal,
                              * is_decoder) */
     int buckets_set, distance_set, causal_set; /* given as options */
-    const char *config;     /* --t5-config (NULL: none) */
+    int mode_config;        /* MODE is the config's is_decoder */
+    const char *config;     /* --hf-config or --t5-config (NULL: none) */
+    const char *config_opt; /* which of them: "hf-config" or "t5-config" */
     char source[240];       /* where the parameters came from, for people */
 } pc_t5_spec;
 

@@ -144,7 +144,8 @@ int pc_cmd_accuracy(int argc, char **argv)
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
     if (st == PC_OK)
-        st = pc_sources_options_apply(&o, o.family ? pc_family_find(o.family) : NULL, &src, &err);
+        st = pc_sources_options_apply(&o, &specs, o.family ? pc_family_find(o.family) : NULL, &src,
+                                      &err);
     if (st != PC_OK) {
         pc_sources_close(&src);
         pc_specs_release(&specs);

@@ -351,7 +351,8 @@ static pc_status check_family(pc_gate *c, const pc_check_ctx *cr, const pc_impl 
     c->spec = pc_specs_of(cr->specs, fam);
     check_params(&par, cr, c->spec, impl);
     c->par = &par;
-    pc_status st = check_base(c, impl, fam);
+    pc_status st = pc_spec_usable(c->spec, c->err); /* demo's families, a config not theirs */
+    if (st == PC_OK) st = check_base(c, impl, fam);
     if (st == PC_OK && fam->gate && runs_gate(cr->o, fam)) st = fam->gate(c, impl, fam);
     /* with the accuracy gate; the rows' call is the family's first
      * entry point (an ABI v2-only plugin lacks it) */
@@ -561,7 +562,7 @@ int pc_cmd_check(int argc, char **argv)
     if (st != PC_OK) return fail(&o, st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, o.family, &src, &err);
-    if (st == PC_OK) st = pc_sources_options_apply(&o, want, &src, &err);
+    if (st == PC_OK) st = pc_sources_options_apply(&o, &specs, want, &src, &err);
     if (st != PC_OK) {
         pc_sources_close(&src);
         pc_specs_release(&specs);

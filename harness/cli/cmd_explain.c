@@ -165,7 +165,9 @@ static pc_status run(const pc_property *p, const pc_impl *impl, const char *fami
     pc_specs specs;
     pc_status st = pc_specs_resolve(&o->given, &specs, err);
     if (st != PC_OK) return st;
-    st = pc_property_run_one(p, impl, pc_specs_of(&specs, pc_family_find(family)), o, &v, err);
+    const pc_spec *spec = pc_specs_of(&specs, pc_family_find(family));
+    st = pc_spec_usable(spec, err);
+    if (st == PC_OK) st = pc_property_run_one(p, impl, spec, o, &v, err);
     pc_specs_release(&specs);
     if (st != PC_OK) return st;
     const char *tag = v.status == PC_OK ? "PASS" : v.status == PC_SKIP ? "SKIP" : "FAIL";

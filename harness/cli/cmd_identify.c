@@ -187,7 +187,7 @@ int pc_cmd_identify(int argc, char **argv)
     if (st != PC_OK) return pc_cli_fail(st, &err);
     pc_sources src;
     st = pc_sources_open(&o, &specs, want ? want->name : NULL, &src, &err);
-    if (st == PC_OK) st = pc_sources_options_apply(&o, want, &src, &err);
+    if (st == PC_OK) st = pc_sources_options_apply(&o, &specs, want, &src, &err);
     if (st != PC_OK) {
         pc_sources_close(&src);
         pc_specs_release(&specs);

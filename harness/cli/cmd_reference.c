@@ -356,6 +356,10 @@ int pc_cmd_reference(int argc, char **argv)
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_spec *spec = pc_specs_of(&specs, fam);
+    if ((st = pc_spec_usable(spec, &err)) != PC_OK) {
+        pc_specs_release(&specs);
+        return pc_cli_fail(st, &err);
+    }
     if (!spec->d_known || (!o.pos_set && !spec->rows)) {
         pc_specs_release(&specs);
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, !spec->d_known

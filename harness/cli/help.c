@@ -99,10 +99,21 @@ static void print_one(FILE *f, const char *p, size_t len, int *undocumented)
 
 typedef struct each_ctx { FILE *f; int *undocumented; } each_ctx;
 
+/* A later family's declaration of an option the first one's line printed
+ * (--hf-config): its help below that line. */
+static void print_other_decl(const pc_option *o, void *ctx)
+{
+    each_ctx *c = ctx;
+    if (pc_option_find(o->name) == o) return;
+    fprintf(c->f, "%*s", HELP_INDENT, "");
+    pc_help_wrap(c->f, o->help, HELP_INDENT, HELP_INDENT);
+}
+
 static void print_family_option(const pc_option *o, void *ctx)
 {
     each_ctx *c = ctx;
     print_one(c->f, o->name, strlen(o->name), c->undocumented);
+    pc_option_each_of(o->name, print_other_decl, ctx);
 }
 
 int pc_help_options(FILE *f, const char *allowed)

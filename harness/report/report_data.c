@@ -210,6 +210,8 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         ri->scan_max_abs = (double)NAN;
         ri->scan_max_ratio = (double)NAN;
         const pc_family *fam = pc_family_find(ri->family);
+        pc_status ust = pc_spec_usable(fam ? pc_specs_of(&r->specs, fam) : NULL, err);
+        if (ust != PC_OK) return ust;
         if (fam && fam->rows && fam->provides(impl))
             ri->layout = probe_layout(impl, fam->rows, r->d, r->base, 0);
         if (ri->layout >= 0) {

@@ -46,7 +46,8 @@ static pc_status open_table(const pc_opts *o, const pc_specs *specs, const char 
     const pc_family *fam = pc_family_find(tfam);
     pc_table_args ta = table_args(o, specs, tfam);
     pc_impl *impl;
-    pc_status st;
+    pc_status st = pc_spec_usable(fam ? pc_specs_of(specs, fam) : NULL, err);
+    if (st != PC_OK) return st;
     if (fam && fam->table) {
         if (o->table_sin)
             return pc_seterr(err, PC_EINPUT, "--table-sin is for a (cos, sin) cache pair, not "
@@ -75,6 +76,35 @@ static const pc_family *option_owner(const char *name)
     return NULL;
 }
 
+/* The families that declare NAME, into BUF: "rope", or "rope, t5 CONJ
+ * alibi" when several read it (--hf-config); *N: how many. */
+static const char *owner_names(const char *name, const char *conj, size_t *n, char *buf,
+                               size_t len)
+{
+    size_t u = 0;
+    *n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < pc_family_count(); k++)
+        *n += family_has_option(pc_family_at(k), name) ? 1u : 0u;
+    for (size_t k = 0, i = 0; k < pc_family_count() && u < len; k++) {
+        if (!family_has_option(pc_family_at(k), name)) continue;
+        i++;
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", i == 1 ? "" : i == *n ? conj : ", ",
+                              pc_family_at(k)->name);
+    }
+    return buf;
+}
+
+/* "the rope family", or "the rope, t5 and alibi families", into BUF. */
+static const char *owners(const char *name, char *buf, size_t len)
+{
+    char names[120];
+    size_t n;
+    owner_names(name, " and ", &n, names, sizeof names);
+    snprintf(buf, len, "the %s famil%s", names, n > 1 ? "ies" : "y");
+    return buf;
+}
+
 /* Tables whose family was inferred (TF: no --family) while an option of
  * another family was given: that option would be left unused and the table
  * read as what it may not be (a cos cache without its sin half checked as
@@ -84,13 +114,15 @@ static pc_status inferred_family_fits(const pc_opts *o, const pc_family *tf, pc_
     for (int i = 0; i < o->given.n; i++) {
         const char *name = o->given.opt[i]->name;
         const pc_family *owner = option_owner(name);
+        char of[160], fams[160];
+        size_t n;
         if (owner && !family_has_option(tf, name))
-            return pc_seterr(err, PC_EINPUT, "--%s is an option of the %s family, but the table "
-                             "is read as %s (no --family given%s): name the table's family with "
-                             "--family %s%s", name, owner->name, tf ? tf->name : "no family",
-                             o->table_sin ? "" : ", no --table-sin", owner->name,
-                             o->table_sin ? "" : " (a table pair is --table COS.npy --table-sin "
-                             "SIN.npy)");
+            return pc_seterr(err, PC_EINPUT, "--%s is an option of %s, but the table is read as "
+                             "%s (no --family given%s): name the table's family with --family "
+                             "%s%s", name, owners(name, of, sizeof of), tf ? tf->name :
+                             "no family", o->table_sin ? "" : ", no --table-sin",
+                             owner_names(name, " or ", &n, fams, sizeof fams), o->table_sin ? "" :
+                             " (a table pair is --table COS.npy --table-sin SIN.npy)");
     }
     return PC_OK;
 }
@@ -281,20 +313,42 @@ static pc_status family_options_apply(const pc_opts *o, const pc_family *want,
         const char *name = o->given.opt[i]->name;
         const pc_family *owner = option_owner(name);
         if (!owner || family_option_used(name, want, s)) continue;
-        char fams[160];
+        char fams[160], of[160], names[160];
+        size_t n;
         provided(s, want, fams, sizeof fams);
-        return pc_seterr(err, PC_EINPUT, "--%s is an option of the %s family, and no source here "
-                         "is checked as %s (%s): drop --%s, or give a source of the %s family",
-                         name, owner->name, owner->name, fams, name, owner->name);
+        owners(name, of, sizeof of);
+        owner_names(name, " or ", &n, names, sizeof names);
+        return pc_seterr(err, PC_EINPUT, "--%s is an option of %s, and no source here is checked "
+                         "as %s (%s): drop --%s, or give a source of the %s family", name, of,
+                         names, fams, name, names);
     }
     return PC_OK;
 }
 
-pc_status pc_sources_options_apply(const pc_opts *o, const pc_family *want, const pc_sources *s,
-                                   pc_err *err)
+/* A family's spec that kept an input error (pc_spec_usable: a config of
+ * another family's model) is an error where a source is checked as it. */
+static pc_status specs_usable(const pc_specs *specs, const pc_family *want, const pc_sources *s,
+                              pc_err *err)
+{
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        if (want && fam != want) continue;
+        for (int k = 0; k < s->n; k++)
+            if (fam->provides(s->impl[k])) {
+                pc_status st = pc_spec_usable(pc_specs_of(specs, fam), err);
+                if (st != PC_OK) return st;
+                break;
+            }
+    }
+    return PC_OK;
+}
+
+pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs, const pc_family *want,
+                                   const pc_sources *s, pc_err *err)
 {
     pc_status st = positions_apply(o, s, err);
     if (st == PC_OK) st = pos_start_applies(o, s, err);
     if (st == PC_OK) st = family_options_apply(o, want, s, err);
+    if (st == PC_OK) st = specs_usable(specs, want, s, err);
     return st;
 }

@@ -37,12 +37,16 @@ void pc_sources_seal_note(const pc_sources *s, int quiet, FILE *f);
  * WANT, NULL: any family), else PC_EINPUT naming it and the fix: a table
  * of rows is checked on all its rows, so --positions / --max-pos other than
  * its rows; --pos-start without a table; a family's option (--hf-config,
- * --causal, ...) when no source is checked as that family.  `check`,
- * `accuracy` and `identify` ask before they run (an option silently left unused would
- * make a verdict of what was not asked). */
+ * --causal, ...) when no source is checked as a family that reads it; and
+ * the input error a family's spec in SPECS kept (pc_spec_usable: a
+ * --hf-config of another family's model) when a source is checked as that
+ * family.  `check`, `accuracy` and `identify` ask before they run (an
+ * option silently left unused would make a verdict of what was not
+ * asked). */
 struct pc_family;
-pc_status pc_sources_options_apply(const pc_opts *o, const struct pc_family *want,
-                                   const pc_sources *s, pc_err *err);
+pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs,
+                                   const struct pc_family *want, const pc_sources *s,
+                                   pc_err *err);
 
 /* End the plugins' hosts and everything they started (pc_plugin_stop):
  * each command does it once its last call is made, before it writes any
