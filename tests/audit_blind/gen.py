@@ -1,0 +1,580 @@
+#!/usr/bin/python3
+"""Blind audit generator: RoPE cos/sin caches built the way the libraries build them
+(written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, and
+llama.cpp ggml-cpu rope), plus the config.json each one should be checked against.
+
+Each case goes to cases/<name>/{cos.npy,sin.npy,config.json,case.json}; case.json holds
+the expectation (pass, or fail + cause words written before pecheck ran) and the extra
+CLI args a user would add per README (--pos-start, --dtype, --layer-type)."""
+import json, math, os, sys
+import numpy as np
+import torch
+
+OUT = os.environ.get("AUDIT_OUT", "/tmp/audit/cases")  # ~600 MB of .npy: keep out of the repo
+# Phi-3.5-mini-instruct rope_scaling factor lists (published config.json)
+PHI35_FAC = {"long_factor": [1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601, 1.5899999141693115, 1.600000023841858, 1.6200000047683716, 2.620000123977661, 3.2300000190734863, 3.2300000190734863, 4.789999961853027, 7.400000095367432, 7.700000286102295, 9.09000015258789, 12.199999809265137, 17.670000076293945, 24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523, 32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992, 50.340003967285156, 50.45000457763672, 57.55000305175781, 57.93000411987305, 58.21000289916992, 60.1400032043457, 62.61000442504883, 62.62000274658203, 62.71000289916992, 63.1400032043457, 63.1400032043457, 63.77000427246094, 63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688, 64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938, 64.4800033569336, 64.51000213623047, 64.52999877929688, 64.83999633789062], "short_factor": [1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0699999332427979, 1.0999999046325684, 1.1099998950958252, 1.1599998474121094, 1.1599998474121094, 1.1699998378753662, 1.2899998426437378, 1.339999794960022, 1.679999828338623, 1.7899998426437378, 1.8199998140335083, 1.8499997854232788, 1.8799997568130493, 1.9099997282028198, 1.9399996995925903, 1.9899996519088745, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0799996852874756, 2.0899996757507324, 2.189999580383301, 2.2199995517730713, 2.5899994373321533, 2.729999542236328, 2.749999523162842, 2.839999437332153]}
+
+# ----------------------------------------------------------------------------- configs
+LLAMA2 = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+          "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
+          "num_key_value_heads": 32, "max_position_embeddings": 4096, "rms_norm_eps": 1e-05,
+          "rope_scaling": None, "rope_theta": 10000.0, "vocab_size": 32000, "torch_dtype": "float16"}
+LLAMA31 = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+           "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
+           "num_key_value_heads": 8, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05,
+           "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                            "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+           "rope_theta": 500000.0, "vocab_size": 128256, "torch_dtype": "bfloat16"}
+QWEN25_YARN = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
+               "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28,
+               "num_key_value_heads": 4, "max_position_embeddings": 32768, "rms_norm_eps": 1e-06,
+               "rope_theta": 1000000.0, "sliding_window": 131072, "use_sliding_window": False,
+               "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"},
+               "vocab_size": 152064, "torch_dtype": "bfloat16"}
+DSV3 = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+        "num_attention_heads": 128, "num_key_value_heads": 128, "num_hidden_layers": 61,
+        "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "max_position_embeddings": 163840, "rope_theta": 10000,
+        "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0,
+                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096, "type": "yarn"},
+        "vocab_size": 129280, "torch_dtype": "bfloat16"}
+GPTOSS = {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880,
+          "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 24,
+          "max_position_embeddings": 131072, "rope_theta": 150000,
+          "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                           "original_max_position_embeddings": 4096, "rope_type": "yarn", "truncate": False},
+          "sliding_window": 128, "initial_context_length": 4096, "vocab_size": 201088,
+          "layer_types": ["sliding_attention", "full_attention"] * 12}
+PHI35 = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 3072,
+         "intermediate_size": 8192, "num_attention_heads": 32, "num_hidden_layers": 32,
+         "num_key_value_heads": 32, "max_position_embeddings": 131072,
+         "original_max_position_embeddings": 4096, "rope_theta": 10000.0, "sliding_window": 262144,
+         "vocab_size": 32064, "torch_dtype": "bfloat16"}  # rope_scaling added from phi35_factors.json
+GEMMA3_4B = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+             "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "head_dim": 256,
+                             "num_attention_heads": 8, "num_key_value_heads": 4, "num_hidden_layers": 34,
+                             "intermediate_size": 10240, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+                             "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0, "sliding_window": 1024,
+                             "max_position_embeddings": 131072},
+             "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152}}
+HUNYUAN = {"architectures": ["HunYuanMoEV1ForCausalLM"], "model_type": "hunyuan_v1_moe",
+           "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+           "num_hidden_layers": 32, "max_position_embeddings": 32768, "rope_theta": 10000.0,
+           "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0,
+                            "mscale": 1.0, "mscale_all_dim": 1.0, "type": "dynamic"},
+           "vocab_size": 128167}
+COHERE2 = {"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 4096,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+           "intermediate_size": 14336, "max_position_embeddings": 132096, "rope_theta": 50000.0,
+           "rope_scaling": None, "position_embedding_type": "rope_gptj", "sliding_window": 4096,
+           "sliding_window_pattern": 4, "logit_scale": 0.25, "vocab_size": 256000,
+           "torch_dtype": "bfloat16"}
+PHI2 = {"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560,
+        "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 10240,
+        "max_position_embeddings": 2048, "partial_rotary_factor": 0.4, "rope_theta": 10000.0,
+        "rope_scaling": None, "vocab_size": 51200, "torch_dtype": "float16"}
+
+
+# ----------------------------------------------------------------------------- HF transformers
+def hf_default_inv_freq(base, dim):
+    # _compute_default_rope_parameters
+    return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(dtype=torch.float) / dim))
+
+
+def hf_llama3_inv_freq(base, dim, factor, lff, hff, old_ctx, pi=math.pi, swap=False):
+    # _compute_llama3_parameters
+    inv_freq = hf_default_inv_freq(base, dim)
+    if swap:
+        lff, hff = hff, lff
+    low_freq_wavelen = old_ctx / lff
+    high_freq_wavelen = old_ctx / hff
+    wavelen = 2 * pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth_factor = (old_ctx / wavelen - lff) / (hff - lff)
+    smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+
+
+def get_mscale(scale, mscale=1):
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def hf_yarn(base, dim, factor, orig, beta_fast=32, beta_slow=1, mscale=None, mscale_all_dim=None,
+            attention_factor=None, truncate=True):
+    # _compute_yarn_parameters
+    if attention_factor is None:
+        if mscale and mscale_all_dim:
+            attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+        else:
+            attention_factor = get_mscale(factor)
+
+    def find_correction_dim(num_rotations, dim, base, max_position_embeddings):
+        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    def find_correction_range(low_rot, high_rot, dim, base, mpe, truncate):
+        low = find_correction_dim(low_rot, dim, base, mpe)
+        high = find_correction_dim(high_rot, dim, base, mpe)
+        if truncate:
+            low = math.floor(low)
+            high = math.ceil(high)
+        return max(low, 0), min(high, dim - 1)
+
+    def linear_ramp_factor(min, max, dim):
+        if min == max:
+            max += 0.001
+        linear_func = (torch.arange(dim, dtype=torch.float32) - min) / (max - min)
+        return torch.clamp(linear_func, 0, 1)
+
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(dtype=torch.float) / dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
+    low, high = find_correction_range(beta_fast, beta_slow, dim, base, orig, truncate)
+    inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2).to(dtype=torch.float)
+    inv_freq = (inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
+                + inv_freq_extrapolation * inv_freq_extrapolation_factor)
+    return inv_freq, attention_factor
+
+
+def hf_longrope(base, dim, factors, orig, max_pos):
+    # _compute_longrope_parameters (config has original_max_position_embeddings at top level)
+    factor = max_pos / orig
+    attention_factor = math.sqrt(1 + math.log(factor) / math.log(orig)) if factor > 1 else 1.0
+    ext_factors = torch.tensor(factors, dtype=torch.float32)
+    inv_freq_shape = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
+    inv_freq = 1.0 / (ext_factors * base ** inv_freq_shape)
+    return inv_freq, attention_factor
+
+
+def hf_forward(inv_freq, positions, attention_scaling=1.0, layout="half", pos_dtype=torch.float32):
+    """LlamaRotaryEmbedding.forward: freqs = inv_freq @ position_ids (float32, autocast off),
+    emb = cat(freqs, freqs) (half) or repeat_interleave(freqs, 2) (Cohere: interleaved),
+    or freqs alone (gpt-oss: (n, d/2))."""
+    inv = inv_freq[None, :, None].float()
+    pos = torch.as_tensor(positions).to(pos_dtype)[None, None, :]
+    freqs = (inv @ pos.float()).transpose(1, 2)[0]
+    if layout == "half":
+        emb = torch.cat((freqs, freqs), dim=-1)
+    elif layout == "interleaved":
+        emb = torch.repeat_interleave(freqs, 2, dim=-1)
+    else:
+        emb = freqs
+    return emb.cos() * attention_scaling, emb.sin() * attention_scaling
+
+
+# ----------------------------------------------------------------------------- vLLM
+def vllm_inv_freq(base, rotary_dim):
+    # RotaryEmbedding._compute_inv_freq
+    return 1.0 / (base ** (torch.arange(0, rotary_dim, 2, dtype=torch.float) / rotary_dim))
+
+
+def vllm_cache(inv_freq, n, mscale=1.0):
+    # RotaryEmbedding._compute_cos_sin_cache: t = arange(n, float); einsum; cos, sin (n, rotary_dim/2)
+    t = torch.arange(n, dtype=torch.float)
+    freqs = torch.einsum("i,j -> ij", t, inv_freq)
+    return freqs.cos() * mscale, freqs.sin() * mscale
+
+
+def vllm_yarn_inv_freq(base, rotary_dim, scaling_factor, orig, beta_fast=32, beta_slow=1, extrapolation_factor=1):
+    # YaRNScalingRotaryEmbedding._compute_inv_freq
+    def _yarn_find_correction_dim(num_rotations, dim, base=10000, max_position_embeddings=2048):
+        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    def _yarn_find_correction_range(low_rot, high_rot, dim, base, mpe):
+        low = math.floor(_yarn_find_correction_dim(low_rot, dim, base, mpe))
+        high = math.ceil(_yarn_find_correction_dim(high_rot, dim, base, mpe))
+        return max(low, 0), min(high, dim - 1)
+
+    def _yarn_linear_ramp_mask(low, high, dim, dtype):
+        if low == high:
+            high += 0.001
+        linear_func = (torch.arange(dim, dtype=dtype) - low) / (high - low)
+        return torch.clamp(linear_func, 0, 1)
+
+    pos_freqs = base ** (torch.arange(0, rotary_dim, 2, dtype=torch.float) / rotary_dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (scaling_factor * pos_freqs)
+    low, high = _yarn_find_correction_range(beta_fast, beta_slow, rotary_dim, base, orig)
+    inv_freq_mask = (1 - _yarn_linear_ramp_mask(low, high, rotary_dim // 2, dtype=torch.float)) * extrapolation_factor
+    return inv_freq_interpolation * (1 - inv_freq_mask) + inv_freq_extrapolation * inv_freq_mask
+
+
+def vllm_llama3_inv_freq(base, rotary_dim, scaling_factor, lff, hff, orig):
+    # Llama3RotaryEmbedding._compute_inv_freq
+    inv_freqs = vllm_inv_freq(base, rotary_dim)
+    low_freq_wavelen = orig / lff
+    high_freq_wavelen = orig / hff
+    wave_len = 2 * math.pi / inv_freqs
+    smooth = (orig / wave_len - lff) / (hff - lff) if lff != hff else 0
+    return torch.where(wave_len < high_freq_wavelen, inv_freqs,
+                       torch.where(wave_len > low_freq_wavelen, inv_freqs / scaling_factor,
+                                   (1 - smooth) * inv_freqs / scaling_factor + smooth * inv_freqs))
+
+
+# ----------------------------------------------------------------------------- llama.cpp (ggml-cpu)
+f32 = np.float32
+
+
+def ggml_rope_yarn_corr_dim(n_dims, n_ctx_orig, n_rot, base):
+    return f32(f32(n_dims) * f32(np.log(f32(f32(n_ctx_orig) / f32(f32(n_rot) * f32(2) * f32(math.pi)))))
+               / f32(f32(2) * f32(np.log(f32(base)))))
+
+
+def ggml_rope_yarn_corr_dims(n_dims, n_ctx_orig, base, beta_fast, beta_slow):
+    start = np.floor(ggml_rope_yarn_corr_dim(n_dims, n_ctx_orig, beta_fast, base))
+    end = np.ceil(ggml_rope_yarn_corr_dim(n_dims, n_ctx_orig, beta_slow, base))
+    return f32(max(0, start)), f32(min(n_dims - 1, end))
+
+
+def cosf(x):  # glibc cosf is correctly rounded in practice: binary64 cos rounded to binary32
+    return np.cos(x.astype(np.float64)).astype(np.float32)
+
+
+def sinf(x):
+    return np.sin(x.astype(np.float64)).astype(np.float32)
+
+
+def ggml_cache(positions, n_dims, base, freq_scale, ext_factor, attn_factor, corr_dims):
+    """ggml_rope_cache_init + rope_yarn, row by row vectorised over positions, binary32."""
+    theta_scale = f32(np.power(np.float64(base), np.float64(f32(-2.0) / f32(n_dims))))  # powf
+    theta = np.asarray(positions, dtype=np.float32).copy()
+    n = len(theta)
+    cos = np.empty((n, n_dims // 2), np.float32)
+    sin = np.empty((n, n_dims // 2), np.float32)
+    freq_scale = f32(freq_scale)
+    for i0 in range(0, n_dims, 2):
+        theta_extrap = theta  # ff = 1
+        theta_interp = (freq_scale * theta_extrap).astype(np.float32)
+        th = theta_interp
+        mscale = f32(attn_factor)
+        if ext_factor != 0.0:
+            y = f32(f32(i0 // 2) - corr_dims[0]) / f32(max(f32(0.001), f32(corr_dims[1] - corr_dims[0])))
+            ramp = f32(1) - f32(min(f32(1), max(f32(0), f32(y))))
+            ramp_mix = f32(ramp * f32(ext_factor))
+            th = (theta_interp * f32(f32(1) - ramp_mix)).astype(np.float32) + (theta_extrap * ramp_mix).astype(np.float32)
+            th = th.astype(np.float32)
+            mscale = f32(mscale * f32(f32(1) + f32(f32(0.1) * f32(np.log(f32(f32(1) / freq_scale))))))
+        cos[:, i0 // 2] = (cosf(th) * mscale).astype(np.float32)
+        sin[:, i0 // 2] = (sinf(th) * mscale).astype(np.float32)
+        theta = (theta * theta_scale).astype(np.float32)
+    return cos, sin
+
+
+# ----------------------------------------------------------------------------- helpers
+def to_bf16_f32(t):
+    return torch.as_tensor(t).to(torch.bfloat16).to(torch.float32).numpy()
+
+
+def to_bf16_bits(t):
+    return torch.as_tensor(t).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+
+
+def save(name, cos, sin, config, expect, cause_words=None, args=None, how=""):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    cos = cos.numpy() if isinstance(cos, torch.Tensor) else cos
+    sin = sin.numpy() if isinstance(sin, torch.Tensor) else sin
+    np.save(os.path.join(d, "cos.npy"), np.ascontiguousarray(cos))
+    np.save(os.path.join(d, "sin.npy"), np.ascontiguousarray(sin))
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    with open(os.path.join(d, "case.json"), "w") as f:
+        json.dump({"expect": expect, "cause_words": cause_words or [], "args": args or [], "how": how,
+                   "shape": list(cos.shape), "dtype": str(cos.dtype)}, f, indent=2)
+    print(name, cos.shape, cos.dtype, expect, cause_words or "")
+
+
+def main(only=None):
+    def want(n):
+        return only is None or n in only
+
+    # ====================================================================== CORRECT
+    if want("ok_llama2_f32"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(4096))
+        save("ok_llama2_f32", c, s, LLAMA2, "pass", how="HF LlamaRotaryEmbedding default, 0..4095, (n,128) half, f32")
+    if want("ok_llama2_vllm_64k_bf16bits"):
+        c, s = vllm_cache(vllm_inv_freq(10000.0, 128), 65536)
+        save("ok_llama2_vllm_64k_bf16bits", to_bf16_bits(c), to_bf16_bits(s), LLAMA2, "pass",
+             args=["--dtype", "bf16"],
+             how="vLLM RotaryEmbedding._compute_cos_sin_cache, 0..65535, (n,64), cast to bf16, saved as <u2 bits")
+    if want("ok_llama31_32k_f32"):
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), torch.arange(32768))
+        save("ok_llama31_32k_f32", c, s, LLAMA31, "pass", how="HF _compute_llama3_parameters, 0..32767, (n,128) half")
+    if want("ok_llama31_vllm_bf16"):
+        c, s = vllm_cache(vllm_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), 16384)
+        save("ok_llama31_vllm_bf16", to_bf16_f32(c), to_bf16_f32(s), LLAMA31, "pass", args=["--dtype", "bf16"],
+             how="vLLM Llama3RotaryEmbedding, 0..16383, (n,64), bf16 widened to f32")
+    if want("ok_qwen25_yarn4_vllm_128k"):
+        inv = vllm_yarn_inv_freq(1000000.0, 128, 4.0, 32768)
+        c, s = vllm_cache(inv, 131072, mscale=get_mscale(4.0) * 1.0)
+        save("ok_qwen25_yarn4_vllm_128k", c, s, QWEN25_YARN, "pass",
+             how="vLLM YaRNScalingRotaryEmbedding (max_pos*factor = 131072 rows), (n,64), f32")
+    if want("ok_qwen25_yarn4_hf_f32"):
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("ok_qwen25_yarn4_hf_f32", c, s, QWEN25_YARN, "pass", how="HF _compute_yarn_parameters, 0..8191, (n,128)")
+    if want("ok_dsv3_ggml_159744"):
+        corr = ggml_rope_yarn_corr_dims(64, 4096, 10000.0, 32.0, 1.0)
+        freq_scale = f32(1.0) / f32(40.0)
+        attn = f32(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(f32(1.0) / freq_scale))))))
+        c, s = ggml_cache(np.arange(159744, 163840), 64, 10000.0, freq_scale, 1.0, attn, corr)
+        save("ok_dsv3_ggml_159744", c, s, DSV3, "pass", args=["--pos-start", "159744"],
+             how="llama.cpp ggml_rope_cache_init/rope_yarn (cumulative theta*=theta_scale), deepseek2 attn_factor, rows 159744..163839, (n,32)")
+    if want("ok_gptoss_hf"):
+        inv, af = hf_yarn(150000.0, 64, 32.0, 4096, 32.0, 1.0, truncate=False)
+        c, s = hf_forward(inv, torch.arange(16384), af, layout="none")
+        save("ok_gptoss_hf", c, s, GPTOSS, "pass", how="HF yarn truncate=False, GptOssRotaryEmbedding (n,32), 0..16383")
+    if want("ok_phi35_longrope"):
+        fac = PHI35_FAC
+        cfg = dict(PHI35, rope_scaling={"long_factor": fac["long_factor"], "short_factor": fac["short_factor"], "type": "longrope"})
+        inv, af = hf_longrope(10000.0, 96, fac["long_factor"], 4096, 131072)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("ok_phi35_longrope", c, s, cfg, "pass", how="HF _compute_longrope_parameters, long factors (seq 8192 > 4096), (n,96)")
+    if want("ok_gemma3_local_32k"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 256), torch.arange(32768))
+        save("ok_gemma3_local_32k", c, s, GEMMA3_4B, "pass", args=["--layer-type", "sliding_attention"],
+             how="Gemma3 rotary_emb_local: default, base rope_local_base_freq 10000, head_dim 256, 0..32767")
+    if want("ok_gemma3_global_bf16"):
+        c, s = hf_forward(hf_default_inv_freq(1000000.0, 256) / 8.0, torch.arange(8192))
+        save("ok_gemma3_global_bf16", to_bf16_f32(c), to_bf16_f32(s), GEMMA3_4B, "pass", args=["--dtype", "bf16"],
+             how="Gemma3 global rotary_emb: linear x8 base 1e6, bf16 widened")
+    if want("ok_hunyuan_alpha_vllm"):
+        base = 10000.0 * 1000.0 ** (128 / (128 - 2))
+        c, s = vllm_cache(vllm_inv_freq(base, 128), 32768)
+        save("ok_hunyuan_alpha_vllm", c, s, HUNYUAN, "pass",
+             how="vLLM DynamicNTKAlphaRotaryEmbedding: base*alpha^(d/(d-2)), 0..32767, (n,64)")
+    if want("ok_cohere2_bf16"):
+        c, s = hf_forward(hf_default_inv_freq(50000.0, 128), torch.arange(8192), layout="interleaved")
+        save("ok_cohere2_bf16", to_bf16_f32(c), to_bf16_f32(s), COHERE2, "pass", args=["--dtype", "bf16"],
+             how="Cohere2RotaryEmbedding repeat_interleave (n,128), base 50000, cos.to(bfloat16) widened")
+    if want("ok_phi2_partial"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 32), torch.arange(2048))
+        save("ok_phi2_partial", c, s, PHI2, "pass", how="Phi-2 partial_rotary_factor 0.4: rotary dim 32 cache")
+
+    # ====================================================================== BUGGY
+    if want("bug_llama31_wrong_base"):
+        c, s = hf_forward(hf_llama3_inv_freq(10000.0, 128, 8.0, 1.0, 4.0, 8192), torch.arange(8192))
+        save("bug_llama31_wrong_base", c, s, LLAMA31, "fail", ["base"], how="llama3 schedule with base 10000 (rope_theta ignored)")
+    if want("bug_llama31_factor_ignored"):
+        c, s = hf_forward(hf_default_inv_freq(500000.0, 128), torch.arange(8192))
+        save("bug_llama31_factor_ignored", c, s, LLAMA31, "fail", ["factor", "scaling", "default", "llama3"],
+             how="rope_scaling ignored: default schedule base 500000")
+    if want("bug_llama31_lowhigh_swapped"):
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192, swap=True), torch.arange(8192))
+        save("bug_llama31_lowhigh_swapped", c, s, LLAMA31, "fail", ["band", "low_freq", "high_freq", "swap", "freq_factor"],
+             how="low_freq_factor/high_freq_factor swapped")
+    if want("bug_llama31_pi_approx_128k"):
+        inv = hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192, pi=3.14159)
+        c, s = hf_forward(inv, torch.arange(131072), layout="none")
+        save("bug_llama31_pi_approx_128k", c, s, LLAMA31, "fail", ["band", "smooth", "ramp", "wavelength", "pi"],
+             how="2*3.14159 for 2*pi in wavelen, 0..131071, (n,64)")
+    if want("bug_qwen25_yarn_betas_swapped"):
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768, beta_fast=1, beta_slow=32)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("bug_qwen25_yarn_betas_swapped", c, s, QWEN25_YARN, "fail", ["ramp", "beta", "band"],
+             how="beta_fast/beta_slow swapped")
+    if want("bug_qwen25_yarn_no_attn_factor"):
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(8192), 1.0)
+        save("bug_qwen25_yarn_no_attn_factor", c, s, QWEN25_YARN, "fail", ["attention factor", "mscale", "norm"],
+             how="YaRN attention factor (mscale) not applied")
+    if want("bug_dsv3_mscale_all_dim_ignored"):
+        inv, af = hf_yarn(10000.0, 64, 40.0, 4096)  # mscale / mscale_all_dim not read -> get_mscale(40)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("bug_dsv3_mscale_all_dim_ignored", c, s, DSV3, "fail", ["attention factor", "mscale", "norm"],
+             how="DeepSeek-V3: attention factor get_mscale(40)=1.369 instead of mscale/mscale_all_dim=1")
+    if want("bug_llama2_bf16_positions"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(4096), pos_dtype=torch.bfloat16)
+        save("bug_llama2_bf16_positions", c, s, LLAMA2, "fail", ["position", "bf16", "bfloat16"],
+             how="position_ids cast to bfloat16 before the matmul")
+    if want("bug_llama2_fp16_angles"):
+        inv = hf_default_inv_freq(10000.0, 128)
+        t = torch.arange(2048)
+        freqs = (inv.half()[None, :] * t.half()[:, None])  # autocast fp16 outer product
+        emb = torch.cat((freqs, freqs), -1)
+        c, s = emb.float().cos(), emb.float().sin()
+        save("bug_llama2_fp16_angles", c, s, LLAMA2, "fail", ["angle", "float16", "f16", "half", "precision"],
+             how="inv_freq and positions in fp16 (autocast), angle fp16, cos/sin of it in f32")
+    if want("bug_llama2_fp16_cos"):
+        inv = hf_default_inv_freq(10000.0, 128)
+        freqs = (inv[None, :] * torch.arange(2048).float()[:, None]).half()
+        emb = torch.cat((freqs, freqs), -1)
+        c, s = emb.float().cos().half().float(), emb.float().sin().half().float()  # CUDA half cos: fp32 math, fp16 result
+        save("bug_llama2_fp16_cos", c, s, LLAMA2, "fail", ["angle", "float16", "f16", "half", "precision"],
+             how="freqs cast to fp16 then cos/sin computed in fp16 (cos/sin in fp16)")
+    if want("bug_phi2_partial_wrong_dim"):
+        inv = hf_default_inv_freq(10000.0, 80)[:16]
+        c, s = hf_forward(inv, torch.arange(2048))
+        save("bug_phi2_partial_wrong_dim", c, s, PHI2, "fail", ["partial", "rotary dim"],
+             how="partial rotary: frequencies of the head dim 80 (base^(-2i/80)), first 16 kept for the 32 rotary dims")
+    if want("bug_cohere2_half_layout"):
+        c, s = hf_forward(hf_default_inv_freq(50000.0, 128), torch.arange(4096), layout="half")
+        save("bug_cohere2_half_layout", c, s, COHERE2, "fail", ["layout", "interleave", "half"],
+             how="Command R7B (rope_gptj) cache built Llama-style cat(freqs,freqs)")
+    if want("bug_llama31_off_by_one"):
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), torch.arange(1, 8193))
+        save("bug_llama31_off_by_one", c, s, LLAMA31, "fail", ["offset", "position", "pos-start", "p+1", "off-by-one"],
+             how="positions 1..8192 instead of 0..8191")
+    if want("bug_hunyuan_alpha_ignored"):
+        c, s = vllm_cache(vllm_inv_freq(10000.0, 128), 8192)
+        save("bug_hunyuan_alpha_ignored", c, s, HUNYUAN, "fail", ["alpha", "base", "NTK", "dynamic"],
+             how="HunYuan alpha ignored: plain base 10000")
+    if want("bug_phi35_short_long_swapped"):
+        fac = PHI35_FAC
+        cfg = dict(PHI35, rope_scaling={"long_factor": fac["long_factor"], "short_factor": fac["short_factor"], "type": "longrope"})
+        inv, af = hf_longrope(10000.0, 96, fac["short_factor"], 4096, 131072)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("bug_phi35_short_long_swapped", c, s, cfg, "fail", ["short", "long", "swapped", "longrope"],
+             how="short factors used at 8192 (> original 4096) positions")
+    if want("bug_gemma3_local_global_base"):
+        c, s = hf_forward(hf_default_inv_freq(1000000.0, 256), torch.arange(8192))
+        save("bug_gemma3_local_global_base", c, s, GEMMA3_4B, "fail", ["base", "rope_local_base_freq", "layer"],
+             args=["--layer-type", "sliding_attention"], how="local layer built with rope_theta 1e6 instead of rope_local_base_freq 10000")
+    if want("bug_gptoss_truncate_ignored"):
+        inv, af = hf_yarn(150000.0, 64, 32.0, 4096, 32.0, 1.0, truncate=True)
+        c, s = hf_forward(inv, torch.arange(16384), af, layout="none")
+        save("bug_gptoss_truncate_ignored", c, s, GPTOSS, "fail", ["ramp", "truncate", "band", "beta"],
+             how="gpt-oss: truncate false ignored (ramp edges floored/ceiled)")
+    if want("bug_dsv3_ggml_no_yarn_ramp"):
+        corr = ggml_rope_yarn_corr_dims(64, 4096, 10000.0, 32.0, 1.0)
+        freq_scale = f32(1.0) / f32(40.0)
+        attn = f32(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(f32(1.0) / freq_scale))))))
+        c, s = ggml_cache(np.arange(159744, 163840), 64, 10000.0, freq_scale, 0.0, 1.0, corr)
+        save("bug_dsv3_ggml_no_yarn_ramp", c, s, DSV3, "fail", ["ramp", "extrapolat", "yarn", "band", "linear", "factor"],
+             args=["--pos-start", "159744"],
+             how="llama.cpp DeepSeek cache with ext_factor 0 (YaRN ramp off: plain linear interpolation x40 on every pair, attn_factor 1)")
+
+    # ====================================================================== MORE (second round)
+    if want("ok_dsv3_hf_32k"):
+        inv, af = hf_yarn(10000.0, 64, 40.0, 4096, 32, 1, mscale=1.0, mscale_all_dim=1.0)
+        c, s = hf_forward(inv, torch.arange(32768), af)
+        save("ok_dsv3_hf_32k", c, s, DSV3, "pass", how="HF DeepseekV3RotaryEmbedding (yarn, mscale/mscale_all_dim = 1), cat(freqs,freqs) (n,64), 0..32767")
+    if want("ok_llama2_ggml_520192"):
+        c, s = ggml_cache(np.arange(520192, 524288), 128, 10000.0, 1.0, 0.0, 1.0, (f32(0), f32(0)))
+        save("ok_llama2_ggml_520192", c, s, LLAMA2, "pass", args=["--pos-start", "520192"],
+             how="llama.cpp ggml_rope_cache_init default (cumulative theta*=theta_scale), rows 520192..524287, (n,64)")
+    if want("ok_gptoss_bf16bits"):
+        inv, af = hf_yarn(150000.0, 64, 32.0, 4096, 32.0, 1.0, truncate=False)
+        c, s = hf_forward(inv, torch.arange(32768), af, layout="none")
+        save("ok_gptoss_bf16bits", to_bf16_bits(c), to_bf16_bits(s), GPTOSS, "pass", args=["--dtype", "bf16"],
+             how="gpt-oss cache cast to bf16 (as the model's dtype), <u2 bits, 0..32767")
+    if want("bug_llama2_interleaved_layout"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(4096), layout="interleaved")
+        save("bug_llama2_interleaved_layout", c, s, LLAMA2, "fail", ["layout", "interleave", "half", "repeat_interleave"],
+             how="Llama (rotate_half) cache built with repeat_interleave (GPT-J layout)")
+    if want("bug_phi2_full_head_cache"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 80), torch.arange(2048))
+        save("bug_phi2_full_head_cache", c, s, PHI2, "fail", ["partial", "rotary dim", "80", "32"],
+             how="Phi-2: cache over the whole 80-dim head instead of the 32 rotary dims (partial_rotary_factor ignored)")
+    if want("bug_dsv3_dim192"):
+        inv, af = hf_yarn(10000.0, 192, 40.0, 4096, 32, 1, mscale=1.0, mscale_all_dim=1.0)
+        c, s = hf_forward(inv[:32], torch.arange(8192), af)
+        save("bug_dsv3_dim192", c, s, DSV3, "fail", ["partial", "rotary dim", "qk_rope_head_dim", "192"],
+             how="DeepSeek-V3: yarn frequencies computed with dim = qk_nope+qk_rope = 192, first 32 kept for the 64-dim rope slice")
+    if want("bug_qwen25_no_attn_bf16bits"):
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(32768), 1.0)
+        save("bug_qwen25_no_attn_bf16bits", to_bf16_bits(c), to_bf16_bits(s), QWEN25_YARN, "fail",
+             ["attention factor", "mscale", "norm"], args=["--dtype", "bf16"],
+             how="YaRN attention factor dropped, cache in bf16 bits, 0..32767")
+    if want("bug_dsv3_ggml_off_by_one"):
+        corr = ggml_rope_yarn_corr_dims(64, 4096, 10000.0, 32.0, 1.0)
+        freq_scale = f32(1.0) / f32(40.0)
+        attn = f32(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(f32(1.0) / freq_scale))))))
+        c, s = ggml_cache(np.arange(159745, 163841), 64, 10000.0, freq_scale, 1.0, attn, corr)
+        save("bug_dsv3_ggml_off_by_one", c, s, DSV3, "fail", ["offset", "position", "pos-start", "p+1", "off-by-one"],
+             args=["--pos-start", "159744"], how="llama.cpp DeepSeek cache whose rows are positions 159745..163840 (off by one), user says 159744")
+    if want("bug_hunyuan_alpha_no_exponent"):
+        c, s = vllm_cache(vllm_inv_freq(10000.0 * 1000.0, 128), 32768)
+        save("bug_hunyuan_alpha_no_exponent", c, s, HUNYUAN, "fail", ["alpha", "base", "NTK"],
+             how="HunYuan: base*alpha (1e7) without the dim/(dim-2) exponent (11158839.9)")
+    if want("bug_llama2_sin_sign"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(4096))
+        save("bug_llama2_sin_sign", c, -s, LLAMA2, "fail", ["sign", "wrong way", "negative", "direction"],
+             how="sin negated (ggml sin_sign -1 / backward rotation)")
+    if want("bug_gemma3_global_factor_ignored_bf16"):
+        c, s = hf_forward(hf_default_inv_freq(1000000.0, 256), torch.arange(8192))
+        save("bug_gemma3_global_factor_ignored_bf16", to_bf16_f32(c), to_bf16_f32(s), GEMMA3_4B, "fail",
+             ["factor", "linear", "scaling"], args=["--dtype", "bf16"], how="Gemma3 global layer without linear x8, bf16 widened")
+    if want("bug_cohere2_default_base"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(8192), layout="interleaved")
+        save("bug_cohere2_default_base", c, s, COHERE2, "fail", ["base"],
+             how="Command R7B cache with default base 10000 instead of rope_theta 50000")
+    if want("usage_gemma3_local_no_layer_type"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 256), torch.arange(4096))
+        save("usage_gemma3_local_no_layer_type", c, s, GEMMA3_4B, "fail", ["layer-type", "sliding_attention", "layer type"],
+             how="correct local-layer cache, user forgot --layer-type sliding_attention")
+    if want("usage_dsv3_ggml_no_pos_start"):
+        corr = ggml_rope_yarn_corr_dims(64, 4096, 10000.0, 32.0, 1.0)
+        freq_scale = f32(1.0) / f32(40.0)
+        attn = f32(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(f32(1.0) / freq_scale))))))
+        c, s = ggml_cache(np.arange(159744, 163840), 64, 10000.0, freq_scale, 1.0, attn, corr)
+        save("usage_dsv3_ggml_no_pos_start", c, s, DSV3, "fail", ["pos-start", "159744", "offset", "position"],
+             how="correct llama.cpp DeepSeek cache at 159744.., user forgot --pos-start")
+
+    # ====================================================================== MORE (third round)
+    if want("ok_llama2_f16_native"):
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(4096))
+        save("ok_llama2_f16_native", c.half().numpy(), s.half().numpy(), LLAMA2, "pass",
+             how="HF default cache cast to float16 (model dtype), saved as <f2")
+    if want("usage_llama31_bf16_no_dtype"):
+        c, s = vllm_cache(vllm_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), 16384)
+        save("usage_llama31_bf16_no_dtype", to_bf16_f32(c), to_bf16_f32(s), LLAMA31, "fail", ["bf16", "bfloat16", "--dtype"],
+             how="correct bf16-widened cache (as ok_llama31_vllm_bf16), user forgot --dtype bf16")
+    if want("bug_dsv3_ggml_wrong_orig_ctx"):
+        corr = ggml_rope_yarn_corr_dims(64, 163840, 10000.0, 32.0, 1.0)
+        freq_scale = f32(1.0) / f32(40.0)
+        attn = f32(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(f32(1.0) / freq_scale))))))
+        c, s = ggml_cache(np.arange(159744, 163840), 64, 10000.0, freq_scale, 1.0, attn, corr)
+        save("bug_dsv3_ggml_wrong_orig_ctx", c, s, DSV3, "fail", ["original length", "ramp", "band", "n_ctx_orig"],
+             args=["--pos-start", "159744"], how="llama.cpp DeepSeek cache with n_ctx_orig = 163840 (context length) instead of 4096 in ggml_rope_yarn_corr_dims")
+    if want("bug_qwen25_yarn_factor_from_lengths"):
+        # transformers 4.45..4.55: factor replaced by max_position_embeddings / original = 1 -> no-op YaRN
+        inv, af = hf_yarn(1000000.0, 128, 32768 / 32768, 32768)
+        c, s = hf_forward(inv, torch.arange(8192), af)
+        save("bug_qwen25_yarn_factor_from_lengths", c, s, QWEN25_YARN, "fail", ["factor", "scaling", "attention factor"],
+             how="YaRN factor taken as max_position_embeddings/original = 1 (some transformers releases): default base 1e6, A = 1")
+
+    # ====================================================================== MORE (fourth round)
+    if want("ok_llama31_1M"):
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), torch.arange(1048576 - 8192, 1048576))
+        save("ok_llama31_1M", c, s, LLAMA31, "pass", args=["--pos-start", str(1048576 - 8192)],
+             how="HF llama3 cache (float32 positions and matmul), rows 1040384..1048575")
+    if want("ok_llama31_f64"):
+        inv = hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192).double()
+        base = torch.tensor(500000.0, dtype=torch.float64)
+        g = 1.0 / base ** (torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+        wl = 2 * math.pi / g
+        sm = ((8192 / wl - 1.0) / 3.0).clamp(0, 1)
+        inv = g * ((1 - sm) / 8.0 + sm)
+        pos = torch.arange(32768, dtype=torch.float64)
+        fr = pos[:, None] * inv[None, :]
+        emb = torch.cat((fr, fr), -1)
+        save("ok_llama31_f64", emb.cos().float(), emb.sin().float(), LLAMA31, "pass",
+             how="llama3 schedule computed entirely in float64, cos/sin rounded once to float32 (more accurate than HF)")
+    if want("bug_llama2_invfreq_bf16"):
+        inv = hf_default_inv_freq(10000.0, 128).to(torch.bfloat16).float()
+        c, s = hf_forward(inv, torch.arange(4096))
+        save("bug_llama2_invfreq_bf16", c, s, LLAMA2, "fail", ["frequenc", "inv_freq", "bf16", "bfloat16"],
+             how="inv_freq buffer cast to bfloat16 by model.to(bfloat16), angle then in float32")
+
+    # ====================================================================== MORE (fifth round)
+    if want("bug_llama31_tf32_matmul"):
+        # torch.set_float32_matmul_precision("high") on Ampere+: HF's inv_freq @ position_ids runs in TF32:
+        # both inputs rounded to 11 significant bits (cvt.rna.tf32.f32: nearest, ties away), product exact in fp32
+        def rna_tf32(x):
+            b = x.numpy().astype(np.float32).view(np.uint32).astype(np.uint64)
+            b = ((b + 0x1000) & 0xFFFFE000).astype(np.uint32)
+            return torch.from_numpy(b.view(np.float32))
+        inv = rna_tf32(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192))
+        pos = rna_tf32(torch.arange(32768, dtype=torch.float32))
+        freqs = pos[:, None] * inv[None, :]
+        emb = torch.cat((freqs, freqs), -1)
+        save("bug_llama31_tf32_matmul", emb.cos(), emb.sin(), LLAMA31, "fail", ["tf32", "precision", "position", "frequenc"],
+             how="HF llama3 cache with the inv_freq @ position_ids matmul in TF32 (set_float32_matmul_precision('high')), 0..32767")
+
+
+if __name__ == "__main__":
+    main(set(sys.argv[1:]) or None)
