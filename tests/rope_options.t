@@ -165,6 +165,29 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "FAIL .*rope accuracy" "$tmp/o" &&
     grep -q "the frequencies are those of base 10000, not 1.11588e+07: a wrong base" "$tmp/o"
 ok $? "a HunYuan cache that leaves alpha out (base 10000) fails, its cause measured against base' 11158839.9 (exit $rc)" "$tmp/o"
+# "this cache matches X" only after the gate with X passed on the rows: a
+# Llama 3.1 cache that ignores its scaling AND carries a 3e-4 relative
+# error in its values (a poor sin/cos): its frequencies are default base
+# 500000's, but the default gate fails it too, so no "matches" is said
+# (it was: "this cache matches default, base 500000")
+"$PY" - "$tmp" >>"$tmp/hy.log" 2>&1 <<'PY'
+import sys, numpy as np, torch
+out = sys.argv[1]
+inv = 1.0 / (500000.0 ** (torch.arange(0, 128, 2, dtype=torch.int64).float() / 128))
+pos = torch.arange(8192).float()
+f = torch.outer(pos, inv)
+e = torch.cat((f, f), -1)
+noise = 1 + 3e-4 * torch.sin(pos[:, None] * 0.37)
+np.save(out + "/poor_cos.npy", (e.cos() * noise).float().numpy())
+np.save(out + "/poor_sin.npy", (e.sin() * noise).float().numpy())
+PY
+printf '{"model_type": "llama", "head_dim": 128, "rope_theta": 500000, "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4, "original_max_position_embeddings": 8192}}' >"$tmp/l31.json"
+"$PECHECK" check --table "$tmp/poor_cos.npy" --table-sin "$tmp/poor_sin.npy" --hf-config "$tmp/l31.json" >"$tmp/o" 2>&1
+rc1=$?
+"$PECHECK" check --table "$tmp/poor_cos.npy" --table-sin "$tmp/poor_sin.npy" --base 500000 >"$tmp/o2" 2>&1
+rc2=$?
+[ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && grep -q "FAIL .*rope accuracy .*likely cause" "$tmp/o" && ! grep -q "this cache matches" "$tmp/o"
+ok $? "no 'this cache matches default, base 500000' where the default gate fails too (exit $rc1, with --base 500000 exit $rc2)" "$tmp/o"
 exit2 "alpha must be >= 1" "rope_scaling.alpha below 1 is exit 2" check --impl rope-half --d 64 \
     --rope-scaling '{"type": "dynamic", "alpha": 0.5}'
 

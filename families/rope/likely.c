@@ -67,14 +67,39 @@ static double *ident_freqs(const pc_rope_ident *id, int d)
     return w;
 }
 
+/* Whether IMPL's rows of CFG pass the accuracy gate under the identified
+ * schedule ID: a "this cache matches" is said only when checked (the
+ * frequencies identify fits may all agree with a schedule whose gate the
+ * values still fail, as a llama3 cache with its band factors swapped
+ * against the default schedule). */
+static int ident_passes(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_ident *id)
+{
+    pc_rope_params p;
+    pc_err e;
+    if (pc_rope_ident_params(id, &p, &e) != PC_OK) return 0;
+    pc_schedule s = pc_rope_schedule(&p);
+    pc_acc_cfg c = *cfg;
+    c.sched = &s;
+    c.sched_note = NULL;
+    c.base = p.base;
+    c.quiet = 1;
+    c.observe = NULL;
+    c.fit = NULL;
+    c.digest = NULL;
+    pc_acc_result res;
+    int ok = pc_accuracy_run(impl, &c, &res, &e) == PC_OK && res.status == PC_OK;
+    pc_rope_params_free(&p);
+    return ok;
+}
+
 /* What `pecheck identify` finds (identify.h), when it explains every
- * resolved pair and differs from what the check used: "this cache matches
- * default with base 500000; the check used base 10000", put before the
- * detailed cause in BUF, and *ALT its frequencies.  A LongRoPE
- * identification (a factor per pair explains any falling profile) is
- * named only when the check used one. */
-static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, char *buf,
-                       size_t len, double **alt)
+ * resolved pair, differs from what the check used and the gate under it
+ * passes on the same rows: "this cache matches default with base 500000;
+ * the check used base 10000", put before the detailed cause in BUF, and
+ * *ALT its frequencies.  A LongRoPE identification (a factor per pair
+ * explains any falling profile) is named only when the check used one. */
+static void identified(const pc_impl *impl, const pc_rope_fit *f, const pc_acc_cfg *cfg,
+                       double att, char *buf, size_t len, double **alt)
 {
     pc_rope_ident id;
     if (pc_rope_identify(f, cfg->d, (double)cfg->pos_hi + 1.0, 0.0, &id) != PC_OK) return;
@@ -83,7 +108,8 @@ static void identified(const pc_rope_fit *f, const pc_acc_cfg *cfg, double att, 
     int type = used ? used->type : PC_ROPE_DEFAULT;
     pc_rope_ident_diff(&id, used, cfg->base, att, line, sizeof line);
     char *rest = strdup(buf);
-    if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)) {
+    if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)
+        && ident_passes(impl, cfg, &id)) {
         snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
         *alt = ident_freqs(&id, cfg->d);
     }
@@ -129,7 +155,7 @@ static void schedule_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf
                      "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
                      cfg->base);
         }
-        identified(&f, cfg, pc_freqs_attention(fr), buf, len, alt);
+        identified(impl, &f, cfg, pc_freqs_attention(fr), buf, len, alt);
         pc_rope_config_match(&f, cfg, buf, len, alt);
         pc_rope_fit_free(&f);
     }
