@@ -42,6 +42,11 @@ typedef struct ident_run {
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
     double seq_len;
+    /* rows at position ids of one axis (--position-ids): row LO + k is at
+     * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
+    const int64_t *ids;
+    const char *ids_path;
+    pc_rope_ids_info ids_info;
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -131,7 +136,8 @@ static void find_offset(ident_run *r)
             sn[i] = (double)y[r->layout ? i + h : 2 * i + 1];
             w[i] = pc_freqs_omega(fr, i);
         }
-        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)r->lo, r->fit.eps);
+        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)(r->ids ? r->ids[0] : r->lo),
+                                       r->fit.eps);
     }
     free(c);
     free(y);
@@ -183,6 +189,57 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     return st;
 }
 
+/* Rows at the position ids of one axis of RS: the fit over their own
+ * positions (fit_ids.c); PC_EINPUT naming --position-ids and the fix when
+ * they cannot give one. */
+static pc_status fit_at_ids(ident_run *r, const pc_rope_spec *rs, double u_s, pc_err *err)
+{
+    const char *path = rs->given.ids_path;
+    if (r->lo < 0 || r->hi >= rs->n_ids)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s has %lld rows but %s has rows "
+                         "%lld..%lld: give one position a row", path, (long long)rs->n_ids,
+                         r->impl->name, (long long)r->lo, (long long)r->hi);
+    r->ids = rs->ids + r->lo;
+    r->ids_path = path;
+    size_t n = (size_t)(r->hi - r->lo + 1);
+    pc_status st = pc_rope_fit_ids(r->impl, r->d, r->base, r->layout, r->lo, n, r->ids, u_s,
+                                   &r->fit, &r->ids_info);
+    if (st != PC_SKIP || n < 16) return st;
+    if (r->ids_info.distinct >= 2 && r->ids_info.seed_gap > 3)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s: no two of its %zu positions are "
+                         "within 3 of each other (the closest: %lld apart), so a pair's turn "
+                         "between rows cannot be told; identify rows that include some "
+                         "neighbouring positions (or check with --position-ids and --base or "
+                         "--hf-config)", path, r->ids_info.distinct,
+                         (long long)r->ids_info.seed_gap);
+    if (r->ids_info.distinct < 2)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s: every row is at position %lld: one "
+                         "position has no frequency to fit; identify rows of several positions",
+                         path, (long long)r->ids[0]);
+    return PC_SKIP;
+}
+
+/* What rows at position ids say besides their schedule: rows of one
+ * position that differ, pairs that follow no one frequency over the ids,
+ * rows that are those of other positions: not found, said in the note. */
+static void ids_verdict(ident_run *r)
+{
+    const pc_rope_ids_info *in = &r->ids_info;
+    char why[200] = "";
+    if (in->dup_pairs)
+        snprintf(why, sizeof why, "rows of one position differ in %d pairs", in->dup_pairs);
+    else if (in->off_pairs)
+        snprintf(why, sizeof why, "%d pairs follow no one frequency over the positions of %s",
+                 in->off_pairs, r->ids_path);
+    else if (r->id.found && isfinite(r->offset) && r->offset != 0)
+        snprintf(why, sizeof why, "the rows are those of the position ids %+.6g: save ids %+.6g",
+                 r->offset, r->offset);
+    if (!why[0]) return;
+    r->id.found = 0;
+    size_t u = strlen(r->id.note);
+    snprintf(r->id.note + u, sizeof r->id.note - u, "%s%s", u ? "; " : "", why);
+}
+
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                               ident_run *r, pc_err *err)
 {
@@ -204,18 +261,20 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
-    pc_status st = pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
+    pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
+                 : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
         return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
                          "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
-    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
+    if (st != PC_OK) return st == PC_ENOMEM ? pc_seterr(err, st, "out of memory") : st;
     /* a table's base is what identify finds; --base is then a hint */
     r->seq_len_set = rs && rs->given.seq_len_set;
     r->seq_len = r->seq_len_set ? rs->given.seq_len : 0;
-    st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->hi),
+    st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->ids ? rs->max_id : r->hi),
                           spec->base_set && pc_table_info_of(impl) ? spec->base : 0.0, &r->id);
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
     find_offset(r);
+    if (r->ids) ids_verdict(r);
     return PC_OK;
 }
 
@@ -246,8 +305,14 @@ static void print_text(FILE *f, const void *found)
     const pc_rope_ident *id = &r->id;
     pc_rope_ident_describe(id, desc, sizeof desc);
     pc_rope_ident_json(id, js, sizeof js);
-    fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name,
-            (long long)r->lo, (long long)r->hi, r->d);
+    if (r->ids)
+        fprintf(f, "%s  %s: rows %lld..%lld at the positions of %s (%zu distinct, %lld..%lld), "
+                "d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name, (long long)r->lo,
+                (long long)r->hi, r->ids_path, r->ids_info.distinct, (long long)r->ids_info.first,
+                (long long)r->ids_info.last, r->d);
+    else
+        fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN",
+                r->impl->name, (long long)r->lo, (long long)r->hi, r->d);
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
     fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
     fprintf(f, "  base: %.9g (fitted from the high-frequency pairs: %.9g)\n", id->base, id->base_fit);
@@ -258,6 +323,9 @@ static void print_text(FILE *f, const void *found)
     else if (isfinite(r->offset))
         fprintf(f, "  position offset: %+.6g (the rows are those of position p%+.6g)\n", r->offset,
                 r->offset);
+    if (r->ids && r->ids_info.unreached)
+        fprintf(f, "  positions: %zu of %s's are too far from the others to be fitted on (check "
+                "holds every row to the schedule)\n", r->ids_info.unreached, r->ids_path);
     fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
             "resolved\n", id->resid, id->resolved, r->d / 2);
     if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
@@ -270,7 +338,6 @@ static void write_json_axes(pc_json *j, const ident_run *r)
     pc_json_str(j, "sections", r->sections);
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
-    pc_json_end(j);
     pc_json_end(j);
 }
 
@@ -287,6 +354,10 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_end(j);
     pc_json_str(j, "layout", pc_layout_name(r->layout));
     pc_json_str(j, "storage", pc_dtype_name(r->dtype));
+    if (r->ids) {
+        pc_json_str(j, "position_ids", r->ids_path);
+        pc_json_int(j, "distinct_positions", (long long)r->ids_info.distinct);
+    }
     if (r->follow) { write_json_axes(j, r); return; }
     pc_json_num(j, "rope_theta", id->base);
     pc_json_num(j, "base_fitted", id->base_fit);
@@ -343,7 +414,10 @@ static void check_args(const void *found, pc_args *out)
         pc_args_add(out, "--dtype");
         pc_args_add(out, "%s", pc_dtype_name(r->dtype));
     }
-    if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
+    if (r->ids) {
+        pc_args_add(out, "--position-ids");
+        pc_args_add(out, "%s", r->ids_path);
+    } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
     }
