@@ -148,7 +148,7 @@ pc_status pc_rope_fit_ids(const pc_impl *impl, int d, double base, int layout, i
         st = PC_SKIP;
     /* the frequency's error, (e_a + e_b) / S, as fit.c's 2 eps / (n - 1):
      * the smallest such span over the pairs */
-    double span = INFINITY;
+    double span = (double)INFINITY;
     for (int i = 0; st == PC_OK && i < h; i++) {
         size_t a, b;
         double turn;
