@@ -8,7 +8,10 @@
 #     as their family's (from the table's shape and dtype);
 #   - float position ids: whole numbers get astype(int64), fractional ones
 #     are pointed at --timesteps;
-#   - every FOUND's check_args pass `pecheck check` on the same input.
+#   - Kimi-K2's YaRN (beta_fast = beta_slow = 1) is identified; LongRoPE
+#     factors are never proposed below 1;
+#   - every FOUND's check_args pass `pecheck check` on the same input, and
+#     every UNKNOWN's closest is one check takes (not exit 2).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/tap.sh"
@@ -69,6 +72,24 @@ ok $? "ids 2 below the rows' positions: UNKNOWN, saying ids +2" "$tmp/out"
 [ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q -- "--position-ids .*no two of its 64 positions are within 3" "$tmp/e"
 ok $? "ids 0, 10, 20, ...: exit 2 naming --position-ids (no step can be unwrapped)" "$tmp/e"
 
+# YaRN with beta_fast = beta_slow = 1 (Kimi-K2: a ramp one pair wide)
+json kimi --table "$tmp/kimi/cos.npy" --table-sin "$tmp/kimi/sin.npy"
+"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; s=r["rope_scaling"] or {}
+want = {"rope_type": "yarn", "factor": 32, "original_max_position_embeddings": 4096, "beta_fast": 1,
+        "beta_slow": 1, "attention_factor": 1}
+close = lambda a, b: a is not None and abs(a - b) <= 1e-6 * abs(b)
+sys.exit(not (r["found"] and r["rope_theta"] == 50000 and all(close(s.get(k), v) if k != "rope_type"
+              else s.get(k) == v for k, v in want.items())))' \
+    "$tmp/kimi.json" >"$tmp/kimi.err" 2>&1
+ok $? "Kimi-K2's cache: yarn, base 50000, factor 32, original 4096, betas 1 and 1, attention 1" "$tmp/kimi.json"
+# LongRoPE factors of 1 that the fit puts a rounding below 1: proposed as 1
+json lrhead --table "$tmp/lrhead/cos.npy" --table-sin "$tmp/lrhead/sin.npy"
+"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; s=r["rope_scaling"] or {}
+sys.exit(not (r["found"] and r["rope_type"] == "longrope" and min(s["short_factor"]) >= 1))' \
+    "$tmp/lrhead.json" >"$tmp/lrhead.err" 2>&1
+ok $? "LongRoPE with head factors 1: found, every factor >= 1" "$tmp/lrhead.json"
+json shift --table "$tmp/ids/cos.npy" --table-sin "$tmp/ids/sin.npy" --position-ids "$tmp/ids/ids_shift.npy"
+
 # tables of ALiBi and T5 without --family: their family from shape and dtype
 "$PECHECK" identify --table "$tmp/alibi.npy" >"$tmp/out" 2>&1
 [ $? -eq 0 ] && grep -q "^FOUND .*ALiBi, 8 heads" "$tmp/out" && grep -q -- "--family alibi" "$tmp/out"
@@ -87,18 +108,18 @@ ok $? "fractional float position ids: exit 2 pointing at --timesteps" "$tmp/e"
 [ $? -eq 2 ] && grep -q "astype(numpy.int64)" "$tmp/e"
 ok $? "whole float position ids: exit 2 with ids.astype(numpy.int64)" "$tmp/e"
 
-# every FOUND's check_args pass check on the same input
-for name in rope ids1 mrope axial alibi t5 sin; do
+# every FOUND's check_args pass check on the same input; every other's are
+# taken by check (exit 0 or 1: never a closest that check refuses)
+for name in rope ids1 mrope axial alibi t5 sin kimi lrhead shift; do
     "$PY" -c 'import json, subprocess, sys
 rs = json.load(open(sys.argv[1]))["results"]
 bad = 0
 for r in rs:
-    if not r["found"]:
-        continue
-    bad |= subprocess.call([sys.argv[2], "check"] + r["check_args"] + ["--quiet", "--regressions",
-                           "off"], stdout=open(sys.argv[3], "w"), stderr=subprocess.STDOUT)
+    rc = subprocess.call([sys.argv[2], "check"] + r["check_args"] + ["--quiet", "--regressions",
+                         "off"], stdout=open(sys.argv[3], "w"), stderr=subprocess.STDOUT)
+    bad |= rc != 0 if r["found"] else rc == 2
 sys.exit(bad)' "$tmp/$name.json" "$PECHECK" "$tmp/$name.check" 2>"$tmp/$name.check.err"
-    ok $? "$name: every FOUND's check_args pass check" "$tmp/$name.check"
+    ok $? "$name: check_args pass check (FOUND), or are taken by it (UNKNOWN)" "$tmp/$name.check"
 done
 
 echo "1..$n"

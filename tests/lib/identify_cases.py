@@ -17,7 +17,15 @@ writes into OUTDIR:
   kimi/cos.npy, kimi/sin.npy
       Kimi-K2's cache (YaRN, beta_fast = beta_slow = 1, factor 32, original
       4096, base 50000, d 64) as HF's _compute_yarn_parameters computes it
-      (float32 inv_freq, positions 0..8191, attention factor 0.1 ln 32 + 1);
+      (float32 inv_freq, positions 0..8191; attention factor 1: Kimi's
+      mscale = mscale_all_dim = 1 make HF's get_mscale ratio 1);
+  lrhead/cos.npy, lrhead/sin.npy
+      a LongRoPE cache (d 64, base 50000, positions 0..8191) as HF's
+      _compute_longrope_parameters computes it (float32 inv_freq =
+      1 / (ext * base^(2i/d)), attention factor sqrt(1 + ln 32 / ln 4096)):
+      ext 1 for pairs 0..19, 32 for 20..30, 40 for pair 31 (no YaRN ramp:
+      the tail's last two pairs differ), whose fitted head factors fall a
+      rounding below 1;
   alibi.npy  (8,) float32 slopes 2^(-8 h / 8), h = 1..8 (the paper's);
   t5.npy     (32, 32) int64 bidirectional T5 buckets, num_buckets 32,
       max_distance 128 (HF's _relative_position_bucket, in numpy)."""
@@ -35,9 +43,9 @@ def rope_rows(pos, d, base):
     return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
 
 
-def yarn_cache(d, base, factor, orig, beta_fast, beta_slow, n):
+def yarn_cache(d, base, factor, orig, beta_fast, beta_slow, n, att):
     """HF's _compute_yarn_parameters (truncate), then the rotary embedding's
-    float32 matmul and cat(freqs, freqs), times the attention factor."""
+    float32 matmul and cat(freqs, freqs), times the attention factor ATT."""
     def corr_dim(rot):
         return (d * math.log(orig / (rot * 2 * math.pi))) / (2 * math.log(base))
     low = max(math.floor(corr_dim(beta_fast)), 0)
@@ -50,9 +58,20 @@ def yarn_cache(d, base, factor, orig, beta_fast, beta_slow, n):
     ramp = np.clip((np.arange(d // 2, dtype=np.float32) - np.float32(low)) / np.float32(high - low), 0, 1)
     extra = np.float32(1) - ramp
     inv = (inv_inter * (np.float32(1) - extra) + inv_extra * extra).astype(np.float32)
-    att = np.float32(0.1 * math.log(factor) + 1.0)
+    att = np.float32(att)
     freqs = (np.arange(n, dtype=np.float32)[:, None] * inv[None, :]).astype(np.float32)
     emb = np.concatenate([freqs, freqs], axis=1)
+    return (np.cos(emb) * att).astype(np.float32), (np.sin(emb) * att).astype(np.float32)
+
+
+def longrope_cache(d, base, ext, att, n):
+    """HF's _compute_longrope_parameters, then cat(freqs, freqs) times att."""
+    ext = np.asarray(ext, dtype=np.float32)
+    inv = (np.float32(1.0) / (ext * np.float32(base) ** (np.arange(0, d, 2, dtype=np.float32) /
+                                                         np.float32(d)))).astype(np.float32)
+    freqs = (np.arange(n, dtype=np.float32)[:, None] * inv[None, :]).astype(np.float32)
+    emb = np.concatenate([freqs, freqs], axis=1)
+    att = np.float32(att)
     return (np.cos(emb) * att).astype(np.float32), (np.sin(emb) * att).astype(np.float32)
 
 
@@ -84,7 +103,13 @@ def main(out):
     np.save(os.path.join(d, "ids_shift.npy"), ids - 2)
     k = os.path.join(out, "kimi")
     os.makedirs(k, exist_ok=True)
-    c, s = yarn_cache(64, 50000.0, 32.0, 4096, 1.0, 1.0, 8192)
+    c, s = yarn_cache(64, 50000.0, 32.0, 4096, 1.0, 1.0, 8192, 1.0)
+    np.save(os.path.join(k, "cos.npy"), c)
+    np.save(os.path.join(k, "sin.npy"), s)
+    k = os.path.join(out, "lrhead")
+    os.makedirs(k, exist_ok=True)
+    c, s = longrope_cache(64, 50000.0, [1.0] * 20 + [32.0] * 11 + [40.0],
+                          math.sqrt(1 + math.log(32) / math.log(4096)), 8192)
     np.save(os.path.join(k, "cos.npy"), c)
     np.save(os.path.join(k, "sin.npy"), s)
     np.save(os.path.join(out, "alibi.npy"),
