@@ -6,6 +6,8 @@
 #     of one and of several axes;
 #   - an ALiBi slope table and a T5 bucket table without --family are read
 #     as their family's (from the table's shape and dtype);
+#   - ids of several axes without a split: the M-RoPE sections (in turn or
+#     interleaved) or axial dims that explain every pair;
 #   - float position ids: whole numbers get astype(int64), fractional ones
 #     are pointed at --timesteps;
 #   - Kimi-K2's YaRN (beta_fast = beta_slow = 1) is identified; LongRoPE
@@ -72,6 +74,30 @@ ok $? "ids 2 below the rows' positions: UNKNOWN, saying ids +2" "$tmp/out"
 [ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q -- "--position-ids .*no two of its 64 positions are within 3" "$tmp/e"
 ok $? "ids 0, 10, 20, ...: exit 2 naming --position-ids (no step can be unwrapped)" "$tmp/e"
 
+# ids of several axes and no split given: the split that explains every pair
+# (JSON parsed; check_args run below)
+json mrope_n --table "$tmp/mrope/cos.npy" --table-sin "$tmp/mrope/sin.npy" \
+    --position-ids "$tmp/mrope/pos.npy" --base 1000000
+json mrope3_n --table "$tmp/mrope3/cos.npy" --table-sin "$tmp/mrope3/sin.npy" \
+    --position-ids "$tmp/mrope3/pos.npy" --base 5000000
+json axial_n --table "$tmp/axial/cos.npy" --table-sin "$tmp/axial/sin.npy" \
+    --position-ids "$tmp/axial/pos.npy" --base 10000
+json flux_n --table "$tmp/flux/cos.npy" --table-sin "$tmp/flux/sin.npy" \
+    --position-ids "$tmp/flux/pos.npy" --base 10000
+for c in "mrope_n --rope-sections 16,24,24 Qwen2-VL" "mrope3_n --rope-sections 24,20,20:--mrope-interleaved Qwen3-VL" \
+         "axial_n --rope-axes-dim 64,64 2-D-axial" "flux_n --rope-axes-dim 16,56,56 FLUX"; do
+    set -- $c
+    "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; a=r["check_args"]
+want = [sys.argv[2]] + sys.argv[3].split(":")
+sys.exit(not (r["found"] and any(a[k:k + len(want)] == want for k in range(len(a)))))' \
+        "$tmp/$1.json" "$2" "$3" >"$tmp/$1.cmp" 2>&1
+    ok $? "$4 rows without a split: FOUND, $2 $3 in check_args" "$tmp/$1.json"
+done
+"$PECHECK" identify --table "$tmp/mrope/cos.npy" --table-sin "$tmp/mrope/sin.npy" \
+    --position-ids "$tmp/mrope/pos.npy" --base 10000 >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && grep -q "no split tried explains every pair" "$tmp/e" && grep -q -- "--rope-sections" "$tmp/e"
+ok $? "M-RoPE rows under another base, no split: exit 2 naming what was tried and --rope-sections" "$tmp/e"
+
 # YaRN with beta_fast = beta_slow = 1 (Kimi-K2: a ramp one pair wide)
 json kimi --table "$tmp/kimi/cos.npy" --table-sin "$tmp/kimi/sin.npy"
 "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; s=r["rope_scaling"] or {}
@@ -110,7 +136,7 @@ ok $? "whole float position ids: exit 2 with ids.astype(numpy.int64)" "$tmp/e"
 
 # every FOUND's check_args pass check on the same input; every other's are
 # taken by check (exit 0 or 1: never a closest that check refuses)
-for name in rope ids1 mrope axial alibi t5 sin kimi lrhead shift; do
+for name in rope ids1 mrope axial alibi t5 sin kimi lrhead shift mrope_n mrope3_n axial_n flux_n; do
     "$PY" -c 'import json, subprocess, sys
 rs = json.load(open(sys.argv[1]))["results"]
 bad = 0

@@ -38,6 +38,11 @@ typedef struct ident_run {
     int *follow;
     char sections[400];
     const pc_rope_opts *given;  /* the options the axes were matched under (check_args) */
+    /* no split given: the one found (--rope-sections or --rope-axes-dim,
+     * its value, --mrope-interleaved) and what was tried */
+    const char *split_opt;
+    char split[64];
+    int split_interleaved;
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
@@ -155,22 +160,20 @@ static double seq_len_of(const pc_spec *spec, int64_t hi)
 
 /* Rows with position ids of several axes: which axis each pair follows,
  * with the frequencies of SPEC's schedule at R's width (its base, its
- * config), found when every pair follows one. */
-static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
+ * config, its split), found when every pair follows one (and, WANT not
+ * NULL, the axis WANT gives it). */
+static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, pc_err *err)
 {
     pc_acc_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.d = r->d; cfg.base = spec->base; cfg.pos_lo = r->lo; cfg.pos_hi = r->hi;
-    r->given = &pc_rope_spec_of(spec)->given;
-    r->spec_base = spec->base;
-    r->spec_base_set = spec->base_set;
     pc_spec_sched hold;
     pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
     if (st != PC_OK) return st;
     const pc_rope_axes *ax = ((const pc_rope_params *)hold.own)->axes;
     pc_freqs *fr = pc_freqs_new(r->d, hold.s);
     double *omega = malloc((size_t)(r->d / 2) * sizeof *omega);
-    r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
+    if (!r->follow) r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
     r->n_axes = ax->n_axes;
     for (int i = 0; fr && omega && i < r->d / 2; i++) omega[i] = pc_freqs_omega(fr, i);
     if (!fr || !omega || !r->follow) st = pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -179,7 +182,8 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
         r->axes_found = 1;
-        for (int i = 0; i < r->d / 2; i++) r->axes_found &= r->follow[i] >= 0;
+        for (int i = 0; i < r->d / 2; i++)
+            r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
         pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
                                      sizeof r->sections);
     }
@@ -187,6 +191,103 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     pc_freqs_free(fr);
     pc_spec_sched_release(&hold);
     return st;
+}
+
+/* 1 when two axes of RS's ids hold the same position in every row: no
+ * split of the pairs between them can be told. */
+static int axes_alike(const pc_rope_spec *rs)
+{
+    int A = rs->n_id_axes;
+    for (int a = 0; a < A; a++)
+        for (int b = a + 1; b < A; b++) {
+            int64_t k = 0;
+            while (k < rs->n_ids && rs->ids[k * A + a] == rs->ids[k * A + b]) k++;
+            if (k == rs->n_ids) return 1;
+        }
+    return 0;
+}
+
+/* The axial dims tried for A axes at width D (FLUX's axes_dim 16,56,56;
+ * equal dims, a 2-D ViT's d/2, d/2) into DIMS (PC_ROPE_AXES_MAX each);
+ * how many. */
+static int axial_candidates(int A, int d, int dims[][PC_ROPE_AXES_MAX])
+{
+    int n = 0;
+    if (A == 3 && d == 128) { dims[n][0] = 16; dims[n][1] = 56; dims[n][2] = 56; n++; }
+    if (d % (2 * A) == 0) {
+        for (int a = 0; a < A; a++) dims[n][a] = d / A;
+        n++;
+    }
+    return n;
+}
+
+/* No split given: the pairs' axes under the one schedule's frequencies,
+ * read as M-RoPE sections (in turn or interleaved), else each axial split
+ * of axial_candidates; the first that explains every pair is reported (its
+ * option in check_args), else PC_EINPUT naming what was tried. */
+static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+{
+    int A = rs->n_id_axes, h = r->d / 2;
+    if (axes_alike(rs))
+        return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
+                         "position in every row: any split of the pairs between them explains the "
+                         "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
+                         "a config with mrope_section)", rs->given.ids_path, A);
+    pc_rope_spec t = *rs;
+    pc_spec s2 = *spec;
+    s2.own = &t;
+    memset(t.sections, 0, sizeof t.sections);
+    t.n_sections = A;
+    t.sections[0] = h;         /* every pair at the one schedule's frequency */
+    t.sections_interleaved = 0;
+    t.n_axes_dim = 0;
+    pc_status st = axes_under(r, &s2, NULL, err);
+    if (st != PC_OK) return st;
+    int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
+    if (kind) {
+        r->split_opt = "--rope-sections";
+        r->split_interleaved = kind == 2;
+        return PC_OK;
+    }
+    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
+    int nc = axial_candidates(A, r->d, dims);
+    char tried[160] = "";
+    for (int c = 0; c < nc; c++) {
+        size_t u = strlen(tried);
+        t.n_sections = 0;
+        t.n_axes_dim = A;
+        for (int a = 0, j = 0; a < A; a++) {
+            t.axes_dim[a] = dims[c][a];
+            u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
+                                  dims[c][a]);
+            for (int l = 0; l < dims[c][a] / 2 && j < h; l++) want[j++] = a;
+        }
+        if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
+        if (r->axes_found) {
+            r->split_opt = "--rope-axes-dim";
+            for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
+                v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
+                              dims[c][a]);
+            return PC_OK;
+        }
+    }
+    return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
+                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s; "
+                     "say how the pairs follow them (--rope-sections, --rope-axes-dim, or a config "
+                     "with mrope_section)", rs->given.ids_path, A, r->sections,
+                     nc ? ", axial dims " : "", tried);
+}
+
+/* Rows with position ids of several axes: under the split given, else
+ * the split found (axes_guess). */
+static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
+{
+    const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    r->given = &rs->given;
+    r->spec_base = spec->base;
+    r->spec_base_set = spec->base_set;
+    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
+    return axes_guess(r, spec, rs, err);
 }
 
 /* Rows at the position ids of one axis of RS: the fit over their own
@@ -295,6 +396,10 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
     fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
             : " (\"none\": no axis explains the pair with the given frequencies)");
+    if (r->split_opt)
+        fprintf(f, "  split: none given; %s %s%s explains every pair (tried: M-RoPE sections under "
+                "the one schedule, then axial dims)\n", r->split_opt, r->split,
+                r->split_interleaved ? " --mrope-interleaved" : "");
 }
 
 static void print_text(FILE *f, const void *found)
@@ -336,6 +441,11 @@ static void write_json_axes(pc_json *j, const ident_run *r)
 {
     pc_json_int(j, "axes", r->n_axes);
     pc_json_str(j, "sections", r->sections);
+    if (r->split_opt) {
+        pc_json_str(j, "split_found", r->split_opt);
+        pc_json_str(j, "split", r->split);
+        pc_json_bool(j, "split_interleaved", r->split_interleaved);
+    }
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
     pc_json_end(j);
@@ -388,6 +498,11 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         if (value[k]) { pc_args_add(out, "%s", name[k]); pc_args_add(out, "%s", value[k]); }
     if (o->rotary_dim) { pc_args_add(out, "--rotary-dim"); pc_args_add(out, "%d", o->rotary_dim); }
     if (o->sections_interleaved) pc_args_add(out, "--mrope-interleaved");
+    if (r->split_opt) {
+        pc_args_add(out, "%s", r->split_opt);
+        pc_args_add(out, "%s", r->split);
+        if (r->split_interleaved) pc_args_add(out, "--mrope-interleaved");
+    }
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
 }

@@ -26,6 +26,11 @@ writes into OUTDIR:
       ext 1 for pairs 0..19, 32 for 20..30, 40 for pair 31 (no YaRN ramp:
       the tail's last two pairs differ), whose fitted head factors fall a
       rounding below 1;
+  flux/cos.npy, flux/sin.npy, flux/pos.npy
+      FLUX's axial RoPE (EmbedND, axes_dim [16, 56, 56], theta 10000: per
+      axis omega = 1 / theta^(arange(0, dim, 2) / dim) and the angles in
+      float64, cos and sin rounded to float32, interleaved pairs): 16 text
+      rows of ids (0, 0, 0), then a 16 x 16 image of ids (0, h, w);
   alibi.npy  (8,) float32 slopes 2^(-8 h / 8), h = 1..8 (the paper's);
   t5.npy     (32, 32) int64 bidirectional T5 buckets, num_buckets 32,
       max_distance 128 (HF's _relative_position_bucket, in numpy)."""
@@ -75,6 +80,18 @@ def longrope_cache(d, base, ext, att, n):
     return (np.cos(emb) * att).astype(np.float32), (np.sin(emb) * att).astype(np.float32)
 
 
+def flux_cache(axes_dim, theta):
+    ids = np.array([(0, 0, 0)] * 16 + [(0, h, w) for h in range(16) for w in range(16)],
+                   dtype=np.int64)
+    cos, sin = [], []
+    for a, dim in enumerate(axes_dim):
+        omega = 1.0 / (theta ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+        ang = ids[:, a].astype(np.float64)[:, None] * omega[None, :]
+        cos.append(np.repeat(np.cos(ang), 2, axis=1).astype(np.float32))
+        sin.append(np.repeat(np.sin(ang), 2, axis=1).astype(np.float32))
+    return np.concatenate(cos, axis=1), np.concatenate(sin, axis=1), ids
+
+
 def t5_buckets(nq, nk, num_buckets=32, max_distance=128):
     rel = np.arange(nk)[None, :] - np.arange(nq)[:, None]
     nb = num_buckets // 2
@@ -112,6 +129,12 @@ def main(out):
                           math.sqrt(1 + math.log(32) / math.log(4096)), 8192)
     np.save(os.path.join(k, "cos.npy"), c)
     np.save(os.path.join(k, "sin.npy"), s)
+    k = os.path.join(out, "flux")
+    os.makedirs(k, exist_ok=True)
+    c, s, ids = flux_cache([16, 56, 56], 10000.0)
+    np.save(os.path.join(k, "cos.npy"), c)
+    np.save(os.path.join(k, "sin.npy"), s)
+    np.save(os.path.join(k, "pos.npy"), ids)
     np.save(os.path.join(out, "alibi.npy"),
             (2.0 ** (-8.0 * np.arange(1, 9) / 8)).astype(np.float32))
     np.save(os.path.join(out, "t5.npy"), t5_buckets(32, 32))
