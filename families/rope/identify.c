@@ -126,11 +126,12 @@ static double lin2(const double *x, const double *y, int m, double *a, double *b
 
 /* The betas tried for a YaRN ramp over pairs low..high, in order: HF's
  * defaults (32, 1: Qwen, DeepSeek, gpt-oss), equal betas (1, 1: Kimi-K2,
- * a ramp one pair wide), then the other powers of two up to 32 (the
- * ramp's ends fix only L0 / beta_fast and L0 / beta_slow). */
+ * a ramp one pair wide), then the other powers of two up to 32, HF's
+ * beta_slow 1 first (the ramp's ends fix only L0 / beta_fast and
+ * L0 / beta_slow: betas and L0 all doubled compute the same cache). */
 static const double yarn_betas[][2] = {
-    { 32, 1 }, { 1, 1 }, { 32, 2 }, { 16, 1 }, { 16, 2 }, { 8, 1 }, { 8, 2 }, { 4, 1 }, { 2, 1 },
-    { 2, 2 }, { 4, 4 }, { 8, 8 }, { 16, 16 }, { 32, 32 }
+    { 32, 1 }, { 1, 1 }, { 16, 1 }, { 8, 1 }, { 4, 1 }, { 2, 1 }, { 32, 2 }, { 16, 2 }, { 8, 2 },
+    { 4, 2 }, { 2, 2 }, { 4, 4 }, { 8, 8 }, { 16, 16 }, { 32, 32 }
 };
 #define N_YARN_BETAS (sizeof yarn_betas / sizeof yarn_betas[0])
 
