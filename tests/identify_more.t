@@ -116,6 +116,11 @@ sys.exit(not (r["found"] and r["rope_type"] == "longrope" and min(s["short_facto
 ok $? "LongRoPE with head factors 1: found, every factor >= 1" "$tmp/lrhead.json"
 json shift --table "$tmp/ids/cos.npy" --table-sin "$tmp/ids/sin.npy" --position-ids "$tmp/ids/ids_shift.npy"
 
+# a built-in computes at the positions it is called with: ids are refused
+"$PECHECK" identify --impl rope-half --positions 0:63 --position-ids "$tmp/ids/ids.npy" >"$tmp/o" 2>"$tmp/e"
+[ $? -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q -- "--position-ids .*without --position-ids" "$tmp/e"
+ok $? "a built-in with --position-ids: exit 2 (it is not called at the ids)" "$tmp/e"
+
 # tables of ALiBi and T5 without --family: their family from shape and dtype
 "$PECHECK" identify --table "$tmp/alibi.npy" >"$tmp/out" 2>&1
 [ $? -eq 0 ] && grep -q "^FOUND .*ALiBi, 8 heads" "$tmp/out" && grep -q -- "--family alibi" "$tmp/out"

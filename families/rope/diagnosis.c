@@ -360,6 +360,12 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
         return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
     find_storage(r);
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    /* the hook is called at row indices: a table's rows are the ids'
+     * rows, a built-in or plugin computes at the index itself */
+    if (rs && rs->ids && !pc_table_info_of(impl))
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s gives the positions of a table's rows; "
+                         "%s computes at the positions it is called with (--positions): identify "
+                         "it without --position-ids", rs->given.ids_path, impl->name);
     if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
     pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
