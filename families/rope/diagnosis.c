@@ -22,6 +22,8 @@
 #include "options.h"
 #include "families/spec_sched.h"
 
+#define IDS_ROWS_MAX ((size_t)1 << 16)  /* rows at position ids fitted on (fit_at_ids) */
+
 typedef struct ident_run {
     const pc_impl *impl;
     int d, layout, layouts;
@@ -51,6 +53,7 @@ typedef struct ident_run {
      * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
     const int64_t *ids;
     const char *ids_path;
+    size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
     pc_rope_ids_info ids_info;
 } ident_run;
 
@@ -302,7 +305,11 @@ static pc_status fit_at_ids(ident_run *r, const pc_rope_spec *rs, double u_s, pc
                          r->impl->name, (long long)r->lo, (long long)r->hi);
     r->ids = rs->ids + r->lo;
     r->ids_path = path;
+    /* at most IDS_ROWS_MAX rows are fitted on: the fit keeps a phase per
+     * pair and distinct position (64 pairs: 32 MiB), check holds them all */
     size_t n = (size_t)(r->hi - r->lo + 1);
+    if (n > IDS_ROWS_MAX) n = IDS_ROWS_MAX;
+    r->ids_rows = n;
     pc_status st = pc_rope_fit_ids(r->impl, r->d, r->base, r->layout, r->lo, n, r->ids, u_s,
                                    &r->fit, &r->ids_info);
     if (st != PC_SKIP || n < 16) return st;
@@ -417,10 +424,11 @@ static void print_text(FILE *f, const void *found)
     pc_rope_ident_describe(id, desc, sizeof desc);
     pc_rope_ident_json(id, js, sizeof js);
     if (r->ids)
-        fprintf(f, "%s  %s: rows %lld..%lld at the positions of %s (%zu distinct, %lld..%lld), "
-                "d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name, (long long)r->lo,
-                (long long)r->hi, r->ids_path, r->ids_info.distinct, (long long)r->ids_info.first,
-                (long long)r->ids_info.last, r->d);
+        fprintf(f, "%s  %s: rows %lld..%lld at the positions of %s (%zu distinct, %lld..%lld, "
+                "in the %zu rows fitted on), d %d\n", id->found ? "FOUND" : "UNKNOWN",
+                r->impl->name, (long long)r->lo, (long long)r->hi, r->ids_path,
+                r->ids_info.distinct, (long long)r->ids_info.first, (long long)r->ids_info.last,
+                r->ids_rows, r->d);
     else
         fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN",
                 r->impl->name, (long long)r->lo, (long long)r->hi, r->d);
