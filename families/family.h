@@ -157,6 +157,10 @@ typedef struct pc_table_reader {
     /* 1 when IMPL is one of this reader's tables (identify names it by
      * --table PATH) */
     int (*is_table)(const pc_impl *impl);
+    /* 1 when a .npy of RANK and DTYPE ("<f4", "<i8", ...) can only be this
+     * family's table (the family of a table given without --family); NULL:
+     * never inferred */
+    int (*holds)(int rank, const char *dtype);
 } pc_table_reader;
 
 /* ------------------------------------------------------------------ */

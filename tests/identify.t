@@ -26,6 +26,8 @@ dynamic-x2-16k 128 16384 10000 {\"rope_type\":\"dynamic\",\"factor\":2,\"max_pos
 dynamic-x4-5e5 64 32768 500000 {\"rope_type\":\"dynamic\",\"factor\":4,\"max_position_embeddings\":8192}
 yarn-qwen-x4 128 8192 1000000 {\"rope_type\":\"yarn\",\"factor\":4,\"original_max_position_embeddings\":32768}
 yarn-x8-4k 128 8192 10000 {\"rope_type\":\"yarn\",\"factor\":8,\"original_max_position_embeddings\":4096}
+yarn-betas-8-1 128 8192 10000 {\"rope_type\":\"yarn\",\"factor\":16,\"original_max_position_embeddings\":4096,\"beta_fast\":8,\"beta_slow\":1}
+yarn-betas-1-1 128 8192 10000 {\"rope_type\":\"yarn\",\"factor\":32,\"original_max_position_embeddings\":4096,\"beta_fast\":1,\"beta_slow\":1}
 yarn-att 128 8192 500000 {\"rope_type\":\"yarn\",\"factor\":16,\"original_max_position_embeddings\":8192,\"attention_factor\":1.25}
 llama3-x8 128 65536 500000 {\"rope_type\":\"llama3\",\"factor\":8,\"low_freq_factor\":1,\"high_freq_factor\":4,\"original_max_position_embeddings\":8192}
 llama3-x32 64 65536 500000 {\"rope_type\":\"llama3\",\"factor\":32,\"low_freq_factor\":1,\"high_freq_factor\":4,\"original_max_position_embeddings\":8192}

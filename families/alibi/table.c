@@ -183,6 +183,13 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
     return PC_OK;
 }
 
+/* Floats of rank 1 (H slopes) or 3 (biases): no table of rows has those
+ * ranks (a sinusoidal or RoPE table is (n, d)). */
+static int holds(int rank, const char *dtype)
+{
+    return (rank == 1 || rank == 3) && (dtype[1] == 'f' || !strcmp(dtype, "<u2"));
+}
+
 const pc_table_reader pc_alibi_table_reader = {
-    .open = table_open, .close = table_close, .is_table = is_table
+    .open = table_open, .close = table_close, .is_table = is_table, .holds = holds
 };

@@ -121,6 +121,12 @@ static int as_interleaved(const int *follow, int h, int A, char *buf, size_t len
     return 1;
 }
 
+int pc_rope_axes_sections_of(const int *follow, int h, int A, char *buf, size_t len)
+{
+    if (as_sections(follow, h, A, buf, len)) return 1;
+    return as_interleaved(follow, h, A, buf, len) ? 2 : 0;
+}
+
 void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, size_t len)
 {
     char sec[64];

@@ -16,6 +16,10 @@ int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const doubl
 /* FOLLOW (H pairs, A axes) for people: "sections 24,16,24 (in turn)" or
  * its runs of pairs. */
 void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, size_t len);
+/* FOLLOW (H pairs, A axes) as --rope-sections' list ("16,24,24") into BUF:
+ * 1 in turn (HF's order), 2 in the interleaved order, 0 neither (or a pair
+ * that follows no axis). */
+int pc_rope_axes_sections_of(const int *follow, int h, int A, char *buf, size_t len);
 /* The likely cause of IMPL's failed gate under CFG, whose schedule has
  * position axes: the pairs that follow another axis than the check's. */
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len);

@@ -22,6 +22,8 @@
 #include "options.h"
 #include "families/spec_sched.h"
 
+#define IDS_ROWS_MAX ((size_t)1 << 16)  /* rows at position ids fitted on (fit_at_ids) */
+
 typedef struct ident_run {
     const pc_impl *impl;
     int d, layout, layouts;
@@ -38,10 +40,21 @@ typedef struct ident_run {
     int *follow;
     char sections[400];
     const pc_rope_opts *given;  /* the options the axes were matched under (check_args) */
+    /* no split given: the one found (--rope-sections or --rope-axes-dim,
+     * its value, --mrope-interleaved) and what was tried */
+    const char *split_opt;
+    char split[64];
+    int split_interleaved;
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
     double seq_len;
+    /* rows at position ids of one axis (--position-ids): row LO + k is at
+     * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
+    const int64_t *ids;
+    const char *ids_path;
+    size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
+    pc_rope_ids_info ids_info;
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -131,7 +144,8 @@ static void find_offset(ident_run *r)
             sn[i] = (double)y[r->layout ? i + h : 2 * i + 1];
             w[i] = pc_freqs_omega(fr, i);
         }
-        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)r->lo, r->fit.eps);
+        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)(r->ids ? r->ids[0] : r->lo),
+                                       r->fit.eps);
     }
     free(c);
     free(y);
@@ -149,22 +163,20 @@ static double seq_len_of(const pc_spec *spec, int64_t hi)
 
 /* Rows with position ids of several axes: which axis each pair follows,
  * with the frequencies of SPEC's schedule at R's width (its base, its
- * config), found when every pair follows one. */
-static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
+ * config, its split), found when every pair follows one (and, WANT not
+ * NULL, the axis WANT gives it). */
+static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, pc_err *err)
 {
     pc_acc_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.d = r->d; cfg.base = spec->base; cfg.pos_lo = r->lo; cfg.pos_hi = r->hi;
-    r->given = &pc_rope_spec_of(spec)->given;
-    r->spec_base = spec->base;
-    r->spec_base_set = spec->base_set;
     pc_spec_sched hold;
     pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
     if (st != PC_OK) return st;
     const pc_rope_axes *ax = ((const pc_rope_params *)hold.own)->axes;
     pc_freqs *fr = pc_freqs_new(r->d, hold.s);
     double *omega = malloc((size_t)(r->d / 2) * sizeof *omega);
-    r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
+    if (!r->follow) r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
     r->n_axes = ax->n_axes;
     for (int i = 0; fr && omega && i < r->d / 2; i++) omega[i] = pc_freqs_omega(fr, i);
     if (!fr || !omega || !r->follow) st = pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -173,7 +185,8 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
         r->axes_found = 1;
-        for (int i = 0; i < r->d / 2; i++) r->axes_found &= r->follow[i] >= 0;
+        for (int i = 0; i < r->d / 2; i++)
+            r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
         pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
                                      sizeof r->sections);
     }
@@ -181,6 +194,158 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     pc_freqs_free(fr);
     pc_spec_sched_release(&hold);
     return st;
+}
+
+/* 1 when two axes of RS's ids hold the same position in every row: no
+ * split of the pairs between them can be told. */
+static int axes_alike(const pc_rope_spec *rs)
+{
+    int A = rs->n_id_axes;
+    for (int a = 0; a < A; a++)
+        for (int b = a + 1; b < A; b++) {
+            int64_t k = 0;
+            while (k < rs->n_ids && rs->ids[k * A + a] == rs->ids[k * A + b]) k++;
+            if (k == rs->n_ids) return 1;
+        }
+    return 0;
+}
+
+/* The axial dims tried for A axes at width D (FLUX's axes_dim 16,56,56;
+ * equal dims, a 2-D ViT's d/2, d/2) into DIMS (PC_ROPE_AXES_MAX each);
+ * how many. */
+static int axial_candidates(int A, int d, int dims[][PC_ROPE_AXES_MAX])
+{
+    int n = 0;
+    if (A == 3 && d == 128) { dims[n][0] = 16; dims[n][1] = 56; dims[n][2] = 56; n++; }
+    if (d % (2 * A) == 0) {
+        for (int a = 0; a < A; a++) dims[n][a] = d / A;
+        n++;
+    }
+    return n;
+}
+
+/* No split given: the pairs' axes under the one schedule's frequencies,
+ * read as M-RoPE sections (in turn or interleaved), else each axial split
+ * of axial_candidates; the first that explains every pair is reported (its
+ * option in check_args), else PC_EINPUT naming what was tried. */
+static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+{
+    int A = rs->n_id_axes, h = r->d / 2;
+    if (axes_alike(rs))
+        return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
+                         "position in every row: any split of the pairs between them explains the "
+                         "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
+                         "a config with mrope_section)", rs->given.ids_path, A);
+    pc_rope_spec t = *rs;
+    pc_spec s2 = *spec;
+    s2.own = &t;
+    memset(t.sections, 0, sizeof t.sections);
+    t.n_sections = A;
+    t.sections[0] = h;         /* every pair at the one schedule's frequency */
+    t.sections_interleaved = 0;
+    t.n_axes_dim = 0;
+    pc_status st = axes_under(r, &s2, NULL, err);
+    if (st != PC_OK) return st;
+    int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
+    if (kind) {
+        r->split_opt = "--rope-sections";
+        r->split_interleaved = kind == 2;
+        return PC_OK;
+    }
+    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
+    int nc = axial_candidates(A, r->d, dims);
+    char tried[160] = "";
+    for (int c = 0; c < nc; c++) {
+        size_t u = strlen(tried);
+        t.n_sections = 0;
+        t.n_axes_dim = A;
+        for (int a = 0, j = 0; a < A; a++) {
+            t.axes_dim[a] = dims[c][a];
+            u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
+                                  dims[c][a]);
+            for (int l = 0; l < dims[c][a] / 2 && j < h; l++) want[j++] = a;
+        }
+        if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
+        if (r->axes_found) {
+            r->split_opt = "--rope-axes-dim";
+            for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
+                v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
+                              dims[c][a]);
+            return PC_OK;
+        }
+    }
+    return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
+                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s; "
+                     "say how the pairs follow them (--rope-sections, --rope-axes-dim, or a config "
+                     "with mrope_section)", rs->given.ids_path, A, r->sections,
+                     nc ? ", axial dims " : "", tried);
+}
+
+/* Rows with position ids of several axes: under the split given, else
+ * the split found (axes_guess). */
+static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
+{
+    const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    r->given = &rs->given;
+    r->spec_base = spec->base;
+    r->spec_base_set = spec->base_set;
+    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
+    return axes_guess(r, spec, rs, err);
+}
+
+/* Rows at the position ids of one axis of RS: the fit over their own
+ * positions (fit_ids.c); PC_EINPUT naming --position-ids and the fix when
+ * they cannot give one. */
+static pc_status fit_at_ids(ident_run *r, const pc_rope_spec *rs, double u_s, pc_err *err)
+{
+    const char *path = rs->given.ids_path;
+    if (r->lo < 0 || r->hi >= rs->n_ids)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s has %lld rows but %s has rows "
+                         "%lld..%lld: give one position a row", path, (long long)rs->n_ids,
+                         r->impl->name, (long long)r->lo, (long long)r->hi);
+    r->ids = rs->ids + r->lo;
+    r->ids_path = path;
+    /* at most IDS_ROWS_MAX rows are fitted on: the fit keeps a phase per
+     * pair and distinct position (64 pairs: 32 MiB), check holds them all */
+    size_t n = (size_t)(r->hi - r->lo + 1);
+    if (n > IDS_ROWS_MAX) n = IDS_ROWS_MAX;
+    r->ids_rows = n;
+    pc_status st = pc_rope_fit_ids(r->impl, r->d, r->base, r->layout, r->lo, n, r->ids, u_s,
+                                   &r->fit, &r->ids_info);
+    if (st != PC_SKIP || n < 16) return st;
+    if (r->ids_info.distinct >= 2 && r->ids_info.seed_gap > 3)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s: no two of its %zu positions are "
+                         "within 3 of each other (the closest: %lld apart), so a pair's turn "
+                         "between rows cannot be told; identify rows that include some "
+                         "neighbouring positions (or check with --position-ids and --base or "
+                         "--hf-config)", path, r->ids_info.distinct,
+                         (long long)r->ids_info.seed_gap);
+    if (r->ids_info.distinct < 2)
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s: every row is at position %lld: one "
+                         "position has no frequency to fit; identify rows of several positions",
+                         path, (long long)r->ids[0]);
+    return PC_SKIP;
+}
+
+/* What rows at position ids say besides their schedule: rows of one
+ * position that differ, pairs that follow no one frequency over the ids,
+ * rows that are those of other positions: not found, said in the note. */
+static void ids_verdict(ident_run *r)
+{
+    const pc_rope_ids_info *in = &r->ids_info;
+    char why[200] = "";
+    if (in->dup_pairs)
+        snprintf(why, sizeof why, "rows of one position differ in %d pairs", in->dup_pairs);
+    else if (in->off_pairs)
+        snprintf(why, sizeof why, "%d pairs follow no one frequency over the positions of %s",
+                 in->off_pairs, r->ids_path);
+    else if (r->id.found && isfinite(r->offset) && r->offset != 0)
+        snprintf(why, sizeof why, "the rows are those of the position ids %+.6g: save ids %+.6g",
+                 r->offset, r->offset);
+    if (!why[0]) return;
+    r->id.found = 0;
+    size_t u = strlen(r->id.note);
+    snprintf(r->id.note + u, sizeof r->id.note - u, "%s%s", u ? "; " : "", why);
 }
 
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -202,20 +367,28 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
         return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
     find_storage(r);
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    /* the hook is called at row indices: a table's rows are the ids'
+     * rows, a built-in or plugin computes at the index itself */
+    if (rs && rs->ids && !pc_table_info_of(impl))
+        return pc_seterr(err, PC_EINPUT, "--position-ids %s gives the positions of a table's rows; "
+                         "%s computes at the positions it is called with (--positions): identify "
+                         "it without --position-ids", rs->given.ids_path, impl->name);
     if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
-    pc_status st = pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
+    pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
+                 : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
         return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
                          "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
-    if (st != PC_OK) return pc_seterr(err, st, "out of memory");
+    if (st != PC_OK) return st == PC_ENOMEM ? pc_seterr(err, st, "out of memory") : st;
     /* a table's base is what identify finds; --base is then a hint */
     r->seq_len_set = rs && rs->given.seq_len_set;
     r->seq_len = r->seq_len_set ? rs->given.seq_len : 0;
-    st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->hi),
+    st = pc_rope_identify(&r->fit, r->d, seq_len_of(spec, r->ids ? rs->max_id : r->hi),
                           spec->base_set && pc_table_info_of(impl) ? spec->base : 0.0, &r->id);
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
     find_offset(r);
+    if (r->ids) ids_verdict(r);
     return PC_OK;
 }
 
@@ -236,6 +409,10 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
     fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
             : " (\"none\": no axis explains the pair with the given frequencies)");
+    if (r->split_opt)
+        fprintf(f, "  split: none given; %s %s%s explains every pair (tried: M-RoPE sections under "
+                "the one schedule, then axial dims)\n", r->split_opt, r->split,
+                r->split_interleaved ? " --mrope-interleaved" : "");
 }
 
 static void print_text(FILE *f, const void *found)
@@ -246,8 +423,15 @@ static void print_text(FILE *f, const void *found)
     const pc_rope_ident *id = &r->id;
     pc_rope_ident_describe(id, desc, sizeof desc);
     pc_rope_ident_json(id, js, sizeof js);
-    fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN", r->impl->name,
-            (long long)r->lo, (long long)r->hi, r->d);
+    if (r->ids)
+        fprintf(f, "%s  %s: rows %lld..%lld at the positions of %s (%zu distinct, %lld..%lld, "
+                "in the %zu rows fitted on), d %d\n", id->found ? "FOUND" : "UNKNOWN",
+                r->impl->name, (long long)r->lo, (long long)r->hi, r->ids_path,
+                r->ids_info.distinct, (long long)r->ids_info.first, (long long)r->ids_info.last,
+                r->ids_rows, r->d);
+    else
+        fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN",
+                r->impl->name, (long long)r->lo, (long long)r->hi, r->d);
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
     fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
     fprintf(f, "  base: %.9g (fitted from the high-frequency pairs: %.9g)\n", id->base, id->base_fit);
@@ -258,6 +442,9 @@ static void print_text(FILE *f, const void *found)
     else if (isfinite(r->offset))
         fprintf(f, "  position offset: %+.6g (the rows are those of position p%+.6g)\n", r->offset,
                 r->offset);
+    if (r->ids && r->ids_info.unreached)
+        fprintf(f, "  positions: %zu of %s's are too far from the others to be fitted on (check "
+                "holds every row to the schedule)\n", r->ids_info.unreached, r->ids_path);
     fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
             "resolved\n", id->resid, id->resolved, r->d / 2);
     if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
@@ -268,9 +455,13 @@ static void write_json_axes(pc_json *j, const ident_run *r)
 {
     pc_json_int(j, "axes", r->n_axes);
     pc_json_str(j, "sections", r->sections);
+    if (r->split_opt) {
+        pc_json_str(j, "split_found", r->split_opt);
+        pc_json_str(j, "split", r->split);
+        pc_json_bool(j, "split_interleaved", r->split_interleaved);
+    }
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
-    pc_json_end(j);
     pc_json_end(j);
 }
 
@@ -287,6 +478,10 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_end(j);
     pc_json_str(j, "layout", pc_layout_name(r->layout));
     pc_json_str(j, "storage", pc_dtype_name(r->dtype));
+    if (r->ids) {
+        pc_json_str(j, "position_ids", r->ids_path);
+        pc_json_int(j, "distinct_positions", (long long)r->ids_info.distinct);
+    }
     if (r->follow) { write_json_axes(j, r); return; }
     pc_json_num(j, "rope_theta", id->base);
     pc_json_num(j, "base_fitted", id->base_fit);
@@ -317,6 +512,11 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         if (value[k]) { pc_args_add(out, "%s", name[k]); pc_args_add(out, "%s", value[k]); }
     if (o->rotary_dim) { pc_args_add(out, "--rotary-dim"); pc_args_add(out, "%d", o->rotary_dim); }
     if (o->sections_interleaved) pc_args_add(out, "--mrope-interleaved");
+    if (r->split_opt) {
+        pc_args_add(out, "%s", r->split_opt);
+        pc_args_add(out, "%s", r->split);
+        if (r->split_interleaved) pc_args_add(out, "--mrope-interleaved");
+    }
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
 }
@@ -343,7 +543,10 @@ static void check_args(const void *found, pc_args *out)
         pc_args_add(out, "--dtype");
         pc_args_add(out, "%s", pc_dtype_name(r->dtype));
     }
-    if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
+    if (r->ids) {
+        pc_args_add(out, "--position-ids");
+        pc_args_add(out, "%s", r->ids_path);
+    } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
     }

@@ -26,6 +26,26 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
                           int64_t hi, double u_s, pc_rope_fit *f);
 void pc_rope_fit_free(pc_rope_fit *f);
 
+/* The fit of the N rows LO.. of IMPL (D, BASE, LAYOUT as for
+ * pc_rope_fit_run) whose positions are IDS[0..N) (--position-ids of one
+ * axis: any order, repeats and gaps; fit_ids.c): per pair the phases of
+ * the distinct positions unwrapped from the closest two outwards while the
+ * step is unambiguous; F->n - 1 is the span whose 2 eps / (n - 1) bounds
+ * the frequencies' error as for consecutive rows.  INFO: what the ids and
+ * rows say besides.  PC_SKIP under 16 rows, with no two distinct positions
+ * within 3 of each other (INFO->seed_gap), or when the hook declines. */
+typedef struct pc_rope_ids_info {
+    size_t distinct;          /* distinct positions */
+    int64_t first, last;      /* the smallest and largest */
+    int64_t seed_gap;         /* the smallest step between two of them */
+    size_t unreached;         /* positions a pair's unwrapping could not reach (the most) */
+    int off_pairs;            /* pairs whose phases follow no one frequency over the ids */
+    int dup_pairs;            /* pairs whose rows of one position differ */
+} pc_rope_ids_info;
+pc_status pc_rope_fit_ids(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                          size_t n, const int64_t *ids, double u_s, pc_rope_fit *f,
+                          pc_rope_ids_info *info);
+
 /* The same fit made row by row, in any number of pieces (memory: a few
  * numbers a pair, whatever the positions): pc_rope_fit_acc_row takes one
  * position's (A cos, A sin) of each of the H pairs, C[i] and S[i], in

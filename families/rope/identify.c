@@ -124,23 +124,67 @@ static double lin2(const double *x, const double *y, int m, double *a, double *b
     return r;
 }
 
+/* The betas tried for a YaRN ramp over pairs low..high, in order: HF's
+ * defaults (32, 1: Qwen, DeepSeek, gpt-oss), equal betas (1, 1: Kimi-K2,
+ * a ramp one pair wide), then the other powers of two up to 32, HF's
+ * beta_slow 1 first (the ramp's ends fix only L0 / beta_fast and
+ * L0 / beta_slow: betas and L0 all doubled compute the same cache). */
+static const double yarn_betas[][2] = {
+    { 32, 1 }, { 1, 1 }, { 16, 1 }, { 8, 1 }, { 4, 1 }, { 2, 1 }, { 32, 2 }, { 16, 2 }, { 8, 2 },
+    { 4, 2 }, { 2, 2 }, { 4, 4 }, { 8, 8 }, { 16, 16 }, { 32, 32 }
+};
+#define N_YARN_BETAS (sizeof yarn_betas / sizeof yarn_betas[0])
+
+/* The original lengths L0 in (*LO, *HI) that put the ramp's ends at LOW =
+ * floor(corr(BF)) (clamped at 0) and HIGH = ceil(corr(BS)), corr(r) =
+ * d ln(L0 / (2 pi r)) / (2 ln B); the power of two there, or 0. */
+static double yarn_l0(const pc_rope_ident *id, double bf, double bs, double *lo, double *hi)
+{
+    double k = 2.0 * log(id->base) / id->d;
+    *lo = fmax(id->yarn_low > 0 ? 2 * M_PI * bf * exp(k * id->yarn_low) : 0.0,
+               2 * M_PI * bs * exp(k * (id->yarn_high - 1)));
+    *hi = fmin(2 * M_PI * bf * exp(k * (id->yarn_low + 1)), 2 * M_PI * bs * exp(k * id->yarn_high));
+    double L = 1024;
+    while (L <= *lo && L < 1e9) L *= 2;
+    return L > *lo && L < *hi ? L : 0.0;
+}
+
+/* YaRN whose ramp runs over pairs LO..HI: the first betas of yarn_betas
+ * with a power-of-two original length. */
+static void yarn_ends(pc_rope_ident *id, int lo, int hi)
+{
+    double l0lo = 0, l0hi = 0, L = 0;
+    id->type = PC_ROPE_YARN;
+    id->yarn_low = lo; id->yarn_high = hi;
+    size_t k = 0;
+    for (; k < N_YARN_BETAS && !(L > 0); k++) L = yarn_l0(id, yarn_betas[k][0], yarn_betas[k][1], &l0lo, &l0hi);
+    if (!(L > 0)) { k = 1; (void)yarn_l0(id, 32, 1, &l0lo, &l0hi); }
+    id->beta_fast = yarn_betas[k - 1][0]; id->beta_slow = yarn_betas[k - 1][1];
+    id->orig_max = L > 0 ? L : round(0.5 * (l0lo + l0hi));
+    snprintf(id->note, sizeof id->note, "ramp over pairs %d..%d; assumed beta_fast %g and beta_slow "
+             "%g, which put original_max_position_embeddings in (%.0f, %.0f)%s", lo, hi,
+             id->beta_fast, id->beta_slow, l0lo, l0hi, L > 0 ? ": the power of two there"
+             : " (no power of two there for any betas tried)");
+}
+
 static void yarn_of(pc_rope_ident *id, double a, double b)
 {
     /* weight of the unscaled frequency 1 - ramp = (high - i)/(high - low) */
-    double lo = (1.0 - a) / b, hi = -a / b, lnb = log(id->base);
-    id->type = PC_ROPE_YARN;
-    id->yarn_low = (int)lround(lo); id->yarn_high = (int)lround(hi);
-    /* corr(r) = d ln(L0 / (2 pi r)) / (2 ln B), low = floor(corr(32)), high = ceil(corr(1)) */
-    double l0lo = fmax(2 * M_PI * 32 * exp(2.0 * id->yarn_low * lnb / id->d),
-                       2 * M_PI * exp(2.0 * (id->yarn_high - 1) * lnb / id->d));
-    double l0hi = fmin(2 * M_PI * 32 * exp(2.0 * (id->yarn_low + 1) * lnb / id->d),
-                       2 * M_PI * exp(2.0 * id->yarn_high * lnb / id->d));
-    double L = 1024;
-    while (L <= l0lo && L < 1e9) L *= 2;
-    id->orig_max = L < l0hi ? L : round(0.5 * (l0lo + l0hi));
-    snprintf(id->note, sizeof id->note, "ramp over pairs %d..%d; assumed beta_fast 32 and beta_slow 1, "
-             "which put original_max_position_embeddings in (%.0f, %.0f)%s", id->yarn_low,
-             id->yarn_high, l0lo, l0hi, L < l0hi ? ": the power of two there" : "");
+    yarn_ends(id, (int)lround((1.0 - a) / b), (int)lround(-a / b));
+}
+
+/* A ramp at most one pair wide (pairs LAST1 and before at ratio 1, FIRST0
+ * and after at the tail's, at most one between): YaRN with a ramp from
+ * LAST1 to FIRST0 (equal betas give one pair; a llama3 band between two
+ * pairs computes the same cache). */
+static int step_of(pc_rope_ident *id, int last1, int first0)
+{
+    if (last1 < 0 || first0 - last1 < 1 || first0 - last1 > 2) return 0;
+    yarn_ends(id, last1, first0);
+    size_t u = strlen(id->note);
+    snprintf(id->note + u, sizeof id->note - u, "; a step between two geometric parts (a llama3 "
+             "band falling between two pairs gives the same cache)");
+    return 1;
 }
 
 static void llama3_of(pc_rope_ident *id, double a, double b)
@@ -180,16 +224,19 @@ static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
     double *x = malloc((size_t)h * sizeof *x), *g = malloc((size_t)h * sizeof *g),
            *y = malloc((size_t)h * sizeof *y);
     if (!x || !g || !y) { free(x); free(g); free(y); return 0; }
+    int last1 = -1, first0 = -1;
     for (int i = 0; i < h; i++) {
         if (!usable(f, i)) continue;
         double gi = geo(id->base, id->d, i), s = (f->omega[i] / gi - rho) / (1.0 - rho);
         if (s > ID_MID && s < 1.0 - ID_MID) { x[m] = i; g[m] = gi; y[m] = s; m++; }
+        if (s >= 1.0 - ID_MID && first0 < 0) last1 = i;
+        if (s <= ID_MID && first0 < 0) first0 = i;
     }
     double ay, by, al, bl;
     double ry = m >= 2 ? lin2(x, y, m, &ay, &by) : 1, rl = m >= 2 ? lin2(g, y, m, &al, &bl) : 1;
     free(x); free(g); free(y);
-    if (m < 2) return 0;
     id->factor = nice(1.0 / rho, 1e-3);
+    if (m < 2) return step_of(id, last1, first0);
     /* three or more pairs tell the shapes apart; two fit both: the norm decides */
     if (m >= 3 ? ry < rl : fabs(id->att - 1.0) > 1e-4) yarn_of(id, ay, by);
     else llama3_of(id, bl, al);
@@ -210,8 +257,9 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
             double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i] : prev;
             double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
             ok = e >= 1.0 - t && e >= prev * (1.0 - t);
-            /* HF keeps the factors as binary32 */
-            id->ext[i] = (double)(float)e;
+            /* HF keeps the factors as binary32; one within the fit's error
+             * below 1 is 1 (check takes factors >= 1 only) */
+            id->ext[i] = fmax(1.0, (double)(float)e);
             prev = fmax(prev, e);
         }
         if (ok) {
@@ -239,7 +287,8 @@ static void verify(pc_rope_ident *id, const pc_rope_fit *f)
     pc_rope_params p;
     pc_err err = { "" };
     id->found = 0;
-    if (pc_rope_ident_params(id, &p, &err) != PC_OK) return;
+    id->refused = 0;
+    if (pc_rope_ident_params(id, &p, &err) != PC_OK) { id->refused = 1; return; }
     pc_freqs *fr = pc_freqs_new(id->d, pc_rope_schedule(&p));
     double *w = malloc((size_t)f->h * sizeof *w);
     if (fr && w) {
@@ -257,8 +306,8 @@ static void verify(pc_rope_ident *id, const pc_rope_fit *f)
     pc_rope_params_free(&p);
 }
 
-pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double base_hint,
-                           pc_rope_ident *id)
+static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, double base_hint,
+                               pc_rope_ident *id)
 {
     memset(id, 0, sizeof *id);
     id->d = d; id->seq_len = seq_len; id->factor = 1.0;
@@ -294,6 +343,27 @@ pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double b
         if (!id->found && keep.type != PC_ROPE_DEFAULT) { pc_rope_ident_free(id); *id = keep; }
         return PC_OK;
     }
+    verify(id, f);
+    return PC_OK;
+}
+
+/* A closest schedule that pecheck's schedules refuse (check would exit 2
+ * on it) is not proposed: the geometric fit of the head is, said in the
+ * note. */
+pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double base_hint,
+                           pc_rope_ident *id)
+{
+    pc_status st = identify_body(f, d, seq_len, base_hint, id);
+    if (st != PC_OK || !id->refused) return st;
+    char was[200];
+    pc_rope_ident_describe(id, was, sizeof was);
+    pc_rope_ident_free(id);
+    id->type = PC_ROPE_DEFAULT;
+    id->base = id->base_fit;
+    id->factor = 1.0;
+    id->att_given = 0;
+    snprintf(id->note, sizeof id->note, "the closest schedule found (%.150s) is not one pecheck's "
+             "schedules take: the geometric fit of the high-frequency pairs is given instead", was);
     verify(id, f);
     return PC_OK;
 }

@@ -13,6 +13,7 @@
 
 typedef struct pc_rope_ident {
     int found;                /* a schedule explains every resolved pair */
+    int refused;              /* pecheck's schedules refuse the parameters (not proposed) */
     int type;                 /* enum pc_rope_type */
     int d;
     double base, base_fit;    /* the base (rounded when within 0.1%), the fitted one */
@@ -22,6 +23,7 @@ typedef struct pc_rope_ident {
     double seq_len;           /* dynamic: the sequence length assumed (the cache's) */
     double lf, hf;            /* llama3 */
     int yarn_low, yarn_high;  /* yarn: the ramp's ends */
+    double beta_fast, beta_slow;  /* yarn: the betas that put them there (HF's 32, 1 by default) */
     double att;               /* the fitted norm of the pairs */
     int att_given;            /* the norm is not the schedule's own factor: given */
     double *ext;              /* longrope: the factor of every pair */

@@ -13,7 +13,9 @@ pc_status pc_rope_ident_params(const pc_rope_ident *id, pc_rope_params *p, pc_er
     p->factor = id->factor;
     p->orig_max = id->orig_max; p->max_pos = id->max_pos;
     p->seq_len = id->seq_len; p->seq_len_set = id->seq_len > 0;
-    p->beta_fast = 32; p->beta_slow = 1; p->truncate = 1;  /* HF's defaults */
+    p->beta_fast = id->beta_fast > 0 ? id->beta_fast : 32;  /* HF's defaults: 32, 1 */
+    p->beta_slow = id->beta_slow > 0 ? id->beta_slow : 1;
+    p->truncate = 1;
     p->low_freq_factor = id->lf; p->high_freq_factor = id->hf;
     /* only yarn and longrope take a given attention factor (HF) */
     p->attention_factor = id->att;
@@ -40,6 +42,12 @@ static size_t put_factors(const pc_rope_ident *id, char *buf, size_t len, size_t
     return at + (n > 0 ? (size_t)n : 0);
 }
 
+/* HF's betas (32, 1), which a rope_scaling object leaves out. */
+static int default_betas(const pc_rope_ident *id)
+{
+    return !(id->beta_fast > 0) || (id->beta_fast == 32 && id->beta_slow == 1);
+}
+
 void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len)
 {
     size_t at = 0;
@@ -54,7 +62,11 @@ void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len)
                      id->factor, id->max_pos); break;
     case PC_ROPE_YARN:
         n = snprintf(buf, len, "{\"rope_type\":\"yarn\",\"factor\":%.9g,\"original_max_position_embeddings\":%.0f",
-                     id->factor, id->orig_max); break;
+                     id->factor, id->orig_max);
+        if (n > 0 && (size_t)n < len && !default_betas(id))
+            n += snprintf(buf + n, len - (size_t)n, ",\"beta_fast\":%.9g,\"beta_slow\":%.9g",
+                          id->beta_fast, id->beta_slow);
+        break;
     case PC_ROPE_LLAMA3:
         n = snprintf(buf, len, "{\"rope_type\":\"llama3\",\"factor\":%.9g,\"low_freq_factor\":%.9g,"
                      "\"high_freq_factor\":%.9g,\"original_max_position_embeddings\":%.0f",
@@ -87,9 +99,14 @@ void pc_rope_ident_describe(const pc_rope_ident *id, char *buf, size_t len)
     case PC_ROPE_DYNAMIC:
         snprintf(buf + at, len - at, ", factor %.9g, max_position_embeddings %.0f, sequence length %.0f",
                  id->factor, id->max_pos, id->seq_len); break;
-    case PC_ROPE_YARN:
+    case PC_ROPE_YARN: {
+        char betas[64] = "";
+        if (!default_betas(id))
+            snprintf(betas, sizeof betas, "beta_fast %g, beta_slow %g, ", id->beta_fast, id->beta_slow);
         snprintf(buf + at, len - at, ", factor %.9g, original_max_position_embeddings %.0f, "
-                 "attention factor %.9g", id->factor, id->orig_max, id->att); break;
+                 "%sattention factor %.9g", id->factor, id->orig_max, betas, id->att);
+        break;
+    }
     case PC_ROPE_LLAMA3:
         snprintf(buf + at, len - at, ", factor %.9g, low_freq_factor %.9g, high_freq_factor %.9g, "
                  "original_max_position_embeddings %.0f", id->factor, id->lf, id->hf, id->orig_max);
@@ -114,6 +131,10 @@ void pc_rope_ident_json_write(pc_json *j, const char *key, const pc_rope_ident *
     }
     if (id->type == PC_ROPE_YARN || id->type == PC_ROPE_LLAMA3 || id->type == PC_ROPE_LONGROPE)
         pc_json_num(j, "original_max_position_embeddings", id->orig_max);
+    if (id->type == PC_ROPE_YARN && !default_betas(id)) {
+        pc_json_num(j, "beta_fast", id->beta_fast);
+        pc_json_num(j, "beta_slow", id->beta_slow);
+    }
     for (int k = 0; id->type == PC_ROPE_LONGROPE && k < 2; k++) {
         pc_json_arr(j, k ? "long_factor" : "short_factor");
         for (int i = 0; i < id->d / 2; i++) pc_json_num(j, NULL, id->ext[i]);

@@ -41,6 +41,14 @@ static pc_status parse_list(const char *opt, const char *text, int lo, int hi, i
     return PC_OK;
 }
 
+/* Every value of A a whole number (float ids that astype(int64) keeps). */
+static int whole(const pc_npy *a)
+{
+    for (size_t k = 0; k < a->count; k++)
+        if (a->data[k] != floor(a->data[k])) return 0;
+    return 1;
+}
+
 static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
 {
     pc_npy a = { 0 };
@@ -48,8 +56,12 @@ static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
     if (st == PC_EIO) st = PC_EINPUT;
     if (st != PC_OK) return st;
     if (a.dtype[1] != 'i') {
-        st = pc_seterr(err, PC_EINPUT, "%s: position ids are integers (int64, int32 or int16), "
-                       "not %s: save them with ids.astype(numpy.int64)", path, a.dtype);
+        st = whole(&a)
+            ? pc_seterr(err, PC_EINPUT, "%s: position ids are integers (int64, int32 or int16), "
+                        "not %s: save them with ids.astype(numpy.int64)", path, a.dtype)
+            : pc_seterr(err, PC_EINPUT, "%s: position ids are integers, but these %s values are "
+                        "not all whole numbers: fractional timesteps are given with --timesteps "
+                        "(--family sinusoidal), not --position-ids", path, a.dtype);
         pc_npy_free(&a);
         return st;
     }

@@ -87,6 +87,13 @@ static pc_status table_open(const pc_spec *spec, const pc_table_args *o, const c
     return PC_OK;
 }
 
+/* Integers of rank 2 or 3 (buckets; rank 3 to be refused by the reader,
+ * naming the shape): a table of rows holds values, never integers. */
+static int holds(int rank, const char *dtype)
+{
+    return (rank == 2 || rank == 3) && (dtype[1] == 'i' || dtype[1] == 'u') && strcmp(dtype, "<u2");
+}
+
 const pc_table_reader pc_t5_table_reader = {
-    .open = table_open, .close = table_close, .is_table = is_table
+    .open = table_open, .close = table_close, .is_table = is_table, .holds = holds
 };

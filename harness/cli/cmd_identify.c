@@ -2,7 +2,8 @@
  * plugin computes, as its family says it (pc_diagnosis.identify,
  * families/family.h; RoPE: its schedule and parameters, docs/identify.md).
  * Each source goes to --family's identify, else to the first family with
- * an identify that provides it (a table: the family it was read as).
+ * an identify that provides it (a table: the family it was read as; one
+ * of ALiBi's or T5's shape and dtype is read as theirs).
  * Each result ends with the `pecheck check` arguments that express what was
  * found (check_args; a command line in the text).
  * Exit 0 when what it found explains every value, 1 when it does not. */
@@ -171,6 +172,22 @@ static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_
     return st;
 }
 
+/* The family the tables of O are read as without --family: that of
+ * their shape and dtype when every table is one family's own kind (ALiBi
+ * slopes, T5 buckets: pc_sources_table_family), else NULL (tables of rows,
+ * read as sources.c reads them). */
+static const char *tables_family(const pc_opts *o)
+{
+    const pc_family *fam = NULL;
+    if (!o->n_tables || o->n_impls || o->n_plugins) return NULL;
+    for (int k = 0; k < o->n_tables; k++) {
+        const pc_family *f = pc_sources_table_family(o->tables[k], o->table_sin != NULL);
+        if (!f || !f->table || (fam && f != fam)) return NULL;
+        fam = f;
+    }
+    return fam->name;
+}
+
 int pc_cmd_identify(int argc, char **argv)
 {
     pc_opts o;
@@ -186,7 +203,7 @@ int pc_cmd_identify(int argc, char **argv)
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     pc_sources src;
-    st = pc_sources_open(&o, &specs, want ? want->name : NULL, &src, &err);
+    st = pc_sources_open(&o, &specs, want ? want->name : tables_family(&o), &src, &err);
     if (st == PC_OK) st = pc_sources_options_apply(&o, &specs, want, &src, &err);
     if (st != PC_OK) {
         pc_sources_close(&src);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "plugin.h"
 #include "sources.h"
 #include "harness/base/suggest.h"
@@ -125,6 +126,21 @@ static pc_status inferred_family_fits(const pc_opts *o, const pc_family *tf, pc_
                              " (a table pair is --table COS.npy --table-sin SIN.npy)");
     }
     return PC_OK;
+}
+
+const pc_family *pc_sources_table_family(const char *path, int has_sin)
+{
+    pc_npy_file f;
+    struct stat sb;
+    memset(&f, 0, sizeof f);
+    const pc_family *fam = NULL;
+    if (!has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && pc_npy_file_open(path, &f, NULL) == PC_OK)
+        for (size_t k = 0; !fam && k < pc_family_count(); k++) {
+            const pc_family *c = pc_family_at(k);
+            if (c->table && c->table->holds && c->table->holds(f.rank, f.dtype)) fam = c;
+        }
+    pc_npy_file_close(&f);
+    return fam ? fam : pc_family_for_table(has_sin);
 }
 
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,

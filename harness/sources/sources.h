@@ -27,6 +27,16 @@ typedef struct pc_sources {
  * a table is read under its family's spec in SPECS.
  * Errors (PC_EINPUT, exit 2): unknown built-in, a plugin that does not load
  * (dlerror's text), a bad table, nothing given. */
+/* The family of the table at PATH named by its shape and dtype (HAS_SIN:
+ * a cache pair): the family whose own reader holds a .npy of its rank and
+ * dtype (ALiBi slopes, T5 buckets; pc_table_reader.holds), else the family
+ * of tables of rows (pc_family_for_table).  Only a regular file's header
+ * is read (a pipe's bytes come once, for its reader); a file that cannot
+ * be read is left to its reader, which names the problem.  `identify`
+ * reads a table given without --family as this family's. */
+struct pc_family;
+const struct pc_family *pc_sources_table_family(const char *path, int has_sin);
+
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
                           pc_sources *s, pc_err *err);
 /* When S has a plugin, one line on F saying how its hosts seal their file
