@@ -80,14 +80,20 @@ static double tol_at(const rk *k, double theta)
     return k->att * (8.0 * k->u + 0x1p-21 + 8.0 * 0x1p-24 * fabs(theta));
 }
 
-/* The share of the informative values that PRED reproduces. */
-static double share(const rk *k, pred_fn pred, const void *arg)
+static double gate_kappa(const rk *k, int i);
+
+/* The share of the informative values that PRED reproduces, within their
+ * tolerance, plus (BUDGET) the gate's phase budget A kappa_i 2^-24 |theta|
+ * of their pair: the re-check of a fitted hypothesis, what the gate would
+ * pass once it is put back. */
+static double share_within(const rk *k, pred_fn pred, const void *arg, int budget)
 {
     size_t ok = 0, used = 0;
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i], tol = tol_at(k, t);
             if (!(tol < 0.1 * k->att)) continue;
+            if (budget) tol += k->att * gate_kappa(k, i) * 0x1p-24 * fabs(t);
             double zc, zs;
             pred(k, arg, k->pos[r], i, &zc, &zs);
             size_t at = r * (size_t)k->h + (size_t)i;
@@ -95,6 +101,12 @@ static double share(const rk *k, pred_fn pred, const void *arg)
             ok += hypot(k->c[at] - zc, k->s[at] - zs) <= tol;
         }
     return used ? (double)ok / (double)used : 0.0;
+}
+
+/* The share of the informative values that PRED reproduces. */
+static double share(const rk *k, pred_fn pred, const void *arg)
+{
+    return share_within(k, pred, arg, 0);
 }
 
 static double support(const rk *k, pred_fn pred, const void *arg)
@@ -406,25 +418,6 @@ static double gate_kappa(const rk *k, int i)
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
 
-/* The share of the informative values PRED reproduces within TOL plus the
- * gate's phase budget A kappa_i 2^-24 |theta| (the re-check of a fitted
- * hypothesis: what the gate would pass once it is put back). */
-static double re_share(const rk *k, pred_fn pred, const void *arg)
-{
-    size_t ok = 0, used = 0;
-    for (size_t r = 0; r < k->n; r++)
-        for (int i = 0; i < k->h; i++) {
-            double t = (double)k->pos[r] * k->w[i], tol = tol_at(k, t);
-            if (!(tol < 0.1 * k->att)) continue;
-            tol += k->att * gate_kappa(k, i) * 0x1p-24 * fabs(t);
-            double zc, zs;
-            pred(k, arg, k->pos[r], i, &zc, &zs);
-            size_t at = r * (size_t)k->h + (size_t)i;
-            used++;
-            ok += hypot(k->c[at] - zc, k->s[at] - zs) <= tol;
-        }
-    return used ? (double)ok / (double)used : 0.0;
-}
 
 /* A constant added to every angle: fitted, then re-checked (RK_PHASE_SHARE). */
 static void h_phase(const rk *k, pc_rope_causes *out)
@@ -434,7 +427,7 @@ static void h_phase(const rk *k, pc_rope_causes *out)
     if (!isfinite(c) || fabs(c) < 1e-6) return;
     double sup = support(k, p_phase, &c);
     if (!(sup > 0)) return;
-    double with = re_share(k, p_phase, &c), without = re_share(k, p_exact, NULL);
+    double with = share_within(k, p_phase, &c, 1), without = share_within(k, p_exact, NULL, 1);
     if (with < RK_PHASE_SHARE || with < without + 0.1) return; /* refuted by the re-check */
     char t[520], e[260];
     snprintf(e, sizeof e, "every angle plus %+.4g rad reproduces %.1f%% of the source's values "
