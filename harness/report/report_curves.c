@@ -105,11 +105,100 @@ static double decay_dev_bound(const pc_report *r, const double *th, int h, int64
     return eb / h + (double)h * (double)h * 0x1p-52;
 }
 
-pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
+/* rope_decay.dat: the exact bound for d = 64, 128, 256 at the paper's base
+ * and Llama 3's, at the NR distances RS (C, S: room for 128 pairs). */
+static pc_status decay_exact(pc_report *r, const int64_t *rs, int nr, double *c, double *s,
+                             pc_err *err)
 {
     static const int ds[3] = { 64, 128, 256 };
     static const double bases[2] = { 1e4, 5e5 }; /* the paper's base; Llama 3's 5e5 */
+    pc_status st;
+    FILE *f = pc_report_fopen(r, "rope_decay.dat", err, &st);
+    if (!f) return st;
+    fprintf(f, "r");
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++) fprintf(f, " d%d_base%g", ds[k], bases[b]);
+    fputc('\n', f);
+    for (int q = 0; q < nr; q++) {
+        fprintf(f, "%lld", (long long)rs[q]);
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 3; k++) {
+                int h = ds[k] / 2;
+                /* binary64: theta_k = base^(-2k/d) and r theta_k to ~1e-16
+                 * relative, far below what the plot resolves */
+                for (int i = 0; i < h; i++) {
+                    double a = (double)rs[q] * pow(bases[b], -2.0 * i / ds[k]);
+                    c[i] = cos(a);
+                    s[i] = sin(a);
+                }
+                pc_report_put_num(f, decay_bound(c, s, h));
+            }
+        fputc('\n', f);
+    }
+    st = pc_report_fclose(r, f, "rope_decay.dat", err);
+    pc_report_add_data(&r->plots[3], "rope_decay.dat", nr);
+    return st;
+}
+
+/* The RoPE implementations plot 4's right panel draws, into SEL: those
+ * checked against the first one's schedule; the others' names into
+ * LEFT_OUT.  Their count. */
+static int decay_select(const pc_report *r, int *sel, char *left_out, size_t len)
+{
+    int n_sel = 0;
+    left_out[0] = '\0';
+    for (int k = 0; k < r->n_impls; k++) {
+        if (!pc_report_draws(&r->impls[k], "rope_decay") || r->impls[k].layout < 0) continue;
+        if (n_sel > 0 && !same_schedule(&r->impls[sel[0]], &r->impls[k])) {
+            size_t u = strlen(left_out);
+            snprintf(left_out + u, len - u, "%s%s", u ? ", " : "", r->impls[k].impl->name);
+            continue;
+        }
+        sel[n_sel++] = k;
+    }
+    return n_sel;
+}
+
+/* The bound of RI's rotation of the unit vector (1, 0) of each pair at
+ * distance R (X, OUT: d floats; C, S: d/2 doubles); NaN when the call fails. */
+static double decay_impl(const pc_report *r, const pc_rep_impl *ri, int64_t rr, float *x,
+                         float *out, double *c, double *s)
+{
+    int h = r->d / 2, L = ri->layout;
+    memset(x, 0, (size_t)r->d * sizeof *x);
+    for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
+    pc_fault fault;
+    int rc = pc_call_rope(ri->impl, &fault, &rr, 1, r->d, ri->cfg.base, L, x, out);
+    if (fault.faulted || rc != 0) return (double)NAN;
+    for (int i = 0; i < h; i++) {
+        c[i] = (double)out[L == 0 ? 2 * i : i];
+        s[i] = (double)out[L == 0 ? 2 * i + 1 : i + h];
+    }
+    return decay_bound(c, s, h);
+}
+
+/* Plot 4's variables and note. */
+static void decay_vars(pc_report *r, const int *sel, int n_sel, const char *words, int mapped,
+                       const char *left_out)
+{
     pc_rep_plot *pl = &r->plots[3];
+    snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d,
+             n_sel ? r->impls[sel[0]].cfg.base : r->base, n_sel);
+    put_string_var(pl->vars, sizeof pl->vars, "sched", words);
+    if (mapped)
+        snprintf(pl->note, sizeof pl->note, "The RoPE source's positions have several axes "
+                 "(--position-ids): its decay over a distance r is not drawn.");
+    else if (n_sel == 0)
+        snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: the right "
+                 "panel shows the reference only.");
+    else if (left_out[0])
+        snprintf(pl->note, sizeof pl->note, "The right panel is drawn against %s, the schedule "
+                 "of its first implementation; left out, checked against another: %s.", words,
+                 left_out);
+}
+
+pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
+{
     int64_t rs[512];
     int nr = decay_rs(rs);
     int hmax = (r->d > 256 ? r->d : 256) / 2;
@@ -120,50 +209,15 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
         free(c); free(s); free(th); free(x); free(out);
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
-    pc_status st;
-    FILE *f = pc_report_fopen(r, "rope_decay.dat", err, &st);
-    if (f) {
-        fprintf(f, "r");
-        for (int b = 0; b < 2; b++)
-            for (int k = 0; k < 3; k++) fprintf(f, " d%d_base%g", ds[k], bases[b]);
-        fputc('\n', f);
-        for (int q = 0; q < nr; q++) {
-            fprintf(f, "%lld", (long long)rs[q]);
-            for (int b = 0; b < 2; b++)
-                for (int k = 0; k < 3; k++) {
-                    int h = ds[k] / 2;
-                    /* binary64: theta_k = base^(-2k/d) and r theta_k to ~1e-16
-                     * relative, far below what the plot resolves */
-                    for (int i = 0; i < h; i++) {
-                        double a = (double)rs[q] * pow(bases[b], -2.0 * i / ds[k]);
-                        c[i] = cos(a);
-                        s[i] = sin(a);
-                    }
-                    pc_report_put_num(f, decay_bound(c, s, h));
-                }
-            fputc('\n', f);
-        }
-        st = pc_report_fclose(r, f, "rope_decay.dat", err);
-        pc_report_add_data(pl, "rope_decay.dat", nr);
-    }
+    pc_status st = decay_exact(r, rs, nr, c, s, err);
     /* implementations against the schedule their verdicts were checked
      * against (the first one's; one of another schedule is left out, named
      * in the note): e^{i r theta_k} is what the implementation makes of the
      * unit vector (1, 0) of each pair, A e^{i r theta_k} under an attention
      * factor A */
-    int sel[PC_MAX_IMPLS], n_sel = 0;
-    char left_out[400] = "";
-    for (int k = 0; k < r->n_impls; k++) {
-        if (!pc_report_draws(&r->impls[k], "rope_decay") || r->impls[k].layout < 0) continue;
-        if (n_sel > 0 && !same_schedule(&r->impls[sel[0]], &r->impls[k])) {
-            size_t u = strlen(left_out);
-            snprintf(left_out + u, sizeof left_out - u, "%s%s", u ? ", " : "", r->impls[k].impl->name);
-            continue;
-        }
-        sel[n_sel++] = k;
-    }
-    int h = r->d / 2;
-    char words[200];
+    int sel[PC_MAX_IMPLS];
+    char left_out[400], words[200];
+    int n_sel = decay_select(r, sel, left_out, sizeof left_out), h = r->d / 2;
     if (n_sel) impl_schedule_words(&r->impls[sel[0]], words, sizeof words);
     else snprintf(words, sizeof words, "base %.9g", r->base);
     pc_freqs *fr = st == PC_OK ? pc_freqs_new(r->d, n_sel ? impl_schedule(&r->impls[sel[0]])
@@ -172,12 +226,13 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
     int mapped = fr && pc_freqs_mapped(fr); /* positions of several axes: no curve over r */
     if (mapped) n_sel = 0;
     double A = fr ? pc_freqs_attention(fr) : 1.0;
+    FILE *f;
     if (st == PC_OK && (f = pc_report_fopen(r, "rope_decay_impl.dat", err, &st)) != NULL) {
         fprintf(f, "r reference bound");
         pc_report_header_impls(f, r, sel, n_sel, "");
         fputc('\n', f);
         for (int i = 0; i < h; i++) th[i] = pc_freqs_omega(fr, i);
-        for (int q = 0; q < nr && st == PC_OK; q++) {
+        for (int q = 0; q < nr; q++) {
             fprintf(f, "%lld", (long long)rs[q]);
             for (int i = 0; i < h; i++) {
                 c[i] = A * cos((double)rs[q] * th[i]);
@@ -185,40 +240,14 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
             }
             pc_report_put_num(f, decay_bound(c, s, h));
             pc_report_put_num(f, decay_dev_bound(r, th, h, rs[q], A));
-            for (int k = 0; k < n_sel; k++) {
-                const pc_rep_impl *ri = &r->impls[sel[k]];
-                int L = ri->layout;
-                memset(x, 0, (size_t)r->d * sizeof *x);
-                for (int i = 0; i < h; i++) x[L == 0 ? 2 * i : i] = 1.0f;
-                pc_fault fault;
-                int rc = pc_call_rope(ri->impl, &fault, &rs[q], 1, r->d, ri->cfg.base, L, x, out);
-                if (fault.faulted) rc = PC_HOOK_FAULTED;
-                for (int i = 0; i < h && rc == 0; i++) {
-                    c[i] = (double)out[L == 0 ? 2 * i : i];
-                    s[i] = (double)out[L == 0 ? 2 * i + 1 : i + h];
-                }
-                pc_report_put_num(f, rc == 0 ? decay_bound(c, s, h) : (double)NAN);
-            }
+            for (int k = 0; k < n_sel; k++)
+                pc_report_put_num(f, decay_impl(r, &r->impls[sel[k]], rs[q], x, out, c, s));
             fputc('\n', f);
         }
         st = pc_report_fclose(r, f, "rope_decay_impl.dat", err);
-        pc_report_add_data(pl, "rope_decay_impl.dat", nr);
+        pc_report_add_data(&r->plots[3], "rope_decay_impl.dat", nr);
     }
-    if (st == PC_OK) {
-        snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d,
-                 n_sel ? r->impls[sel[0]].cfg.base : r->base, n_sel);
-        put_string_var(pl->vars, sizeof pl->vars, "sched", words);
-        if (mapped)
-            snprintf(pl->note, sizeof pl->note, "The RoPE source's positions have several axes "
-                     "(--position-ids): its decay over a distance r is not drawn.");
-        else if (n_sel == 0)
-            snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: the right "
-                     "panel shows the reference only.");
-        else if (left_out[0])
-            snprintf(pl->note, sizeof pl->note, "The right panel is drawn against %s, the schedule "
-                     "of its first implementation; left out, checked against another: %s.", words,
-                     left_out);
-    }
+    if (st == PC_OK) decay_vars(r, sel, n_sel, words, mapped, left_out);
     pc_freqs_free(fr);
     free(c); free(s); free(th); free(x); free(out);
     return st;
