@@ -556,7 +556,8 @@ int pc_cmd_check(int argc, char **argv)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--shard: a check shard is a JSON file; give "
                                      "--format to `pecheck merge`"), &err);
     if (o.dtype == PC_DT_F64)
-        return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
+        return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16, not f64 "
+                                     "(float64, fp64 and double name f64; only `pecheck reference` writes f64)"), &err);
     pc_specs specs; /* each family's encoding: --d, --base, --hf-config, ... */
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return fail(&o, st, &err);
