@@ -118,6 +118,10 @@ typedef struct pc_property {
      * although its worst case is within the margin, shown in that summary
      * (NULL: the margin always holds in a passing run). */
     const char *margin_note;
+    /* On rows that are not of positions (a spec's rows_note: --timesteps):
+     * why the property is not run (NULL: it compares rows of consecutive
+     * positions). */
+    const char *rows_note_why;
     int default_off;           /* run only when selected with --property */
     int shrink;                /* PC_SH_* */
     int64_t k_min;             /* smallest k (shrink target) */

@@ -54,15 +54,16 @@ static double now(void)
 /* Probe the layout: --layout if given, else interleaved, else half.  A
  * layout the implementation declines (its first call returns an error) is
  * not checked: the property is skipped saying so, rather than failed. */
-static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
+static pc_status pick_layout(const pc_property *p, pc_prun *r, pc_outcome *oc)
 {
     int given = r->params->layout >= 0;
     int is_rope = pc_eng_rotates_input(r);
     if (!pc_eng_formula_family(r)) { r->layout = given ? r->params->layout : 0; return PC_OK; }
     if (r->params->spec && r->params->spec->rows_note) { /* rows that are not of positions */
         r->layout = given ? r->params->layout : 0;
-        snprintf(oc->msg, sizeof oc->msg, "%.200s: the properties compare rows of consecutive "
-                 "positions", r->params->spec->rows_note);
+        snprintf(oc->msg, sizeof oc->msg, "%.100s: %.150s", r->params->spec->rows_note,
+                 p->rows_note_why ? p->rows_note_why
+                                  : "the properties compare rows of consecutive positions");
         return PC_SKIP;
     }
     int d = r->params->d;
@@ -152,7 +153,7 @@ static pc_status prepare(const pc_property *p, pc_prun *r, pc_verdict *v, pc_out
     const pc_family *fam = pc_family_find(r->family);
     if (fam && fam->max_len) r->max_len = fam->max_len(r->impl);
     memset(oc, 0, sizeof *oc);
-    pc_status st = pick_layout(r, oc);
+    pc_status st = pick_layout(p, r, oc);
     if (st == PC_ENOMEM) return pc_p_nomem(err);
     pc_eng_fill_head(v, p, r);
     if (st == PC_SKIP) return PC_SKIP;
