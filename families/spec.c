@@ -56,8 +56,10 @@ const pc_option pc_spec_options[] = {
     { "d", "N", "model (or head) dimension, even, 2..8192; default 128 (tables: their width)",
       check_d, 0 },
     { "base", "B", "frequency base, > 1; default 10000 (a RoPE table without it or a config: the "
-      "base its rows fit, which the check named base fails unless --assume-fitted; identify: the "
-      "base a built-in or plugin is called with)", check_base, 0 },
+      "base its rows fit, which the check named base fails unless --assume-fitted; rows that fit "
+      "no one base, a scaled cache such as llama3's, are checked against 10000 and the likely "
+      "cause names their schedule; identify: the base a built-in or plugin is called with)",
+      check_base, 0 },
     { "layout", "L", "pair layout: interleaved (sin,cos pairs) or half (sin block, cos block); "
       "default: check gates both, accuracy interleaved (half for a RoPE that declines it)",
       check_layout, 0 },

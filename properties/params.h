@@ -69,6 +69,10 @@ typedef struct pc_prop_params {
     const char *const *properties;
     int n_properties;
     int gate_outside;        /* the caller runs the accuracy gate: never the catalogue's "accuracy" */
+    /* a source whose kind has no other hooks than those it holds (a .npy
+     * table): a property it lacks the hook of, and --property did not
+     * name, gives no verdict (a skip is for what could have run) */
+    int fixed_hooks;
     /* the family's encoding spec (families/spec.h): its schedule and its
      * own options (replay lines carry them); NULL: the shared defaults */
     const pc_spec *spec;

@@ -71,6 +71,7 @@ typedef struct pc_prun {
     struct pc_spec_sched *sched; /* the spec's schedule behind FREQS (NULL: geometric) */
     long calls;               /* hook calls made */
     int faulted;              /* the last failed call crashed or timed out (isolated hooks) */
+    int no_hook;              /* skipped: the source lacks the hook the property calls */
     char implmsg[256];        /* last implementation error */
 } pc_prun;
 
@@ -118,6 +119,10 @@ typedef struct pc_property {
      * although its worst case is within the margin, shown in that summary
      * (NULL: the margin always holds in a passing run). */
     const char *margin_note;
+    /* On rows that are not of positions (a spec's rows_note: --timesteps):
+     * why the property is not run (NULL: it compares rows of consecutive
+     * positions). */
+    const char *rows_note_why;
     int default_off;           /* run only when selected with --property */
     int shrink;                /* PC_SH_* */
     int64_t k_min;             /* smallest k (shrink target) */
@@ -220,6 +225,9 @@ int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
 void pc_p_hook_msg(pc_prun *r, pc_hook_id hook, int rc, const pc_fault *fault, const char *what);
 /* Fill OC as an implementation error from R->implmsg. */
 void pc_p_implerr(pc_prun *r, pc_outcome *oc);
+/* A setup's skip for the source's lack of HOOK ("t5_bucket"): PC_SKIP,
+ * OC->msg saying so, R->no_hook set. */
+pc_status pc_p_no_hook(pc_prun *r, pc_outcome *oc, const char *hook);
 
 /* A property's REPORT whose call failed (R->implmsg): a line on F saying
  * so of WHAT, and a passing outcome OC becomes that implementation error

@@ -48,10 +48,7 @@ const char *pc_rp_t5_mode(int m) { return m == 0 ? "bidirectional" : "causal"; }
 
 pc_status pc_rp_t5_setup(pc_prun *r, pc_outcome *oc)
 {
-    if (!r->impl->t5_bucket) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no t5_bucket hook");
-        return PC_SKIP;
-    }
+    if (!r->impl->t5_bucket) return pc_p_no_hook(r, oc, "t5_bucket");
     return PC_OK;
 }
 
@@ -311,9 +308,6 @@ void pc_rp_t5_show(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f)
 
 pc_status pc_rp_alibi_bias_setup(pc_prun *r, pc_outcome *oc)
 {
-    if (!r->impl->alibi_bias) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no alibi_bias hook");
-        return PC_SKIP;
-    }
+    if (!r->impl->alibi_bias) return pc_p_no_hook(r, oc, "alibi_bias");
     return PC_OK;
 }

@@ -54,15 +54,16 @@ static double now(void)
 /* Probe the layout: --layout if given, else interleaved, else half.  A
  * layout the implementation declines (its first call returns an error) is
  * not checked: the property is skipped saying so, rather than failed. */
-static pc_status pick_layout(pc_prun *r, pc_outcome *oc)
+static pc_status pick_layout(const pc_property *p, pc_prun *r, pc_outcome *oc)
 {
     int given = r->params->layout >= 0;
     int is_rope = pc_eng_rotates_input(r);
     if (!pc_eng_formula_family(r)) { r->layout = given ? r->params->layout : 0; return PC_OK; }
     if (r->params->spec && r->params->spec->rows_note) { /* rows that are not of positions */
         r->layout = given ? r->params->layout : 0;
-        snprintf(oc->msg, sizeof oc->msg, "%.200s: the properties compare rows of consecutive "
-                 "positions", r->params->spec->rows_note);
+        snprintf(oc->msg, sizeof oc->msg, "%.100s: %.150s", r->params->spec->rows_note,
+                 p->rows_note_why ? p->rows_note_why
+                                  : "the properties compare rows of consecutive positions");
         return PC_SKIP;
     }
     int d = r->params->d;
@@ -121,6 +122,7 @@ static pc_status applicable(pc_prun *r, char *why, size_t len)
     const pc_impl *impl = r->impl;
     if (!hook_present(impl, r->family)) {
         snprintf(why, len, "the implementation has no %s hook", r->family);
+        r->no_hook = 1;
         return PC_SKIP;
     }
     if (impl->pos_bounded) {
@@ -152,7 +154,7 @@ static pc_status prepare(const pc_property *p, pc_prun *r, pc_verdict *v, pc_out
     const pc_family *fam = pc_family_find(r->family);
     if (fam && fam->max_len) r->max_len = fam->max_len(r->impl);
     memset(oc, 0, sizeof *oc);
-    pc_status st = pick_layout(r, oc);
+    pc_status st = pick_layout(p, r, oc);
     if (st == PC_ENOMEM) return pc_p_nomem(err);
     pc_eng_fill_head(v, p, r);
     if (st == PC_SKIP) return PC_SKIP;
@@ -403,8 +405,20 @@ static pc_status run_prepared(const pc_property *p, pc_prun *r, pc_verdict *v, p
     return st;
 }
 
-pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
-                          const pc_prop_params *par, pc_verdict *v, pc_err *err)
+/* P, skipped for a hook the source lacks (NO_HOOK), gives no verdict: the
+ * source's kind has no other hooks (PAR->fixed_hooks, a table) and
+ * --property did not name P ("all" does not name it) */
+static int dropped(const pc_property *p, const pc_prop_params *par, int no_hook)
+{
+    if (!no_hook || !par->fixed_hooks) return 0;
+    for (int k = 0; k < par->n_properties; k++)
+        if (!strcmp(par->properties[k], p->name)) return 0;
+    return 1;
+}
+
+/* pc_property_run; *NO_HOOK set when it skipped for a hook IMPL lacks */
+static pc_status property_run(const pc_property *p, const pc_impl *impl, const char *family,
+                              const pc_prop_params *par, pc_verdict *v, int *no_hook, pc_err *err)
 {
     double t0 = now();
     pc_prun r;
@@ -418,9 +432,18 @@ pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char 
     else if ((st = prepare(p, &r, v, &oc, err)) == PC_SKIP) st = pc_eng_skip(v, oc.msg);
     else if (st == PC_OK) st = run_prepared(p, &r, v, &sp, err);
     v->seconds = now() - t0;
+    *no_hook = st == PC_OK && v->status == PC_SKIP && r.no_hook;
     pc_p_release(&r);
-    if (st == PC_OK && par->shard_n > 0 && par->split) par->split(par->split_ctx, par->slot, &sp);
+    if (st == PC_OK && par->shard_n > 0 && par->split && !dropped(p, par, *no_hook))
+        par->split(par->split_ctx, par->slot, &sp);
     return st;
+}
+
+pc_status pc_property_run(const pc_property *p, const pc_impl *impl, const char *family,
+                          const pc_prop_params *par, pc_verdict *v, pc_err *err)
+{
+    int no_hook;
+    return property_run(p, impl, family, par, v, &no_hook, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -444,12 +467,14 @@ int pc_properties_sweep_selected(const char *family, const pc_prop_params *par)
     return 0;
 }
 
-/* P's verdict V on IMPL, or its skip saying WHY (non-empty). */
+/* P's verdict V on IMPL, or its skip saying WHY (non-empty); *NO_HOOK as
+ * property_run's. */
 static pc_status run_or_skip(const pc_property *p, const pc_impl *impl, const char *family,
                              const pc_prop_params *par, const char *why, pc_verdict *v,
-                             pc_err *err)
+                             int *no_hook, pc_err *err)
 {
-    if (!why[0]) return pc_property_run(p, impl, family, par, v, err);
+    *no_hook = 0;
+    if (!why[0]) return property_run(p, impl, family, par, v, no_hook, err);
     pc_prun r;
     prun_init(&r, impl, family, par);
     pc_eng_fill_head(v, p, &r);
@@ -500,8 +525,10 @@ pc_status pc_properties_run_with(const pc_impl *impl, const char *family,
         if (!v) { st = pc_p_nomem(err); break; }
         pc_prop_params q = vp;
         q.slot = out->n - 1; /* the verdict's place in the run (a shard's unit) */
-        st = run_or_skip(p, ad ? ad : impl, family, &q, why, v, err);
-        if (st != PC_OK) {
+        int no_hook;
+        st = run_or_skip(p, ad ? ad : impl, family, &q, why, v, &no_hook, err);
+        /* a hook the source's kind cannot have: nothing could have run */
+        if (st != PC_OK || dropped(p, par, no_hook)) {
             free(v->details);
             free(v->json);
             out->n--;

@@ -220,6 +220,13 @@ int pc_p_attention(pc_prun *r, size_t n, int d, const float *x, const float *wq,
     return hook_failed(r, PC_HOOK_attention, rc, &fault, what);
 }
 
+pc_status pc_p_no_hook(pc_prun *r, pc_outcome *oc, const char *hook)
+{
+    snprintf(oc->msg, sizeof oc->msg, "the implementation has no %s hook", hook);
+    r->no_hook = 1;
+    return PC_SKIP;
+}
+
 void pc_p_implerr(pc_prun *r, pc_outcome *oc)
 {
     memset(oc, 0, sizeof *oc);

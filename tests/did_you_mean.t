@@ -20,7 +20,7 @@ typo() {
     fi
 }
 
-echo "1..19"
+echo "1..23"
 typo "unknown command 'chek' (did you mean pecheck check?)" chek --impl torch-exp
 typo "unknown command 'idnetify' (did you mean pecheck identify?)" idnetify --impl torch-exp
 typo "help: unknown command 'acuracy' (did you mean pecheck help accuracy?)" help acuracy
@@ -36,6 +36,12 @@ typo "unknown property or family 'rpoe' (did you mean rope?)" explain rpoe
 typo "unknown property or family 'linear-shfit' (did you mean linear-shift?)" explain linear-shfit
 typo "(did you mean rope?)" check --impl torch-exp --family rpoe
 typo "(did you mean torch-exp?)" check --impl torchexp
+# a command word typed with an option's dashes
+typo "unknown command '--chek' (did you mean pecheck check?)" --chek --impl torch-exp
+typo "unknown command '-idenitfy' (did you mean pecheck identify?)" -idenitfy
+# --dtype double is f64, which check and accuracy do not take: the line says so
+typo "--dtype: check takes f32, bf16 or f16, not f64 (float64, fp64 and double name f64" check --impl torch-exp --dtype double
+typo "--dtype: accuracy takes f32, bf16 or f16, not f64 (float64, fp64 and double name f64" accuracy --impl torch-exp --dtype double
 # a word far from every name gets no guess
 typo "unknown command 'xyzzy' (try \`pecheck help\`)" xyzzy
 

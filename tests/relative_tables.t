@@ -25,6 +25,9 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   T5 decoder's passes HF's causal table, the encoder's fails it naming
   is_decoder, BLOOM's n_head is the slopes' heads; a RoPE model's config
   on a T5 or ALiBi table is exit 2 naming it.
+- A table lists no SKIP for a property that calls a hook a table cannot
+  have (t5_bucket, t5_bias, alibi_bias): text, JSON, TAP and JUnit alike;
+  named with --property, it is exit 2 saying the hook is missing.
 - Bad tables: exit 2 naming the file (wrong rank, a non-integer bucket
   table is a failure naming the entry).
 Without torch: a visible skip."""
@@ -252,6 +255,29 @@ try:
                            "--hf-config", fcfg])
     ok(rc == 2 and "alibi is false" in err, "--hf-config of a RoPE Falcon on an ALiBi table: "
        "exit 2 naming alibi false", err)
+
+    # ---- what a table cannot run is not listed ------------------------------------------
+    # a table has no t5_bucket, t5_bias or alibi_bias hook: those properties
+    # give no SKIP line, in every format alike
+    for fam, name in (("t5", "t5_bidir"), ("alibi", "bloom16"), ("alibi", "bloom_tensor40"),
+                      ("alibi", "mpt_bias40_full")):
+        args = ["check", "--family", fam, "--table", path(name)]
+        rc, out, err, _ = run(args)
+        rcj, res, why = check_json(args[1:])
+        _, tap, _, _ = run(args + ["--format", "tap"])
+        _, junit, _, _ = run(args + ["--format", "junit"])
+        n = len(res["results"]) if res else -1
+        ok(rc == 0 and rcj == 0 and "SKIP" not in out and "hook" not in out + tap + junit
+           and all(v["status"] != "skip" for v in res["results"])
+           and ("1..%d" % n) in tap and ('tests="%d"' % n) in junit,
+           "%s table %s: no SKIP line for a hook a table cannot have (%d checks in text, "
+           "JSON, TAP and JUnit)" % (fam, name, n), out + err + tap + junit)
+
+    # named with --property, the property that cannot run on a table says why (exit 2)
+    rc, out, err, _ = run(["check", "--family", "t5", "--table", path("t5_bidir"), "--property",
+                           "t5-exact"])
+    ok(rc == 2 and "--property t5-exact on" in err and "no t5_bucket hook" in err and out == "",
+       "--property t5-exact on a T5 table: exit 2 saying it has no t5_bucket hook", err)
 
     # ---- bad tables ---------------------------------------------------------------------
     np.save(path("rank2"), np.zeros((4, 3), dtype=np.float32))

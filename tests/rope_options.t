@@ -128,6 +128,15 @@ ok $? "a --base the table contradicts: reported, and the failure names a wrong b
 rc=$?
 [ $rc -eq 1 ] && grep -q "a scaled schedule (rope_scaling)? pass --hf-config" "$tmp/o"
 ok $? "a Llama-3.1 cache gated without its config fails naming the missing scaling" "$tmp/o"
+# without any base: its rows fit no one base, so the default 10000 is the one checked,
+# as `help check` says
+"$PECHECK" check --table "$tmp/llama31/cos.npy" --table-sin "$tmp/llama31/sin.npy" --family rope \
+    --cases 5 --regressions off >"$tmp/o" 2>&1
+rc=$?
+"$PECHECK" help check >"$tmp/h" 2>&1
+[ $rc -eq 1 ] && grep -q "FAIL .*rope accuracy .*this cache matches llama3, base 500000.*checked against base 10000 (the default)" "$tmp/o" &&
+    ! grep -q "fitted from the table" "$tmp/o" && tr -s ' \n' ' ' <"$tmp/h" | grep -q "rows that fit no one base, a scaled cache such as llama3's, are checked against 10000"
+ok $? "a Llama-3.1 cache without a base: checked against base 10000 (the default), the cause naming llama3; help check says so" "$tmp/o"
 
 # HunYuan's rope_scaling.alpha (dynamic NTK alpha): base' = rope_theta
 # alpha^(d/(d-2)) at every length, as vLLM's DynamicNTKAlphaRotaryEmbedding

@@ -24,7 +24,8 @@ NumPy float64 for Marian).
   the flag each fails with a likely cause naming it; `identify
   --timesteps` finds each one's shift, order, base and scale, and check
   with its check_args passes; a count of timesteps other than the rows is
-  exit 2; a built-in's gate skips.
+  exit 2; a built-in's gate skips; the skipped pair-norm gives its own
+  reason (the gate holds every pair to the unit circle).
 - tensor2tensor's min_timescale (2, 1.5 from start_index 7, 0.5 with
   max_timescale 1e5): identify finds M and check passes with its
   check_args and with --preset t2t --min-timescale M; the table checked
@@ -232,6 +233,13 @@ try:
            why if res is None else json.dumps(res)[:3000])
         if v:
             print("# %s: worst err/bound %.3g" % (name, ratio(v)))
+    # the skipped pair-norm says its own reason: the gate holds each pair to the unit circle
+    rc, res, why = ts_check("ts_diffusers", "ts", ["--preset", "diffusers"])
+    pn = [x for x in res["results"] if x["check"] == "pair-norm"] if res else []
+    ok(len(pn) == 1 and pn[0]["status"] == "skip" and "unit circle" in pn[0]["summary"]
+       and "consecutive" not in pn[0]["summary"],
+       "ts_diffusers: the pair-norm skip says the gate holds each pair to the unit circle",
+       why if res is None else json.dumps(pn))
     # identify with --timesteps: the formula, order and scale; its check_args pass
     for name, steps, expect in (
             ("ts_diffusers", "ts", {"freq_shift": 1, "order": "sin-cos", "angle_scale": 1}),

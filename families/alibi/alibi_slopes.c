@@ -24,10 +24,7 @@ static int fixed_heads(const pc_prun *r)
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
-    if (!r->impl->alibi_slopes && !r->impl->alibi_bias) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no alibi hook");
-        return PC_SKIP;
-    }
+    if (!r->impl->alibi_slopes && !r->impl->alibi_bias) return pc_p_no_hook(r, oc, "alibi");
     return PC_OK;
 }
 

@@ -249,7 +249,7 @@ static pc_status report_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, FILE *
     if (!v) return pc_p_nomem(err);
     pc_p_vector(c, r->layout, 0, v);
     pc_p_vector(c, r->layout, 1, v + dd);
-    int64_t m = r->lo, n = r->lo + 1 <= r->hi ? r->lo + 1 : r->lo;
+    int64_t m = c->pos[0], n = c->pos[1]; /* the case's own rows: the heading names them */
     if (pc_rope_run_axes(r, c->d)) { /* rows, not positions: the cases are the report */
         free(v);
         return PC_OK;

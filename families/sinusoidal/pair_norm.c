@@ -78,6 +78,9 @@ const pc_property pc_prop_pair_norm = {
     .name = "pair-norm",
     .families = "sinusoidal",
     .title = "every (sin, cos) pair lies on the unit circle",
+    /* timestep.c: the gate's pairs_off_unit_circle, pc_model_norm_bound */
+    .rows_note_why = "the accuracy gate holds every (sin, cos) pair of every row to the unit "
+                     "circle",
     .measured_what = "| |(sin, cos)| - 1 |",
     .expect = "sin^2(pos w_i) + cos^2(pos w_i) = 1 for every pair, within sqrt(2) C u at any angle",
     .pos_names = "p",

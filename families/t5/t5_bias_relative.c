@@ -13,10 +13,7 @@
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
-    if (!r->impl->t5_bias) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no t5_bias hook");
-        return PC_SKIP;
-    }
+    if (!r->impl->t5_bias) return pc_p_no_hook(r, oc, "t5_bias");
     return PC_OK;
 }
 

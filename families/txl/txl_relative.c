@@ -10,10 +10,7 @@
 
 static pc_status setup(pc_prun *r, pc_outcome *oc)
 {
-    if (!r->impl->txl_score) {
-        snprintf(oc->msg, sizeof oc->msg, "the implementation has no txl_score hook");
-        return PC_SKIP;
-    }
+    if (!r->impl->txl_score) return pc_p_no_hook(r, oc, "txl_score");
     return PC_OK;
 }
 

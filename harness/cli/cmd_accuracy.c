@@ -34,7 +34,8 @@ static int has_rows(const char *name)
 static pc_status make_cfg(const pc_opts *o, const pc_spec *spec, pc_acc_cfg *cfg, pc_err *err)
 {
     if (o->dtype == PC_DT_F64)
-        return pc_seterr(err, PC_EINPUT, "--dtype: accuracy takes f32, bf16 or f16");
+        return pc_seterr(err, PC_EINPUT, "--dtype: accuracy takes f32, bf16 or f16, not f64 "
+                                     "(float64, fp64 and double name f64; only `pecheck reference` writes f64)");
     pc_acc_cfg_from_opts(o, spec, spec->layout < 0 ? 0 : spec->layout, cfg);
     cfg->shard_k = o->shard_k;
     cfg->shard_n = o->shard_n;

@@ -228,6 +228,18 @@ static void add_plugin_output(pc_gate *c, const pc_impl *impl, int first)
 
 /* ---- properties ------------------------------------------------------------------ */
 
+/* IMPL is a .npy table: of rows (harness/sources/table.c) or of a family's
+ * own reader (T5 buckets, ALiBi slopes or biases) */
+static int is_table(const pc_impl *impl)
+{
+    if (pc_table_info_of(impl)) return 1;
+    for (size_t k = 0; k < pc_family_count(); k++) {
+        const pc_family *f = pc_family_at(k);
+        if (f->table && f->table->is_table(impl)) return 1;
+    }
+    return 0;
+}
+
 /* The properties' parameters of the family whose spec is SPEC on IMPL. */
 static void check_params(pc_prop_params *par, const pc_check_ctx *cr, const pc_spec *spec,
                          const pc_impl *impl)
@@ -235,7 +247,8 @@ static void check_params(pc_prop_params *par, const pc_check_ctx *cr, const pc_s
     pc_prop_params_from_opts(par, cr->o, spec);
     par->gate_outside = 1; /* the accuracy gate is check's own (fam->gate) */
     const pc_table_info *t = pc_table_info_of(impl);
-    if (t) { /* a table: its d, rows and layout */
+    par->fixed_hooks = is_table(impl); /* no hooks beyond those its values serve */
+    if (t) { /* a table of rows: its d, rows and layout */
         par->d = t->d;
         par->pos_lo = t->pos_lo;
         par->pos_hi = t->pos_hi;
@@ -509,8 +522,15 @@ pc_status pc_check_require(const pc_opts *o, int layout, const pc_verdicts *vs, 
     for (int p = 0; p < o->n_properties; p++) {
         if (!strcmp(o->properties[p], "all")) continue; /* anything checked below */
         int ran = 0;
-        for (int k = 0; k < vs->n && !ran; k++)
+        const pc_verdict *skip = NULL; /* its skip, where it applies and did not run */
+        for (int k = 0; k < vs->n && !ran; k++) {
             ran = checked(&vs->v[k]) && !strcmp(vs->v[k].check, o->properties[p]);
+            if (!skip && vs->v[k].status == PC_SKIP && !strcmp(vs->v[k].check, o->properties[p]))
+                skip = &vs->v[k];
+        }
+        if (!ran && skip)
+            return pc_seterr(err, PC_EINPUT, "nothing checked: --property %s on %.200s: %.400s",
+                             o->properties[p], skip->impl, skip->summary);
         if (!ran)
             return pc_seterr(err, PC_EINPUT, "nothing checked: --property %s does not apply to "
                              "any family checked here (see `pecheck explain %s`)",
@@ -556,7 +576,8 @@ int pc_cmd_check(int argc, char **argv)
         return pc_cli_fail(pc_seterr(&err, PC_EINPUT, "--shard: a check shard is a JSON file; give "
                                      "--format to `pecheck merge`"), &err);
     if (o.dtype == PC_DT_F64)
-        return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16"), &err);
+        return fail(&o, pc_seterr(&err, PC_EINPUT, "--dtype: check takes f32, bf16 or f16, not f64 "
+                                     "(float64, fp64 and double name f64; only `pecheck reference` writes f64)"), &err);
     pc_specs specs; /* each family's encoding: --d, --base, --hf-config, ... */
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return fail(&o, st, &err);

@@ -70,12 +70,14 @@ static const pc_command *find_command(const char *name)
     return NULL;
 }
 
-/* NAME is no command: say so with the nearest one (WHERE: "" or "help") */
+/* NAME is no command: say so with the nearest one (WHERE: "" or "help"); the
+ * dashes of an option's spelling (--chek, --check) are not part of the word */
 static int unknown_command(const char *where, const char *name)
 {
     pc_suggest s;
     char hint[96];
-    pc_suggest_init(&s, name);
+    const char *word = name + strspn(name, "-");
+    pc_suggest_init(&s, *word ? word : name);
     for (size_t k = 0; k < N_COMMANDS; k++) pc_suggest_add(&s, commands[k].name);
     if (!*where) pc_suggest_add_list(&s, "help version");
     fprintf(stderr, "pecheck: %s%sunknown command '%s'%s (try `pecheck help`)\n", where,

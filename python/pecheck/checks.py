@@ -194,7 +194,9 @@ def check_rope_cache(cos, sin=None, *, base=None, hf_config=None, rope_scaling=N
     schedule checked against.  Without any, pecheck checks the cache against
     the base its own rows fit, which any cache passes, and fails the check
     named base unless ASSUME_FITTED=True accepts the fitted base (each
-    verdict's `against` says which base and schedule it used).  DTYPE: 'f32', 'bf16', 'f16' (default: the
+    verdict's `against` says which base and schedule it used); a cache whose
+    rows fit no one base (a scaled schedule such as llama3's) is checked
+    against the default base 10000 and its likely cause names the schedule.  DTYPE: 'f32', 'bf16', 'f16' (default: the
     tensors' own).  PROPERTIES: --property names (default: every check).
     KEEP: where a failing run's inputs are kept (default $PECHECK_KEEP, else
     pecheck-failed/ in the temporary folder; False: not kept)."""
