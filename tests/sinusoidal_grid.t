@@ -18,7 +18,8 @@ parameter).
   --layout interleaved; MAE's table checked with --base 20000 fails
   naming --base 10000.
 - a 16x16 table checked as 14x14 is exit 2 naming --grid and a grid that
-  fits; --cls-rows without --grid, --grid with --timesteps: exit 2.
+  fits; --cls-rows without --grid, --grid with --timesteps, identify
+  --grid (it reads rows of one position): exit 2.
 Without NumPy: a visible skip."""
 import json
 import os
@@ -171,6 +172,10 @@ np.save(ts, np.arange(196, dtype=np.float64))
 usage("--grid with --timesteps", ["--table", mae, "--grid", "14,14", "--timesteps", ts],
       ["--grid", "--timesteps"])
 usage("--grid x,14", ["--table", mae, "--grid", "x,14"], ["--grid"])
+
+rc, out, err, _ = run(["identify", "--family", "sinusoidal", "--table", mae, "--grid", "14,14"])
+ok(rc == 2 and "--grid" in err and "pecheck check" in err,
+   "identify --grid: exit 2 naming check --grid", "rc %d\n%s%s" % (rc, out, err))
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())
