@@ -155,6 +155,10 @@ static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64
     if (!f) return pc_seterr(err, PC_ENOMEM, "out of memory");
     const pc_sin_spec *s = pc_sin_spec_of(spec);
     if (s && s->t) return pc_sin_timestep_identify(impl, spec, f, err);
+    if (s && s->grid_h)
+        return pc_seterr(err, PC_EINPUT, "--grid: identify reads rows of one position each, not "
+                         "2-D grid tables; check one with `pecheck check --family sinusoidal "
+                         "--grid H,W`");
     return pc_sin_identify(impl, spec, lo, hi, f, err);
 }
 

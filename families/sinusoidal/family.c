@@ -28,6 +28,7 @@ static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
     const pc_sin_spec *s = pc_sin_spec_of(g->spec);
     if (s && s->t) return pc_sin_timestep_gate(g, impl, fam);
+    if (s && s->grid_h) return pc_sin_grid_gate(g, impl, fam);
     if (impl->sinusoidal_v2) return pc_sinusoidal_gate_v2(g, impl, fam);
     return pc_gate_accuracy(g, impl, fam);
 }

@@ -100,6 +100,35 @@ static pc_status check_min(const char *v, pc_err *err)
     return st;
 }
 
+/* --grid H,W (or G: G,G) into *H, *W; NULL: the check of the text only. */
+static pc_status parse_grid(const char *v, int64_t *h, int64_t *w, pc_err *err)
+{
+    char a[32];
+    const char *comma = strchr(v, ',');
+    size_t n = comma ? (size_t)(comma - v) : strlen(v);
+    if (n == 0 || n >= sizeof a)
+        return pc_seterr(err, PC_EINPUT, "--grid: expected H,W (the grid's rows and columns, "
+                         "e.g. 14,14 for a ViT-B/16 at 224 pixels), got '%s'", v);
+    memcpy(a, v, n);
+    a[n] = '\0';
+    int64_t hh, ww; /* each side at most 2^20: H W rows of a table still fit its reader */
+    pc_status st = pc_parse_i64("--grid", a, 1, 1 << 20, &hh, err);
+    if (st == PC_OK) st = pc_parse_i64("--grid", comma ? comma + 1 : a, 1, 1 << 20, &ww, err);
+    if (st == PC_OK && h) { *h = hh; *w = ww; }
+    return st;
+}
+
+static pc_status check_grid(const char *v, pc_err *err)
+{
+    return parse_grid(v, NULL, NULL, err);
+}
+
+static pc_status check_cls(const char *v, pc_err *err)
+{
+    int64_t n;
+    return pc_parse_i64("--cls-rows", v, 0, 1 << 20, &n, err);
+}
+
 static const pc_option options[] = {
     { "preset", "NAME", "sinusoidal: a library's formula: vaswani, t2t, fairseq, whisper, "
       "marian, adm, diffusers (its frequency shift, layout and order; docs/sinusoidal.md); "
@@ -118,6 +147,11 @@ static const pc_option options[] = {
       "M); default 1", check_min, 0 },
     { "angle-scale", "K", "sinusoidal: the angle is K t omega_i (diffusers' get_timestep_embedding "
       "scale); default 1", check_scale, 0 },
+    { "grid", "H,W", "sinusoidal: a table of 2-D patch positions (MAE's, DiT's "
+      "get_2d_sincos_pos_embed): row N + i W + j is [PE_{d/2}(j) | PE_{d/2}(i)], each half "
+      "[sin | cos]; N: --cls-rows", check_grid, 0 },
+    { "cls-rows", "N", "sinusoidal: with --grid, the table's N leading rows carry no position "
+      "and must be zeros (MAE's cls_token=True: 1); default 0", check_cls, 0 },
 };
 
 /* ---- the spec ----------------------------------------------------------- */
@@ -163,8 +197,15 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     const char *order = pc_given_value(g, "order"), *ts = pc_given_value(g, "timesteps");
     const char *scale = pc_given_value(g, "angle-scale");
     const char *min = pc_given_value(g, "min-timescale");
+    const char *grid = pc_given_value(g, "grid"), *cls = pc_given_value(g, "cls-rows");
     spec->own = NULL;
-    if (!preset && !shift && !order && !ts && !scale && !min) return PC_OK;
+    if (cls && !grid)
+        return pc_seterr(err, PC_EINPUT, "--cls-rows: the leading rows of a grid table; pass "
+                         "--grid H,W too");
+    if (grid && (ts || scale))
+        return pc_seterr(err, PC_EINPUT, "--grid: the rows are grid positions, not timesteps: "
+                         "drop %s", ts ? "--timesteps" : "--angle-scale");
+    if (!preset && !shift && !order && !ts && !scale && !min && !grid) return PC_OK;
     pc_sin_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
     s->angle_scale = scale ? strtod(scale, NULL) : 1.0;
@@ -191,6 +232,13 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                          "(tensor2tensor's max_timescale, --base) %.9g", min, spec->base);
     }
     spec->pair_swap = s->cos_first;
+    if (grid) {
+        parse_grid(grid, &s->grid_h, &s->grid_w, err);
+        s->cls_rows = cls ? strtoll(cls, NULL, 10) : 0;
+        spec->rows_note = "the rows are 2-D grid positions (--grid)";
+        spec->pair_swap = 0;                /* each half's pairs: grid.c */
+        if (spec->layout < 0) spec->layout = 1; /* each half [sin | cos], MAE's */
+    }
     spec->own = s;
     return PC_OK;
 }
@@ -237,7 +285,13 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --min-timescale %.17g", s->sched.min_ts);
     if (s->timesteps_path && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --timesteps %s", s->timesteps_path);
-    if (s->scale_set && u < len) snprintf(buf + u, len - u, " --angle-scale %.17g", s->angle_scale);
+    if (s->scale_set && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --angle-scale %.17g", s->angle_scale);
+    if (s->grid_h && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --grid %lld,%lld", (long long)s->grid_h,
+                              (long long)s->grid_w);
+    if (s->cls_rows && u < len)
+        snprintf(buf + u, len - u, " --cls-rows %lld", (long long)s->cls_rows);
 }
 
 const pc_spec_kind pc_sin_spec_kind = {

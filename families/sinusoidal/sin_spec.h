@@ -55,6 +55,10 @@ typedef struct pc_sin_spec {
     size_t n_t;
     double angle_scale;           /* --angle-scale K (diffusers' scale; 1 by default) */
     int scale_set;
+    /* --grid H,W: row CLS + i W + j of a table is [PE_{d/2}(j) | PE_{d/2}(i)]
+     * (MAE's get_2d_sincos_pos_embed), each half sin block then cos
+     * block; --cls-rows CLS: its leading rows, all zeros (grid.c); 0: no grid */
+    int64_t grid_h, grid_w, cls_rows;
 } pc_sin_spec;
 
 extern const pc_spec_kind pc_sin_spec_kind;
@@ -74,6 +78,10 @@ struct pc_gate;
 struct pc_family;
 pc_status pc_sin_timestep_gate(struct pc_gate *g, const pc_impl *impl,
                                const struct pc_family *fam);
+
+/* `check`'s gate of a table of 2-D grid positions (--grid, grid.c): the
+ * verdict "accuracy". */
+pc_status pc_sin_grid_gate(struct pc_gate *g, const pc_impl *impl, const struct pc_family *fam);
 
 /* The shift S of schedule S (0 for the geometric one, NULL). */
 int pc_sin_schedule_shift(const pc_schedule *s);

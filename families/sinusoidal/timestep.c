@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sin_ident.h"
+#include "sin_timestep.h"
 #include "families/family.h"
 #include "harness/base/dtype.h"
 #include "harness/base/progress.h"
@@ -23,41 +24,6 @@
 #include "harness/io/json.h"
 #include "harness/sandbox/call.h"
 #include "harness/sources/table.h"
-
-/* The pairs off the unit circle (sin^2 + cos^2 = 1, a check whose bound
- * does not grow with the angle: pc_model_norm_bound) and the worst; the
- * pairs whose element bound no longer constrains the angle (the phase
- * term past PC_MODEL_VACUOUS, model.h: the long-context note), the first
- * timestep where one does and how many of the d/2 pairs do at the
- * largest |timestep|. */
-typedef struct ts_norm {
-    size_t over, row;
-    int pair;
-    double err, bound;
-    int vac_pairs;
-    size_t vac_row;     /* n: none */
-    int vac_pair;
-} ts_norm;
-
-typedef struct ts_worst {
-    size_t count, over;
-    double ratio, err, bound, exact;
-    float got;
-    size_t row;
-    int col;
-    ts_norm norm;
-} ts_worst;
-
-typedef struct ts_run {
-    const pc_sin_spec *s;
-    const pc_table_info *t;
-    pc_schedule sched;
-    double *omega, *kappa;
-    float *rows;
-    size_t n;
-    int d;
-    double base;
-} ts_run;
 
 static pc_status read_rows(const pc_impl *impl, ts_run *r, pc_err *err)
 {
@@ -80,7 +46,7 @@ static pc_status read_rows(const pc_impl *impl, ts_run *r, pc_err *err)
 /* omega_i and kappa_i of the schedule: kappa 0 for a pair of omega 1
  * (pair 0 but under a min_timescale), one more u for the scale's product
  * fl(K x) */
-static pc_status frequencies(ts_run *r, pc_err *err)
+pc_status pc_sin_ts_frequencies(ts_run *r, pc_err *err)
 {
     size_t h = (size_t)r->d / 2;
     pc_freqs *f = pc_freqs_new(r->d, r->sched);
@@ -153,7 +119,7 @@ static int vacuous_pairs(const ts_run *r)
     return n;
 }
 
-static pc_status compare(const ts_run *r, ts_worst *w, pc_err *err)
+pc_status pc_sin_ts_compare(const ts_run *r, ts_worst *w, pc_err *err)
 {
     size_t h = (size_t)r->d / 2, d = (size_t)r->d;
     double u_s = pc_model_u_storage(r->t->dtype), k = r->s->angle_scale;
@@ -265,7 +231,7 @@ static void fit_rows(const ts_run *r, ts_fit *f)
 
 /* The likely cause of a failed timestep gate into BUF: the formula the
  * rows fit and what differs from the check's. */
-static void timestep_cause(const ts_run *r, double base, char *buf, size_t len)
+void pc_sin_ts_cause(const ts_run *r, double base, char *buf, size_t len)
 {
     ts_fit f;
     buf[0] = '\0';
@@ -385,7 +351,7 @@ static void fill(pc_verdict *v, const ts_run *r, const ts_worst *w)
     } else
     {
         char cause[600];
-        timestep_cause(r, r->base, cause, sizeof cause);
+        pc_sin_ts_cause(r, r->base, cause, sizeof cause);
         snprintf(v->summary, sizeof v->summary, "%zu of %zu values exceed the bound; "
                  "worst at row %zu (timestep %.9g) dim %d: got %a (%.9g), exact %a (%.9g), "
                  "|err| %.3g > bound %.3g%s%s%s%s", w->over, w->count, w->row, r->s->t[w->row],
@@ -427,8 +393,8 @@ pc_status pc_sin_timestep_gate(pc_gate *g, const pc_impl *impl, const pc_family 
     r.sched = pc_sin_schedule(&r.s->sched, r.base);
     ts_worst w;
     pc_status st = read_rows(impl, &r, g->err);
-    if (st == PC_OK) st = frequencies(&r, g->err);
-    if (st == PC_OK) st = compare(&r, &w, g->err);
+    if (st == PC_OK) st = pc_sin_ts_frequencies(&r, g->err);
+    if (st == PC_OK) st = pc_sin_ts_compare(&r, &w, g->err);
     if (st == PC_OK) fill(v, &r, &w);
     run_free(&r);
     v->seconds = pc_now() - t0;
@@ -467,8 +433,8 @@ static pc_status identify_fit(ts_run *r, const ts_fit *fit, pc_sin_found *f, pc_
     r->base = fit->base;
     r->sched = pc_sin_schedule(&s2.sched, fit->base);
     ts_worst w;
-    pc_status st = frequencies(r, err);
-    if (st == PC_OK) st = compare(r, &w, err);
+    pc_status st = pc_sin_ts_frequencies(r, err);
+    if (st == PC_OK) st = pc_sin_ts_compare(r, &w, err);
     if (st == PC_OK) {
         f->worst = w.ratio;
         f->worst_pair = w.col;
