@@ -126,7 +126,7 @@ pc_status pc_report_draw(pc_report *r, pc_err *err);
 pc_status pc_report_write_html(pc_report *r, pc_err *err);
 pc_status pc_report_write_json(pc_report *r, pc_err *err);
 
-/* ---- helpers (report_data.c) ----------------------------------------- */
+/* ---- helpers (report_files.c) ---------------------------------------- */
 /* Open R->dir/NAME for writing (an error names the file). */
 FILE *pc_report_fopen(const pc_report *r, const char *name, pc_err *err, pc_status *st);
 /* Close; an error of fclose/ferror becomes PC_EIO naming the file. */
