@@ -49,20 +49,12 @@ typedef struct grid_cmp {
 
 static pc_status read_all(const pc_impl *impl, grid_run *g, pc_err *err)
 {
-    size_t d = (size_t)g->d;
-    int64_t *pos = malloc(g->n_all * sizeof *pos);
-    g->rows = malloc(g->n_all * d * sizeof *g->rows);
-    if (!pos || !g->rows) { free(pos); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-    for (size_t k = 0; k < g->n_all; k++) pos[k] = g->t->pos_lo + (int64_t)k;
-    pc_fault fault;
-    int rc = 0;
-    for (size_t k = 0; k < g->n_all && rc == 0; k += 256) {
-        size_t m = g->n_all - k < 256 ? g->n_all - k : 256;
-        rc = pc_call_sinusoidal(impl, &fault, pos + k, m, g->d, 0.0, g->t->layout,
-                                g->rows + k * d);
-    }
-    free(pos);
-    return rc ? pc_seterr(err, PC_EINTERNAL, "%s: its rows could not be read", impl->name) : PC_OK;
+    int rc;
+    pc_status st = pc_sin_read_rows(impl, g->t->pos_lo, g->n_all, g->d, 0.0, g->t->layout,
+                                    &g->rows, &rc, err);
+    if (st == PC_OK && rc)
+        st = pc_seterr(err, PC_EINTERNAL, "%s: its rows could not be read", impl->name);
+    return st;
 }
 
 /* The stored column of column C of half AXIS as compared (sin first): a

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sin_ident.h"
+#include "sin_timestep.h"
 #include "families/family.h"
 #include "harness/base/dtype.h"
 #include "harness/engine/model.h"
@@ -41,20 +42,10 @@
 
 static pc_status read_rows(const pc_impl *impl, pc_sin_found *f, pc_err *err)
 {
-    size_t n = f->n, d = (size_t)f->d;
-    int64_t *pos = malloc(n * sizeof *pos);
-    f->rows = malloc(n * d * sizeof *f->rows);
-    if (!pos || !f->rows) { free(pos); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-    for (size_t r = 0; r < n; r++) pos[r] = f->lo + (int64_t)r;
-    pc_fault fault;
-    int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k += 256) {
-        size_t m = n - k < 256 ? n - k : 256;
-        rc = pc_call_sinusoidal(impl, &fault, pos + k, m, f->d, f->base_hint, f->layout,
-                                f->rows + k * d);
-        if (fault.faulted) rc = -1;
-    }
-    free(pos);
+    int rc;
+    pc_status st = pc_sin_read_rows(impl, f->lo, f->n, f->d, f->base_hint, f->layout, &f->rows,
+                                    &rc, err);
+    if (st != PC_OK) return st;
     if (rc != 0)
         return pc_seterr(err, PC_EINPUT, "%s: its sinusoidal hook returned %d for positions "
                          "%lld..%lld, d %d, layout %s: nothing to identify", impl->name, rc,

@@ -46,6 +46,15 @@ typedef struct ts_run {
     double base;
 } ts_run;
 
+/* The N rows of IMPL from position LO (width D, LAYOUT, BASE handed to its
+ * hook) into a new array *ROWS of N * D floats, read in calls of 256 rows;
+ * *RC the first nonzero return of a call (-1: it faulted), 0 when all
+ * returned 0.  PC_ENOMEM (naming nothing else) when the room is missing.
+ * timestep.c, grid.c and identify.c read a table's rows this way. */
+struct pc_impl;
+pc_status pc_sin_read_rows(const struct pc_impl *impl, int64_t lo, size_t n, int d, double base,
+                           int layout, float **rows, int *rc, pc_err *err);
+
 /* omega_i and kappa_i of R's schedule for R->d (R->omega, R->kappa). */
 pc_status pc_sin_ts_frequencies(ts_run *r, pc_err *err);
 /* Every value of R's rows (R->n rows of R->d, R->t->layout, sin first)

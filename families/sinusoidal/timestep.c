@@ -25,22 +25,32 @@
 #include "harness/sandbox/call.h"
 #include "harness/sources/table.h"
 
-static pc_status read_rows(const pc_impl *impl, ts_run *r, pc_err *err)
+pc_status pc_sin_read_rows(const pc_impl *impl, int64_t lo, size_t n, int d, double base,
+                           int layout, float **rows, int *rc, pc_err *err)
 {
-    size_t d = (size_t)r->d;
-    int64_t *pos = malloc(r->n * sizeof *pos);
-    r->rows = malloc(r->n * d * sizeof *r->rows);
-    if (!pos || !r->rows) { free(pos); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-    for (size_t k = 0; k < r->n; k++) pos[k] = r->t->pos_lo + (int64_t)k;
+    int64_t *pos = malloc(n * sizeof *pos);
+    *rows = malloc(n * (size_t)d * sizeof **rows);
+    *rc = 0;
+    if (!pos || !*rows) { free(pos); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
+    for (size_t k = 0; k < n; k++) pos[k] = lo + (int64_t)k;
     pc_fault fault;
-    int rc = 0;
-    for (size_t k = 0; k < r->n && rc == 0; k += 256) {
-        size_t m = r->n - k < 256 ? r->n - k : 256;
-        rc = pc_call_sinusoidal(impl, &fault, pos + k, m, r->d, 0.0, r->t->layout,
-                                r->rows + k * d);
+    for (size_t k = 0; k < n && *rc == 0; k += 256) {
+        size_t m = n - k < 256 ? n - k : 256;
+        *rc = pc_call_sinusoidal(impl, &fault, pos + k, m, d, base, layout, *rows + k * (size_t)d);
+        if (fault.faulted) *rc = -1;
     }
     free(pos);
-    return rc ? pc_seterr(err, PC_EINTERNAL, "%s: its rows could not be read", impl->name) : PC_OK;
+    return PC_OK;
+}
+
+static pc_status read_rows(const pc_impl *impl, ts_run *r, pc_err *err)
+{
+    int rc;
+    pc_status st = pc_sin_read_rows(impl, r->t->pos_lo, r->n, r->d, 0.0, r->t->layout, &r->rows,
+                                    &rc, err);
+    if (st == PC_OK && rc)
+        st = pc_seterr(err, PC_EINTERNAL, "%s: its rows could not be read", impl->name);
+    return st;
 }
 
 /* omega_i and kappa_i of the schedule: kappa 0 for a pair of omega 1
