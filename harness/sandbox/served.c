@@ -267,9 +267,9 @@ pc_status pc_served_open(const pc_served_args *a, pc_impl **out, int max, int *n
         if (!s[len]) break;
         s += len + 1;
     }
-    if (st != PC_OK) {
-        for (int k = 0; k < *n; k++) pc_served_close(out[k]);
-        if (c && c->refs == 0) { c->refs = 1; chan_release(c); }
+    if (st != PC_OK && c) {
+        if (*n == 0) { c->refs = 1; chan_release(c); } /* no target holds it */
+        for (int k = 0; k < *n; k++) pc_served_close(out[k]); /* the last frees it */
         *n = 0;
     }
     return st;
@@ -282,6 +282,14 @@ void pc_served_close(pc_impl *impl)
     chan_release(t->chan);
     free(t);
     free(impl);
+}
+
+pc_status pc_served_status(const pc_impl *impl, pc_err *err)
+{
+    const served_chan *c = ((const served_target *)impl->ctx)->chan;
+    if (!c->broken) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--serve: the served kernel's channel broke: %s; no verdict "
+                     "(the process serving it, e.g. Python's check_rotation, says why)", c->broke);
 }
 
 int pc_served_is(const pc_impl *impl)

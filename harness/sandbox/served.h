@@ -55,6 +55,11 @@ int pc_served_dtype(const pc_impl *impl);
 /* Whether a served IMPL's calls carry the certified cos and sin. */
 int pc_served_wants_cos_sin(const pc_impl *impl);
 
+/* PC_EINPUT (exit 2: no verdict) when served IMPL's channel broke during
+ * the run (the serving process ended or answered out of protocol): the
+ * verdicts made after it judged nothing of the kernel.  PC_OK otherwise. */
+pc_status pc_served_status(const pc_impl *impl, pc_err *err);
+
 /* One call of served IMPL on A (in place: A->out == A->x), with COS and
  * SIN (A->n_tokens x A->rotary_dim/2 each, token-major: the certified
  * A cos and A sin of each token's pairs) when it wants them, else NULL.

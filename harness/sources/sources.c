@@ -256,7 +256,8 @@ void pc_sources_close(pc_sources *s)
 pc_status pc_sources_status(const pc_sources *s, pc_err *err)
 {
     for (int k = 0; k < s->n_owned; k++) {
-        pc_status st = pc_table_status(s->owned[k], err);
+        pc_status st = pc_served_is(s->owned[k]) ? pc_served_status(s->owned[k], err)
+                                                 : pc_table_status(s->owned[k], err);
         if (st != PC_OK) return st;
     }
     return PC_OK;
