@@ -36,6 +36,7 @@
 #include "harness/base/half.h"
 #include "harness/base/rng.h"
 #include "harness/sandbox/v2args.h"
+#include "harness/sandbox/served.h"
 #include "families/spec_sched.h"
 
 /* The tensor the kernel gets: 3 heads (odd: neither one head nor a power
@@ -70,6 +71,10 @@ struct pc_rope_v2_ctx {
     pc_spec_sched hold;
     double *own_freqs;
     char *own_json;
+    /* a served kernel that takes cos and sin (harness/sandbox/served.h):
+     * the schedule's certified values, one call at a time */
+    pc_freqs *cs_freqs;
+    pthread_mutex_t cs_mu;
 };
 typedef pc_rope_v2_ctx v2_ctx;
 
@@ -166,6 +171,34 @@ static int positions_of(const v2_ctx *c, const int64_t *pos, size_t n, int64_t *
     return 0;
 }
 
+/* The certified A cos and A sin (reference.h) of the pairs of rows POS
+ * (the engine's, which the schedule maps to each pair's position), then
+ * the served kernel's call with them. */
+static int call_with_cos_sin(v2_ctx *c, const int64_t *pos, const pecheck_rope_args *a,
+                             pc_fault *f)
+{
+    size_t n = a->n_tokens, h = (size_t)c->rotary / 2;
+    float *cs = malloc(2 * n * h * sizeof *cs), *row = malloc(2 * h * sizeof *row);
+    int rc = PC_HOOK_FAULTED;
+    f->faulted = 0;
+    snprintf(f->cause, sizeof f->cause, "out of memory for the certified cos and sin");
+    pthread_mutex_lock(&c->cs_mu);
+    size_t t = 0;
+    for (; cs && row && t < n; t++) { /* row: sin in [0, h), cos in [h, 2h) */
+        if (pc_ref_sincos_row32(c->cs_freqs, pos[t], 1, row) != PC_OK) break;
+        memcpy(cs + t * h, row + h, h * sizeof *row);
+        memcpy(cs + (n + t) * h, row, h * sizeof *row);
+    }
+    pthread_mutex_unlock(&c->cs_mu);
+    if (cs && row && t < n)
+        snprintf(f->cause, sizeof f->cause, "the certified cos and sin of position %lld could "
+                 "not be computed", (long long)pos[t]);
+    else if (cs && row) rc = pc_served_rope(c->plugin, f, a, cs, cs + n * h);
+    free(cs);
+    free(row);
+    return rc;
+}
+
 /* The adapter's rope hook (impl.h): the engine's N rows of D = rotary dim. */
 int pc_rope_v2_hook(void *vctx, const int64_t *pos, size_t n, int d, double base, int layout,
                    const float *x, float *out)
@@ -188,7 +221,8 @@ int pc_rope_v2_hook(void *vctx, const int64_t *pos, size_t n, int d, double base
         c->dtype, c->dtype, buf, buf, c->freqs, c->att, c->sched, c->json, pax, na, c->pair_axis
     };
     pc_fault f;
-    rc = pc_rope_v2_call(c->plugin, &f, &a);
+    rc = c->cs_freqs ? call_with_cos_sin(c, pos, &a, &f) : pc_served_is(c->plugin)
+       ? pc_served_rope(c->plugin, &f, &a, NULL, NULL) : pc_rope_v2_call(c->plugin, &f, &a);
     if (f.faulted || rc == PC_V2_REFUSED) {
         pthread_mutex_lock(&c->mu);
         pc_adapter_fault_note(&c->fault, f.cause, pos[0]);
@@ -363,6 +397,16 @@ static pc_status v2_freqs(const pc_acc_cfg *cfg, double *freqs, double *att, pc_
     return PC_OK;
 }
 
+/* The certified frequencies of C's schedule, for the cos and sin a served
+ * kernel takes. */
+static pc_status cos_sin_freqs(v2_ctx *c, pc_err *err)
+{
+    pc_schedule s = c->cfg.sched ? *c->cfg.sched : pc_schedule_geometric(c->cfg.base);
+    if (!(c->cs_freqs = pc_freqs_new(c->cfg.d, s)))
+        return pc_seterr(err, PC_EINPUT, "cannot compute the frequencies for d = %d", c->cfg.d);
+    return PC_OK;
+}
+
 /* Under --strict, a half-precision failure within the default class's
  * bound of a kernel computing in the dtype (docs/schedules.md): the
  * kernel rounds more than once; say so in BUF (left empty otherwise). */
@@ -433,6 +477,7 @@ pc_status pc_rope_v2_ctx_new(const pc_impl *impl, const pc_spec *spec, const pc_
     if (!c) return pc_seterr(err, PC_ENOMEM, "out of memory");
     c->cfg = *cfg;
     pthread_mutex_init(&c->mu, NULL);
+    pthread_mutex_init(&c->cs_mu, NULL);
     *out = c;
     pc_status st = pc_spec_schedule(spec, &c->cfg, &c->hold, err);
     if (st != PC_OK) return st;
@@ -443,6 +488,7 @@ pc_status pc_rope_v2_ctx_new(const pc_impl *impl, const pc_spec *spec, const pc_
     if (!c->pair_axis || !c->own_freqs) return pc_seterr(err, PC_ENOMEM, "out of memory");
     for (int i = 0; c->axes && i < rotary / 2; i++) c->pair_axis[i] = c->axes->axis[i];
     st = v2_freqs(&c->cfg, c->own_freqs, &c->att, err);
+    if (st == PC_OK && pc_served_wants_cos_sin(impl)) st = cos_sin_freqs(c, err);
     if (st == PC_OK && !(c->own_json = schedule_json(p, c->cfg.base)))
         st = pc_seterr(err, PC_ENOMEM, "out of memory");
     c->plugin = impl;
@@ -467,6 +513,8 @@ void pc_rope_v2_ctx_free(pc_rope_v2_ctx *c)
 {
     if (!c) return;
     pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->cs_mu);
+    if (c->cs_freqs) pc_freqs_free(c->cs_freqs);
     free(c->own_freqs);
     free(c->own_json);
     free(c->pair_axis);
@@ -513,7 +561,9 @@ pc_status pc_rope_gate_v2(pc_gate *g, const pc_impl *impl, const pc_family *fam)
     static const int dtypes[3] = { PECHECK_DTYPE_F32, PECHECK_DTYPE_F16, PECHECK_DTYPE_BF16 };
     int layouts[2] = { 0, 1 }, nl = 2;
     if (g->spec->layout >= 0) { layouts[0] = g->spec->layout; nl = 1; }
+    int only = pc_served_dtype(impl); /* a served kernel takes one dtype */
     for (int k = 0; k < 3 && st == PC_OK; k++)
-        for (int l = 0; l < nl && st == PC_OK; l++) st = v2_group(&r, dtypes[k], layouts[l]);
+        for (int l = 0; l < nl && st == PC_OK && (only < 0 || only == dtypes[k]); l++)
+            st = v2_group(&r, dtypes[k], layouts[l]);
     return st;
 }

@@ -20,6 +20,7 @@
 #include "gate_v2.h"
 #include "families/family.h"
 #include "harness/sandbox/v2args.h"
+#include "harness/sandbox/served.h"
 #include "properties/params.h"
 
 /* Contexts kept, one per (d, base) the properties call with: a case's d,
@@ -127,8 +128,10 @@ static int pick_dtype(props_v2 *a, const pc_prop_params *par, char *why, size_t 
                                 "(pecheck_rope_v2 returned", a->plugin->name);
     const char *sep = " ";
     int small = 0;
+    int only = pc_served_dtype(a->plugin); /* a served kernel takes one dtype */
     for (int k = n ? 0 : 1; k < 4; k++) {
         if (k > 0 && n && order[k] == order[0]) continue; /* --dtype's, tried first */
+        if (only >= 0 && order[k] != only) continue;
         a->dtype = order[k];
         for (int l = first; l <= last; l++) {
             int rc = probe(a, par, l);

@@ -23,7 +23,7 @@ typedef struct pc_command {
                           "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
                           "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases " \
-                          "property replay regressions threads shard"
+                          "property replay regressions threads shard serve serve-targets serve-dtype serve-cos-sin"
 #define PC_OPTS_REFERENCE "family spec positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"
 #define PC_OPTS_MERGE     "format tap-version output quiet regressions"

@@ -86,7 +86,7 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
     "dtype tol-abs max-abs-err seed replay format tap-version output regressions out threads shard " \
     "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases quiet " \
-    "strict"
+    "strict serve serve-targets serve-dtype serve-cos-sin"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
 
@@ -101,6 +101,42 @@ static pc_status set_source(const char *name, const char *v, pc_opts *o, pc_err 
     if (!strcmp(name, "table-sin"))     o->table_sin = v;
     else if (!strcmp(name, "family"))   o->family = v;
     else return PC_SKIP;
+    return PC_OK;
+}
+
+/* "W,R": two file descriptors */
+static pc_status parse_fd_pair(const char *v, pc_opts *o, pc_err *err)
+{
+    const char *comma = strchr(v, ',');
+    char a[16];
+    size_t la = comma ? (size_t)(comma - v) : 0;
+    int64_t w, r;
+    if (!comma || la == 0 || la >= sizeof a)
+        return pc_seterr(err, PC_EINPUT, "--serve: expected W,R (two file descriptors), got '%s'", v);
+    memcpy(a, v, la);
+    a[la] = '\0';
+    pc_status st = pc_parse_i64("--serve", a, 0, 1 << 20, &w, err);
+    if (st == PC_OK) st = pc_parse_i64("--serve", comma + 1, 0, 1 << 20, &r, err);
+    if (st != PC_OK) return st;
+    o->serve_set = 1;
+    o->serve_w = (int)w;
+    o->serve_r = (int)r;
+    return PC_OK;
+}
+
+/* a kernel served by the calling process: --serve, --serve-targets, --serve-dtype */
+static pc_status set_served(const char *name, const char *v, pc_opts *o, pc_err *err)
+{
+    if (!strcmp(name, "serve")) return parse_fd_pair(v, o, err);
+    if (!strcmp(name, "serve-targets")) o->serve_targets = v;
+    else if (!strcmp(name, "serve-dtype")) {
+        int dt = pc_dtype_parse(v);
+        o->serve_dtype = dt == PC_DT_F16 ? PECHECK_DTYPE_F16 : dt == PC_DT_BF16 ? PECHECK_DTYPE_BF16
+                       : PECHECK_DTYPE_F32;
+        if (dt != PC_DT_F32 && dt != PC_DT_F16 && dt != PC_DT_BF16)
+            return pc_seterr(err, PC_EINPUT, "--serve-dtype: expected f32, f16 or bf16, got '%s'", v);
+    } else
+        return PC_SKIP;
     return PC_OK;
 }
 
@@ -249,7 +285,7 @@ static pc_status set_engine(const char *name, const char *v, pc_opts *o, pc_err 
 static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err *err)
 {
     pc_status (*const setters[])(const char *, const char *, pc_opts *, pc_err *) = {
-        set_source, set_positions, set_judging, set_output, set_engine
+        set_source, set_positions, set_judging, set_output, set_engine, set_served
     };
     for (size_t k = 0; k < sizeof setters / sizeof setters[0]; k++) {
         pc_status st = setters[k](name, v, o, err);
@@ -261,7 +297,8 @@ static pc_status set_option(const char *name, const char *v, pc_opts *o, pc_err 
 /* the core's options that take no value */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "strict") || !strcmp(name, "plugin-network");
+    return !strcmp(name, "quiet") || !strcmp(name, "strict") || !strcmp(name, "plugin-network")
+        || !strcmp(name, "serve-cos-sin");
 }
 
 pc_status pc_opts_give(pc_opts *o, const char *name, const char *v, pc_err *err)
@@ -374,6 +411,7 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
             if (!strcmp(name, "quiet")) o->quiet = 1;
             else if (!strcmp(name, "strict")) o->strict = 1;
             else if (!strcmp(name, "plugin-network")) o->plugin_network = 1;
+            else if (!strcmp(name, "serve-cos-sin")) o->serve_cos_sin = 1;
             else if (pc_opts_give(o, name, "", err) != PC_OK) return PC_EINPUT;
             continue;
         }

@@ -24,6 +24,12 @@ typedef struct pc_opts {
     const char *tables[PC_MAX_SOURCES];  int n_tables;   /* --table PATH.npy */
     const char *table_sin;                               /* --table-sin PATH.npy */
     const char *family;                                  /* --family */
+    /* a RoPE kernel served by the calling process (harness/sandbox/served.h) */
+    int serve_set;                                       /* --serve W,R was given */
+    int serve_w, serve_r;                                /* its pipes */
+    const char *serve_targets;                           /* --serve-targets A,B */
+    int serve_dtype;                                     /* --serve-dtype: PECHECK_DTYPE_* */
+    int serve_cos_sin;                                   /* --serve-cos-sin */
     /* the encoding: the options the families own (--d, --base, --layout,
      * --hf-config, ...), validated, each family's spec is resolved from them
      * (families/spec.h) */

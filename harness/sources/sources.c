@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include "plugin.h"
 #include "sources.h"
+#include "harness/sandbox/served.h"
 #include "harness/base/suggest.h"
 #include "harness/sandbox/host_fs.h"
 #include "table.h"
@@ -143,6 +144,23 @@ const pc_family *pc_sources_table_family(const char *path, int has_sin)
     return fam ? fam : pc_family_for_table(has_sin);
 }
 
+/* --serve: one implementation per target, served over the caller's pipes */
+static pc_status open_served(const pc_opts *o, pc_sources *s, pc_err *err)
+{
+    pc_served_args a = { o->serve_w, o->serve_r, o->serve_targets, o->serve_dtype,
+                         o->serve_cos_sin };
+    pc_impl *impls[8];
+    int n = 0;
+    pc_status st = pc_served_open(&a, impls, 8, &n, err);
+    for (int k = 0; k < n; k++) {
+        if (st == PC_OK && (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS))
+            st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
+        if (st == PC_OK) st = add_owned(s, impls[k], NULL, err);
+        else pc_served_close(impls[k]);
+    }
+    return st;
+}
+
 pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *family,
                           pc_sources *s, pc_err *err)
 {
@@ -180,6 +198,7 @@ pc_status pc_sources_open(const pc_opts *o, const pc_specs *specs, const char *f
         st = pc_plugin_open(o->plugins[k], &lim, &impl, err);
         if (st == PC_OK) st = add_owned(s, impl, NULL, err);
     }
+    if (st == PC_OK && o->serve_set) st = open_served(o, s, err);
     if (st == PC_OK && o->table_sin && o->n_tables != 1)
         st = pc_seterr(err, PC_EINPUT, "--table-sin SIN.npy goes with exactly one --table COS.npy");
     const pc_family *tf = pc_family_for_table(o->table_sin != NULL);
@@ -227,6 +246,7 @@ void pc_sources_close(pc_sources *s)
     for (int k = 0; k < s->n_owned; k++) {
         if (s->reader[k]) s->reader[k]->close(s->owned[k]);
         else if (pc_plugin_is(s->owned[k])) pc_plugin_close(s->owned[k]);
+        else if (pc_served_is(s->owned[k])) pc_served_close(s->owned[k]);
         else pc_table_close(s->owned[k]);
     }
     s->n = 0;
@@ -236,7 +256,8 @@ void pc_sources_close(pc_sources *s)
 pc_status pc_sources_status(const pc_sources *s, pc_err *err)
 {
     for (int k = 0; k < s->n_owned; k++) {
-        pc_status st = pc_table_status(s->owned[k], err);
+        pc_status st = pc_served_is(s->owned[k]) ? pc_served_status(s->owned[k], err)
+                                                 : pc_table_status(s->owned[k], err);
         if (st != PC_OK) return st;
     }
     return PC_OK;
