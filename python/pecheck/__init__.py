@@ -7,6 +7,7 @@
     pecheck.assert_alibi_slopes(slopes)                              # BLOOM's, MPT's (H,) or biases
     pecheck.assert_t5_buckets(buckets, num_buckets=32, max_distance=128)
     pecheck.gate_rotary(model.rotary_emb, config="config.json", positions=1_000_000)
+    pecheck.assert_rotation(apply_rotary_pos_emb, form="q,k,cos,sin", hf_config="config.json")
     result = pecheck.check_rope_cache(cos, sin, base=500000.0)      # a Result, no exception
 
 The arrays are numpy arrays or torch tensors (float32, float64, float16,
@@ -29,6 +30,7 @@ from .checks import (assert_alibi_slopes, assert_learned_table, assert_rope_cach
                      check_t5_buckets, check_table)
 from .result import Result, Verdict, Witness
 from .rotary import check_rotary, gate_rotary
+from .rotation import assert_rotation, check_rotation
 
 __version__ = "0.1.0"
 
@@ -37,4 +39,4 @@ __all__ = ["PecheckError", "find_binary", "Result", "Verdict", "Witness",
            "check_alibi_slopes", "check_t5_buckets", "check_table",
            "assert_rope_cache", "assert_sinusoidal_table", "assert_learned_table",
            "assert_alibi_slopes", "assert_t5_buckets",
-           "check_rotary", "gate_rotary", "__version__"]
+           "check_rotary", "gate_rotary", "check_rotation", "assert_rotation", "__version__"]

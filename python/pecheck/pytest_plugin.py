@@ -7,6 +7,7 @@
     @pytest.mark.pecheck(hf_config="config.json", dtype="bf16")   # defaults of the test's checks
     def test_rotary(pecheck_gate):
         pecheck_gate.rotary(model.rotary_emb, positions=1_000_000)
+        pecheck_gate.rotation(apply_rotary_pos_emb, form="q,k,cos,sin")   # the user's rotation
 
 A failing check fails the test with a short message (the witness, the
 likely cause, the replay line); `pytest -v` gives the full report.  Every
@@ -21,6 +22,7 @@ from . import _binary, settings
 from .checks import (check_alibi_slopes, check_learned_table, check_rope_cache,
                      check_sinusoidal_table, check_t5_buckets)
 from .rotary import check_rotary
+from .rotation import check_rotation
 
 MARKER = ("pecheck(**options): keyword arguments of the pecheck_gate fixture's checks in this test "
           "(base=, hf_config=, dtype=, pos_start=, ...: `pecheck check`'s options)")
@@ -124,11 +126,18 @@ class Gate:
             kwargs.setdefault("config", None)
         return self._gate(check_rotary, (rotary,), kwargs, msg)
 
+    def rotation(self, fn, form=None, *, msg=None, **kwargs):
+        """pecheck.assert_rotation, with the markers' keywords."""
+        __tracebackhide__ = True
+        if form is not None:
+            kwargs["form"] = form
+        return self._gate(check_rotation, (fn,), kwargs, msg)
+
 
 @pytest.fixture
 def pecheck_gate(request):
     """Gate positional encodings in this test: pecheck_gate.rope_cache(cos,
     sin, ...), .sinusoidal_table(pe), .learned_table(weight),
     .alibi_slopes(slopes), .t5_buckets(buckets, num_buckets=32, ...),
-    .rotary(module, config, positions=...)."""
+    .rotary(module, config, positions=...), .rotation(fn, form=..., ...)."""
     return Gate(request)

@@ -167,7 +167,7 @@ def request_tensor(req, device=None):
     import torch
     np = _arrays.numpy()
     flat = np.frombuffer(req.tensor, dtype=_np_storage(req.dtype))
-    a = np.ascontiguousarray(_view(flat, req))
+    a = np.array(_view(flat, req), order="C", copy=True)  # writable: torch shares its memory
     if req.dtype == "bf16":
         t = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     else:
@@ -230,8 +230,10 @@ def _positions_argument(fn):
     """How fn(x, positions) takes its positions in form 'x,pos': None (the
     second positional parameter) or a keyword (torchtune's forward(x, *,
     input_pos=None))."""
+    # a torch module: its forward's (Module.__call__ takes *args)
+    target = fn.forward if callable(getattr(fn, "forward", None)) else fn
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(target).parameters.values())
     except (TypeError, ValueError):
         return None
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -263,8 +265,10 @@ class Caller:
     """Calls the user's FN in FORM on requests; records each call's
     positions (target, first row, positions) to name a witness's element."""
 
-    def __init__(self, fn, form, device, chunk, dims):
+    def __init__(self, fn, form, device, chunk, dims, pos_limit=None):
         self.fn, self.form, self.device, self.chunk, self.dims = fn, form, device, chunk, dims
+        # the largest position fn is called at (forms of positions; None: any)
+        self.pos_limit = pos_limit
         self.pos_kw = _positions_argument(fn) if form.name == "x,pos" else None
         self.calls = []   # (target, numpy positions (n, A))
         self.names = PAIR_NAMES.get(form.name, ("x",))
@@ -275,17 +279,34 @@ class Caller:
         got = (req.head_dim, req.rotary_dim, req.layout, req.dtype)
         # dims not given are the first request's: the accuracy gate's, the check's own
         self.dims = [g if w is None else w for w, g in zip(self.dims, got)]
-        want = self.dims
-        if any(w is not None and w != g for w, g in zip(want, got)):
-            return 1, ("%s is called with head_dim %s, rotary_dim %s, layout %s, dtype %s "
-                       "(the check's), not head_dim %d, rotary_dim %d, layout %s, dtype %s"
-                       % ((self.form.call,) + tuple(want) + got)).encode()
+        other = [(k, g) for k, w, g in zip(("head_dim", "rotary_dim", "layout", "dtype"),
+                                           self.dims, got) if w != g]
+        beyond = (self.pos_limit is not None and req.n
+                  and int(req.positions.max()) > self.pos_limit)
+        if other and not self.form.cos_sin:
+            # a property's smaller case: a function of positions holds its
+            # frequencies for one head_dim and rotary_dim
+            return 1, ("%s is built for head_dim %s, rotary_dim %s, layout %s, dtype %s (the "
+                       "check's), not %s" % ((self.form.call,) + tuple(self.dims) + (", ".join(
+                           "%s %s" % kv for kv in other),))).encode()
         if self.form.cos_sin and req.cos is None:
             raise ValueError("pecheck's request carries no cos/sin for form %r" % self.form.name)
-        x = request_tensor(req)
-        step = self.chunk or max(req.n, 1)
-        parts = [self._call(req, x[lo:lo + step], lo, min(lo + step, req.n))
-                 for lo in range(0, req.n, step)]
+        try:
+            x = request_tensor(req)
+            step = self.chunk or max(req.n, 1)
+            parts = [self._call(req, x[lo:lo + step], lo, min(lo + step, req.n))
+                     for lo in range(0, req.n, step)]
+        except (FnError, TypeError, ValueError) as e:
+            if not (other or beyond):
+                raise
+            # a property's case outside the check's configuration (another
+            # head_dim; a position beyond the checked ones: extrapolation):
+            # what fn could not do is that case's answer, not the check's end
+            why = e.error if isinstance(e, FnError) else e
+            return 1, ("%s raised %s: %s (%s)" % (
+                self.form.call, type(why).__name__, why, "positions up to %d, beyond the checked "
+                "0..%d" % (int(req.positions.max()), self.pos_limit) if beyond else
+                ", ".join("%s %s" % kv for kv in other))).encode()
         import torch
         return 0, reply_bytes(req, torch.cat(parts) if len(parts) > 1 else parts[0])
 
@@ -330,8 +351,8 @@ class Caller:
             shapes += ", " + ", ".join("%s %s %s" % (nm, tuple(e.shape), str(e.dtype).replace(
                 "torch.", "")) for nm, e in zip(("freqs_cis",) if len(extra) == 1 else ("cos", "sin"),
                                                 extra))
-        shapes += " (%s, %s)" % (str(dtype).replace("torch.", ""), "positions %d..%d of a call"
-                                 % (lo, hi - 1))
+        shapes += " (%s; tokens %d..%d of pecheck's request of %d)" % (
+            str(dtype).replace("torch.", ""), lo, hi - 1, req.n)
         with torch.no_grad():
             try:
                 if form.name == "x,pos":
@@ -460,6 +481,14 @@ def _replay_line(fn, form, keywords, rows):
     return "check_rotation(%s)" % ", ".join(parts)
 
 
+# pecheck check's last position when neither positions= nor position_ids= is
+# given (`pecheck help check`: --max-pos, default 4095)
+DEFAULT_MAX_POS = 4095
+
+# the options check_rotation sets itself (the served kernel's; d and max-pos
+# are head_dim= and positions=)
+_SET_HERE = {"serve", "serve-targets", "serve-dtype", "serve-cos-sin", "d", "max-pos"}
+
 # the witness's neighbours the replay line names on each side (a call of a
 # few positions reproduces an element's error; the whole range is the run's)
 REPLAY_SIDE = 2
@@ -485,7 +514,7 @@ def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords):
     for v, r in zip(verdicts, doc.get("results", [])):
         target = r.get("implementation")
         t_index = targets.index(target) if target in targets else None
-        if len(targets) > 1 and target:
+        if target:
             v = replace(v, layout="%s, %s" % (target, v.layout) if v.layout else target)
         w = v.witness
         data = v.data if isinstance(v.data, dict) else {}
@@ -548,6 +577,9 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
         (positions, "positions")))
     if chunk is not None and int(chunk) < 1:
         raise ValueError("chunk=%r: tokens a call, >= 1" % (chunk,))
+    for key in options:
+        if key.replace("_", "-") in _SET_HERE:
+            raise TypeError("%s= is set by check_rotation() itself" % key)
     if positions is not None and position_ids is not None:
         raise TypeError("check_rotation: give positions=N or position_ids=, not both")
     if positions is not None and (not isinstance(positions, int) or positions < 1):
@@ -569,8 +601,12 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
                     device=str(device) if device is not None else None, chunk=chunk,
                     properties=properties)
     keywords.update(options)
+    limit = None
+    if not spec.cos_sin:
+        limit = int(ids.max()) if ids is not None and ids.size else \
+            positions - 1 if positions is not None else DEFAULT_MAX_POS
     caller = Caller(fn, spec, device, int(chunk) if chunk else None,
-                    _expected_dims(head_dim, rotary_dim, lay, d))
+                    _expected_dims(head_dim, rotary_dim, lay, d), limit)
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     what = "the rotation %s (form %r)" % (name, form)
     with _transport.Staging() as st:
