@@ -458,8 +458,11 @@ class RotationResult(Result):
 
 
 def _identifier(fn):
+    """FN's name when it names it where it is defined (a function of a
+    module); else 'fn' (a bound method, a module, a lambda)."""
     name = getattr(fn, "__name__", None)
-    return name if isinstance(name, str) and name.isidentifier() else "fn"
+    plain = isinstance(name, str) and name.isidentifier() and getattr(fn, "__qualname__", None) == name
+    return name if plain and not inspect.ismethod(fn) else "fn"
 
 
 def _literal(v):
