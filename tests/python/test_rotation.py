@@ -310,6 +310,22 @@ def test_fn_raising_is_reraised_with_a_note():
         pecheck.check_rotation(fn, form="q,k,cos,sin", positions=256, head_dim=D)
     note = " ".join(getattr(e.value, "__notes__", []))
     assert "form 'q,k,cos,sin'" in note and "q (1, 3, " in note and "cos (1, " in note
+    assert _pecheck_children() == []  # pecheck was stopped and reaped
+
+
+def _pecheck_children():
+    """The pecheck processes this process started that are still there."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:]
+        if comm == "pecheck" and int(rest.split()[1]) == os.getpid():
+            out.append(int(pid))
+    return out
 
 
 @pytest.mark.parametrize("bad, error, words", [
