@@ -18,13 +18,11 @@ a configuration as skipped, never as passed.
 import inspect
 import json
 import os
-import shlex
 import signal
 import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from . import _arrays, _binary, _transport, settings
 from .checks import cli_args
@@ -88,7 +86,8 @@ def read_request(fd):
     (magic, version, target, heads, head_dim, rotary, layout, dtype, n_axes, flags, n,
      st_tok, st_head, nbytes) = REQUEST.unpack(head)
     if magic != REQ_MAGIC or version != VERSION:
-        raise ValueError("not a pecheck serve request (magic 0x%08x, version %d)" % (magic, version))
+        raise ValueError("not a pecheck serve request (magic 0x%08x, version %d)"
+                         % (magic, version))
     pos = np.frombuffer(_read_exact(fd, 8 * n * n_axes), dtype="=i8").reshape(n, n_axes)
     cos = sin = None
     if flags & FLAG_COS_SIN:
@@ -142,7 +141,7 @@ def read_reply(fd):
 
 def _np_storage(dtype):
     np = _arrays.numpy()
-    return np.dtype("=f4") if dtype == "f32" else np.dtype("=f2") if dtype == "f16" else np.dtype("=u2")
+    return np.dtype({"f32": "=f4", "f16": "=f2"}.get(dtype, "=u2"))  # bf16: its bits
 
 
 def _view(flat, req):
@@ -313,60 +312,34 @@ class Caller:
     def _call(self, req, x, lo, hi):
         """The rotated [hi - lo, heads, head_dim] tensor of rows LO..HI-1."""
         import torch
-        dtype = x.dtype
         dev = self.device
         pos_np = req.positions[lo:hi]
         self.calls.append((req.target, pos_np.copy()))
         positions = torch.from_numpy(pos_np.copy())
         if positions.shape[1] == 1:
             positions = positions[:, 0]
-        positions = positions.to(dev) if dev is not None else positions
-        x = x.to(dev) if dev is not None else x
-        n, heads, d = x.shape
-        form = self.form
+        if dev is not None:
+            positions, x = positions.to(dev), x.to(dev)
         extra = ()
-        if form.cos_sin:
+        if self.form.cos_sin:
             sub = replace(req, cos=req.cos[lo:hi], sin=req.sin[lo:hi])
-            extra = _cos_sin(torch, sub, form, dtype, dev if dev is not None else "cpu")
-        mine = x
-        other = torch.roll(x, shifts=1, dims=1)  # k's heads rolled by one (q's for target 1)
-        a, b = (mine, other) if req.target == 0 else (other, mine)
-        if form.name == "x,pos":
-            args = (x[None],)
-            shapes = "x %s, positions %s" % (tuple(args[0].shape), tuple(positions.shape))
-        elif form.name == "q,k,pos":
-            args = (a.reshape(n, heads * d), b.reshape(n, heads * d))
-            shapes = "positions %s, q %s, k %s" % (tuple(positions.shape), tuple(args[0].shape),
-                                                   tuple(args[1].shape))
-        elif form.name == "q,k,cos,sin":
-            args = (a.permute(1, 0, 2).contiguous()[None], b.permute(1, 0, 2).contiguous()[None])
-            shapes = "q %s, k %s" % (tuple(args[0].shape), tuple(args[1].shape))
-        elif form.name == "x,freqs_cis":
-            args = (a[None].contiguous(), b[None].contiguous())
-            shapes = "xq %s, xk %s" % (tuple(args[0].shape), tuple(args[1].shape))
-        else:
-            args = (x[None],)
-            shapes = "x %s" % (tuple(args[0].shape),)
-        if extra:
-            shapes += ", " + ", ".join("%s %s %s" % (nm, tuple(e.shape), str(e.dtype).replace(
-                "torch.", "")) for nm, e in zip(("freqs_cis",) if len(extra) == 1 else ("cos", "sin"),
-                                                extra))
-        shapes += " (%s; tokens %d..%d of pecheck's request of %d)" % (
-            str(dtype).replace("torch.", ""), lo, hi - 1, req.n)
+            extra = _cos_sin(torch, sub, self.form, x.dtype, dev if dev is not None else "cpu")
+        args, named = _form_tensors(self.form, x, req.target, positions, extra)
+        shapes = "%s (%s; tokens %d..%d of pecheck's request of %d)" % (
+            ", ".join("%s %s" % (k, _shape(k, v)) for k, v in named), _dtype(x.dtype), lo, hi - 1,
+            req.n)
         with torch.no_grad():
             try:
-                if form.name == "x,pos":
-                    out = (self.fn(args[0], **{self.pos_kw: positions}) if self.pos_kw
-                           else self.fn(args[0], positions))
-                elif form.name == "q,k,pos":
-                    out = self.fn(positions, *args)
+                if self.form.name == "x,pos" and self.pos_kw:
+                    out = self.fn(args[0], **{self.pos_kw: positions})
                 else:
-                    out = self.fn(*args, *extra)
+                    out = self.fn(*args)
             except Exception as e:
                 raise FnError(e, "form %r: %s(%s) raised %s" % (
-                    form.name, getattr(self.fn, "__name__", type(self.fn).__name__),
+                    self.form.name, getattr(self.fn, "__name__", type(self.fn).__name__),
                     shapes, type(e).__name__)) from e
-        return self._unpack(out, args, req.target, (n, heads, d), dtype)
+        tensors = args[1:3] if self.form.name == "q,k,pos" else args[:2 if self.form.pair else 1]
+        return self._unpack(out, tensors, req.target, tuple(x.shape), x.dtype)
 
     def _unpack(self, out, args, target, shape, dtype):
         """The target's rotated [n, heads, head_dim] tensor of FN's return OUT."""
@@ -394,8 +367,8 @@ class Caller:
                              % (form.name, form.call, name, tuple(got.shape), form.returns))
         if got.dtype != dtype:
             raise TypeError("form %r: %s returned %s' of dtype %s; expected %s (%s)"
-                            % (form.name, form.call, name, str(got.dtype).replace("torch.", ""),
-                               form.returns, str(dtype).replace("torch.", "")))
+                            % (form.name, form.call, name, _dtype(got.dtype), form.returns,
+                               _dtype(dtype)))
         got = got.detach().to("cpu")
         if form.name == "q,k,pos":
             return got.reshape(n, heads, d)
@@ -420,6 +393,44 @@ class Caller:
                 hj = head * d + dim if d else "%d*D + %d" % (head, dim)
                 return self.form.element.format(name=name, t=t, h=head, j=dim, hj=hj), pos
         return None, None
+
+
+def _shape(name, t):
+    """'(1, 3, 256, 64)'; with the dtype for the tensors besides q, k and x."""
+    text = str(tuple(t.shape))
+    return text if name in ("x", "q", "k", "xq", "xk") else "%s %s" % (text, _dtype(t.dtype))
+
+
+def _dtype(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _form_tensors(form, x, target, positions, extra):
+    """(FN's positional arguments, [(name, tensor)] as the note names them)
+    of FORM from the request's [n, heads, head_dim] tensor X: the target
+    holds X, the other of q and k the same values with the heads rolled by
+    one (so that returning them swapped shows)."""
+    import torch
+    n, heads, d = x.shape
+    other = torch.roll(x, shifts=1, dims=1)
+    a, b = (x, other) if target == 0 else (other, x)
+    if form.name == "x,pos":
+        args = (x[None], positions)
+        names = ("x", "positions")
+    elif form.name == "q,k,pos":
+        args = (positions, a.reshape(n, heads * d), b.reshape(n, heads * d))
+        names = ("positions", "q", "k")
+    elif form.name == "q,k,cos,sin":
+        args = (a.permute(1, 0, 2).contiguous()[None], b.permute(1, 0, 2).contiguous()[None])
+        names = ("q", "k", "cos", "sin")
+    elif form.name == "x,freqs_cis":
+        args = (a[None].contiguous(), b[None].contiguous())
+        names = ("xq", "xk", "freqs_cis")
+    else:
+        args = (x[None],)
+        names = ("x", "cos", "sin")
+    args = args + tuple(extra)
+    return args, list(zip(names, args))
 
 
 class FnError(Exception):
@@ -461,7 +472,8 @@ def _identifier(fn):
     """FN's name when it names it where it is defined (a function of a
     module); else 'fn' (a bound method, a module, a lambda)."""
     name = getattr(fn, "__name__", None)
-    plain = isinstance(name, str) and name.isidentifier() and getattr(fn, "__qualname__", None) == name
+    plain = (isinstance(name, str) and name.isidentifier()
+             and getattr(fn, "__qualname__", None) == name)
     return name if plain and not inspect.ismethod(fn) else "fn"
 
 
@@ -525,7 +537,8 @@ def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords):
         if v.failed and w is not None and w.position is not None and t_index is not None:
             head = worst.get("head", w.position % SERVED_HEADS)
             row = _ids_row(ids, w.position)
-            elem, call_pos = caller.element(t_index, row, head, w.dimension) if row else (None, None)
+            elem, call_pos = (caller.element(t_index, row, head, w.dimension) if row
+                              else (None, None))
             if elem:
                 text = w.text.replace("position %d" % w.position,
                                       "position %d, head %d" % (w.position, head), 1)
@@ -538,10 +551,6 @@ def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords):
             v = replace(v, replay=None)
         out.append(v)
     return tuple(out), tuple(elements)
-
-
-def _expected_dims(head_dim, rotary_dim, layout, dtype):
-    return [head_dim, rotary_dim, layout, dtype]
 
 
 def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rope_scaling=None,
@@ -609,7 +618,7 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
         limit = int(ids.max()) if ids is not None and ids.size else \
             positions - 1 if positions is not None else DEFAULT_MAX_POS
     caller = Caller(fn, spec, device, int(chunk) if chunk else None,
-                    _expected_dims(head_dim, rotary_dim, lay, d), limit)
+                    [head_dim, rotary_dim, lay, d], limit)
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     what = "the rotation %s (form %r)" % (name, form)
     with _transport.Staging() as st:
@@ -624,7 +633,8 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
         try:
             doc = json.loads(out)
         except ValueError as e:
-            raise _binary.PecheckError("pecheck printed no JSON (%s); stderr: %s" % (e, err)) from None
+            raise _binary.PecheckError("pecheck printed no JSON (%s); stderr: %s"
+                                       % (e, err)) from None
         kept = None
         if doc.get("status") != "pass" and st.names() and hf_config is not None \
                 and not isinstance(hf_config, (str, os.PathLike)):
@@ -665,7 +675,8 @@ def _serve(caller, args, st, form):
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
                                     cwd=st.dir, pass_fds=tuple(st.fds) + (req_w, rep_r))
         except OSError as e:
-            raise _binary.PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
+            raise _binary.PecheckError("cannot run the pecheck binary %s: %s"
+                                       % (binary, e)) from None
         os.close(req_w)
         os.close(rep_r)
         req_w = rep_r = -1
