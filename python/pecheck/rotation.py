@@ -488,12 +488,32 @@ def _literal(v):
     return repr(v)
 
 
-def _replay_line(fn, form, keywords, rows):
-    """check_rotation(FN, form=..., position_ids=ROWS, KEYWORDS...)."""
-    ids = [int(r[0]) for r in rows] if rows.shape[1] == 1 else [[int(x) for x in r] for r in rows]
-    parts = ["%s" % _identifier(fn), "form=%r" % form, "position_ids=%r" % (ids,)]
+def _replay_line(fn, form, keywords, rows=None, span=None):
+    """check_rotation(FN, form=..., position_ids=ROWS or positions=SPAN,
+    KEYWORDS...)."""
+    parts = ["%s" % _identifier(fn), "form=%r" % form]
+    if rows is not None:
+        ids = ([int(r[0]) for r in rows] if rows.shape[1] == 1
+               else [[int(x) for x in r] for r in rows])
+        parts.append("position_ids=%r" % (ids,))
+    elif span is not None:
+        parts.append("positions=%d" % span)
     parts += ["%s=%s" % (k, _literal(v)) for k, v in keywords.items() if v is not None]
     return "check_rotation(%s)" % ", ".join(parts)
+
+
+# a property's replay line names position ids of at most this many rows
+# (more: no replay line; the call's own ids are the user's to give)
+REPLAY_IDS_MAX = 64
+
+
+def _property_replay(fn, form, keywords, check, ids, span):
+    """The Python call that reruns the failing property CHECK alone, on the
+    same positions (the seed names its cases), or None."""
+    if ids is not None and ids.shape[0] > REPLAY_IDS_MAX:
+        return None
+    return _replay_line(fn, form, dict(keywords, properties=[check]), rows=ids,
+                        span=span if ids is None else None)
 
 
 # pecheck check's last position when neither positions= nor position_ids= is
@@ -522,7 +542,7 @@ def _ids_row(ids, pos):
     return None
 
 
-def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords):
+def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords, span):
     """VERDICTS with the target in the layout, and each failure's witness
     naming the form's element and its replay line (the Python call)."""
     out, elements = [], []
@@ -545,10 +565,11 @@ def _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords):
                 w = replace(w, text="%s: %s" % (elem, text))
                 t = int(((call_pos == _arrays.numpy().asarray(row)[None]).all(axis=1)).argmax())
                 rows = call_pos[max(0, t - REPLAY_SIDE):t + REPLAY_SIDE + 1]
-                v = replace(v, witness=w, replay=_replay_line(fn, form, keywords, rows))
+                v = replace(v, witness=w, replay=_replay_line(fn, form, keywords, rows=rows))
                 elements.append((v.name, elem))
-        elif v.failed:
-            v = replace(v, replay=None)
+        elif v.failed:  # a property (or a gate without an element): rerun it alone
+            check = "accuracy" if v.check == "passthrough" else v.check  # checked with the gate
+            v = replace(v, replay=_property_replay(fn, form, keywords, check, ids, span))
         out.append(v)
     return tuple(out), tuple(elements)
 
@@ -652,7 +673,9 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
     if seed_used is not None:
         keywords["seed"] = seed_used
     verdicts = verdicts_from_json(doc, ("rope",))
-    verdicts, elements = _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords)
+    span = positions if positions is not None else DEFAULT_MAX_POS + 1
+    verdicts, elements = _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords,
+                                         span)
     replay = next((v.replay for v in verdicts if v.failed and v.replay), None)
     return RotationResult(status=doc.get("status", "fail"), what=what, verdicts=verdicts,
                           seed=seed_used, command=tuple(args), replay=replay, kept=kept,

@@ -172,6 +172,11 @@ def test_bug_direction_reversed():
     assert not r.passed
     assert "turns the wrong way" in r.likely_cause
     report("direction", r)
+    # a failing property's replay line reruns it alone, on the same positions and seed
+    prop = next(v for v in r.failures if v.check == "extrapolation")
+    assert "positions=%d" % N in prop.replay and "properties=['extrapolation']" in prop.replay
+    again = eval(prop.replay, {"check_rotation": pecheck.check_rotation, "fn": reversed_sin})
+    assert [v.check for v in again.failures] == ["extrapolation"] * 2
 
 
 def test_bug_position_off_by_one():
