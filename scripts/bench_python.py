@@ -21,6 +21,12 @@
    process (VmHWM of /proc/self/status, in a process of its own; the part
    torch's import takes is printed beside it) and of every pecheck run
    (/usr/bin/time); goal: both under 256 MiB.
+3. The gates of the user's own code against the route without them, in the
+   same run: GATE the package's call (gate_rotary of an HF-style module;
+   check_rotation of a rotation function) at 131072 positions x head dim
+   128; PEER the code's own run over the same positions plus one CLI check
+   of the cache it computes (np.save, then `pecheck check --table ...`).
+   Medians over ROUNDS rounds after an untimed one; goal GATE <= 1.5 PEER.
 Timings are wall-clock on a shared machine: the load average is printed
 before and after.  BENCH_ROTARY_POSITIONS overrides 2^20; BENCH_ROUNDS 5.
 """
@@ -179,6 +185,59 @@ def rotary_memory(binary):
                  out["chunks"], out["seconds"], "met" if met else "NOT met"))
 
 
+PEER_GOAL = 1.5  # the gate costs at most 1.5x the code's own run + the CLI's check
+
+
+def module_cache(module, n):
+    """The HF-style MODULE's (cos, sin) for positions 0..n-1, float32 (n, D)."""
+    import torch
+    cos, sin = module(torch.zeros(1), torch.arange(n)[None, :])
+    return cos[0], sin[0]
+
+
+def cli_of_cache(binary, cos, sin):
+    """The CLI's check of the cache, from np.save to the parsed verdict."""
+    import numpy as np
+    with tempfile.TemporaryDirectory(prefix="pecheck-bench-") as d:
+        paths = [os.path.join(d, n) for n in ("cos.npy", "sin.npy")]
+        for path, t in zip(paths, (cos, sin)):
+            np.save(path, t.numpy())
+        p = subprocess.run([binary] + cli_args(*paths), stdout=subprocess.PIPE, check=False)
+        return json.loads(p.stdout)["status"]
+
+
+def against_peer(label, gate, peer):
+    """Print GATE's and PEER's wall medians and their ratio."""
+    statuses = {gate(), peer()}  # untimed round
+    g, p = [], []
+    for _ in range(ROUNDS):
+        for runs, f in ((g, gate), (p, peer)):
+            s, _c, status = timed(f)
+            statuses.add(status)
+            runs.append(s)
+    mg, mp = statistics.median(g), statistics.median(p)
+    print("   %-44s gate %.2f s, peer %.2f s (medians of %d): %.2fx; goal <= %.1fx: %s; "
+          "verdicts %s" % (label, mg, mp, ROUNDS, mg / mp, PEER_GOAL,
+                           "met" if mg / mp <= PEER_GOAL else "NOT met", ", ".join(sorted(statuses))))
+
+
+def gates_against_peers(binary):
+    import pecheck
+    sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+    from rotary_models import HFRotary
+    print("3. the gates of the user's code against its own run + the CLI's check of its cache, "
+          "%d positions x head dim %d:" % (N, D))
+    module = HFRotary(D, base=BASE)
+    config = {"rope_theta": BASE, "head_dim": D}
+
+    def gate():
+        return pecheck.check_rotary(module, config, positions=N, keep=False).status
+
+    def peer():
+        return cli_of_cache(binary, *module_cache(module, N))
+    against_peer("gate_rotary (HF-style module)", gate, peer)
+
+
 def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "pecheck"))
     if not os.access(binary, os.X_OK) or not os.access("/usr/bin/time", os.X_OK):
@@ -189,6 +248,7 @@ def main():
     print("pecheck Python package: %d cores, %s" % (os.cpu_count(), load()))
     overhead(binary)
     rotary_memory(binary)
+    gates_against_peers(binary)
     print("   (%s after)" % load())
     return 0
 

@@ -26,10 +26,14 @@ from . import _arrays, settings
 from .checks import check_rope_cache
 from .result import Result
 
-# positions of one call: 4096 rows are 2 MiB per float32 table at head dim
-# 128 (cos and sin, and the module's own intermediates, a few times that);
-# the benchmark (scripts/bench_python.py) measures the peak memory
-DEFAULT_CHUNK = 4096
+# positions of one call: 8192 rows are 4 MiB per float32 table at head dim
+# 128 (cos and sin, and the module's own intermediates, a few times that).
+# The benchmark (scripts/bench_python.py) measures both sides of the choice:
+# at 4096 the gate of 131072 positions took 1.56-1.90x the module's own run
+# plus one CLI check of its whole cache (a pecheck run a chunk); at 8192,
+# 1.01-1.16x, and 2^20 positions peaked at 249-251 MiB of RSS (226 MiB of it
+# torch's import); at 16384, 261 MiB (over the 256 MiB goal)
+DEFAULT_CHUNK = 8192
 
 
 def _load_config(config):
