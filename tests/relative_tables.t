@@ -14,6 +14,10 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   reverse order, the power-of-two rule at 40 and 112 heads (under both
   classes), MPT's alibi_bias_max 16 checked with 8, a causal T5 table
   checked bidirectional, 64 buckets checked as 32, max distance 256 as 128.
+- Mistakes in HF's T5 code that no parameters explain (the clamp missing,
+  torch.round before .to(long), the relative position's sign swapped, in
+  the encoder's and the decoder's tables): the likely cause names the
+  mistake (every entry checked against HF's code with it).
 - T5 slices of the last queries (HF's decode step, position_bias[:, :,
   -n:, :]; causal (1, 300), (4, 300), 64 buckets (1, 500), an encoder's
   (3, 200)): identify finds where the queries start and says --pos-start;
@@ -174,6 +178,12 @@ try:
                                            "first_query": 197})):
         identified_passes("t5", name, "t5-table", expect)
     t5 = ["--family", "t5", "--table"]
+    # the mistakes people make in HF's code, each named when no parameters explain the table
+    for name, words in (("t5_no_clamp", ["not clamped", "torch.min"]),
+                        ("t5_round", ["rounded to nearest", "truncates"]),
+                        ("t5_swapped", ["sign is swapped", "bidirectional bucket"]),
+                        ("t5_swapped_causal", ["sign is swapped", "causal bucket", "pass --causal"])):
+        fails_naming(t5 + [path(name)], "t5-table", ["likely cause: "] + words, name)
     fails_naming(t5 + [path("t5_causal")], "t5-table", ["causal", "pass --causal"],
                  "a causal table checked bidirectional")
     fails_naming(t5 + [path("t5_bidir"), "--causal"], "t5-table", ["drop --causal"],
