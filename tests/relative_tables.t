@@ -22,6 +22,9 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   -n:, :]; causal (1, 300), (4, 300), 64 buckets (1, 500), an encoder's
   (3, 200)): identify finds where the queries start and says --pos-start;
   read from query 0, or one position early, the check fails naming it.
+- BLOOM's tensor without the - 1 on cumsum(mask) (keys from 1): each head's
+  row is m more on every key, which the softmax over the keys drops; it
+  passes as the line m (j + 1), which its summary names.
 - Configs: --alibi-config (n_head, n_heads, attn_config.alibi_bias_max)
   and --t5-config (relative_attention_num_buckets, ..._max_distance,
   is_decoder); a head count that contradicts the table is exit 2.  The
@@ -141,6 +144,14 @@ try:
         v = identified_passes("alibi", name, "alibi-table", {"form": form, "found": True}, *extra)
         if v:
             print("# %s: worst err/bound %.3g" % (name, worst(v)))
+
+    # keys numbered from 1 (no - 1 on the cumsum): m more on every key of a head, which the
+    # softmax over the keys drops; checked as the line m (j + 1) and said so
+    rc, res, why = check_json(["--family", "alibi", "--table", path("bloom_tensor40_from1")])
+    v = gate(res, "alibi-table") or {}
+    ok(rc == 0 and v.get("status") == "pass" and "m (j + 1)" in v.get("summary", "")
+       and "softmax drops" in v.get("summary", ""), "BLOOM's tensor with keys from 1: passes as "
+       "the line m (j + 1), saying the constant is dropped by the softmax", why or v.get("summary"))
 
     # ---- configs ------------------------------------------------------------------
     cfg = os.path.join(tmp, "bloom.json")

@@ -48,9 +48,10 @@ def bloom_slopes(num_heads):
     return slopes
 
 
-def bloom_alibi_tensor(num_heads, n, dtype=torch.float32):
+def bloom_alibi_tensor(num_heads, n, dtype=torch.float32, minus_one=True):
+    """MINUS_ONE=False: cumsum(mask) without its - 1 (keys numbered from 1)."""
     mask = torch.ones(1, n, dtype=torch.long)
-    arange_tensor = ((mask.cumsum(dim=-1) - 1) * mask)[:, None, :]
+    arange_tensor = ((mask.cumsum(dim=-1) - (1 if minus_one else 0)) * mask)[:, None, :]
     alibi = bloom_slopes(num_heads)[..., None] * arange_tensor
     return alibi.reshape(num_heads, 1, n).to(dtype)
 
@@ -134,6 +135,7 @@ def write_all(out):
     save("bloom_tensor40", bloom_alibi_tensor(40, 128).numpy())
     bf = bloom_alibi_tensor(40, 128, torch.bfloat16)
     save("bloom_tensor40_bf16", bf.view(torch.int16).numpy().view(np.uint16))
+    save("bloom_tensor40_from1", bloom_alibi_tensor(40, 128, minus_one=False).numpy())
     save("mpt_bias40", mpt_alibi_bias(40, 128).numpy())
     save("mpt_bias40_full", mpt_alibi_bias(40, 64, full=True).numpy())
     save("t5_bidir", t5_buckets(300, 300).numpy())
