@@ -12,7 +12,7 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   pass by default and fail --strict, which names the binary32 class.
 - The wrong variants fail with a cause that names the difference: slopes in
   reverse order, the power-of-two rule at 40 and 112 heads (under both
-  classes), MPT's alibi_bias_max 16 checked with 8, a causal T5 table
+  classes), the first 24 slopes of the 32-head rule, MPT's alibi_bias_max 16 checked with 8, a causal T5 table
   checked bidirectional, 64 buckets checked as 32, max distance 256 as 128.
 - Mistakes in HF's T5 code that no parameters explain (the clamp missing,
   torch.round before .to(long), the relative position's sign swapped, in
@@ -136,6 +136,9 @@ try:
     fails_naming(["--family", "alibi", "--table", path("mpt16max16")], "alibi-table",
                  ["alibi_bias_max 16, not 8"], "MPT alibi_bias_max 16 checked with 8")
     identified_passes("alibi", "mpt16max16", "alibi-table", {"alibi_bias_max": 16})
+    fails_naming(["--family", "alibi", "--table", path("first24of32")], "alibi-table",
+                 ["first 24 slopes of the rule for 32 heads", "rule for 16"],
+                 "the first 24 slopes of a 32-head list")
 
     # ---- ALiBi biases -----------------------------------------------------------
     for name, form, extra in (("bloom_tensor40", "keys", []),

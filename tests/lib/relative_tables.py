@@ -132,6 +132,9 @@ def write_all(out):
         save("pow2rule%d" % h, np.array([2 ** (-8 * (k + 1) / h) for k in range(h)],
                                         dtype=np.float32))
     save("mpt16max16", mpt_slopes(16, alibi_bias_max=16).numpy())
+    # the first 24 slopes of a 32-head list (the rule for 32, no interleaving for 24)
+    m = torch.arange(1, 33, dtype=torch.float32) * (8 / 32)
+    save("first24of32", (1.0 / torch.pow(2, m))[:24].numpy())
     save("bloom_tensor40", bloom_alibi_tensor(40, 128).numpy())
     bf = bloom_alibi_tensor(40, 128, torch.bfloat16)
     save("bloom_tensor40_bf16", bf.view(torch.int16).numpy().view(np.uint16))
