@@ -12,12 +12,19 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   pass by default and fail --strict, which names the binary32 class.
 - The wrong variants fail with a cause that names the difference: slopes in
   reverse order, the power-of-two rule at 40 and 112 heads (under both
-  classes), MPT's alibi_bias_max 16 checked with 8, a causal T5 table
+  classes), the first 24 slopes of the 32-head rule, MPT's alibi_bias_max 16 checked with 8, a causal T5 table
   checked bidirectional, 64 buckets checked as 32, max distance 256 as 128.
+- Mistakes in HF's T5 code that no parameters explain (the clamp missing,
+  torch.round before .to(long), the relative position's sign swapped, in
+  the encoder's and the decoder's tables): the likely cause names the
+  mistake (every entry checked against HF's code with it).
 - T5 slices of the last queries (HF's decode step, position_bias[:, :,
   -n:, :]; causal (1, 300), (4, 300), 64 buckets (1, 500), an encoder's
   (3, 200)): identify finds where the queries start and says --pos-start;
   read from query 0, or one position early, the check fails naming it.
+- BLOOM's tensor without the - 1 on cumsum(mask) (keys from 1): each head's
+  row is m more on every key, which the softmax over the keys drops; it
+  passes as the line m (j + 1), which its summary names.
 - Configs: --alibi-config (n_head, n_heads, attn_config.alibi_bias_max)
   and --t5-config (relative_attention_num_buckets, ..._max_distance,
   is_decoder); a head count that contradicts the table is exit 2.  The
@@ -129,6 +136,9 @@ try:
     fails_naming(["--family", "alibi", "--table", path("mpt16max16")], "alibi-table",
                  ["alibi_bias_max 16, not 8"], "MPT alibi_bias_max 16 checked with 8")
     identified_passes("alibi", "mpt16max16", "alibi-table", {"alibi_bias_max": 16})
+    fails_naming(["--family", "alibi", "--table", path("first24of32")], "alibi-table",
+                 ["first 24 slopes of the rule for 32 heads", "rule for 16"],
+                 "the first 24 slopes of a 32-head list")
 
     # ---- ALiBi biases -----------------------------------------------------------
     for name, form, extra in (("bloom_tensor40", "keys", []),
@@ -137,6 +147,14 @@ try:
         v = identified_passes("alibi", name, "alibi-table", {"form": form, "found": True}, *extra)
         if v:
             print("# %s: worst err/bound %.3g" % (name, worst(v)))
+
+    # keys numbered from 1 (no - 1 on the cumsum): m more on every key of a head, which the
+    # softmax over the keys drops; checked as the line m (j + 1) and said so
+    rc, res, why = check_json(["--family", "alibi", "--table", path("bloom_tensor40_from1")])
+    v = gate(res, "alibi-table") or {}
+    ok(rc == 0 and v.get("status") == "pass" and "m (j + 1)" in v.get("summary", "")
+       and "softmax drops" in v.get("summary", ""), "BLOOM's tensor with keys from 1: passes as "
+       "the line m (j + 1), saying the constant is dropped by the softmax", why or v.get("summary"))
 
     # ---- configs ------------------------------------------------------------------
     cfg = os.path.join(tmp, "bloom.json")
@@ -174,6 +192,12 @@ try:
                                            "first_query": 197})):
         identified_passes("t5", name, "t5-table", expect)
     t5 = ["--family", "t5", "--table"]
+    # the mistakes people make in HF's code, each named when no parameters explain the table
+    for name, words in (("t5_no_clamp", ["not clamped", "torch.min"]),
+                        ("t5_round", ["rounded to nearest", "truncates"]),
+                        ("t5_swapped", ["sign is swapped", "bidirectional bucket"]),
+                        ("t5_swapped_causal", ["sign is swapped", "causal bucket", "pass --causal"])):
+        fails_naming(t5 + [path(name)], "t5-table", ["likely cause: "] + words, name)
     fails_naming(t5 + [path("t5_causal")], "t5-table", ["causal", "pass --causal"],
                  "a causal table checked bidirectional")
     fails_naming(t5 + [path("t5_bidir"), "--causal"], "t5-table", ["drop --causal"],

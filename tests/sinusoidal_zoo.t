@@ -11,7 +11,10 @@ NumPy float64 for Marian).
   and `pecheck check` with identify's check_args passes; so does check
   with the library's --preset.  The worst err/bound per table is printed
   as a TAP comment.
-- The wrong variants fail with a likely cause that names the difference:
+- The wrong variants fail with a likely cause that names the difference
+  (among them fairseq's weights sliced from the zeroed padding row, the
+  tutorial's terms concatenated [sin | cos] under --preset vaswani, and the
+  tutorial's buffer cast to bfloat16 and read back as float32):
   the d/2 - 1 denominator checked as d/2 and the reverse, base 10100
   checked as 10000 (tensor2tensor's and the paper's table, the latter
   without options), fairseq's rows checked from position 0 or with
@@ -95,6 +98,12 @@ def write_tables():
     save("ts_adm", S.adm_timestep(t, D))
     save("ts_int_diffusers", S.diffusers_timestep(ti, D))
     save("vaswani_from1", S.vaswani_interleaved(N + 1, D)[1:])
+    # fairseq's weights sliced from the zeroed padding row (one row early)
+    save("fairseq_from_pad", S.fairseq_weights(2 + N, D, padding_idx=1)[1:1 + N])
+    # the tutorial's terms concatenated, [sin | cos] (Marian's layout), and the
+    # tutorial's buffer after model.to(torch.bfloat16), read back as float32
+    save("vaswani_cat", torch.cat([v[:, 0::2], v[:, 1::2]], dim=1))
+    save("vaswani_bf16", v.to(torch.bfloat16).float())
     # tensor2tensor's min_timescale (its code multiplies by it) and start_index
     save("t2t_min2", S.t2t_timing_signal(N, D, min_timescale=2.0))
     save("t2t_min1.5_from7", S.t2t_timing_signal(N, D, min_timescale=1.5, start_index=7))
@@ -206,6 +215,12 @@ try:
     fails_naming("marian", ["--preset", "adm"], ["sin first ([sin | cos])", "--preset marian"])
     fails_naming("vaswani_base10100", [], ["base 10100, not 10000", "--base 10100"])
     fails_naming("vaswani_from1", [], ["first row is position 1, not 0", "--pos-start 1"])
+    fails_naming("fairseq_from_pad", ["--preset", "fairseq", "--pos-start", "2"],
+                 ["likely cause: row 0 is all zeros", "padding row", "positions 2.."])
+    fails_naming("vaswani_cat", ["--preset", "vaswani"],
+                 ["likely cause: this table matches", "the half layout", "--preset marian"])
+    fails_naming("vaswani_bf16", [], ["likely cause: every value of the table is a bf16 value",
+                                      "--dtype bf16"])
     fails_naming("vaswani_cos_sin", ["--layout", "interleaved"],
                  ["cos first ((cos, sin) pairs)", "--order cos-sin"])
 

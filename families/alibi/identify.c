@@ -25,8 +25,9 @@
 #include "harness/io/json.h"
 #include "harness/sandbox/call.h"
 
-enum rule { RULE_PAPER = 0, RULE_REVERSED, RULE_SORTED, RULE_POW2, RULE_NONE };
+enum rule { RULE_PAPER = 0, RULE_REVERSED, RULE_SORTED, RULE_POW2, RULE_PREFIX, RULE_NONE };
 static const char *const rule_names[] = { "paper", "reversed", "sorted", "power-of-two-every-H",
+                                          "first-H-of-more-heads",
                                           "unknown" };
 
 enum form { F_CR = PC_ALIBI_FORM_CR, F_BLOOM = PC_ALIBI_FORM_BLOOM, F_MPT = PC_ALIBI_FORM_MPT,
@@ -43,6 +44,7 @@ typedef struct alibi_found {
     const pc_impl *impl;
     const pc_alibi_table *t;
     int heads, bias_max, rule, found;
+    int prefix_of;            /* RULE_PREFIX: the head count whose first HEADS slopes these are */
     int bit_exact[F_N];       /* heads equal bit for bit to each formulation */
     int form;                 /* the formulation of the most heads (-1: none) */
     double worst_ulps, worst_ratio; /* against the exact slopes; the default class */
@@ -164,6 +166,41 @@ static double rule_ratio(const float *s, int heads, int bias_max, int rule, doub
     return worst;
 }
 
+/* The worst err / bound of slopes S (HEADS of them) as the first HEADS of
+ * the paper's rule for N heads, bias maximum B. */
+static double prefix_ratio(const float *s, int heads, int n, int bias_max, double u_s)
+{
+    double worst = 0;
+    for (int h = 0; h < heads; h++) {
+        pc_ref2 r;
+        pc_ref_alibi_slope_b(n, bias_max, h, &r);
+        double beta = pc_alibi_slope_beta(n, h, r.f64, 0, 0);
+        double e = fabs((double)s[h] - r.f64) / pc_alibi_value_bound(r.f64, beta, 1, u_s);
+        if (!(e <= worst)) worst = isnan(e) ? (double)INFINITY : e;
+    }
+    return worst;
+}
+
+/* F's slopes as the first of the rule for more heads (a model that kept
+ * the first H slopes of a 2^k-head list without the interleaving): the
+ * next power of two first, then H + 1 .. 2H. */
+static void find_prefix(alibi_found *f, int want_b)
+{
+    int pow2 = 1;
+    while (pow2 <= f->heads) pow2 *= 2;
+    if (prefix_ratio(f->s, f->heads, pow2, want_b, f->u_s) <= 1.0) {
+        f->rule = RULE_PREFIX;
+        f->prefix_of = pow2;
+        return;
+    }
+    for (int n = f->heads + 1; n <= 2 * f->heads && n <= PC_ALIBI_HEADS_MAX; n++)
+        if (n != pow2 && prefix_ratio(f->s, f->heads, n, want_b, f->u_s) <= 1.0) {
+            f->rule = RULE_PREFIX;
+            f->prefix_of = n;
+            return;
+        }
+}
+
 /* The rule and bias maximum that explain F's slopes (WANT_B first). */
 static void find_rule(alibi_found *f, int want_b)
 {
@@ -183,6 +220,7 @@ static void find_rule(alibi_found *f, int want_b)
     f->rule = RULE_NONE;
     for (int r = RULE_REVERSED; r <= RULE_POW2 && f->rule == RULE_NONE; r++)
         if (rule_ratio(f->s, f->heads, want_b, r, f->u_s) <= 1.0) f->rule = r;
+    if (f->rule == RULE_NONE) find_prefix(f, want_b);
 }
 
 /* Bit-exact counts and the worst errors under the rule found. */
@@ -258,6 +296,14 @@ static int explained(const void *found)
     return ((const alibi_found *)found)->found;
 }
 
+/* The largest power of two <= H. */
+static int pow2_below(int h)
+{
+    int c = 1;
+    while (2 * c <= h) c *= 2;
+    return c;
+}
+
 static const char *rule_text(const alibi_found *f, char *buf, size_t len)
 {
     if (f->rule == RULE_PAPER)
@@ -273,9 +319,16 @@ static const char *rule_text(const alibi_found *f, char *buf, size_t len)
         snprintf(buf, len, "2^(-%d(h+1)/%d) for every head: the power-of-two rule at %d heads, "
                  "which is not a power of two (the paper interleaves the rule for 2C)",
                  f->bias_max, f->heads, f->heads);
+    else if (f->rule == RULE_PREFIX)
+        snprintf(buf, len, "the first %d slopes of the rule for %d heads (2^(-%d(h+1)/%d)%s): "
+                 "for %d heads the paper takes the rule for %d and the odd slopes of the rule "
+                 "for %d", f->heads, f->prefix_of, f->bias_max, f->prefix_of,
+                 (f->prefix_of & (f->prefix_of - 1)) ? ", interleaved" : "", f->heads,
+                 pow2_below(f->heads), 2 * pow2_below(f->heads));
     else
         snprintf(buf, len, "none found (not the paper's with any alibi_bias_max 1..64, nor "
-                 "reversed, sorted or the power-of-two rule)");
+                 "reversed, sorted, the power-of-two rule or the first slopes of the rule for "
+                 "more heads)");
     return buf;
 }
 

@@ -100,6 +100,22 @@ static pc_status storage(const pc_table_args *o, const char *path, pc_npy *a, pc
     return PC_OK;
 }
 
+/* The key where head 0's line R (N entries, growing) is 0: where it is
+ * (BLOOM's j0 = 0, MPT's n - 1), or an integer outside the row that its
+ * first two entries point to (keys numbered from 1: j0 = -1); else the
+ * entry nearest 0. */
+static int64_t line_zero(const double *r, size_t n)
+{
+    size_t z = 0;
+    for (size_t j = 1; j < n; j++)
+        if (fabs(r[j]) < fabs(r[z])) z = j;
+    double m = r[1] - r[0], j0 = m > 0 ? -r[0] / m : 0.0, k = nearbyint(j0);
+    /* 2^-10 of a key: far below a binary16 slope's step, far above the
+     * rounding of a binary32 m * k */
+    if (r[z] != 0 && m > 0 && fabs(j0 - k) < 0x1p-10 && fabs(k) <= (double)n) return (int64_t)k;
+    return (int64_t)z;
+}
+
 /* A (H, 1, n) row that grows with j (both heads' signs alike) is the key
  * position's line, j0 where it is 0; one that falls from 0 is query 0's. */
 static void find_form(pc_alibi_table *t)
@@ -117,13 +133,17 @@ static void find_form(pc_alibi_table *t)
         return;
     }
     t->form = PC_ALIBI_KEYS;
-    size_t z = 0;
-    for (size_t j = 1; j < t->nk; j++)
-        if (fabs(r[j]) < fabs(r[z])) z = j;
-    t->key0 = (int64_t)z;
+    int64_t z = t->key0 = line_zero(r, t->nk);
+    if (z < 0) { /* the row's constant per head is m (0 - j0), dropped by the softmax */
+        snprintf(t->form_note, sizeof t->form_note, "the line m (j + %lld): keys from %lld "
+                 "(build_alibi_tensor without its - 1), a constant per head that softmax drops",
+                 (long long)-z, (long long)-z);
+        return;
+    }
     snprintf(t->form_note, sizeof t->form_note, "the key position's line m (j - %lld): %s",
              (long long)z, z == 0 ? "BLOOM's build_alibi_tensor (j0 = 0)"
-             : z + 1 == t->nk ? "MPT's build_alibi_bias (j0 = n - 1)" : "a zero at another key");
+             : z + 1 == (int64_t)t->nk ? "MPT's build_alibi_bias (j0 = n - 1)"
+             : "a zero at another key");
 }
 
 /* The shape of A as a table of HEADS (from --heads or a config, 0: any). */

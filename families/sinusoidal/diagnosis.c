@@ -10,6 +10,7 @@
 #include "sin_ident.h"
 #include "families/family.h"
 #include "harness/base/dtype.h"
+#include "harness/base/half.h"
 #include "harness/engine/accuracy.h"
 #include "harness/io/json.h"
 #include "harness/sources/table.h"
@@ -109,6 +110,10 @@ static void print_text(FILE *out, const void *found)
             "every value)");
     fprintf(out, "  base: %.9g (fitted %.9g)\n", f->base, f->base_raw);
     fprintf(out, "  layout: %s, %s\n", pc_layout_name(f->layout), order_text(f));
+    if (f->zero_row)
+        fprintf(out, "  row 0: all zeros (a padding row, as fairseq zeroes row padding_idx); the "
+                "rows after it %s the formula above from position %lld\n",
+                f->rest_found ? "match" : "are closest to", (long long)f->first);
     if (f->timesteps)
         fprintf(out, "  rows: the timesteps of %s, angle scale %.9g\n", f->timesteps, f->scale);
     else
@@ -197,7 +202,11 @@ static void differences(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf,
     if (f->base != cfg->base && u < len)
         u += (size_t)snprintf(buf + u, len - u, "%sbase %.9g, not %.9g", u ? "; " : "", f->base,
                               cfg->base);
-    if (f->cos_first && u < len)
+    if (cfg->layout >= 0 && f->layout != cfg->layout && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%sthe %s layout, %s, not the %s layout the "
+                              "check read", u ? "; " : "", pc_layout_name(f->layout),
+                              order_text(f), pc_layout_name(cfg->layout));
+    else if (f->cos_first && u < len)
         u += (size_t)snprintf(buf + u, len - u, "%s%s, not the order the check read",
                               u ? "; " : "", order_text(f));
     if (f->first != cfg->pos_lo && u < len)
@@ -205,38 +214,101 @@ static void differences(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf,
                  u ? "; " : "", (long long)f->first, (long long)cfg->pos_lo);
 }
 
+/* The half-precision type on whose grid every value of F's rows lies
+ * (PC_DT_BF16, then PC_DT_F16), -1 for none.  A binary32 table computed in
+ * binary32 has a value off the bfloat16 grid with probability 1 - 2^-16
+ * each; rows of 4 or more, d >= 2 values each, and at least 64 nonzero
+ * values make the chance of a coincidence negligible. */
+static int half_grid(const pc_sin_found *f)
+{
+    size_t n = f->n * (size_t)f->d, nonzero = 0;
+    int bf16 = 1, f16 = 1;
+    for (size_t k = 0; k < n && (bf16 || f16); k++) {
+        float v = f->rows[k];
+        nonzero += v != 0.0f;
+        bf16 &= pc_bf16_value(pc_bf16_of(v)) == v;
+        f16 &= pc_f16_value(pc_f16_of(v)) == v;
+    }
+    if (nonzero < 64) return -1;
+    return bf16 ? PC_DT_BF16 : f16 ? PC_DT_F16 : -1;
+}
+
+/* When F's rows are a half-precision table widened to binary32 that the
+ * run reads as binary32 values: the cause, into BUF. */
+static int widened_cause(const pc_sin_found *f, const pc_table_info *t, char *buf, size_t len)
+{
+    int g = t->dtype == PC_DT_F32 && f->rows ? half_grid(f) : -1;
+    if (g < 0) return 0;
+    const char *name = pc_dtype_name(g);
+    snprintf(buf, len, "every value of the table is a %s value (%s): a %s table widened to "
+             "float32 (the model or buffer cast to torch.%s, then .float()), held to float32's "
+             "bound; --dtype %s checks it as %s storage", name, g == PC_DT_BF16 ? "the low 16 "
+             "bits of each float32 are 0" : "each is exact in binary16", name,
+             g == PC_DT_BF16 ? "bfloat16" : "float16", name, name);
+    return 1;
+}
+
+/* F's rows after an all-zero row 0 (fairseq's padding row) match: the
+ * cause, into BUF. */
+static int padding_row_cause(const pc_sin_found *f, char *buf, size_t len)
+{
+    if (!f->zero_row || !f->rest_found) return 0;
+    snprintf(buf, len, "row 0 is all zeros, a padding row (fairseq's get_embedding zeroes row "
+             "padding_idx), and the rows after it are positions %lld.. of the formula (%s): the "
+             "table was sliced one row early, from the padding row; the rows a model reads start "
+             "after it (weights[padding_idx + 1:], positions from padding_idx + 1)",
+             (long long)f->first, f->presets[0] ? f->presets : "its base");
+    return 1;
+}
+
+/* What F found against the check's CFG, into BUF ("" when it is what the
+ * check used: the cause is elsewhere). */
+static void matched_cause(const pc_sin_found *f, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    char diff[400], formula[300];
+    differences(f, cfg, diff, sizeof diff);
+    formula_text(f, formula, sizeof formula);
+    pc_args a = { 0, 0, { NULL } };
+    check_args(f, &a);
+    size_t u = (size_t)snprintf(buf, len, "this table matches %s, %s, row 0 at position %lld "
+                                "(%s): pass", formula, order_text(f), (long long)f->first, diff);
+    for (int k = 0; k < a.n && u < len; k++)
+        u += (size_t)snprintf(buf + u, len - u, " %s", a.v[k]);
+    if (!diff[0]) buf[0] = '\0';
+    pc_args_free(&a);
+}
+
 /* Tables only: a built-in or plugin is not called again after its gate
  * (its calls are the gate's, tests/plugin_pool.t).  Identify searches from
  * the gate's configuration CFG (its width, layout and base), not from the
- * run's spec. */
+ * run's spec; a layout the check was given (--layout, a preset) that
+ * explains nothing is tried the other way (the layout may be the mistake). */
 static void likely_cause(const pc_impl *impl, const pc_spec *run_spec, const pc_acc_cfg *cfg,
                          char *buf, size_t len)
 {
     (void)run_spec;
     buf[0] = '\0';
-    if (!pc_table_info_of(impl)) return;
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (!t) return;
     pc_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.d = cfg->d;
     spec.layout = cfg->layout;
     spec.base = cfg->base;
-    pc_sin_found f;
+    pc_sin_found f, other;
     pc_err err;
-    buf[0] = '\0';
-    if (pc_sin_identify(impl, &spec, cfg->pos_lo, cfg->pos_hi, &f, &err) == PC_OK && f.found) {
-        char diff[400], formula[300];
-        differences(&f, cfg, diff, sizeof diff);
-        formula_text(&f, formula, sizeof formula);
-        pc_args a = { 0, 0, { NULL } };
-        check_args(&f, &a);
-        size_t u = (size_t)snprintf(buf, len, "this table matches %s, %s, row 0 at position %lld "
-                                    "(%s): pass", formula, order_text(&f), (long long)f.first,
-                                    diff);
-        for (int k = 0; k < a.n && u < len; k++)
-            u += (size_t)snprintf(buf + u, len - u, " %s", a.v[k]);
-        if (!diff[0]) buf[0] = '\0'; /* what the check used: the cause is elsewhere */
-        pc_args_free(&a);
+    pc_status st = pc_sin_identify(impl, &spec, cfg->pos_lo, cfg->pos_hi, &f, &err);
+    if (st == PC_OK && !f.found && !f.zero_row && spec.layout >= 0) {
+        spec.layout = PC_SIN_OTHER_LAYOUT;
+        if (pc_sin_identify(impl, &spec, cfg->pos_lo, cfg->pos_hi, &other, &err) == PC_OK &&
+            other.found) {
+            pc_sin_found_free(&f);
+            f = other;
+        } else pc_sin_found_free(&other);
     }
+    if (st == PC_OK && !padding_row_cause(&f, buf, len) && !widened_cause(&f, t, buf, len) &&
+        f.found)
+        matched_cause(&f, cfg, buf, len);
     pc_sin_found_free(&f);
 }
 

@@ -43,13 +43,14 @@
 static pc_status read_rows(const pc_impl *impl, pc_sin_found *f, pc_err *err)
 {
     int rc;
-    pc_status st = pc_sin_read_rows(impl, f->lo, f->n, f->d, f->base_hint, f->layout, &f->rows,
-                                    &rc, err);
+    pc_status st = pc_sin_read_rows(impl, f->lo, f->n, f->d, f->base_hint, f->read_layout,
+                                    &f->rows, &rc, err);
     if (st != PC_OK) return st;
     if (rc != 0)
         return pc_seterr(err, PC_EINPUT, "%s: its sinusoidal hook returned %d for positions "
                          "%lld..%lld, d %d, layout %s: nothing to identify", impl->name, rc,
-                         (long long)f->lo, (long long)f->hi, f->d, pc_layout_name(f->layout));
+                         (long long)f->lo, (long long)f->hi, f->d,
+                         pc_layout_name(f->read_layout));
     return PC_OK;
 }
 
@@ -235,6 +236,14 @@ static pc_status identify_rows(pc_sin_found *f, pc_err *err)
     return PC_OK;
 }
 
+/* Row 0 of F's rows is all zeros. */
+static int zero_row(const pc_sin_found *f)
+{
+    for (int j = 0; j < f->d; j++)
+        if (f->rows[j] != 0.0f) return 0;
+    return 1;
+}
+
 /* IMPL's rows over LO..HI (a table: its own) under SPEC. */
 pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                           pc_sin_found *f, pc_err *err)
@@ -243,7 +252,8 @@ pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, 
     memset(f, 0, sizeof *f);
     f->impl = impl;
     f->d = t ? t->d : spec->d;
-    f->layout = t ? t->layout : spec->layout >= 0 ? spec->layout : 0;
+    f->read_layout = t ? t->layout : spec->layout >= 0 ? spec->layout : 0;
+    f->layout = t && spec->layout == PC_SIN_OTHER_LAYOUT ? !f->read_layout : f->read_layout;
     f->lo = t ? t->pos_lo : lo;
     f->hi = t ? t->pos_hi : hi;
     f->swapped = t ? t->pair_swapped : 0;
@@ -254,7 +264,19 @@ pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, 
                          "or more", impl->name, (long long)(f->hi - f->lo + 1));
     f->n = (size_t)(f->hi - f->lo + 1) > ID_ROWS_MAX ? ID_ROWS_MAX : (size_t)(f->hi - f->lo + 1);
     pc_status st = read_rows(impl, f, err);
+    if (st == PC_OK && f->n > 4 && zero_row(f)) {
+        /* fairseq zeroes row padding_idx of its table: a table sliced one
+         * row early starts with it; the rows after it are identified */
+        memmove(f->rows, f->rows + f->d, (f->n - 1) * (size_t)f->d * sizeof *f->rows);
+        f->n--;
+        f->lo++;
+        f->zero_row = 1;
+    }
     if (st == PC_OK) st = identify_rows(f, err);
+    if (st == PC_OK && f->zero_row) {
+        f->rest_found = f->found;
+        f->found = 0; /* row 0 is not the formula's */
+    }
     return st;
 }
 

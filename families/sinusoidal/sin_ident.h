@@ -11,7 +11,8 @@
 
 typedef struct pc_sin_found {
     const pc_impl *impl;
-    int d, layout, dtype;
+    int d, layout, dtype;    /* LAYOUT: how the rows are read as pairs */
+    int read_layout;         /* the layout the rows are asked for in (a table's own) */
     int64_t lo, hi;          /* the positions the rows were read as */
     size_t n;                /* rows read (the first ones) */
     float *rows;
@@ -26,14 +27,20 @@ typedef struct pc_sin_found {
     int worst_pair;
     int64_t worst_pos;
     int found;               /* every value explained */
+    int zero_row;            /* row 0 was all zeros (a padding row) and is left out: the
+                              * fields above are the rows after it (LO one later) */
+    int rest_found;          /* with ZERO_ROW: every value after row 0 explained */
     char presets[120];       /* the presets of the formula, "t2t, fairseq and whisper" */
     const char *timesteps;   /* --timesteps: the rows are these timesteps' (NULL: positions) */
     double scale;            /* their angle scale K */
 } pc_sin_found;
 
 /* Identify IMPL's rows over LO..HI (a table: its own rows) under SPEC
- * (width, layout, base of a source that is not a table).  PC_EINPUT when
- * there are too few rows or the hook declines. */
+ * (width, layout, base of a source that is not a table; a table's layout
+ * is its own, or the other one when SPEC's layout is PC_SIN_OTHER_LAYOUT:
+ * a layout given with --layout or a preset that may be the mistake).
+ * PC_EINPUT when there are too few rows or the hook declines. */
+#define PC_SIN_OTHER_LAYOUT (-2)
 pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                           pc_sin_found *f, pc_err *err);
 void pc_sin_found_free(pc_sin_found *f);

@@ -473,7 +473,7 @@ pc_status pc_sin_timestep_identify(const pc_impl *impl, const pc_spec *spec, pc_
                          r.n);
     f->impl = impl;
     f->d = r.d;
-    f->layout = r.t->layout;
+    f->layout = f->read_layout = r.t->layout;
     f->lo = f->first = r.t->pos_lo;
     f->hi = r.t->pos_hi;
     f->n = r.n;

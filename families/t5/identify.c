@@ -29,6 +29,7 @@
 #include <string.h>
 #include "t5.h"
 #include "harness/io/json.h"
+#include "t5_hf.h"
 
 typedef struct t5_found {
     const pc_impl *impl;
@@ -334,6 +335,64 @@ static const pc_identify_kind identify = {
 
 const pc_diagnosis pc_t5_diagnosis = { .identify = &identify };
 
+/* ---- mistakes people make, tried when no parameters explain a table ---- */
+
+/* One mistake: HF's code (t5_hf.c) with FLAW, and the relative position's
+ * sign swapped when SWAP; WHAT says it in the code's terms. */
+typedef struct t5_mistake {
+    pc_t5_flaw flaw;
+    int swap;
+    const char *what;
+} t5_mistake;
+
+static const t5_mistake mistakes[] = {
+    { PC_T5_NO_CLAMP, 0, "the logarithmic bucket is not clamped: torch.min(relative_position_if_"
+      "large, num_buckets - 1) is missing, so distances past max_distance get buckets beyond the "
+      "last" },
+    { PC_T5_ROUNDED, 0, "the logarithmic term is rounded to nearest (torch.round, int(x + 0.5)) "
+      "before .to(torch.long), which truncates" },
+    { PC_T5_NO_FLAW, 1, "the relative position's sign is swapped: query - key (context_position - "
+      "memory_position) where T5 takes memory_position - context_position" },
+    { PC_T5_MAX_EXACT_EARLY, 0, "max_exact is taken from num_buckets before the bidirectional "
+      "halving (num_buckets // 2 of the whole count)" },
+    { PC_T5_UNHALVED, 0, "num_buckets is not halved for the bidirectional split (num_buckets //= "
+      "2 is missing)" },
+};
+
+/* Every entry of T is HF's bucket with mistake M under (BIDIR, NB, MD). */
+static int mistake_fits(const pc_t5_table *t, const t5_mistake *m, int bidir, int nb, int md)
+{
+    for (size_t i = 0; i < t->nq; i++)
+        for (size_t j = 0; j < t->nk; j++) {
+            int64_t rel = (int64_t)j - (t->q0 + (int64_t)i);
+            if (t->v[i * t->nk + j] != (double)pc_t5_hf_bucket(m->swap ? -rel : rel, bidir, nb, md,
+                                                               m->flaw))
+                return 0;
+        }
+    return 1;
+}
+
+/* The mistake that gives every entry of T under S's parameters (in S's
+ * mode first, then the other), into BUF; 0 when none does. */
+static int mistake_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, size_t len)
+{
+    int mode = s->mode == 1 ? 0 : 1; /* bidirectional unless causal */
+    for (int k = 0; k < 2; k++, mode = !mode)
+        for (size_t m = 0; m < sizeof mistakes / sizeof mistakes[0]; m++) {
+            if (!mode && (mistakes[m].flaw == PC_T5_UNHALVED
+                          || mistakes[m].flaw == PC_T5_MAX_EXACT_EARLY))
+                continue; /* the same as no flaw without the bidirectional split */
+            if (!mistake_fits(t, &mistakes[m], mode, s->num_buckets, s->max_distance)) continue;
+            snprintf(buf, len, "%s: every entry is HF's %s bucket (num_buckets %d, max_distance "
+                     "%d) with that mistake%s", mistakes[m].what, mode ? "bidirectional"
+                     : "causal", s->num_buckets, s->max_distance, k ? (mode ? "; and the check "
+                     "used causal (drop --causal)" : "; and the check used bidirectional (a "
+                     "decoder's table: pass --causal)") : "");
+            return 1;
+        }
+    return 0;
+}
+
 void pc_t5_table_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, size_t len)
 {
     t5_found f;
@@ -342,7 +401,7 @@ void pc_t5_table_cause(const pc_t5_table *t, const pc_t5_spec *s, char *buf, siz
     identify_table(&f);
     buf[0] = '\0';
     if (!f.found) {
-        snprintf(buf, len, "%s", f.note);
+        if (!mistake_cause(t, s, buf, len)) snprintf(buf, len, "%s", f.note);
     } else {
         int used_bidir = s->mode != 1;
         size_t u = 0;

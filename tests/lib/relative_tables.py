@@ -48,9 +48,10 @@ def bloom_slopes(num_heads):
     return slopes
 
 
-def bloom_alibi_tensor(num_heads, n, dtype=torch.float32):
+def bloom_alibi_tensor(num_heads, n, dtype=torch.float32, minus_one=True):
+    """MINUS_ONE=False: cumsum(mask) without its - 1 (keys numbered from 1)."""
     mask = torch.ones(1, n, dtype=torch.long)
-    arange_tensor = ((mask.cumsum(dim=-1) - 1) * mask)[:, None, :]
+    arange_tensor = ((mask.cumsum(dim=-1) - (1 if minus_one else 0)) * mask)[:, None, :]
     alibi = bloom_slopes(num_heads)[..., None] * arange_tensor
     return alibi.reshape(num_heads, 1, n).to(dtype)
 
@@ -73,7 +74,10 @@ def mpt_alibi_bias(n_heads, seq_len, full=False, alibi_bias_max=8):
     return (bias * mpt_slopes(n_heads, alibi_bias_max).view(1, n_heads, 1, 1))[0]
 
 
-def t5_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+def t5_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128,
+              clamp=True, rnd=False):
+    """CLAMP=False, RND=True: the mistakes of dropping torch.min(..., num_buckets - 1)
+    and of torch.round before .to(torch.long)."""
     buckets = 0
     if bidirectional:
         num_buckets //= 2
@@ -83,17 +87,19 @@ def t5_bucket(relative_position, bidirectional=True, num_buckets=32, max_distanc
         relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
     max_exact = num_buckets // 2
     is_small = relative_position < max_exact
-    if_large = max_exact + (torch.log(relative_position.float() / max_exact)
-                            / math.log(max_distance / max_exact)
-                            * (num_buckets - max_exact)).to(torch.long)
-    if_large = torch.min(if_large, torch.full_like(if_large, num_buckets - 1))
+    x = (torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact)
+         * (num_buckets - max_exact))
+    if_large = max_exact + (torch.round(x) if rnd else x).to(torch.long)
+    if clamp:
+        if_large = torch.min(if_large, torch.full_like(if_large, num_buckets - 1))
     return buckets + torch.where(is_small, relative_position, if_large)
 
 
-def t5_buckets(nq, nk, **kw):
+def t5_buckets(nq, nk, sign=1, **kw):
+    """SIGN -1: the mistake of context - memory for memory - context."""
     context = torch.arange(nq, dtype=torch.long)[:, None]
     memory = torch.arange(nk, dtype=torch.long)[None, :]
-    return t5_bucket(memory - context, **kw)
+    return t5_bucket((memory - context) * sign, **kw)
 
 
 def t5_decode_buckets(nq, nk, **kw):
@@ -126,9 +132,13 @@ def write_all(out):
         save("pow2rule%d" % h, np.array([2 ** (-8 * (k + 1) / h) for k in range(h)],
                                         dtype=np.float32))
     save("mpt16max16", mpt_slopes(16, alibi_bias_max=16).numpy())
+    # the first 24 slopes of a 32-head list (the rule for 32, no interleaving for 24)
+    m = torch.arange(1, 33, dtype=torch.float32) * (8 / 32)
+    save("first24of32", (1.0 / torch.pow(2, m))[:24].numpy())
     save("bloom_tensor40", bloom_alibi_tensor(40, 128).numpy())
     bf = bloom_alibi_tensor(40, 128, torch.bfloat16)
     save("bloom_tensor40_bf16", bf.view(torch.int16).numpy().view(np.uint16))
+    save("bloom_tensor40_from1", bloom_alibi_tensor(40, 128, minus_one=False).numpy())
     save("mpt_bias40", mpt_alibi_bias(40, 128).numpy())
     save("mpt_bias40_full", mpt_alibi_bias(40, 64, full=True).numpy())
     save("t5_bidir", t5_buckets(300, 300).numpy())
@@ -140,6 +150,10 @@ def write_all(out):
     save("t5_decode1_b64", t5_decode_buckets(1, 500, bidirectional=False, num_buckets=64,
                                              max_distance=256).numpy())
     save("t5_enc_last3", t5_decode_buckets(3, 200).numpy())
+    save("t5_no_clamp", t5_buckets(300, 300, clamp=False).numpy())
+    save("t5_round", t5_buckets(300, 300, rnd=True).numpy())
+    save("t5_swapped", t5_buckets(300, 300, sign=-1).numpy())
+    save("t5_swapped_causal", t5_buckets(300, 300, sign=-1, bidirectional=False).numpy())
 
 
 if __name__ == "__main__":
