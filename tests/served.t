@@ -6,11 +6,13 @@
 #   1. a correct rotation passes the accuracy gate, the passthrough check
 #      and the RoPE properties, in f32, bf16 and f16 (--serve-dtype: that
 #      dtype's verdicts only), full and partial rotary, one target or two
-#      (--serve-targets q,k: each gated, each named);
+#      (--serve-targets q,k: each gated, each named); it is called at the
+#      positions asked (--max-pos): extrapolation skips, saying so;
 #   2. the certified cos and sin a request carries (--serve-cos-sin) are
 #      within half an ulp of binary32 (2^-25 for |v| < 1) of float64's;
-#   3. a rotation with swapped pairs, the wrong direction or positions off
-#      by one fails with that cause first; one that writes the padding
+#   3. a rotation with swapped pairs, the wrong direction, positions off
+#      by one or no rotation at all fails with that cause first; one that
+#      writes the padding
 #      between the views fails passthrough;
 #   4. a kernel that refuses every call checks nothing: exit 2;
 #   5. a channel that breaks (EOF, a reply cut short, another magic number,
@@ -36,8 +38,9 @@ rc_of() { sed -n 's/^rc \([0-9]*\) .*/\1/p' "$tmp/$1.rc"; }
 serve ok f32 $O
 [ "$(rc_of f32)" = 0 ] && grep -q '^PASS  rotation rope accuracy \[half, f32\]' "$tmp/f32.out" \
     && grep -q '^PASS  rotation rope passthrough \[half, f32\]' "$tmp/f32.out" \
-    && [ "$(grep -c '^PASS  rotation rope \(rope-relative\|rope-norm\|decay\|unique\|extrapolation\)' "$tmp/f32.out")" = 5 ]
-ok $? "f32: accuracy, passthrough and 5 properties pass" "$tmp/f32.out"
+    && [ "$(grep -c '^PASS  rotation rope \(rope-relative\|rope-norm\|decay\|unique\)' "$tmp/f32.out")" = 4 ] \
+    && grep -q '^SKIP  rotation rope extrapolation.*serves positions 0..1023 only' "$tmp/f32.out"
+ok $? "f32: accuracy, passthrough and 4 properties pass; extrapolation skips (positions 0..1023 asked)" "$tmp/f32.out"
 for dt in bf16 f16; do
     serve ok "$dt" $O --serve-dtype "$dt" --dtype "$dt"
     [ "$(rc_of "$dt")" = 0 ] && grep -q "^PASS  rotation rope accuracy \[half, $dt\]" "$tmp/$dt.out" \
@@ -70,6 +73,9 @@ ok $? "rotation by -theta: exit 1, cause 'turns the wrong way'" "$tmp/dir.out"
 serve off1 off1 $O
 [ "$(rc_of off1)" = 1 ] && cause off1 | grep -q 'off by +1'
 ok $? "positions + 1: exit 1, cause 'off by +1'" "$tmp/off1.out"
+serve still still $O
+[ "$(rc_of still)" = 1 ] && cause still | grep -q 'does not rotate these dims'
+ok $? "no rotation: exit 1, cause 'does not rotate these dims'" "$tmp/still.out"
 serve pad pad $O
 [ "$(rc_of pad)" = 1 ] && grep -q '^FAIL  rotation rope passthrough' "$tmp/pad.out" \
     && grep -q '^PASS  rotation rope accuracy' "$tmp/pad.out"

@@ -176,6 +176,9 @@ static pc_status open_v2(const pc_impl *impl, pc_prop_params *par, pc_impl **out
     a->impl.expect_pass = 1;
     a->impl.ctx = a;
     a->impl.rope = hook;
+    a->impl.pos_bounded = impl->pos_bounded; /* a kernel that serves some positions only */
+    a->impl.pos_min = impl->pos_min;
+    a->impl.pos_max = impl->pos_max;
     pc_status st = pc_rope_v2_dims(par->spec, &a->head_dim, &a->rotary, err);
     if (st != PC_OK) {
         close_v2(&a->impl);

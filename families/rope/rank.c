@@ -184,6 +184,13 @@ static void p_sign(const rk *k, const void *arg, int64_t p, int i, double *zc, d
     (void)arg;
 }
 
+/* no rotation: every angle 0 */
+static void p_still(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    (void)arg; (void)p; (void)i;
+    put_rot(k, 0.0, zc, zs);
+}
+
 /* other frequencies (ARG: h of them) and attention factor (ARG[h]) */
 static void p_freqs(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
 {
@@ -387,6 +394,13 @@ static void h_turns(const rk *k, pc_rope_causes *out)
     snprintf(t, sizeof t, "the rotation turns the wrong way: sin has the wrong sign (rotate_half "
              "as cat(x2, -x1) instead of cat(-x2, x1), or sin negated)");
     add(out, sg, 2, t, e);
+    double st = support(k, p_still, NULL);
+    evidence(e, sizeof e, k, st, "no rotation (cos 1, sin 0 at every position)");
+    snprintf(t, sizeof t, "%s", k->table ? "the cache does not rotate: cos 1 and sin 0 at every "
+             "position and pair" : "the source does not rotate these dims: they come back as "
+             "they went in (k left unrotated, or the rotation applied to other dims of the head "
+             "than the rotary ones: partial rotary on the wrong slice)");
+    add(out, st, 2, t, e);
 }
 
 /* The mean of z e^{-i theta} over the values (its argument: a constant

@@ -144,7 +144,10 @@ const pc_family *pc_sources_table_family(const char *path, int has_sin)
     return fam ? fam : pc_family_for_table(has_sin);
 }
 
-/* --serve: one implementation per target, served over the caller's pipes */
+/* --serve: one implementation per target, served over the caller's pipes;
+ * with --max-pos or --positions it serves those positions only (a
+ * rotation whose cos/sin cache ends at the model's length is called where
+ * it is asked: extrapolation beyond them is skipped, saying so) */
 static pc_status open_served(const pc_opts *o, pc_sources *s, pc_err *err)
 {
     pc_served_args a = { o->serve_w, o->serve_r, o->serve_targets, o->serve_dtype,
@@ -155,6 +158,11 @@ static pc_status open_served(const pc_opts *o, pc_sources *s, pc_err *err)
     for (int k = 0; k < n; k++) {
         if (st == PC_OK && (s->n_owned >= PC_MAX_IMPLS || s->n >= PC_MAX_IMPLS))
             st = pc_seterr(err, PC_EINPUT, "too many implementations (at most %d)", PC_MAX_IMPLS);
+        if (st == PC_OK && o->pos_set) { /* the function is called at the positions asked */
+            impls[k]->pos_bounded = 1;
+            impls[k]->pos_min = o->pos_lo;
+            impls[k]->pos_max = o->pos_hi;
+        }
         if (st == PC_OK) st = add_owned(s, impls[k], NULL, err);
         else pc_served_close(impls[k]);
     }

@@ -9,7 +9,7 @@ base --base, rounded to the request's dtype) or MODE's misbehaviour, and
 writes pecheck's output to OUT and "rc R calls C cos-sin-err E" on stdout.
 
 MODE: ok; pair (the other layout's pairs); dir (the rotation by -theta);
-off1 (positions + 1); refuse (rc 1 for every call); eof (closes its pipes
+off1 (positions + 1); still (no rotation); refuse (rc 1 for every call); eof (closes its pipes
 after the first request); magic (a reply with another magic number);
 short (a reply one byte short, then its pipes closed); size (a reply whose
 length is not the tensor's); pad (also writes the padding between heads).
@@ -39,6 +39,8 @@ def rotate(x, pos, layout, rot, base, mode):
     c, s = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
     if mode == "dir":
         s = -s
+    if mode == "still":
+        c, s = np.ones_like(c), np.zeros_like(s)
     y = x.copy()
     if (layout == 1) != (mode == "pair"):
         a, b = x[..., : rot // 2], x[..., rot // 2: rot]
