@@ -131,8 +131,11 @@ const pc_property pc_prop_decay = {
     .tolerance =
         "(1/(d/2)) sum_j sum_{k<j} (sqrt(2) B(r w_k) + 2^-52), B(theta) = C*u*(1+|theta|)\n"
         "(harness/engine/model.h): each term e^{i r w_k} within its pair's error, summed into S_j.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin in bfloat16: every term carries up to 2^-9 relative error",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: the sums S_j add cos and sin of "
+                    "different frequencies, so the curve is not RoPE's",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin in bfloat16: every term carries up to 2^-9 relative error",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

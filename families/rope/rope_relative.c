@@ -221,6 +221,15 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
     return res;
 }
 
+/* A norm drift no rounding of a rotation's cos and sin reaches: rounding
+ * them to t significand bits moves the norm by at most about sqrt(2) 2^-t,
+ * 2^-8.5 for bfloat16 (t = 8), 2^-3.5 for float8 e4m3 (t = 4); beyond 2^-3
+ * (12%) the map is no rotation at all. */
+#define NOT_A_ROTATION 0x1p-3
+#define NOT_A_ROTATION_TEXT "the map is no rotation: the pair's two members are not turned by one " \
+    "angle (a cos/sin cache built for the other layout, cos and sin of different frequencies, " \
+    "or a sign error in rotate_half)"
+
 static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     int i = oc->pair < 0 ? 0 : oc->pair;
@@ -230,6 +239,11 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
     for (int t = 0; t < 3; t++) {
         double e = norm_drift(r, c->d, probe[t], i);
         if (fabs(e) > fabs(worst)) { worst = e; at = probe[t]; }
+    }
+    if (fabs(worst) > NOT_A_ROTATION) {
+        snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g: "
+                 NOT_A_ROTATION_TEXT, at, i, worst);
+        return buf;
     }
     if (fabs(worst) > 0x1p-12) { /* far above binary32's rounding of a rotation (a few 2^-24) */
         snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g "
@@ -299,8 +313,11 @@ const pc_property pc_prop_rope_relative = {
         "B(theta) = C*u*(1+|theta|) relative to the pair's norm (harness/engine/model.h), primes at the\n"
         "shifted positions.  Checked per pair so a slow pair's tight bound is not hidden by the\n"
         "fast pairs' loose ones.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: the two members of a pair turn by "
+                    "different angles, so shifting m and n together changes the score",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K | PC_SH_VEC,
     .k_min = 1,
     .setup = setup_rel,
@@ -381,6 +398,10 @@ static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *
 static const char *cause_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     double e = norm_drift(r, c->d, c->pos[0], oc->pair < 0 ? 0 : oc->pair);
+    if (fabs(e) > NOT_A_ROTATION) {
+        snprintf(buf, len, "the rotation scales the pair by 1 %+.3g: " NOT_A_ROTATION_TEXT, e);
+        return buf;
+    }
     if (fabs(e) > 0x1p-12) {
         snprintf(buf, len, "the rotation scales the pair by 1 %+.3g (about 2^%.1f): cos and sin are "
                  "held in low precision (bfloat16 has relative error up to 2^-9)", e, log2(fabs(e)));
@@ -405,8 +426,11 @@ const pc_property pc_prop_rope_norm = {
         "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which turns the pair\n"
         "and keeps its norm; C*u, on each of its two elements, is the values' own rounding; plus\n"
         "binary64's hypot.  So a pair of norm 0 fails at any position.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: a pair's two members turn by "
+                    "different angles, which no rotation does, so the pair's length changes",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,
     .setup = pc_p_need_two,
     .gen = gen_norm,

@@ -135,8 +135,10 @@ const pc_property pc_prop_dot_distance = {
     .tolerance =
         "sum over pairs of 2 (B(p) + B(q) + B(p) B(q)), B(theta) = C*u*(1+|theta|) per element\n"
         "(|PE| <= 1; harness/engine/model.h), plus d*2^-52 for the binary64 sums.",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns: PE(0).PE(0) = 0 instead of d/2",
+    .concept_impl = "sin-only",
+    .concept_note = "sin in both columns: PE(0).PE(0) = 0 instead of d/2",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: a rounded position moves its row, so the dot product is of other distances",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

@@ -244,8 +244,10 @@ const pc_property pc_prop_linear_shift = {
         "per element: B(p+k) + (|cos kw| + |sin kw|) B(p), B(theta) = C*u*(1+|theta|) (the rows'\n"
         "own errors carried through the rotation; harness/engine/model.h).  The least-squares fit's\n"
         "residual |Y - X M|_F is held to |E_Y|_F + |E_X|_F (|M|_2 = 1).",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",
+    .concept_impl = "sin-only",
+    .concept_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: p + k rounds to another position than p does, so the map M(k) misses",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
     .setup = pc_p_need_two,

@@ -94,8 +94,12 @@ const pc_property pc_prop_pair_norm = {
         "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which moves the pair\n"
         "along the circle and keeps its norm; C*u, on each of its two elements, is the values' own\n"
         "rounding.  So a pair of norm 0 fails at any position.",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns: the pair of position 0 is (0, 0)",
+    .concept_impl = "cos-shifted",
+    .concept_note = "sin and cos of a pair at different frequencies: sin^2 + cos^2 is 1 only where "
+                    "the two waves happen to agree",
+    .precision_impl = "rotate-recurrence",
+    .precision_note = "PE(p+1) = R(w) PE(p) iterated in binary32: each step's rounding moves the pair "
+                      "off the unit circle, and the errors add up",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

@@ -191,7 +191,11 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
                  "bits): the position is held in bfloat16 before the angle pos*omega is computed",
                  p, q, round_bits(p, 8));
     else
-        return "identical rows for distinct positions: the angle loses the position's low bits";
+        /* no format holds them as one number: the rows repeat, with period q - p */
+        snprintf(buf, len, "positions %.0f and %.0f are not rounded to one number by float32, float16 "
+                 "or bfloat16: the encoding repeats every %.0f positions (the position "
+                 "taken modulo %.0f, such as a rolling cache's slot used as the position)", p, q,
+                 q - p, q - p);
     return buf;
 }
 
@@ -443,8 +447,10 @@ const pc_property pc_prop_unique = {
         "exact collisions only (no error model).  RoPE: the bounds scale with A.",
     .margin_note = "the margin applies where the exact rows are more than twice it apart; "
                    "here they are closer, so only bit-identical rows fail",
-    .teach_impl = "bf16-positions",
-    .teach_note = "positions held in bfloat16: 257 rounds to 256, so their rows are identical",
+    .concept_impl = "ring-slot",
+    .concept_note = "the row of the cache slot pos mod 512: positions 0 and 512 get the same row",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: 257 rounds to 256, so their rows are identical",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
     .setup = setup,
