@@ -256,8 +256,8 @@ static void fail_equation(FILE *f, const pc_property *p, const pc_outcome *oc)
         fprintf(f, "%s\n", oc->eq);
         return;
     }
-    fprintf(f, "%s = %.9g, %s %.9g\n", p->measured_what, oc->measured,
-            oc->above ? "but must exceed" : "but at most", oc->bound);
+    fprintf(f, "%s = %.9g, %s %.9g (at %s)\n", p->measured_what, oc->measured,
+            oc->above ? "but must exceed" : "but at most", oc->bound, oc->where);
 }
 
 static void fail_seed(FILE *f, const pc_prun *r, const pc_found *fd)

@@ -79,6 +79,8 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "r = %" PRId64 ": implementation %.9g, reference %.9g",
              c->pos[0], v.impl, v.ref);
+    snprintf(oc->eq, sizeof oc->eq, "D(%" PRId64 ") from the implementation = %.9g, but RoPE's "
+             "D(%" PRId64 ") = %.9g", c->pos[0], v.impl, c->pos[0], v.ref);
     return PC_OK;
 }
 

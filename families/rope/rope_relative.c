@@ -167,6 +167,9 @@ static pc_status check_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err 
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu): <R_m q, R_n k> = %.9g, "
              "shifted by s: %.9g", w.pair, pc_p_col(r->layout, c->d, w.pair, 0),
              pc_p_col(r->layout, c->d, w.pair, 1), w.d1, w.d2);
+    snprintf(oc->eq, sizeof oc->eq, "<R_%" PRId64 " q, R_%" PRId64 " k> = %.9g, but <R_%" PRId64
+             " q, R_%" PRId64 " k> = %.9g on pair %d (same m - n)", c->pos[0], c->pos[1], w.d1,
+             s2[0], s2[1], w.d2, w.pair);
     free(v);
     return PC_OK;
 }
@@ -364,7 +367,11 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
          * (pc_p_norm_bound_i), plus binary64 hypot (2^-52) */
         double bound = (pc_p_norm_bound_i(r, c->d, i, 1.0) + 0x1p-51 * att) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
-        if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
+        if (sc > oc->score) {
+            oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i;
+            snprintf(oc->eq, sizeof oc->eq, "|(R_%" PRId64 " x)_%d| = %.9g, but |x_%d| = %.9g%s",
+                     c->pos[0], i, n1, i, n0, att != 1.0 ? " (times the attention factor)" : "");
+        }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu) at position %" PRId64, oc->pair,

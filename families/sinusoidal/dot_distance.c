@@ -70,6 +70,8 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     snprintf(oc->where, sizeof oc->where, "p = %" PRId64 ", q = %" PRId64 " (p - q = %" PRId64
              "): PE(p).PE(q) = %.9g, sum_i cos((p-q) w_i) = %.9g", c->pos[0], c->pos[1],
              c->pos[0] - c->pos[1], dv.got, dv.exact);
+    snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ").PE(%" PRId64 ") = %.9g, but sum_i cos(%" PRId64
+             " w_i) = %.9g", c->pos[0], c->pos[1], dv.got, c->pos[0] - c->pos[1], dv.exact);
     return PC_OK;
 }
 

@@ -53,6 +53,11 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
             oc->measured = e;
             oc->bound = b;
             oc->pair = i;
+            const float *next = row + d; /* the row of p + k */
+            snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ") pair %d = (%.9g, %.9g), but R(%" PRId64
+                     " w_%d) PE(%" PRId64 ") = (%.9g, %.9g)", pos[1], i,
+                     (double)next[pc_p_col(r->layout, d, i, 0)],
+                     (double)next[pc_p_col(r->layout, d, i, 1)], c->k, i, pos[0], pred[0], pred[1]);
         }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;

@@ -33,7 +33,11 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
          * (pc_p_norm_bound_i): the angle's error keeps the norm */
         double b = pc_p_norm_bound_i(r, d, i, 1.0);
         double sc = isnan(e) ? (double)INFINITY : e / b;
-        if (sc > oc->score) { oc->score = sc; oc->measured = isnan(e) ? (double)INFINITY : e; oc->bound = b; oc->pair = i; }
+        if (sc > oc->score) {
+            oc->score = sc; oc->measured = isnan(e) ? (double)INFINITY : e; oc->bound = b; oc->pair = i;
+            snprintf(oc->eq, sizeof oc->eq, "sin^2 + cos^2 of pair %d at position %" PRId64
+                     " = %.9g, but the unit circle needs 1", i, c->pos[0], s * s + co * co);
+        }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu) of position %" PRId64, oc->pair,

@@ -127,12 +127,16 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
         oc->sub = SUB_COLLISION;
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64
                  ": bit-identical rows", pos[0], pos[1]);
+        snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ") = PE(%" PRId64 ") bit for bit, but %" PRId64
+                 " != %" PRId64, pos[0], pos[1], pos[0], pos[1]);
     } else if (!is_learned(r) && dist <= rad && exact_distance(r, c->k, d) > 2.0 * rad) {
         oc->kind = PC_O_FAIL;
         oc->sub = SUB_MARGIN;
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64
                  ": rows closer than their error radii (exact distance %.3g)",
                  pos[0], pos[1], exact_distance(r, c->k, d));
+        snprintf(oc->eq, sizeof oc->eq, "|PE(%" PRId64 ") - PE(%" PRId64 ")| = %.9g, but the rows' "
+                 "error radii r(p) + r(q) = %.9g", pos[0], pos[1], dist, rad);
     } else {
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64, pos[0], pos[1]);
     }

@@ -139,9 +139,7 @@ static int explain_family(const pc_family *f)
             printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
                    gate_checks[k].title);
     }
-    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of\n"
-           "each kind: a built-in whose idea is wrong (CONCEPTUAL BUG) and one whose idea is\n"
-           "right but whose arithmetic is not precise enough (PRECISION BUG).\n");
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of each bug.\n");
     return PC_EXIT_PASS;
 }
 
@@ -159,9 +157,7 @@ static int list(void)
     for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
         printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
                gate_checks[k].title);
-    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of\n"
-           "each kind: a built-in whose idea is wrong (CONCEPTUAL BUG) and one whose idea is\n"
-           "right but whose arithmetic is not precise enough (PRECISION BUG).\n");
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of each bug.\n");
     return PC_EXIT_PASS;
 }
 
