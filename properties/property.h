@@ -86,6 +86,10 @@ typedef struct pc_outcome {
     double measured, bound;   /* the verdict's numbers */
     double score;             /* badness, > 1 fails for most properties */
     char where[200];          /* where the worst element is, e.g. "pair 0 (dims 0,1)" */
+    /* the property's equation at this case, its two sides that differ, e.g.
+     * "<R_0 q, R_0 k> = 1  but  <R_1 q, R_1 k> = 0.9959" ("": the render's
+     * generic line, MEASURED against BOUND) */
+    char eq[200];
     int pair;                 /* the worst pair (the shrinker tries it first), -1 none */
     int above;                /* 1: MEASURED must exceed BOUND (a margin), 0: stay within */
     char msg[256];            /* implementation error or note */
@@ -113,8 +117,13 @@ typedef struct pc_property {
     const char *math;          /* the statement, a few lines */
     const char *why;           /* why it holds */
     const char *tolerance;     /* the bound and where it comes from */
-    const char *teach_impl;    /* a built-in that breaks it (explain) */
-    const char *teach_note;    /* one line on the teaching run */
+    /* The built-ins that break it, for `pecheck explain`: one whose idea is
+     * wrong (a conceptual mistake) and one whose idea is right but whose
+     * arithmetic is not precise enough (a precision mistake), each with one
+     * line on its teaching run; NULL where no built-in makes that kind of
+     * mistake (integer families have no precision to lose). */
+    const char *concept_impl, *concept_note;
+    const char *precision_impl, *precision_note;
     /* For a margin property (an outcome with ABOVE set): why a run may pass
      * although its worst case is within the margin, shown in that summary
      * (NULL: the margin always holds in a passing run). */

@@ -247,6 +247,19 @@ static void fail_measured(FILE *f, const pc_property *p, const pc_prun *r, const
     }
 }
 
+/* the property's math at the smallest case: its two sides that differ, or
+ * (a property that does not name them) what it measured against its bound */
+static void fail_equation(FILE *f, const pc_property *p, const pc_outcome *oc)
+{
+    fprintf(f, "      the math at this case: ");
+    if (oc->eq[0]) {
+        fprintf(f, "%s\n", oc->eq);
+        return;
+    }
+    fprintf(f, "%s = %.9g, %s %.9g (at %s)\n", p->measured_what, oc->measured,
+            oc->above ? "but must exceed" : "but at most", oc->bound, oc->where);
+}
+
 static void fail_seed(FILE *f, const pc_prun *r, const pc_found *fd)
 {
     uint64_t run = r->params->seed;
@@ -273,6 +286,7 @@ static pc_status fail_text(FILE *f, const pc_property *p, pc_prun *r, pc_found *
     case_line(f, p, r, &fd->cur);
     fputc('\n', f);
     if (p->show && oc->kind != PC_O_IMPLERR) p->show(r, &fd->cur, oc, f);
+    if (oc->kind != PC_O_IMPLERR) fail_equation(f, p, oc);
     fail_seed(f, r, fd);
     fprintf(f, "  replay: %s\n", replay);
     if (why) fprintf(f, "  likely cause: %s\n", why);

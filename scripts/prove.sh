@@ -123,7 +123,9 @@ WP_FILES="families/sinusoidal/sin_torch_exp families/sinusoidal/sin_torch_pow
           families/sinusoidal/sin_double_angle families/sinusoidal/sin_bf16_positions
           families/sinusoidal/sin_sin_only families/sinusoidal/sin_cos_shifted
           families/sinusoidal/sin_rotate_recurrence families/sinusoidal/sin_plus_1e4
+          families/sinusoidal/sin_ring_slot
           families/rope/rope_polar families/rope/rope_half families/rope/rope_bf16_cache
+          families/rope/rope_mixed_layout
           families/learned/learned_table"
 # The kernels the built-ins share, static inline in headers, "header:includer":
 # each proved once, in the translation unit of one file that includes it

@@ -143,6 +143,26 @@ static void test_plus_1e4(int layout)
        worst, layout);
 }
 
+/* ring-slot: torch-exp's row of pos mod 512 (the slot), bit for bit */
+static void test_ring_slot(int layout)
+{
+    enum { SLOTS = 512 }; /* ring-slot's cache size (families/sinusoidal/sin_ring_slot.c) */
+    static int64_t slot[ROWS];
+    for (int r = 0; r < ROWS; r++) slot[r] = pos[r] % SLOTS;
+    table("ring-slot", layout, bad);
+    const pc_impl *im = impl("torch-exp");
+    if (im->sinusoidal(NULL, slot, ROWS, D, 10000.0, layout, good) != 0) {
+        printf("Bail out! torch-exp declined layout %d\n", layout);
+        exit(1);
+    }
+    int slot_rows = memcmp(good, bad, sizeof good) == 0;
+    table("torch-exp", layout, good);
+    int below = memcmp(good, bad, 300 * D * sizeof *good) == 0; /* rows 0..299: positions < 512 */
+    int above = memcmp(good + 300 * D, bad + 300 * D, (ROWS - 300) * D * sizeof *good) != 0;
+    ok(slot_rows && below && above, "ring-slot = torch-exp's row of pos mod 512, bit for bit: "
+       "torch-exp's own below 512, another row above (layout %d)", layout);
+}
+
 /* ---- RoPE ----------------------------------------------------------------- */
 
 static float x[ROWS * D];
@@ -168,6 +188,36 @@ static void test_rope_bf16_cache(void)
          cache->rope(NULL, pos, 1, D, 10000.0, PECHECK_LAYOUT_HALF, x, bad);
     ok(rc == 0 && memcmp(good, bad, D * sizeof *good) == 0,
        "rope-bf16-cache = rope-half at position 0 (cos 1, sin 0: bfloat16 holds them)");
+}
+
+/* rope-mixed-layout: rotate_half with the interleaved cache, column j at
+ * freqs[j/2].  On x = (1 in the first half, 0 in the second) rope-half
+ * gives column i cos(t w_i) and column i + H sin(t w_i); rope-mixed-layout
+ * column i cos(t w_{i/2}) and column i + H sin(t w_{(i+H)/2}): rope-half's
+ * columns i/2 and H + (i+H)/2, bit for bit.  At d = 2 it is rope-half. */
+static void test_rope_mixed_layout(void)
+{
+    for (int r = 0; r < ROWS; r++)
+        for (int i = 0; i < H; i++) { x[r * D + i] = 1.0f; x[r * D + H + i] = 0.0f; }
+    const pc_impl *half = impl("rope-half"), *mixed = impl("rope-mixed-layout");
+    int rc = half->rope(NULL, pos, ROWS, D, 10000.0, PECHECK_LAYOUT_HALF, x, good) |
+             mixed->rope(NULL, pos, ROWS, D, 10000.0, PECHECK_LAYOUT_HALF, x, bad);
+    int moved = 1, differs = 0;
+    for (int r = 0; r < ROWS; r++)
+        for (int i = 0; i < H; i++) {
+            moved &= same_bits(bad[r * D + i], good[r * D + i / 2]);
+            moved &= same_bits(bad[r * D + H + i], good[r * D + H + (i + H) / 2]);
+            differs |= !same_bits(bad[r * D + i], good[r * D + i]);
+        }
+    ok(rc == 0 && moved && differs,
+       "rope-mixed-layout = rope-half's cos of pair i/2 and sin of pair (i + d/2)/2, bit for bit");
+    for (int e = 0; e < ROWS * 2; e++) x[e] = (float)((e * 37) % 101) / 50.0f - 1.0f;
+    rc = half->rope(NULL, pos, ROWS, 2, 10000.0, PECHECK_LAYOUT_HALF, x, good) |
+         mixed->rope(NULL, pos, ROWS, 2, 10000.0, PECHECK_LAYOUT_HALF, x, bad);
+    ok(rc == 0 && memcmp(good, bad, ROWS * 2 * sizeof *good) == 0,
+       "rope-mixed-layout = rope-half at d = 2 (one pair: both columns at freqs[0])");
+    ok(mixed->rope(NULL, pos, 1, D, 10000.0, PECHECK_LAYOUT_INTERLEAVED, x, bad) == 1,
+       "rope-mixed-layout declines the interleaved layout");
 }
 
 /* ---- T5 ------------------------------------------------------------------- */
@@ -303,8 +353,10 @@ int main(void)
         test_sin_only(layout);
         test_cos_shifted(layout);
         test_plus_1e4(layout);
+        test_ring_slot(layout);
     }
     test_rope_bf16_cache();
+    test_rope_mixed_layout();
     test_t5();
     test_alibi();
     return tap_plan();

@@ -84,8 +84,8 @@ const pc_property pc_prop_alibi_decay = {
     .why = "-m |j - i| with m > 0: attention to far keys is penalised more (the long-term\n"
            "decay ALiBi relies on to extrapolate); RN(m d) is monotone in d.",
     .tolerance = "none: monotonicity survives rounding (RN is monotone)",
-    .teach_impl = "alibi-no-abs",
-    .teach_note = "alibi-no-abs computes -m (j - i) without |.|: keys before the query get a positive bias growing with the distance",
+    .concept_impl = "alibi-no-abs",
+    .concept_note = "alibi-no-abs computes -m (j - i) without |.|: keys before the query get a positive bias growing with the distance",
     .shrink = PC_SH_N | PC_SH_K | PC_SH_POS,
     .k_min = 1,
     .setup = pc_rp_alibi_bias_setup,

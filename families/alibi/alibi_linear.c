@@ -71,8 +71,11 @@ const pc_property pc_prop_alibi_linear = {
     .why = "ALiBi adds -m_h |j - i|: a line through 0 with the head's slope; a binary32\n"
            "implementation forms RN(m_h * d) once.",
     .tolerance = "2^-24 |d bias(1)| (>= half an ulp of the product: the one rounding of m*d)",
-    .teach_impl = "alibi-f16",
-    .teach_note = "alibi-f16 stores the bias in float16: 11 significant bits, so bias(d) drifts from d * bias(1)",
+    .concept_impl = "alibi-no-abs",
+    .concept_note = "alibi-no-abs computes -m (j - i) without |.|: a key before the query gets +m|j - i|, "
+                    "not -m|j - i|, so the two sides of the query disagree",
+    .precision_impl = "alibi-f16",
+    .precision_note = "alibi-f16 stores the bias in float16: 11 significant bits, so bias(d) drifts from d * bias(1)",
     .shrink = PC_SH_N | PC_SH_K | PC_SH_POS,
     .k_min = 1,
     .setup = pc_rp_alibi_bias_setup,

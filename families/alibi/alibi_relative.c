@@ -65,8 +65,8 @@ const pc_property pc_prop_alibi_relative = {
     .why = "The bias is -m_h |j - i|.  An implementation that converts positions to binary32\n"
            "before subtracting loses j - i above 2^24: this property shows it.",
     .tolerance = "none: a correct implementation forms j - i exactly and computes the same bits",
-    .teach_impl = "alibi-cache-offset",
-    .teach_note = "alibi-cache-offset uses the query's index in the batch as its position: shifting every position changes the bias",
+    .concept_impl = "alibi-cache-offset",
+    .concept_note = "alibi-cache-offset uses the query's index in the batch as its position: shifting every position changes the bias",
     .shrink = PC_SH_N | PC_SH_K | PC_SH_POS,
     .k_min = 1,
     .setup = pc_rp_alibi_bias_setup,

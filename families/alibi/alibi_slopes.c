@@ -130,9 +130,11 @@ const pc_property pc_prop_alibi_slopes = {
                  "(docs/relative.md).  --strict: 1 ulp (a binary64 evaluation rounded once:\n"
                  "within 0.5 ulp + a few 2^-29 ulp).  The reference is mpfr_rootn_ui(2^-a, b),\n"
                  "correctly rounded.",
-    .teach_impl = "alibi-pow2",
-    .teach_note = "alibi-pow2 uses 2^(-8(h+1)/H) for every H: first wrong at H = 3, head 0 "
+    .concept_impl = "alibi-pow2",
+    .concept_note = "alibi-pow2 uses 2^(-8(h+1)/H) for every H: first wrong at H = 3, head 0 "
                   "(2^(-8/3) instead of 2^-4)",
+    .precision_impl = "alibi-f16",
+    .precision_note = "alibi-f16 stores the bias in float16: the slope read from bias(1) is rounded to 11 significant bits",
     .shrink = PC_SH_N,
     .setup = setup,
     .gen = gen,

@@ -226,8 +226,8 @@ const pc_property pc_prop_equivariance = {
         "(families/attention/attention_ref.h: C_ATT*u*(4 d kappa_i + 2n + d + 8)*vmax, C_ATT = 2).  Inputs: X\n"
         "standard normal, W uniform with variance 1/d; 2 to 6 rows a case; with --causal, widths\n"
         "d <= 64, where the bound is tight enough to see the mask (it passes when one case shows it).",
-    .teach_impl = "attention-sinpe",
-    .teach_note = "sinusoidal PE added to X before attention: position-aware by design, so NOT "
+    .concept_impl = "attention-sinpe",
+    .concept_note = "sinusoidal PE added to X before attention: position-aware by design, so NOT "
                   "equivariant (a teaching counterexample, not a bug)",
     .shrink = PC_SH_N | PC_SH_D | PC_SH_PERM,
     .setup = setup,

@@ -206,8 +206,8 @@ const pc_property pc_prop_learned_range = {
     .tolerance =
         "exact: rows are compared bit for bit (deterministic lookups); OUT is pre-filled with a\n"
         "NaN pattern (0x7FA5A5A5) to see untouched or partially written rows.",
-    .teach_impl = "learned-clamp",
-    .teach_note = "positions past the end silently read the last row",
+    .concept_impl = "learned-clamp",
+    .concept_note = "positions past the end silently read the last row",
     .shrink = PC_SH_DROP | PC_SH_POS,
     .setup = setup,
     .gen = gen,

@@ -79,6 +79,8 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "r = %" PRId64 ": implementation %.9g, reference %.9g",
              c->pos[0], v.impl, v.ref);
+    snprintf(oc->eq, sizeof oc->eq, "D(%" PRId64 ") from the implementation = %.9g, but RoPE's "
+             "D(%" PRId64 ") = %.9g", c->pos[0], v.impl, c->pos[0], v.ref);
     return PC_OK;
 }
 
@@ -131,8 +133,11 @@ const pc_property pc_prop_decay = {
     .tolerance =
         "(1/(d/2)) sum_j sum_{k<j} (sqrt(2) B(r w_k) + 2^-52), B(theta) = C*u*(1+|theta|)\n"
         "(harness/engine/model.h): each term e^{i r w_k} within its pair's error, summed into S_j.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin in bfloat16: every term carries up to 2^-9 relative error",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: the sums S_j add cos and sin of "
+                    "different frequencies, so the curve is not RoPE's",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin in bfloat16: every term carries up to 2^-9 relative error",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

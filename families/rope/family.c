@@ -12,9 +12,10 @@ extern const pc_diagnosis pc_rope_diagnosis;
 extern const pc_props_v2 pc_rope_props_v2; /* props_v2.c */
 
 extern const pc_impl pc_impl_rope_polar, pc_impl_rope_half, pc_impl_rope_ggml,
-    pc_impl_rope_bf16_cache;
+    pc_impl_rope_bf16_cache, pc_impl_rope_mixed_layout;
 static const pc_impl *const builtins[] = {
-    &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_ggml, &pc_impl_rope_bf16_cache
+    &pc_impl_rope_polar, &pc_impl_rope_half, &pc_impl_rope_ggml, &pc_impl_rope_bf16_cache,
+    &pc_impl_rope_mixed_layout
 };
 
 static int provides(const pc_impl *impl) { return impl->rope != NULL || impl->rope_v2 != NULL; }

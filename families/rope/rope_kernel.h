@@ -23,7 +23,8 @@ typedef enum { PC_ROPE_POLAR, PC_ROPE_ROTATE_HALF } pc_rope_form;
 
 typedef enum {
     PC_ROPE_NO_FLAW,     /* the formulation as written */
-    PC_ROPE_BF16_CACHE   /* the cos/sin cache stored in bfloat16 (rope-bf16-cache) */
+    PC_ROPE_BF16_CACHE,  /* the cos/sin cache stored in bfloat16 (rope-bf16-cache) */
+    PC_ROPE_MIXED_LAYOUT /* rotate_half with the interleaved layout's cache (rope-mixed-layout) */
 } pc_rope_flaw;
 
 /* X's N rows (N x D) at POS rotated into OUT, as FORM computes it (in
@@ -54,6 +55,17 @@ static inline int pc_rope_f32(const int64_t *pos, size_t n, int d, double base, 
             float a = t * pc_torch_inv_freq(i, d, base);
             float c = cosf(a), s = sinf(a);
             if (flaw == PC_ROPE_BF16_CACHE) { c = pc_bf16(c); s = pc_bf16(s); } /* flaw: rope-bf16-cache */
+            if (flaw == PC_ROPE_MIXED_LAYOUT) {
+                /* flaw: rope-mixed-layout.  The cache is repeat_interleave(freqs, 2),
+                 * column j at freqs[j/2], where rotate_half wants cat(freqs, freqs):
+                 * columns i and i + h, one pair, turn by different angles. */
+                float a1 = t * pc_torch_inv_freq(i / 2, d, base);
+                float a2 = t * pc_torch_inv_freq((i + h) / 2, d, base);
+                float x1 = xr[i], x2 = xr[i + h];
+                o[i] = x1 * cosf(a1) + (-x2) * sinf(a1);
+                o[i + h] = x2 * cosf(a2) + x1 * sinf(a2);
+                continue;
+            }
             if (form == PC_ROPE_POLAR) {
                 float re = xr[2 * i], im = xr[2 * i + 1];
                 o[2 * i] = re * c - im * s;

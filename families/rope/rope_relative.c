@@ -167,6 +167,9 @@ static pc_status check_rel(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err 
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu): <R_m q, R_n k> = %.9g, "
              "shifted by s: %.9g", w.pair, pc_p_col(r->layout, c->d, w.pair, 0),
              pc_p_col(r->layout, c->d, w.pair, 1), w.d1, w.d2);
+    snprintf(oc->eq, sizeof oc->eq, "<R_%" PRId64 " q, R_%" PRId64 " k> = %.9g, but <R_%" PRId64
+             " q, R_%" PRId64 " k> = %.9g on pair %d (same m - n)", c->pos[0], c->pos[1], w.d1,
+             s2[0], s2[1], w.d2, w.pair);
     free(v);
     return PC_OK;
 }
@@ -221,6 +224,15 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
     return res;
 }
 
+/* A norm drift no rounding of a rotation's cos and sin reaches: rounding
+ * them to t significand bits moves the norm by at most about sqrt(2) 2^-t,
+ * 2^-8.5 for bfloat16 (t = 8), 2^-3.5 for float8 e4m3 (t = 4); beyond 2^-3
+ * (12%) the map is no rotation at all. */
+#define NOT_A_ROTATION 0x1p-3
+#define NOT_A_ROTATION_TEXT "the map is no rotation: the pair's two members are not turned by one " \
+    "angle (a cos/sin cache built for the other layout, cos and sin of different frequencies, " \
+    "or a sign error in rotate_half)"
+
 static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     int i = oc->pair < 0 ? 0 : oc->pair;
@@ -230,6 +242,11 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
     for (int t = 0; t < 3; t++) {
         double e = norm_drift(r, c->d, probe[t], i);
         if (fabs(e) > fabs(worst)) { worst = e; at = probe[t]; }
+    }
+    if (fabs(worst) > NOT_A_ROTATION) {
+        snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g: "
+                 NOT_A_ROTATION_TEXT, at, i, worst);
+        return buf;
     }
     if (fabs(worst) > 0x1p-12) { /* far above binary32's rounding of a rotation (a few 2^-24) */
         snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g "
@@ -299,8 +316,11 @@ const pc_property pc_prop_rope_relative = {
         "B(theta) = C*u*(1+|theta|) relative to the pair's norm (harness/engine/model.h), primes at the\n"
         "shifted positions.  Checked per pair so a slow pair's tight bound is not hidden by the\n"
         "fast pairs' loose ones.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: the two members of a pair turn by "
+                    "different angles, so shifting m and n together changes the score",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin cache in bfloat16: the rotation is not orthogonal, the score changes with s",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K | PC_SH_VEC,
     .k_min = 1,
     .setup = setup_rel,
@@ -347,7 +367,11 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
          * (pc_p_norm_bound_i), plus binary64 hypot (2^-52) */
         double bound = (pc_p_norm_bound_i(r, c->d, i, 1.0) + 0x1p-51 * att) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
-        if (sc > oc->score) { oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i; }
+        if (sc > oc->score) {
+            oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i;
+            snprintf(oc->eq, sizeof oc->eq, "|(R_%" PRId64 " x)_%d| = %.9g, but |x_%d| = %.9g%s",
+                     c->pos[0], i, n1, i, n0, att != 1.0 ? " (times the attention factor)" : "");
+        }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu) at position %" PRId64, oc->pair,
@@ -381,6 +405,10 @@ static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *
 static const char *cause_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     double e = norm_drift(r, c->d, c->pos[0], oc->pair < 0 ? 0 : oc->pair);
+    if (fabs(e) > NOT_A_ROTATION) {
+        snprintf(buf, len, "the rotation scales the pair by 1 %+.3g: " NOT_A_ROTATION_TEXT, e);
+        return buf;
+    }
     if (fabs(e) > 0x1p-12) {
         snprintf(buf, len, "the rotation scales the pair by 1 %+.3g (about 2^%.1f): cos and sin are "
                  "held in low precision (bfloat16 has relative error up to 2^-9)", e, log2(fabs(e)));
@@ -405,8 +433,11 @@ const pc_property pc_prop_rope_norm = {
         "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which turns the pair\n"
         "and keeps its norm; C*u, on each of its two elements, is the values' own rounding; plus\n"
         "binary64's hypot.  So a pair of norm 0 fails at any position.",
-    .teach_impl = "rope-bf16-cache",
-    .teach_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
+    .concept_impl = "rope-mixed-layout",
+    .concept_note = "the interleaved layout's cache under rotate_half: a pair's two members turn by "
+                    "different angles, which no rotation does, so the pair's length changes",
+    .precision_impl = "rope-bf16-cache",
+    .precision_note = "cos/sin rounded to bfloat16: c^2 + s^2 != 1",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,
     .setup = pc_p_need_two,
     .gen = gen_norm,

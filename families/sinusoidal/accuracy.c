@@ -86,8 +86,10 @@ const pc_property pc_prop_accuracy = {
         "angle error, 0 for pair 0), storage u_s of --dtype f16/bf16; u = 2^-24 (harness/engine/model.h,\n"
         "docs/precision-model.md); --strict, --max-abs-err E; --tol-abs X replaces it.  Runs only\n"
         "with --property accuracy (`pecheck check` runs the gate itself).",
-    .teach_impl = "plus-1e-4",
-    .teach_note = "a correct table plus 1e-4: far above the bound at small positions",
+    .concept_impl = "cos-shifted",
+    .concept_note = "the cos of pair i at pair i+1's frequency: the cos columns are of the wrong wave",
+    .precision_impl = "plus-1e-4",
+    .precision_note = "a correct table plus 1e-4: far above the bound at small positions",
     .default_off = 1,
     .whole = whole,
 };

@@ -70,6 +70,8 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
     snprintf(oc->where, sizeof oc->where, "p = %" PRId64 ", q = %" PRId64 " (p - q = %" PRId64
              "): PE(p).PE(q) = %.9g, sum_i cos((p-q) w_i) = %.9g", c->pos[0], c->pos[1],
              c->pos[0] - c->pos[1], dv.got, dv.exact);
+    snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ").PE(%" PRId64 ") = %.9g, but sum_i cos(%" PRId64
+             " w_i) = %.9g", c->pos[0], c->pos[1], dv.got, c->pos[0] - c->pos[1], dv.exact);
     return PC_OK;
 }
 
@@ -135,8 +137,10 @@ const pc_property pc_prop_dot_distance = {
     .tolerance =
         "sum over pairs of 2 (B(p) + B(q) + B(p) B(q)), B(theta) = C*u*(1+|theta|) per element\n"
         "(|PE| <= 1; harness/engine/model.h), plus d*2^-52 for the binary64 sums.",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns: PE(0).PE(0) = 0 instead of d/2",
+    .concept_impl = "sin-only",
+    .concept_note = "sin in both columns: PE(0).PE(0) = 0 instead of d/2",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: a rounded position moves its row, so the dot product is of other distances",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

@@ -188,8 +188,10 @@ const pc_property pc_prop_extrapolation = {
     .tolerance =
         "per element |got - ref| <= C*u*(1+|pos w_i|) (times the pair norm for RoPE), ref the\n"
         "certified MPFR value (harness/engine/model.h); learned: a returned row is a failure.",
-    .teach_impl = "learned-clamp",
-    .teach_note = "a learned table that returns its last row past max_len pretends to extrapolate",
+    .concept_impl = "learned-clamp",
+    .concept_note = "a learned table that returns its last row past max_len pretends to extrapolate",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: beyond 256 the rows are of rounded positions, far outside the bound",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_VEC,
     .setup = setup,
     .gen = gen,

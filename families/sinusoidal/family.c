@@ -10,10 +10,11 @@
 
 extern const pc_impl pc_impl_torch_exp, pc_impl_torch_pow, pc_impl_double_angle,
     pc_impl_bf16_positions, pc_impl_sin_only, pc_impl_cos_shifted,
-    pc_impl_rotate_recurrence, pc_impl_plus_1e4;
+    pc_impl_rotate_recurrence, pc_impl_plus_1e4, pc_impl_ring_slot;
 static const pc_impl *const builtins[] = {
     &pc_impl_torch_exp, &pc_impl_torch_pow, &pc_impl_double_angle, &pc_impl_bf16_positions,
-    &pc_impl_sin_only, &pc_impl_cos_shifted, &pc_impl_rotate_recurrence, &pc_impl_plus_1e4
+    &pc_impl_sin_only, &pc_impl_cos_shifted, &pc_impl_rotate_recurrence, &pc_impl_plus_1e4,
+    &pc_impl_ring_slot
 };
 
 static int provides(const pc_impl *impl)

@@ -53,6 +53,11 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
             oc->measured = e;
             oc->bound = b;
             oc->pair = i;
+            const float *next = row + d; /* the row of p + k */
+            snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ") pair %d = (%.9g, %.9g), but R(%" PRId64
+                     " w_%d) PE(%" PRId64 ") = (%.9g, %.9g)", pos[1], i,
+                     (double)next[pc_p_col(r->layout, d, i, 0)],
+                     (double)next[pc_p_col(r->layout, d, i, 1)], c->k, i, pos[0], pred[0], pred[1]);
         }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
@@ -244,8 +249,10 @@ const pc_property pc_prop_linear_shift = {
         "per element: B(p+k) + (|cos kw| + |sin kw|) B(p), B(theta) = C*u*(1+|theta|) (the rows'\n"
         "own errors carried through the rotation; harness/engine/model.h).  The least-squares fit's\n"
         "residual |Y - X M|_F is held to |E_Y|_F + |E_X|_F (|M|_2 = 1).",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",
+    .concept_impl = "sin-only",
+    .concept_note = "sin in both columns of each pair: no cos partner, so no rotation maps PE(p) to PE(p+k)",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: p + k rounds to another position than p does, so the map M(k) misses",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
     .setup = pc_p_need_two,

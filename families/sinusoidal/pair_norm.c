@@ -33,7 +33,11 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
          * (pc_p_norm_bound_i): the angle's error keeps the norm */
         double b = pc_p_norm_bound_i(r, d, i, 1.0);
         double sc = isnan(e) ? (double)INFINITY : e / b;
-        if (sc > oc->score) { oc->score = sc; oc->measured = isnan(e) ? (double)INFINITY : e; oc->bound = b; oc->pair = i; }
+        if (sc > oc->score) {
+            oc->score = sc; oc->measured = isnan(e) ? (double)INFINITY : e; oc->bound = b; oc->pair = i;
+            snprintf(oc->eq, sizeof oc->eq, "sin^2 + cos^2 of pair %d at position %" PRId64
+                     " = %.9g, but the unit circle needs 1", i, c->pos[0], s * s + co * co);
+        }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;
     snprintf(oc->where, sizeof oc->where, "pair %d (columns %zu, %zu) of position %" PRId64, oc->pair,
@@ -94,8 +98,12 @@ const pc_property pc_prop_pair_norm = {
         "(harness/engine/model.h) the C*u*|theta| part is the angle's error, which moves the pair\n"
         "along the circle and keeps its norm; C*u, on each of its two elements, is the values' own\n"
         "rounding.  So a pair of norm 0 fails at any position.",
-    .teach_impl = "sin-only",
-    .teach_note = "sin in both columns: the pair of position 0 is (0, 0)",
+    .concept_impl = "cos-shifted",
+    .concept_note = "sin and cos of a pair at different frequencies: sin^2 + cos^2 is 1 only where "
+                    "the two waves happen to agree",
+    .precision_impl = "rotate-recurrence",
+    .precision_note = "PE(p+1) = R(w) PE(p) iterated in binary32: each step's rounding moves the pair "
+                      "off the unit circle, and the errors add up",
     .shrink = PC_SH_D | PC_SH_POS,
     .gen = gen,
     .check = check,

@@ -127,12 +127,16 @@ static pc_status check(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err *err
         oc->sub = SUB_COLLISION;
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64
                  ": bit-identical rows", pos[0], pos[1]);
+        snprintf(oc->eq, sizeof oc->eq, "PE(%" PRId64 ") = PE(%" PRId64 ") bit for bit, but %" PRId64
+                 " != %" PRId64, pos[0], pos[1], pos[0], pos[1]);
     } else if (!is_learned(r) && dist <= rad && exact_distance(r, c->k, d) > 2.0 * rad) {
         oc->kind = PC_O_FAIL;
         oc->sub = SUB_MARGIN;
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64
                  ": rows closer than their error radii (exact distance %.3g)",
                  pos[0], pos[1], exact_distance(r, c->k, d));
+        snprintf(oc->eq, sizeof oc->eq, "|PE(%" PRId64 ") - PE(%" PRId64 ")| = %.9g, but the rows' "
+                 "error radii r(p) + r(q) = %.9g", pos[0], pos[1], dist, rad);
     } else {
         snprintf(oc->where, sizeof oc->where, "positions %" PRId64 " and %" PRId64, pos[0], pos[1]);
     }
@@ -191,7 +195,11 @@ static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, cha
                  "bits): the position is held in bfloat16 before the angle pos*omega is computed",
                  p, q, round_bits(p, 8));
     else
-        return "identical rows for distinct positions: the angle loses the position's low bits";
+        /* no format holds them as one number: the rows repeat, with period q - p */
+        snprintf(buf, len, "positions %.0f and %.0f are not rounded to one number by float32, float16 "
+                 "or bfloat16: the encoding repeats every %.0f positions (the position "
+                 "taken modulo %.0f, such as a rolling cache's slot used as the position)", p, q,
+                 q - p, q - p);
     return buf;
 }
 
@@ -443,8 +451,10 @@ const pc_property pc_prop_unique = {
         "exact collisions only (no error model).  RoPE: the bounds scale with A.",
     .margin_note = "the margin applies where the exact rows are more than twice it apart; "
                    "here they are closer, so only bit-identical rows fail",
-    .teach_impl = "bf16-positions",
-    .teach_note = "positions held in bfloat16: 257 rounds to 256, so their rows are identical",
+    .concept_impl = "ring-slot",
+    .concept_note = "the row of the cache slot pos mod 512: positions 0 and 512 get the same row",
+    .precision_impl = "bf16-positions",
+    .precision_note = "positions held in bfloat16: 257 rounds to 256, so their rows are identical",
     .shrink = PC_SH_D | PC_SH_POS | PC_SH_K,
     .k_min = 1,
     .setup = setup,

@@ -33,8 +33,8 @@ const pc_property pc_prop_t5_exact = {
            "buckets are for exact increments in positions\"); the causal variant maps\n"
            "-min(j - i, 0) so that keys after the query all read 0.",
     .tolerance = "none: integers",
-    .teach_impl = "t5-swapped",
-    .teach_note = "t5-swapped takes i - j for j - i: causal keys after the query get nonzero buckets",
+    .concept_impl = "t5-swapped",
+    .concept_note = "t5-swapped takes i - j for j - i: causal keys after the query get nonzero buckets",
     .shrink = PC_SH_K | PC_SH_POS,
     .k_min = 0,
     .setup = pc_rp_t5_setup,

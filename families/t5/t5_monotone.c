@@ -34,8 +34,8 @@ const pc_property pc_prop_t5_monotone = {
            "non-decreasing and the clamp min(., nb - 1) keeps that; the exact part ends at\n"
            "max_exact - 1 and the log part starts at max_exact + floor(0) = max_exact.",
     .tolerance = "none: integers",
-    .teach_impl = "t5-full-buckets",
-    .teach_note = "t5-full-buckets does not halve num_buckets when bidirectional: keys after the query read buckets >= num_buckets",
+    .concept_impl = "t5-full-buckets",
+    .concept_note = "t5-full-buckets does not halve num_buckets when bidirectional: keys after the query read buckets >= num_buckets",
     .shrink = PC_SH_K | PC_SH_POS,
     .k_min = 0,
     .setup = pc_rp_t5_setup,

@@ -38,8 +38,8 @@ const pc_property pc_prop_t5_reference = {
            "(HF bidirectional: X = 2 log2(n/8) is an integer at n = 16, 32, 64).  A float\n"
            "formula is right when its error does not cross an integer.",
     .tolerance = "none: buckets are integers and must be equal",
-    .teach_impl = "t5-round",
-    .teach_note = "t5-round rounds X instead of truncating it: first wrong at |j - i| = 10 "
+    .concept_impl = "t5-round",
+    .concept_note = "t5-round rounds X instead of truncating it: first wrong at |j - i| = 10 "
                   "(X = 0.644, bucket 9 instead of 8)",
     .shrink = PC_SH_K | PC_SH_POS,
     .k_min = 0,

@@ -32,8 +32,8 @@ const pc_property pc_prop_t5_saturate = {
            "and the clamp min(., nb - 1) applies; without the clamp the bucket runs into\n"
            "the other side's buckets (bidirectional) or out of the embedding table.",
     .tolerance = "none: integers",
-    .teach_impl = "t5-no-clamp",
-    .teach_note = "t5-no-clamp drops the min(., nb - 1): |j - i| = 128 reads bucket 16, "
+    .concept_impl = "t5-no-clamp",
+    .concept_note = "t5-no-clamp drops the min(., nb - 1): |j - i| = 128 reads bucket 16, "
                   "the first bucket of keys after the query",
     .shrink = PC_SH_K | PC_SH_POS,
     .k_min = 0,

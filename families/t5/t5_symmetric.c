@@ -30,8 +30,8 @@ const pc_property pc_prop_t5_symmetric = {
     .why = "The bidirectional variant adds (j - i > 0) * nb and then buckets |j - i| the same\n"
            "way on both sides.",
     .tolerance = "none: integers",
-    .teach_impl = "t5-swapped",
-    .teach_note = "t5-swapped takes i - j for j - i: the past side reads the future half of the buckets",
+    .concept_impl = "t5-swapped",
+    .concept_note = "t5-swapped takes i - j for j - i: the past side reads the future half of the buckets",
     .shrink = PC_SH_K | PC_SH_POS,
     .k_min = 0,
     .setup = pc_rp_t5_setup,

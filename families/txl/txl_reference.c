@@ -90,8 +90,8 @@ const pc_property pc_prop_txl_reference = {
     .tolerance = "2 gamma_{2d+4} (sum |q.k| + |u.k| + (|q|+|v|).|W_R||R|) + (|q|+|v|).|W_R| eR,\n"
                  "gamma_n = nu/(1-nu), u = 2^-24, eR = C u (1 + |i - j|) + 2^-25 (harness/engine/model.h);\n"
                  "docs/relative.md.",
-    .teach_impl = "txl-absolute",
-    .teach_note = "txl-absolute evaluates R_j instead of R_{i-j}",
+    .concept_impl = "txl-absolute",
+    .concept_note = "txl-absolute evaluates R_j instead of R_{i-j}",
     .shrink = PC_SH_D | PC_SH_N | PC_SH_POS | PC_SH_VEC,
     .setup = setup,
     .gen = gen,

@@ -95,8 +95,8 @@ const pc_property pc_prop_txl_relative = {
            "lets Transformer-XL reuse cached keys of the previous segment (no temporal\n"
            "confusion).",
     .tolerance = "none: the same inputs and the same i - j must give the same bits",
-    .teach_impl = "txl-absolute",
-    .teach_note = "txl-absolute uses R_j (absolute key position): shifting by 1 changes the "
+    .concept_impl = "txl-absolute",
+    .concept_note = "txl-absolute uses R_j (absolute key position): shifting by 1 changes the "
                   "score",
     .shrink = PC_SH_D | PC_SH_N | PC_SH_K | PC_SH_POS | PC_SH_VEC,
     .k_min = 1,

@@ -91,8 +91,8 @@ const pc_property pc_prop_txl_segment = {
            "R_{i-j} makes the memory keys sit at distances n + t - c, continuing the current\n"
            "segment's.",
     .tolerance = "none: same inputs, same i - j, same bits",
-    .teach_impl = "txl-absolute",
-    .teach_note = "txl-absolute (R_j) is right for segment 1 and wrong from segment 2 on",
+    .concept_impl = "txl-absolute",
+    .concept_note = "txl-absolute (R_j) is right for segment 1 and wrong from segment 2 on",
     .shrink = PC_SH_D | PC_SH_N | PC_SH_POS | PC_SH_VEC,
     .setup = setup,
     .gen = gen,

@@ -1,6 +1,7 @@
 /* cmd_explain.c: `pecheck explain [NAME]`: the property catalogue, and for
  * one property its math, why it holds, the tolerance in force, a live run
- * on correct built-ins and on a built-in that breaks it (the shrunk
+ * on correct built-ins and on the built-ins that break it, one by a
+ * conceptual mistake and one by a precision mistake (each its shrunk
  * counterexample); for a family, the properties and checks that apply to it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,17 +113,20 @@ static int has_word(const char *words, const char *w)
     return 0;
 }
 
+static const char *or_dash(const char *s) { return s ? s : "-"; }
+
 /* `pecheck explain FAMILY`: what `pecheck check` runs on it, each with its
  * statement; `pecheck explain NAME` teaches one. */
 static int explain_family(const pc_family *f)
 {
     printf("%s (%s): its properties and checks (`pecheck check --family %s`)\n\n", f->name, f->title,
            f->name);
-    printf("%-17s %-18s %s\n", "PROPERTY", "BROKEN BY", "STATEMENT");
+    printf("%-17s %-18s %-18s %s\n", "PROPERTY", "CONCEPTUAL BUG", "PRECISION BUG", "STATEMENT");
     for (size_t k = 0; k < pc_property_count(); k++) {
         const pc_property *p = pc_property_at(k);
         if (!pc_property_applies(p, f->name)) continue;
-        printf("%-17s %-18s %s%s\n", p->name, p->teach_impl ? p->teach_impl : "-", p->title,
+        printf("%-17s %-18s %-18s %s%s\n", p->name, or_dash(p->concept_impl),
+               or_dash(p->precision_impl), p->title,
                p->default_off ? " (only with --property)" : "");
     }
     printf("\n%-17s %-24s %s\n", "OTHER CHECK", "APPLIES TO", "STATEMENT");
@@ -135,23 +139,25 @@ static int explain_family(const pc_family *f)
             printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
                    gate_checks[k].title);
     }
-    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample.\n");
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of each bug.\n");
     return PC_EXIT_PASS;
 }
 
 static int list(void)
 {
-    printf("%-17s %-24s %-18s %s\n", "PROPERTY", "FAMILIES", "BROKEN BY", "STATEMENT");
+    printf("%-17s %-24s %-18s %-18s %s\n", "PROPERTY", "FAMILIES", "CONCEPTUAL BUG",
+           "PRECISION BUG", "STATEMENT");
     for (size_t k = 0; k < pc_property_count(); k++) {
         const pc_property *p = pc_property_at(k);
-        printf("%-17s %-24s %-18s %s%s\n", p->name, p->families, p->teach_impl ? p->teach_impl : "-",
-               p->title, p->default_off ? " (only with --property)" : "");
+        printf("%-17s %-24s %-18s %-18s %s%s\n", p->name, p->families, or_dash(p->concept_impl),
+               or_dash(p->precision_impl), p->title,
+               p->default_off ? " (only with --property)" : "");
     }
     printf("\n%-17s %-24s %s\n", "OTHER CHECK", "APPLIES TO", "STATEMENT");
     for (size_t k = 0; k < sizeof gate_checks / sizeof gate_checks[0]; k++)
         printf("%-17s %-24.24s %s\n", gate_checks[k].name, gate_checks[k].applies,
                gate_checks[k].title);
-    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample.\n");
+    printf("\n`pecheck explain NAME` shows the math, why it holds, and a live counterexample of each bug.\n");
     return PC_EXIT_PASS;
 }
 
@@ -171,11 +177,12 @@ static pc_status run(const pc_property *p, const pc_impl *impl, const char *fami
     pc_specs_release(&specs);
     if (st != PC_OK) return st;
     const char *tag = v.status == PC_OK ? "PASS" : v.status == PC_SKIP ? "SKIP" : "FAIL";
-    if (full && v.details) {
-        indent(v.details, "  ");
-    } else {
+    if (!full || !v.details || strncmp(v.details, tag, strlen(tag)))
         printf("  %s  %s (%s%s%s): %s\n", tag, impl->name, family, v.layout[0] ? ", " : "",
                v.layout, v.summary);
+    if (full && v.details) {
+        if (strncmp(v.details, tag, strlen(tag))) putchar('\n');
+        indent(v.details, "  ");
     }
     *failed = v.status == PC_FAIL;
     free(v.details);
@@ -234,26 +241,67 @@ static pc_status run_correct(const pc_property *p, const pc_opts *o, int d, pc_e
     return st;
 }
 
-/* P on its teaching built-in BAD, with its full counterexample; again at a
- * small width where the bound at D is too loose to show one.  *FAILED: a
- * counterexample was shown. */
-static pc_status run_teaching(const pc_property *p, const pc_impl *bad, pc_opts *o, int d,
+/* One kind of mistake that breaks a property: its heading, and the
+ * built-in and note of the property that show it. */
+typedef struct teaching {
+    const char *heading, *impl, *note;
+} teaching;
+
+/* P on the built-in of T, with its full counterexample; again at a small
+ * width where the bound at D is too loose to show one.  *FAILED: a
+ * counterexample was shown.  O is the lesson's options (a copy: the second
+ * run changes its width). */
+static pc_status run_teaching(const pc_property *p, const teaching *t, pc_opts o, int d,
                               int *failed, pc_err *err)
 {
+    const pc_impl *bad = pc_builtin_find(t->impl);
+    if (!bad) return pc_seterr(err, PC_EINTERNAL, "%s: no built-in '%s'", p->name, t->impl);
     char fam[32];
     const char *family = pc_property_applies(p, bad->family_hint) ? bad->family_hint
                                                                    : first_family(p, fam, sizeof fam);
-    printf("\nA BUILT-IN THAT BREAKS IT: %s\n  %s\n  %s\n\n", bad->name, bad->description,
-           p->teach_note ? p->teach_note : "");
-    pc_status st = run(p, bad, family, o, 1, failed, err);
+    printf("\n%s: %s\n  %s\n", t->heading, bad->name, bad->description);
+    if (bad->flaw) printf("  what is wrong: %s\n", bad->flaw);
+    printf("  %s\n\n", t->note ? t->note : "");
+    pc_status st = run(p, bad, family, &o, 1, failed, err);
     if (st != PC_OK || *failed || d <= EXPLAIN_SMALL_D) return st;
     /* a loose bound at large d can hide the violation: show it where it is visible */
     printf("\n  (no counterexample at d = %d, where the bound is loose; again at d = %d:)\n\n",
            d, EXPLAIN_SMALL_D);
     char small[16];
     snprintf(small, sizeof small, "%d", EXPLAIN_SMALL_D);
-    if ((st = pc_opts_give(o, "d", small, err)) != PC_OK) return st;
-    return run(p, bad, family, o, 1, failed, err);
+    if ((st = pc_opts_give(&o, "d", small, err)) != PC_OK) return st;
+    return run(p, bad, family, &o, 1, failed, err);
+}
+
+/* P's teaching runs, the conceptual mistake and the precision mistake;
+ * *MISSED: a built-in that should break P showed no counterexample. */
+static pc_status run_teachings(const pc_property *p, const pc_opts *o, int d, int *missed,
+                               pc_err *err)
+{
+    const teaching t[] = {
+        { "A CONCEPTUAL MISTAKE THAT BREAKS IT", p->concept_impl, p->concept_note },
+        { "A PRECISION MISTAKE THAT BREAKS IT", p->precision_impl, p->precision_note },
+    };
+    static const char *const none[] = {
+        "(no built-in breaks this property by a conceptual mistake)",
+        "(no built-in breaks this property by a precision mistake: its values are exact, or no "
+        "built-in loses precision where it looks)",
+    };
+    *missed = 0;
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        if (!t[k].impl) {
+            printf("\n%s\n", none[k]);
+            continue;
+        }
+        int failed = 0;
+        pc_status st = run_teaching(p, &t[k], *o, d, &failed, err);
+        if (st != PC_OK) return st;
+        if (!failed) {
+            printf("\n  (the teaching run found no counterexample with these options)\n");
+            *missed = 1;
+        }
+    }
+    return PC_OK;
 }
 
 int pc_cmd_explain(int argc, char **argv)
@@ -278,16 +326,7 @@ int pc_cmd_explain(int argc, char **argv)
     int d = pc_specs_of(&specs, NULL)->d; /* --d: every family's */
     pc_specs_release(&specs);
     if ((st = run_correct(p, &o, d, &err)) != PC_OK) return pc_cli_fail(st, &err);
-    const pc_impl *bad = p->teach_impl ? pc_builtin_find(p->teach_impl) : NULL;
-    if (!bad) {
-        printf("\n(no built-in breaks this property)\n");
-        return PC_EXIT_PASS;
-    }
-    int failed = 0;
-    if ((st = run_teaching(p, bad, &o, d, &failed, &err)) != PC_OK) return pc_cli_fail(st, &err);
-    if (!failed) {
-        printf("\n(the teaching run found no counterexample with these options)\n");
-        return PC_EXIT_FAIL;
-    }
-    return PC_EXIT_PASS;
+    int missed = 0;
+    if ((st = run_teachings(p, &o, d, &missed, &err)) != PC_OK) return pc_cli_fail(st, &err);
+    return missed ? PC_EXIT_FAIL : PC_EXIT_PASS;
 }
