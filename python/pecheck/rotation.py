@@ -271,6 +271,15 @@ class Caller:
         self.pos_kw = _positions_argument(fn) if form.name == "x,pos" else None
         self.calls = []   # (target, numpy positions (n, A))
         self.names = PAIR_NAMES.get(form.name, ("x",))
+        # the names of the current run's targets (--serve-targets), in order
+        self.run_targets = self.names
+        # a pair form's first run gates q alone and compares k', rolled back,
+        # with q' on every call (MIRROR_SAME); when they are equal bit for
+        # bit everywhere, q's verdicts are k's (the same values, the same
+        # errors) and k needs no run of its own
+        self.mirroring = False
+        self.mirror_same, self.mirror_calls = True, 0
+        self.mirrored = False   # k's verdicts are q's
 
     def answer(self, req):
         """(rc, payload) of REQ: 0 and the rotated tensor's bytes, or a
@@ -314,7 +323,8 @@ class Caller:
         import torch
         dev = self.device
         pos_np = req.positions[lo:hi]
-        self.calls.append((req.target, pos_np.copy()))
+        target = self.names.index(self.run_targets[req.target]) if self.form.pair else 0
+        self.calls.append((target, pos_np.copy()))
         positions = torch.from_numpy(pos_np.copy())
         if positions.shape[1] == 1:
             positions = positions[:, 0]
@@ -324,7 +334,7 @@ class Caller:
         if self.form.cos_sin:
             sub = replace(req, cos=req.cos[lo:hi], sin=req.sin[lo:hi])
             extra = _cos_sin(torch, sub, self.form, x.dtype, dev if dev is not None else "cpu")
-        args, named = _form_tensors(self.form, x, req.target, positions, extra)
+        args, named = _form_tensors(self.form, x, target, positions, extra)
         shapes = "%s (%s; tokens %d..%d of pecheck's request of %d)" % (
             ", ".join("%s %s" % (k, _shape(k, v)) for k, v in named), _dtype(x.dtype), lo, hi - 1,
             req.n)
@@ -339,7 +349,20 @@ class Caller:
                     self.form.name, getattr(self.fn, "__name__", type(self.fn).__name__),
                     shapes, type(e).__name__)) from e
         tensors = args[1:3] if self.form.name == "q,k,pos" else args[:2 if self.form.pair else 1]
-        return self._unpack(out, tensors, req.target, tuple(x.shape), x.dtype)
+        got = self._unpack(out, tensors, target, tuple(x.shape), x.dtype)
+        if self.mirroring and target == 0:
+            self._mirror(self._unpack(out, tensors, 1, tuple(x.shape), x.dtype), got)
+        return got
+
+    def _mirror(self, other, got):
+        """Whether k' (OTHER: k holds q's values with the heads rolled by
+        one), rolled back, equals q' (GOT) bit for bit."""
+        import torch
+        back = torch.roll(other, shifts=-1, dims=1)
+        bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[got.element_size()]
+        same = torch.equal(back.contiguous().view(bits), got.contiguous().view(bits))
+        self.mirror_same = self.mirror_same and same
+        self.mirror_calls += 1
 
     def _unpack(self, out, args, target, shape, dtype):
         """The target's rotated [n, heads, head_dim] tensor of FN's return OUT."""
@@ -382,12 +405,15 @@ class Caller:
         call carried them."""
         np = _arrays.numpy()
         row = np.asarray(pos_row, dtype=np.int64)
+        look = 0 if self.mirrored and target == 1 else target  # k's values were q's calls'
         for t_target, pos in self.calls:
-            if t_target != target or pos.shape[1] != row.size:
+            if t_target != look or pos.shape[1] != row.size:
                 continue
             hit = np.nonzero((pos == row[None]).all(axis=1))[0]
             if hit.size:
                 t = int(hit[0])
+                if look != target:  # q's head h is k's head h + 1 (k: q's heads rolled)
+                    head = (head + 1) % SERVED_HEADS
                 name = self.names[target] if self.form.pair else "x"
                 d = self.dims[0] if self.dims[0] else None
                 hj = head * d + dim if d else "%d*D + %d" % (head, dim)
@@ -642,6 +668,26 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
                     [head_dim, rotary_dim, lay, d], limit)
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     what = "the rotation %s (form %r)" % (name, form)
+    doc, args, kept = _gates(caller, opts, spec, d, hf_config, keep, keywords, form)
+    seed_used = next((r.get("seed") for r in doc.get("results", []) if r.get("seed") is not None),
+                     None)
+    if seed_used is not None:
+        keywords["seed"] = seed_used
+    verdicts = verdicts_from_json(doc, ("rope",))
+    span = positions if positions is not None else DEFAULT_MAX_POS + 1
+    verdicts, elements = _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords,
+                                         span)
+    replay = next((v.replay for v in verdicts if v.failed and v.replay), None)
+    return RotationResult(status=doc.get("status", "fail"), what=what, verdicts=verdicts,
+                          seed=seed_used, command=tuple(args), replay=replay, kept=kept,
+                          json=doc, elements=elements)
+
+
+def _gate(caller, targets, opts, spec, d, hf_config, keep, keywords, form):
+    """One pecheck run gating TARGETS (names of CALLER's form): (its JSON
+    document, its arguments, the folder its staged files were kept in)."""
+    __tracebackhide__ = True
+    caller.run_targets = tuple(targets)
     with _transport.Staging() as st:
         args = ["check", "--family", "rope"] + cli_args("check_rotation", opts, st)
         args += ["--serve-targets", ",".join(targets), "--serve-dtype", d]
@@ -668,18 +714,58 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
                         keywords["hf_config"] = os.path.join(kept, cfg[0])
                 except OSError:
                     kept = None
-    seed_used = next((r.get("seed") for r in doc.get("results", []) if r.get("seed") is not None),
-                     None)
-    if seed_used is not None:
-        keywords["seed"] = seed_used
-    verdicts = verdicts_from_json(doc, ("rope",))
-    span = positions if positions is not None else DEFAULT_MAX_POS + 1
-    verdicts, elements = _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords,
-                                         span)
-    replay = next((v.replay for v in verdicts if v.failed and v.replay), None)
-    return RotationResult(status=doc.get("status", "fail"), what=what, verdicts=verdicts,
-                          seed=seed_used, command=tuple(args), replay=replay, kept=kept,
-                          json=doc, elements=elements)
+    return doc, args, kept
+
+
+# what a mirrored k's verdicts add to q's
+MIRROR_NOTE = ("; k's values were q's bit for bit on every call of q's check (k holds q's "
+               "values with the heads rolled by one, rolled back here), so q's verdict is k's")
+
+
+def _mirrored(doc, names):
+    """DOC (a run of q alone) with k's results: q's, named k, saying why."""
+    import copy
+    extra = []
+    for r in doc.get("results", []):
+        if r.get("implementation") != names[0]:
+            continue
+        k = copy.deepcopy(r)
+        k["implementation"] = names[1]
+        if isinstance(k.get("summary"), str):
+            k["summary"] += MIRROR_NOTE
+        extra.append(k)
+    out = dict(doc)
+    out["results"] = list(doc.get("results", [])) + extra
+    return out
+
+
+def _merged(doc_q, doc_k):
+    """The runs of q and of k as one document."""
+    out = dict(doc_q)
+    out["results"] = list(doc_q.get("results", [])) + list(doc_k.get("results", []))
+    out["status"] = "pass" if doc_q.get("status") == doc_k.get("status") == "pass" else "fail"
+    return out
+
+
+def _gates(caller, opts, spec, d, hf_config, keep, keywords, form):
+    """The check's runs: one of every target; for q and k, q's run alone
+    when k's values mirror q's on every call (Caller._mirror), else k's
+    run too."""
+    __tracebackhide__ = True
+    names = caller.names
+    if not spec.pair:
+        return _gate(caller, names, opts, spec, d, hf_config, keep, keywords, form)
+    caller.mirroring = True
+    try:
+        doc, args, kept = _gate(caller, names[:1], opts, spec, d, hf_config, keep, keywords, form)
+    finally:
+        caller.mirroring = False
+    if caller.mirror_same and caller.mirror_calls:
+        caller.mirrored = True
+        return _mirrored(doc, names), args, kept
+    doc_k, _args, kept_k = _gate(caller, names[1:], opts, spec, d, hf_config, keep, keywords,
+                                 form)
+    return _merged(doc, doc_k), args, kept or kept_k
 
 
 def _serve(caller, args, st, form):

@@ -163,6 +163,32 @@ def test_bug_k_not_rotated():
     report("k not rotated", r)
 
 
+def test_k_mirrors_q_in_one_run():
+    """q and k through the same formula: k's values, rolled back, are q's bit
+    for bit on every call of q's run, so k's verdicts are q's, saying why."""
+    r = pecheck.check_rotation(lib.apply_rotary_pos_emb, form="q,k,cos,sin", positions=N,
+                               head_dim=D)
+    assert r.passed, r.report()
+    ks = [v for v in r.verdicts if v.layout.startswith("k")]
+    qs = [v for v in r.verdicts if v.layout.startswith("q")]
+    assert ks and len(ks) == len(qs)
+    assert all(v.summary.endswith(rot.MIRROR_NOTE) for v in ks)
+
+
+def test_k_computed_otherwise_is_gated_on_its_own():
+    """A k path that differs from q's in its last bits (float64 then rounded)
+    is no mirror: k gets a run of its own, and passes on its own values."""
+    def k_in_float64(q, k, cos, sin):
+        q_embed, _ = lib.apply_rotary_pos_emb(q, k, cos, sin)
+        _, k_embed = lib.apply_rotary_pos_emb(q.double(), k.double(), cos.double(), sin.double())
+        return q_embed, k_embed.float()
+
+    r = pecheck.check_rotation(k_in_float64, form="q,k,cos,sin", positions=N, head_dim=D)
+    assert r.passed, r.report()
+    ks = [v for v in r.verdicts if v.layout.startswith("k")]
+    assert ks and not any(rot.MIRROR_NOTE in v.summary for v in ks)
+
+
 def test_bug_direction_reversed():
     def reversed_sin(q, k, cos, sin):
         return lib.apply_rotary_pos_emb(q, k, cos, -sin)
