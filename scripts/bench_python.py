@@ -23,9 +23,12 @@
    (/usr/bin/time); goal: both under 256 MiB.
 3. The gates of the user's own code against the route without them, in the
    same run: GATE the package's call (gate_rotary of an HF-style module;
-   check_rotation of a rotation function) at 131072 positions x head dim
-   128; PEER the code's own run over the same positions plus one CLI check
-   of the cache it computes (np.save, then `pecheck check --table ...`).
+   check_rotation of transformers' apply_rotary_pos_emb and of torchtune's
+   RotaryPositionalEmbeddings, tests/python/rotation_forms.py) at 131072
+   positions x head dim 128; PEER the code's own run over the same
+   positions (q and k, or x, of the 3 heads check_rotation hands over) plus
+   one CLI check of the cache it computes or uses (np.save, then `pecheck
+   check --table ...`).
    Medians over ROUNDS rounds after an untimed one; goal GATE <= 1.5 PEER.
 Timings are wall-clock on a shared machine: the load average is printed
 before and after.  BENCH_ROTARY_POSITIONS overrides 2^20; BENCH_ROUNDS 5.
@@ -236,6 +239,44 @@ def gates_against_peers(binary):
     def peer():
         return cli_of_cache(binary, *module_cache(module, N))
     against_peer("gate_rotary (HF-style module)", gate, peer)
+    rotation_against_peers(binary, module)
+
+
+HEADS = 3  # the heads of the tensor check_rotation hands over (families/rope/gate_v2.c)
+
+
+def rotation_against_peers(binary, module):
+    """check_rotation of transformers' apply_rotary_pos_emb (HF's cos/sin
+    handed over) and of torchtune's module (its own cache), each against
+    the function's own run on q and k (x) of the same size plus the CLI's
+    check of the cache it used."""
+    import torch
+    import pecheck
+    from rotation_forms import RotaryPositionalEmbeddings, apply_rotary_pos_emb
+
+    def hf_gate():
+        return pecheck.check_rotation(apply_rotary_pos_emb, form="q,k,cos,sin", positions=N,
+                                      head_dim=D, base=BASE, keep=False).status
+
+    q, k = (torch.randn(1, HEADS, N, D) for _ in range(2))  # drawn once, outside the timing
+
+    def hf_peer():
+        cos, sin = module_cache(module, N)
+        apply_rotary_pos_emb(q, k, cos[None], sin[None])
+        return cli_of_cache(binary, cos, sin)
+    against_peer("check_rotation (HF apply_rotary_pos_emb)", hf_gate, hf_peer)
+    tt = RotaryPositionalEmbeddings(D, max_seq_len=N, base=BASE)
+
+    def tt_gate():
+        return pecheck.check_rotation(tt, form="x,pos", positions=N, head_dim=D, base=BASE,
+                                      keep=False).status
+
+    x = torch.randn(1, N, HEADS, D)
+
+    def tt_peer():
+        tt(x, input_pos=torch.arange(N))
+        return cli_of_cache(binary, tt.cache[..., 0], tt.cache[..., 1])
+    against_peer("check_rotation (torchtune module)", tt_gate, tt_peer)
 
 
 def main():
