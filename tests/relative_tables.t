@@ -22,6 +22,9 @@ and build_alibi_bias, HF T5's _relative_position_bucket, in PyTorch).
   -n:, :]; causal (1, 300), (4, 300), 64 buckets (1, 500), an encoder's
   (3, 200)): identify finds where the queries start and says --pos-start;
   read from query 0, or one position early, the check fails naming it.
+- Baichuan's _gen_alibi_mask (H, n, n): the key line m j on and below the
+  diagonal, -inf above (a causal mask folded in): identify finds it, check
+  passes; a future key left unmasked fails naming the entry.
 - BLOOM's tensor without the - 1 on cumsum(mask) (keys from 1): each head's
   row is m more on every key, which the softmax over the keys drops; it
   passes as the line m (j + 1), which its summary names.
@@ -143,10 +146,19 @@ try:
     # ---- ALiBi biases -----------------------------------------------------------
     for name, form, extra in (("bloom_tensor40", "keys", []),
                               ("bloom_tensor40_bf16", "keys", ["--dtype", "bf16"]),
-                              ("mpt_bias40", "keys", []), ("mpt_bias40_full", "full", [])):
+                              ("mpt_bias40", "keys", []), ("mpt_bias40_full", "full", []),
+                              ("baichuan40", "keys", [])):
         v = identified_passes("alibi", name, "alibi-table", {"form": form, "found": True}, *extra)
         if v:
             print("# %s: worst err/bound %.3g" % (name, worst(v)))
+
+    rc, res, why = check_json(["--family", "alibi", "--table", path("baichuan40")])
+    v = gate(res, "alibi-table") or {}
+    ok(rc == 0 and "Baichuan's _gen_alibi_mask" in v.get("summary", "")
+       and (v.get("data") or {}).get("causal_mask") is True,
+       "Baichuan's mask (H, n, n): the key line under a causal mask, read as such", why or v)
+    fails_naming(["--family", "alibi", "--table", path("baichuan40_leak")], "alibi-table",
+                 ["query 5, key 7", "-inf"], "Baichuan's mask with a future key left unmasked")
 
     # keys numbered from 1 (no - 1 on the cumsum): m more on every key of a head, which the
     # softmax over the keys drops; checked as the line m (j + 1) and said so

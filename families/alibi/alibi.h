@@ -49,7 +49,9 @@ enum pc_alibi_form {
     PC_ALIBI_SLOPES = 0,    /* (H,): the slopes */
     PC_ALIBI_FULL = 1,      /* (H, nq, nk): -m_h |j - i| (the paper, MPT full=True) */
     PC_ALIBI_KEYS = 2       /* (H, 1, n): m_h (j - j0), the key position's line
-                             * (BLOOM build_alibi_tensor: j0 = 0; MPT: j0 = n - 1) */
+                             * (BLOOM build_alibi_tensor: j0 = 0; MPT: j0 = n - 1);
+                             * (H, n, n) with CAUSAL: the line on and below the
+                             * diagonal (Baichuan's _gen_alibi_mask: m_h j) */
 };
 
 typedef struct pc_alibi_table {
@@ -58,6 +60,9 @@ typedef struct pc_alibi_table {
     int heads;
     size_t nq, nk;          /* FULL: queries x keys; KEYS: 1 x n; SLOPES: 1 x 1 */
     int64_t key0;           /* KEYS: j0, the key whose bias is 0 */
+    int causal;             /* (H, n, n) with -inf above the diagonal (a causal mask
+                             * folded in): those entries must be -inf, the others
+                             * are FULL's or KEYS' */
     int dtype;              /* storage (enum pc_dtype) */
     char dtype_note[120];
     char form_note[200];    /* how the form was found */

@@ -54,6 +54,19 @@ static void judge(worst *w, const pc_alibi_table *t, int h, size_t i, size_t j, 
                       w->nonfinite };
 }
 
+/* A masked entry (above a causal table's diagonal) must be -inf: any other
+ * value is over any bound. */
+static void judge_masked(worst *w, const pc_alibi_table *t, int h, size_t i, size_t j)
+{
+    double got = t->v[((size_t)h * t->nq + i) * t->nk + j];
+    int masked = got == -(double)INFINITY;
+    w->count++;
+    w->over += masked ? 0u : 1u;
+    if (!masked && w->ratio < (double)INFINITY)
+        *w = (worst){ (double)INFINITY, (double)INFINITY, 0.0, got, -(double)INFINITY, h, i, j,
+                      (int64_t)j - (int64_t)i, w->count, w->over, w->nonfinite };
+}
+
 /* Every value of T under the class: into W. */
 static pc_status scan(const pc_alibi_table *t, int bias_max, int strict, worst *w, pc_err *err)
 {
@@ -72,7 +85,8 @@ static pc_status scan(const pc_alibi_table *t, int bias_max, int strict, worst *
         for (size_t i = 0; i < t->nq; i++)
             for (size_t j = 0; j < t->nk; j++) {
                 int64_t k = pc_alibi_table_k(t, i, j);
-                judge(w, t, h, i, j, k < 0 ? -line[-k] : line[k], beta, u_s);
+                if (t->causal && j > i) judge_masked(w, t, h, i, j);
+                else judge(w, t, h, i, j, k < 0 ? -line[-k] : line[k], beta, u_s);
             }
     }
     free(line);
@@ -104,6 +118,7 @@ static void data_json(pc_json *j, const void *ctx)
     pc_json_int(j, "heads", t->heads);
     pc_json_str(j, "form", t->form == PC_ALIBI_SLOPES ? "slopes"
                 : t->form == PC_ALIBI_KEYS ? "keys" : "full");
+    pc_json_bool(j, "causal_mask", t->causal);
     pc_json_str(j, "storage", pc_dtype_name(t->dtype));
     pc_json_int(j, "alibi_bias_max", x->bias_max);
     pc_json_str(j, "class", x->strict ? "strict" : "default");

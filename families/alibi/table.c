@@ -17,6 +17,7 @@
  * binary32 or wider table, exact: m * 1 rounds to m); the gate (gate.c)
  * checks every element. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,12 @@ double pc_alibi_table_slope(const pc_alibi_table *t, int h)
     size_t plane = t->nq * t->nk;
     if (t->form == PC_ALIBI_SLOPES) return t->v[h];
     if (t->form == PC_ALIBI_KEYS) { /* m (j - j0) at j0 + 1, or -m at j0 - 1 */
-        if ((size_t)t->key0 + 1 < t->nk) return t->v[(size_t)h * plane + (size_t)t->key0 + 1];
-        return t->key0 >= 1 ? -t->v[(size_t)h * plane + (size_t)t->key0 - 1] : (double)NAN;
+        size_t row = (size_t)h * plane + (t->causal ? (t->nq - 1) * t->nk : 0); /* unmasked */
+        if ((size_t)t->key0 + 1 < t->nk) return t->v[row + (size_t)t->key0 + 1];
+        return t->key0 >= 1 ? -t->v[row + (size_t)t->key0 - 1] : (double)NAN;
     }
+    if (t->causal) /* query 1, key 0: -m (key 1 of query 0 is masked) */
+        return t->nq >= 2 ? -t->v[(size_t)h * plane + t->nk] : (double)NAN;
     return t->nk >= 2 ? -t->v[(size_t)h * plane + 1] : (double)NAN; /* query 0, key 1 */
 }
 
@@ -116,10 +120,36 @@ static int64_t line_zero(const double *r, size_t n)
     return (int64_t)z;
 }
 
+/* A (H, n, n) table whose entries above the diagonal are -inf (head 0's
+ * first row past its first key, and every such entry checked by the
+ * gate): a causal mask folded into the biases.  Its last rows then tell
+ * the rest: one line for every query, the key line m (j - j0) (Baichuan);
+ * else the distances -m (i - j). */
+static int causal_masked(const pc_alibi_table *t)
+{
+    return t->nq >= 2 && t->nq == t->nk && t->v[1] == -(double)INFINITY && isfinite(t->v[t->nk]);
+}
+
 /* A (H, 1, n) row that grows with j (both heads' signs alike) is the key
  * position's line, j0 where it is 0; one that falls from 0 is query 0's. */
 static void find_form(pc_alibi_table *t)
 {
+    if (causal_masked(t)) {
+        t->causal = 1;
+        const double *last = t->v + (t->nq - 1) * t->nk; /* head 0's last query: no mask */
+        /* the same line on every row (key 0 the same bias for the last two
+         * queries): the key position's; a row that moves with the query: -m (i - j) */
+        if (last[t->nk - 1] > last[0] && last[-(ptrdiff_t)t->nk] == last[0]) {
+            t->form = PC_ALIBI_KEYS;
+            t->key0 = line_zero(last, t->nk);
+            snprintf(t->form_note, sizeof t->form_note, "a causal mask (-inf above the diagonal) "
+                     "over the key position's line m (j - %lld)%s", (long long)t->key0,
+                     t->key0 == 0 ? ": Baichuan's _gen_alibi_mask" : "");
+        } else
+            snprintf(t->form_note, sizeof t->form_note, "a causal mask (-inf above the diagonal) "
+                     "over the biases -m (i - j) of queries i and keys j");
+        return;
+    }
     if (t->nq != 1 || t->nk < 2) {
         snprintf(t->form_note, sizeof t->form_note, "%s", t->form == PC_ALIBI_SLOPES ? "slopes"
                  : "biases -m|j - i| of queries i and keys j");

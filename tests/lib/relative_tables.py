@@ -56,6 +56,26 @@ def bloom_alibi_tensor(num_heads, n, dtype=torch.float32, minus_one=True):
     return alibi.reshape(num_heads, 1, n).to(dtype)
 
 
+def baichuan_alibi_mask(n_head, max_pos):
+    """Baichuan-13B's modeling_baichuan.py, _get_interleave and
+    _gen_alibi_mask: the slopes times the key positions 0..max_pos-1, plus
+    torch.triu of a -inf matrix above the diagonal: (H, n, n)."""
+    def interleave(n):
+        def power_of_2(n):
+            start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+            return [start * start ** i for i in range(n)]
+        if math.log2(n).is_integer():
+            return power_of_2(n)
+        c = 2 ** math.floor(math.log2(n))
+        return power_of_2(c) + interleave(2 * c)[0::2][:n - c]
+    slopes = torch.Tensor(interleave(n_head))
+    alibi = slopes.unsqueeze(1).unsqueeze(1) * torch.arange(max_pos).unsqueeze(0).unsqueeze(0) \
+        .expand(n_head, -1, -1)
+    alibi = alibi.view(n_head, 1, max_pos)
+    mask = torch.triu(torch.zeros([max_pos, max_pos]).float().fill_(float("-inf")), 1)
+    return mask.unsqueeze(0) + alibi
+
+
 def mpt_slopes(n_heads, alibi_bias_max=8):
     padded = 2 ** math.ceil(math.log2(n_heads))
     m = torch.arange(1, padded + 1, dtype=torch.float32)
@@ -140,6 +160,10 @@ def write_all(out):
     save("bloom_tensor40_bf16", bf.view(torch.int16).numpy().view(np.uint16))
     save("bloom_tensor40_from1", bloom_alibi_tensor(40, 128, minus_one=False).numpy())
     save("mpt_bias40", mpt_alibi_bias(40, 128).numpy())
+    save("baichuan40", baichuan_alibi_mask(40, 128).numpy())
+    leak = baichuan_alibi_mask(40, 128)
+    leak[:, 5, 7] = 0.0  # a future key left unmasked
+    save("baichuan40_leak", leak.numpy())
     save("mpt_bias40_full", mpt_alibi_bias(40, 64, full=True).numpy())
     save("t5_bidir", t5_buckets(300, 300).numpy())
     save("t5_causal", t5_buckets(300, 300, bidirectional=False).numpy())
