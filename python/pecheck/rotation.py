@@ -280,6 +280,9 @@ class Caller:
         self.mirroring = False
         self.mirror_same, self.mirror_calls = True, 0
         self.mirrored = False   # k's verdicts are q's
+        # q's output equal to k's, rolled forward, on every call: fn returned
+        # (k', q') for (q', k')
+        self.swapped = True
 
     def answer(self, req):
         """(rc, payload) of REQ: 0 and the rotated tensor's bytes, or a
@@ -362,6 +365,9 @@ class Caller:
         bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[got.element_size()]
         same = torch.equal(back.contiguous().view(bits), got.contiguous().view(bits))
         self.mirror_same = self.mirror_same and same
+        ahead = torch.roll(other, shifts=1, dims=1)
+        self.swapped = self.swapped and not same and torch.equal(ahead.contiguous().view(bits),
+                                                                 got.contiguous().view(bits))
         self.mirror_calls += 1
 
     def _unpack(self, out, args, target, shape, dtype):
@@ -677,6 +683,8 @@ def check_rotation(fn, form=None, *, layout=None, base=None, hf_config=None, rop
     span = positions if positions is not None else DEFAULT_MAX_POS + 1
     verdicts, elements = _name_witnesses(verdicts, doc, caller, targets, ids, fn, form, keywords,
                                          span)
+    if spec.pair and caller.swapped and caller.mirror_calls:
+        verdicts = tuple(_swapped_cause(v, caller.names) for v in verdicts)
     replay = next((v.replay for v in verdicts if v.failed and v.replay), None)
     return RotationResult(status=doc.get("status", "fail"), what=what, verdicts=verdicts,
                           seed=seed_used, command=tuple(args), replay=replay, kept=kept,
@@ -745,6 +753,21 @@ def _merged(doc_q, doc_k):
     out["results"] = list(doc_q.get("results", [])) + list(doc_k.get("results", []))
     out["status"] = "pass" if doc_q.get("status") == doc_k.get("status") == "pass" else "fail"
     return out
+
+
+def _swapped_cause(v, names):
+    """V with the cause the package checked on every call of q's run: fn
+    returned its outputs swapped (q's output was k's rotation bit for bit,
+    k holding q's values with the heads rolled by one)."""
+    if not v.failed or v.check != "accuracy":
+        return v
+    cause = ("%s and %s come back swapped: on every call, the first output was the rotation "
+             "of %s (its heads rolled by one, bit for bit) and the second that of %s: the "
+             "function returns (%s', %s') for (%s', %s')" % (names[0], names[1], names[1],
+                                                               names[0], names[1], names[0],
+                                                               names[0], names[1]))
+    return replace(v, likely_cause=cause + ("; pecheck's reading: %s" % v.likely_cause
+                                            if v.likely_cause else ""))
 
 
 def _gates(caller, opts, spec, d, hf_config, keep, keywords, form):

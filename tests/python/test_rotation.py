@@ -245,6 +245,7 @@ def test_q_and_k_swapped_fails():
 
     r = pecheck.check_rotation(swapped, form="q,k,cos,sin", positions=256, head_dim=D)
     assert {v.layout.split(",")[0] for v in r.failures if v.check == "accuracy"} == {"q", "k"}
+    assert r.likely_cause.startswith("q and k come back swapped"), r.likely_cause
 
 
 def test_tables_ending_at_the_checked_positions_pass():
