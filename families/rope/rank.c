@@ -103,6 +103,28 @@ static double share_within(const rk *k, pred_fn pred, const void *arg, int budge
     return used ? (double)ok / (double)used : 0.0;
 }
 
+/* The share of the informative values that a rotation whose pairing and
+ * cos/sin layout differ gives the fit's probe (1 in every pair's first
+ * member, fit.c): each pair's first member is A (cos + sin) or A (cos -
+ * sin) of its own angle (its neighbour's sin term, with the sign of where
+ * it falls), its second member 0; the support as support()'s. */
+static double mixed_support(const rk *k)
+{
+    size_t ok = 0, used = 0;
+    for (size_t r = 0; r < k->n; r++)
+        for (int i = 0; i < k->h; i++) {
+            double t = (double)k->pos[r] * k->w[i], tol = tol_at(k, t);
+            if (!(tol < 0.1 * k->att)) continue;
+            size_t at = r * (size_t)k->h + (size_t)i;
+            double c = k->att * cos(t), sn = k->att * sin(t);
+            used++;
+            ok += fabs(k->s[at]) <= tol && fmin(fabs(k->c[at] - (c + sn)),
+                                                fabs(k->c[at] - (c - sn))) <= tol;
+        }
+    double sh = used ? (double)ok / (double)used : 0.0;
+    return sh >= k->share0 + 0.1 ? sh : 0.0;
+}
+
 /* The share of the informative values that PRED reproduces. */
 static double share(const rk *k, pred_fn pred, const void *arg)
 {
@@ -401,6 +423,14 @@ static void h_turns(const rk *k, pc_rope_causes *out)
              "they went in (k left unrotated, or the rotation applied to other dims of the head "
              "than the rotary ones: partial rotary on the wrong slice)");
     add(out, st, 2, t, e);
+    double mx = mixed_support(k);
+    evidence(e, sizeof e, k, mx, "the probe's pairs read back as A (cos + sin) or A (cos - sin) "
+             "with nothing in their other member (a rotation pairing its neighbour's dim)");
+    snprintf(t, sizeof t, "the rotation pairs the dims one way and its cos/sin are laid out the "
+             "other: rotate_every_two (pairs (2i, 2i + 1)) with a cos/sin of cat(freqs, freqs) "
+             "(pairs (i, i + d/2)), or rotate_half with a repeat_interleave'd cos/sin: each "
+             "output mixes a dim with its neighbour's instead of its pair's");
+    add(out, mx, 2, t, e);
 }
 
 /* The mean of z e^{-i theta} over the values (its argument: a constant

@@ -20,9 +20,10 @@ plot for [c=2:7] 'rope_decay.dat' using 1:c with lines lw 1.3 lc (c-1) dt 1 + (c
 set logscale y
 set format y "10^{%L}"
 set ylabel "|bound(implementation) - bound(exact)| (log scale)"
-# bottom right: the deviations there are all far above the axis; at the top
-# the bf16 cache's spikes reach the legend
-set key bottom right noenhanced
+# below the panel: inside it, some implementation's curve crosses any
+# corner (the bf16 cache's spikes reach the top, the mixed-layout kernel's
+# deviations the bottom)
+set key below center horizontal noenhanced maxcols 2
 set title sprintf("implementations at d = %d, %s:\ndeviation from the exact bound", d, sched)
 # every curve shows: implementations that agree draw the same curve, so
 # each is drawn narrower than the one before (1.2 pt less, down to 1.3) and

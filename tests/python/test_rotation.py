@@ -163,6 +163,23 @@ def test_bug_k_not_rotated():
     report("k not rotated", r)
 
 
+@pytest.mark.parametrize("fn_name,layout", [("every_two_on_cat", "half"),
+                                            ("rotate_half_on_interleaved", "interleaved")])
+def test_bug_pairing_and_cos_sin_layout_differ(fn_name, layout):
+    """rotate_every_two with HF's cat(freqs, freqs) cos/sin, and rotate_half with
+    GPT-J's repeat_interleave'd cos/sin: neither is a rotation of any pairing."""
+    def every_two_on_cat(q, k, cos, sin):
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        return (q * cos + lib.rotate_every_two(q) * sin, k * cos + lib.rotate_every_two(k) * sin)
+
+    fn = {"every_two_on_cat": every_two_on_cat,
+          "rotate_half_on_interleaved": lib.apply_rotary_pos_emb}[fn_name]
+    r = pecheck.check_rotation(fn, form="q,k,cos,sin", positions=N, head_dim=D, layout=layout)
+    assert not r.passed
+    assert "pairs the dims one way and its cos/sin are laid out the other" in r.likely_cause
+    report("pairing vs cos/sin layout (%s)" % fn_name, r)
+
+
 def test_k_mirrors_q_in_one_run():
     """q and k through the same formula: k's values, rolled back, are q's bit
     for bit on every call of q's run, so k's verdicts are q's, saying why."""
