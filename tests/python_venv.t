@@ -61,6 +61,8 @@ else
         && env -u PECHECK PATH=/usr/bin:/bin "$tmp/venv/bin/python" -c \
            'import pecheck; print("binary:", pecheck.find_binary())' >>"$tmp/example.log" 2>&1); rc=$?
     if [ $rc -eq 0 ] && grep -q "^pecheck: the RoPE cache fails" "$tmp/example.log" \
+        && grep -q "^pecheck: the rotation apply_rotary_pos_emb (form 'q,k,cos,sin') passes" \
+           "$tmp/example.log" \
         && grep -qx "binary: $PWD/build/pecheck" "$tmp/example.log"; then
         ok "the README's example runs from another folder with no PECHECK: the checkout's build/pecheck"
     else
