@@ -84,7 +84,7 @@ deps-check:
 # pecheck code runs), `make install`'s layout and the Debian package lists.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_SKIP = tests/python.t tests/python_venv.t tests/report_browser.t tests/report_layout.t \
-           tests/prove.t tests/install.t tests/install_deps.t
+           tests/prove.t tests/install.t tests/install_deps.t tests/rotation_audit.t
 ifeq ($(SANITIZE),1)
 CHECK_T = $(filter-out $(SAN_SKIP),$(wildcard tests/*.t))
 else
