@@ -5,7 +5,9 @@
 # Qwen2-VL's M-RoPE over 10 text tokens, a 16 x 16 image grid and 6 text
 # tokens (get_rope_index's positions, mrope_section [16, 24, 24]), Qwen3-VL's
 # interleaved sections, and a 2-D axial RoPE over a 16 x 16 grid (FLUX's
-# EmbedND per axis, axes_dim [64, 64]):
+# EmbedND per axis, axes_dim [64, 64]), and Pixtral's vision RoPE (one
+# schedule, the rows on its even frequencies and the columns on its odd
+# ones: --rope-axes-dim 32,32 --rope-axes-parity):
 #   - each correct cache passes the accuracy gate with its position ids and
 #     the model's config (or --rope-axes-dim), and rope-relative holds along
 #     each axis (rows a shift apart on one axis), rope-norm and decay too;
@@ -31,7 +33,7 @@ C=$root/tests/data/configs
 Q2=$C/Qwen--Qwen2-VL-7B-Instruct.json
 Q3=$C/Qwen--Qwen3-VL-8B-Instruct.json
 
-for k in mrope mrope3 axial; do
+for k in mrope mrope3 axial pixtral; do
     for v in ok swap; do
         "$PY" "$root/tests/lib/axes_caches.py" $k $v "$tmp/$k-$v" >>"$tmp/gen.log" 2>&1 || echo "$k $v" >>"$tmp/gen.fail"
     done
@@ -40,7 +42,8 @@ done
 ok $? "build the M-RoPE, interleaved M-RoPE and axial caches with PyTorch" "$tmp/gen.log"
 
 opts_of() { # the encoding options of a kind
-    case $1 in mrope) echo "--hf-config $Q2";; mrope3) echo "--hf-config $Q3";; axial) echo "--rope-axes-dim 64,64";; esac
+    case $1 in mrope) echo "--hf-config $Q2";; mrope3) echo "--hf-config $Q3";; axial) echo "--rope-axes-dim 64,64";;
+        pixtral) echo "--rope-axes-dim 32,32 --rope-axes-parity";; esac
 }
 gate() { # gate KIND VARIANT [OPTIONS...]
     d=$tmp/$1-$2; o=$(opts_of "$1"); shift 2
@@ -49,7 +52,7 @@ gate() { # gate KIND VARIANT [OPTIONS...]
         --cases 40 --regressions off "$@" >"$d/out" 2>&1
 }
 
-for k in mrope mrope3 axial; do
+for k in mrope mrope3 axial pixtral; do
     d=$tmp/$k-ok
     gate $k ok
     rc=$?
@@ -66,16 +69,28 @@ swap_cause() {
         mrope) echo "follow the position axes as sections 24,16,24 (in turn), not as the check's";;
         mrope3) echo "follow the position axes as sections 24,20,20 (in turn), not as the check's";;
         axial) echo "follow the position axes as pairs 0..31 axis 1, pairs 32..63 axis 0";;
+        pixtral) echo "follow no position axis with the schedule's frequencies";;
     esac
 }
-for k in mrope mrope3 axial; do
+for k in mrope mrope3 axial pixtral; do
     d=$tmp/$k-swap
     gate $k swap
     rc=$?
     want=$(swap_cause $k)
-    [ $rc -eq 1 ] && grep -q "FAIL .* rope accuracy \[.*likely cause: the pairs $want" "$d/out"
+    [ $rc -eq 1 ] && grep -q "FAIL .* rope accuracy \[.*likely cause: [0-9 ]*\(the \)\?pairs $want" "$d/out"
     ok $? "$k with its sections swapped (or axes exchanged) fails naming the axes its pairs follow" "$d/out"
 done
+# Pixtral's axes share one schedule by parity: as two schedules of their own
+# (--rope-axes-dim without --rope-axes-parity) its correct cache fails
+d=$tmp/pixtral-ok
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --rope-axes-dim 32,32 --cases 40 --regressions off >"$d/noparity" 2>&1
+[ $? -eq 1 ] && grep -q "FAIL .* rope accuracy" "$d/noparity"
+ok $? "pixtral without --rope-axes-parity (each axis its own schedule): fails" "$d/noparity"
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --rope-axes-parity --regressions off >"$d/alone" 2>&1
+[ $? -eq 2 ] && grep -q -- "--rope-axes-parity shares one schedule among the axes of --rope-axes-dim" "$d/alone"
+ok $? "--rope-axes-parity without --rope-axes-dim: exit 2 naming it" "$d/alone"
 
 # identify: the sections
 idf() { # idf KIND VARIANT: identify's axes line

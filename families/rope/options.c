@@ -69,6 +69,9 @@ static const pc_option options[] = {
     { "rope-axes-dim", "a,b", "RoPE: axial RoPE (FLUX's axes_dim, a 2-D ViT): the dims of each "
       "axis in turn, pair j of an axis of a dims with frequency base^(-2j/a)", check_sections,
       0 },
+    { "rope-axes-parity", "", "RoPE: with --rope-axes-dim, the axes share one schedule over "
+      "all their dims by parity, axis k of A taking frequencies k, k + A, ...: Pixtral's vision "
+      "RoPE (freqs[::2] for the rows, freqs[1::2] for the columns)", NULL, 0 },
     { "layer-type", "NAME", "RoPE: the layer type whose encoding is checked when the config has "
       "several (HF's layer_types names: sliding_attention, full_attention); default "
       "full_attention, and the output lists the others", check_layer_type, 0 },
@@ -93,11 +96,12 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         seq != NULL, pc_given_value(g, "layer-type"),
                         pc_given_value(g, "position-ids"), pc_given_value(g, "rope-sections"),
                         pc_given_value(g, "mrope-interleaved") != NULL,
-                        pc_given_value(g, "rope-axes-dim") };
+                        pc_given_value(g, "rope-axes-dim"),
+                        pc_given_value(g, "rope-axes-parity") != NULL };
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
-        && !ro.sections_interleaved)
+        && !ro.sections_interleaved && !ro.axes_parity)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -195,7 +199,9 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-sections %s", o->sections);
     if (o->sections_interleaved && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --mrope-interleaved");
-    if (o->axes_dim && u < len) snprintf(buf + u, len - u, " --rope-axes-dim %s", o->axes_dim);
+    if (o->axes_dim && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-axes-dim %s", o->axes_dim);
+    if (o->axes_parity && u < len) snprintf(buf + u, len - u, " --rope-axes-parity");
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

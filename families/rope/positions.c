@@ -120,6 +120,16 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
                          "has 1 position axis: give ids of shape (rows, %d), a column per axis, "
                          "or drop --rope-axes-dim", o->axes_dim, s->n_axes_dim, o->ids_path,
                          s->n_axes_dim);
+    s->axes_parity = o->axes_parity;
+    if (o->axes_parity && !s->n_axes_dim)
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-parity shares one schedule among the axes "
+                         "of --rope-axes-dim: give --rope-axes-dim too (Pixtral: 32,32 for head "
+                         "dim 64)");
+    for (int k = 1; o->axes_parity && k < s->n_axes_dim; k++)
+        if (s->axes_dim[k] != s->axes_dim[0])
+            return pc_seterr(err, PC_EINPUT, "--rope-axes-parity takes axes of equal dims (the "
+                             "frequencies alternate among them); --rope-axes-dim %s differ",
+                             o->axes_dim);
     if (s->n_axes_dim && (s->n_sections || s->p.type != PC_ROPE_DEFAULT))
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim gives each axis its own geometric "
                          "schedule: not with sections or a rope_scaling");
@@ -160,6 +170,7 @@ static pc_status by_axes_dim(const pc_rope_spec *s, int d, pc_rope_axes *a, pc_e
     if (sum != d)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim holds %d dims but d = %d", sum, d);
     a->axial = 1;
+    a->parity = s->axes_parity;
     for (int k = 0, j = 0; k < s->n_axes_dim; k++) {
         a->axes_dim[k] = s->axes_dim[k];
         for (int l = 0; l < s->axes_dim[k] / 2; l++, j++) { a->axis[j] = k; a->local[j] = l; }
@@ -266,7 +277,8 @@ void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len)
                      "position: the plain schedule)");
         return;
     }
-    n += snprintf(buf + n, len - (size_t)n, ", %s ", s->n_axes_dim ? "axial, dims"
+    n += snprintf(buf + n, len - (size_t)n, ", %s ", s->n_axes_dim ? (s->axes_parity
+                  ? "axial by parity (one schedule, alternating axes), dims" : "axial, dims")
                   : s->sections_interleaved ? "sections (interleaved)" : "sections");
     for (int k = 0; k < m && n > 0 && (size_t)n < len; k++)
         n += snprintf(buf + n, len - (size_t)n, "%s%d", k ? "," : "", v[k]);

@@ -32,6 +32,9 @@ typedef struct pc_rope_axes {
     int64_t n;
     int n_axes;
     int axial;
+    int parity;               /* axial: axis k of A takes frequencies k, k + A, ... of one
+                               * schedule over all the axes' dims (Pixtral's freqs[::2],
+                               * freqs[1::2]), not a schedule of its own */
     int axes_dim[PC_ROPE_AXES_MAX]; /* axial: the dims of each axis */
     int *axis, *local;        /* per pair: its axis, and its index within it (axial) */
     int64_t *order;           /* the N rows sorted by their positions (lexicographic) */
@@ -152,6 +155,7 @@ typedef struct pc_rope_opts {
     const char *sections;     /* --rope-sections "a,b,c" */
     int sections_interleaved; /* --mrope-interleaved */
     const char *axes_dim;     /* --rope-axes-dim "a,b" */
+    int axes_parity;          /* --rope-axes-parity */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
@@ -179,6 +183,7 @@ typedef struct pc_rope_spec {
     int n_id_axes;
     int axes_dim[PC_ROPE_AXES_MAX];
     int n_axes_dim;
+    int axes_parity;          /* --rope-axes-parity: the axes share one schedule by parity */
     int layout;               /* the pair layout the model's code uses (-1: not known) */
     char layout_why[120];     /* why, for people */
     char model_type[64];      /* the config's model_type ("": none) */

@@ -5,13 +5,21 @@
  * omega_i is the type's own (M-RoPE: one schedule split into sections),
  * or, axial, base^(-2j/a_k) for pair j of an axis of a_k dims (FLUX's
  * EmbedND rope: theta^(-arange(0, dim, 2)/dim) per axis), evaluated as
- * the default schedule's; the attention factor and the precision model's
+ * the default schedule's, or (parity: Pixtral's vision RoPE) frequency
+ * A l + k of one default schedule over all the axes' dims for pair l of
+ * axis k of A; the attention factor and the precision model's
  * C are the type's. */
 #include "schedules.h"
 
 static void axial_iv(mpfi_ptr out, const pc_rope_params *p, int i)
 {
     const pc_rope_axes *a = p->axes;
+    if (a->parity) { /* frequency A l + k of the schedule over every axis' dims */
+        int n_axes = 0, dim = 0;
+        for (; n_axes < PC_ROPE_AXES_MAX && a->axes_dim[n_axes]; n_axes++) dim += a->axes_dim[n_axes];
+        pc_iv_geometric(out, p->base, dim, n_axes * a->local[i] + a->axis[i]);
+        return;
+    }
     pc_iv_geometric(out, p->base, a->axes_dim[a->axis[i]], a->local[i]);
 }
 

@@ -24,9 +24,17 @@ one row of positions per cache row).  KIND:
             the axes' pairs in turn, interleaved (repeat_interleave, as
             diffusers' get_1d_rotary_pos_embed with repeat_interleave_real).
 
+  pixtral   Pixtral's vision RoPE (transformers' PixtralRotaryEmbedding,
+            head dim 64, rope_theta 10000) over a 16 x 16 grid of patches,
+            position ids (row, column): one schedule freqs = 1 /
+            theta^(arange(0, 64, 2) / 64), the rows on freqs[::2] and the
+            columns on freqs[1::2], [freqs_h | freqs_w] per patch, then
+            cat(freqs, freqs) (the half layout).
+
 VARIANT ok is correct; swap: mrope with sections [24, 16, 24], mrope3 in
 HF's order instead of the interleaved one, axial with the two axes of
-the ids exchanged (rows for columns)."""
+the ids exchanged (rows for columns), pixtral with the rows on freqs[1::2] and
+the columns on freqs[::2]."""
 import os
 import sys
 
@@ -90,11 +98,28 @@ def axial(variant):
     return torch.cat(cos, dim=-1), torch.cat(sin, dim=-1), rc
 
 
+def pixtral(variant):
+    side, dim, theta = 16, 64, 10000.0
+    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2).float() / dim))
+    even, odd = (freqs[1::2], freqs[::2]) if variant == "swap" else (freqs[::2], freqs[1::2])
+    h = torch.arange(side)
+    w = torch.arange(side)
+    freqs_h = torch.outer(h, even).float()
+    freqs_w = torch.outer(w, odd).float()
+    inv_freq = torch.cat([freqs_h[:, None, :].repeat(1, side, 1),
+                          freqs_w[None, :, :].repeat(side, 1, 1)], dim=-1).reshape(-1, dim // 2)
+    inv_freq = torch.cat((inv_freq, inv_freq), dim=-1)
+    rc = torch.tensor([(r, c) for r in range(side) for c in range(side)], dtype=torch.int64)
+    emb = inv_freq[rc[:, 0] * side + rc[:, 1]]             # PixtralRotaryEmbedding.forward
+    return emb.cos(), emb.sin(), rc
+
+
 def main(argv):
     if len(argv) != 4:
         raise SystemExit(__doc__)
     kind, variant, out = argv[1], argv[2], argv[3]
-    cos, sin, ids = {"mrope": mrope, "mrope3": mrope3, "axial": axial}[kind](variant)
+    cos, sin, ids = {"mrope": mrope, "mrope3": mrope3, "axial": axial,
+                      "pixtral": pixtral}[kind](variant)
     os.makedirs(out, exist_ok=True)
     np.save(os.path.join(out, "cos.npy"), cos.contiguous().numpy())
     np.save(os.path.join(out, "sin.npy"), sin.contiguous().numpy())
