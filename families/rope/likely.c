@@ -14,6 +14,7 @@
 #include "scaling.h"
 #include "rank.h"
 #include "harness/engine/accuracy.h"
+#include "harness/sources/table.h"
 #include "harness/engine/model.h"
 #include "reference/reference.h"
 
@@ -163,6 +164,30 @@ static void schedule_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf
     pc_freqs_free(fr);
 }
 
+/* BUF with every FROM replaced by TO, within LEN bytes (what does not fit
+ * is cut, as the cause's own snprintf would). */
+static void replace_all(char *buf, size_t len, const char *from, const char *to)
+{
+    size_t lf = strlen(from), lt = strlen(to);
+    for (char *at = strstr(buf, from); at; at = strstr(at + lt, from)) {
+        size_t off = (size_t)(at - buf), rest = strlen(at + lf);
+        if (off + lt >= len) { buf[off] = '\0'; return; }
+        size_t keep = off + lt + rest + 1 <= len ? rest : len - 1 - off - lt;
+        memmove(at + lt, at + lf, keep);
+        at[lt + keep] = '\0';
+        memcpy(at, to, lt);
+    }
+}
+
+/* The causes speak of a cache (the values of a table); a kernel, a plugin
+ * or a served rotation computes rotations: its words. */
+static void source_words(const pc_impl *impl, char *buf, size_t len)
+{
+    if (pc_table_info_of(impl)) return;
+    replace_all(buf, len, "this cache matches", "this source matches");
+    replace_all(buf, len, "the cache's (cos, sin)", "its rotations' (cos, sin)");
+}
+
 void pc_rope_likely_cause(const pc_impl *impl, const pc_spec *spec, const pc_acc_cfg *cfg,
                           char *buf, size_t len)
 {
@@ -173,5 +198,6 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_spec *spec, const pc_acc
     schedule_cause(impl, cfg, sched, sizeof sched, &alt);
     pc_rope_hypotheses(impl, spec, cfg, sched, alt, &cs);
     pc_rope_causes_write(&cs, buf, len);
+    source_words(impl, buf, len);
     free(alt);
 }
