@@ -21,7 +21,8 @@ set format y "10^{%L}"
 set xrange [-0.5:h-0.5]
 set yrange [1:scan_max+1]
 set xlabel "pair index i (ω_i = base^{-2i/d}: high frequency left)"
-set ylabel "position (log scale)"
+if (!exists("scan_axis")) scan_axis = "position"
+set ylabel scan_axis." (log scale)"
 # the boxes overlap by 2% so antialiasing leaves no seams between cells
 set tics out
 set title worst noenhanced

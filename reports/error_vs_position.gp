@@ -39,7 +39,8 @@ set key outside right top noenhanced spacing 1.1
 set lmargin at screen 0.09
 set rmargin at screen 0.78
 set xrange [1:scan_max]
-set xlabel "position pos (log scale)"
+if (!exists("scan_axis")) scan_axis = "position pos"
+set xlabel scan_axis." (log scale)"
 set ylabel "max |error| / own bound (log scale)"
 set title "error divided by each element's own bound: above 1 = fails the gate"
 plot 1 with lines lw 3 lc rgb 'black' title 'error = bound', \

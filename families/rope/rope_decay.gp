@@ -4,6 +4,8 @@
 #       rope_decay_impl.dat (r reference bound IMPL...) at the report's d, against the
 #       schedule the implementations' verdicts were checked against (sched):
 #       "bound" is what the decay property holds a deviation to.
+# Variables: d, base, n_impl, sched, no_curve (why no implementation is
+# drawn when n_impl is 0).
 set terminal pngcairo size 1200,540 enhanced font 'DejaVu Sans,10'
 set output 'rope_decay.png'
 set datafile columnheaders
@@ -37,8 +39,15 @@ if (n_impl > 0) {
   plot 'rope_decay_impl.dat' using 1:3 with lines lw 2.5 lc rgb 'black' dt 2 title 'bound of the decay property', \
        for [c=4:n_impl+3] 'rope_decay_impl.dat' using 1:(dev(c)) with linespoints lw width(c - 4) pt (c - 3) pi 12 ps 0.9 lc (c - 3) title columnhead(c)
 } else {
-  set label 1 "no RoPE implementation selected" at graph 0.5, 0.5 center
+  # no implementation curve (none selected, or positions of several axes:
+  # no distance r): the exact bound alone, labelled as what it is, and why
+  # (the variable no_curve)
+  set label 1 no_curve at graph 0.5, 0.85 center noenhanced
   unset logscale y
+  set format y "%g"
+  set ylabel "relative upper bound of |q^T R_r k| (dimensionless)"
+  set key top right
+  set title sprintf("exact bound at d = %d, %s\n(reference only: no implementation curve)", d, sched)
   plot 'rope_decay_impl.dat' using 1:2 with lines lw 1.3 title 'exact bound (reference only)'
 }
 unset multiplot

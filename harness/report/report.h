@@ -108,6 +108,11 @@ typedef struct pc_report {
 pc_status pc_report_summary(pc_report *r, pc_err *err);
 pc_status pc_report_data(pc_report *r, pc_err *err);
 
+/* The rows_note (families/spec.h) of a selected family (FAMILY, or any
+ * when NULL) whose table rows are not of positions (--timesteps, --grid),
+ * or NULL: the plots over positions do not apply to them. */
+const char *pc_report_rows_note(const pc_report *r, const char *family);
+
 /* The data of plots 4 to 10 (report_curves.c), called by pc_report_data. */
 pc_status pc_report_plot_decay(pc_report *r, pc_err *err);
 pc_status pc_report_plot_dot(pc_report *r, pc_err *err);

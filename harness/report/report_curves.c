@@ -5,6 +5,7 @@
  * biases (report_data.c holds the summary and the error scan of plots
  * 1 to 3, and calls these). */
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,9 @@ static void decay_vars(pc_report *r, const int *sel, int n_sel, const char *word
     snprintf(pl->vars, sizeof pl->vars, "d = %d\nbase = %.17g\nn_impl = %d\n", r->d,
              n_sel ? r->impls[sel[0]].cfg.base : r->base, n_sel);
     put_string_var(pl->vars, sizeof pl->vars, "sched", words);
+    put_string_var(pl->vars, sizeof pl->vars, "no_curve", mapped
+                   ? "positions of several axes (--position-ids): no distance r to draw over"
+                   : "no RoPE implementation selected");
     if (mapped)
         snprintf(pl->note, sizeof pl->note, "The RoPE source's positions have several axes "
                  "(--position-ids): its decay over a distance r is not drawn.");
@@ -258,9 +262,25 @@ pc_status pc_report_plot_decay(pc_report *r, pc_err *err)
 #define DOT_K 256   /* q - p in [-256, 256] */
 static const int64_t dot_anchor[3] = { 512, 4096, 32768 };
 
+/* Plots 5 and 7 draw the paper's PE over positions: for a table whose
+ * rows are not of positions (--timesteps, --grid) they would show another
+ * encoding than the one its gate checked, so PL says why it is not drawn
+ * and the plot has no data (1).  0: draw it. */
+static int not_positions(const pc_report *r, pc_rep_plot *pl)
+{
+    const char *why = pc_report_rows_note(r, "sinusoidal");
+    if (!why) return 0;
+    snprintf(pl->note, sizeof pl->note, "%s: this plot shows the paper's encoding of "
+             "consecutive positions, which those rows are not; the accuracy column holds the "
+             "gate's verdict on every row, against the formula the gate used.", why);
+    pl->note[0] = (char)toupper((unsigned char)pl->note[0]);
+    return 1;
+}
+
 pc_status pc_report_plot_dot(pc_report *r, pc_err *err)
 {
     pc_rep_plot *pl = &r->plots[4];
+    if (not_positions(r, pl)) return PC_OK;
     int d = r->d, h = d / 2;
     /* reference frequencies omega_i = base^(-2i/d); the mismatched cos
      * frequency base^(-(2i+1)/d) is frequency 2i+1 of a table of width 2d */
@@ -379,6 +399,16 @@ static double shift_worst(const pc_rep_impl *ri, int d, int64_t m, const float *
     return worst;
 }
 
+/* Whether RI's schedule maps rows to positions (--position-ids): the
+ * plot's offsets m are then rows, not positions. */
+static int shift_mapped(const pc_rep_impl *ri, int d)
+{
+    pc_freqs *fr = pc_freqs_new(d, impl_schedule(ri));
+    int mapped = fr && pc_freqs_mapped(fr);
+    pc_freqs_free(fr);
+    return mapped;
+}
+
 pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
 {
     const pc_opts *o = &r->o;
@@ -388,6 +418,14 @@ pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
         if (pc_report_draws(&r->impls[k], "rope_shift") && r->impls[k].layout >= 0) sel[n_sel++] = k;
     if (n_sel == 0) {
         snprintf(pl->note, sizeof pl->note, "No RoPE implementation was selected: nothing to draw.");
+        return PC_OK;
+    }
+    if (shift_mapped(&r->impls[sel[0]], r->d)) {
+        snprintf(pl->note, sizeof pl->note, "The RoPE source's positions come from "
+                 "--position-ids, so a row is not its offset: a score between rows m + delta and "
+                 "m is not one at the distance delta (with several axes there is no single "
+                 "distance). The rope-relative property checks the scores at the rows' own "
+                 "positions.");
         return PC_OK;
     }
     int d = r->d;
@@ -458,6 +496,7 @@ pc_status pc_report_plot_shift(pc_report *r, pc_err *err)
 pc_status pc_report_plot_pe(pc_report *r, pc_err *err)
 {
     pc_rep_plot *pl = &r->plots[6];
+    if (not_positions(r, pl)) return PC_OK;
     double base = r->base;
     pc_freqs *fr = pc_freqs_new(PE_D, pc_schedule_geometric(base));
     double *row = malloc(PE_D * sizeof *row);

@@ -5,6 +5,7 @@
  * engine (accuracy.h), the property engine (property.h) and the precision
  * model (model.h).  Sizes are chosen so that `pecheck report --impl all`
  * takes seconds: each MPFR sin/cos pair costs about 1.5 us. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -125,9 +126,14 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         ri->scan_max_abs = (double)NAN;
         ri->scan_max_ratio = (double)NAN;
         const pc_family *fam = pc_family_find(ri->family);
-        pc_status ust = pc_spec_usable(fam ? pc_specs_of(&r->specs, fam) : NULL, err);
+        const pc_spec *spec = fam ? pc_specs_of(&r->specs, fam) : NULL;
+        pc_status ust = pc_spec_usable(spec, err);
         if (ust != PC_OK) return ust;
-        if (fam && fam->rows && fam->provides(impl))
+        /* rows that are not of positions (--timesteps, --grid): the
+         * accuracy run over positions would judge them against the wrong
+         * angles; the family's own gate judges them, as `check` does */
+        int own_rows = spec && spec->rows_note;
+        if (fam && fam->rows && !own_rows && fam->provides(impl))
             ri->layout = probe_layout(impl, fam->rows, r->d, r->base, 0);
         if (ri->layout >= 0) {
             pc_status st = report_cfg(r, ri, fam, err);
@@ -138,9 +144,10 @@ pc_status pc_report_summary(pc_report *r, pc_err *err)
         }
         pc_err perr = { "" };
         pc_status st = PC_OK;
-        if (fam && fam->gate && !fam->rows && fam->provides(impl)) {
+        if (fam && fam->gate && (!fam->rows || own_rows) && fam->provides(impl)) {
             /* the family's own gate (attention's accuracy, the learned
-             * table's contract), as `pecheck check` runs it */
+             * table's contract, a timestep or grid table's accuracy), as
+             * `pecheck check` runs it */
             pc_acc_cfg run;
             pc_acc_run_from_opts(o, &run);
             pc_gate g = { .run = &run, .spec = pc_specs_of(&r->specs, fam), .vs = &ri->props,
@@ -306,17 +313,68 @@ static pc_status scan_impl(const pc_report *r, pc_rep_impl *ri, const scan_sampl
     return st;
 }
 
+/* The frequencies of RI's schedule when it maps rows to positions
+ * (--position-ids), else NULL (rows are positions; also when out of
+ * memory: the line is then drawn at the row, as before). */
+static pc_freqs *mapped_freqs(const pc_report *r, const pc_rep_impl *ri)
+{
+    pc_freqs *fr = ri->cfg.sched ? pc_freqs_new(r->d, *ri->cfg.sched) : NULL;
+    if (fr && !pc_freqs_mapped(fr)) {
+        pc_freqs_free(fr);
+        fr = NULL;
+    }
+    return fr;
+}
+
+/* The angle of omega = 1 at which plot 1's bound line is drawn for the
+ * sampled row ROW: the largest over the implementations of the row itself,
+ * or where a schedule maps rows to positions (FR[k] not NULL), of the
+ * largest |position| of the row's pairs, so that the line stays the
+ * envelope of the elements' bounds. */
+static double line_position(pc_freqs *const *fr, int n_sel, int h, int64_t row)
+{
+    double at = 0;
+    for (int k = 0; k < n_sel; k++) {
+        if (!fr[k] && (double)row > at) at = (double)row;
+        for (int i = 0; fr[k] && i < h; i++) {
+            double p = fabs((double)pc_freqs_pos(fr[k], row, i));
+            if (p > at) at = p;
+        }
+    }
+    return at;
+}
+
+/* Whether a selected implementation's rows are mapped to positions
+ * (--position-ids): plots 1 and 2 are then drawn over rows. */
+static int rows_mapped(const pc_report *r, const int *sel, int n_sel)
+{
+    int mapped = 0;
+    for (int k = 0; k < n_sel && !mapped; k++) {
+        pc_freqs *fr = mapped_freqs(r, &r->impls[sel[k]]);
+        mapped = fr != NULL;
+        pc_freqs_free(fr);
+    }
+    return mapped;
+}
+
 /* plot 1: error_vs_position.dat (the bound's envelope: the highest-
- * frequency pair, omega_0 = 1, so theta = pos, at the bin's last sampled
- * position, unit scale) and error_ratio.dat */
+ * frequency pair, omega_0 = 1, so theta = pos, at the bin's largest sampled
+ * position (line_position), unit scale) and error_ratio.dat */
 static pc_status write_plot1(pc_report *r, const scan_sample *s, const scan_acc *acc,
                              const int *sel, int n_sel, pc_err *err)
 {
     pc_rep_plot *p1 = &r->plots[0];
     double *bound = malloc((size_t)s->nb * sizeof *bound);
     if (!bound) return pc_seterr(err, PC_ENOMEM, "out of memory");
-    for (int q = 0; q < s->np; q++)
-        bound[s->bin[q]] = pc_model_bound(r->C, r->u, (double)s->pos[q], 1.0, -1.0);
+    pc_freqs *fr[PC_MAX_IMPLS];
+    for (int k = 0; k < n_sel; k++) fr[k] = mapped_freqs(r, &r->impls[sel[k]]);
+    for (int b = 0; b < s->nb; b++) bound[b] = 0;
+    for (int q = 0; q < s->np; q++) {
+        double v = pc_model_bound(r->C, r->u, line_position(fr, n_sel, r->d / 2, s->pos[q]), 1.0,
+                                  -1.0);
+        if (v > bound[s->bin[q]]) bound[s->bin[q]] = v;
+    }
+    for (int k = 0; k < n_sel; k++) pc_freqs_free(fr[k]);
     pc_status st;
     FILE *f = pc_report_fopen(r, "error_vs_position.dat", err, &st);
     if (f) {
@@ -357,14 +415,22 @@ static void note_plot1(pc_report *r, const int *sel, int n_sel)
         const pc_rep_impl *ri = &r->impls[sel[k]];
         if (ri->scan_first_over < 0) continue;
         len += (size_t)snprintf(p1->note + len, sizeof p1->note - len, "%s%s leaves its bound at "
-                                "position %lld", len ? "; " : "In this run: ", ri->impl->name,
+                                "%s %lld", len ? "; " : "In this run: ", ri->impl->name,
+                                rows_mapped(r, sel, n_sel) ? "row" : "position",
                                 (long long)ri->scan_first_over);
     }
     if (len == 0)
         snprintf(p1->note, sizeof p1->note, "In this run every sampled element is within its bound.");
     else if (len < sizeof p1->note - 2)
         snprintf(p1->note + len, sizeof p1->note - len, ".");
-    snprintf(p1->vars, sizeof p1->vars, "scan_max = %lld\n", (long long)r->scan_max);
+    int mapped = rows_mapped(r, sel, n_sel);
+    snprintf(p1->vars, sizeof p1->vars, "scan_max = %lld\nscan_axis = \"%s\"\n",
+             (long long)r->scan_max, mapped ? "row of the table" : "position pos");
+    size_t u = strlen(p1->note);
+    if (mapped && u < sizeof p1->note)
+        snprintf(p1->note + u, sizeof p1->note - u, " The positions of the rows come from "
+                 "--position-ids: the x axis is the table's row, each element is judged at its "
+                 "own positions, and the bound line at the row's largest position.");
 }
 
 /* Plot 2's panels: the worst implementation (largest err/bound in the
@@ -428,7 +494,8 @@ static pc_status write_plot2(pc_report *r, const scan_sample *s, const scan_acc 
     /* single-quoted: gnuplot expands no backslash, backquote or macro
      * there; colname() leaves no quote or newline to end it */
     snprintf(p2->vars, sizeof p2->vars, "worst = '%s'\ngood = '%s'\nfloor = %g\n"
-             "scan_max = %lld\n", wname, gname, log10(HEAT_FLOOR), (long long)r->scan_max);
+             "scan_max = %lld\nscan_axis = \"%s\"\n", wname, gname, log10(HEAT_FLOOR),
+             (long long)r->scan_max, rows_mapped(r, sel, n_sel) ? "row of the table" : "position");
     if (worst < 0) return PC_OK;
     int len = snprintf(p2->note, sizeof p2->note, "Left: %s (largest error/bound in the scan, "
                        "%.3g).", r->impls[sel[worst]].impl->name, r->impls[sel[worst]].scan_max_ratio);
@@ -469,6 +536,20 @@ static pc_status write_plot3(pc_report *r, const scan_sample *s, const scan_acc 
     return st;
 }
 
+/* The rows_note of a selected family with rows (FAMILY, or any when NULL)
+ * whose table rows are not of positions (--timesteps, --grid;
+ * families/spec.h), or NULL. */
+const char *pc_report_rows_note(const pc_report *r, const char *family)
+{
+    for (int k = 0; k < r->n_impls; k++) {
+        if (family && strcmp(r->impls[k].family, family) != 0) continue;
+        const pc_family *f = pc_family_find(r->impls[k].family);
+        const pc_spec *sp = f && f->rows ? pc_specs_of(&r->specs, f) : NULL;
+        if (sp && sp->rows_note) return sp->rows_note;
+    }
+    return NULL;
+}
+
 /* Plots 1-3: the implementations with an accuracy run, each scanned on
  * log-spaced sampled positions by the gate's own checker. */
 static pc_status scan(pc_report *r, pc_err *err)
@@ -478,6 +559,15 @@ static pc_status scan(pc_report *r, pc_err *err)
         if (r->impls[k].has_acc && r->impls[k].acc.status != PC_SKIP) sel[n_sel++] = k;
     if (n_sel == 0) {
         const char *why = "no sinusoidal or RoPE implementation among the selected ones";
+        const char *note = pc_report_rows_note(r, NULL);
+        char buf[sizeof r->plots[0].note];
+        if (note) {
+            snprintf(buf, sizeof buf, "%s, not rows of consecutive positions: the scan over "
+                     "positions does not apply; the accuracy column holds the gate's verdict on "
+                     "every row.", note);
+            buf[0] = (char)toupper((unsigned char)buf[0]);
+            why = buf;
+        }
         for (int p = 0; p < 3; p++) snprintf(r->plots[p].note, sizeof r->plots[p].note, "%s", why);
         return PC_OK;
     }

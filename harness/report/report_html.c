@@ -366,6 +366,13 @@ static void gate_rows(FILE *f, const pc_report *r)
         shown = 1;
     }
     if (!shown) fprintf(f, "<tr><th>base</th><td>%.17g</td></tr>\n", r->base);
+    const char *own = pc_report_rows_note(r, NULL);
+    if (!shown && own) { /* rows the family's own gate judged: no positions */
+        fputs("<tr><th>accuracy gate rows</th><td>every row of the table, every dimension: ", f);
+        pc_html_escape(f, own);
+        fputs(" (the formula checked: the accuracy verdict's details)</td></tr>\n", f);
+        return;
+    }
     long long lo = r->o.pos_lo, hi = r->o.pos_hi;
     for (int k = 0, first = 1; k < r->n_impls; k++) {
         const pc_rep_impl *ri = &r->impls[k];
@@ -452,8 +459,14 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
     fputs("<h2>Parameters</h2>\n<table>\n", f);
     fprintf(f, "<tr><th>d</th><td>%d</td></tr>\n", r->d);
     gate_rows(f, r);
-    fprintf(f, "<tr><th>error scan (plots 1&ndash;3)</th><td>log-spaced positions 1..%lld</td></tr>\n",
-            (long long)r->scan_max);
+    if (r->plots[0].has_data)
+        fprintf(f, "<tr><th>error scan (plots 1&ndash;3)</th><td>log-spaced positions "
+                "1..%lld</td></tr>\n", (long long)r->scan_max);
+    else if (r->plots[0].wanted) {
+        fputs("<tr><th>error scan (plots 1&ndash;3)</th><td>not drawn: ", f);
+        pc_html_escape(f, r->plots[0].note);
+        fputs("</td></tr>\n", f);
+    }
     fprintf(f, "<tr><th>seed</th><td>%llu (RoPE inputs, permutations, q/k vectors; rerun with "
             "<code>--seed %llu</code>)</td></tr>\n", (unsigned long long)o->seed,
             (unsigned long long)o->seed);
