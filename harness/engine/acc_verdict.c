@@ -101,10 +101,10 @@ void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     const char *from = cfg->base_from && cfg->base_from[0] ? cfg->base_from : NULL;
     if (cfg->sched_note)
-        snprintf(buf, len, "%.300s%s%.80s", cfg->sched_note, from ? "; base from " : "",
+        snprintf(buf, len, "%.800s%s%.300s", cfg->sched_note, from ? "; base from " : "",
                  from ? from : "");
     else
-        snprintf(buf, len, "base %.17g%s%.200s%s, frequencies base^(-2i/d)", cfg->base,
+        snprintf(buf, len, "base %.17g%s%.400s%s, frequencies base^(-2i/d)", cfg->base,
                  from ? " (" : "", from ? from : "", from ? ")" : "");
 }
 

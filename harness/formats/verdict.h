@@ -25,7 +25,7 @@ typedef struct pc_verdict {
     /* what the check was held to (the family's spec: its schedule and
      * parameters, the base and where it came from), one line; "": nothing
      * the spec decides (a skip, a table's own values) */
-    char against[400];
+    char against[1200];    /* long enough for a config path named three times (a layer type, its base) */
     /* a layout the source declines at its first call (an accuracy skip):
      * folded into its sibling layout's verdict when that one was checked
      * (pc_verdicts_fold_declined) */

@@ -26,14 +26,16 @@ from . import _arrays, settings
 from .checks import check_rope_cache
 from .result import Result
 
-# positions of one call: 8192 rows are 4 MiB per float32 table at head dim
+# positions of one call: 6144 rows are 3 MiB per float32 table at head dim
 # 128 (cos and sin, and the module's own intermediates, a few times that).
-# The benchmark (scripts/bench_python.py) measures both sides of the choice:
-# at 4096 the gate of 131072 positions took 1.56-1.90x the module's own run
-# plus one CLI check of its whole cache (a pecheck run a chunk); at 8192,
-# 1.01-1.16x, and 2^20 positions peaked at 249-251 MiB of RSS (226 MiB of it
-# torch's import); at 16384, 261 MiB (over the 256 MiB goal)
-DEFAULT_CHUNK = 8192
+# The benchmark (scripts/bench_python.py) measures both sides of the choice,
+# under a loaded machine: at 4096 the gate of 131072 positions took
+# 1.56-1.90x the module's own run plus one CLI check of its whole cache (a
+# pecheck run a chunk), at 6144 1.40x, at 8192 1.01-1.32x; the peak RSS of
+# the Python process (226-228 MiB of it torch's import) at 2^17 to 2^20
+# positions: 6144 247-248 MiB, 8192 249-257 MiB, 16384 261 MiB, against the
+# 256 MiB goal (tests/python/test_rotary.py)
+DEFAULT_CHUNK = 6144
 
 
 def _load_config(config):
