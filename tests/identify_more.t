@@ -10,6 +10,8 @@
 #     interleaved) or axial dims that explain every pair;
 #   - float position ids: whole numbers get astype(int64), fractional ones
 #     are pointed at --timesteps;
+#   - a bfloat16 Llama 3.1 cache too short for its low-frequency pairs to
+#     turn: llama3 with the released scaling whose band fits, bf16 storage;
 #   - Kimi-K2's YaRN (beta_fast = beta_slow = 1) is identified; LongRoPE
 #     factors are never proposed below 1;
 #   - every FOUND's check_args pass `pecheck check` on the same input, and
@@ -25,6 +27,16 @@ for k in mrope mrope3 axial; do
     "$PY" "$root/tests/lib/axes_caches.py" $k ok "$tmp/$k" >>"$tmp/gen" 2>&1 || { cat "$tmp/gen"; exit 1; }
 done
 "$PECHECK" reference --family sinusoidal --d 64 --positions 0:127 --out "$tmp/sin.npy" --quiet
+# Llama 3.1's cache as transformers builds it for a bfloat16 model, 8192
+# positions, widened to float32 (what numpy holds of a bf16 tensor)
+echo "$root/tests/data/configs/meta-llama--Llama-3.1-8B.json ok bfloat16 8192 $tmp/l31bf" |
+    "$PY" "$root/tests/lib/zoo_caches.py" - >>"$tmp/gen" 2>&1 || { cat "$tmp/gen"; exit 1; }
+"$PY" - "$tmp/l31bf" <<'PY'
+import sys, numpy as np
+for n in ("cos", "sin"):
+    a = np.load("%s/%s.npy" % (sys.argv[1], n))
+    np.save("%s/%s32.npy" % (sys.argv[1], n), (a.astype(np.uint32) << 16).view(np.float32))
+PY
 
 # json NAME ARGS...: identify ARGS --format json into $tmp/NAME.json; 0 when
 # it exits 0 or 1 and its output parses
@@ -139,9 +151,19 @@ ok $? "fractional float position ids: exit 2 pointing at --timesteps" "$tmp/e"
 [ $? -eq 2 ] && grep -q "astype(numpy.int64)" "$tmp/e"
 ok $? "whole float position ids: exit 2 with ids.astype(numpy.int64)" "$tmp/e"
 
+# a bfloat16 Llama 3.1 cache of 8192 positions: its pairs past the band do
+# not turn enough to be resolved; the released llama3 scaling whose band
+# fits is named (it was a LongRoPE of 64 invented factors), storage bf16
+json l31bf --table "$tmp/l31bf/cos32.npy" --table-sin "$tmp/l31bf/sin32.npy"
+"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; s=r["rope_scaling"] or {}
+sys.exit(not (r["found"] and r["storage"] == "bf16" and s.get("rope_type") == "llama3"
+              and s.get("factor") == 8 and r["rope_theta"] == 500000 and "--dtype" in r["check_args"]))' \
+    "$tmp/l31bf.json" >"$tmp/l31bf.err" 2>&1
+ok $? "a bf16 Llama 3.1 cache (8192 positions): llama3, factor 8, base 500000, bf16 storage" "$tmp/l31bf.json"
+
 # every FOUND's check_args pass check on the same input; every other's are
 # taken by check (exit 0 or 1: never a closest that check refuses)
-for name in rope ids1 mrope axial alibi t5 sin kimi lrhead shift mrope_n mrope3_n axial_n flux_n; do
+for name in rope ids1 mrope axial alibi t5 sin kimi lrhead shift mrope_n mrope3_n axial_n flux_n l31bf; do
     "$PY" -c 'import json, subprocess, sys
 rs = json.load(open(sys.argv[1]))["results"]
 bad = 0

@@ -12,7 +12,9 @@
  *   3. otherwise the tail's ratio w_i / g_i = 1/factor and the pairs in
  *      between: YaRN when their mixing weight is linear in i, llama3 when
  *      it is linear in g_i;
- *   4. otherwise LongRoPE: a factor per pair, over the largest common base
+ *   4. otherwise (the tail not resolved: a short or bfloat16 cache) the
+ *      llama3 settings of released configs whose band fits;
+ *   5. otherwise LongRoPE: a factor per pair, over the largest common base
  *      whose factors are >= 1 and non-decreasing.
  * The result is evaluated by pecheck's certified schedules and kept only
  * when it explains every resolved pair. */
@@ -306,6 +308,38 @@ static void verify(pc_rope_ident *id, const pc_rope_fit *f)
     pc_rope_params_free(&p);
 }
 
+/* The llama3 settings of released configs (rope_scaling of
+ * meta-llama/Llama-3.1-8B, -70B, -405B and Llama-3.3-70B: factor 8;
+ * Llama-3.2-1B and -3B: factor 32; low_freq_factor 1, high_freq_factor 4,
+ * original_max_position_embeddings 8192 in each).  Over positions too
+ * few for the pairs divided by the whole factor to turn (a bfloat16
+ * cache, a short one), the band alone is seen: the factor the band's
+ * resolved pairs fit among these is named, saying it was assumed. */
+static const double released_llama3[][4] = { { 8, 1, 4, 8192 }, { 32, 1, 4, 8192 } };
+
+static int released_llama3_of(pc_rope_ident *id, const pc_rope_fit *f)
+{
+    pc_rope_ident keep = *id;
+    for (size_t k = 0; k < sizeof released_llama3 / sizeof released_llama3[0]; k++) {
+        id->type = PC_ROPE_LLAMA3;
+        id->factor = released_llama3[k][0];
+        id->lf = released_llama3[k][1];
+        id->hf = released_llama3[k][2];
+        id->orig_max = released_llama3[k][3];
+        verify(id, f);
+        if (id->found) {
+            snprintf(id->note, sizeof id->note, "the pairs past the band turn too little over "
+                     "these positions to be resolved (%d of %d resolved): llama3 with the scaling "
+                     "of a released config whose band fits (factor %g, low_freq_factor %g, "
+                     "high_freq_factor %g, original length %g: Llama %s)", id->resolved, f->h,
+                     id->factor, id->lf, id->hf, id->orig_max, k == 0 ? "3.1, 3.3" : "3.2");
+            return 1;
+        }
+        *id = keep;
+    }
+    return 0;
+}
+
 static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, double base_hint,
                                pc_rope_ident *id)
 {
@@ -338,6 +372,7 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
         /* a band or ramp between two geometric parts, else a factor per pair */
         if (scaled_of(id, f)) verify(id, f);
         if (id->found) return PC_OK;
+        if (released_llama3_of(id, f)) return PC_OK;
         pc_rope_ident keep = *id;
         if (longrope_of(id, f, base_hint)) verify(id, f);
         if (!id->found && keep.type != PC_ROPE_DEFAULT) { pc_rope_ident_free(id); *id = keep; }
