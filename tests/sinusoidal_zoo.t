@@ -14,7 +14,9 @@ NumPy float64 for Marian).
 - The wrong variants fail with a likely cause that names the difference
   (among them fairseq's weights sliced from the zeroed padding row, the
   tutorial's terms concatenated [sin | cos] under --preset vaswani, and the
-  tutorial's buffer cast to bfloat16 and read back as float32):
+  tutorial's buffer cast to bfloat16 and read back as float32, and
+  diffusers' timesteps rounded to float16 or bfloat16 before the
+  embedding):
   the d/2 - 1 denominator checked as d/2 and the reverse, base 10100
   checked as 10000 (tensor2tensor's and the paper's table, the latter
   without options), fairseq's rows checked from position 0 or with
@@ -96,6 +98,9 @@ def write_tables():
                      ("diffusers_period5000", {"max_period": 5000})):
         save("ts_" + name, S.diffusers_timestep(t, D, **kw))
     save("ts_adm", S.adm_timestep(t, D))
+    # the timesteps rounded before the embedding (timesteps.half(), .bfloat16())
+    save("ts_diffusers_f16t", S.diffusers_timestep(t.half().float(), D))
+    save("ts_diffusers_bf16t", S.diffusers_timestep(t.bfloat16().float(), D))
     save("ts_int_diffusers", S.diffusers_timestep(ti, D))
     save("vaswani_from1", S.vaswani_interleaved(N + 1, D)[1:])
     # fairseq's weights sliced from the zeroed padding row (one row early)
@@ -287,7 +292,11 @@ try:
             ("ts_diffusers_scale", ["--preset", "diffusers"],
              ["angle scale 2.5, not 1", "--angle-scale 2.5"]),
             ("ts_adm", ["--preset", "diffusers"], ["downscale_freq_shift 0, not 1",
-                                                   "flip_sin_to_cos"])):
+                                                   "flip_sin_to_cos"]),
+            ("ts_diffusers_f16t", ["--preset", "diffusers"],
+             ["likely cause: the timesteps are rounded to f16", "timesteps.half()"]),
+            ("ts_diffusers_bf16t", ["--preset", "diffusers"],
+             ["likely cause: the timesteps are rounded to bf16"])):
         rc, res, why = ts_check(name, "ts", args)
         v = accuracy(res)
         text = (v or {}).get("summary", "")

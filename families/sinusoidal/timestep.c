@@ -15,6 +15,7 @@
 #include <string.h>
 #include "sin_ident.h"
 #include "sin_timestep.h"
+#include "harness/base/half.h"
 #include "families/family.h"
 #include "harness/base/dtype.h"
 #include "harness/base/progress.h"
@@ -239,12 +240,50 @@ static void fit_rows(const ts_run *r, ts_fit *f)
     free(th);
 }
 
-/* The likely cause of a failed timestep gate into BUF: the formula the
- * rows fit and what differs from the check's. */
+/* The timesteps rounded to a half-precision type before the embedding
+ * (diffusers' `timesteps.half()`, a model cast to float16 or bfloat16):
+ * the rows checked against the embedding of the rounded timesteps, every
+ * value and pair within its bound; the cause, into BUF. */
+static int rounded_timesteps(const ts_run *r, char *buf, size_t len)
+{
+    static const int types[2] = { PC_DT_F16, PC_DT_BF16 };
+    double *t = malloc(r->n * sizeof *t);
+    int found = 0;
+    for (int k = 0; t && k < 2 && !found; k++) {
+        int changed = 0;
+        for (size_t row = 0; row < r->n; row++) {
+            float v = (float)r->s->t[row];
+            t[row] = types[k] == PC_DT_F16 ? (double)pc_f16_value(pc_f16_of(v))
+                                           : (double)pc_bf16_value(pc_bf16_of(v));
+            changed |= t[row] != r->s->t[row];
+        }
+        pc_sin_spec s2 = *r->s;
+        s2.t = t;
+        ts_run r2 = *r;
+        r2.s = &s2;
+        ts_worst w;
+        pc_err err;
+        found = changed && pc_sin_ts_compare(&r2, &w, &err) == PC_OK && w.over == 0
+                && w.norm.over == 0;
+        if (found)
+            snprintf(buf, len, "the timesteps are rounded to %s before the embedding (as "
+                     "timesteps.%s() or a model cast to %s does): every row matches the embedding "
+                     "of its timestep rounded to %s", pc_dtype_name(types[k]),
+                     types[k] == PC_DT_F16 ? "half" : "bfloat16", types[k] == PC_DT_F16
+                     ? "float16" : "bfloat16", pc_dtype_name(types[k]));
+    }
+    free(t);
+    return found;
+}
+
+/* The likely cause of a failed timestep gate into BUF: timesteps held in
+ * half precision, else the formula the rows fit and what differs from the
+ * check's. */
 void pc_sin_ts_cause(const ts_run *r, double base, char *buf, size_t len)
 {
     ts_fit f;
     buf[0] = '\0';
+    if (rounded_timesteps(r, buf, len)) return;
     fit_rows(r, &f);
     if (!f.ok) return;
     double k = round3(f.scale);
