@@ -14,7 +14,8 @@ NumPy float64 for Marian).
 - The wrong variants fail with a likely cause that names the difference
   (among them fairseq's weights sliced from the zeroed padding row, the
   tutorial's terms concatenated [sin | cos] under --preset vaswani, and the
-  tutorial's buffer cast to bfloat16 and read back as float32, and
+  tutorial's buffer cast to bfloat16 and read back as float32, its
+  positions made with dtype=torch.float16, and
   diffusers' timesteps rounded to float16 or bfloat16 before the
   embedding):
   the d/2 - 1 denominator checked as d/2 and the reverse, base 10100
@@ -39,6 +40,7 @@ NumPy float64 for Marian).
   below the base).
 Without torch: a visible skip."""
 import json
+import math
 import os
 import shutil
 import sys
@@ -109,6 +111,13 @@ def write_tables():
     # tutorial's buffer after model.to(torch.bfloat16), read back as float32
     save("vaswani_cat", torch.cat([v[:, 0::2], v[:, 1::2]], dim=1))
     save("vaswani_bf16", v.to(torch.bfloat16).float())
+    # the tutorial with position = torch.arange(n, dtype=torch.float16): from 2048
+    # on, neighbouring positions round to one (4096 rows)
+    pos16 = torch.arange(4096, dtype=torch.float16).unsqueeze(1)
+    div = torch.exp(torch.arange(0, D, 2, dtype=torch.float32) * (-math.log(10000.0) / D))
+    pe16 = torch.zeros(4096, D)
+    pe16[:, 0::2], pe16[:, 1::2] = torch.sin(pos16 * div), torch.cos(pos16 * div)
+    save("vaswani_f16pos", pe16)
     # tensor2tensor's min_timescale (its code multiplies by it) and start_index
     save("t2t_min2", S.t2t_timing_signal(N, D, min_timescale=2.0))
     save("t2t_min1.5_from7", S.t2t_timing_signal(N, D, min_timescale=1.5, start_index=7))
@@ -226,6 +235,7 @@ try:
                  ["likely cause: this table matches", "the half layout", "--preset marian"])
     fails_naming("vaswani_bf16", [], ["likely cause: every value of the table is a bf16 value",
                                       "--dtype bf16"])
+    fails_naming("vaswani_f16pos", [], ["likely cause: the positions are held in float16"])
     fails_naming("vaswani_cos_sin", ["--layout", "interleaved"],
                  ["cos first ((cos, sin) pairs)", "--order cos-sin"])
 

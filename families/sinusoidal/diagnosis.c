@@ -297,6 +297,7 @@ static void likely_cause(const pc_impl *impl, const pc_spec *run_spec, const pc_
     spec.base = cfg->base;
     pc_sin_found f, other;
     pc_err err;
+    pc_schedule checked = cfg->sched ? *cfg->sched : pc_schedule_geometric(cfg->base);
     pc_status st = pc_sin_identify(impl, &spec, cfg->pos_lo, cfg->pos_hi, &f, &err);
     if (st == PC_OK && !f.found && !f.zero_row && spec.layout >= 0) {
         spec.layout = PC_SIN_OTHER_LAYOUT;
@@ -307,7 +308,7 @@ static void likely_cause(const pc_impl *impl, const pc_spec *run_spec, const pc_
         } else pc_sin_found_free(&other);
     }
     if (st == PC_OK && !padding_row_cause(&f, buf, len) && !widened_cause(&f, t, buf, len) &&
-        f.found)
+        !(!f.found && pc_sin_half_cause(&f, &checked, buf, len)) && f.found)
         matched_cause(&f, cfg, buf, len);
     pc_sin_found_free(&f);
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sin_ident.h"
+#include "harness/base/half.h"
 #include "sin_timestep.h"
 #include "families/family.h"
 #include "harness/base/dtype.h"
@@ -242,6 +243,66 @@ static int zero_row(const pc_sin_found *f)
     for (int j = 0; j < f->d; j++)
         if (f->rows[j] != 0.0f) return 0;
     return 1;
+}
+
+/* X rounded to binary16 (HALF 1) or bfloat16 (HALF 2) from binary32. */
+static double in_half(double x, int half)
+{
+    float v = (float)x;
+    return half == 1 ? (double)pc_f16_value(pc_f16_of(v)) : (double)pc_bf16_value(pc_bf16_of(v));
+}
+
+/* Every value of F's rows within a binary32 computation's error (8 u (1 +
+ * |theta|): the default class's order of magnitude) of sin and cos of
+ * P omega_i, P or omega_i rounded to HALF when WHAT is 0 or 1. */
+static int half_explains(const pc_sin_found *f, const double *w, int what, int half)
+{
+    for (size_t r = 0; r < f->n; r++) {
+        double p = (double)(f->first + (int64_t)r);
+        if (what == 0) p = in_half(p, half);
+        for (int i = 0; i < f->d / 2; i++) {
+            double th = p * (what == 1 ? in_half(w[i], half) : w[i]), s, c;
+            double tol = 8.0 * 0x1p-24 * (1.0 + fabs(th)) + 0x1p-21;
+            values_at(f, r, i, &s, &c);
+            if (fabs(s - sin(th)) > tol || fabs(c - cos(th)) > tol) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The cause of HALF (1 binary16, 2 bfloat16) on WH (0 positions, 1
+ * frequencies) under frequencies W, into BUF. */
+static int half_hit(const pc_sin_found *f, const double *w, char *buf, size_t len)
+{
+    static const char *const what[2] = { "positions", "frequencies (div_term, inv_freq)" };
+    for (int k = 0; k < 4; k++) {
+        int half = k % 2 ? 2 : 1, wh = k / 2;
+        if (!half_explains(f, w, wh, half)) continue;
+        snprintf(buf, len, "the %s are held in %s (%s): every value read is the formula's with "
+                 "them rounded to %s", what[wh], half == 1 ? "float16" : "bfloat16", wh == 0
+                 ? "torch.arange(..., dtype=float16) or a model cast before its buffer is built"
+                 : "computed in half precision", half == 1 ? "float16" : "bfloat16");
+        return 1;
+    }
+    return 0;
+}
+
+int pc_sin_half_cause(const pc_sin_found *f, const pc_schedule *checked, char *buf, size_t len)
+{
+    if (!f->rows || f->n < 4) return 0;
+    pc_sin_sched sc = { f->shift, f->min_ts };
+    pc_schedule own = pc_sin_schedule(&sc, f->base);
+    const pc_schedule *tries[2] = { checked, &own };
+    double *w = malloc((size_t)f->d / 2 * sizeof *w);
+    int hit = 0;
+    for (int t = 0; w && t < 2 && !hit; t++) {
+        pc_freqs *fr = tries[t] ? pc_freqs_new(f->d, *tries[t]) : NULL;
+        for (int i = 0; fr && i < f->d / 2; i++) w[i] = pc_freqs_omega(fr, i);
+        hit = fr && half_hit(f, w, buf, len);
+        pc_freqs_free(fr);
+    }
+    free(w);
+    return hit;
 }
 
 /* IMPL's rows over LO..HI (a table: its own) under SPEC. */

@@ -44,6 +44,14 @@ typedef struct pc_sin_found {
 pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                           pc_sin_found *f, pc_err *err);
 void pc_sin_found_free(pc_sin_found *f);
+/* F's rows (its layout and first position) as the schedule CHECKED (the
+ * check's; NULL: none) or F's formula (found or closest) computed with the
+ * positions or the frequencies held in float16 or bfloat16
+ * (torch.arange(..., dtype=float16), a div_term in half precision): the
+ * cause into BUF when one of those explains every value read; 0 else. */
+struct pc_schedule;
+int pc_sin_half_cause(const pc_sin_found *f, const struct pc_schedule *checked, char *buf,
+                      size_t len);
 /* The same for a table of timestep embeddings (--timesteps in SPEC;
  * timestep.c): the formula its row of the smallest timestep fits, checked
  * on every value.  F->rows stays NULL. */
