@@ -15,6 +15,7 @@ shrinking tries a smaller d) are answered "not supported": the user's
 function is built for one head_dim and rotary_dim, and pecheck reports such
 a configuration as skipped, never as passed.
 """
+import fcntl
 import inspect
 import json
 import os
@@ -791,6 +792,24 @@ def _gates(caller, opts, spec, d, hf_config, keep, keywords, form):
     return _merged(doc, doc_k), args, kept or kept_k
 
 
+# F_SETPIPE_SZ (Linux fcntl.h; Python's fcntl module names it from 3.10):
+# a pipe holding a whole request or reply (256 tokens of 3 heads of head dim
+# 128 in binary32: 400 KiB) lets each side write it in one call instead of
+# waking the other every 64 KiB; 1 MiB is Linux's default
+# /proc/sys/fs/pipe-max-size
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+PIPE_BYTES = 1 << 20
+
+
+def _widen_pipe(fd):
+    """FD's pipe as large as an unprivileged process may make it (best
+    effort: an older kernel or a lower limit keeps the default)."""
+    try:
+        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:
+        pass
+
+
 def _serve(caller, args, st, form):
     """Run pecheck ARGS, answering its requests with CALLER; returns (exit
     code, stdout, stderr).  The user's exception (or a malformed return)
@@ -799,6 +818,8 @@ def _serve(caller, args, st, form):
     binary = _binary.find_binary()
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
+    for fd in (req_w, rep_w):
+        _widen_pipe(fd)
     out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     proc = None
     try:
