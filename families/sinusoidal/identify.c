@@ -245,9 +245,11 @@ static int zero_row(const pc_sin_found *f)
     return 1;
 }
 
-/* X rounded to binary16 (HALF 1) or bfloat16 (HALF 2) from binary32. */
+/* X rounded to binary16 (HALF 1) or bfloat16 (HALF 2) from binary32; X
+ * itself for HALF 0. */
 static double in_half(double x, int half)
 {
+    if (half == 0) return x;
     float v = (float)x;
     return half == 1 ? (double)pc_f16_value(pc_f16_of(v)) : (double)pc_bf16_value(pc_bf16_of(v));
 }
@@ -262,6 +264,9 @@ static int half_explains(const pc_sin_found *f, const double *w, int what, int h
         if (what == 0) p = in_half(p, half);
         for (int i = 0; i < f->d / 2; i++) {
             double th = p * (what == 1 ? in_half(w[i], half) : w[i]), s, c;
+            /* a binary32 computation's error: the angle's product and sin/cos,
+             * a few roundings of u = 2^-24 relative to the angle (8 u |theta|),
+             * plus 2^-21 absolute (a few ulps of a value near 1) */
             double tol = 8.0 * 0x1p-24 * (1.0 + fabs(th)) + 0x1p-21;
             values_at(f, r, i, &s, &c);
             if (fabs(s - sin(th)) > tol || fabs(c - cos(th)) > tol) return 0;
@@ -275,6 +280,7 @@ static int half_explains(const pc_sin_found *f, const double *w, int what, int h
 static int half_hit(const pc_sin_found *f, const double *w, char *buf, size_t len)
 {
     static const char *const what[2] = { "positions", "frequencies (div_term, inv_freq)" };
+    if (half_explains(f, w, 0, 0)) return 0; /* the formula unrounded: rounding is not why */
     for (int k = 0; k < 4; k++) {
         int half = k % 2 ? 2 : 1, wh = k / 2;
         if (!half_explains(f, w, wh, half)) continue;
