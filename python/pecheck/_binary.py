@@ -75,21 +75,52 @@ def find_binary():
                        "bundles it" % built)
 
 
+class Running:
+    """A pecheck run started by start(): finish() waits for it, cancel()
+    stops it (a run whose result is no longer wanted)."""
+
+    def __init__(self, binary, proc):
+        self.binary, self.proc = binary, proc
+
+    def finish(self):
+        """(exit code, stdout, stderr) as text; exit codes other than pass
+        and fail raise PecheckError with pecheck's message."""
+        __tracebackhide__ = True
+        try:
+            out, err = self.proc.communicate()
+        except BaseException:  # interrupted: no run outlives its caller (as subprocess.run)
+            self.proc.kill()
+            self.proc.wait()
+            raise
+        out = out.decode("utf-8", "replace")
+        err = err.decode("utf-8", "replace").strip()
+        if self.proc.returncode not in (EXIT_PASS, EXIT_FAIL):
+            raise PecheckError("pecheck exited %d: %s" % (self.proc.returncode, err or "(no message)"))
+        return self.proc.returncode, out, err
+
+    def cancel(self):
+        if self.proc.returncode is None:  # not finished: stopped and reaped
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def start(args, cwd=None, pass_fds=()):
+    """Start pecheck ARGS without waiting for it; returns its Running."""
+    __tracebackhide__ = True
+    binary = find_binary()
+    try:
+        proc = subprocess.Popen([binary] + list(args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=cwd, pass_fds=tuple(pass_fds))
+    except OSError as e:
+        raise PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
+    return Running(binary, proc)
+
+
 def run(args, cwd=None, pass_fds=()):
     """Run pecheck ARGS; returns (exit code, stdout, stderr) as text.  Exit
     codes other than pass and fail raise PecheckError with pecheck's message."""
     __tracebackhide__ = True
-    binary = find_binary()
-    try:
-        proc = subprocess.run([binary] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              cwd=cwd, pass_fds=tuple(pass_fds), check=False)
-    except OSError as e:
-        raise PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
-    out = proc.stdout.decode("utf-8", "replace")
-    err = proc.stderr.decode("utf-8", "replace").strip()
-    if proc.returncode not in (EXIT_PASS, EXIT_FAIL):
-        raise PecheckError("pecheck exited %d: %s" % (proc.returncode, err or "(no message)"))
-    return proc.returncode, out, err
+    return start(args, cwd, pass_fds).finish()
 
 
 _HELP_CACHE = {}

@@ -125,17 +125,36 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
     otherwise).  A failing run's inputs are kept (KEEP, _transport.keep_root)
     and its replay line names them."""
     __tracebackhide__ = True
-    options = dict(options)
-    if storage == "bf16" and options.get("dtype") is None:
-        options["dtype"] = "bf16"
-    with _transport.Staging() as st:
-        args = ["check", "--family", family]
-        for opt, name, array in inputs:
-            args += [opt, st.add_array(name, array)]
-        args += cli_args(func, options, st)
-        if "--regressions" not in args:
-            args += ["--regressions", "off"]  # a test run saves no failing seeds in its folder
-        rc, out, err = _binary.run(args + ["--format", "json"], cwd=st.dir, pass_fds=st.fds)
+    return start_check(func, what, family, inputs, storage, options, rotates).finish(keep)
+
+
+class StartedCheck:
+    """A check whose pecheck run is under way (start_check): its inputs are
+    written, so the arrays may go; finish(KEEP) waits for the verdicts and
+    returns the Result, cancel() stops the run.  Either closes its inputs."""
+
+    def __init__(self, what, rotates, staging, args):
+        self.what, self.rotates, self.st, self.args = what, rotates, staging, args
+        self.running = None
+
+    def finish(self, keep=None):
+        __tracebackhide__ = True
+        try:
+            rc, out, err = self.running.finish()
+            return self._result(out, err, keep)
+        finally:
+            self.st.close()
+
+    def cancel(self):
+        try:
+            if self.running is not None:
+                self.running.cancel()
+        finally:
+            self.st.close()
+
+    def _result(self, out, err, keep):
+        __tracebackhide__ = True
+        st, args = self.st, self.args
         try:
             doc = json.loads(out)
         except ValueError as e:
@@ -157,10 +176,33 @@ def run_check(func, what, family, inputs, storage, options, keep=None, rotates=(
             else:
                 note = ("the inputs were not kept (%s): save them with numpy.save as %s, then run: %s"
                         % (why, ", ".join(st.names()), shlex.join(argv)))
-    return Result(status=doc.get("status", "fail"), what=what,
-                  verdicts=verdicts_from_json(doc, rotates, argv if kept else None, names=names,
-                                              kept=kept),
-                  seed=_seed(doc), command=tuple(args), replay=replay, kept=kept, note=note, json=doc)
+        return Result(status=doc.get("status", "fail"), what=self.what,
+                      verdicts=verdicts_from_json(doc, self.rotates, argv if kept else None,
+                                                  names=names, kept=kept),
+                      seed=_seed(doc), command=tuple(args), replay=replay, kept=kept, note=note,
+                      json=doc)
+
+
+def start_check(func, what, family, inputs, storage, options, rotates=("rope",)):
+    """run_check's run started, not waited for: its StartedCheck."""
+    __tracebackhide__ = True
+    options = dict(options)
+    if storage == "bf16" and options.get("dtype") is None:
+        options["dtype"] = "bf16"
+    st = _transport.Staging()
+    try:
+        args = ["check", "--family", family]
+        for opt, name, array in inputs:
+            args += [opt, st.add_array(name, array)]
+        args += cli_args(func, options, st)
+        if "--regressions" not in args:
+            args += ["--regressions", "off"]  # a test run saves no failing seeds in its folder
+        started = StartedCheck(what, rotates, st, args)
+        started.running = _binary.start(args + ["--format", "json"], cwd=st.dir, pass_fds=st.fds)
+        return started
+    except BaseException:
+        st.close()
+        raise
 
 
 def _seed(doc):
@@ -201,12 +243,22 @@ def check_rope_cache(cos, sin=None, *, base=None, hf_config=None, rope_scaling=N
     KEEP: where a failing run's inputs are kept (default $PECHECK_KEEP, else
     pecheck-failed/ in the temporary folder; False: not kept)."""
     __tracebackhide__ = True
+    return start_rope_cache(cos, sin, base=base, hf_config=hf_config, rope_scaling=rope_scaling,
+                            dtype=dtype, pos_start=pos_start, layout=layout, properties=properties,
+                            **options).finish(keep)
+
+
+def start_rope_cache(cos, sin=None, *, base=None, hf_config=None, rope_scaling=None, dtype=None,
+                     pos_start=0, layout=None, properties=None, **options):
+    """check_rope_cache's run started, not waited for: its StartedCheck
+    (gate_rotary checks one chunk while the next is computed)."""
+    __tracebackhide__ = True
     d = _arrays.dtype_name(dtype)
     c, s, storage = _arrays.rope_pair(cos, sin, d)
     opts = _storage_options(d, pos_start, layout, properties, base)
     opts.update(hf_config=hf_config, rope_scaling=rope_scaling, **options)
-    return run_check("check_rope_cache", "the RoPE cache", "rope",
-                     [("--table", "cos.npy", c), ("--table-sin", "sin.npy", s)], storage, opts, keep)
+    return start_check("check_rope_cache", "the RoPE cache", "rope",
+                       [("--table", "cos.npy", c), ("--table-sin", "sin.npy", s)], storage, opts)
 
 
 def check_sinusoidal_table(pe, *, base=None, dtype=None, pos_start=0, layout=None, properties=None,

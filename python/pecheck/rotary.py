@@ -13,9 +13,11 @@ Two shapes of rotary code are called, chunk by chunk over the positions:
 Each chunk is one `pecheck check` run of its rows at --pos-start (in
 memory, pecheck._transport): the accuracy gate is element by element, so the
 chunks' verdicts together are the whole range's; a check that looks at its
-rows together (layout, fitted model, properties) speaks of its chunk.  At
-most one chunk's tensors are alive at a time, so memory does not grow with
-the positions (the benchmark: scripts/bench_python.py).
+rows together (layout, fitted model, properties) speaks of its chunk.  A
+chunk's rows are computed while pecheck checks the chunk before (one
+pecheck run under way at a time).  At most one chunk's tensors are alive
+at a time, so memory does not grow with the positions (the benchmark:
+scripts/bench_python.py).
 """
 import inspect
 import json
@@ -23,7 +25,7 @@ import os
 from dataclasses import replace
 
 from . import _arrays, settings
-from .checks import check_rope_cache
+from .checks import start_rope_cache
 from .result import Result
 
 # positions of one call: 6144 rows are 3 MiB per float32 table at head dim
@@ -235,6 +237,85 @@ class _Merged:
                             "first_failing_chunk": bad.json if failed else None})
 
 
+def _malloc_trim():
+    """glibc's malloc_trim, or None (another C library)."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None).malloc_trim
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+_TRIM = []  # [malloc_trim or None], looked up once
+
+
+def _release_freed_memory():
+    """Hand the chunks' freed tensors back to the system (glibc's
+    malloc_trim(0)).  glibc serves tensors of a few MiB from its heap once
+    its mmap threshold has grown, and a chunk's small allocations made
+    after them (the verdicts' JSON) keep the heap from shrinking: without
+    this the peak RSS grew by 3 MiB a chunk for the first ten chunks of
+    6144 rows at head dim 128 (232 to 263 MiB; 243 MiB with it,
+    tests/python/test_rotary.py measures the bound).  Nothing else changes:
+    only memory already freed is returned."""
+    if not _TRIM:
+        _TRIM.append(_malloc_trim())
+    if _TRIM[0] is not None:
+        _TRIM[0](0)
+
+
+def _chunks(span, step):
+    """(lo, hi) of each chunk of SPAN, STEP positions a chunk."""
+    return [(lo, min(lo + step, span.stop)) for lo in range(span.start, span.stop, step)]
+
+
+def _pipelined(start, chunks, merged, keep, stop_on_failure, span):
+    """Check CHUNKS in order, each chunk's rows computed (START(lo, hi): its
+    StartedCheck) while pecheck checks the chunk before, and MERGED's the
+    verdicts in order; the first failing chunk's inputs are kept (KEEP), no
+    other's.  Returns the note of a run stopped at a failing chunk (the
+    chunk after it, already under way, is cancelled), else None."""
+    __tracebackhide__ = True
+    pending = None  # (lo, hi, StartedCheck) of the chunk being checked
+    try:
+        for lo, hi in chunks:
+            _release_freed_memory()  # before each chunk's tensors are made
+            try:
+                started = (lo, hi, start(lo, hi))
+            except Exception:
+                # the chunk before is judged first: its failure is the result
+                previous, pending = pending, None
+                note = previous and _settle(previous, merged, keep, stop_on_failure, span)
+                if note:
+                    return note
+                raise
+            previous, pending = pending, started
+            if previous is not None:
+                note = _settle(previous, merged, keep, stop_on_failure, span)
+                if note:
+                    return note  # the chunk after it, under way, is cancelled below
+        if pending is not None:
+            last, pending = pending, None
+            _settle(last, merged, keep, False, span)
+        return None
+    finally:
+        if pending is not None:
+            pending[2].cancel()
+
+
+def _settle(pending, merged, keep, stop_on_failure, span):
+    """Wait for PENDING's verdicts into MERGED; the note when it failed and
+    STOP_ON_FAILURE stops the run there (positions after it unchecked)."""
+    __tracebackhide__ = True
+    lo, hi, started = pending
+    result = started.finish(keep if merged.first_fail is None else False)
+    merged.add(result)
+    if result.passed or not stop_on_failure or hi >= span.stop:
+        return None
+    return ("positions %d..%d not checked: stopped at the first failing chunk (%d..%d); "
+            "stop_on_failure=False checks them all" % (hi, span.stop - 1, lo, hi - 1))
+
+
 def check_rotary(rotary, config=None, *, positions=None, dtype=None, style=None, chunk=None,
                  base=None, rope_scaling=None, head_dim=None, fn_kwargs=None, properties=None,
                  stop_on_failure=True, keep=None, **options):
@@ -282,24 +363,19 @@ def check_rotary(rotary, config=None, *, positions=None, dtype=None, style=None,
     name = getattr(rotary, "__name__", type(rotary).__name__)
     what = "the rotary %s (%s-style) at positions %d..%d" % (name, "HF" if kind == "hf" else "Meta",
                                                               span.start, span.stop - 1)
-    merged, note = _Merged(), None
-    for lo in range(span.start, span.stop, step):
-        hi = min(lo + step, span.stop)
+    def call(lo, hi):
         if kind == "hf":
-            cos, sin = _hf_call(rotary, lo, hi, d)
-        else:
-            cos, sin = _meta_call(rotary, lo, hi, span.stop, dim, theta, fn_kwargs,
-                                  whole=step >= span.stop), None  # complex freqs_cis
-        # the first failing chunk's inputs are kept (its replay line), no other's
-        result = check_rope_cache(cos, sin, base=base, hf_config=cfg, rope_scaling=rope_scaling,
-                                  dtype=d, pos_start=lo, properties=properties,
-                                  keep=keep if merged.first_fail is None else False, **options)
-        del cos, sin
-        merged.add(result)
-        if not result.passed and stop_on_failure and hi < span.stop:
-            note = ("positions %d..%d not checked: stopped at the first failing chunk (%d..%d); "
-                    "stop_on_failure=False checks them all" % (hi, span.stop - 1, lo, hi - 1))
-            break
+            return _hf_call(rotary, lo, hi, d)
+        return _meta_call(rotary, lo, hi, span.stop, dim, theta, fn_kwargs,
+                          whole=step >= span.stop), None  # complex freqs_cis
+
+    def start(lo, hi):
+        cos, sin = call(lo, hi)
+        return start_rope_cache(cos, sin, base=base, hf_config=cfg, rope_scaling=rope_scaling,
+                                dtype=d, pos_start=lo, properties=properties, **options)
+
+    merged = _Merged()
+    note = _pipelined(start, _chunks(span, step), merged, keep, stop_on_failure, span)
     return merged.result(what, span, note)
 
 

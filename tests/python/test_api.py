@@ -369,16 +369,16 @@ def test_keep_folder_from_the_environment(monkeypatch, tmp_path):
 
 def test_arrays_reach_the_binary_in_memory(monkeypatch):
     seen = {}
-    real_run = _binary.run
+    real_start = _binary.start
 
     def spy(args, cwd=None, pass_fds=()):
         for name in sorted(os.listdir(cwd)):
             target = os.readlink(os.path.join(cwd, name))
             fd = int(target.rsplit("/", 1)[1])
             seen[name] = (target, os.readlink("/proc/self/fd/%d" % fd), fd in pass_fds)
-        return real_run(args, cwd=cwd, pass_fds=pass_fds)
+        return real_start(args, cwd=cwd, pass_fds=pass_fds)
 
-    monkeypatch.setattr(_binary, "run", spy)
+    monkeypatch.setattr(_binary, "start", spy)
     pecheck.assert_rope_cache(*rope(), base=BASE)
     assert sorted(seen) == ["cos.npy", "sin.npy"]
     for name, (target, what, passed) in seen.items():

@@ -68,6 +68,41 @@ def test_wrong_module_fails_at_its_first_failing_chunk(tmp_path):
     assert "failed in 3 of 4 chunks" in acc.summary and r.note is not None
 
 
+class RaisingAfter(HFRotary):
+    """HFRotary whose calls from position RAISE_FROM on raise, and which
+    records the first position of every call."""
+
+    def __init__(self, dim, raise_from, **kw):
+        super().__init__(dim, **kw)
+        self.raise_from, self.calls = raise_from, []
+
+    def forward(self, x, position_ids):
+        lo = int(position_ids[0, 0])
+        self.calls.append(lo)
+        if lo >= self.raise_from:
+            raise RuntimeError("no rows past %d" % self.raise_from)
+        return super().forward(x, position_ids)
+
+
+def test_pipelined_chunks_keep_the_order_of_verdicts():
+    # chunk 1..2047 fails; chunk 2048.. is computed while it is checked (and
+    # raises): the failure is the result, the error is not, and nothing
+    # after it is called
+    module = RaisingAfter(D, raise_from=2048, wrong_from=1500)
+    r = pecheck.check_rotary(module, config=CONFIG, positions=4096, chunk=1024, keep=False)
+    assert not r.passed and module.calls == [0, 1024, 2048]
+    assert "positions 2048..4095 not checked" in r.note
+    # a chunk that raises after passing chunks: the error reaches the caller
+    module = RaisingAfter(D, raise_from=2048)
+    with pytest.raises(RuntimeError, match="no rows past 2048"):
+        pecheck.check_rotary(module, config=CONFIG, positions=4096, chunk=1024, keep=False)
+    # a failing chunk stops the check of the chunk after it, already
+    # called: two chunks' verdicts, no call after them
+    module = RaisingAfter(D, raise_from=1 << 30, wrong_from=1500)
+    r = pecheck.check_rotary(module, config=CONFIG, positions=4096, chunk=1024, keep=False)
+    assert not r.passed and module.calls == [0, 1024, 2048] and r.json["chunks"] == 2
+
+
 def test_wrong_base_fails_against_the_config():
     r = pecheck.check_rotary(HFRotary(D, base=10000.0), config=CONFIG, positions=1024, keep=False)
     assert not r.passed and r.witness is not None
