@@ -1,6 +1,6 @@
 #!/bin/bash
 # run pecheck on every case as a user would: check --table cos --table-sin sin --hf-config config.json [+ README-documented args]
-PE=${PE:-/work/wt-audit/build/pecheck}
+PE=${PE:-$(cd "$(dirname "$0")/../.." && pwd)/build/pecheck}  # absolute: the loop below cd's into each case
 cd "${AUDIT_OUT:-/tmp/audit/cases}"
 for d in ${@:-*}; do
   args=$(/usr/bin/python3 -c "import json;print(' '.join(json.load(open('$d/case.json'))['args']))")

@@ -41,36 +41,57 @@ def first_fail_cause(out):
     return "", ""
 
 
+def case_row(d):
+    """The row of one case folder holding case.json and pecheck's rc.txt, out.txt and err.txt."""
+    name = os.path.basename(d)
+    case = json.load(open(os.path.join(d, "case.json")))
+    rc = int(open(os.path.join(d, "rc.txt")).read())
+    out = open(os.path.join(d, "out.txt")).read()
+    err = open(os.path.join(d, "err.txt")).read().strip()
+    cause, line = first_fail_cause(out)
+    if rc == 2:
+        cause = err.splitlines()[-1] if err else "(exit 2)"
+    words = case["cause_words"]
+    hit = [w for w in words if w.lower() in cause.lower()]
+    if rc == 2:
+        verdict = "no verdict (exit 2)"
+    elif case["expect"] == "pass":
+        verdict = "correct pass" if rc == 0 else "false alarm"
+    elif rc == 0:
+        verdict = "false pass"
+    else:
+        verdict = "right cause" if hit else "wrong cause"
+    if name in JUDGED_WRONG and verdict == "right cause":
+        verdict = "wrong cause (word matched, judged wrong)"
+    if name in PARTIAL and verdict == "right cause":
+        verdict = "right cause (partial)"
+    return dict(case=name, expect=case["expect"] + ("" if case["expect"] == "pass" else " [" + "|".join(words) + "]"),
+                rc=rc, cause=cause[:150], hit=hit, verdict=verdict, note=NOTES.get(name, ""),
+                args=" ".join(case["args"]), how=case["how"])
+
+
+def counts(rows):
+    """The figures under the table (tests/audit_blind.t asserts on the same ones)."""
+    ok = [r for r in rows if r["expect"] == "pass"]
+    bugs = [r for r in rows if r["expect"].startswith("fail")]
+    return dict(correct=len(ok), passing=sum(r["rc"] == 0 for r in ok), bugs=len(bugs),
+                caught=sum(r["rc"] == 1 for r in bugs),
+                right=sum(r["verdict"].startswith("right cause") for r in bugs),
+                partial=sum(r["verdict"] == "right cause (partial)" for r in bugs),
+                exit2=sum(r["rc"] == 2 for r in rows))
+
+
+def figure_lines(rows):
+    c = counts(rows)
+    return [f"correct cases passing: {c['passing']}/{c['correct']}",
+            f"bugs/usage errors caught (exit 1): {c['caught']}/{c['bugs']}",
+            f"right cause first (word match): {c['right']}/{c['bugs']} (of which partial: {c['partial']})",
+            f"exit 2: {c['exit2']}"]
+
+
 def main():
-    rows = []
-    for name in sorted(os.listdir(CASES)):
-        d = os.path.join(CASES, name)
-        if not os.path.exists(os.path.join(d, "rc.txt")):
-            continue
-        case = json.load(open(os.path.join(d, "case.json")))
-        rc = int(open(os.path.join(d, "rc.txt")).read())
-        out = open(os.path.join(d, "out.txt")).read()
-        err = open(os.path.join(d, "err.txt")).read().strip()
-        cause, line = first_fail_cause(out)
-        if rc == 2:
-            cause = err.splitlines()[-1] if err else "(exit 2)"
-        words = case["cause_words"]
-        hit = [w for w in words if w.lower() in cause.lower()]
-        if rc == 2:
-            verdict = "no verdict (exit 2)"
-        elif case["expect"] == "pass":
-            verdict = "correct pass" if rc == 0 else "false alarm"
-        elif rc == 0:
-            verdict = "false pass"
-        else:
-            verdict = "right cause" if hit else "wrong cause"
-        if name in JUDGED_WRONG and verdict == "right cause":
-            verdict = "wrong cause (word matched, judged wrong)"
-        if name in PARTIAL and verdict == "right cause":
-            verdict = "right cause (partial)"
-        rows.append(dict(case=name, expect=case["expect"] + ("" if case["expect"] == "pass" else " [" + "|".join(words) + "]"),
-                         rc=rc, cause=cause[:150], hit=hit, verdict=verdict, note=NOTES.get(name, ""),
-                         args=" ".join(case["args"]), how=case["how"]))
+    rows = [case_row(os.path.join(CASES, name)) for name in sorted(os.listdir(CASES))
+            if os.path.exists(os.path.join(CASES, name, "rc.txt"))]
     if "--json" in sys.argv:
         json.dump(rows, sys.stdout, indent=1)
         return
@@ -78,14 +99,9 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['case']} | {r['expect']} | {r['args']} | {r['rc']} | {r['cause'].replace('|', '/')} | {r['verdict']} | {r['note']} |")
-    ok = [r for r in rows if r["expect"] == "pass"]
-    bugs = [r for r in rows if r["expect"].startswith("fail")]
     print()
-    print(f"correct cases passing: {sum(r['rc'] == 0 for r in ok)}/{len(ok)}")
-    print(f"bugs/usage errors caught (exit 1): {sum(r['rc'] == 1 for r in bugs)}/{len(bugs)}")
-    print(f"right cause first (word match): {sum(r['verdict'].startswith('right cause') for r in bugs)}/{len(bugs)}"
-          f" (of which partial: {sum(r['verdict'] == 'right cause (partial)' for r in bugs)})")
-    print(f"exit 2: {sum(r['rc'] == 2 for r in rows)}")
+    for line in figure_lines(rows):
+        print(line)
 
 
 if __name__ == "__main__":
