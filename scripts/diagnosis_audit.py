@@ -73,6 +73,14 @@ def angles(t, inv):
     return torch.outer(t, inv)
 
 
+def tf32(x):
+    """X (float32) as a TF32 tensor core takes it: 10 stored significand
+    bits, rounded to nearest even (CUTLASS's tfloat32_t)."""
+    b = x.float().view(torch.int32).to(torch.int64)
+    b = (b + 0xFFF + ((b >> 13) & 1)) & ~0x1FFF
+    return b.to(torch.int32).view(torch.float32)
+
+
 def halves(freqs, cos=torch.cos, sin=torch.sin, scale=1.0):
     emb = torch.cat((freqs, freqs), dim=-1)
     return (cos(emb) * scale).float(), (sin(emb) * scale).float()
@@ -289,6 +297,9 @@ def bugs(tmp):
     add("inv-freq-bf16", "inv_freq held in bfloat16",
         save(tmp, "bf16w_", *halves(angles(t, inv.bfloat16().float()))) + ["--base", "%g" % BASE],
         r"frequenc.* bfloat16")
+    add("tf32-matmul", "inv_freq @ position_ids on TF32 tensor cores (allow_tf32)",
+        save(tmp, "tf32", *halves(angles(tf32(positions(8192)), tf32(inv)))) + ["--base", "%g" % BASE],
+        r"angles come from a TF32 matmul")
     add("yarn-att-twice", "Qwen2.5 YaRN: the attention factor applied twice",
         yarn_att_twice(tmp, "att2"), r"attention factor")
     c, s = halves(ok)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# diagnosis_audit.t: scripts/diagnosis_audit.py, the 44 realistic RoPE bugs
+# diagnosis_audit.t: scripts/diagnosis_audit.py, the 45 realistic RoPE bugs
 # (caches made as HF transformers makes them, plugins compiled here): every
 # one fails, and the first likely cause the run prints is the right one for
 # at least all but 3 of them (the goal: 40 of 43; docs/diagnosis.md).  The figure and any

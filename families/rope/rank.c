@@ -75,6 +75,21 @@ static double rn(double x, int fmt)
     return fmt == FMT_F16 && fabs(r) > 65504.0 ? copysign((double)INFINITY, r) : r;
 }
 
+/* X rounded to TensorFloat-32: binary32's exponent, 11 significant bits
+ * (10 stored), to nearest even (RZ 0) or toward zero (RZ 1): the tensor
+ * cores' input conversion is truncation in some kernels and rounding in
+ * others (CUTLASS's tfloat32_t rounds, its "fast" conversion truncates),
+ * so both are tried. */
+static double rn_tf32(double x, int rz)
+{
+    double x32 = (double)(float)x;
+    if (x32 == 0 || !isfinite(x32)) return x32;
+    int e;
+    frexp(x32, &e);
+    double q = ldexp(1.0, e - 11);
+    return (rz ? trunc(x32 / q) : nearbyint(x32 / q)) * q;
+}
+
 static double tol_at(const rk *k, double theta)
 {
     return k->att * (8.0 * k->u + 0x1p-21 + 8.0 * 0x1p-24 * fabs(theta));
@@ -169,6 +184,15 @@ static void p_pos(const rk *k, const void *arg, int64_t p, int i, double *zc, do
 static void p_freq(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
 {
     put_rot(k, (double)p * rn(k->w[i], *(const int *)arg), zc, zs);
+}
+
+/* a TF32 matmul inv_freq @ position_ids: both factors rounded to TF32
+ * (ARG: 1 toward zero, 0 to nearest), their product (22 bits) exact in
+ * the binary32 accumulator */
+static void p_tf32(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    int rz = *(const int *)arg;
+    put_rot(k, rn_tf32((double)p, rz) * rn_tf32(k->w32[i], rz), zc, zs);
 }
 
 /* the values stored in FMT */
@@ -363,8 +387,9 @@ static void h_rounding(const rk *k, pc_rope_causes *out)
         snprintf(what, sizeof what, "each frequency rounded to %s", fmt_name[fmt]);
         evidence(e, sizeof e, k, sf, what);
         snprintf(t, sizeof t, "the frequencies (inv_freq) are held in %s: each omega_i is off by up "
-                 "to half a %s ulp, so the angles drift with the position", fmt_name[fmt],
-                 fmt_name[fmt]);
+                 "to half a %s ulp, so the angles drift with the position%s", fmt_name[fmt],
+                 fmt_name[fmt], fmt == FMT_F16 ? " (a TF32 matmul on a GPU, allow_tf32, rounds "
+                 "them the same way)" : "");
         add(out, sf, 4, t, e);
     }
     for (int fmt = FMT_F32; fmt <= FMT_F16; fmt++) {
@@ -380,6 +405,29 @@ static void h_rounding(const rk *k, pc_rope_causes *out)
                  fmt == FMT_BF16 ? "256" : fmt == FMT_F16 ? "2048" : "2^24");
         add(out, sp, 2, t, e);
     }
+}
+
+/* The angles of a matmul on TF32 tensor cores (PyTorch's
+ * allow_tf32 / set_float32_matmul_precision("high") on an Ampere or later
+ * GPU): positions past 2048 and every frequency keep 11 significant bits. */
+static void h_tf32(const rk *k, pc_rope_causes *out)
+{
+    /* positions up to 2048 are exact in TF32: its angles are then those
+     * of the frequencies held in float16 (h_rounding), which says so */
+    if (k->pos[k->n - 1] <= 2048) return;
+    int modes[2] = { 0, 1 }, best = 0;
+    double sup[2];
+    for (int m = 0; m < 2; m++) sup[m] = support(k, p_tf32, &modes[m]);
+    if (sup[1] > sup[0]) best = 1;
+    char t[520], e[260], what[160];
+    snprintf(what, sizeof what, "the positions and frequencies rounded to TF32 (11 significant bits, "
+             "%s)", best ? "toward zero" : "to nearest");
+    evidence(e, sizeof e, k, sup[best], what);
+    snprintf(t, sizeof t, "the angles come from a TF32 matmul (inv_freq @ position_ids on tensor "
+             "cores: torch.backends.cuda.matmul.allow_tf32 or set_float32_matmul_precision(\"high\")"
+             "): the frequencies, and the positions past 2048, keep 11 significant bits; compute "
+             "the angles in full float32 (precision \"highest\", or an outer product)");
+    add(out, sup[best], 5, t, e); /* after the frequencies in float16, its equal below 2048 */
 }
 
 static void h_offset(const rk *k, pc_rope_causes *out)
@@ -699,6 +747,7 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     h_offset(&k, out);
     h_turns(&k, out);
     h_rounding(&k, out);
+    h_tf32(&k, out);
     h_phase(&k, out);
     h_norm(&k, out);
     h_reversed(&k, out);
