@@ -9,8 +9,8 @@
 #include "harness/io/json.h"
 #include "harness/base/dtype.h"
 
-/* " (its pair at position X)" for the worst element W when the schedule
- * maps its row to a real coordinate (position ids of a ViT's grid): the
+/* " (the pair's position X)" for the worst element W when the schedule
+ * maps its row to real coordinates (position ids of a ViT's grid): the
  * row alone would not say where it is; "" otherwise. */
 static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
 {
@@ -19,9 +19,7 @@ static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, si
     pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
     if (!f) return;
     int h = cfg->d / 2, pair = cfg->layout == 0 ? w->dim / 2 : w->dim % h;
-    double x = pc_freqs_coord(f, w->pos, pair);
-    if (!(x >= 0.0 && x == floor(x)))
-        snprintf(buf, len, " (the pair's position %.9g)", x);
+    snprintf(buf, len, " (the pair's position %.9g)", pc_freqs_coord(f, w->pos, pair));
     pc_freqs_free(f);
 }
 
