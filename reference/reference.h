@@ -4,8 +4,10 @@
  * rounded (round-to-nearest-even) to binary32 and to binary64.  The
  * frequencies omega_i come from a schedule (today the geometric one,
  * omega_i = base^(-2i/d)); the angle is pos * omega_i with an integer
- * position.  See docs/reference.md for the error analysis of the Ziv
- * loop (the bound handed to mpfr_can_round at each step). */
+ * position, or a real one (an exact binary64) where the schedule maps
+ * rows to coordinates (schedule.h, coord).  See docs/reference.md for
+ * the error analysis of the Ziv loop (the bound handed to mpfr_can_round
+ * at each step). */
 #ifndef PECHECK_REFERENCE_H
 #define PECHECK_REFERENCE_H
 
@@ -63,6 +65,11 @@ double    pc_schedule_model_r(const pc_schedule *s, int d);
 int64_t   pc_freqs_pos(const pc_freqs *f, int64_t pos, int i);
 /* 1 when the schedule maps positions (pc_freqs_pos is not POS itself). */
 int       pc_freqs_mapped(const pc_freqs *f);
+/* The position pair I of row POS is rotated by as a real number (exact:
+ * an integer position, or a schedule's real coordinate, schedule.h
+ * coord); NaN: none.  pc_freqs_pos is -1 for a coordinate that is not a
+ * whole number in [0, 2^53]. */
+double    pc_freqs_coord(const pc_freqs *f, int64_t pos, int i);
 
 /* sin(pos*omega_i) and cos(pos*omega_i), 0 <= i < d/2, 0 <= pos <= 2^53. */
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c);

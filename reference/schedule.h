@@ -41,6 +41,18 @@ struct pc_schedule_kind {
      * of u (a formulation multiplying cos and sin by a computed factor,
      * docs/schedules.md); NULL: 0. */
     double (*model_r)(const pc_schedule *s, int d);
+    /* Positions that are real numbers (a ViT's patch coordinates): the
+     * position pair I of row POS is rotated by, an exact binary64 value
+     * (a float32 or float64 coordinate as given, |x| <= 2^53), the angle
+     * being x times omega_i exactly; NaN when POS has no row.  NULL: the
+     * positions are POSITION's integers.  A whole x in [0, 2^53] takes
+     * the integer paths (the same certified value, faster). */
+    double (*coord)(const pc_schedule *s, int d, int64_t pos, int i);
+    /* 1 when omega_i is exactly R pi, R a binary64 (an angle scale of pi
+     * times a frequency of exactly 1), into *R: an angle x R pi with 2 x R
+     * an integer has sin and cos exactly 0 or +-1, which no Ziv loop can
+     * decide near 0 (sincos.c takes them exactly).  NULL: never. */
+    int (*pi_ratio)(const pc_schedule *s, int d, int i, double *r);
 };
 
 #endif

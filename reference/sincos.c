@@ -37,6 +37,9 @@ struct pc_freqs {
     /* The schedule's attention factor A (schedule.h); has_att = 0: A = 1. */
     int has_att;
     int mapped;           /* the schedule maps a row's position to each pair's (schedule.h) */
+    int real;             /* ... to real coordinates (schedule.h, coord) */
+    double *pi_r;         /* d/2: omega_i = pi_r[i] pi exactly where has_pi[i] (schedule.h, */
+    unsigned char *has_pi;/* pi_ratio); NULL: no pair */
     int att_exact;        /* att holds A exactly (a binary64 parameter) */
     mpfr_t att;           /* A, relative error < 4 * 2^-att_prec (0 when exact) */
     mpfr_prec_t att_prec;
@@ -132,7 +135,14 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
     f->fast = pc_fast_new(d);
     /* a row rotated from the row before, and the vector path's one angle
      * per pair of a row, need the position of every pair to be the row's */
-    f->mapped = s.kind->position != NULL;
+    f->mapped = s.kind->position != NULL || s.kind->coord != NULL;
+    f->real = s.kind->coord != NULL;
+    if (s.kind->pi_ratio) {
+        f->pi_r = calloc((size_t)h, sizeof *f->pi_r);
+        f->has_pi = calloc((size_t)h, sizeof *f->has_pi);
+        if (!f->pi_r || !f->has_pi) { pc_freqs_free(f); return NULL; }
+        for (int i = 0; i < h; i++) f->has_pi[i] = (unsigned char)s.kind->pi_ratio(&s, d, i, &f->pi_r[i]);
+    }
     f->rot = f->mapped ? NULL : malloc(5 * (size_t)h * sizeof *f->rot); /* NULL: rows never rotate */
     f->rot_s = malloc((size_t)h * sizeof *f->rot_s); /* NULL: rows rotate pair by pair */
     f->rot_c = malloc((size_t)h * sizeof *f->rot_c);
@@ -171,6 +181,7 @@ void pc_freqs_free(pc_freqs *f)
     mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
     pc_fast_free(f->fast);
     free(f->rot); free(f->rot_s); free(f->rot_c); free(f->rot_undec);
+    free(f->pi_r); free(f->has_pi);
     pc_vec_free(f->vec);
     free(f->undec);
     free(f->omega);
@@ -183,9 +194,39 @@ double pc_freqs_omega(const pc_freqs *f, int i)
     return mpfr_get_d(f->omega[i], MPFR_RNDN);
 }
 
+/* A pair's position: an integer (PC_POS_INT, *P), a real coordinate that
+ * is not a whole number in [0, 2^53] (PC_POS_REAL, *X: the exact binary64
+ * given), or none (PC_POS_NONE).  A whole coordinate is its integer: the
+ * fast paths take it and the Ziv loop's product is the same exact one. */
+enum { PC_POS_NONE = 0, PC_POS_INT, PC_POS_REAL };
+static int pair_at(const pc_freqs *f, int64_t pos, int i, int64_t *p, double *x)
+{
+    *x = 0.0;
+    if (!f->real) {
+        *p = f->mapped ? f->sched.kind->position(&f->sched, f->d, pos, i) : pos;
+        return *p >= 0 && *p <= PC_POS_MAX ? PC_POS_INT : PC_POS_NONE;
+    }
+    double v = f->sched.kind->coord(&f->sched, f->d, pos, i);
+    *p = -1;
+    if (!(fabs(v) <= (double)PC_POS_MAX)) return PC_POS_NONE; /* NaN: no row */
+    if (v >= 0.0 && v == floor(v)) { *p = (int64_t)v; return PC_POS_INT; } /* -0 is 0 */
+    *x = v;
+    return PC_POS_REAL;
+}
+
 int64_t pc_freqs_pos(const pc_freqs *f, int64_t pos, int i)
 {
-    return f->mapped ? f->sched.kind->position(&f->sched, f->d, pos, i) : pos;
+    int64_t p;
+    double x;
+    return pair_at(f, pos, i, &p, &x) == PC_POS_INT ? p : -1;
+}
+
+double pc_freqs_coord(const pc_freqs *f, int64_t pos, int i)
+{
+    int64_t p;
+    double x;
+    int k = pair_at(f, pos, i, &p, &x);
+    return k == PC_POS_INT ? (double)p : k == PC_POS_REAL ? x : (double)NAN;
 }
 
 int pc_freqs_mapped(const pc_freqs *f)
@@ -193,10 +234,10 @@ int pc_freqs_mapped(const pc_freqs *f)
     return f->mapped;
 }
 
-/* Bits of the integer part of pos * omega_i, from a double estimate. */
-static mpfr_prec_t start_prec(const pc_freqs *f, int64_t pos, int i)
+/* Bits of the integer part of x * omega_i, from a double estimate. */
+static mpfr_prec_t start_prec(const pc_freqs *f, double x, int i)
 {
-    double t = (double)pos * mpfr_get_d(f->omega[i], MPFR_RNDN);
+    double t = fabs(x) * mpfr_get_d(f->omega[i], MPFR_RNDN);
     int e = 0;
     if (t >= 1.0) { double u = t; while (u >= 1.0) { u *= 0.5; e++; } }
     /* 53 result bits, 32 guard bits, plus the integer bits lost to the
@@ -205,10 +246,12 @@ static mpfr_prec_t start_prec(const pc_freqs *f, int64_t pos, int i)
 }
 
 /* One Ziv step at precision P: f->s, f->c approximate sin(theta), cos(theta)
- * with |f->s - sin| <= 2^*ES and |f->c - cos| <= 2^*EC.
+ * with |f->s - sin| <= 2^*ES and |f->c - cos| <= 2^*EC.  The position X
+ * is exact (an integer up to 2^53, or a real coordinate as given: a
+ * binary64), of either sign; the product below is its one rounding.
  *
- * theta~ = RN_p(pos * omega~):
- *   |theta~ - theta| <= |theta~ - pos omega~| + pos |omega~ - omega|
+ * theta~ = RN_p(x * omega~):
+ *   |theta~ - theta| <= |theta~ - x omega~| + |x| |omega~ - omega|
  *                    <= 2^(E(theta~)-p-1) + 4 * 2^-wprec |theta|
  *                    <= 2^(E(theta~)-p)          since wprec >= p + 8.
  * s~ = RN_p(sin theta~): sin is 1-Lipschitz, so
@@ -233,7 +276,7 @@ static void scale_att(pc_freqs *f, mpfr_t y, mpfr_prec_t p, mpfr_exp_t *e)
     *e = m + 2;
 }
 
-static void ziv_step(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p,
+static void ziv_step(pc_freqs *f, double x, int i, mpfr_prec_t p,
                      mpfr_exp_t *es, mpfr_exp_t *ec)
 {
     if (f->wprec[i] < p + 8)
@@ -241,7 +284,7 @@ static void ziv_step(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p,
     mpfr_set_prec(f->theta, p);
     mpfr_set_prec(f->s, p);
     mpfr_set_prec(f->c, p);
-    mpfr_mul_si(f->theta, f->omega[i], (long)pos, MPFR_RNDN);
+    mpfr_mul_d(f->theta, f->omega[i], x, MPFR_RNDN); /* x exact: one rounding */
     mpfr_sin_cos(f->s, f->c, f->theta, MPFR_RNDN);
     mpfr_exp_t et = mpfr_get_exp(f->theta) - p;
     mpfr_exp_t e_s = mpfr_zero_p(f->s) ? et : mpfr_get_exp(f->s) - p - 1;
@@ -353,24 +396,62 @@ void pc_freqs_vec_stats(const pc_freqs *f, uint64_t *vec, uint64_t *undecided)
     *undecided = f->n_vec_undec;
 }
 
-pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
+/* Pair I's angle at the exact position X a multiple of pi / 2 (omega_i =
+ * R pi exactly and 2 X R an integer: X and R are binary64, their product
+ * exact at 128 bits): *S, *C its sin and cos, each 0 or +-1; else 0.
+ * The Ziv loop cannot decide them: an exact 0 has neighbours of either
+ * sign at every precision. */
+static int exact_quarter(const pc_freqs *f, double x, int i, float *s, float *c)
 {
-    if (pos < 0 || pos > PC_POS_MAX || i < 0 || i >= f->d / 2)
+    if (!f->has_pi || !f->has_pi[i]) return 0;
+    mpfr_t t;
+    mpfr_init2(t, 128);
+    mpfr_set_d(t, x, MPFR_RNDN);               /* exact */
+    mpfr_mul_d(t, t, 2.0 * f->pi_r[i], MPFR_RNDN); /* exact: 53 + 53 bits, 2 R exact */
+    int whole = mpfr_integer_p(t);
+    long k = 0;
+    if (whole) {
+        mpfr_fmod_ui(t, t, 4, MPFR_RNDN);      /* exact: in (-4, 4) */
+        k = (mpfr_get_si(t, MPFR_RNDN) + 4) % 4;
+    }
+    mpfr_clear(t);
+    if (!whole) return 0;
+    static const float sk[4] = { 0.0f, 1.0f, 0.0f, -1.0f }, ck[4] = { 1.0f, 0.0f, -1.0f, 0.0f };
+    *s = sk[k];
+    *c = ck[k];
+    return 1;
+}
+
+/* The Ziv loop at an exact position X (|X| <= 2^53, of either sign). */
+static pc_status sincos_at(pc_freqs *f, double x, int i, pc_ref2 *s, pc_ref2 *c)
+{
+    if (!(fabs(x) <= (double)PC_POS_MAX) || i < 0 || i >= f->d / 2)
         return PC_EINPUT;
-    if (pos == 0) { /* angle exactly 0: sin 0, cos A */
+    if (x == 0.0) { /* angle exactly 0: sin 0, cos A */
         set_exact(s, 0.0);
         return att_times(f, 1.0f, c);
     }
+    float qs, qc;
+    if (exact_quarter(f, x, i, &qs, &qc)) { /* A sin, A cos of a quarter turn */
+        pc_status st = att_times(f, qs, s);
+        return st == PC_OK ? att_times(f, qc, c) : st;
+    }
     int have_s = 0, have_c = 0;
-    for (mpfr_prec_t p = start_prec(f, pos, i); p <= PC_ZIV_MAX_PREC; p += p / 2) {
+    for (mpfr_prec_t p = start_prec(f, x, i); p <= PC_ZIV_MAX_PREC; p += p / 2) {
         mpfr_exp_t es, ec;
-        ziv_step(f, pos, i, p, &es, &ec);
+        ziv_step(f, x, i, p, &es, &ec);
         if (!have_s) have_s = pc_round_certified(f->s, es, s);
         if (!have_c) have_c = pc_round_certified(f->c, ec, c);
         if (have_s && have_c)
             return PC_OK;
     }
     return PC_EINTERNAL;
+}
+
+pc_status pc_ref_sincos_mpfr(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
+{
+    if (pos < 0 || pos > PC_POS_MAX) return PC_EINPUT;
+    return sincos_at(f, (double)pos, i, s, c); /* exact: pos <= 2^53 */
 }
 
 /* Double-doubles YS, YC of sin and cos with bounds ES, EC, times A when
@@ -463,12 +544,25 @@ static pc_status sincos_pair(pc_freqs *f, int64_t pos, int i, int need64, int ro
     return pc_ref_sincos_mpfr(f, pos, i, s, c);
 }
 
+/* Pair I of row POS at its own position: an integer by sincos_pair, a
+ * real coordinate by the Ziv loop alone (the fast paths take integers). */
+static pc_status sincos_row_pair(pc_freqs *f, int64_t pos, int i, int need64, int row,
+                                 pc_ref2 *s, pc_ref2 *c)
+{
+    int64_t p;
+    double x;
+    int k = pair_at(f, pos, i, &p, &x);
+    if (k == PC_POS_NONE) return PC_EINPUT;
+    if (k == PC_POS_INT) return sincos_pair(f, p, i, need64, row, s, c);
+    rot_drop(f, row, i);
+    f->n_mpfr++;
+    return sincos_at(f, x, i, s, c);
+}
+
 pc_status pc_ref_sincos(pc_freqs *f, int64_t pos, int i, pc_ref2 *s, pc_ref2 *c)
 {
     if (i < 0 || i >= f->d / 2) return PC_EINPUT;
-    int64_t p = pc_freqs_pos(f, pos, i);
-    if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
-    return sincos_pair(f, p, i, 1, 0, s, c);
+    return sincos_row_pair(f, pos, i, 1, 0, s, c);
 }
 
 pc_status pc_ref_sincos_of(double theta, pc_ref2 *s, pc_ref2 *c)
@@ -514,9 +608,7 @@ pc_status pc_ref_sincos_row32(pc_freqs *f, int64_t pos, int mode, float *out)
     for (int k = 0; k < n; k++) {
         int i = n == h ? k : f->undec[k];
         pc_ref2 s, c;
-        int64_t p = pc_freqs_pos(f, pos, i);
-        if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
-        pc_status st = sincos_pair(f, p, i, 0, 0, &s, &c);
+        pc_status st = sincos_row_pair(f, pos, i, 0, 0, &s, &c);
         if (st != PC_OK)
             return st;
         if (mode == PC_VEC_HALF) { out[i] = s.f32; out[h + i] = c.f32; }
@@ -552,9 +644,7 @@ pc_status pc_ref_sinusoidal_row(pc_freqs *f, int64_t pos, int layout,
             c = f->rot_c[i];
         } else {
             k++;
-            int64_t p = pc_freqs_pos(f, pos, i);
-            if (p < 0 || p > PC_POS_MAX) return PC_EINPUT;
-            pc_status st = sincos_pair(f, p, i, out64 != NULL, 1, &s, &c);
+            pc_status st = sincos_row_pair(f, pos, i, out64 != NULL, 1, &s, &c);
             if (st != PC_OK)
                 return st;
         }
@@ -622,6 +712,67 @@ static int rope_fast(pc_freqs *f, int64_t pos, int i, float xa, float xb, int ne
     return rope_decide(f, xa, xb, s, es, c, ec, need64, ra, rb);
 }
 
+/* One RoPE pair (FA, FB) rotated by the angle of the exact position X by
+ * the Ziv loop, in the scratch XA, XB (24 bits), YA, YB; 1 when decided. */
+static int rope_mpfr(pc_freqs *f, double x, int i, float fa, float fb, mpfr_t xa, mpfr_t xb,
+                     mpfr_t ya, mpfr_t yb, pc_ref2 *ra, pc_ref2 *rb)
+{
+    mpfr_set_flt(xa, fa, MPFR_RNDN); /* exact */
+    mpfr_set_flt(xb, fb, MPFR_RNDN);
+    float m = fabsf_max(fa, fb);
+    mpfr_exp_t em;
+    { int e; frexpf(m, &e); em = e; } /* m < 2^em */
+    int have_a = 0, have_b = 0;
+    for (mpfr_prec_t q = start_prec(f, x, i); q <= PC_ZIV_MAX_PREC; q += q / 2) {
+        mpfr_exp_t es, ec;
+        ziv_step(f, x, i, q, &es, &ec);
+        mpfr_exp_t esc = es > ec ? es : ec;
+        mpfr_set_prec(ya, q);
+        mpfr_set_prec(yb, q);
+        mpfr_fmms(ya, xa, f->c, xb, f->s, MPFR_RNDN);
+        mpfr_fmma(yb, xa, f->s, xb, f->c, MPFR_RNDN);
+        if (!have_a) have_a = pc_round_certified(ya, rope_err(ya, em, esc, q), ra);
+        if (!have_b) have_b = pc_round_certified(yb, rope_err(yb, em, esc, q), rb);
+        if (have_a && have_b) return 1;
+    }
+    return 0;
+}
+
+/* Pair I of X at row POS's own position for the pair (pair_at): a
+ * rotation by 0 or of the zero pair exactly, an integer position by the
+ * fast path when it decides, else (and a real coordinate always) the Ziv
+ * loop.  ROW, NEXT: as rope_fast. */
+static pc_status rope_pair(pc_freqs *f, int64_t pos, int i, const float *x, int ia, int ib,
+                           int need64, int row, int next, mpfr_t *sc, pc_ref2 *ra, pc_ref2 *rb)
+{
+    int64_t p;
+    double xr;
+    int k = pair_at(f, pos, i, &p, &xr);
+    if (k == PC_POS_NONE) return PC_EINPUT;
+    if (k == PC_POS_INT) xr = (double)p; /* exact: p <= 2^53 */
+    if ((k == PC_POS_INT && p == 0) || (x[ia] == 0.0f && x[ib] == 0.0f)) {
+        /* rotation by 0 (A x), or of the zero pair (0) */
+        int zero = k == PC_POS_INT && p == 0;
+        if (zero) rot_keep_zero(f, row, i);
+        else rot_drop(f, row, i);
+        pc_status st = att_times(f, zero ? x[ia] : 0.0f, ra);
+        return st == PC_OK ? att_times(f, zero ? x[ib] : 0.0f, rb) : st;
+    }
+    if (k == PC_POS_INT && rope_fast(f, p, i, x[ia], x[ib], need64, row, next, ra, rb)) {
+        f->n_fast++;
+        return PC_OK;
+    }
+    if (k == PC_POS_REAL) rot_drop(f, row, i);
+    f->n_mpfr++;
+    float qs, qc;
+    if (exact_quarter(f, xr, i, &qs, &qc)) { /* cos and sin 0 or +-1: exact binary32 results */
+        pc_status st = att_times(f, x[ia] * qc - x[ib] * qs, ra);
+        return st == PC_OK ? att_times(f, x[ia] * qs + x[ib] * qc, rb) : st;
+    }
+    return rope_mpfr(f, xr, i, x[ia], x[ib], sc[0], sc[1], sc[2], sc[3], ra, rb) ? PC_OK
+                                                                                : PC_EINTERNAL;
+}
+
 pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
                           float *out32, double *out64)
 {
@@ -644,56 +795,21 @@ pc_status pc_ref_rope_row(pc_freqs *f, int64_t pos, int layout, const float *x,
     /* every pair in the loop: rows of consecutive positions rotate the
      * row before (rope_fast) */
     int row = list == NULL, next = row && rot_begin(f, pos);
-    mpfr_t xa, xb, ya, yb;
-    mpfr_inits2(24, xa, xb, (mpfr_ptr)0);
-    mpfr_inits2(64, ya, yb, (mpfr_ptr)0);
+    mpfr_t sc[4]; /* xa, xb (exact binary32 inputs), ya, yb */
+    mpfr_inits2(24, sc[0], sc[1], (mpfr_ptr)0);
+    mpfr_inits2(64, sc[2], sc[3], (mpfr_ptr)0);
     pc_status st = PC_OK;
     for (int k = 0; k < nloop && st == PC_OK; k++) {
         int i = list ? list[k] : k;
         int ia = layout == 0 ? 2 * i : i;
         int ib = layout == 0 ? 2 * i + 1 : i + h;
-        int64_t p = pc_freqs_pos(f, pos, i); /* the pair's own position */
         pc_ref2 ra, rb;
-        if (p < 0 || p > PC_POS_MAX) {
-            st = PC_EINPUT;
-            break;
-        }
-        if (p == 0 || (x[ia] == 0.0f && x[ib] == 0.0f)) {
-            /* rotation by 0 (A x), or of the zero pair (0) */
-            if (p == 0) rot_keep_zero(f, row, i);
-            else rot_drop(f, row, i);
-            st = att_times(f, p == 0 ? x[ia] : 0.0f, &ra);
-            if (st == PC_OK) st = att_times(f, p == 0 ? x[ib] : 0.0f, &rb);
-            if (st != PC_OK) break;
-        } else if (rope_fast(f, p, i, x[ia], x[ib], out64 != NULL, row, next, &ra, &rb)) {
-            f->n_fast++;
-        } else {
-            f->n_mpfr++;
-            mpfr_set_flt(xa, x[ia], MPFR_RNDN); /* exact */
-            mpfr_set_flt(xb, x[ib], MPFR_RNDN);
-            float m = fabsf_max(x[ia], x[ib]);
-            mpfr_exp_t em;
-            { int e; frexpf(m, &e); em = e; } /* m < 2^em */
-            int have_a = 0, have_b = 0;
-            mpfr_prec_t q = start_prec(f, p, i);
-            for (; q <= PC_ZIV_MAX_PREC; q += q / 2) {
-                mpfr_exp_t es, ec;
-                ziv_step(f, p, i, q, &es, &ec);
-                mpfr_exp_t esc = es > ec ? es : ec;
-                mpfr_set_prec(ya, q);
-                mpfr_set_prec(yb, q);
-                mpfr_fmms(ya, xa, f->c, xb, f->s, MPFR_RNDN);
-                mpfr_fmma(yb, xa, f->s, xb, f->c, MPFR_RNDN);
-                if (!have_a) have_a = pc_round_certified(ya, rope_err(ya, em, esc, q), &ra);
-                if (!have_b) have_b = pc_round_certified(yb, rope_err(yb, em, esc, q), &rb);
-                if (have_a && have_b) break;
-            }
-            if (!(have_a && have_b)) { st = PC_EINTERNAL; break; }
-        }
+        st = rope_pair(f, pos, i, x, ia, ib, out64 != NULL, row, next, sc, &ra, &rb);
+        if (st != PC_OK) break;
         if (out32) { out32[ia] = ra.f32; out32[ib] = rb.f32; }
         if (out64) { out64[ia] = ra.f64; out64[ib] = rb.f64; }
     }
-    mpfr_clears(xa, xb, ya, yb, (mpfr_ptr)0);
+    mpfr_clears(sc[0], sc[1], sc[2], sc[3], (mpfr_ptr)0);
     if (st == PC_OK && row) rot_done(f, pos);
     return st;
 }

@@ -158,14 +158,11 @@ exit2 "has 3 position axes: say how the pairs follow them" "three axes without s
 # shellcheck disable=SC2086
 exit2 "hold 60 pairs but d = 128 has 64" "sections that do not fill the pairs are exit 2" \
     check $T --position-ids "$tmp/mrope-ok/pos.npy" --base 1000000 --rope-sections 20,20,20
-"$PY" -c "import numpy as np; np.save('$tmp/short.npy', np.zeros((100, 3), dtype=np.int64)); np.save('$tmp/float.npy', np.zeros((272, 3)))"
+"$PY" -c "import numpy as np; np.save('$tmp/short.npy', np.zeros((100, 3), dtype=np.int64))"
 # shellcheck disable=SC2086
 exit2 "has 100 rows but positions 0..271 are checked" "fewer position ids than table rows is exit 2" \
     check $T --position-ids "$tmp/short.npy" --hf-config "$Q2"
-# shellcheck disable=SC2086
-exit2 "float.npy: position ids are integers (int64, int32 or int16), not <f8" "float position ids are exit 2" \
-    check $T --position-ids "$tmp/float.npy" --hf-config "$Q2"
-"$PY" -c "import numpy as np; p = np.load('$tmp/mrope-ok/pos.npy'); np.save('$tmp/pos32.npy', p.astype(np.int32)); np.save('$tmp/hf.npy', p.T.copy())"
+"$PY" -c "import numpy as np; p = np.load('$tmp/mrope-ok/pos.npy'); np.save('$tmp/pos32.npy', p.astype(np.int32)); np.save('$tmp/posf.npy', p.astype(np.float64)); np.save('$tmp/hf.npy', p.T.copy())"
 # shellcheck disable=SC2086
 exit2 "hf.npy: position ids of shape (3, 272) hold one axis a row (HF's layout).*save ids.T, shape (272, 3)" \
     "position ids in HF's (A, n) layout are exit 2 saying to transpose them" \
@@ -173,6 +170,10 @@ exit2 "hf.npy: position ids of shape (3, 272) hold one axis a row (HF's layout).
 # shellcheck disable=SC2086
 "$PECHECK" check $T --position-ids "$tmp/pos32.npy" --hf-config "$Q2" --cases 10 --regressions off >"$tmp/o" 2>&1
 ok $? "int32 position ids are read as the int64 ones (the correct cache passes)" "$tmp/o"
+# shellcheck disable=SC2086
+"$PECHECK" check $T --position-ids "$tmp/posf.npy" --hf-config "$Q2" --cases 10 --regressions off >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "positions of 3 axes" "$tmp/o"
+ok $? "float64 position ids of whole values are read as the int64 ones (the correct cache passes)" "$tmp/o"
 exit2 "rope-axes-dim rotates each axis by its own position" "--rope-axes-dim without position ids is exit 2" \
     check --impl rope-half --rope-axes-dim 64,64
 

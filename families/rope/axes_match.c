@@ -41,7 +41,7 @@ static void add_errors(const pc_rope_axes *ax, const double *omega, int h, int64
 {
     for (int i = 0; i < h; i++)
         for (int a = 0; a < ax->n_axes; a++) {
-            double t = (double)ax->ids[row * ax->n_axes + a] * omega[i];
+            double t = pc_rope_axes_x(ax, row, a) * omega[i];
             err[i * ax->n_axes + a] += fabs(remainder(ang[i] - t, 2.0 * M_PI));
         }
 }

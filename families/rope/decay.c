@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "properties/property.h"
+#include "families/spec_sched.h"
 
 static void gen(pc_prun *r, pc_rng *g, pc_case *c)
 {
@@ -22,6 +23,19 @@ static int valid(const pc_prun *r, const pc_case *c)
 }
 
 typedef struct { double impl, ref, bound; } decayv;
+
+/* |theta| of pair K of row RR at its own position; a real coordinate that
+ * is not a binary32 value adds its rounding to binary32, u |theta| (the
+ * accuracy gate's pc_model_phase_x): C_k u |theta| (1 + 1/C_k) is
+ * (C_k + 1) u |theta|. */
+static double pair_theta(const pc_prun *r, const pc_freqs *fr, int d, int64_t rr, int k)
+{
+    double x = pc_freqs_coord(fr, rr, k), th = fabs(x * pc_p_omega(r, d, k));
+    int whole = x >= 0.0 && x == floor(x);
+    if (whole || (double)(float)x == x || !r->sched) return th;
+    double c = pc_schedule_model_c(&r->sched->s, d, k);
+    return c > 0.0 ? th * (1.0 + 1.0 / c) : th;
+}
 
 /* returns 0 ok, 1 hook error, -1 no memory, -2 reference error (ERR) */
 static int curve(pc_prun *r, int d, int64_t rr, decayv *out, pc_err *err)
@@ -47,8 +61,7 @@ static int curve(pc_prun *r, int d, int64_t rr, decayv *out, pc_err *err)
         cr += c.f64;
         sr += s.f64;
         /* the pair's error: sqrt(2) B(r w_k) (unit pair); reference 2^-53 per value */
-        acc += sqrt(2.0) * pc_p_bound_i(r, d, k, (double)pc_freqs_pos(fr, rr, k)
-                                               * pc_p_omega(r, d, k), 1.0)
+        acc += sqrt(2.0) * pc_p_bound_i(r, d, k, pair_theta(r, fr, d, rr, k), 1.0)
                + 0x1p-52; /* a schedule's C_k and attention factor A (pc_p_bound_i) */
         ai += hypot(ci, si);
         ar += hypot(cr, sr);

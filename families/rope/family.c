@@ -38,10 +38,24 @@ static pc_status axes_skip(pc_gate *g, const pc_impl *impl, const pc_family *fam
     return PC_OK;
 }
 
+/* ABI v2 hands a kernel integer positions (pos_axes, int64): real
+ * coordinates are checked on a table's rows. */
+static pc_status coords_skip(pc_gate *g, const pc_impl *impl, const pc_family *fam)
+{
+    pc_verdict *v = pc_gate_verdict(g, impl, fam->name, "accuracy", "");
+    if (!v) return pc_gate_oom(g);
+    v->status = PC_SKIP;
+    snprintf(v->summary, sizeof v->summary, "not checked: %s takes integer positions "
+             "(pecheck_rope_v2's pos_axes); the real coordinates of --position-ids are checked "
+             "on a table's rows", impl->name);
+    return PC_OK;
+}
+
 static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
     const pc_rope_spec *s = pc_rope_spec_of(g->spec);
     if (s && s->ids && !impl->rope_v2 && !impl->pos_bounded) return axes_skip(g, impl, fam);
+    if (s && s->coords && impl->rope_v2) return coords_skip(g, impl, fam);
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
     return pc_gate_accuracy(g, impl, fam);
 }

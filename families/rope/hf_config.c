@@ -202,6 +202,12 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
     default:
         break;
     }
+    if (p->scale_k > 0.0) {
+        size_t u = strlen(buf);
+        if (p->scale_pi && p->scale_k == 1.0) snprintf(buf + u, len - u, ", angles times pi");
+        else if (p->scale_pi) snprintf(buf + u, len - u, ", angles times %.17gpi", p->scale_k);
+        else snprintf(buf + u, len - u, ", angles times %.17g", p->scale_k);
+    }
     if (p->from && p->from->ids) {
         size_t u = strlen(buf);
         if (u + 2 < len) {

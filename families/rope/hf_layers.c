@@ -29,6 +29,7 @@ pc_status pc_rope_spec_copy(pc_rope_spec *dst, const pc_rope_spec *src, pc_err *
     dst->layers = NULL;
     dst->n_layers = 0;
     dst->ids = NULL; /* the position ids stay the top spec's */
+    dst->coords = NULL;
     dst->n_ids = 0;
     dst->short_factor = dup_list(src->short_factor, src->n_factor);
     dst->long_factor = dup_list(src->long_factor, src->n_factor);

@@ -46,6 +46,13 @@ static pc_status check_sections(const char *v, pc_err *err)
     return PC_OK;
 }
 
+static pc_status check_angle_scale(const char *v, pc_err *err)
+{
+    double k;
+    int pi;
+    return pc_rope_scale_parse(v, &k, &pi, err);
+}
+
 static const pc_option options[] = {
     { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
       "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
@@ -58,9 +65,15 @@ static const pc_option options[] = {
       "default: a table's last position + 1", check_seq_len, 0 },
     { "rotary-dim", "R", "RoPE: the rotary dim when it is below the head dim (partial rotary); "
       "the cache holds R dims", check_rotary_dim, 0 },
-    { "position-ids", "POS.npy", "RoPE: the positions of the rows, int64 of shape (n,) or (n, A): "
+    { "position-ids", "POS.npy", "RoPE: the positions of the rows, shape (n,) or (n, A): "
       "row r (of a table, or of --positions) is rotated by POS[r]; with A axes each pair follows "
-      "one (--rope-sections, --rope-axes-dim, a config's mrope_section)", NULL, 1 },
+      "one (--rope-sections, --rope-axes-dim, a config's mrope_section).  Integers (int64), or "
+      "real coordinates (float32, float64: a ViT's interpolated grid, DINOv3's [-1, 1]), each "
+      "certified at its exact stored value; a row with no position (cls, register) is 0 on "
+      "every axis", NULL, 1 },
+    { "rope-angle-scale", "S", "RoPE: the angle is S x omega_i (DINOv3's 2 pi): a number, or "
+      "pi, 2pi (Kpi: K times MPFR's pi, certified); with --position-ids", check_angle_scale,
+      0 },
     { "rope-sections", "a,b,c", "RoPE: M-RoPE (Qwen2-VL's mrope_section), the pairs of each "
       "position axis in turn: 16,24,24 (a config's mrope_section by default)",
       check_sections, 0 },
@@ -97,11 +110,12 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         pc_given_value(g, "position-ids"), pc_given_value(g, "rope-sections"),
                         pc_given_value(g, "mrope-interleaved") != NULL,
                         pc_given_value(g, "rope-axes-dim"),
-                        pc_given_value(g, "rope-axes-parity") != NULL };
+                        pc_given_value(g, "rope-axes-parity") != NULL,
+                        pc_given_value(g, "rope-angle-scale") };
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
-        && !ro.sections_interleaved && !ro.axes_parity)
+        && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -201,7 +215,9 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --mrope-interleaved");
     if (o->axes_dim && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-dim %s", o->axes_dim);
-    if (o->axes_parity && u < len) snprintf(buf + u, len - u, " --rope-axes-parity");
+    if (o->axes_parity && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-axes-parity");
+    if (o->angle_scale && u < len) snprintf(buf + u, len - u, " --rope-angle-scale %s", o->angle_scale);
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

@@ -1,7 +1,11 @@
 /* positions.c: RoPE positions with several axes (scaling.h).
  *
- * --position-ids POS.npy (int64, shape (n,) or (n, A)): row r of the
- * table, or of the run's positions, is rotated by POS[r].  With A > 1
+ * --position-ids POS.npy (shape (n,) or (n, A)): row r of the table, or
+ * of the run's positions, is rotated by POS[r]: integers (int16/32/64, or
+ * float values all whole in [0, 2^53], read as those integers), or real
+ * coordinates (float32 or float64 as stored, of either sign: a ViT's
+ * interpolated grid, DINOv3's patch centres in [-1, 1]), each its exact
+ * binary64 value.  With A > 1
  * axes each pair follows one of them:
  *   M-RoPE (Qwen2-VL, transformers' apply_multimodal_rotary_pos_emb): the
  *     one schedule's pairs in sections, mrope_section [s_0, s_1, s_2]
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scaling.h"
+#include "harness/base/parse.h"
 #include "harness/io/npy.h"
 
 /* "a,b,c" of OPT into V (at most PC_ROPE_AXES_MAX numbers in [LO, HI]). */
@@ -41,55 +46,102 @@ static pc_status parse_list(const char *opt, const char *text, int lo, int hi, i
     return PC_OK;
 }
 
-/* Every value of A a whole number (float ids that astype(int64) keeps). */
-static int whole(const pc_npy *a)
+/* A whole number in [0, 2^53]: an integer position (a coordinate of that
+ * value is the integer itself). */
+static int integral(double v)
 {
-    for (size_t k = 0; k < a->count; k++)
-        if (a->data[k] != floor(a->data[k])) return 0;
-    return 1;
+    return v >= 0.0 && v <= (double)PC_POS_MAX && v == floor(v);
 }
 
+/* A's values checked: finite, and for integers (dtype 'i') in [0, 2^53];
+ * *ALL_INT: every value integral.  A NaN or an infinity names its row. */
+static pc_status check_values(const pc_npy *a, const char *path, int *all_int, pc_err *err)
+{
+    size_t cols = a->rank == 2 ? a->shape[1] : 1;
+    *all_int = 1;
+    for (size_t k = 0; k < a->count; k++) {
+        double v = a->data[k];
+        if (!isfinite(v) || fabs(v) > (double)PC_POS_MAX)
+            return pc_seterr(err, PC_EINPUT, "%s: position ids row %zu, axis %zu is %g: every "
+                             "position must be finite (|x| <= 2^53); a row without a position "
+                             "(a cls or register token) is given 0 on every axis, the zero angle "
+                             "(cos 1, sin 0)", path, k / cols, k % cols, v);
+        if (a->dtype[1] == 'i' && v < 0.0)
+            return pc_seterr(err, PC_EINPUT, "%s: position %zu is %.0f, outside [0, 2^53] "
+                             "(integer ids; signed coordinates are given as float32 or float64)",
+                             path, k, v);
+        if (!integral(v)) *all_int = 0;
+    }
+    return PC_OK;
+}
+
+/* A's values as S's positions: integers into S->ids, or (some value not a
+ * whole number in [0, 2^53]) real coordinates into S->coords, exact, with
+ * S->ids -1 throughout and S->max_id the largest |x| rounded up. */
+static pc_status keep_values(pc_rope_spec *s, const pc_npy *a, int all_int, pc_err *err)
+{
+    s->ids = malloc(a->count * sizeof *s->ids);
+    s->coords = all_int ? NULL : malloc(a->count * sizeof *s->coords);
+    if (!s->ids || (!all_int && !s->coords))
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    for (size_t k = 0; k < a->count; k++) {
+        double v = a->data[k];
+        s->ids[k] = all_int ? (int64_t)v : -1;
+        if (!all_int) s->coords[k] = v;
+        int64_t far = (int64_t)ceil(fabs(v)); /* |v| <= 2^53 (check_values) */
+        if (far > s->max_id) s->max_id = far;
+    }
+    s->n_ids = (int64_t)a->shape[0];
+    s->n_id_axes = a->rank == 2 ? (int)a->shape[1] : 1;
+    return PC_OK;
+}
+
+static pc_status check_shape(const pc_npy *a, const char *path, pc_err *err)
+{
+    if (a->dtype[1] != 'i' && a->dtype[1] != 'f')
+        return pc_seterr(err, PC_EINPUT, "%s: position ids are integers (int64, int32, int16) or "
+                         "coordinates (float32, float64), not %s", path, a->dtype);
+    if (a->rank == 2 && a->shape[0] <= PC_ROPE_AXES_MAX && a->shape[1] > PC_ROPE_AXES_MAX)
+        /* HF's get_rope_index gives (3, batch, n): one row an axis */
+        return pc_seterr(err, PC_EINPUT, "%s: position ids of shape (%zu, %zu) hold one axis a "
+                         "row (HF's layout); pecheck reads a row a position: save ids.T, shape "
+                         "(%zu, %zu)", path, a->shape[0], a->shape[1], a->shape[1], a->shape[0]);
+    if (a->rank > 2 || (a->rank == 2 && a->shape[1] > PC_ROPE_AXES_MAX))
+        return pc_seterr(err, PC_EINPUT, "%s: position ids must be of shape (n,) or (n, A) "
+                         "with A <= %d", path, PC_ROPE_AXES_MAX);
+    return PC_OK;
+}
+
+/* --position-ids: integers (int16/32/64, or floats all whole in [0, 2^53],
+ * read as those integers: the same positions, the same run), or real
+ * coordinates (float32, float64 as stored: each value exactly). */
 static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
 {
     pc_npy a = { 0 };
     pc_status st = pc_npy_read_numbers(path, &a, err);
     if (st == PC_EIO) st = PC_EINPUT;
     if (st != PC_OK) return st;
-    if (a.dtype[1] != 'i') {
-        st = whole(&a)
-            ? pc_seterr(err, PC_EINPUT, "%s: position ids are integers (int64, int32 or int16), "
-                        "not %s: save them with ids.astype(numpy.int64)", path, a.dtype)
-            : pc_seterr(err, PC_EINPUT, "%s: position ids are integers, but these %s values are "
-                        "not all whole numbers: fractional timesteps are given with --timesteps "
-                        "(--family sinusoidal), not --position-ids", path, a.dtype);
-        pc_npy_free(&a);
-        return st;
-    }
-    if (a.rank == 2 && a.shape[0] <= PC_ROPE_AXES_MAX && a.shape[1] > PC_ROPE_AXES_MAX) {
-        /* HF's get_rope_index gives (3, batch, n): one row an axis */
-        st = pc_seterr(err, PC_EINPUT, "%s: position ids of shape (%zu, %zu) hold one axis a "
-                       "row (HF's layout); pecheck reads a row a position: save ids.T, shape "
-                       "(%zu, %zu)", path, a.shape[0], a.shape[1], a.shape[1], a.shape[0]);
-        pc_npy_free(&a);
-        return st;
-    }
-    if (a.rank > 2 || (a.rank == 2 && a.shape[1] > PC_ROPE_AXES_MAX)) {
-        pc_npy_free(&a);
-        return pc_seterr(err, PC_EINPUT, "%s: position ids must be of shape (n,) or (n, A) "
-                         "with A <= %d", path, PC_ROPE_AXES_MAX);
-    }
-    s->ids = malloc(a.count * sizeof *s->ids);
-    if (!s->ids) { pc_npy_free(&a); return pc_seterr(err, PC_ENOMEM, "out of memory"); }
-    for (size_t k = 0; k < a.count && st == PC_OK; k++) {
-        if (!(a.data[k] >= 0 && a.data[k] <= (double)PC_POS_MAX))
-            st = pc_seterr(err, PC_EINPUT, "%s: position %zu is %.0f, outside [0, 2^53]", path, k,
-                           a.data[k]);
-        s->ids[k] = (int64_t)a.data[k];
-        if (s->ids[k] > s->max_id) s->max_id = s->ids[k];
-    }
-    s->n_ids = (int64_t)a.shape[0];
-    s->n_id_axes = a.rank == 2 ? (int)a.shape[1] : 1;
+    int all_int = 1;
+    st = check_shape(&a, path, err);
+    if (st == PC_OK) st = check_values(&a, path, &all_int, err);
+    if (st == PC_OK) st = keep_values(s, &a, all_int, err);
     pc_npy_free(&a);
+    return st;
+}
+
+pc_status pc_rope_scale_parse(const char *v, double *k, int *pi, pc_err *err)
+{
+    size_t n = strlen(v);
+    *pi = n >= 2 && !strcmp(v + n - 2, "pi");
+    *k = 1.0;
+    char num[64];
+    if (n - (*pi ? 2 : 0) >= sizeof num)
+        return pc_seterr(err, PC_EINPUT, "--rope-angle-scale: too long: '%s'", v);
+    snprintf(num, sizeof num, "%.*s", (int)(n - (*pi ? 2u : 0u)), v);
+    pc_status st = *pi && !num[0] ? PC_OK : pc_parse_double("--rope-angle-scale", num, k, err);
+    if (st == PC_OK && !(*k > 0.0 && *k <= 0x1p64))
+        st = pc_seterr(err, PC_EINPUT, "--rope-angle-scale: expected a number in (0, 2^64] or "
+                       "a multiple of pi (pi, 2pi), got '%s'", v);
     return st;
 }
 
@@ -106,7 +158,14 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
         st = parse_list("--rope-axes-dim", o->axes_dim, 2, PC_D_MAX, s->axes_dim, &s->n_axes_dim,
                         err);
     if (st == PC_OK && o->ids_path) st = read_ids(s, o->ids_path, err);
+    if (st == PC_OK && o->angle_scale)
+        st = pc_rope_scale_parse(o->angle_scale, &s->p.scale_k, &s->p.scale_pi, err);
     if (st != PC_OK) return st;
+    /* the scale is folded into the frequencies of the position ids' kind
+     * (schedule_axes.c) */
+    if (o->angle_scale && !o->ids_path)
+        return pc_seterr(err, PC_EINPUT, "--rope-angle-scale scales the angles of the rows of "
+                         "--position-ids: give --position-ids POS.npy");
     if (s->n_axes_dim && !o->ids_path)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim rotates each axis by its own position: "
                          "give --position-ids POS.npy");
@@ -240,6 +299,7 @@ pc_status pc_rope_axes_new(const pc_rope_spec *s, int d, pc_rope_axes **out, pc_
         return pc_seterr(err, PC_ENOMEM, "out of memory");
     }
     a->ids = s->ids;
+    a->coords = s->coords;
     a->n = s->n_ids;
     a->n_axes = s->n_id_axes;
     if (sort_rows(a) != 0) {
@@ -266,7 +326,8 @@ void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (!s->ids) return;
-    int n = snprintf(buf, len, "positions of %d ax%s from %.150s (%lld rows)", s->n_id_axes,
+    int n = snprintf(buf, len, "%s of %d ax%s from %.150s (%lld rows)",
+                     s->coords ? "real coordinates" : "positions", s->n_id_axes,
                      s->n_id_axes == 1 ? "is" : "es", s->given.ids_path, (long long)s->n_ids);
     const int *v = s->n_axes_dim ? s->axes_dim : s->sections;
     int m = s->n_axes_dim ? s->n_axes_dim : s->n_sections;

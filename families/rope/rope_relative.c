@@ -82,6 +82,12 @@ static pc_status setup_rel(pc_prun *r, pc_outcome *oc)
     const pc_rope_axes *a = st == PC_OK ? pc_rope_run_axes(r, r->params->d) : NULL;
     int axis;
     int64_t m;
+    if (a && a->coords) { /* a shift is a whole step of the ids; coordinates have none */
+        snprintf(oc->msg, sizeof oc->msg, "the position ids are real coordinates: rope-relative "
+                 "moves rows by whole steps along one axis of integer ids (the accuracy gate "
+                 "checks every row at its coordinates)");
+        return PC_SKIP;
+    }
     if (a && !pc_rope_axes_shiftable(a, r->lo, r->hi, r->lo, &axis, &m)) {
         snprintf(oc->msg, sizeof oc->msg, "no row of the position ids has another one step "
                  "further on one axis");
@@ -121,8 +127,8 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t m2, int64_t
          * |pair|; B with a schedule's C_i and A, pc_p_bound_i), |A R_m q| = A |q_i|:
          * |<a+ea, b+eb> - <a, b>| <= |ea||b| + |a||eb| + |ea||eb| */
         /* the pairs' own positions (a row's, or its axis' with position ids) */
-        double pm = (double)pc_freqs_pos(fr, m, i), pn = (double)pc_freqs_pos(fr, n, i);
-        double pm2 = (double)pc_freqs_pos(fr, m2, i), pn2 = (double)pc_freqs_pos(fr, n2, i);
+        double pm = pc_freqs_coord(fr, m, i), pn = pc_freqs_coord(fr, n, i);
+        double pm2 = pc_freqs_coord(fr, m2, i), pn2 = pc_freqs_coord(fr, n2, i);
         double bm = sqrt(2.0) * pc_p_bound_i(r, d, i, pm * wi, 1.0);
         double bn = sqrt(2.0) * pc_p_bound_i(r, d, i, pn * wi, 1.0);
         double bm2 = sqrt(2.0) * pc_p_bound_i(r, d, i, pm2 * wi, 1.0);

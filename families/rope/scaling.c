@@ -95,7 +95,8 @@ const pc_schedule_kind *pc_rope_type_kind(const pc_rope_params *p)
 pc_schedule pc_rope_schedule(const pc_rope_params *p)
 {
     const pc_schedule_kind *k = pc_rope_type_kind(p);
-    if (p->axes) k = p->att_one ? &pc_kind_rope_axes : &pc_kind_rope_axes_att;
+    if (p->axes && p->axes->coords) k = p->att_one ? &pc_kind_rope_coords : &pc_kind_rope_coords_att;
+    else if (p->axes) k = p->att_one ? &pc_kind_rope_axes : &pc_kind_rope_axes_att;
     pc_schedule s = { k, p->base, p };
     return s;
 }
@@ -189,6 +190,11 @@ double pc_rope_model_c(const pc_schedule *s, int d, int i)
     const pc_rope_params *p = s->params;
     (void)d;
     double c = p->model_c ? p->model_c[i] : pc_rope_c0(p->base);
+    /* an angle scale S (--rope-angle-scale): the product S x one rounding,
+     * and S itself rounded to binary32 unless it is a binary32 value (2 pi
+     * never is; docs/precision-model.md) */
+    if (p->scale_k > 0.0)
+        c += 1.0 + (p->scale_pi || (double)(float)p->scale_k != p->scale_k ? 1.0 : 0.0);
     /* A != 1: A rounded to binary32 and one product (docs/schedules.md) */
     return p->att_one ? c : c + 2.0;
 }
@@ -210,11 +216,17 @@ double pc_rope_model_r(const pc_schedule *s, int d)
 }
 
 /* Every omega_i once (64 bits): certified (not NaN: the interval became
- * narrow below the precision ceiling) and in (0, 1], the schedule
- * contract the fast path relies on. */
+ * narrow below the precision ceiling) and in (0, 1] (times the angle
+ * scale where one is given: the fast paths take a pair only when its
+ * omega is in [2^-900, 1], pc_fast_set). */
 static pc_status evaluate_all(const pc_rope_params *p, pc_err *err)
 {
     pc_schedule s = pc_rope_schedule(p);
+    /* an angle scale S multiplies every omega_i (schedule_axes.c): up to
+     * S, with pi's binary64 rounded up (3.1415926535897936 > pi) and a
+     * margin over the roundings of this product and of the 64-bit omega */
+    double top = p->scale_k > 0.0
+        ? p->scale_k * (p->scale_pi ? 3.1415926535897936 : 1.0) * (1.0 + 0x1p-40) : 1.0;
     mpfr_t w;
     mpfr_init2(w, 64);
     pc_status st = PC_OK;
@@ -223,9 +235,9 @@ static pc_status evaluate_all(const pc_rope_params *p, pc_err *err)
         if (mpfr_nan_p(w))
             st = pc_seterr(err, PC_EINTERNAL, "%s schedule: omega_%d cannot be certified",
                            s.kind->name, i);
-        else if (!(mpfr_sgn(w) > 0) || mpfr_cmp_ui(w, 1) > 0)
-            st = pc_seterr(err, PC_EINPUT, "%s schedule: omega_%d = %g is outside (0, 1]",
-                           s.kind->name, i, mpfr_get_d(w, MPFR_RNDN));
+        else if (!(mpfr_sgn(w) > 0) || mpfr_cmp_d(w, top) > 0)
+            st = pc_seterr(err, PC_EINPUT, "%s schedule: omega_%d = %g is outside (0, %g]",
+                           s.kind->name, i, mpfr_get_d(w, MPFR_RNDN), top);
     }
     mpfr_clear(w);
     return st;
@@ -281,7 +293,7 @@ pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)
@@ -294,8 +306,8 @@ pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)
 
 void pc_rope_spec_free(pc_rope_spec *s)
 {
-    free(s->short_factor); free(s->long_factor); free(s->ff); free(s->ids);
-    s->short_factor = s->long_factor = s->ff = NULL;
+    free(s->short_factor); free(s->long_factor); free(s->ff); free(s->ids); free(s->coords);
+    s->short_factor = s->long_factor = s->ff = s->coords = NULL;
     s->ids = NULL;
     for (int k = 0; s->layers && k < s->n_layers; k++) pc_rope_spec_free(&s->layers[k]);
     free(s->layers);

@@ -29,6 +29,11 @@
  * axial: each axis its own geometric schedule over its own dims. */
 typedef struct pc_rope_axes {
     const int64_t *ids;       /* N x A, row-major (the spec's) */
+    /* real coordinates (a ViT's patch coordinates, --position-ids of
+     * float32 or float64 not all whole numbers in [0, 2^53]): N x A exact
+     * binary64 values, IDS then -1 throughout (no integer position);
+     * NULL: the positions are IDS */
+    const double *coords;
     int64_t n;
     int n_axes;
     int axial;
@@ -39,6 +44,13 @@ typedef struct pc_rope_axes {
     int *axis, *local;        /* per pair: its axis, and its index within it (axial) */
     int64_t *order;           /* the N rows sorted by their positions (lexicographic) */
 } pc_rope_axes;
+
+/* The position of ROW on AXIS (A's real coordinate, or its integer). */
+static inline double pc_rope_axes_x(const pc_rope_axes *a, int64_t row, int axis)
+{
+    size_t k = (size_t)(row * a->n_axes + axis);
+    return a->coords ? a->coords[k] : (double)a->ids[k];
+}
 
 enum pc_rope_type {
     PC_ROPE_DEFAULT = 0, PC_ROPE_LINEAR, PC_ROPE_DYNAMIC, PC_ROPE_YARN,
@@ -87,6 +99,11 @@ typedef struct pc_rope_params {
      * none): the likely cause names the config's other layer types */
     const struct pc_rope_spec *from;
     pc_rope_axes *axes;       /* positions with several axes (NULL: one a row); owned */
+    /* --rope-angle-scale: the angle is S x omega_i, S = scale_k pi^scale_pi
+     * (scale_k a binary64; 0: no scale), folded into the certified omega_i
+     * of the axes' kind (schedule_axes.c) */
+    double scale_k;
+    int scale_pi;
 } pc_rope_params;
 
 /* The kinds (one file each). */
@@ -156,6 +173,7 @@ typedef struct pc_rope_opts {
     int sections_interleaved; /* --mrope-interleaved */
     const char *axes_dim;     /* --rope-axes-dim "a,b" */
     int axes_parity;          /* --rope-axes-parity */
+    const char *angle_scale;  /* --rope-angle-scale "S", "pi", "2pi" */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
@@ -181,6 +199,10 @@ typedef struct pc_rope_spec {
      * the largest MAX_ID; --rope-axes-dim: axial RoPE's dims per axis */
     int64_t *ids, n_ids, max_id;
     int n_id_axes;
+    /* real coordinates (positions.c): N_IDS x N_ID_AXES binary64 values,
+     * IDS -1 throughout and MAX_ID the largest |coordinate| rounded up;
+     * NULL: the ids are integers */
+    double *coords;
     int axes_dim[PC_ROPE_AXES_MAX];
     int n_axes_dim;
     int axes_parity;          /* --rope-axes-parity: the axes share one schedule by parity */
@@ -227,6 +249,9 @@ pc_status pc_rope_axes_new(const pc_rope_spec *s, int d, pc_rope_axes **out, pc_
 void pc_rope_axes_free(pc_rope_axes *a);
 /* Two rows' positions PA, PB (N_AXES each) compared lexicographically. */
 int pc_rope_axes_cmp(const pc_rope_axes *x, const int64_t *pa, const int64_t *pb);
+/* --rope-angle-scale's text V into *K, *PI (S = K pi^PI): a finite number
+ * > 0, or [K]pi ("pi", "2pi", "0.5pi"); PC_EINPUT naming the option. */
+pc_status pc_rope_scale_parse(const char *v, double *k, int *pi, pc_err *err);
 /* One line: "positions of 3 axes from POS.npy (4096 rows), sections 16,24,24". */
 void pc_rope_axes_describe(const pc_rope_spec *s, char *buf, size_t len);
 

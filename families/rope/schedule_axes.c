@@ -8,7 +8,10 @@
  * the default schedule's, or (parity: Pixtral's vision RoPE) frequency
  * A l + k of one default schedule over all the axes' dims for pair l of
  * axis k of A; the attention factor and the precision model's
- * C are the type's. */
+ * C are the type's.  Real coordinates (a ViT's patch coordinates: the
+ * coords kinds) are handed to the reference as exact binary64 values
+ * (coord); --rope-angle-scale S multiplies every omega_i, certified. */
+#include <math.h>
 #include "schedules.h"
 
 static void axial_iv(mpfi_ptr out, const pc_rope_params *p, int i)
@@ -23,11 +26,34 @@ static void axial_iv(mpfi_ptr out, const pc_rope_params *p, int i)
     pc_iv_geometric(out, p->base, a->axes_dim[a->axis[i]], a->local[i]);
 }
 
+/* The type's (or the axes') omega_i into OUT, times the angle scale S =
+ * K pi^PI (--rope-angle-scale) when there is one.  Unscaled: the type's
+ * contract.  Scaled, at OUT's precision P: w~ (precision P + 8, relative
+ * error < 4 * 2^-(P+8) = 2^-(P+6)), pi~ = RN_{P+8}(pi) (MPFR's const_pi,
+ * 2^-(P+8)), the products w~ pi~ and that times K rounded at P + 8
+ * (2^-(P+8) each; 2 pi~ is exact), then rounded to P (2^-P):
+ *   |OUT - S omega| <= S omega ((1 + 2^-(P+6)) (1 + 2^-(P+8))^3 (1 + 2^-P) - 1)
+ *                   <  1.03 * 2^-P * S omega  <  4 * 2^-P * S omega,
+ * the schedule contract (reference/schedule.h). */
 static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 {
     const pc_rope_params *p = s->params;
-    if (p->axes->axial) pc_iv_to_mpfr(out, axial_iv, p, i);
-    else pc_rope_type_kind(p)->omega(out, s, d, i);
+    mpfr_prec_t prec = mpfr_get_prec(out);
+    mpfr_t w, c;
+    if (p->scale_k > 0.0) mpfr_init2(w, prec + 8);
+    mpfr_ptr dst = p->scale_k > 0.0 ? w : out;
+    if (p->axes->axial) pc_iv_to_mpfr(dst, axial_iv, p, i);
+    else pc_rope_type_kind(p)->omega(dst, s, d, i);
+    if (!(p->scale_k > 0.0)) return;
+    if (p->scale_pi) {
+        mpfr_init2(c, prec + 8);
+        mpfr_const_pi(c, MPFR_RNDN);
+        mpfr_mul(w, w, c, MPFR_RNDN);
+        mpfr_clear(c);
+    }
+    if (p->scale_k != 1.0) mpfr_mul_d(w, w, p->scale_k, MPFR_RNDN);
+    mpfr_set(out, w, MPFR_RNDN);
+    mpfr_clear(w);
 }
 
 static int64_t position(const pc_schedule *s, int d, int64_t pos, int i)
@@ -37,9 +63,44 @@ static int64_t position(const pc_schedule *s, int d, int64_t pos, int i)
     return a->ids[pos * a->n_axes + a->axis[i]];
 }
 
+/* Real coordinates (positions.c): the pair's axis' coordinate of row POS,
+ * exact; the integers of IDS otherwise (exact in binary64: <= 2^53). */
+static double coord(const pc_schedule *s, int d, int64_t pos, int i)
+{
+    const pc_rope_axes *a = ((const pc_rope_params *)s->params)->axes;
+    if (pos < 0 || pos >= a->n || i < 0 || i >= d / 2) return (double)NAN;
+    return pc_rope_axes_x(a, pos, a->axis[i]);
+}
+
+/* omega_i = K pi exactly: an angle scale K pi (--rope-angle-scale Kpi)
+ * over a pair whose frequency is base^0 = 1 exactly (the first pair of an
+ * axial axis, or of the one schedule: a type whose omega_0 is 1). */
+static int pi_ratio(const pc_schedule *s, int d, int i, double *r)
+{
+    const pc_rope_params *p = s->params;
+    const pc_rope_axes *a = p->axes;
+    if (!p->scale_pi || i < 0 || i >= d / 2) return 0;
+    int n_axes = 0;
+    while (n_axes < PC_ROPE_AXES_MAX && a->axes_dim[n_axes]) n_axes++;
+    int one = a->axial ? (a->parity ? n_axes * a->local[i] + a->axis[i] == 0 : a->local[i] == 0)
+                       : i == 0 && p->type == PC_ROPE_DEFAULT;
+    if (one) *r = p->scale_k;
+    return one;
+}
+
 const pc_schedule_kind pc_kind_rope_axes = {
-    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r
+    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL, pi_ratio
 };
 const pc_schedule_kind pc_kind_rope_axes_att = {
-    "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r
+    "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
+    NULL, pi_ratio
+};
+/* the same over real coordinates */
+const pc_schedule_kind pc_kind_rope_coords = {
+    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, coord,
+    pi_ratio
+};
+const pc_schedule_kind pc_kind_rope_coords_att = {
+    "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
+    coord, pi_ratio
 };

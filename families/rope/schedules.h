@@ -22,6 +22,8 @@ void pc_rope_att_longrope(mpfi_ptr out, const pc_rope_params *p);
 extern const pc_schedule_kind pc_kind_rope_yarn_att, pc_kind_rope_longrope_att;
 /* Positions with several axes, without and with an attention factor. */
 extern const pc_schedule_kind pc_kind_rope_axes, pc_kind_rope_axes_att;
+/* The same over real coordinates (pc_rope_axes.coords). */
+extern const pc_schedule_kind pc_kind_rope_coords, pc_kind_rope_coords_att;
 
 /* A factor parameter: finite and >= 1 (omega_i stays in (0, 1], the
  * schedule contract), message naming NAME. */

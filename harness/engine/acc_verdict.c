@@ -5,13 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acc_verdict.h"
+#include "reference/schedule.h"
 #include "harness/io/json.h"
 #include "harness/base/dtype.h"
+
+/* " (the pair's position X)" for the worst element W when the schedule
+ * maps its row to real coordinates (position ids of a ViT's grid): the
+ * row alone would not say where it is; "" otherwise. */
+static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!cfg->sched || !cfg->sched->kind->coord) return;
+    pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
+    if (!f) return;
+    int h = cfg->d / 2, pair = cfg->layout == 0 ? w->dim / 2 : w->dim % h;
+    snprintf(buf, len, " (the pair's position %.9g)", pc_freqs_coord(f, w->pos, pair));
+    pc_freqs_free(f);
+}
 
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
                     const char *own, pc_verdict *v)
 {
     const pc_metrics *m = &res->m;
+    char at[64];
+    coord_text(cfg, &m->worst, at, sizeof at);
     if (fault) {
         snprintf(v->summary, sizeof v->summary, "%s", fault);
     } else if (res->status == PC_SKIP) {
@@ -23,19 +40,19 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
          * rotated vector's element the gate measured */
         const pc_witness *w = &m->worst;
         snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
-                 "the bound%s; worst at pos=%" PRId64 "%s, %s; the rotated vector's dim %d: got %a "
-                 "(%.9g), exact %a (%.9g), |err| %.3g > bound %.3g", m->max_ratio,
+                 "the bound%s; worst at pos=%" PRId64 "%s%s, %s; the rotated vector's dim %d: got "
+                 "%a (%.9g), exact %a (%.9g), |err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
-                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, at,
                  pc_witness_alone_differs(w) ? " (asked for alone, n = 1)" : "", own, w->dim,
                  (double)w->got, (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else if (res->status == PC_FAIL) {
         const pc_witness *w = &m->worst;
         snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu of %llu values exceed "
-                 "the bound%s; worst at pos=%" PRId64 "%s dim=%d: got %a (%.9g), exact %a (%.9g), "
-                 "|err| %.3g > bound %.3g", m->max_ratio,
+                 "the bound%s; worst at pos=%" PRId64 "%s%s dim=%d: got %a (%.9g), exact %a "
+                 "(%.9g), |err| %.3g > bound %.3g", m->max_ratio,
                  (unsigned long long)m->n_over, (unsigned long long)m->count,
-                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos,
+                 m->n_nonfinite ? " (NaN/Inf among them)" : "", w->pos, at,
                  pc_witness_alone_differs(w) ? " (asked for alone, n = 1)" : "", w->dim, (double)w->got,
                  (double)w->got, w->ref, w->ref, w->err, w->bound);
     } else {

@@ -215,10 +215,10 @@ typedef struct block {
 } block;
 
 /* The position pair I of row POS is rotated by (the row's, unless the
- * schedule has position axes). */
-static inline int64_t pair_pos(const block *b, int64_t pos, int i)
+ * schedule has position axes): an integer, or a real coordinate, exact. */
+static inline double pair_pos(const block *b, int64_t pos, int i)
 {
-    return b->mapped ? pc_freqs_pos(b->freqs, pos, i) : pos;
+    return b->mapped ? pc_freqs_coord(b->freqs, pos, i) : (double)pos;
 }
 
 /* Unit-norm input pairs, (cos phi, sin phi) with phi from the seed and the
@@ -255,7 +255,7 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
 {
     const pc_acc_cfg *c = b->cfg;
     if (c->tol_abs >= 0) return c->tol_abs;
-    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
+    double phi = pc_model_phase_x(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
     double bound = c->half_arith ? pc_model_element_half(b->R, phi, b->u_s, b->u_min, b->att, norm)
                                  : pc_model_element(b->R, phi, b->u_s, b->att, norm);
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
@@ -276,7 +276,7 @@ static double norm_held(const block *b, int pair, int64_t pos, double norm, doub
 {
     const pc_acc_cfg *c = b->cfg;
     if (c->tol_abs >= 0) return bound;
-    double phi = pc_model_phase(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
+    double phi = pc_model_phase_x(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
     if (phi + b->R * PC_MODEL_U32 <= PC_MODEL_VACUOUS) return bound;
     double rest = c->half_arith ? pc_model_element_half(b->R, 0.0, b->u_s, b->u_min, b->att, norm)
                                 : pc_model_element(b->R, 0.0, b->u_s, b->att, norm);
@@ -375,7 +375,7 @@ static void pair_bounds(block *b, int64_t pos)
 {
     const pc_acc_cfg *c = b->cfg;
     for (int i = 0; i < c->d / 2; i++) {
-        double theta = (double)pair_pos(b, pos, i) * b->omega[i];
+        double theta = pair_pos(b, pos, i) * b->omega[i];
         b->pair_theta[i] = theta;
         b->pair_bound[i] = element_bound(b, i, pos, 1.0);
     }
@@ -404,7 +404,7 @@ static void fill_rows(block *b, size_t n, const cols *cl, pc_metrics *m)
                  * and their max and min first: symmetric) */
                 double norm = 1.0;
                 if (x) {
-                    b->pair_theta[pair] = (double)pair_pos(b, b->pos[r], pair) * b->omega[pair];
+                    b->pair_theta[pair] = pair_pos(b, b->pos[r], pair) * b->omega[pair];
                     norm = pc_model_pair_norm(x[j], x[mate]);
                     b->pair_bound[pair] = element_bound(b, pair, b->pos[r], norm);
                 }
@@ -1167,14 +1167,15 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
 
 /* The largest position pair I is rotated by over the run's rows: the
  * last row's, or, where the schedule maps rows to positions (position
- * ids), the largest it maps a row to. */
+ * ids), the largest it maps a row to (a real coordinate: |x| rounded up). */
 static int64_t pair_far(const block *b, int i)
 {
     const pc_acc_cfg *c = b->cfg;
     if (!b->mapped) return c->pos_hi;
     int64_t far = -1;
     for (int64_t pos = c->pos_lo; pos <= c->pos_hi; pos++) {
-        int64_t p = pc_freqs_pos(b->freqs, pos, i);
+        double x = fabs(pc_freqs_coord(b->freqs, pos, i)); /* a coordinate's |x|, rounded up */
+        int64_t p = x <= (double)PC_POS_MAX ? (int64_t)ceil(x) : -1;
         if (p > far) far = p;
     }
     return far;

@@ -64,6 +64,17 @@ static inline double pc_model_phase(double kappa, double omega, int64_t pos)
     double k = pos >= (1LL << 24) ? kappa + 1.0 : kappa;
     return k * PC_MODEL_U32 * theta;
 }
+/* Phi at a real position X (an exact binary64: a coordinate as given, of
+ * either sign): a whole X in [0, 2^53] is its integer (pc_model_phase);
+ * otherwise |theta| = |X omega| and one u more where X is not a binary32
+ * value (the formulation holds its positions in binary32: |fl(X) - X|
+ * <= u |X|, docs/precision-model.md "Real positions"). */
+static inline double pc_model_phase_x(double kappa, double omega, double x)
+{
+    if (x >= 0.0 && x <= 0x1p53 && x == floor(x)) return pc_model_phase(kappa, omega, (int64_t)x);
+    double k = (double)(float)x == x ? kappa : kappa + 1.0;
+    return k * PC_MODEL_U32 * fabs(x * omega);
+}
 /* s of a rotated pair: the norm of the input pair (X, Y), binary32 values
  * (finite), with the operations of glibc 2.35's hypot
  * (sysdeps/ieee754/dbl-64/e_hypot.c, __ieee754_hypot: Borges, "An

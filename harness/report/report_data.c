@@ -337,7 +337,7 @@ static double line_position(pc_freqs *const *fr, int n_sel, int h, int64_t row)
     for (int k = 0; k < n_sel; k++) {
         if (!fr[k] && (double)row > at) at = (double)row;
         for (int i = 0; fr[k] && i < h; i++) {
-            double p = fabs((double)pc_freqs_pos(fr[k], row, i));
+            double p = fabs(pc_freqs_coord(fr[k], row, i));
             if (p > at) at = p;
         }
     }

@@ -167,8 +167,8 @@ def _as_numpy(x):
 def positions(x, what):
     """The position ids X (numpy, torch or a list) as a numpy array for a
     POS.npy option: integers of any width as little-endian int64, what the
-    CLI reads; floating values (timesteps) as they are, for the CLI to
-    judge.  TypeError for anything else."""
+    CLI reads; floating values (a ViT's coordinates, timesteps) as they
+    are, for the CLI to judge.  TypeError for anything else."""
     __tracebackhide__ = True
     np = numpy()
     a, name = _as_numpy(x)
@@ -179,7 +179,8 @@ def positions(x, what):
         return _int64(a, what, "position")
     if np.issubdtype(a.dtype, np.floating):
         return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-    raise TypeError("%s: position ids are integers (or floating timesteps), not %s" % (what, name))
+    raise TypeError("%s: position ids are integers (or floating coordinates or timesteps), not %s"
+                    % (what, name))
 
 
 def scalar(v, what):

@@ -10,7 +10,8 @@ accepted the same way, with these values:
                   the file (a transformers config object: its to_dict())
   array/tensor    for a file option of arrays (rope_freqs=): handed over
                   as .npy; position_ids= and timesteps= take integers
-                  of any width (written as int64), floats, or a list
+                  of any width (written as int64), floats (a ViT's
+                  coordinates, timesteps: as they are), or a list
   path or str     for a file option: that file
   number          as written (repr of a float)
 properties= is a list of --property names.  check_* return a Result;

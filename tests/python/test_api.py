@@ -257,6 +257,28 @@ def test_position_ids_of_any_integer_type(tmp_path):
         pecheck.check_rope_cache(cos, sin, hf_config=cfg, position_ids=np.array(["a", "b"]))
 
 
+def dinov3_rope(H=8, D=64, base=100.0):
+    """DINOv3's RopePositionEmbedding (facebookresearch/dinov3,
+    dinov3/layers/rope_position_encoding.py, August 2025 release; eval,
+    normalize_coords "separate", float32): (cos, sin) of (H*H, D) and the
+    patch centres' coordinates in [-1, 1], (H*H, 2)."""
+    periods = base ** (2 * torch.arange(D // 4, dtype=torch.float32) / (D // 2))
+    c = torch.arange(0.5, H, dtype=torch.float32) / H
+    coords = torch.stack(torch.meshgrid(c, c, indexing="ij"), dim=-1).flatten(0, 1)
+    coords = 2.0 * coords - 1.0
+    angles = (2 * math.pi * coords[:, :, None] / periods[None, None, :]).flatten(1, 2).tile(2)
+    return angles.cos(), angles.sin(), coords
+
+
+def test_position_ids_as_real_coordinates():
+    cos, sin, coords = dinov3_rope()
+    opts = {"base": 100.0, "rope_axes_dim": "32,32", "rope_angle_scale": "2pi"}
+    for given in (coords, coords.double(), coords.numpy()):
+        pecheck.assert_rope_cache(cos, sin, position_ids=given, **opts)
+    result = pecheck.check_rope_cache(cos, sin, position_ids=coords * 2, **opts)
+    assert not result.passed
+
+
 def test_timesteps_of_any_integer_type_and_fractional():
     steps = torch.tensor([0, 1, 10, 250, 999, 500, 3])  # torch.long, as schedulers hand them
     emb = diffusers_timestep(steps, 64)
