@@ -163,6 +163,8 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
                      "(%d pairs on another axis): sections swapped, or the other order "
                      "(--rope-sections, mrope_interleaved)?", got, wrong);
         else if (none)
+            pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);
+        if (none && !buf[0])
             snprintf(buf, len, "%d pairs follow no position axis with the schedule's frequencies "
                      "(%s): another schedule or base, or other position ids?", none, got);
     }
