@@ -10,7 +10,9 @@
  * a grid, the largest frequency 1).  Against the check's omega_i = base^(-e_i)
  * the ratio r_i = ln w_i / ln omega_i is one number r when the cache has
  * the check's exponents times r: base^r in place of base, or each
- * exponent's dims divided by r (r = 1/2: dims twice the check's). */
+ * exponent's dims divided by r (r = 1/2: dims twice the check's).  Axes
+ * that share one schedule by parity (Pixtral) built as two schedules of
+ * their own are named so. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,21 @@ static void say(const pc_acc_cfg *cfg, const pc_rope_params *p, double r, char *
                  r, b, p->base, 1.0 / r);
 }
 
+/* Pixtral's axes by parity: W is each axis a schedule of its own over its
+ * dims (base^(-2j/a), the plain axial RoPE) instead: 1. */
+static int own_schedules(const pc_rope_params *p, const double *w, int h)
+{
+    const pc_rope_axes *ax = p->axes;
+    int n = 0;
+    for (int i = 0; ax->parity && i < h; i++) {
+        double own = pow(p->base, -2.0 * ax->local[i] / ax->axes_dim[ax->axis[i]]);
+        if (isnan(w[i])) continue;
+        if (fabs(w[i] / own - 1.0) >= AF_TOL) return 0;
+        n++;
+    }
+    return n >= 2;
+}
+
 void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                               char *buf, size_t len)
 {
@@ -110,8 +127,15 @@ void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const 
     int h = cfg->d / 2;
     double *w = malloc((size_t)h * sizeof *w), r;
     buf[0] = '\0';
-    if (w && p->axes->axial && pair_freqs(impl, cfg, p->axes, w) == 0
-        && (r = one_ratio(w, omega, h)) > 0)
+    if (!w || !p->axes->axial || pair_freqs(impl, cfg, p->axes, w) != 0) {
+        free(w);
+        return;
+    }
+    if (own_schedules(p, w, h))
+        snprintf(buf, len, "the axes each turn at a schedule of their own (base^(-2j/%d), "
+                 "--rope-axes-dim without --rope-axes-parity), not the one schedule shared by "
+                 "parity (Pixtral's freqs[::2] and freqs[1::2])", p->axes->axes_dim[0]);
+    else if ((r = one_ratio(w, omega, h)) > 0)
         say(cfg, p, r, buf, len);
     free(w);
 }
