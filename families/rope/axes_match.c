@@ -160,9 +160,13 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
         pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
         if (wrong && !none)
             snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
-                     "(%d pairs on another axis): sections swapped, or the other order "
-                     "(--rope-sections, mrope_interleaved)?", got, wrong);
+                     "(%d pairs on another axis): %s", got, wrong, ax->axial
+                     ? "the axes exchanged (the rows' positions for the columns', h and w "
+                     "swapped or the grid transposed)?" : "sections swapped, or the other "
+                     "order (--rope-sections, mrope_interleaved)?");
         else if (none)
+            pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);
+        if (none && !buf[0])
             snprintf(buf, len, "%d pairs follow no position axis with the schedule's frequencies "
                      "(%s): another schedule or base, or other position ids?", none, got);
     }

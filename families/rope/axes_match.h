@@ -24,4 +24,11 @@ int pc_rope_axes_sections_of(const int *follow, int h, int A, char *buf, size_t 
  * position axes: the pairs that follow another axis than the check's. */
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len);
 
+/* Axial positions (axes_freqs.c): when IMPL's pairs turn along their own
+ * axes at one power r != 1 of the check's frequencies OMEGA (D/2 of
+ * them), the cause in BUF (the text model's base, the whole head's
+ * exponents, another base); "" otherwise. */
+void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
+                              char *buf, size_t len);
+
 #endif

@@ -38,26 +38,60 @@ static pc_status parse_inline(pc_rope_spec *s, const char *text, pc_err *err)
     return st;
 }
 
-/* The config file PATH: its model fields, then its encodings by layer type
- * (the one WANT names becomes S); the scaling object is left to INLINE
- * when given (--rope-scaling replaces the config's). */
-static pc_status parse_config(pc_rope_spec *s, const char *path, const char *want, int inline_given,
-                              pc_err *err)
+/* The config file of O: with --tower vision its vision_config
+ * (hf_vision.c), else its model fields, then its encodings by layer type
+ * (the one --layer-type names becomes S); the scaling object is left to
+ * --rope-scaling when given (it replaces the config's). */
+static pc_status parse_config(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
 {
     pc_jnode *cfg = NULL;
-    pc_status st = pc_jread_file(path, &cfg, err);
+    pc_status st = pc_jread_file(o->config, &cfg, err);
     if (st == PC_EIO) st = PC_EINPUT;
     if (st == PC_OK && cfg->type != PC_J_OBJ)
-        st = pc_seterr(err, PC_EINPUT, "%s: a config must be a JSON object", path);
+        st = pc_seterr(err, PC_EINPUT, "%s: a config must be a JSON object", o->config);
     pc_hf_doc doc;
-    if (st == PC_OK) {
-        pc_hf_doc_open(&doc, path, cfg);
-        st = pc_hf_audit(&doc, err);
+    if (st == PC_OK) pc_hf_doc_open(&doc, o->config, cfg);
+    if (st == PC_OK && o->tower_vision) {
+        st = pc_hf_vision(s, &doc, err);
+        pc_jfree(cfg);
+        return st;
     }
+    if (st == PC_OK) st = pc_hf_audit(&doc, err);
     if (st == PC_OK) st = pc_hf_model(s, &doc, err);
-    if (st == PC_OK && !inline_given) st = pc_hf_layers(s, &doc, want, err);
+    if (st == PC_OK && !o->inline_json) st = pc_hf_layers(s, &doc, o->layer_type, err);
     pc_jfree(cfg);
     return st;
+}
+
+/* --tower vision: the config's vision_config gives the axes and the
+ * schedule, the patches' positions are the user's. */
+static pc_status check_tower(const pc_rope_opts *o, pc_err *err)
+{
+    static const char *const names[] = { "rope-scaling", "rope-freqs", "layer-type",
+                                          "rope-sections", "mrope-interleaved", "rope-axes-dim",
+                                          "rope-axes-parity", "rotary-dim" };
+    const int given[] = { o->inline_json != NULL, o->freqs_path != NULL, o->layer_type != NULL,
+                          o->sections != NULL, o->sections_interleaved, o->axes_dim != NULL,
+                          o->axes_parity, o->rotary_dim != 0 };
+    if (!o->tower_vision) return PC_OK;
+    if (!o->config)
+        return pc_seterr(err, PC_EINPUT, "--tower vision reads the vision_config of a model's "
+                         "config: give --hf-config config.json");
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (given[k])
+            return pc_seterr(err, PC_EINPUT, "--tower vision: the axes and the schedule come "
+                             "from %s's vision_config: drop --%s", o->config, names[k]);
+    return PC_OK;
+}
+
+/* The vision tower's patches: two positions each, given by the user. */
+static pc_status check_tower_ids(const pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
+{
+    if (!o->tower_vision || o->ids_path) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--tower vision: the vision tower of %s is 2-D (RoPE over "
+                     "each patch's two positions): give --position-ids POS.npy, int64 of shape "
+                     "(n, 2), row r the positions of the cache's row r: %s", o->config,
+                     s->tower_ids);
 }
 
 static pc_status check_options(const pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
@@ -81,8 +115,10 @@ pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
     s->p.base = o->base;
     s->layout = -1;
     pc_status st = check_options(s, o, err);
-    if (st == PC_OK && o->config) st = parse_config(s, o->config, o->layer_type, o->inline_json != NULL, err);
+    if (st == PC_OK) st = check_tower(o, err);
+    if (st == PC_OK && o->config) st = parse_config(s, o, err);
     if (st == PC_OK) st = check_options(s, o, err);
+    if (st == PC_OK) st = check_tower_ids(s, o, err);
     if (st == PC_OK && o->inline_json) st = parse_inline(s, o->inline_json, err);
     if (st == PC_OK && o->freqs_path) {
         if (o->inline_json || (o->config && s->p.type != PC_ROPE_DEFAULT))
@@ -101,9 +137,9 @@ pc_status pc_rope_spec_parse(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
     }
     s->p.seq_len = o->seq_len;
     s->p.seq_len_set = o->seq_len_set;
-    snprintf(s->source, sizeof s->source, "%s%s%s%s%s", o->config ? o->config : "",
+    snprintf(s->source, sizeof s->source, "%s%s%s%s%s%s", o->config ? o->config : "",
              o->config && o->inline_json ? " with " : "", o->inline_json ? "--rope-scaling" : "",
-             s->layer[0] ? ", layer type " : "", s->layer);
+             s->layer[0] ? ", layer type " : "", s->layer, o->tower_vision ? ", vision tower" : "");
     if (o->freqs_path) snprintf(s->source, sizeof s->source, "--rope-freqs %.150s", o->freqs_path);
     return PC_OK;
 }
@@ -125,8 +161,11 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     out->dim = d;
     if (s->rotary_dim && s->rotary_dim != d)
         return pc_seterr(err, PC_EINPUT, "the rotary dim is %d%s but the cache or --d has d = %d "
-                         "(a RoPE cache holds the rotary dims only)", s->rotary_dim,
-                         s->head_dim && s->rotary_dim < s->head_dim ? " (partial rotary)" : "", d);
+                         "(a RoPE cache holds the rotary dims only)%s", s->rotary_dim,
+                         s->head_dim && s->rotary_dim < s->head_dim ? " (partial rotary)" : "", d,
+                         s->tower_ids && d == s->tower_text_head ? ": d is the text model's head "
+                         "dim, not the vision tower's (a cache built with the text model's "
+                         "head_dim?)" : "");
     /* with position ids, the sequence is as long as its largest position
      * (HF: max(position_ids) + 1) */
     if (s->ids) seq_default = (double)s->max_id + 1.0;

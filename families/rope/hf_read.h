@@ -1,9 +1,9 @@
 /* hf_read.h: the parts of the HuggingFace config reader (internal to
  * families/rope/): a config file's text model (hf_model.c), its scaling
- * object, rope_scaling or rope_parameters (hf_scaling.c), and its encodings
- * by layer type (hf_layers.c).  Field meanings follow transformers'
- * modeling_rope_utils.py and each model's configuration and modeling code
- * (docs/schedules.md, "Configs"). */
+ * object, rope_scaling or rope_parameters (hf_scaling.c), its encodings
+ * by layer type (hf_layers.c), and its vision tower (hf_vision.c).  Field
+ * meanings follow transformers' modeling_rope_utils.py and each model's
+ * configuration and modeling code (docs/schedules.md, "Configs"). */
 #ifndef PECHECK_ROPE_HF_READ_H
 #define PECHECK_ROPE_HF_READ_H
 
@@ -52,6 +52,16 @@ pc_status pc_hf_model(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err);
  * partial_rotary_factor (rope_parameters) replace the model's. */
 pc_status pc_hf_scaling(pc_rope_spec *s, const pc_jnode *rs, const char *what,
                         const char *model_type, pc_err *err);
+
+/* ---- the vision tower (hf_vision.c) -------------------------------------- */
+
+/* The RoPE of DOC's vision_config (--tower vision) into S: the base, the
+ * head dim, two axial axes of head_dim / 2 dims (by parity for Pixtral),
+ * the pair layout, S->tower_note and S->tower_ids.  PC_EINPUT naming the
+ * file and key: no vision_config, a tower of another kind or without
+ * RoPE, a key the tower's code does not read, a head dim the axes cannot
+ * split. */
+pc_status pc_hf_vision(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err);
 
 /* ---- the layer types (hf_layers.c) --------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include "families/family.h"
 #include "families/spec_sched.h"
 #include "harness/base/parse.h"
+#include "harness/base/suggest.h"
 #include "harness/engine/accuracy.h"
 
 /* ---- the options -------------------------------------------------------- */
@@ -53,6 +54,18 @@ static pc_status check_angle_scale(const char *v, pc_err *err)
     return pc_rope_scale_parse(v, &k, &pi, err);
 }
 
+/* text or vision (did you mean one of them?) */
+static pc_status check_tower(const char *v, pc_err *err)
+{
+    if (!strcmp(v, "text") || !strcmp(v, "vision")) return PC_OK;
+    pc_suggest sg;
+    char hint[96];
+    pc_suggest_init(&sg, v);
+    pc_suggest_add_list(&sg, "text vision");
+    return pc_seterr(err, PC_EINPUT, "--tower: expected text or vision, got '%s'%s", v,
+                     pc_suggest_text(&sg, "--tower ", hint, sizeof hint));
+}
+
 static const pc_option options[] = {
     { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
       "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
@@ -85,6 +98,10 @@ static const pc_option options[] = {
     { "rope-axes-parity", "", "RoPE: with --rope-axes-dim, the axes share one schedule over "
       "all their dims by parity, axis k of A taking frequencies k, k + A, ...: Pixtral's vision "
       "RoPE (freqs[::2] for the rows, freqs[1::2] for the columns)", NULL, 0 },
+    { "tower", "text|vision", "RoPE: the part of --hf-config read: text (default; "
+      "text_config when there is one) or vision (vision_config: the vision encoder's 2-D RoPE, "
+      "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Llama 4, Pixtral; needs --position-ids of shape (n, 2))",
+      check_tower, 0 },
     { "layer-type", "NAME", "RoPE: the layer type whose encoding is checked when the config has "
       "several (HF's layer_types names: sliding_attention, full_attention); default "
       "full_attention, and the output lists the others", check_layer_type, 0 },
@@ -111,11 +128,13 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         pc_given_value(g, "mrope-interleaved") != NULL,
                         pc_given_value(g, "rope-axes-dim"),
                         pc_given_value(g, "rope-axes-parity") != NULL,
-                        pc_given_value(g, "rope-angle-scale") };
+                        pc_given_value(g, "rope-angle-scale"), 0 };
+    const char *tower = pc_given_value(g, "tower");
+    ro.tower_vision = tower && !strcmp(tower, "vision");
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
-        && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale)
+        && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale && !ro.tower_vision)
         return PC_OK;
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
@@ -173,9 +192,11 @@ static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *h
     hold->set = 1;
     char desc[400];
     pc_rope_describe(p, desc, sizeof desc);
+    /* the vision tower has no layer types: its note takes their place */
+    const char *more = s->tower_note[0] ? s->tower_note : s->layers_note;
     snprintf(hold->note, sizeof hold->note, "%.390s (%.200s)%s%.120s%s%.600s", desc,
              s->source[0] ? s->source : "options", s->layout_why[0] ? "; " : "", s->layout_why,
-             s->layers_note[0] ? "; " : "", s->layers_note);
+             more[0] ? "; " : "", more);
     cfg->sched = &hold->s;
     cfg->sched_note = hold->note;
     cfg->base = p->base;
@@ -217,7 +238,9 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-dim %s", o->axes_dim);
     if (o->axes_parity && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-parity");
-    if (o->angle_scale && u < len) snprintf(buf + u, len - u, " --rope-angle-scale %s", o->angle_scale);
+    if (o->angle_scale && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-angle-scale %s", o->angle_scale);
+    if (o->tower_vision && u < len) snprintf(buf + u, len - u, " --tower vision");
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

@@ -174,12 +174,16 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
                          "--rope-sections (or a config with mrope_section)");
     /* axial RoPE restarts the frequencies in each axis: over ids of one
      * axis that is not the plain schedule the ids' rows would be held to */
+    if (s->n_axes_dim && s->n_id_axes == 1 && !o->axes_dim) /* a config's vision tower */
+        return pc_seterr(err, PC_EINPUT, "the vision tower of %s splits the pairs into %d axes but "
+                         "%s has 1 position axis: give ids of shape (rows, %d): %s", o->config,
+                         s->n_axes_dim, o->ids_path, s->n_axes_dim, s->tower_ids);
     if (s->n_axes_dim && s->n_id_axes == 1)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim %s splits the pairs into %d axes but %s "
                          "has 1 position axis: give ids of shape (rows, %d), a column per axis, "
                          "or drop --rope-axes-dim", o->axes_dim, s->n_axes_dim, o->ids_path,
                          s->n_axes_dim);
-    s->axes_parity = o->axes_parity;
+    if (o->axes_parity) s->axes_parity = 1; /* else the config's vision tower's, or none */
     if (o->axes_parity && !s->n_axes_dim)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-parity shares one schedule among the axes "
                          "of --rope-axes-dim: give --rope-axes-dim too (Pixtral: 32,32 for head "
@@ -247,8 +251,9 @@ static pc_status check_count(const pc_rope_spec *s, pc_err *err)
                          s->given.ids_path, s->n_id_axes);
     if (s->n_id_axes > 1 && want != s->n_id_axes)
         return pc_seterr(err, PC_EINPUT, "%s has %d position axes but the pairs are split into %d "
-                         "(%s)", s->given.ids_path, s->n_id_axes, want,
-                         s->n_axes_dim ? "--rope-axes-dim" : "mrope_section or --rope-sections");
+                         "(%s)", s->given.ids_path, s->n_id_axes, want, s->tower_ids
+                         ? "the vision tower's two axes" : s->n_axes_dim ? "--rope-axes-dim"
+                         : "mrope_section or --rope-sections");
     return PC_OK;
 }
 

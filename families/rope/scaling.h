@@ -174,6 +174,7 @@ typedef struct pc_rope_opts {
     const char *axes_dim;     /* --rope-axes-dim "a,b" */
     int axes_parity;          /* --rope-axes-parity */
     const char *angle_scale;  /* --rope-angle-scale "S", "pi", "2pi" */
+    int tower_vision;         /* --tower vision: the config's vision_config */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
@@ -216,6 +217,15 @@ typedef struct pc_rope_spec {
     struct pc_rope_spec *layers;
     int n_layers;
     char layers_note[600];
+    /* --tower vision: what the vision tower is and which keys gave it
+     * (in the verdict's place of LAYERS_NOTE), and the columns its
+     * position ids hold (NULL: the text model) */
+    char tower_note[600];
+    const char *tower_ids;
+    /* --tower vision: the text model's base and head dim (0: unknown),
+     * which a cache of the vision tower built with them is said to have */
+    double tower_text_base;
+    int tower_text_head;
     char source[200];         /* where it came from, for the output */
     pc_rope_opts given;       /* the options it was parsed from (replay lines) */
 } pc_rope_spec;
