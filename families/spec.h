@@ -75,10 +75,12 @@ typedef struct pc_spec {
     int base_own;           /* BASE came from the family's own options (a config): the
                              * family's args carry it, a replay line writes no --base */
     int layout;             /* --layout: 0 interleaved, 1 half, -1 the implementation's */
+    char layout_from[200];  /* where LAYOUT came from when not --layout ("": --layout) */
     /* the pairs the model's own code rotates, where a config says (0
      * interleaved, 1 half, -1 not known) and why, for people: said beside a
      * table of the other layout, not imposed on it (a model may permute q
-     * and k to the cache's layout first, as DeepSeek-V3's does) */
+     * and k to the cache's layout first, as DeepSeek-V3's does; a family
+     * that knows no code permutes sets LAYOUT and LAYOUT_FROM instead) */
     int model_layout;
     char model_layout_why[160];
     int pair_swap;          /* a table stores each pair's second member first ([cos | sin],

@@ -57,6 +57,7 @@ qwen2 wholehead 12x20
 qwen2 texthead 12x20
 qwen25 swap 12x20
 qwen25 texttheta 12x20
+qwen25 interleaved 12x20
 qwen3 swap 12x20
 qwen3 texttheta 12x20
 qwen3 wholehead 12x20
@@ -110,6 +111,7 @@ fails=$((fails + $(grep -c '^not ok' "$tmp/ok.tap")))
 cause_of() { # the likely cause a mistake must name first
     case $1-$2 in
         *-swap) echo "not as the check's (.*): the axes exchanged (the rows' positions for the columns', h and w swapped or the grid transposed)";;
+        *-interleaved) echo "the cache is in the interleaved layout but is checked as half: it was built for the other layout";;
         qwen2-texttheta|qwen25-texttheta) echo "with the frequencies of base 1e+06, the text model's rope_theta, not the vision tower's 10000";;
         qwen3-texttheta) echo "with the frequencies of base 5e+06, the text model's rope_theta";;
         llama4-texttheta) echo "with the frequencies of base 500000, the text model's rope_theta";;

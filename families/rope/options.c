@@ -153,6 +153,15 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     if (s->rotary_dim && !spec->d_set) { spec->d = s->rotary_dim; spec->d_known = 1; }
     spec->model_layout = s->layout;
     snprintf(spec->model_layout_why, sizeof spec->model_layout_why, "%s", s->layout_why);
+    /* a vision tower's code pairs q and k one way and permutes nothing
+     * (hf_vision.c): a cache of the other layout pairs the wrong dims, so
+     * the tower's layout is checked as if given with --layout (a text
+     * model's is only noted: DeepSeek-V3 permutes q and k to its cache) */
+    if (ro.tower_vision && spec->layout < 0 && s->layout >= 0) {
+        spec->layout = s->layout;
+        snprintf(spec->layout_from, sizeof spec->layout_from, "the vision tower's: %.180s",
+                 s->layout_why);
+    }
     spec->rows = s->ids ? s->n_ids : 0; /* the rows of the position ids */
     spec->own = s;
     return PC_OK;

@@ -101,7 +101,7 @@ static pc_status check_table(pc_gate *c, const pc_check_ctx *cr, const pc_impl *
         snprintf(v->measured_what, sizeof v->measured_what, "repeated columns that differ");
         v->status = t->dup_mismatch ? PC_FAIL : PC_OK;
         if (t->dup_mismatch)
-            snprintf(v->summary, sizeof v->summary, "%.200s; first: %.250s", t->layout_note, t->dup_note);
+            snprintf(v->summary, sizeof v->summary, "%.400s; first: %.250s", t->layout_note, t->dup_note);
         else
             snprintf(v->summary, sizeof v->summary, "%s", t->layout_note);
         layout_vs_model(pc_specs_of(cr->specs, fam), t, v);

@@ -35,7 +35,8 @@ static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const c
 {
     const pc_spec *sp = pc_specs_of(specs, pc_family_find(family));
     if (!sp) sp = pc_specs_of(specs, NULL); /* not a table family: pc_table_open says so */
-    return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->pair_swap, sp->base, sp->base_set,
+    return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->layout_from, sp->pair_swap,
+                            sp->base, sp->base_set,
                             pc_spec_scheduled(sp), sp->assume_fitted, o->pos_start, o->dtype,
                             o->dtype_set, o->threads };
 }

@@ -430,7 +430,19 @@ static void take_nonfinite(table *t, const pc_table_scan *sc)
 }
 
 /* What the options say of a RoPE cache's shape (the rest from counts). */
-typedef struct shape_opts { int d_set, d, layout; size_t cols; } shape_opts;
+typedef struct shape_opts {
+    int d_set, d, layout;
+    size_t cols;
+    const char *layout_from;  /* where LAYOUT came from (NULL or "": --layout) */
+} shape_opts;
+
+/* "(--layout)", or where the layout came from */
+static const char *given_layout(const shape_opts *so, char *buf, size_t len)
+{
+    snprintf(buf, len, "(%.150s)", so->layout_from && so->layout_from[0] ? so->layout_from
+                                                                           : "--layout");
+    return buf;
+}
 
 /* Whether a RoPE cache of C columns is (n, d) and its layout, from the
  * options and BAD[l], the repeated column pairs that differ under layout
@@ -474,16 +486,18 @@ static pc_status setup_rope(table *t, const shape_opts *so, const pc_table_scan 
         return PC_OK;
     }
     int layout = sh.layout;
+    char from[208];
     in->layout = layout;
     if (bad[layout] == 0)
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s: %s",
-                 layout ? "half" : "interleaved", so->layout >= 0 ? "(--layout)" : "detected",
+                 layout ? "half" : "interleaved",
+                 so->layout >= 0 ? given_layout(so, from, sizeof from) : "detected",
                  layout ? "columns j and j+d/2 are equal (cat(freqs, freqs))"
                         : "columns 2i and 2i+1 are equal (repeat_interleave)");
     else
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d) cache, layout %s %s, but "
                  "%zu repeated column pairs differ", layout ? "half" : "interleaved",
-                 so->layout >= 0 ? "(--layout)" : "(closest)", bad[layout]);
+                 so->layout >= 0 ? given_layout(so, from, sizeof from) : "(closest)", bad[layout]);
     if (bad[0] == 0 && bad[1] == 0 && so->layout < 0)
         snprintf(in->layout_note + strlen(in->layout_note),
                  sizeof in->layout_note - strlen(in->layout_note),
@@ -676,7 +690,7 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
                          int lookup, pc_err *err)
 {
     pc_table_info *in = &t->info;
-    shape_opts so = { o->d_set, o->d, o->layout, t->cols };
+    shape_opts so = { o->d_set, o->d, o->layout, t->cols, o->layout_from };
     pc_table_scan sc;
     memset(&sc, 0, sizeof sc);
     sc.a = &t->fa;

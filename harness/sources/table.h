@@ -39,7 +39,7 @@ typedef struct pc_table_info {
     int d;
     int64_t pos_lo, pos_hi;   /* positions of the first and last row */
     int layout;               /* 0, 1, or -1: either (a (n, d/2) RoPE cache) */
-    char layout_note[256];    /* how the layout was found */
+    char layout_note[400];    /* how the layout was found */
     int full_width;           /* RoPE: (n, d) cache */
     int pair_swapped;         /* sinusoidal: read with each pair's members swapped
                                * (pc_table_args.pair_swap) */
@@ -76,6 +76,7 @@ void pc_table_adjust_cfg(const pc_table_info *t, struct pc_acc_cfg *cfg);
 typedef struct pc_table_args {
     int d, d_set;             /* --d: must agree with the shape */
     int layout;               /* --layout (-1: detected) */
+    const char *layout_from;  /* where LAYOUT came from, NULL or "": --layout */
     int pair_swap;            /* the rows store each pair's second member first (the
                                * family's spec, pc_spec.pair_swap): swapped on reading */
     double base;              /* the spec's base */

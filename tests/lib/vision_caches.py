@@ -115,7 +115,10 @@ def qwen(kind, cfg, variant, h, w):
         widx = window_index(h, w, merge, vc["window_size"], vc["patch_size"])
         freqs = freqs.reshape(-1, unit, dim)[widx].reshape(-1, dim)
         ids = ids.reshape(-1, unit, 2)[widx].reshape(-1, 2)
-    emb = torch.cat((freqs, freqs), dim=-1)
+    if variant == "interleaved":                            # a cache for (2i, 2i + 1) pairs
+        emb = torch.repeat_interleave(freqs, 2, dim=-1)
+    else:
+        emb = torch.cat((freqs, freqs), dim=-1)
     return emb.cos(), emb.sin(), ids
 
 
