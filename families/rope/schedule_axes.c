@@ -38,8 +38,8 @@ static int64_t position(const pc_schedule *s, int d, int64_t pos, int i)
 }
 
 const pc_schedule_kind pc_kind_rope_axes = {
-    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r
+    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL
 };
 const pc_schedule_kind pc_kind_rope_axes_att = {
-    "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r
+    "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r, NULL
 };
