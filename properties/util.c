@@ -29,9 +29,13 @@ double pc_p_bound(const pc_prun *r, double theta, double scale)
 
 double pc_p_bound_i(const pc_prun *r, int d, int i, double theta, double scale)
 {
-    if (r->tol_abs < 0 && r->sched && r->freqs && r->freqs_d == d) /* the schedule's C_i, A */
-        return pc_model_bound(pc_schedule_model_c(&r->sched->s, d, i), r->u, theta,
-                              scale * pc_freqs_attention(r->freqs), r->tol_abs);
+    if (r->tol_abs < 0 && r->sched && r->freqs && r->freqs_d == d) { /* the schedule's C_i, A */
+        double C = pc_schedule_model_c(&r->sched->s, d, i);
+        /* a factor per pair and position (xPos): its evaluation's radial
+         * units on C (docs/schedules.md); SCALE then carries the factor */
+        if (pc_freqs_scaled(r->freqs)) C += pc_schedule_model_r(&r->sched->s, d);
+        return pc_model_bound(C, r->u, theta, scale * pc_freqs_attention(r->freqs), r->tol_abs);
+    }
     return pc_p_bound(r, theta, scale);
 }
 

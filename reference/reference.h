@@ -52,6 +52,13 @@ double    pc_freqs_omega(const pc_freqs *f, int i);
 /* The schedule's attention factor A (binary64, 1 when it has none): the
  * certified sin and cos, and the rotated RoPE values, are A sin, A cos. */
 double    pc_freqs_attention(const pc_freqs *f);
+/* A schedule's factor G_i(POS) of pair I at row POS beyond A (schedule.h,
+ * pair_scale: xPos), rounded to binary64 from a value of relative error
+ * below 2^-60 (within an ulp); 1 when the schedule has none.  The
+ * certified values are A G_i(pos) cos, A G_i(pos) sin. */
+double    pc_freqs_scale(pc_freqs *f, int64_t pos, int i);
+/* 1 when the schedule has such a factor. */
+int       pc_freqs_scaled(const pc_freqs *f);
 /* The precision model's constant C of pair I under schedule S
  * (docs/schedules.md; 2 ln(base) + 4 for the geometric schedule). */
 double    pc_schedule_model_c(const pc_schedule *s, int d, int i);

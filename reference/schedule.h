@@ -53,6 +53,13 @@ struct pc_schedule_kind {
      * an integer has sin and cos exactly 0 or +-1, which no Ziv loop can
      * decide near 0 (sincos.c takes them exactly).  NULL: never. */
     int (*pi_ratio)(const pc_schedule *s, int d, int i, double *r);
+    /* A factor G_i(pos) > 0 beyond A multiplying pair I's cos and sin at
+     * row POS, per pair and per position (xPos: zeta_i^((pos + q0)/B),
+     * docs/schedules.md), into OUT at OUT's precision P >= 64 with relative
+     * error < 4 * 2^-P (the contract of omega).  NULL: 1.  A schedule with
+     * one is certified by the Ziv loop alone (the fast and vector paths
+     * round sin and cos of one angle, not a factor that changes each row). */
+    void (*pair_scale)(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i);
 };
 
 #endif

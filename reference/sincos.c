@@ -45,6 +45,10 @@ struct pc_freqs {
     mpfr_prec_t att_prec;
     double att_hi, att_lo;/* A as a double-double, |A - hi - lo| <= 2^-104 A (fast path) */
     mpfr_t sc;            /* scratch of the products with A */
+    /* The schedule's factor per pair and position (schedule.h, pair_scale:
+     * xPos); has_ps = 0: none.  G holds G_i(pos) of the current step. */
+    int has_ps;
+    mpfr_t g;
     /* Rows of consecutive positions (pc_ref_sinusoidal_row,
      * pc_ref_rope_row): each pair's sin and cos of the last row, to be
      * rotated to the next (pc_fast_rotate): 5 per pair, s hi, lo, c hi, lo
@@ -126,13 +130,16 @@ pc_freqs *pc_freqs_new(int d, pc_schedule s)
         mpfr_init2(f->omega[i], PC_OMEGA_PREC0);
         compute_omega(f, i, PC_OMEGA_PREC0);
     }
-    mpfr_inits2(64, f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
+    mpfr_inits2(64, f->theta, f->s, f->c, f->sc, f->att, f->g, (mpfr_ptr)0);
     if (s.kind->attention) {
         f->has_att = 1;
         set_att_dd(f);
     }
-    /* Without memory for the fast path every value still comes from MPFR. */
-    f->fast = pc_fast_new(d);
+    /* Without memory for the fast path every value still comes from MPFR;
+     * a factor per pair and position (xPos) is certified by MPFR alone:
+     * the fast and vector paths know one factor A for every value. */
+    f->has_ps = s.kind->pair_scale != NULL;
+    f->fast = f->has_ps ? NULL : pc_fast_new(d);
     /* a row rotated from the row before, and the vector path's one angle
      * per pair of a row, need the position of every pair to be the row's */
     f->mapped = s.kind->position != NULL || s.kind->coord != NULL;
@@ -178,7 +185,7 @@ void pc_freqs_free(pc_freqs *f)
     if (!f) return;
     for (int i = 0; i < f->d / 2; i++)
         mpfr_clear(f->omega[i]);
-    mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, (mpfr_ptr)0);
+    mpfr_clears(f->theta, f->s, f->c, f->sc, f->att, f->g, (mpfr_ptr)0);
     pc_fast_free(f->fast);
     free(f->rot); free(f->rot_s); free(f->rot_c); free(f->rot_undec);
     free(f->pi_r); free(f->has_pi);
@@ -257,23 +264,65 @@ static mpfr_prec_t start_prec(const pc_freqs *f, double x, int i)
  * s~ = RN_p(sin theta~): sin is 1-Lipschitz, so
  *   |s~ - sin theta| <= 2^(E(theta~)-p) + 2^(E(s~)-p-1)
  *                    <= 2^(max(E(theta~)-p, E(s~)-p-1) + 1), same for cos. */
-/* Y (|Y - y| <= 2^*E, |y| <= 1, precision P) times the attention factor A,
- * in place: Y' = RN_p(Y A~) with |A~ - A| <= 4 * 2^-att_prec A
- * <= 2^-(p+6) A (att_prec >= p + 8; 0 when exact) and A, A~ < 2^ea
- * (ea = E(A~) + 1: A~ < 2^E(A~) and A <= A~ (1 + 2^-(p+6))):
+/* Y (|Y - y| <= 2^*E, |y| <= 2^EY, precision P) times a factor A > 0
+ * (the attention factor, or xPos's G_i(pos)), in place: Y' = RN_p(Y A~)
+ * with |A~ - A| <= 2^-(p+6) A (0 when EXACT) and A, A~ < 2^ea (ea =
+ * E(A~) + 1: A~ < 2^E(A~) and A <= A~ (1 + 2^-(p+6))):
  *   |Y' - A y| <= A~ |Y - y| + |y| |A~ - A| + 2^(E(Y')-p-1)
- *              <= 2^(ea+E) + 2^(ea-p-6) + 2^(E(Y')-p-1)
- *              <= 2^(max(ea+E, ea-p-6, E(Y')-p-1) + 2). */
-static void scale_att(pc_freqs *f, mpfr_t y, mpfr_prec_t p, mpfr_exp_t *e)
+ *              <= 2^(ea+E) + 2^(EY+ea-p-6) + 2^(E(Y')-p-1)
+ *              <= 2^(max(ea+E, EY+ea-p-6, E(Y')-p-1) + 2).
+ * Returns EY + ea: |A y| <= 2^(EY+ea), the next factor's EY. */
+static mpfr_exp_t scale_by(mpfr_t y, mpfr_srcptr a, int exact, mpfr_prec_t p, mpfr_exp_t *e,
+                           mpfr_exp_t ey)
+{
+    mpfr_exp_t ea = mpfr_get_exp(a) + 1;
+    mpfr_mul(y, y, a, MPFR_RNDN);
+    mpfr_exp_t m = ea + *e;
+    if (!exact && ey + ea - p - 6 > m) m = ey + ea - p - 6;
+    if (!mpfr_zero_p(y) && mpfr_get_exp(y) - p - 1 > m) m = mpfr_get_exp(y) - p - 1;
+    *e = m + 2;
+    return ey + ea;
+}
+
+/* A~ with |A~ - A| <= 4 * 2^-att_prec A <= 2^-(p+6) A (att_prec >= p + 8;
+ * 0 when exact). */
+static void need_att(pc_freqs *f, mpfr_prec_t p)
 {
     if (!f->att_exact && f->att_prec < p + 8)
         compute_att(f, 2 * (p + 8));
-    mpfr_exp_t ea = mpfr_get_exp(f->att) + 1;
-    mpfr_mul(y, y, f->att, MPFR_RNDN);
-    mpfr_exp_t m = ea + *e;
-    if (!f->att_exact && ea - p - 6 > m) m = ea - p - 6;
-    if (!mpfr_zero_p(y) && mpfr_get_exp(y) - p - 1 > m) m = mpfr_get_exp(y) - p - 1;
-    *e = m + 2;
+}
+
+/* G_i(pos) into f->g at precision 2 (p + 8): relative error < 4 *
+ * 2^-(2p+16) <= 2^-(p+6), the bound scale_by asks of a factor. */
+static void compute_g(pc_freqs *f, int64_t pos, int i, mpfr_prec_t p)
+{
+    mpfr_set_prec(f->g, 2 * (p + 8));
+    f->sched.kind->pair_scale(f->g, &f->sched, f->d, pos, i);
+}
+
+/* Y (|Y - y| <= 2^*E, |y| <= 1) times A, then times G_i(pos) (f->g,
+ * compute_g): A G y. */
+static void scale_factors(pc_freqs *f, mpfr_t y, mpfr_prec_t p, mpfr_exp_t *e)
+{
+    mpfr_exp_t ey = 0;
+    if (f->has_att) {
+        need_att(f, p);
+        ey = scale_by(y, f->att, f->att_exact, p, e, ey);
+    }
+    if (f->has_ps) scale_by(y, f->g, 0, p, e, ey);
+}
+
+double pc_freqs_scale(pc_freqs *f, int64_t pos, int i)
+{
+    if (!f->has_ps) return 1.0;
+    mpfr_set_prec(f->g, 64); /* relative error < 4 * 2^-64 */
+    f->sched.kind->pair_scale(f->g, &f->sched, f->d, pos, i);
+    return mpfr_get_d(f->g, MPFR_RNDN);
+}
+
+int pc_freqs_scaled(const pc_freqs *f)
+{
+    return f->has_ps;
 }
 
 static void ziv_step(pc_freqs *f, double x, int i, mpfr_prec_t p,
@@ -291,20 +340,48 @@ static void ziv_step(pc_freqs *f, double x, int i, mpfr_prec_t p,
     mpfr_exp_t e_c = mpfr_zero_p(f->c) ? et : mpfr_get_exp(f->c) - p - 1;
     *es = (et > e_s ? et : e_s) + 1;
     *ec = (et > e_c ? et : e_c) + 1;
-    if (f->has_att) {
-        scale_att(f, f->s, p, es);
-        scale_att(f, f->c, p, ec);
+    if (f->has_ps) compute_g(f, (int64_t)x, i, p); /* xPos: whole positions only */
+    if (f->has_att || f->has_ps) {
+        scale_factors(f, f->s, p, es);
+        scale_factors(f, f->c, p, ec);
     }
 }
 
+/* A G_i(pos) v with G_i(pos) (schedule.h, pair_scale) of relative error
+ * <= 2^-(p+6) (compute_g), A's likewise or exact: T = RN_p(A~ G~) and Y =
+ * RN_p(T v) carry relative error <= (1 + 2^-(p+6))^2 (1 + 2^-p)^2 - 1
+ * < 2^(-p+1.1) of A G v, and A G |v| < 2^(E(Y)+0.01): |Y - A G v| <=
+ * 2^(E(Y)-p+2). */
+static pc_status scaled_times(pc_freqs *f, int64_t pos, int i, float v, pc_ref2 *r)
+{
+    mpfr_t y;
+    mpfr_init2(y, 64);
+    int ok = 0;
+    for (mpfr_prec_t p = 64; !ok && p <= PC_ZIV_MAX_PREC; p += p / 2) {
+        compute_g(f, pos, i, p);
+        mpfr_set_prec(y, p);
+        mpfr_set(y, f->g, MPFR_RNDN);
+        if (f->has_att) {
+            need_att(f, p);
+            mpfr_mul(y, y, f->att, MPFR_RNDN);
+        }
+        mpfr_mul_d(y, y, (double)v, MPFR_RNDN);
+        ok = pc_round_certified(y, mpfr_get_exp(y) - p + 2, r);
+    }
+    mpfr_clear(y);
+    return ok ? PC_OK : PC_EINTERNAL;
+}
+
 /* A v for an exact binary32 V (cos at position 0 is A; a rotation by 0 is
- * A x), certified.  Exact A: the product of two binary64 values is exact
+ * A x), certified; with a factor per pair and position, A G_i(pos) v
+ * (scaled_times).  Exact A: the product of two binary64 values is exact
  * at 128 bits and rounded once (ties to even).  Otherwise the Ziv loop on
  * Y = RN_p(A~ v): |A~ v - A v| <= 4 * 2^-att_prec A |v| <= 2^(E(Y)-p-5)
  * (att_prec >= p + 8, A |v| < 2^(E(Y)+1)) and the rounding 2^(E(Y)-p-1):
  * |Y - A v| <= 2^(E(Y)-p). */
-static pc_status att_times(pc_freqs *f, float v, pc_ref2 *r)
+static pc_status att_times(pc_freqs *f, int64_t pos, int i, float v, pc_ref2 *r)
 {
+    if (f->has_ps && v != 0.0f) return scaled_times(f, pos, i, v, r);
     if (!f->has_att || v == 0.0f) {
         r->f64 = (double)v; /* A 0 = 0 with v's sign (A > 0) */
         r->f32 = v;
@@ -429,12 +506,12 @@ static pc_status sincos_at(pc_freqs *f, double x, int i, pc_ref2 *s, pc_ref2 *c)
         return PC_EINPUT;
     if (x == 0.0) { /* angle exactly 0: sin 0, cos A */
         set_exact(s, 0.0);
-        return att_times(f, 1.0f, c);
+        return att_times(f, 0, i, 1.0f, c);
     }
     float qs, qc;
     if (exact_quarter(f, x, i, &qs, &qc)) { /* A sin, A cos of a quarter turn */
-        pc_status st = att_times(f, qs, s);
-        return st == PC_OK ? att_times(f, qc, c) : st;
+        pc_status st = att_times(f, (int64_t)x, i, qs, s);
+        return st == PC_OK ? att_times(f, (int64_t)x, i, qc, c) : st;
     }
     int have_s = 0, have_c = 0;
     for (mpfr_prec_t p = start_prec(f, x, i); p <= PC_ZIV_MAX_PREC; p += p / 2) {
@@ -745,7 +822,7 @@ static int rope_mpfr(pc_freqs *f, double x, int i, float fa, float fb, mpfr_t xa
 static pc_status rope_pair(pc_freqs *f, int64_t pos, int i, const float *x, int ia, int ib,
                            int need64, int row, int next, mpfr_t *sc, pc_ref2 *ra, pc_ref2 *rb)
 {
-    int64_t p;
+    int64_t p = 0; /* set for a whole position (pair_at) */
     double xr;
     int k = pair_at(f, pos, i, &p, &xr);
     if (k == PC_POS_NONE) return PC_EINPUT;
@@ -755,8 +832,8 @@ static pc_status rope_pair(pc_freqs *f, int64_t pos, int i, const float *x, int 
         int zero = k == PC_POS_INT && p == 0;
         if (zero) rot_keep_zero(f, row, i);
         else rot_drop(f, row, i);
-        pc_status st = att_times(f, zero ? x[ia] : 0.0f, ra);
-        return st == PC_OK ? att_times(f, zero ? x[ib] : 0.0f, rb) : st;
+        pc_status st = att_times(f, p, i, zero ? x[ia] : 0.0f, ra);
+        return st == PC_OK ? att_times(f, p, i, zero ? x[ib] : 0.0f, rb) : st;
     }
     if (k == PC_POS_INT && rope_fast(f, p, i, x[ia], x[ib], need64, row, next, ra, rb)) {
         f->n_fast++;
@@ -766,8 +843,8 @@ static pc_status rope_pair(pc_freqs *f, int64_t pos, int i, const float *x, int 
     f->n_mpfr++;
     float qs, qc;
     if (exact_quarter(f, xr, i, &qs, &qc)) { /* cos and sin 0 or +-1: exact binary32 results */
-        pc_status st = att_times(f, x[ia] * qc - x[ib] * qs, ra);
-        return st == PC_OK ? att_times(f, x[ia] * qs + x[ib] * qc, rb) : st;
+        pc_status st = att_times(f, (int64_t)xr, i, x[ia] * qc - x[ib] * qs, ra);
+        return st == PC_OK ? att_times(f, (int64_t)xr, i, x[ia] * qs + x[ib] * qc, rb) : st;
     }
     return rope_mpfr(f, xr, i, x[ia], x[ib], sc[0], sc[1], sc[2], sc[3], ra, rb) ? PC_OK
                                                                                 : PC_EINTERNAL;

@@ -102,6 +102,12 @@ double pc_rope_round_base(double b);
 void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
                        double u_s, int sched, char *buf, size_t len);
 
+struct pc_acc_cfg;
+/* xPos (xpos_cause.c): when CFG's schedule is xPos and the source's pair
+ * norms are an xPos of another scale base, offset or sign, that cause
+ * into BUF (1); else 0. */
+int pc_rope_xpos_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *buf, size_t len);
+
 /* The likely cause of a failed accuracy gate of IMPL under CFG (RoPE):
  * its fit against CFG's schedule; empty when none is found (likely.c). */
 struct pc_acc_cfg;

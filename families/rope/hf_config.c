@@ -159,6 +159,12 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     out->band = out->ramp = NULL;
     out->axes = NULL;
     out->dim = d;
+    if (out->xpos_base > 0) { /* torchscale: min_pos = -(length + offset) // 2, rows 0..n-1 */
+        int64_t n = (int64_t)seq_default;
+        if (!out->xpos_q0_set) out->xpos_q0 = -((n + 1) / 2); /* floor(-n / 2) */
+        int64_t a = llabs(out->xpos_q0), b = llabs(n - 1 + out->xpos_q0);
+        out->xpos_qmax = a > b ? a : b;
+    }
     if (s->rotary_dim && s->rotary_dim != d)
         return pc_seterr(err, PC_EINPUT, "the rotary dim is %d%s but the cache or --d has d = %d "
                          "(a RoPE cache holds the rotary dims only)%s", s->rotary_dim,
@@ -247,6 +253,11 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
         else if (p->scale_pi) snprintf(buf + u, len - u, ", angles times %.17gpi", p->scale_k);
         else snprintf(buf + u, len - u, ", angles times %.17g", p->scale_k);
     }
+    size_t u0 = strlen(buf);
+    if (p->xpos_base > 0 && u0 < len) /* the factor of schedule_xpos.c */
+        snprintf(buf + u0, len - u0, "; xPos: pair i times zeta_i^(%s(p %+lld)/%g), zeta_i = "
+                 "(2i + 0.4 d)/(1.4 d)%s", p->xpos_down ? "-" : "", (long long)p->xpos_q0,
+                 p->xpos_base, p->xpos_down ? " (downscale: the keys')" : "");
     if (p->from && p->from->ids) {
         size_t u = strlen(buf);
         if (u + 2 < len) {

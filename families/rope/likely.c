@@ -195,6 +195,10 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_spec *spec, const pc_acc
     double *alt = NULL;
     pc_rope_causes cs;
     cs.n = 0;
+    if (pc_rope_xpos_cause(impl, cfg, buf, len)) { /* xPos's own scale, first */
+        source_words(impl, buf, len);
+        return;
+    }
     schedule_cause(impl, cfg, sched, sizeof sched, &alt);
     pc_rope_hypotheses(impl, spec, cfg, sched, alt, &cs);
     pc_rope_causes_write(&cs, buf, len);

@@ -66,6 +66,22 @@ static pc_status check_tower(const char *v, pc_err *err)
                      pc_suggest_text(&sg, "--tower ", hint, sizeof hint));
 }
 
+static pc_status check_xpos(const char *v, pc_err *err)
+{
+    double x;
+    pc_status st = pc_parse_double("--rope-xpos", v, &x, err);
+    if (st == PC_OK && !(x >= 1.0 && x <= 1e300))
+        return pc_seterr(err, PC_EINPUT, "--rope-xpos: the scale base must be a finite number >= 1 "
+                         "(torchscale's scale_base, 512), got %s", v);
+    return st;
+}
+
+static pc_status check_xpos_offset(const char *v, pc_err *err)
+{
+    int64_t x;
+    return pc_parse_i64("--rope-xpos-offset", v, -PC_POS_MAX, PC_POS_MAX, &x, err);
+}
+
 static const pc_option options[] = {
     { "hf-config", "config.json", "RoPE: the model's HuggingFace config (rope_theta, "
       "rope_scaling, head_dim, partial_rotary_factor, lengths): the reference follows its "
@@ -102,6 +118,16 @@ static const pc_option options[] = {
       "text_config when there is one) or vision (vision_config: the vision encoder's 2-D RoPE, "
       "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Llama 4, Pixtral; needs --position-ids of shape (n, 2))",
       check_tower, 0 },
+    { "rope-xpos", "B", "RoPE: xPos (torchscale's XPOS, scale_base B = 512): pair i's cos and "
+      "sin at position p times zeta_i^((p + q0)/B), zeta_i = (2i + 0.4 d)/(1.4 d); q0 is "
+      "torchscale's centring floor(-n/2), n the rows' last position + 1 (a decode step's table: "
+      "--pos-start at its offset); layout interleaved unless --layout (docs/schedules.md)",
+      check_xpos, 0 },
+    { "rope-xpos-offset", "Q0", "RoPE: with --rope-xpos, the exponent's position offset q0 "
+      "(default torchscale's floor(-n/2); lucidrains' rotary-embedding-torch and x-transformers "
+      "centre by -(n // 2), which differs for odd n; 0: no centring)", check_xpos_offset, 0 },
+    { "rope-xpos-downscale", "", "RoPE: with --rope-xpos, the keys' factor zeta_i^(-(p + q0)/B) "
+      "(torchscale's downscale=True)", NULL, 0 },
     { "layer-type", "NAME", "RoPE: the layer type whose encoding is checked when the config has "
       "several (HF's layer_types names: sliding_attention, full_attention); default "
       "full_attention, and the output lists the others", check_layer_type, 0 },
@@ -112,6 +138,24 @@ static const pc_option options[] = {
 const pc_rope_spec *pc_rope_spec_of(const pc_spec *spec)
 {
     return spec && spec->family->spec == &pc_rope_spec_kind ? spec->own : NULL;
+}
+
+/* --rope-xpos and its options into S's parameters; torchscale's XPOS
+ * rotates pairs (2i, 2i+1) (duplicate_interleave, rotate_every_two), so
+ * the layout is interleaved unless --layout says otherwise. */
+static void xpos_apply(pc_rope_spec *s, const pc_rope_opts *ro, pc_spec *spec)
+{
+    if (!ro->xpos) return;
+    s->p.xpos_base = strtod(ro->xpos, NULL);
+    s->p.xpos_q0_set = ro->xpos_offset != NULL;
+    s->p.xpos_q0 = ro->xpos_offset ? strtoll(ro->xpos_offset, NULL, 10) : 0;
+    s->p.xpos_down = ro->xpos_down;
+    if (s->layout < 0) {
+        s->layout = 0;
+        snprintf(s->layout_why, sizeof s->layout_why, "torchscale's XPOS rotates pairs (2i, 2i+1) "
+                 "(duplicate_interleave)");
+    }
+    if (spec->layout < 0) spec->layout = s->layout;
 }
 
 /* GIVEN's schedule options into SPEC->own (left NULL when none is given);
@@ -128,14 +172,20 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         pc_given_value(g, "mrope-interleaved") != NULL,
                         pc_given_value(g, "rope-axes-dim"),
                         pc_given_value(g, "rope-axes-parity") != NULL,
-                        pc_given_value(g, "rope-angle-scale"), 0 };
+                        pc_given_value(g, "rope-angle-scale"), 0,
+                        pc_given_value(g, "rope-xpos"), pc_given_value(g, "rope-xpos-offset"),
+                        pc_given_value(g, "rope-xpos-downscale") != NULL };
     const char *tower = pc_given_value(g, "tower");
     ro.tower_vision = tower && !strcmp(tower, "vision");
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
-        && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale && !ro.tower_vision)
+        && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale && !ro.tower_vision
+        && !ro.xpos && !ro.xpos_offset && !ro.xpos_down)
         return PC_OK;
+    if (!ro.xpos && (ro.xpos_offset || ro.xpos_down))
+        return pc_seterr(err, PC_EINPUT, "--rope-xpos-offset and --rope-xpos-downscale need "
+                         "--rope-xpos B (the scale base)");
     pc_rope_spec *s = calloc(1, sizeof *s);
     if (!s) return pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_status st = pc_rope_spec_parse(s, &ro, err);
@@ -151,6 +201,7 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     } else
         s->p.base = spec->base;
     if (s->rotary_dim && !spec->d_set) { spec->d = s->rotary_dim; spec->d_known = 1; }
+    xpos_apply(s, &ro, spec);
     spec->model_layout = s->layout;
     snprintf(spec->model_layout_why, sizeof spec->model_layout_why, "%s", s->layout_why);
     /* a vision tower's code pairs q and k one way and permutes nothing
@@ -249,7 +300,11 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-parity");
     if (o->angle_scale && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-angle-scale %s", o->angle_scale);
-    if (o->tower_vision && u < len) snprintf(buf + u, len - u, " --tower vision");
+    if (o->tower_vision && u < len) u += (size_t)snprintf(buf + u, len - u, " --tower vision");
+    if (o->xpos && u < len) u += (size_t)snprintf(buf + u, len - u, " --rope-xpos %s", o->xpos);
+    if (o->xpos_offset && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-xpos-offset %s", o->xpos_offset);
+    if (o->xpos_down && u < len) snprintf(buf + u, len - u, " --rope-xpos-downscale");
 }
 
 const pc_spec_kind pc_rope_spec_kind = {

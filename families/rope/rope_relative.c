@@ -8,7 +8,13 @@
  * position ids of several axes (--position-ids) the shift is along one
  * axis: from rows m, n to the rows whose positions are theirs moved by s
  * on that axis (axes_rows.h), the case's axis held in its N.
- * rope-norm: a rotation preserves every pair's norm. */
+ * rope-norm: a rotation preserves every pair's norm.
+ * xPos (--rope-xpos, schedule_xpos.c) scales pair i at position p by
+ * G_i(p) = zeta_i^((p + q0)/B), which one cache's <R_m q, R_n k> carries as
+ * G_i(m) G_i(n): not a function of m - n (xPos is relative only between
+ * an upscaled query and a downscaled key).  rope-relative then checks the
+ * angle part, each rotated pair divided by its certified G_i first;
+ * rope-norm checks |(R_m x)_i| = A G_i(m) |x_i|, the certified norm. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -98,6 +104,14 @@ static pc_status setup_rel(pc_prun *r, pc_outcome *oc)
 
 typedef struct { double err, bound, d1, d2; int pair; double qk; } relv;
 
+/* G_i(POS) of the run's schedule (xPos), the certified factor rounded to
+ * binary64; 1 without one.  R's frequencies of D are made. */
+static double pair_g(pc_prun *r, int d, int64_t pos, int i)
+{
+    pc_freqs *f = pc_p_freqs(r, d, NULL);
+    return f && pc_freqs_scaled(f) ? pc_freqs_scale(f, pos, i) : 1.0;
+}
+
 /* Per pair i: |<R_m q, R_n k>_i - <R_{m'} q, R_{n'} k>_i| against its
  * bound, M2 and N2 the rows of the shifted positions (m + s, n + s, or
  * one axis' shift); returns the worst pair (by ratio) in *W; 1 on a hook
@@ -115,12 +129,17 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t m2, int64_t
     if (pc_p_rope(r, pos, 4, d, x, out)) return 1;
     double worst = -1, att = pc_p_att_factor(r, d); /* the frequencies in force, and A */
     const pc_freqs *fr = r->freqs;
+    int scaled = pc_freqs_scaled(fr);
     memset(w, 0, sizeof *w);
     for (int i = 0; i < d / 2; i++) {
         size_t a = pc_p_col(r->layout, d, i, 0), b = pc_p_col(r->layout, d, i, 1);
         double d1 = (double)out[a] * (double)out[dd + a] + (double)out[b] * (double)out[dd + b];
         double d2 = (double)out[2 * dd + a] * (double)out[3 * dd + a]
                   + (double)out[2 * dd + b] * (double)out[3 * dd + b];
+        if (scaled) { /* xPos: the angle part, each row's pair over its G_i (2 roundings more) */
+            d1 /= pair_g(r, d, m, i) * pair_g(r, d, n, i);
+            d2 /= pair_g(r, d, m2, i) * pair_g(r, d, n2, i);
+        }
         double nq = hypot((double)q[a], (double)q[b]), nk = hypot((double)k[a], (double)k[b]);
         double wi = pc_p_omega(r, d, i);
         /* A R_m q + e with |e| <= sqrt(2) B(m w) |q_i| per pair (model, scale
@@ -134,7 +153,7 @@ static int rel_eval(pc_prun *r, int d, int64_t m, int64_t n, int64_t m2, int64_t
         double bm2 = sqrt(2.0) * pc_p_bound_i(r, d, i, pm2 * wi, 1.0);
         double bn2 = sqrt(2.0) * pc_p_bound_i(r, d, i, pn2 * wi, 1.0);
         double bound = nq * nk * (att * (bm + bn + bm2 + bn2) + bm * bn + bm2 * bn2)
-                     + 4.0 * 0x1p-52 * nq * nk * att * att; /* binary64 products and sums */
+                     + (scaled ? 8.0 : 4.0) * 0x1p-52 * nq * nk * att * att; /* binary64 products and sums */
         double e = fabs(d1 - d2);
         if (isnan(e)) e = (double)INFINITY;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
@@ -224,8 +243,9 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
     double res = (double)NAN;
     if (!x) return res;
     x[pc_p_col(r->layout, d, pair, 0)] = 1.0f;
-    if (!pc_p_rope(r, &m, 1, d, x, x + dd))
-        res = hypot((double)x[dd + pc_p_col(r->layout, d, pair, 0)], (double)x[dd + pc_p_col(r->layout, d, pair, 1)]) - 1.0;
+    if (!pc_p_rope(r, &m, 1, d, x, x + dd)) /* xPos: relative to the certified norm G_i(m) */
+        res = hypot((double)x[dd + pc_p_col(r->layout, d, pair, 0)], (double)x[dd + pc_p_col(r->layout, d, pair, 1)])
+              / pair_g(r, d, m, pair) - 1.0;
     free(x);
     return res;
 }
@@ -364,19 +384,23 @@ static pc_status check_norm(pc_prun *r, const pc_case *c, pc_outcome *oc, pc_err
     if (pc_p_rope(r, &c->pos[0], 1, c->d, x, x + dd)) { pc_p_implerr(r, oc); free(x); return PC_OK; }
     oc->score = -1;
     double att = pc_p_att_factor(r, c->d); /* a schedule's A scales every pair (1: none) */
+    int scaled = pc_freqs_scaled(r->freqs);
     for (int i = 0; i < c->d / 2; i++) {
         size_t a = pc_p_col(r->layout, c->d, i, 0), b = pc_p_col(r->layout, c->d, i, 1);
         double n0 = hypot((double)x[a], (double)x[b]), n1 = hypot((double)x[dd + a], (double)x[dd + b]);
-        double e = fabs(n1 - att * n0);
+        double g = pair_g(r, c->d, c->pos[0], i); /* xPos: the certified G_i(m); else 1 */
+        double e = fabs(n1 - att * g * n0);
         if (isnan(e)) e = (double)INFINITY;
-        /* |R' x + e| - |R x| <= |e| <= sqrt(2) C u |x_i| for any angle of R'
-         * (pc_p_norm_bound_i), plus binary64 hypot (2^-52) */
-        double bound = (pc_p_norm_bound_i(r, c->d, i, 1.0) + 0x1p-51 * att) * n0;
+        /* |R' x + e| - |R x| <= |e| <= sqrt(2) C u A G |x_i| for any angle of
+         * R' (pc_p_norm_bound_i), plus binary64 hypot and G's rounding
+         * (2^-52 each) */
+        double bound = (pc_p_norm_bound_i(r, c->d, i, g) + 0x1p-50 * att * g) * n0;
         double sc = bound > 0 ? e / bound : (e > 0 ? (double)INFINITY : 0);
         if (sc > oc->score) {
             oc->score = sc; oc->measured = e; oc->bound = bound; oc->pair = i;
-            snprintf(oc->eq, sizeof oc->eq, "|(R_%" PRId64 " x)_%d| = %.9g, but |x_%d| = %.9g%s",
-                     c->pos[0], i, n1, i, n0, att != 1.0 ? " (times the attention factor)" : "");
+            snprintf(oc->eq, sizeof oc->eq, "|(R_%" PRId64 " x)_%d| = %.9g, but |x_%d| = %.9g%s%s",
+                     c->pos[0], i, n1, i, n0, att != 1.0 ? " (times the attention factor)" : "",
+                     scaled ? " times xPos's certified norm zeta_i^((m + q0)/B)" : "");
         }
     }
     oc->kind = oc->score > 1.0 ? PC_O_FAIL : PC_O_PASS;

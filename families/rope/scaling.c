@@ -97,6 +97,7 @@ pc_schedule pc_rope_schedule(const pc_rope_params *p)
     const pc_schedule_kind *k = pc_rope_type_kind(p);
     if (p->axes && p->axes->coords) k = p->att_one ? &pc_kind_rope_coords : &pc_kind_rope_coords_att;
     else if (p->axes) k = p->att_one ? &pc_kind_rope_axes : &pc_kind_rope_axes_att;
+    else if (p->xpos_base > 0) k = p->att_one ? &pc_kind_rope_xpos : &pc_kind_rope_xpos_att;
     pc_schedule s = { k, p->base, p };
     return s;
 }
@@ -212,7 +213,8 @@ double pc_rope_model_r(const pc_schedule *s, int d)
 {
     const pc_rope_params *p = s->params;
     (void)d;
-    return p->type == PC_ROPE_YARN && !(p->axes && p->axes->axial) ? 2.0 : 0.0;
+    double r = p->type == PC_ROPE_YARN && !(p->axes && p->axes->axial) ? 2.0 : 0.0;
+    return r + pc_rope_xpos_r(p); /* xPos: docs/schedules.md */
 }
 
 /* Every omega_i once (64 bits): certified (not NaN: the interval became
@@ -254,6 +256,7 @@ pc_status pc_rope_prepare(pc_rope_params *p, pc_err *err)
     if (!p->model_c) return pc_seterr(err, PC_ENOMEM, "out of memory");
     for (int i = 0; i < p->dim / 2; i++) p->model_c[i] = pc_rope_c0(p->base);
     st = types[p->type].prepare(p, err);
+    if (st == PC_OK) st = pc_rope_xpos_check(p, err);
     if (st == PC_OK) st = decide_att(p, err);
     if (st == PC_OK) st = evaluate_all(p, err);
     return st;
@@ -293,7 +296,7 @@ pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)

@@ -104,7 +104,29 @@ typedef struct pc_rope_params {
      * of the axes' kind (schedule_axes.c) */
     double scale_k;
     int scale_pi;
+    /* xPos (schedule_xpos.c): pair i's cos and sin at row pos times
+     * zeta_i^(sign (pos + q0) / B); B = XPOS_BASE (0: no xPos), q0 =
+     * XPOS_Q0 (torchscale's centring -(n // 2)... when not XPOS_Q0_SET:
+     * floor(-n/2), n the rows' last position + 1), sign -1 with
+     * XPOS_DOWN (the keys'); XPOS_QMAX: the largest |pos + q0| of the run */
+    double xpos_base;
+    int64_t xpos_q0;
+    int xpos_q0_set, xpos_down;
+    int64_t xpos_qmax;
 } pc_rope_params;
+
+/* xPos over the type's frequencies, without and with an attention factor
+ * (schedule_xpos.c). */
+extern const pc_schedule_kind pc_kind_rope_xpos, pc_kind_rope_xpos_att;
+/* ln zeta_i = ln((2i + 0.4 d) / (1.4 d)) in binary64 (diagnosis). */
+double pc_rope_xpos_log_zeta(int d, int i);
+/* xPos's G_i(POS) of P in binary64 (relative error about 2^-50). */
+double pc_rope_xpos_scale_d(const pc_rope_params *p, int64_t pos, int i);
+/* The radial units of u that torchscale's float32 evaluation of G adds
+ * (docs/schedules.md, "xPos"); 0 without xPos. */
+double pc_rope_xpos_r(const pc_rope_params *p);
+/* Validate P's xPos parameters (PC_EINPUT naming the option). */
+pc_status pc_rope_xpos_check(const pc_rope_params *p, pc_err *err);
 
 /* The kinds (one file each). */
 extern const pc_schedule_kind pc_kind_rope_default, pc_kind_rope_linear,
@@ -175,6 +197,9 @@ typedef struct pc_rope_opts {
     int axes_parity;          /* --rope-axes-parity */
     const char *angle_scale;  /* --rope-angle-scale "S", "pi", "2pi" */
     int tower_vision;         /* --tower vision: the config's vision_config */
+    const char *xpos;         /* --rope-xpos B (NULL: not given) */
+    const char *xpos_offset;  /* --rope-xpos-offset Q0 */
+    int xpos_down;            /* --rope-xpos-downscale */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */

@@ -89,18 +89,18 @@ static int pi_ratio(const pc_schedule *s, int d, int i, double *r)
 }
 
 const pc_schedule_kind pc_kind_rope_axes = {
-    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL, pi_ratio
+    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL, pi_ratio, NULL
 };
 const pc_schedule_kind pc_kind_rope_axes_att = {
     "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
-    NULL, pi_ratio
+    NULL, pi_ratio, NULL
 };
 /* the same over real coordinates */
 const pc_schedule_kind pc_kind_rope_coords = {
     "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, coord,
-    pi_ratio
+    pi_ratio, NULL
 };
 const pc_schedule_kind pc_kind_rope_coords_att = {
     "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
-    coord, pi_ratio
+    coord, pi_ratio, NULL
 };

@@ -212,6 +212,7 @@ typedef struct block {
     double *fc, *fs, *fct, *fst;
     double *fc1, *fs1;    /* rows with an input: cos and sin of omega_i (fit_theta) */
     int mapped;           /* the schedule maps a row to its pairs' positions (pc_freqs_pos) */
+    int scaled;           /* the schedule scales each pair per position (xPos: pc_freqs_scale) */
 } block;
 
 /* The position pair I of row POS is rotated by (the row's, unless the
@@ -246,6 +247,14 @@ static void input_row(const pc_acc_cfg *c, int64_t pos, float *x)
         for (int j = 0; j < c->d; j++) x[j] = pc_round_to(c->input_dtype, x[j]);
 }
 
+/* The factor of pair I at row POS: A, times the schedule's G_i(pos) where
+ * it has one (xPos, docs/schedules.md): the exact values are A G cos, A G
+ * sin, and their bound scales with them. */
+static double pair_factor(const block *b, int64_t pos, int i)
+{
+    return b->scaled ? b->att * pc_freqs_scale(b->freqs, pos, i) : b->att;
+}
+
 /* The budget of one element (model.h, docs/precision-model.md): radial
  * R u, the pair's phase Phi_i(pos) at the pair's own position (a schedule
  * with several position axes maps the row's, pc_freqs_pos), the storage
@@ -256,8 +265,9 @@ static double element_bound(const block *b, int pair, int64_t pos, double norm)
     const pc_acc_cfg *c = b->cfg;
     if (c->tol_abs >= 0) return c->tol_abs;
     double phi = pc_model_phase_x(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
-    double bound = c->half_arith ? pc_model_element_half(b->R, phi, b->u_s, b->u_min, b->att, norm)
-                                 : pc_model_element(b->R, phi, b->u_s, b->att, norm);
+    double att = pair_factor(b, pos, pair);
+    double bound = c->half_arith ? pc_model_element_half(b->R, phi, b->u_s, b->u_min, att, norm)
+                                 : pc_model_element(b->R, phi, b->u_s, att, norm);
     return c->max_abs_err > 0 && c->max_abs_err < bound ? c->max_abs_err : bound;
 }
 
@@ -278,8 +288,9 @@ static double norm_held(const block *b, int pair, int64_t pos, double norm, doub
     if (c->tol_abs >= 0) return bound;
     double phi = pc_model_phase_x(b->kappa[pair], b->omega[pair], pair_pos(b, pos, pair));
     if (phi + b->R * PC_MODEL_U32 <= PC_MODEL_VACUOUS) return bound;
-    double rest = c->half_arith ? pc_model_element_half(b->R, 0.0, b->u_s, b->u_min, b->att, norm)
-                                : pc_model_element(b->R, 0.0, b->u_s, b->att, norm);
+    double att = pair_factor(b, pos, pair);
+    double rest = c->half_arith ? pc_model_element_half(b->R, 0.0, b->u_s, b->u_min, att, norm)
+                                : pc_model_element(b->R, 0.0, b->u_s, att, norm);
     /* binary32 values squared in binary64 neither overflow nor underflow
      * to a loss that matters here; each norm to 2^-51 relative */
     double exact = sqrt(ra * ra + rb * rb);
@@ -557,7 +568,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
                 malloc(B * d * sizeof(double)), pc_model_u_storage(cfg->dtype), 0.0,
                 malloc(d / 2 * sizeof(double)), rows, 1.0, { NULL }, { NULL },
                 malloc(d / 2 * sizeof(double)), malloc(d / 2 * sizeof(double)), 0.0,
-                NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+                NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
     *b = z;
     int ok = b->freqs && b->omega && b->kappa && b->pos && b->ref32 && b->ref64 && b->pair_theta
           && b->pair_bound && fit_scratch(b, cfg, rows) == 0;
@@ -574,6 +585,7 @@ static pc_status block_new(block *b, const pc_impl *impl, const pc_acc_cfg *cfg,
     b->got = b->lane_got[0];
     b->x = b->lane_x[0];
     b->mapped = pc_freqs_mapped(b->freqs);
+    b->scaled = pc_freqs_scaled(b->freqs);
     /* the bound of a value A cos, A sin scales with A (docs/schedules.md) */
     double att = pc_freqs_attention(b->freqs);
     b->att = att;
@@ -942,8 +954,12 @@ static void fit_theta(const run *r, block *b, size_t k)
         b->fst[i] = y[rl ? i : 2 * i];
         b->fct[i] = y[rl ? i + h : 2 * i + 1];
     }
-    if (b->att != 1.0)
-        for (int i = 0; i < h; i++) { b->fst[i] /= b->att; b->fct[i] /= b->att; }
+    if (b->att != 1.0 || b->scaled)
+        for (int i = 0; i < h; i++) {
+            double a = pair_factor(b, b->pos[k], i);
+            b->fst[i] /= a;
+            b->fct[i] /= a;
+        }
 }
 
 /* z / A of the block's K-th row, per pair, into B->fc, B->fs: the rotation
@@ -958,8 +974,12 @@ static void fit_z(const run *r, block *b, size_t k)
         b->fc[i] = in ? u : v;
         b->fs[i] = in ? v : u;
     }
-    if (b->att != 1.0)
-        for (int i = 0; i < h; i++) { b->fc[i] /= b->att; b->fs[i] /= b->att; }
+    if (b->att != 1.0 || b->scaled)
+        for (int i = 0; i < h; i++) {
+            double a = pair_factor(b, b->pos[k], i);
+            b->fc[i] /= a;
+            b->fs[i] /= a;
+        }
 }
 
 /* The fit's sums of the block's N rows of B's lane into O, timed. */

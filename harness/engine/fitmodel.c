@@ -68,7 +68,8 @@ static void judge_pair(pc_fitm *f, const psums *P, const pc_fit_tot *a, int i)
     double att1 = f->att != 1.0;
     /* e_0: evaluation (2 ulp on each of cos, sin <= 4u in angle), storage
      * u_s, the product by A; R: the same on the norm */
-    double e0 = 4.0 * u + f->u_s + att1 * u, R = 4.0 * u + f->u_s + 2.0 * att1 * u;
+    double e0 = 4.0 * u + f->u_s + att1 * u + f->r_scale * u;
+    double R = 4.0 * u + f->u_s + 2.0 * att1 * u + f->r_scale * u;
     /* F: the frequency's share, K: the whole phase constant (the position's
      * rounding above 2^24 added); kappa bounds both */
     double F = q->kappa, K = F + big;
@@ -128,6 +129,9 @@ pc_status pc_fitm_setup(const pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t 
     }
     out->h = h; out->lo = cfg->pos_lo; out->hi = cfg->pos_hi;
     out->att = pc_freqs_attention(fr);
+    /* a factor per pair and position (xPos): its evaluation's radial part,
+     * on the angle's e_0 and the norm's R (docs/schedules.md) */
+    out->r_scale = pc_freqs_scaled(fr) ? pc_schedule_model_r(&s, cfg->d) : 0.0;
     out->u = cfg->storage ? 0x1p-24 : pc_model_u(cfg->dtype);
     out->u_s = cfg->storage ? pc_model_u(cfg->dtype) : 0.0;
     pc_freqs_free(fr);

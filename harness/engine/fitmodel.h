@@ -43,6 +43,7 @@ typedef struct pc_fitm {
     int h;                        /* pairs */
     int64_t lo, hi;               /* positions fitted */
     double att;                   /* the schedule's attention factor A */
+    double r_scale;               /* units of u of a factor per pair and position (xPos) */
     double u, u_s;                /* working and storage unit roundoffs */
     pc_fitm_pair *p;
     int bad;                      /* pairs with any PC_FITM_* over its bound */
