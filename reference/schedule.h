@@ -58,8 +58,12 @@ struct pc_schedule_kind {
      * docs/schedules.md), into OUT at OUT's precision P >= 64 with relative
      * error < 4 * 2^-P (the contract of omega).  NULL: 1.  A schedule with
      * one is certified by the Ziv loop alone (the fast and vector paths
-     * round sin and cos of one angle, not a factor that changes each row). */
-    void (*pair_scale)(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i);
+     * round sin and cos of one angle, not a factor that changes each row).
+     * Returns 1 when OUT holds G_i(pos) exactly (a whole power of a ratio
+     * whose power is a binary fraction that fits OUT's precision), else 0:
+     * an exact factor times an exact value may fall on a rounding
+     * boundary, which no Ziv loop can decide (sincos.c takes it exactly). */
+    int (*pair_scale)(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i);
 };
 
 #endif

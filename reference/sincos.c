@@ -352,8 +352,36 @@ static void ziv_step(pc_freqs *f, double x, int i, mpfr_prec_t p,
  * RN_p(T v) carry relative error <= (1 + 2^-(p+6))^2 (1 + 2^-p)^2 - 1
  * < 2^(-p+1.1) of A G v, and A G |v| < 2^(E(Y)+0.01): |Y - A G v| <=
  * 2^(E(Y)-p+2). */
+/* Bits of an exact factor taken whole (exact_scaled): xPos's whole powers
+ * of a binary fraction N / 2^k, N < 2^16 (10 i + 2 d, d <= 8192), to the
+ * 69 / ln(7/2) < 56th power: at most 56 * 16 = 896 bits, well inside. */
+#define EXACT_G_PREC 4096
+
+/* A G_i(pos) v when G is exact (pair_scale returns 1) and A is (or there
+ * is none): the product of exact values, exact at EXACT_G_PREC + 53 + 24
+ * bits, rounded once to binary64 and once to binary32 (a value on a
+ * rounding boundary, which the Ziv loop below could not decide, included).
+ * 1, or 0 when G or the product is not exact. */
+static int exact_scaled(pc_freqs *f, int64_t pos, int i, float v, pc_ref2 *r)
+{
+    if (f->has_att && !f->att_exact) return 0;
+    mpfr_set_prec(f->g, EXACT_G_PREC);
+    if (!f->sched.kind->pair_scale(f->g, &f->sched, f->d, pos, i)) return 0;
+    mpfr_t y;
+    mpfr_init2(y, EXACT_G_PREC + 53 + 24 + 64);
+    int inexact = mpfr_mul_d(y, f->g, (double)v, MPFR_RNDN) != 0;
+    if (f->has_att) inexact |= mpfr_mul(y, y, f->att, MPFR_RNDN) != 0;
+    if (!inexact) {
+        r->f64 = mpfr_get_d(y, MPFR_RNDN);
+        r->f32 = mpfr_get_flt(y, MPFR_RNDN);
+    }
+    mpfr_clear(y);
+    return !inexact;
+}
+
 static pc_status scaled_times(pc_freqs *f, int64_t pos, int i, float v, pc_ref2 *r)
 {
+    if (exact_scaled(f, pos, i, v, r)) return PC_OK;
     mpfr_t y;
     mpfr_init2(y, 64);
     int ok = 0;

@@ -25,7 +25,8 @@ tap_tmp xpos
 gen() { "$PY" "$root/tests/lib/xpos_caches.py" "$@" >>"$tmp/gen.log" 2>&1; }
 gen ok 64 2048 0 "$tmp/ok64" && gen ok 128 2048 0 "$tmp/ok128" && gen ok 64 16 1000 "$tmp/dec16" &&
     gen ok 64 1 2047 "$tmp/dec1" && gen down 64 2048 0 "$tmp/down" && gen b256 64 2048 0 "$tmp/b256" &&
-    gen nocentre 64 2048 0 "$tmp/nocentre" && gen half 64 2048 0 "$tmp/half"
+    gen nocentre 64 2048 0 "$tmp/nocentre" && gen half 64 2048 0 "$tmp/half" &&
+    gen ok 64 1024 0 "$tmp/ok64n1024" && gen down 128 2048 0 "$tmp/down128"
 ok $? "build torchscale's XPOS caches and the variants" "$tmp/gen.log"
 
 X="--family rope --base 10000 --regressions off"
@@ -45,6 +46,16 @@ for c in ok64:0 ok128:0 dec16:1000 dec1:2047; do
     ok $? "torchscale's XPOS cache $t (offset $start) passes with --rope-xpos 512 (exit $rc)" "$tmp/o"
     worst
 done
+# whole exponents at the rows of angle 0: at length 1024, row 0's factor is
+# zeta_i^-1 (3.5 at pair 0), and the keys' at length 2048 zeta_i^2 (9/64 at
+# pair 4 of d 64): exact factors times the probe's exact values can fall
+# on a rounding boundary, which the certified reference takes exactly
+chk "$tmp/ok64n1024" --rope-xpos 512
+[ $rc -eq 0 ] && grep -q "zeta_i^((p -512)/512)" "$tmp/o"
+ok $? "length 1024 (row 0's exponent -1, a whole power) passes (exit $rc)" "$tmp/o"
+chk "$tmp/down128" --rope-xpos 512 --rope-xpos-downscale
+[ $rc -eq 0 ]
+ok $? "the keys' cache at d 128, length 2048 (row 0's exponent +2) passes (exit $rc)" "$tmp/o"
 chk "$tmp/ok64" --rope-xpos 512
 grep -q "^PASS .* rope rope-norm" "$tmp/o" && grep -q "^PASS .* rope rope-relative" "$tmp/o" &&
     grep -q "^PASS .* rope fitted-model" "$tmp/o"

@@ -372,8 +372,8 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     if (rs && rs->coords) /* the fits turn a pair by whole positions */
         return pc_seterr(err, PC_EINPUT, "--position-ids %s holds real coordinates: identify fits "
                          "integer positions; check the table with --position-ids and the "
-                         "schedule's options (--rope-axes-dim, --base, --rope-angle-scale)",
-                         rs->given.ids_path);
+                         "schedule's options (--rope-axes-dim, --base, --rope-angle-scale); "
+                         "the timesteps of a sinusoidal table are --timesteps", rs->given.ids_path);
     if (rs && rs->ids && !pc_table_info_of(impl))
         return pc_seterr(err, PC_EINPUT, "--position-ids %s gives the positions of a table's rows; "
                          "%s computes at the positions it is called with (--positions): identify "

@@ -43,10 +43,38 @@ double pc_rope_xpos_scale_d(const pc_rope_params *p, int64_t pos, int i)
  *           < 4.8 * 2^-(P+16) < 2^-(P+13)   (|ln zeta| <= ln 3.5);
  *   G~ = RN(exp(w~)) = G e^(w~ - w) (1 + eta), |eta| <= 2^-P2:
  *   relative error < 1.01 * 2^-(P+13) + 2^-(P+16) < 2^-(P+12) < 4 * 2^-P. */
-static void pair_scale(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i)
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* G_i(pos) exactly into OUT when it is a binary fraction that fits OUT's
+ * precision: the exponent e = s q / B a whole number (B a whole number
+ * dividing q), zeta_i = N / D in lowest terms with D a power of two when
+ * e > 0 (N when e < 0): G = N^e 2^(-e log2 D), N^e exact at OUT's
+ * precision when it fits (MPFR's ternary 0).  1, or 0 (OUT unspecified). */
+static int exact_scale(mpfr_ptr out, const pc_rope_params *p, int d, int64_t q, int i)
+{
+    double b = p->xpos_base;
+    if (b != floor(b) || b > 0x1p53 || q % (int64_t)b != 0) return 0;
+    int64_t e = (p->xpos_down ? -q : q) / (int64_t)b;
+    int64_t n = 10L * i + 2L * d, den = 7L * d, g = gcd64(n, den);
+    n /= g;
+    den /= g;
+    if (e < 0) { int64_t t = n; n = den; den = t; e = -e; }
+    if (den & (den - 1)) return 0; /* not a power of two: G is no binary fraction */
+    int k = 0;
+    while ((den >> k) > 1) k++;
+    if (mpfr_ui_pow_ui(out, (unsigned long)n, (unsigned long)e, MPFR_RNDN) != 0) return 0;
+    return mpfr_div_2ui(out, out, (unsigned long)(k * e), MPFR_RNDN) == 0;
+}
+
+static int pair_scale(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i)
 {
     const pc_rope_params *p = s->params;
     int64_t q = pos + p->xpos_q0;
+    if (exact_scale(out, p, d, q, i)) return 1;
     uint64_t mag = q < 0 ? (uint64_t)(-(q + 1)) + 1u : (uint64_t)q;
     mpfr_prec_t k = 1;
     while (mag >>= 1) k++;
@@ -59,6 +87,7 @@ static void pair_scale(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, i
     mpfr_div_d(w, w, p->xpos_base, MPFR_RNDN);
     mpfr_exp(out, w, MPFR_RNDN);
     mpfr_clear(w);
+    return 0;
 }
 
 static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
