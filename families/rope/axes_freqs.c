@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "axes_match.h"
+#include "fit.h"
 #include "harness/sandbox/call.h"
 
 /* Pairs whose angle at p is below AF_MIN_ANGLE rad are not read: a
@@ -27,13 +28,14 @@
 /* every r_i within AF_TOL (relative) of their median: one ratio r */
 #define AF_TOL 0.02
 
-/* The row among LO..HI with the smallest positive position on axis A (-1: none). */
+/* The row among LO..HI with the smallest positive position on axis A
+ * (an integer id's or a real coordinate's; -1: none). */
 static int64_t first_row(const pc_rope_axes *ax, int a, int64_t lo, int64_t hi)
 {
     int64_t best = -1;
     for (int64_t r = lo; r <= hi; r++) {
-        int64_t p = ax->ids[r * ax->n_axes + a];
-        if (p > 0 && (best < 0 || p < ax->ids[best * ax->n_axes + a])) best = r;
+        double p = pc_rope_axes_x(ax, r, a);
+        if (p > 0 && (best < 0 || p < pc_rope_axes_x(ax, best, a))) best = r;
     }
     return best;
 }
@@ -54,7 +56,7 @@ static int pair_freqs(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_
             rc = -1;
             break;
         }
-        double p = (double)ax->ids[row * ax->n_axes + a];
+        double p = pc_rope_axes_x(ax, row, a);
         for (int i = 0; i < h; i++) {
             double ang = atan2((double)y[lay ? i + h : 2 * i + 1], (double)y[lay ? i : 2 * i]);
             if (ax->axis[i] == a && ang >= AF_MIN_ANGLE) w[i] = ang / p;
@@ -86,15 +88,30 @@ static double one_ratio(const double *w, const double *omega, int h)
     return n >= 2 && ok && fabs(med - 1.0) > AF_TOL ? med : 0.0;
 }
 
-/* The cause for ratio R: the text model's base, dims of another width, or a base. */
-static void say(const pc_acc_cfg *cfg, const pc_rope_params *p, double r, char *buf, size_t len)
+/* The ratio the cause states for the fitted R into *R, its kind the
+ * return: 1 the text model's base, 2 the whole head's exponents (1/2), 0
+ * another base (of 3 significant digits within 0.1%, fit.c, when one is;
+ * R as fitted otherwise). */
+static int stated(const pc_rope_params *p, double *r)
 {
-    double b = pow(p->base, r), text = p->from ? p->from->tower_text_base : 0;
-    if (text > 0 && fabs(b / text - 1.0) < AF_TOL)
+    double b = pow(p->base, *r), text = p->from ? p->from->tower_text_base : 0;
+    double br = pc_rope_round_base(b);
+    if (text > 0 && fabs(b / text - 1.0) < AF_TOL) { *r = log(text) / log(p->base); return 1; }
+    if (fabs(*r - 0.5) < AF_TOL) { *r = 0.5; return 2; }
+    if (!isnan(br)) *r = log(br) / log(p->base);
+    return 0;
+}
+
+/* The cause for the stated ratio R of KIND (stated). */
+static void say(const pc_acc_cfg *cfg, const pc_rope_params *p, double r, int kind, char *buf,
+                size_t len)
+{
+    double b = pow(p->base, r);
+    if (kind == 1)
         snprintf(buf, len, "the pairs follow their axes with the frequencies of base %.6g, the "
                  "text model's rope_theta, not the vision tower's %.6g: the text tower's theta "
-                 "used for the vision tower?", text, p->base);
-    else if (fabs(r - 0.5) < AF_TOL)
+                 "used for the vision tower?", b, p->base);
+    else if (kind == 2)
         snprintf(buf, len, "the pairs follow their axes with exponents over twice the axis' dims "
                  "(base^(-2j/%d), the whole head's, not base^(-2j/%d) over each axis' %d dims): "
                  "the head dim where the code takes head_dim // 2?", cfg->d,
@@ -120,22 +137,49 @@ static int own_schedules(const pc_rope_params *p, const double *w, int h)
     return n >= 2;
 }
 
+/* The frequencies without the angle scale S (--rope-angle-scale): W and
+ * OMEGA_i over S into U (OMEGA's) and W itself, the schedule's own. */
+static void unscale(const pc_rope_params *p, const double *omega, double *w, double *u, int h)
+{
+    double s = pc_rope_angle_scale(p);
+    for (int i = 0; i < h; i++) {
+        u[i] = omega[i] / s;
+        w[i] /= s;
+    }
+}
+
+/* W: each axis' own schedule (OWN), or the check's frequencies U to the
+ * power R, times the angle scale S. */
+static void predicted(const pc_rope_params *p, const double *u, int own, double r, double s,
+                      double *w, int h)
+{
+    const pc_rope_axes *ax = p->axes;
+    for (int i = 0; i < h; i++)
+        w[i] = s * (own ? pow(p->base, -2.0 * ax->local[i] / ax->axes_dim[ax->axis[i]]) : pow(u[i], r));
+}
+
 void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                               char *buf, size_t len)
 {
     const pc_rope_params *p = cfg->sched->params;
-    int h = cfg->d / 2;
-    double *w = malloc((size_t)h * sizeof *w), r;
+    int h = cfg->d / 2, own = 0, kind = 0;
+    double *w = malloc((size_t)h * sizeof *w), *u = malloc((size_t)h * sizeof *u), r = 0;
     buf[0] = '\0';
-    if (!w || !p->axes->axial || pair_freqs(impl, cfg, p->axes, w) != 0) {
-        free(w);
-        return;
+    if (w && u && p->axes->axial && pair_freqs(impl, cfg, p->axes, w) == 0) {
+        unscale(p, omega, w, u, h);
+        own = own_schedules(p, w, h);
+        if (!own && (r = one_ratio(w, u, h)) > 0) kind = stated(p, &r);
+        predicted(p, u, own, r, pc_rope_angle_scale(p), w, h);
     }
-    if (own_schedules(p, w, h))
-        snprintf(buf, len, "the axes each turn at a schedule of their own (base^(-2j/%d), "
-                 "--rope-axes-dim without --rope-axes-parity), not the one schedule shared by "
-                 "parity (Pixtral's freqs[::2] and freqs[1::2])", p->axes->axes_dim[0]);
-    else if ((r = one_ratio(w, omega, h)) > 0)
-        say(cfg, p, r, buf, len);
+    /* named only when those frequencies reproduce the cache's angles */
+    if ((own || r > 0) && pc_rope_axes_freqs_explain(impl, cfg, w)) {
+        if (own)
+            snprintf(buf, len, "the axes each turn at a schedule of their own (base^(-2j/%d), "
+                     "--rope-axes-dim without --rope-axes-parity), not the one schedule shared "
+                     "by parity (Pixtral's freqs[::2] and freqs[1::2])", p->axes->axes_dim[0]);
+        else
+            say(cfg, p, r, kind, buf, len);
+    }
     free(w);
+    free(u);
 }

@@ -18,7 +18,7 @@
 #include "harness/sandbox/call.h"
 
 #define AM_ROWS 512
-#define AM_TOL 0.05
+#define AM_TOL PC_AXES_TOL
 
 /* The angle of every pair of row ROW into ANG (H of them); 0, or the call failed. */
 static int angles(const pc_impl *impl, int d, double base, int layout, int64_t row, float *x,
@@ -166,6 +166,7 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
                      "order (--rope-sections, mrope_interleaved)?");
         else if (none)
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);
+        if (none && !buf[0]) pc_rope_axes_more_cause(impl, cfg, omega, buf, len);
         if (none && !buf[0])
             snprintf(buf, len, "%d pairs follow no position axis with the schedule's frequencies "
                      "(%s): another schedule or base, or other position ids?", none, got);

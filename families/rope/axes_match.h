@@ -31,4 +31,64 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
 void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                               char *buf, size_t len);
 
+/* A pair follows a hypothesis (an axis, a schedule) when its mean wrapped
+ * angle error over the rows is below this: a stored bfloat16 pair's angle
+ * is good to 2^-8, far below 0.05 rad, far above a wrong hypothesis'
+ * random phases, about pi / 2 on average. */
+#define PC_AXES_TOL 0.05
+
+/* ---- the rows' angles, and hypotheses held against them (axes_angles.c) ---- */
+
+/* The angle of every pair (atan2 of the rotation of (1, 0)) at M rows
+ * ROWS of the checked range: ANG[k * H + i] is pair i's at ROWS[k]. */
+typedef struct pc_axes_angles {
+    int64_t *rows;
+    double *ang;
+    int64_t m;
+    int h;
+} pc_axes_angles;
+
+/* The angles of up to MAX_ROWS rows spread over CFG's range (every row
+ * when there are no more); -1 when a call fails (T then empty). */
+int pc_rope_axes_angles(const pc_impl *impl, const pc_acc_cfg *cfg, int64_t max_rows,
+                        pc_axes_angles *t);
+void pc_rope_axes_angles_free(pc_axes_angles *t);
+/* A hypothesis: the angle it predicts for pair I at row ROW. */
+typedef double (*pc_axes_pred)(const void *arg, int64_t row, int i);
+/* 1 when PRED explains T: every pair's mean |angle - PRED| (wrapped to
+ * (-pi, pi]) over T's rows below the tolerance pc_rope_axes_follow uses. */
+int pc_rope_axes_explains(const pc_axes_angles *t, pc_axes_pred pred, const void *arg);
+/* Frequencies W (one a pair) along the pairs' axes of AX: the
+ * hypothesis "pair i turns at x W_i", x its axis' position. */
+typedef struct pc_axes_freqs {
+    const pc_rope_axes *ax;
+    const double *w;
+} pc_axes_freqs;
+double pc_rope_axes_at(const void *freqs, int64_t row, int i);
+/* 1 when pair i turning at x W_i explains the rows of CFG's range (up to
+ * as many as pc_rope_axes_follow reads); 0 otherwise or a call failed. */
+int pc_rope_axes_freqs_explain(const pc_impl *impl, const pc_acc_cfg *cfg, const double *w);
+/* The position along axis A that row K of T turns at, solved from the
+ * pairs of that axis (AX's) at frequencies OMEGA from the lowest to the
+ * highest (each unwrapping the next); NAN when the axis has no pair. */
+double pc_rope_axes_solve(const pc_axes_angles *t, const pc_rope_axes *ax, const double *omega,
+                          const int *by, int64_t k, int a);
+/* The H pairs' indices by rising OMEGA (BY of pc_rope_axes_solve;
+ * malloc'd, NULL: out of memory). */
+int *pc_rope_axes_by_omega(const double *omega, int h);
+/* The angle scale S of --rope-angle-scale (1: none): OMEGA_i is S times
+ * the schedule's frequency. */
+double pc_rope_angle_scale(const pc_rope_params *p);
+
+/* Hypotheses of a failed cache whose pairs follow no axis (axes_causes.c):
+ * sin and cos swapped, the rotation the wrong way, the axes on each
+ * other's parity, positions scaled or shifted per axis, the rows in
+ * another order (axes_order.c); the first that reproduces the cache's
+ * angles into BUF, "" when none does. */
+void pc_rope_axes_more_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
+                             char *buf, size_t len);
+/* The rows a permutation of the ids' rows: the cause into BUF (1), or 0. */
+int pc_rope_axes_order_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
+                             char *buf, size_t len);
+
 #endif

@@ -31,8 +31,10 @@ KIND:
             coords = 2.0 * coords - 1.0                       ([-1, 1])
             angles = 2 * math.pi * coords[:, :, None] / periods[None, None, :]
             angles = angles.flatten(1, 2).tile(2)             (rotate_half)
-          pos.npy: the float32 coords.  VARIANT ok; base1000: the periods of
-          base 1000 (the wrong period base); cls: 1 cls and 4 register rows
+          pos.npy: the float32 coords.  VARIANT ok; base1000, base10000: the
+          periods of base 1000 or 10000 (the wrong period base); indices: the
+          angles at the integer patch indices i (coordinates not normalized)
+          while pos.npy holds the normalized ones; cls: 1 cls and 4 register rows
           first, cos 1 and sin 0 (no rotation), their ids 0 on both axes;
           clsbad: the same rows holding the first patch's values."""
 import math
@@ -66,13 +68,18 @@ def eva02(variant):
 
 
 def dinov3(variant):
-    D, base, H = 64, 1000.0 if variant == "base1000" else 100.0, 14
+    D, H = 64, 14
+    base = {"base1000": 1000.0, "base10000": 10000.0}.get(variant, 100.0)
     periods = base ** (2 * torch.arange(D // 4, dtype=torch.float32) / (D // 2))
     coords_h = torch.arange(0.5, H, dtype=torch.float32) / H
     coords_w = torch.arange(0.5, H, dtype=torch.float32) / H
     coords = torch.stack(torch.meshgrid(coords_h, coords_w, indexing="ij"), dim=-1).flatten(0, 1)
     coords = 2.0 * coords - 1.0
-    angles = 2 * math.pi * coords[:, :, None] / periods[None, None, :]
+    at = coords
+    if variant == "indices":                               # normalize_coords left out
+        idx = torch.arange(H, dtype=torch.float32)
+        at = torch.stack(torch.meshgrid(idx, idx, indexing="ij"), dim=-1).flatten(0, 1)
+    angles = 2 * math.pi * at[:, :, None] / periods[None, None, :]
     angles = angles.flatten(1, 2).tile(2)
     cos, sin, ids = torch.cos(angles), torch.sin(angles), coords.numpy()
     if variant in ("cls", "clsbad"):                       # 1 cls + 4 registers, unrotated

@@ -113,7 +113,10 @@ def qwen(kind, cfg, variant, h, w):
     if kind == "qwen25":                                    # forward's window order
         unit = merge * merge
         widx = window_index(h, w, merge, vc["window_size"], vc["patch_size"])
-        freqs = freqs.reshape(-1, unit, dim)[widx].reshape(-1, dim)
+        if variant != "nowindow":
+            freqs = freqs.reshape(-1, unit, dim)[widx].reshape(-1, dim)
+        if variant == "window2":
+            freqs = freqs.reshape(-1, unit, dim)[widx].reshape(-1, dim)
         ids = ids.reshape(-1, unit, 2)[widx].reshape(-1, 2)
     if variant == "interleaved":                            # a cache for (2i, 2i + 1) pairs
         emb = torch.repeat_interleave(freqs, 2, dim=-1)
@@ -134,8 +137,9 @@ def llama4(cfg, variant):
     freq_dim = head_dim // 2
     over = 2 * freq_dim if variant == "wholehead" else freq_dim
     rope_freq = 1.0 / (theta ** (torch.arange(0, freq_dim, 2)[: (freq_dim // 2)].float() / over))
-    freqs_x = ((fx + 1)[..., None] * rope_freq[None, None, :]).repeat_interleave(2, dim=-1)
-    freqs_y = ((fy + 1)[..., None] * rope_freq[None, None, :]).repeat_interleave(2, dim=-1)
+    one = 0 if variant == "noplus1" else 1
+    freqs_x = ((fx + one)[..., None] * rope_freq[None, None, :]).repeat_interleave(2, dim=-1)
+    freqs_y = ((fy + one)[..., None] * rope_freq[None, None, :]).repeat_interleave(2, dim=-1)
     parts = [freqs_y, freqs_x] if variant == "swap" else [freqs_x, freqs_y]
     freqs = torch.cat(parts, dim=-1).float().contiguous()[..., ::2]
     freqs = freqs.masked_fill(img_idx.reshape(-1, 1, 1) < 0, 0)
@@ -164,6 +168,9 @@ def pixtral(cfg, variant, h, w):
     mesh = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
     ids = torch.stack(mesh, dim=-1).reshape(-1, 2)          # position_ids_in_meshgrid
     a, b = (ids[:, 1], ids[:, 0]) if variant == "swap" else (ids[:, 0], ids[:, 1])
+    if variant == "xy":                                     # the cache's rows column-major
+        xy = torch.stack(torch.meshgrid(torch.arange(h), torch.arange(w), indexing="xy"), dim=-1)
+        a, b = xy.reshape(-1, 2)[:, 0], xy.reshape(-1, 2)[:, 1]
     emb = table[a * side + b]
     return emb.cos(), emb.sin(), ids
 
