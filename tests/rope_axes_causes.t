@@ -34,7 +34,7 @@ L=$root/tests/lib
 {
     for v in ok base10000 indices; do "$PY" "$L/coords_caches.py" dinov3 $v "$tmp/dinov3-$v" || echo "dinov3 $v"; done
     for v in ok noninterp; do "$PY" "$L/coords_caches.py" eva02 $v "$tmp/eva02-$v" || echo "eva02 $v"; done
-    for v in ok noplus1; do "$PY" "$L/vision_caches.py" llama4 $v 24x24 "$L4" "$tmp/llama4-$v" || echo "llama4 $v"; done
+    for v in ok noplus1 clspos; do "$PY" "$L/vision_caches.py" llama4 $v 24x24 "$L4" "$tmp/llama4-$v" || echo "llama4 $v"; done
     for v in ok nowindow window2; do "$PY" "$L/vision_caches.py" qwen25 $v 12x20 "$Q25" "$tmp/qwen25-$v" || echo "qwen25 $v"; done
     for v in ok xy; do "$PY" "$L/vision_caches.py" pixtral $v 12x20 "$PX" "$tmp/pixtral-$v" || echo "pixtral $v"; done
     for k in mrope axial; do "$PY" "$L/axes_caches.py" $k ok "$tmp/$k-ok" || echo "$k ok"; done
@@ -108,6 +108,8 @@ fails_with dinov3-indices "the positions along axes 0 and 1 are 7 x the ids' + 6
     "DINOv3's coordinates not normalized (indices i where the ids say 2 (i + 0.5) / 14 - 1): 7 x + 6.5"
 fails_with llama4-noplus1 "the positions along axes 0 and 1 are the ids' - 1: an off-by-one" \
     "Llama 4 without its x + 1: the ids' - 1, an off-by-one"
+fails_with llama4-clspos "row 576 has position ids 0 on every axis (a class or register token, which the model leaves unrotated: angle 0) but its pairs turn" \
+    "Llama 4's class token given patch 0's position: its row named"
 
 # the rows in another order: the row named, and the row its angles belong
 # to, as an oracle finds them (each row's values among the correct cache's

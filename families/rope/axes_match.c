@@ -138,6 +138,40 @@ void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, si
         as_runs(follow, h, buf, len);
 }
 
+/* Whether ROW's position is 0 on every axis (a class or register token's
+ * row: angle 0, cos 1 and sin 0 in every pair). */
+static int at_origin(const pc_rope_axes *ax, int64_t row)
+{
+    for (int a = 0; a < ax->n_axes; a++)
+        if (pc_rope_axes_x(ax, row, a) != 0.0) return 0;
+    return 1;
+}
+
+/* Every pair follows its axis, yet the check failed: a row whose ids are 0
+ * on every axis (the class token's, which the model leaves unrotated) that
+ * turns by more than AM_TOL in some pair is named, with that pair. */
+static void origin_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_axes *ax,
+                         char *buf, size_t len)
+{
+    int d = cfg->d, h = d / 2, lay = cfg->layout;
+    float *x = calloc((size_t)d, sizeof *x), *y = malloc((size_t)d * sizeof *y);
+    double *ang = malloc((size_t)h * sizeof *ang);
+    for (int i = 0; x && i < h; i++) x[lay ? i : 2 * i] = 1.0f;
+    for (int64_t row = cfg->pos_lo; x && y && ang && row <= cfg->pos_hi && row < ax->n; row++) {
+        if (!at_origin(ax, row) || angles(impl, d, cfg->base, lay, row, x, y, ang) != 0) continue;
+        int worst = 0;
+        for (int i = 1; i < h; i++)
+            if (fabs(ang[i]) > fabs(ang[worst])) worst = i;
+        if (fabs(ang[worst]) <= AM_TOL) continue;
+        snprintf(buf, len, "row %lld has position ids 0 on every axis (a class or register token, "
+                 "which the model leaves unrotated: angle 0) but its pairs turn (pair %d by %.3g "
+                 "rad), while every pair of the other rows follows its axis: the token given a "
+                 "position (a patch's, or the grid's next)?", (long long)row, worst, ang[worst]);
+        break;
+    }
+    free(x); free(y); free(ang);
+}
+
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
@@ -166,6 +200,8 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
                      "order (--rope-sections, mrope_interleaved)?");
         else if (none)
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);
+        else if (!wrong)
+            origin_cause(impl, cfg, ax, buf, len);
         if (none && !buf[0]) pc_rope_axes_more_cause(impl, cfg, omega, buf, len);
         if (none && !buf[0])
             snprintf(buf, len, "%d pairs follow no position axis with the schedule's frequencies "

@@ -131,7 +131,8 @@ def llama4(cfg, variant):
     theta = text_theta(cfg) if variant == "texttheta" else float(vc.get("rope_theta", 10000.0))
     img_idx = torch.arange(idx ** 2, dtype=torch.int32).reshape(idx ** 2, 1)
     img_idx = torch.cat([img_idx, img_idx[:1]], dim=0)
-    img_idx[-1, -1] = -2                                    # ID_CLS_TOKEN
+    if variant != "clspos":                                 # clspos: the class token given
+        img_idx[-1, -1] = -2                                # patch 0's position; ID_CLS_TOKEN
     fx, fy = img_idx % idx, img_idx // idx
     head_dim = text_head(cfg) if variant == "texthead" else vc["hidden_size"] // vc["num_attention_heads"]
     freq_dim = head_dim // 2
