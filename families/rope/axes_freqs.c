@@ -47,7 +47,7 @@ static int pair_freqs(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_
     int d = cfg->d, h = d / 2, lay = cfg->layout;
     float *x = calloc((size_t)d, sizeof *x), *y = malloc((size_t)d * sizeof *y);
     int rc = x && y ? 0 : -1;
-    for (int i = 0; i < h; i++) { w[i] = NAN; if (x) x[lay ? i : 2 * i] = 1.0f; }
+    for (int i = 0; i < h; i++) { w[i] = (double)NAN; if (x) x[lay ? i : 2 * i] = 1.0f; }
     for (int a = 0; rc == 0 && a < ax->n_axes; a++) {
         int64_t row = first_row(ax, a, cfg->pos_lo, cfg->pos_hi);
         pc_fault fault = { 0, "" };

@@ -127,9 +127,11 @@ static int ids_order(const pc_rope_axes *ax, int64_t lo, int64_t hi)
 static void say(const order *o, const pc_acc_cfg *cfg, int64_t n, int64_t row, int64_t from,
                 char *buf, size_t len)
 {
-    static const char *const how[] = { "in an order of their own (neither row- nor column-major)",
-                                       "row-major (axis 0 slowest)", "column-major (the last "
-                                       "axis slowest)" };
+    static const char *const how[] = {
+        "in an order of their own (neither row- nor column-major)",
+        "row-major (axis 0 slowest)",
+        "column-major (the last axis slowest)",
+    };
     char at[96], own[96];
     ids_of(o->ax, from, at, sizeof at);
     ids_of(o->ax, row, own, sizeof own);

@@ -192,7 +192,7 @@ static void p_freq(const rk *k, const void *arg, int64_t p, int i, double *zc, d
 static void p_tf32(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
 {
     int rz = *(const int *)arg;
-    put_rot(k, rn_tf32((double)p, rz) * rn_tf32(k->w32[i], rz), zc, zs);
+    put_rot(k, rn_tf32((double)p, rz) * rn_tf32((double)k->w32[i], rz), zc, zs);
 }
 
 /* the values stored in FMT */
