@@ -44,7 +44,7 @@ row() {
     fi
 }
 
-echo "1..27"
+echo "1..30"
 # --positions / --max-pos: a built-in and a plugin are called at them; a
 # table is checked on all its rows, and only its rows are accepted
 row applies "$B" --positions 4000:9999
@@ -84,3 +84,9 @@ CMD=identify
 row "--positions 4000:9999 is outside --table" "$T" --positions 4000:9999
 row "--hf-config is an option of the rope, t5 and alibi families, and no source here is checked as rope, t5 or alibi" "$B" --hf-config "$tmp/cfg.json"
 row "--pos-start is the position of a --table's first row" "$B" --pos-start 3
+# reference exports one family: another family's option is refused, its own applies
+CMD=reference
+R="--family sinusoidal --positions 0:7 --out $tmp/ref.npy"
+row "--rope-xpos is an option of the rope family, not of --family sinusoidal: drop --rope-xpos" "$R" --rope-xpos 512
+row "--tower is an option of the rope family, not of --family sinusoidal" "$R" --tower vision
+row applies "--family rope --positions 0:7 --out $tmp/ref.npy" --rope-xpos 512

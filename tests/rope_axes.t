@@ -161,8 +161,16 @@ exit2 "hold 60 pairs but d = 128 has 64" "sections that do not fill the pairs ar
     check $T --position-ids "$tmp/mrope-ok/pos.npy" --base 1000000 --rope-sections 20,20,20
 "$PY" -c "import numpy as np; np.save('$tmp/short.npy', np.zeros((100, 3), dtype=np.int64))"
 # shellcheck disable=SC2086
-exit2 "has 100 rows but positions 0..271 are checked" "fewer position ids than table rows is exit 2" \
-    check $T --position-ids "$tmp/short.npy" --hf-config "$Q2"
+exit2 "cos.npy has 272 rows but the position ids have 100: give one row of ids per row of the table" \
+    "fewer position ids than table rows is exit 2" check $T --position-ids "$tmp/short.npy" --hf-config "$Q2"
+"$PY" -c "import numpy as np; np.save('$tmp/long.npy', np.zeros((300, 3), dtype=np.int64)); np.save('$tmp/u64.npy', np.zeros((272, 3), dtype=np.uint64))"
+# shellcheck disable=SC2086
+exit2 "u64.npy: unsupported dtype '<u8' (position ids: int16, int32 or int64, or float32 or float64 coordinates; save ids.astype(numpy.int64))" \
+    "ids of an unsupported dtype: exit 2 listing the ids' dtypes" check $T --position-ids "$tmp/u64.npy" --hf-config "$Q2"
+# shellcheck disable=SC2086
+exit2 "cos.npy has 272 rows but the position ids have 300: give one row of ids per row of the table" \
+    "more position ids than table rows (ids of another image) is exit 2" \
+    check $T --position-ids "$tmp/long.npy" --hf-config "$Q2"
 "$PY" -c "import numpy as np; p = np.load('$tmp/mrope-ok/pos.npy'); np.save('$tmp/pos32.npy', p.astype(np.int32)); np.save('$tmp/posf.npy', p.astype(np.float64)); np.save('$tmp/hf.npy', p.T.copy())"
 # shellcheck disable=SC2086
 exit2 "hf.npy: position ids of shape (3, 272) hold one axis a row (HF's layout).*save ids.T, shape (272, 3)" \

@@ -117,7 +117,7 @@ ok $? "NaN position ids: exit 2 naming the file, row and axis" "$d/out"
 ok $? "--rope-angle-scale without --position-ids: exit 2 naming it" "$tmp/o"
 "$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
     --rope-angle-scale 2tau $EVA >"$tmp/o" 2>&1
-[ $? -eq 2 ] && grep -q -- "--rope-angle-scale: expected a finite number, got '2tau'" "$tmp/o"
+[ $? -eq 2 ] && grep -q -- "--rope-angle-scale: expected a number in (0, 2^64] or a multiple of pi (pi, 2pi), got '2tau'" "$tmp/o"
 ok $? "a scale that is neither a number nor a multiple of pi: exit 2" "$tmp/o"
 
 echo "1..$n"

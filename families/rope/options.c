@@ -70,9 +70,9 @@ static pc_status check_xpos(const char *v, pc_err *err)
 {
     double x;
     pc_status st = pc_parse_double("--rope-xpos", v, &x, err);
-    if (st == PC_OK && !(x >= 1.0 && x <= 1e300))
-        return pc_seterr(err, PC_EINPUT, "--rope-xpos: the scale base must be a finite number >= 1 "
-                         "(torchscale's scale_base, 512), got %s", v);
+    if (st == PC_OK && !(x >= 1.0 && x <= 1e300)) /* 1e300: q / B stays a normal binary64 */
+        return pc_seterr(err, PC_EINPUT, "--rope-xpos: the scale base must be a number in [1, "
+                         "1e300] (torchscale's scale_base, 512), got %s", v);
     return st;
 }
 

@@ -120,6 +120,14 @@ static pc_status read_ids(pc_rope_spec *s, const char *path, pc_err *err)
     pc_npy a = { 0 };
     pc_status st = pc_npy_read_numbers(path, &a, err);
     if (st == PC_EIO) st = PC_EINPUT;
+    char *paren = strstr(err->msg, " (expected <f2, <f4 or <f8)");
+    if (st == PC_EINPUT && strstr(err->msg, "unsupported dtype") && paren) {
+        *paren = '\0'; /* the reader's list is a table's: the ids' is longer */
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%.300s (position ids: int16, int32 or int64, or float32 or float64 "
+                 "coordinates; save ids.astype(numpy.int64))", err->msg);
+        return pc_seterr(err, PC_EINPUT, "%s", m);
+    }
     if (st != PC_OK) return st;
     int all_int = 1;
     st = check_shape(&a, path, err);
@@ -139,7 +147,7 @@ pc_status pc_rope_scale_parse(const char *v, double *k, int *pi, pc_err *err)
         return pc_seterr(err, PC_EINPUT, "--rope-angle-scale: too long: '%s'", v);
     snprintf(num, sizeof num, "%.*s", (int)(n - (*pi ? 2u : 0u)), v);
     pc_status st = *pi && !num[0] ? PC_OK : pc_parse_double("--rope-angle-scale", num, k, err);
-    if (st == PC_OK && !(*k > 0.0 && *k <= 0x1p64))
+    if (st != PC_OK || !(*k > 0.0 && *k <= 0x1p64)) /* the message names the whole argument */
         st = pc_seterr(err, PC_EINPUT, "--rope-angle-scale: expected a number in (0, 2^64] or "
                        "a multiple of pi (pi, 2pi), got '%s'", v);
     return st;

@@ -29,6 +29,7 @@
 #include "harness/io/npy.h"
 #include "harness/base/progress.h"
 #include "families/family.h"
+#include "harness/sources/sources.h"
 #include "reference/narrow.h"
 #include "reference/reference.h"
 #include "families/spec_sched.h"
@@ -353,6 +354,7 @@ int pc_cmd_reference(int argc, char **argv)
      * --rope-scaling, ...): the exported cache is A cos, A sin of the
      * scaled frequencies */
     pc_specs specs;
+    if ((st = pc_sources_options_of(&o, fam, &err)) != PC_OK) return pc_cli_fail(st, &err);
     st = pc_specs_resolve(&o.given, &specs, &err);
     if (st != PC_OK) return pc_cli_fail(st, &err);
     const pc_spec *spec = pc_specs_of(&specs, fam);

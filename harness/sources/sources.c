@@ -35,7 +35,7 @@ static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const c
 {
     const pc_spec *sp = pc_specs_of(specs, pc_family_find(family));
     if (!sp) sp = pc_specs_of(specs, NULL); /* not a table family: pc_table_open says so */
-    return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->layout_from, sp->pair_swap,
+    return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->layout_from, sp->rows, sp->pair_swap,
                             sp->base, sp->base_set,
                             pc_spec_scheduled(sp), sp->assume_fitted, o->pos_start, o->dtype,
                             o->dtype_set, o->threads };
@@ -350,6 +350,19 @@ static void provided(const pc_sources *s, const pc_family *want, char *buf, size
             sep = ", ";
         }
     if (!*sep && u < len) snprintf(buf + u, len - u, "no family");
+}
+
+pc_status pc_sources_options_of(const pc_opts *o, const pc_family *fam, pc_err *err)
+{
+    for (int i = 0; i < o->given.n; i++) {
+        const char *name = o->given.opt[i]->name;
+        if (!option_owner(name) || family_has_option(fam, name)) continue;
+        char of[160];
+        owners(name, of, sizeof of);
+        return pc_seterr(err, PC_EINPUT, "--%s is an option of %s, not of --family %s: drop --%s, "
+                         "or export that family", name, of, fam->name, name);
+    }
+    return PC_OK;
 }
 
 static pc_status family_options_apply(const pc_opts *o, const pc_family *want,

@@ -58,6 +58,10 @@ pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs,
                                    const struct pc_family *want, const pc_sources *s,
                                    pc_err *err);
 
+/* Every family option of O is FAM's (a command of one family and no
+ * source, `reference`): else PC_EINPUT naming the first that is not. */
+pc_status pc_sources_options_of(const pc_opts *o, const struct pc_family *fam, pc_err *err);
+
 /* End the plugins' hosts and everything they started (pc_plugin_stop):
  * each command does it once its last call is made, before it writes any
  * output, so that nothing a plugin started runs while pecheck writes. */

@@ -776,6 +776,10 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
               &a, err);
     if (st == PC_OK && rope) st = load(sin_path, "a RoPE sin cache", &s, err);
     if (st == PC_OK) st = check_files(o, path, sin_path, rope, lookup, &a, &s, &probe, err);
+    if (st == PC_OK && o->id_rows > 0 && (int64_t)a.shape[0] != o->id_rows)
+        st = pc_seterr(err, PC_EINPUT, "%s has %zu rows but the position ids have %lld: give one "
+                       "row of ids per row of the table (ids of another image or grid?)", path,
+                       a.shape[0], (long long)o->id_rows);
     table *t = NULL;
     if (st == PC_OK) st = table_new(path, sin_path, rope, &t, err);
     if (t) { t->fa = a; t->fs = s; } /* the table owns the files from here */

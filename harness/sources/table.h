@@ -77,6 +77,8 @@ typedef struct pc_table_args {
     int d, d_set;             /* --d: must agree with the shape */
     int layout;               /* --layout (-1: detected) */
     const char *layout_from;  /* where LAYOUT came from, NULL or "": --layout */
+    int64_t id_rows;          /* the family's position ids' rows (the spec's ROWS; 0: none):
+                               * a table has one row per row of ids */
     int pair_swap;            /* the rows store each pair's second member first (the
                                * family's spec, pc_spec.pair_swap): swapped on reading */
     double base;              /* the spec's base */

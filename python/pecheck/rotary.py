@@ -120,7 +120,32 @@ def _hf_call(rotary, lo, hi, dtype):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise TypeError("the rotary module returned %s; expected (cos, sin) as HF's "
                         "forward(x, position_ids)" % type(out).__name__)
+    _same_rows(out, lo, hi, x.dtype)
     return out[0], out[1]
+
+
+def _same_rows(out, lo, hi, dtype):
+    """COS and SIN of one chunk are tensors of its HI - LO positions (the
+    next-to-last dim, as HF's (batch, n, d)) in x's DTYPE, as every chunk's
+    are: a chunk of other rows or another dtype would be gated as something
+    it is not (rows missing, a half-precision chunk held to its own bound)."""
+    __tracebackhide__ = True
+    import torch
+    cos, sin = out
+    ok = (torch.is_tensor(cos) and torch.is_tensor(sin) and cos.dim() >= 2
+          and tuple(cos.shape) == tuple(sin.shape) and cos.shape[-2] == hi - lo)
+    if not ok:
+        raise ValueError("the rotary module's (cos, sin) for positions %d..%d have shapes %s and %s; "
+                         "expected (..., %d, d): one row per position, as HF's forward(x, "
+                         "position_ids)" % (lo, hi - 1, _shape_of(cos), _shape_of(sin), hi - lo))
+    if cos.dtype != dtype or sin.dtype != dtype:
+        raise TypeError("the rotary module's (cos, sin) for positions %d..%d are %s and %s; "
+                        "expected x's dtype %s (HF returns cos and sin in x.dtype; dtype= says "
+                        "which is gated)" % (lo, hi - 1, cos.dtype, sin.dtype, dtype))
+
+
+def _shape_of(t):
+    return tuple(t.shape) if hasattr(t, "shape") else type(t).__name__
 
 
 def _window_mode(end, lo, hi):
@@ -164,8 +189,12 @@ def _meta_call(fn, lo, hi, end, dim, theta, fn_kwargs, whole):
         kwargs["theta"] = theta
     with torch.no_grad():
         if whole:
-            out = fn(dim, end, **kwargs)
-            return out[lo:hi]
+            out = fn(dim, end, **kwargs)[lo:hi]
+            if out.shape[0] != hi - lo:
+                raise ValueError("%s(%d, %d) returned %d rows for positions %d..%d; expected "
+                                 "one per position" % (getattr(fn, "__name__", fn), dim, end,
+                                                       out.shape[0], lo, hi - 1))
+            return out
         window = _window_mode(end, lo, hi)
         try:
             with window():

@@ -103,6 +103,34 @@ def test_pipelined_chunks_keep_the_order_of_verdicts():
     assert not r.passed and module.calls == [0, 1024, 2048] and r.json["chunks"] == 2
 
 
+class OddChunk(HFRotary):
+    """HFRotary whose chunk from position ODD_FROM returns one row short
+    (WHAT 'rows') or float16 (WHAT 'dtype')."""
+
+    def __init__(self, dim, odd_from, what):
+        super().__init__(dim)
+        self.odd_from, self.what = odd_from, what
+
+    def forward(self, x, position_ids):
+        cos, sin = super().forward(x, position_ids)
+        if int(position_ids[0, 0]) >= self.odd_from:
+            if self.what == "rows":
+                return cos[:, :-1], sin[:, :-1]
+            return cos.half(), sin.half()
+        return cos, sin
+
+
+def test_a_chunk_of_other_rows_or_dtype_is_refused():
+    # a chunk one row short would leave a position unchecked, a float16
+    # chunk be held to float16's bound: neither is a verdict on the module
+    with pytest.raises(ValueError, match=r"positions 2048\.\.3071 have shapes \(1, 1023, 64\).*"
+                                         r"expected \(\.\.\., 1024, d\)"):
+        pecheck.check_rotary(OddChunk(D, 2048, "rows"), config=CONFIG, positions=4096, chunk=1024)
+    with pytest.raises(TypeError, match=r"positions 2048\.\.3071 are torch.float16 and "
+                                        r"torch.float16; expected x's dtype torch.float32"):
+        pecheck.check_rotary(OddChunk(D, 2048, "dtype"), config=CONFIG, positions=4096, chunk=1024)
+
+
 def test_wrong_base_fails_against_the_config():
     r = pecheck.check_rotary(HFRotary(D, base=10000.0), config=CONFIG, positions=1024, keep=False)
     assert not r.passed and r.witness is not None
