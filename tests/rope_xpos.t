@@ -12,7 +12,10 @@
 #   - without --rope-xpos the cache fails (its norms are not 1);
 #   - wrong variants fail with the cause first: scale_base 256 where 512 is
 #     declared, no centring (q = p), the keys' reciprocal scale checked as
-#     the queries', the half layout instead of duplicate_interleave;
+#     the queries', the half layout instead of duplicate_interleave; rows
+#     one position late (angle and scale: an off-by-one, not another q0),
+#     only the angle one position late, the scale on cos only, zeta's 0.4
+#     computed as 0.5 (fitted on every pair: not another scale base);
 #   - `pecheck reference --rope-xpos` exports A G cos, G sin (against the
 #     binary64 formula);
 #   - bad input is exit 2 naming it.
@@ -26,7 +29,10 @@ gen() { "$PY" "$root/tests/lib/xpos_caches.py" "$@" >>"$tmp/gen.log" 2>&1; }
 gen ok 64 2048 0 "$tmp/ok64" && gen ok 128 2048 0 "$tmp/ok128" && gen ok 64 16 1000 "$tmp/dec16" &&
     gen ok 64 1 2047 "$tmp/dec1" && gen down 64 2048 0 "$tmp/down" && gen b256 64 2048 0 "$tmp/b256" &&
     gen nocentre 64 2048 0 "$tmp/nocentre" && gen half 64 2048 0 "$tmp/half" &&
-    gen ok 64 1024 0 "$tmp/ok64n1024" && gen down 128 2048 0 "$tmp/down128"
+    gen ok 64 1024 0 "$tmp/ok64n1024" && gen down 128 2048 0 "$tmp/down128" &&
+    gen late 64 2048 0 "$tmp/late" && gen anglelate 64 2048 0 "$tmp/anglelate" &&
+    gen cosonly 64 2048 0 "$tmp/cosonly" && gen zeta05 128 2048 0 "$tmp/zeta05" &&
+    gen late 64 16 1000 "$tmp/late16"
 ok $? "build torchscale's XPOS caches and the variants" "$tmp/gen.log"
 
 X="--family rope --base 10000 --regressions off"
@@ -95,6 +101,24 @@ first=$(grep -m1 "^FAIL" "$tmp/o")
 [ $rc -eq 1 ] && echo "$first" | grep -q "rope cache-layout \[interleaved\]" &&
     cause | grep -q "the cache is in the half layout but is checked as interleaved"
 ok $? "the half layout instead of duplicate_interleave fails, cache-layout first, the cause naming it (exit $rc)" "$tmp/o"
+chk "$tmp/late" --rope-xpos 512
+[ $rc -eq 1 ] && cause | grep -q "rows are those of position p+1: the angle and the xPos scale both 1 position late" &&
+    ! cause | grep -q "offset q0"
+ok $? "rows of p+1 (angle and scale) fail, the cause an off-by-one in the positions, not q0 -1023 (exit $rc)" "$tmp/o"
+chk "$tmp/late16" --rope-xpos 512 --pos-start 1000
+[ $rc -eq 1 ] && cause | grep -q "rows are those of position p+1: the angle and the xPos scale both 1 position late"
+ok $? "a decode step (offset 1000, 16 rows) one position late: the same cause (exit $rc)" "$tmp/o"
+chk "$tmp/anglelate" --rope-xpos 512
+[ $rc -eq 1 ] && cause | grep -q "angles are those of position p+1 while its xPos scale is that of p" &&
+    ! cause | grep -q "attention factor"
+ok $? "the angle alone one position late fails, the cause the angle's positions (exit $rc)" "$tmp/o"
+chk "$tmp/cosonly" --rope-xpos 512
+[ $rc -eq 1 ] && cause | grep -q "xPos scale multiplies the cos only (the sin unscaled)"
+ok $? "the scale on cos only fails, the cause naming it (exit $rc)" "$tmp/o"
+chk "$tmp/zeta05" --rope-xpos 512
+[ $rc -eq 1 ] && cause | grep -q "zeta_i = (2i + 0.5 d) / (1.5 d), not (2i + 0.4 d) / (1.4 d)" &&
+    ! cause | grep -q "scale base"
+ok $? "zeta with 0.5 in place of 0.4 (d 128) fails, the cause zeta's form, not another scale base (exit $rc)" "$tmp/o"
 
 # the export: G cos, G sin against the binary64 formula
 "$PECHECK" reference --family rope --d 64 --base 10000 --rope-xpos 512 --positions 0:2047 --dtype f64 \
