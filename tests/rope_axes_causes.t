@@ -8,6 +8,8 @@
 #     --rope-angle-scale 2pi over real coordinates: the base named;
 #   - sin and cos swapped, and sin negated, in Qwen2-VL's M-RoPE cache and
 #     a 2-D axial one;
+#   - Qwen2-VL's M-RoPE cache built with 1-D positions (each row its index,
+#     the image tokens not given get_rope_index's (t, h, w)): named;
 #   - positions scaled or shifted per axis: EVA-02 not interpolated (1.5 x
 #     the ids'), DINOv3's coordinates not normalized (7 x + 6.5: the patch
 #     indices), Llama 4 without its x + 1 (the ids' - 1);
@@ -38,6 +40,7 @@ L=$root/tests/lib
     for v in ok nowindow window2; do "$PY" "$L/vision_caches.py" qwen25 $v 12x20 "$Q25" "$tmp/qwen25-$v" || echo "qwen25 $v"; done
     for v in ok xy; do "$PY" "$L/vision_caches.py" pixtral $v 12x20 "$PX" "$tmp/pixtral-$v" || echo "pixtral $v"; done
     for k in mrope axial; do "$PY" "$L/axes_caches.py" $k ok "$tmp/$k-ok" || echo "$k ok"; done
+    "$PY" "$L/axes_caches.py" mrope flat "$tmp/mrope-flat" || echo "mrope flat"
 } >"$tmp/gen.fail" 2>"$tmp/gen.log"
 # the one-mistake variants of a correct cache: swapped (sin, cos), sin negated,
 # and the column-major Pixtral cache with row 7's values noise
@@ -102,6 +105,8 @@ for k in mrope axial; do
     fails_with $k-negsin "the rotation turns the wrong way: every pair's angle is minus its axis' position" \
         "sin negated over position ids: named"
 done
+fails_with mrope-flat "the rows are rotated by one position each (1-D positions, the row index), not by the ids' (t, h, w): the image tokens were given text positions" \
+    "Qwen2-VL's cache of 1-D positions (the row index) over get_rope_index's ids: named"
 fails_with eva02-noninterp "the positions along axes 0 and 1 are 1.5 x the ids': a grid not interpolated to the pretraining grid" \
     "EVA-02 not interpolated (positions i where the ids say i * 16 / 24): 1.5 x the ids'"
 fails_with dinov3-indices "the positions along axes 0 and 1 are 7 x the ids' + 6.5: the patch indices 0..13 where the ids hold coordinates normalized to \[-1, 1\]" \

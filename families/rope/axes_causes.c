@@ -11,6 +11,10 @@
  *     of that axis turn at (pc_rope_axes_solve), from the lowest frequency
  *     up (a grid not interpolated, coordinates not normalized, an
  *     off-by-one);
+ *   - one position a row on every pair (1-D positions: the row index, or
+ *     it shifted by a whole number): the angle omega_i x_r, x_r the same on
+ *     every axis (M-RoPE's image tokens given text positions,
+ *     get_rope_index not used);
  *   - the rows in another order (axes_order.c).
  * t = x omega_i is the check's angle: x the row's position on the pair's
  * axis, omega_i the check's frequency (with the angle scale). */
@@ -54,6 +58,53 @@ static double p_scaled(const void *arg, int64_t row, int i)
     const hyp *H = arg;
     int k = H->ax->axis[i];
     return (H->a[k] * pc_rope_axes_x(H->ax, row, k) + H->b[k]) * H->omega[i];
+}
+
+/* One number a row on every pair: the row index plus SHIFT. */
+typedef struct flat {
+    const hyp *H;
+    double shift;
+} flat;
+
+static double p_flat(const void *arg, int64_t row, int i)
+{
+    const flat *F = arg;
+    return ((double)row + F->shift) * F->H->omega[i];
+}
+
+/* Row K's one position from every pair's angle, unwrapped from the lowest
+ * frequency up as pc_rope_axes_solve unwraps an axis' pairs. */
+static double row_position(const pc_axes_angles *t, const double *omega, const int *by, int64_t k)
+{
+    double p = (double)NAN;
+    for (int j = 0; j < t->h; j++) {
+        int i = by[j];
+        if (!(omega[i] > 0)) continue;
+        double ang = t->ang[k * t->h + i];
+        p = isnan(p) ? ang / omega[i] : p + remainder(ang - p * omega[i], 2.0 * M_PI) / omega[i];
+    }
+    return p;
+}
+
+/* Every pair at omega_i times the row index (plus a whole shift, read
+ * from row 0), re-checked at every row read. */
+static int one_d(const pc_axes_angles *t, const hyp *H, char *buf, size_t len)
+{
+    int *by = pc_rope_axes_by_omega(H->omega, t->h);
+    flat F = { H, 0.0 };
+    double p0 = by && t->m > 0 ? row_position(t, H->omega, by, 0) : (double)NAN;
+    free(by);
+    if (isnan(p0)) return 0;
+    F.shift = nearbyint(p0 - (double)t->rows[0]) + 0.0;
+    int mrope = !H->ax->axial;
+    char shift[48] = "";
+    if (F.shift != 0) snprintf(shift, sizeof shift, " %+.0f", F.shift);
+    if (!pc_rope_axes_explains(t, p_flat, &F)) return 0;
+    snprintf(buf, len, "the rows are rotated by one position each (1-D positions, the row "
+             "index%s), not by the ids' %s: %s", shift, mrope ? "(t, h, w)" : "axes",
+             mrope ? "the image tokens were given text positions (get_rope_index not used?)"
+                   : "the patches were given 1-D positions (the position ids not used?)");
+    return 1;
 }
 
 static int turns(const pc_impl *impl, const pc_axes_angles *t, const hyp *H, char *buf, size_t len)
@@ -250,7 +301,7 @@ void pc_rope_axes_more_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const d
     int *p = malloc((size_t)(cfg->d / 2) * sizeof *p);
     buf[0] = '\0';
     if (p && pc_rope_axes_angles(impl, cfg, MC_ROWS, &t) == 0
-        && !turns(impl, &t, &H, buf, len) && !parity(&t, &H, p, buf, len)
+        && !one_d(&t, &H, buf, len) && !turns(impl, &t, &H, buf, len) && !parity(&t, &H, p, buf, len)
         && !scaled(&t, &H, buf, len))
         pc_rope_axes_order_cause(impl, cfg, omega, buf, len);
     pc_rope_axes_angles_free(&t);

@@ -31,7 +31,10 @@ one row of positions per cache row).  KIND:
             columns on freqs[1::2], [freqs_h | freqs_w] per patch, then
             cat(freqs, freqs) (the half layout).
 
-VARIANT ok is correct; swap: mrope with sections [24, 16, 24], mrope3 in
+VARIANT ok is correct; flat: mrope's cache of 1-D positions (every row its
+index on every axis: the image tokens given text positions, the ids
+get_rope_index's); swap:
+mrope with sections [24, 16, 24], mrope3 in
 HF's order instead of the interleaved one, axial with the two axes of
 the ids exchanged (rows for columns), pixtral with the rows on freqs[1::2] and
 the columns on freqs[::2]."""
@@ -63,7 +66,10 @@ def axis_freqs(ids, inv):
 
 def mrope(variant):
     ids = grid_ids()
-    freqs = axis_freqs(ids, inv_freq(1000000.0, 128))
+    at = ids
+    if variant == "flat":                                  # position_ids = arange(n) on every axis
+        at = torch.arange(len(ids), dtype=torch.int64)[:, None].repeat(1, 3)
+    freqs = axis_freqs(at, inv_freq(1000000.0, 128))
     emb = torch.cat((freqs, freqs), dim=-1)                # (3, n, 128)
     sec = [24, 16, 24] if variant == "swap" else [16, 24, 24]
     parts = lambda t: torch.cat([m[i % 3] for i, m in enumerate(t.split(sec * 2, dim=-1))], dim=-1)
