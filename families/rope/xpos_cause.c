@@ -120,7 +120,7 @@ static double form_miss(const double *sl, int d, double cz)
 static double fit_form(const double *sl, int d)
 {
     if (d < 4 || form_miss(sl, d, XPOS_C) < XPOS_SLOPE_TOL) return XPOS_C;
-    double best = NAN, bm = INFINITY;
+    double best = (double)NAN, bm = (double)INFINITY;
     for (double c = 0.01; c <= 4.0; c += 0.01) {
         double m = form_miss(sl, d, c);
         if (m < bm) { bm = m; best = c; }
@@ -139,10 +139,10 @@ static double fit_form(const double *sl, int d)
 static double angle_offset(const xrows *r, const double *omega)
 {
     size_t h = (size_t)r->h;
-    double q = NAN, eps = 0x1p-14; /* a float32 angle's error, past 2^10 rad */
+    double q = (double)NAN, eps = 0x1p-14; /* a float32 angle's error, past 2^10 rad */
     for (size_t k = 0; k < r->n; k++) {
         double qk = pc_rope_fit_offset(r->c + k * h, r->s + k * h, omega, r->h, (double)r->pos[k], eps);
-        if (!isfinite(qk) || qk != nearbyint(qk) || (k > 0 && qk != q)) return NAN;
+        if (!isfinite(qk) || qk != nearbyint(qk) || (k > 0 && qk != q)) return (double)NAN;
         q = qk;
     }
     return q;
