@@ -5,8 +5,9 @@ and an automatic verdict. Manual notes (judgement calls) are in NOTES and printe
 import json, os, re, sys
 
 CASES = os.environ.get("AUDIT_OUT", "/tmp/audit/cases")
-# judgement: a cause word matched only by accident ("frequenc" in "other frequencies ... band or ramp?")
-JUDGED_WRONG = {"bug_llama31_tf32_matmul"}
+# judgement: a cause word matched only by accident ("frequenc" in "other frequencies ... band or ramp?");
+# each judgement holds for the output it was made on (the text it names), not for a later one
+JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?"}
 # judgement: the words matched, but the lead is incomplete or its text is partly wrong
 PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent"}
 NOTES = {
@@ -61,7 +62,7 @@ def case_row(d):
         verdict = "false pass"
     else:
         verdict = "right cause" if hit else "wrong cause"
-    if name in JUDGED_WRONG and verdict == "right cause":
+    if name in JUDGED_WRONG and verdict == "right cause" and JUDGED_WRONG[name] in cause:
         verdict = "wrong cause (word matched, judged wrong)"
     if name in PARTIAL and verdict == "right cause":
         verdict = "right cause (partial)"
