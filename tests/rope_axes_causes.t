@@ -12,7 +12,9 @@
 #     the image tokens not given get_rope_index's (t, h, w)): named;
 #   - positions scaled or shifted per axis: EVA-02 not interpolated (1.5 x
 #     the ids'), DINOv3's coordinates not normalized (7 x + 6.5: the patch
-#     indices), Llama 4 without its x + 1 (the ids' - 1);
+#     indices), Llama 4 without its x + 1 (the ids' - 1); DINOv3's 2 pi
+#     cache checked with --rope-angle-scale pi (2 x the ids' on every
+#     axis: the angle scale 2pi named too, not without a scale);
 #   - the rows in another order: Qwen2.5-VL's window order missing or
 #     applied twice, Pixtral's rows from meshgrid(indexing="xy"); the row
 #     named and the row its angles belong to agree with an oracle that
@@ -69,6 +71,7 @@ ok $? "build the correct caches and one mistake each with PyTorch" "$tmp/gen.log
 opts_of() { # the check's options of a cache
     case $1 in
         dinov3-*) echo "--rope-axes-dim 32,32 --base 100 --rope-angle-scale 2pi";;
+        dinov3pi-*) echo "--rope-axes-dim 32,32 --base 100 --rope-angle-scale pi";;
         eva02-*) echo "--rope-axes-dim 32,32 --base 10000";;
         llama4-*) echo "--hf-config $L4 --tower vision";;
         qwen25-*) echo "--hf-config $Q25 --tower vision";;
@@ -109,6 +112,13 @@ fails_with mrope-flat "the rows are rotated by one position each (1-D positions,
     "Qwen2-VL's cache of 1-D positions (the row index) over get_rope_index's ids: named"
 fails_with eva02-noninterp "the positions along axes 0 and 1 are 1.5 x the ids': a grid not interpolated to the pretraining grid" \
     "EVA-02 not interpolated (positions i where the ids say i * 16 / 24): 1.5 x the ids'"
+! grep -q "likely cause: .*angle scale" "$tmp/eva02-noninterp/out"
+ok $? "EVA-02 not interpolated, no --rope-angle-scale: the cause names no angle scale" "$tmp/eva02-noninterp/out"
+# DINOv3's correct cache (angles 2 pi coords / periods) checked with pi: its
+# positions read as 2 x the ids' on both axes, which is also the scale 2pi
+mkdir -p "$tmp/dinov3pi-ok" && cp "$tmp/dinov3-ok/"*.npy "$tmp/dinov3pi-ok/"
+fails_with dinov3pi-ok "the positions along axes 0 and 1 are 2 x the ids': a grid not interpolated.* or the angle scale is 2 x --rope-angle-scale's (pi): 2pi?" \
+    "DINOv3 (built with 2 pi) checked with --rope-angle-scale pi: the cause names the angle scale 2pi as well as the grid"
 fails_with dinov3-indices "the positions along axes 0 and 1 are 7 x the ids' + 6.5: the patch indices 0..13 where the ids hold coordinates normalized to \[-1, 1\]" \
     "DINOv3's coordinates not normalized (indices i where the ids say 2 (i + 0.5) / 14 - 1): 7 x + 6.5"
 fails_with llama4-noplus1 "the positions along axes 0 and 1 are the ids' - 1: an off-by-one" \

@@ -188,6 +188,22 @@ sed 's/"num_heads": 16,/"num_heads": 16, "rope_theta": 10000,/' "$C/Qwen--Qwen2-
 exit2 "qtheta.json: vision_config.rope_theta is not understood by pecheck: Qwen2-VL's VisionRotaryEmbedding" \
     "a rope key that the tower's code does not read: exit 2 naming it" \
     check $T --position-ids "$Q/pos.npy" --hf-config "$tmp/qtheta.json" --tower vision
+# Pixtral's vision_config holds rope_theta 10000; rope_parameters.rope_theta
+# beside it is read too: a different value names both keys and values, an
+# equal one passes (the reader compares them, it does not take one)
+for th in 20000 10000; do
+    "$PY" -c "import json, sys; c = json.load(open(sys.argv[1])); \
+c['vision_config']['rope_parameters'] = {'rope_type': 'default', 'rope_theta': float(sys.argv[2])}; \
+json.dump(c, open(sys.argv[3], 'w'))" "$C/mistralai--Mistral-Small-3.1-24B-Instruct-2503.json" "$th" "$tmp/ptheta$th.json"
+done
+P=$tmp/pixtral-ok-16x16
+exit2 "ptheta20000.json: vision_config.rope_theta (10000) and vision_config.rope_parameters.rope_theta (20000) disagree" \
+    "vision_config.rope_theta and rope_parameters.rope_theta disagreeing: exit 2 naming both keys and values" \
+    check --table "$P/cos.npy" --table-sin "$P/sin.npy" --position-ids "$P/pos.npy" --hf-config "$tmp/ptheta20000.json" --tower vision
+"$PECHECK" check --table "$P/cos.npy" --table-sin "$P/sin.npy" --position-ids "$P/pos.npy" --hf-config "$tmp/ptheta10000.json" \
+    --tower vision --cases 5 --regressions off >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "PASS .* rope accuracy .*base 10000" "$tmp/o"
+ok $? "the two theta keys equal: the config is read, the cache passes" "$tmp/o"
 sed 's/"hidden_size": 1408,/"hidden_size": 1440,/' "$C/meta-llama--Llama-4-Scout-17B-16E-Instruct.json" >"$tmp/l4odd.json"
 exit2 "l4odd.json: the vision head dim 90 (vision_config.hidden_size 1440 // num_attention_heads 16) is not a multiple of 4" \
     "Llama 4 with an odd freq_dim (not expressible as axial RoPE): exit 2 naming the keys" \

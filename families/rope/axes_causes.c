@@ -10,7 +10,8 @@
  *     for the ids' x, one (a, b) an axis fitted to the positions the pairs
  *     of that axis turn at (pc_rope_axes_solve), from the lowest frequency
  *     up (a grid not interpolated, coordinates not normalized, an
- *     off-by-one);
+ *     off-by-one; under --rope-angle-scale S, every axis a x with b = 0:
+ *     the scale a S as well);
  *   - one position a row on every pair (1-D positions: the row index, or
  *     it shifted by a whole number): the angle omega_i x_r, x_r the same on
  *     every axis (M-RoPE's image tokens given text positions,
@@ -40,6 +41,8 @@ typedef struct hyp {
     const int *partner;              /* parity: the pair of the other axis at the same index */
     double base;
     double a[PC_ROPE_AXES_MAX], b[PC_ROPE_AXES_MAX];
+    double scale_k;                  /* --rope-angle-scale S = scale_k pi^scale_pi (0: none) */
+    int scale_pi;
 } hyp;
 
 static double t_of(const hyp *H, int64_t row, int i)
@@ -265,6 +268,33 @@ static void off_axes(const hyp *H, char *buf, size_t len)
             u += (size_t)snprintf(buf + u, len - u, "%s%d", j++ == 0 ? " " : j == n ? " and " : ", ", k);
 }
 
+static int all_off(const hyp *H)
+{
+    for (int k = 0; k < H->ax->n_axes; k++)
+        if (!is_off(H, k)) return 0;
+    return 1;
+}
+
+/* Every axis' positions a x the ids' with b = 0 under an angle scale S:
+ * the same angles as the ids' positions at the scale a S (DINOv3's 2 pi
+ * checked with pi), so the scale is named beside the grid. */
+static void scale_line(const hyp *H, char *buf, size_t len)
+{
+    double k = H->a[0] * H->scale_k;
+    char was[48], is[48];
+    if (H->scale_pi) { /* as --rope-angle-scale is written: "pi", "2pi" */
+        snprintf(was, sizeof was, "%.6gpi", H->scale_k);
+        snprintf(is, sizeof is, "%.6gpi", k);
+        if (H->scale_k == 1.0) snprintf(was, sizeof was, "pi");
+        if (k == 1.0) snprintf(is, sizeof is, "pi");
+    } else {
+        snprintf(was, sizeof was, "%.6g", H->scale_k);
+        snprintf(is, sizeof is, "%.6g", k);
+    }
+    snprintf(buf, len, " or the angle scale is %.4g x --rope-angle-scale's (%s): %s?", H->a[0],
+             was, is);
+}
+
 static int scaled(const pc_axes_angles *t, hyp *H, char *buf, size_t len)
 {
     int A = H->ax->n_axes, first = -1, same = 1;
@@ -288,7 +318,9 @@ static int scaled(const pc_axes_angles *t, hyp *H, char *buf, size_t len)
                               k, what);
     }
     why_line(t, H, first, why, sizeof why);
-    if (u < len) snprintf(buf + u, len - u, ": %s", why);
+    if (u < len) u += (size_t)snprintf(buf + u, len - u, ": %s", why);
+    if (u < len && same && first == 0 && H->b[0] == 0.0 && H->scale_k > 0.0 && all_off(H))
+        scale_line(H, buf + u, len - u);
     return 1;
 }
 
@@ -297,7 +329,8 @@ void pc_rope_axes_more_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const d
 {
     const pc_rope_axes *ax = ((const pc_rope_params *)cfg->sched->params)->axes;
     pc_axes_angles t = { 0 };
-    hyp H = { ax, omega, NULL, ((const pc_rope_params *)cfg->sched->params)->base, { 0 }, { 0 } };
+    const pc_rope_params *rp = cfg->sched->params;
+    hyp H = { ax, omega, NULL, rp->base, { 0 }, { 0 }, rp->scale_k, rp->scale_pi };
     int *p = malloc((size_t)(cfg->d / 2) * sizeof *p);
     buf[0] = '\0';
     if (p && pc_rope_axes_angles(impl, cfg, MC_ROWS, &t) == 0

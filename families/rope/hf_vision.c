@@ -138,7 +138,18 @@ static pc_status read_base(pc_rope_spec *s, const pc_hf_doc *doc, const pc_jnode
     if (vk->theta_key) {
         r = pc_hf_num(pc_jget(vc, "rope_parameters"), "rope_theta", &v);
         if (r != 0) which = "rope_parameters.rope_theta";
-        else r = pc_hf_num(vc, "rope_theta", &v);
+        double top = 0.0;
+        int rt = r < 0 ? 0 : pc_hf_num(vc, "rope_theta", &top);
+        if (r == 0) { r = rt; which = "rope_theta"; if (rt == 1) v = top; }
+        else if (r == 1 && rt == 1 && top != v)
+            /* both keys read, both bases possible: which one the model's
+             * code takes depends on its transformers version, so neither
+             * is assumed */
+            return pc_seterr(err, PC_EINPUT, "%s: vision_config.rope_theta (%.17g) and "
+                             "vision_config.rope_parameters.rope_theta (%.17g) disagree: pecheck "
+                             "reads both and will not choose one (make them equal)",
+                             doc->path, top, v);
+        else if (r == 1 && rt < 0) { r = rt; which = "rope_theta"; }
     }
     if (r < 0 || (r == 1 && !(v > 1.0)))
         return pc_seterr(err, PC_EINPUT, "%s: vision_config.%s must be a finite number > 1",
