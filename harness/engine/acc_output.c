@@ -68,7 +68,7 @@ static int rows_mapped(const pc_acc_cfg *cfg)
 static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res)
 {
     const pc_acc_reach *z = &res->reach;
-    if (!z->known || cfg->tol_abs >= 0 || (z->vac_pairs == 0 && z->vac_rows == 0)) return;
+    if (!z->known || cfg->tol_abs >= 0 || z->vac_pairs == 0) return;
     fprintf(f, "  long context: from position %lld the bound of pair %d exceeds %g of the pair's "
             "norm; ", (long long)z->vac_pos, z->vac_pair, PC_MODEL_VACUOUS);
     if (rows_mapped(cfg))
@@ -77,12 +77,6 @@ static void print_reach(FILE *f, const pc_acc_cfg *cfg, const pc_acc_result *res
     else
         fprintf(f, "at position %lld it no longer constrains %d of the %d pairs. ",
                 (long long)cfg->pos_hi, z->vac_pairs, cfg->d / 2);
-    if (z->vac_rows > 0)
-        fprintf(f, "%lld of the run's %lld rows (%.3g%% of its values) have a pair whose bound is "
-                "vacuous at the pair's own position; the first, row %lld: pair %d at position "
-                "%.17g.  ", (long long)z->vac_rows, (long long)z->rows,
-                100.0 * z->vac_values / ((double)z->rows * cfg->d), (long long)z->vac_row,
-                z->vac_row_pair, z->vac_row_x);
     if (z->rep_pos != INT64_MAX)
         fprintf(f, "From position %lld a binary32 angle pos*omega cannot represent the angle of "
                 "pair %d to %g rad (its rounding alone, u|theta|). ", (long long)z->rep_pos,
@@ -261,19 +255,8 @@ static void reach_json(pc_json *j, const pc_acc_cfg *cfg, const pc_acc_reach *z)
     } else {
         pc_json_str(j, "f32_angle_unrepresentable_from_pos", NULL);
     }
-    pc_json_int(j, "rows", z->rows);
-    pc_json_int(j, "vacuous_rows", z->vac_rows);
-    pc_json_num(j, "vacuous_values_share", z->rows > 0 ? z->vac_values / ((double)z->rows * cfg->d)
-                                                      : 0.0);
-    if (z->vac_rows > 0) {
-        pc_json_int(j, "first_vacuous_row", z->vac_row);
-        pc_json_int(j, "first_vacuous_row_pair", z->vac_row_pair);
-        pc_json_num(j, "first_vacuous_row_position", z->vac_row_x);
-    } else {
-        pc_json_str(j, "first_vacuous_row", NULL);
-    }
     pc_json_bool(j, "reached", z->vac_pairs > 0);
-    if (z->vac_pairs > 0 || z->vac_rows > 0)
+    if (z->vac_pairs > 0)
         pc_json_str(j, "advice", "compute the angles in binary64 and round the values once, or split "
                     "positions (pos = q*2^k + r); --max-abs-err E adds an absolute budget");
     pc_json_end(j);

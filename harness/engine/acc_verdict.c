@@ -23,22 +23,6 @@ static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, si
     pc_freqs_free(f);
 }
 
-/* A pass over rows where the bound no longer constrains a pair's angle
- * (the long-context note, acc_output.c) says so on its line, which row
- * first and at which position: a wrong value there passes, so the pass
- * does not vouch for those rows.  Appended to BUF. */
-static void reach_text(const pc_acc_cfg *cfg, const pc_acc_reach *z, char *buf, size_t len)
-{
-    if (!z->known || cfg->tol_abs >= 0 || z->vac_rows <= 0) return;
-    size_t u = strlen(buf);
-    if (u >= len) return;
-    snprintf(buf + u, len - u, "; long context: the bound is vacuous (over %g of the pair's norm: "
-             "the angle unchecked) at %" PRId64 " of %" PRId64 " rows, %.3g%% of the values, the "
-             "first row %" PRId64 " (pair %d at position %.17g)", PC_MODEL_VACUOUS, z->vac_rows,
-             z->rows, 100.0 * z->vac_values / ((double)z->rows * cfg->d), z->vac_row,
-             z->vac_row_pair, z->vac_row_x);
-}
-
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
                     const char *own, pc_verdict *v)
 {
@@ -85,7 +69,6 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
                  ? " arithmetic: cos/sin cache, products and sum each rounded (default class; "
                    "--strict: binary32 values rounded once)]"
                  : " storage: binary32 values rounded once]");
-        reach_text(cfg, &res->reach, v->summary, sizeof v->summary);
     }
 }
 

@@ -1201,46 +1201,6 @@ static int64_t pair_far(const block *b, int i)
     return far;
 }
 
-/* The rows of B's run with a pair whose bound is vacuous at the pair's
- * own position, into Z: under position ids each pair of each row at its
- * axis' id, by the phase term the element's bound uses (element_bound,
- * norm_held: Phi + R u above PC_MODEL_VACUOUS); otherwise pair I is so
- * from position V[I] (pc_model_vacuous_from) to the run's last. */
-static void vacuous_rows(const block *b, const int64_t *v, pc_acc_reach *z)
-{
-    const pc_acc_cfg *c = b->cfg;
-    int h = c->d / 2;
-    z->rows = c->pos_hi - c->pos_lo + 1;
-    z->vac_rows = 0; z->vac_values = 0.0; z->vac_row = -1; z->vac_row_pair = -1;
-    z->vac_row_x = (double)NAN;
-    if (!b->mapped) {
-        int64_t from = INT64_MAX;
-        for (int i = 0; i < h; i++) {
-            int64_t lo = v[i] > c->pos_lo ? v[i] : c->pos_lo;
-            if (lo > c->pos_hi) continue;
-            z->vac_values += 2.0 * (double)(c->pos_hi - lo + 1);
-            if (lo < from) { from = lo; z->vac_row_pair = i; }
-        }
-        if (from == INT64_MAX) return;
-        z->vac_rows = c->pos_hi - from + 1;
-        z->vac_row = from;
-        z->vac_row_x = (double)from;
-        return;
-    }
-    for (int64_t pos = c->pos_lo; pos <= c->pos_hi; pos++) {
-        int any = 0;
-        for (int i = 0; i < h; i++) {
-            double x = pc_freqs_coord(b->freqs, pos, i);
-            if (!(pc_model_phase_x(b->kappa[i], b->omega[i], x) + b->R * PC_MODEL_U32
-                  > PC_MODEL_VACUOUS)) continue;
-            z->vac_values += 2.0;
-            if (!any && z->vac_row < 0) { z->vac_row = pos; z->vac_row_pair = i; z->vac_row_x = x; }
-            any = 1;
-        }
-        z->vac_rows += any;
-    }
-}
-
 /* The largest A kappa_i (the result's C) and where the budget stops
  * constraining (pc_acc_reach) for the pairs of B: VAC_POS and REP_POS are
  * a pair's own positions (under position ids, the ids' values), and
@@ -1248,23 +1208,18 @@ static void vacuous_rows(const block *b, const int64_t *v, pc_acc_reach *z)
 static void budget_reach(const block *b, pc_acc_result *res)
 {
     const pc_acc_cfg *c = b->cfg;
-    pc_acc_reach z = { 0, INT64_MAX, INT64_MAX, -1, -1, 0, 0, 0, -1, 0.0, (double)NAN, -1 };
+    pc_acc_reach z = { 0, INT64_MAX, INT64_MAX, -1, -1, 0 };
     double kmax = 0.0;
-    int64_t *v = malloc((size_t)(c->d / 2) * sizeof *v);
-    int have = v != NULL; /* out of memory: the note left out, the verdict unchanged */
     for (int i = 0; i < c->d / 2; i++) {
         if (b->kappa[i] > kmax) kmax = b->kappa[i];
-        int64_t vi = pc_model_vacuous_from(b->kappa[i], b->omega[i], b->R);
+        int64_t v = pc_model_vacuous_from(b->kappa[i], b->omega[i], b->R);
         /* the angle's own rounding: kappa 1 (0 for an exact pair) */
         int64_t q = pc_model_vacuous_from(b->kappa[i] > 0 ? 1.0 : 0.0, b->omega[i], 0.0);
-        if (vi < z.vac_pos) { z.vac_pos = vi; z.vac_pair = i; }
+        if (v < z.vac_pos) { z.vac_pos = v; z.vac_pair = i; }
         if (q < z.rep_pos) { z.rep_pos = q; z.rep_pair = i; }
-        if (vi <= pair_far(b, i)) z.vac_pairs++;
-        if (v) v[i] = vi;
+        if (v <= pair_far(b, i)) z.vac_pairs++;
     }
-    if (v) vacuous_rows(b, v, &z);
-    free(v);
-    z.known = have;
+    z.known = 1;
     res->C = kmax * b->att;
     res->R = b->R;
     res->reach = z;

@@ -136,14 +136,6 @@ typedef struct pc_acc_reach {
     int known;                 /* 0: not computed (a merged result without it) */
     int64_t vac_pos, rep_pos;  /* INT64_MAX: not below 2^53 */
     int vac_pair, rep_pair, vac_pairs;
-    /* the rows of the run (positions pos_lo..pos_hi) with a pair past that
-     * point at the pair's own position (under position ids, the ids'
-     * value of the pair's axis): VAC_ROWS of them, VAC_VALUES values (two
-     * a pair) of the run's ROWS x d; the first such row VAC_ROW, its pair
-     * VAC_ROW_PAIR at position VAC_ROW_X (-1, -1, NAN: none) */
-    int64_t vac_rows, rows, vac_row;
-    double vac_values, vac_row_x;
-    int vac_row_pair;
 } pc_acc_reach;
 
 typedef struct pc_acc_result {

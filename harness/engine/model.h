@@ -65,15 +65,13 @@ static inline double pc_model_phase(double kappa, double omega, int64_t pos)
     return k * PC_MODEL_U32 * theta;
 }
 /* Phi at a real position X (an exact binary64: a coordinate as given, of
- * either sign): a whole X with |X| <= 2^53 is its integer |X|
- * (pc_model_phase: the phase depends on |X omega| alone, so -2^53 and
- * 2^53 are judged alike, though only the latter is an integer id);
+ * either sign): a whole X in [0, 2^53] is its integer (pc_model_phase);
  * otherwise |theta| = |X omega| and one u more where X is not a binary32
  * value (the formulation holds its positions in binary32: |fl(X) - X|
  * <= u |X|, docs/precision-model.md "Real positions"). */
 static inline double pc_model_phase_x(double kappa, double omega, double x)
 {
-    if (fabs(x) <= 0x1p53 && x == floor(x)) return pc_model_phase(kappa, omega, (int64_t)fabs(x));
+    if (x >= 0.0 && x <= 0x1p53 && x == floor(x)) return pc_model_phase(kappa, omega, (int64_t)x);
     double k = (double)(float)x == x ? kappa : kappa + 1.0;
     return k * PC_MODEL_U32 * fabs(x * omega);
 }
