@@ -62,6 +62,10 @@ void pc_option_each_of(const char *name, void (*f)(const pc_option *opt, void *c
 /* ------------------------------------------------------------------ */
 /* The spec                                                           */
 
+/* Column blocks a table may be read in (pc_spec.col_blocks): the position
+ * axes of a RoPE cache, at most four (families/rope PC_ROPE_AXES_MAX). */
+#define PC_SPEC_BLOCKS_MAX 4
+
 typedef struct pc_spec {
     const struct pc_family *family;
     int d, d_set;           /* --d (default 128; tables: their width) */
@@ -85,6 +89,13 @@ typedef struct pc_spec {
     char model_layout_why[160];
     int pair_swap;          /* a table stores each pair's second member first ([cos | sin],
                              * (cos, sin)): its reader swaps them (a family's option) */
+    /* a RoPE (n, d) cache whose columns are blocks of these widths, each
+     * block the half layout of its own pairs ([c c | c' c'] per position
+     * axis: ChatGLM-6B's 2-D RoPE, the RoPE family's --rope-axes-halves);
+     * its reader puts the columns in the half layout of the whole width,
+     * the blocks' pairs in turn.  N_COL_BLOCKS 0: none */
+    int col_blocks[PC_SPEC_BLOCKS_MAX];
+    int n_col_blocks;
     /* non-NULL: a table's rows are not those of consecutive positions (why,
      * for people: a family's option); the properties, which compare rows of
      * positions, skip with it */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "hf_read.h"
 #include "harness/io/npy.h"
+#include "harness/base/dtype.h"
 
 static pc_status read_freqs(pc_rope_spec *s, const char *path, pc_err *err)
 {
@@ -252,6 +253,11 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
         if (p->scale_pi && p->scale_k == 1.0) snprintf(buf + u, len - u, ", angles times pi");
         else if (p->scale_pi) snprintf(buf + u, len - u, ", angles times %.17gpi", p->scale_k);
         else snprintf(buf + u, len - u, ", angles times %.17g", p->scale_k);
+    }
+    if (p->freq_dtype == PC_DT_F16 || p->freq_dtype == PC_DT_BF16) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, ", frequencies rounded to %s (inv_freq held in it)",
+                 p->freq_dtype == PC_DT_F16 ? "float16" : "bfloat16");
     }
     size_t u0 = strlen(buf);
     if (p->xpos_base > 0 && u0 < len) /* the factor of schedule_xpos.c */

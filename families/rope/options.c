@@ -54,6 +54,14 @@ static pc_status check_angle_scale(const char *v, pc_err *err)
     return pc_rope_scale_parse(v, &k, &pi, err);
 }
 
+/* f16 or bf16: the type a model holds its frequencies in */
+static pc_status check_freq_dtype(const char *v, pc_err *err)
+{
+    if (!strcmp(v, "f16") || !strcmp(v, "bf16")) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--rope-freq-dtype: expected f16 (float16, ChatGLM-6B's "
+                     "inv_freq.half()) or bf16, got '%s'", v);
+}
+
 /* text or vision (did you mean one of them?) */
 static pc_status check_tower(const char *v, pc_err *err)
 {
@@ -114,6 +122,14 @@ static const pc_option options[] = {
     { "rope-axes-parity", "", "RoPE: with --rope-axes-dim, the axes share one schedule over "
       "all their dims by parity, axis k of A taking frequencies k, k + A, ...: Pixtral's vision "
       "RoPE (freqs[::2] for the rows, freqs[1::2] for the columns)", NULL, 0 },
+    { "rope-axes-halves", "", "RoPE: with --rope-axes-dim, an (n, d) cache holds each axis' "
+      "dims in a half layout of its own, [cos(p w) cos(p w) | cos(b w) cos(b w)]: ChatGLM-6B's "
+      "2-D RoPE (position_encoding_2d: rotate_half within each half of the head); read as the "
+      "half layout", NULL, 0 },
+    { "rope-freq-dtype", "f16|bf16", "RoPE: with --position-ids, each frequency omega_i is "
+      "rounded to nearest in this type before the angle is taken (certified): a model holding "
+      "inv_freq in half precision, ChatGLM-6B's RotaryEmbedding (inv_freq.half())",
+      check_freq_dtype, 0 },
     { "tower", "text|vision", "RoPE: the part of --hf-config read: text (default; "
       "text_config when there is one) or vision (vision_config: the vision encoder's 2-D RoPE, "
       "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Llama 4, Pixtral; needs --position-ids of shape (n, 2))",
@@ -158,6 +174,26 @@ static void xpos_apply(pc_rope_spec *s, const pc_rope_opts *ro, pc_spec *spec)
     if (spec->layout < 0) spec->layout = s->layout;
 }
 
+/* Each axis' dims in a half layout of their own (S->axes_halves): the
+ * table's reader takes the axes' dims as its column blocks, and the pairs
+ * are those of the half layout it reads them into. */
+static pc_status halves_apply(const pc_rope_spec *s, pc_spec *spec, pc_err *err)
+{
+    if (!s->axes_halves) return PC_OK;
+    if (spec->layout == 0)
+        return pc_seterr(err, PC_EINPUT, "--layout interleaved: each axis' dims in a half layout "
+                         "of its own (%s) are rotate_half's pairs, read in the half layout: "
+                         "drop --layout", s->axes_from ? s->axes_from : "--rope-axes-halves");
+    memcpy(spec->col_blocks, s->axes_dim, (size_t)s->n_axes_dim * sizeof *spec->col_blocks);
+    spec->n_col_blocks = s->n_axes_dim;
+    if (spec->layout < 0) {
+        spec->layout = 1;
+        snprintf(spec->layout_from, sizeof spec->layout_from, "each axis' dims in a half "
+                 "layout of its own (%.150s)", s->axes_from ? s->axes_from : "--rope-axes-halves");
+    }
+    return PC_OK;
+}
+
 /* GIVEN's schedule options into SPEC->own (left NULL when none is given);
  * a config's rope_theta becomes SPEC's base (BASE_FROM says so), its
  * rotary dim SPEC's d. */
@@ -174,14 +210,16 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         pc_given_value(g, "rope-axes-parity") != NULL,
                         pc_given_value(g, "rope-angle-scale"), 0,
                         pc_given_value(g, "rope-xpos"), pc_given_value(g, "rope-xpos-offset"),
-                        pc_given_value(g, "rope-xpos-downscale") != NULL };
+                        pc_given_value(g, "rope-xpos-downscale") != NULL,
+                        pc_given_value(g, "rope-axes-halves") != NULL,
+                        pc_given_value(g, "rope-freq-dtype") };
     const char *tower = pc_given_value(g, "tower");
     ro.tower_vision = tower && !strcmp(tower, "vision");
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
         && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale && !ro.tower_vision
-        && !ro.xpos && !ro.xpos_offset && !ro.xpos_down)
+        && !ro.xpos && !ro.xpos_offset && !ro.xpos_down && !ro.axes_halves && !ro.freq_dtype)
         return PC_OK;
     if (!ro.xpos && (ro.xpos_offset || ro.xpos_down))
         return pc_seterr(err, PC_EINPUT, "--rope-xpos-offset and --rope-xpos-downscale need "
@@ -215,7 +253,7 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
     }
     spec->rows = s->ids ? s->n_ids : 0; /* the rows of the position ids */
     spec->own = s;
-    return PC_OK;
+    return halves_apply(s, spec, err);
 }
 
 static void release(pc_spec *spec)
@@ -300,6 +338,10 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-parity");
     if (o->angle_scale && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-angle-scale %s", o->angle_scale);
+    if (o->axes_halves && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-axes-halves");
+    if (o->freq_dtype && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-freq-dtype %s", o->freq_dtype);
     if (o->tower_vision && u < len) u += (size_t)snprintf(buf + u, len - u, " --tower vision");
     if (o->xpos && u < len) u += (size_t)snprintf(buf + u, len - u, " --rope-xpos %s", o->xpos);
     if (o->xpos_offset && u < len)

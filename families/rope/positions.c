@@ -26,6 +26,7 @@
 #include "scaling.h"
 #include "harness/base/parse.h"
 #include "harness/io/npy.h"
+#include "harness/base/dtype.h"
 
 /* "a,b,c" of OPT into V (at most PC_ROPE_AXES_MAX numbers in [LO, HI]). */
 static pc_status parse_list(const char *opt, const char *text, int lo, int hi, int *v, int *n,
@@ -153,6 +154,26 @@ pc_status pc_rope_scale_parse(const char *v, double *k, int *pi, pc_err *err)
     return st;
 }
 
+/* --rope-axes-halves and --rope-freq-dtype (or a config's word for them)
+ * into S: both are of the position ids' kind (schedule_axes.c), the
+ * halves of axial RoPE's axes. */
+static pc_status halves_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
+{
+    if (o->axes_halves) s->axes_halves = 1;
+    if (o->freq_dtype) s->p.freq_dtype = strcmp(o->freq_dtype, "bf16") ? PC_DT_F16 : PC_DT_BF16;
+    if (o->axes_halves && !s->n_axes_dim)
+        return pc_seterr(err, PC_EINPUT, "--rope-axes-halves lays out the dims of each axis of "
+                         "--rope-axes-dim: give --rope-axes-dim too (ChatGLM-6B: 64,64)");
+    if (o->freq_dtype && !o->ids_path)
+        return pc_seterr(err, PC_EINPUT, "--rope-freq-dtype rounds the frequencies of the rows "
+                         "of --position-ids: give --position-ids POS.npy (one axis: the rows' "
+                         "positions, (n,))");
+    if (s->p.freq_dtype && s->p.type != PC_ROPE_DEFAULT)
+        return pc_seterr(err, PC_EINPUT, "--rope-freq-dtype rounds a plain schedule's "
+                         "frequencies: not with a rope_scaling");
+    return PC_OK;
+}
+
 pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
 {
     pc_status st = PC_OK;
@@ -174,6 +195,10 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
     if (o->angle_scale && !o->ids_path)
         return pc_seterr(err, PC_EINPUT, "--rope-angle-scale scales the angles of the rows of "
                          "--position-ids: give --position-ids POS.npy");
+    if (s->n_axes_dim && !o->ids_path && s->axes_from)
+        return pc_seterr(err, PC_EINPUT, "%s rotates each half of the head by its own position: "
+                         "give --position-ids POS.npy, (n, 2) int64: %s", s->axes_from,
+                         s->tower_ids);
     if (s->n_axes_dim && !o->ids_path)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim rotates each axis by its own position: "
                          "give --position-ids POS.npy");
@@ -204,7 +229,7 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
     if (s->n_axes_dim && (s->n_sections || s->p.type != PC_ROPE_DEFAULT))
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim gives each axis its own geometric "
                          "schedule: not with sections or a rope_scaling");
-    return PC_OK;
+    return halves_read(s, o, err);
 }
 
 /* ---- the pairs' axes for a width ------------------------------------------------ */

@@ -104,6 +104,11 @@ typedef struct pc_rope_params {
      * of the axes' kind (schedule_axes.c) */
     double scale_k;
     int scale_pi;
+    /* --rope-freq-dtype: omega_i (before the angle scale) rounded to nearest
+     * in this type (enum pc_dtype: PC_DT_F16, PC_DT_BF16; 0, PC_DT_F32:
+     * not rounded), certified (schedule_axes.c): a model holding inv_freq
+     * in half precision, ChatGLM-6B's RotaryEmbedding (inv_freq.half()) */
+    int freq_dtype;
     /* xPos (schedule_xpos.c): pair i's cos and sin at row pos times
      * zeta_i^(sign (pos + q0) / B); B = XPOS_BASE (0: no xPos), q0 =
      * XPOS_Q0 (torchscale's centring -(n // 2)... when not XPOS_Q0_SET:
@@ -200,6 +205,8 @@ typedef struct pc_rope_opts {
     const char *xpos;         /* --rope-xpos B (NULL: not given) */
     const char *xpos_offset;  /* --rope-xpos-offset Q0 */
     int xpos_down;            /* --rope-xpos-downscale */
+    int axes_halves;          /* --rope-axes-halves */
+    const char *freq_dtype;   /* --rope-freq-dtype f16|bf16 (NULL: not given) */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */
@@ -232,6 +239,13 @@ typedef struct pc_rope_spec {
     int axes_dim[PC_ROPE_AXES_MAX];
     int n_axes_dim;
     int axes_parity;          /* --rope-axes-parity: the axes share one schedule by parity */
+    /* --rope-axes-halves (or ChatGLM-6B's position_encoding_2d): an (n, d)
+     * cache's columns are each axis' dims in a half layout of its own
+     * (pc_spec.col_blocks) */
+    int axes_halves;
+    /* where axes that no option gave come from, for people (a config's
+     * position_encoding_2d; NULL: options or the vision tower) */
+    const char *axes_from;
     int layout;               /* the pair layout the model's code uses (-1: not known) */
     char layout_why[120];     /* why, for people */
     char model_type[64];      /* the config's model_type ("": none) */

@@ -13,6 +13,8 @@
  * (coord); --rope-angle-scale S multiplies every omega_i, certified. */
 #include <math.h>
 #include "schedules.h"
+#include "harness/base/dtype.h"
+#include "harness/base/half.h"
 
 static void axial_iv(mpfi_ptr out, const pc_rope_params *p, int i)
 {
@@ -35,6 +37,27 @@ static void axial_iv(mpfi_ptr out, const pc_rope_params *p, int i)
  *   |OUT - S omega| <= S omega ((1 + 2^-(P+6)) (1 + 2^-(P+8))^3 (1 + 2^-P) - 1)
  *                   <  1.03 * 2^-P * S omega  <  4 * 2^-P * S omega,
  * the schedule contract (reference/schedule.h). */
+/* W (omega_i, relative error < 4 * 2^-P at W's precision P >= 64: the
+ * schedule contract) rounded to nearest (ties to even) in the half type
+ * DT, as a model holding inv_freq in it computes (ChatGLM-6B:
+ * inv_freq.half() of the float32 1 / base^(2j/a)), certified: every point
+ * within the contract's error of W, the exact omega_i among them, rounds
+ * to the same half value when the interval's ends, taken outward to
+ * binary32, do (rounding is monotonic); else NaN, which pc_rope_prepare
+ * reports.  The half value is exact in W. */
+static void round_stored(mpfr_ptr w, int dt)
+{
+    mpfr_t lo, hi;
+    mpfr_inits2(mpfr_get_prec(w), lo, hi, (mpfr_ptr)0);
+    mpfr_mul_d(lo, w, 1.0 - 0x1p-61, MPFR_RNDD); /* 4 * 2^-P <= 2^-62 < 2^-61 */
+    mpfr_mul_d(hi, w, 1.0 + 0x1p-61, MPFR_RNDU);
+    float a = mpfr_get_flt(lo, MPFR_RNDD), b = mpfr_get_flt(hi, MPFR_RNDU);
+    float ra = pc_round_to(dt, a), rb = pc_round_to(dt, b);
+    if (ra == rb) mpfr_set_flt(w, ra, MPFR_RNDN);
+    else mpfr_set_nan(w);
+    mpfr_clears(lo, hi, (mpfr_ptr)0);
+}
+
 static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 {
     const pc_rope_params *p = s->params;
@@ -44,6 +67,7 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     mpfr_ptr dst = p->scale_k > 0.0 ? w : out;
     if (p->axes->axial) pc_iv_to_mpfr(dst, axial_iv, p, i);
     else pc_rope_type_kind(p)->omega(dst, s, d, i);
+    if (p->freq_dtype == PC_DT_F16 || p->freq_dtype == PC_DT_BF16) round_stored(dst, p->freq_dtype);
     if (!(p->scale_k > 0.0)) return;
     if (p->scale_pi) {
         mpfr_init2(c, prec + 8);

@@ -38,7 +38,7 @@ static pc_table_args table_args(const pc_opts *o, const pc_specs *specs, const c
     return (pc_table_args){ sp->d, sp->d_set, sp->layout, sp->layout_from, sp->rows, sp->pair_swap,
                             sp->base, sp->base_set,
                             pc_spec_scheduled(sp), sp->assume_fitted, o->pos_start, o->dtype,
-                            o->dtype_set, o->threads };
+                            o->dtype_set, o->threads, sp->col_blocks, sp->n_col_blocks };
 }
 
 /* A table of family TFAM: its own reader's (ALiBi, T5), else a table of

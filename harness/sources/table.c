@@ -16,6 +16,7 @@
 #include "harness/engine/model.h"
 #include "harness/io/npy.h"
 #include "table.h"
+#include "families/spec.h" /* PC_SPEC_BLOCKS_MAX */
 #include "table_scan.h"
 #include "families/family.h"
 #include "reference/reference.h"
@@ -50,6 +51,11 @@ typedef struct table {
     pc_npy_file fa;       /* sinusoidal: the table; rope: cos */
     pc_npy_file fs;       /* rope: sin */
     int bf16;             /* the files hold bfloat16 bit patterns (<u2) */
+    /* an (n, d) RoPE cache of column blocks, each the half layout of its own
+     * pairs (pc_table_args.col_blocks), read into the whole width's half
+     * layout (pc_table_unblock); N_BLOCKS 0: the columns as they are */
+    int blocks[PC_SPEC_BLOCKS_MAX];
+    int n_blocks;
     table_fault *fault;
 } table;
 
@@ -213,6 +219,11 @@ static int read_rows(const table *t, const pc_npy_file *f, size_t row, size_t n,
         return -1;
     }
     if (t->bf16) pc_bf16_decode(out, n * t->cols);
+    if (pc_table_unblock(out, n, t->cols, t->blocks, t->n_blocks) != 0) {
+        record_fault((table *)t, pc_seterr(&e, PC_ENOMEM, "%s: out of memory for a row", t->path),
+                     &e);
+        return -1;
+    }
     return 0;
 }
 
@@ -691,6 +702,7 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
 {
     pc_table_info *in = &t->info;
     shape_opts so = { o->d_set, o->d, o->layout, t->cols, o->layout_from };
+    if (t->n_blocks) { so.d_set = 1; so.d = (int)t->cols; } /* blocks divide an (n, d) cache */
     pc_table_scan sc;
     memset(&sc, 0, sizeof sc);
     sc.a = &t->fa;
@@ -698,6 +710,8 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
     sc.rows = t->rows;
     sc.cols = t->cols;
     sc.bf16 = t->bf16;
+    sc.blocks = t->blocks;
+    sc.n_blocks = t->n_blocks;
     sc.dtype = in->dtype;
     sc.widened = (in->dtype == PC_DT_BF16 || in->dtype == PC_DT_F16) && !t->bf16
                  && strcmp(t->fa.dtype, "<f2") != 0;
@@ -735,6 +749,34 @@ static pc_status analyse(table *t, const pc_family *fam, const pc_table_args *o,
     }
     if (st == PC_OK && rope) fit_base(t, fam, o, &sc);
     return st;
+}
+
+/* O's column blocks (pc_table_args.col_blocks) into T when T is the (n, d)
+ * cache they divide; an (n, d/2) cache (one column per pair) has its
+ * pairs in the blocks' order already.  PC_EINPUT for a width of neither. */
+static pc_status take_blocks(table *t, const pc_table_args *o, pc_err *err)
+{
+    size_t sum = 0;
+    for (int k = 0; k < o->n_col_blocks; k++) sum += (size_t)o->col_blocks[k];
+    if (o->n_col_blocks < 1 || 2 * t->cols == sum) return PC_OK;
+    if (t->cols != sum || o->n_col_blocks > PC_SPEC_BLOCKS_MAX)
+        return pc_seterr(err, PC_EINPUT, "%s has %zu columns but its %d blocks of columns (each "
+                         "axis' dims in a half layout of its own) sum to %zu: a cache has d or "
+                         "d/2 columns", t->path, t->cols, o->n_col_blocks, sum);
+    memcpy(t->blocks, o->col_blocks, (size_t)o->n_col_blocks * sizeof *t->blocks);
+    t->n_blocks = o->n_col_blocks;
+    return PC_OK;
+}
+
+/* The layout note of a blocked cache says how its columns were read. */
+static void note_blocks(table *t)
+{
+    pc_table_info *in = &t->info;
+    size_t u = strlen(in->layout_note);
+    if (u < sizeof in->layout_note)
+        snprintf(in->layout_note + u, sizeof in->layout_note - u, "; read as %d blocks of "
+                 "columns, each axis' dims the half layout of its own pairs ([c c | c' c'])",
+                 t->n_blocks);
 }
 
 /* The implementation's fields of a table (its info's family and positions
@@ -797,7 +839,9 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
         in->dtype = probe.dtype;
         memcpy(in->dtype_note, probe.dtype_note, sizeof in->dtype_note);
         table_impl(t, rope, lookup); /* the hook: a family's fit may call it */
-        st = analyse(t, fam, o, rope, lookup, err);
+        st = rope ? take_blocks(t, o, err) : PC_OK;
+        if (st == PC_OK) st = analyse(t, fam, o, rope, lookup, err);
+        if (st == PC_OK && t->n_blocks) note_blocks(t);
     }
     if (st != PC_OK) {
         if (t) pc_table_close(&t->impl);

@@ -88,6 +88,10 @@ typedef struct pc_table_args {
     int64_t pos_start;        /* --pos-start: the position of the first row */
     int dtype, dtype_set;     /* --dtype */
     int threads;              /* --threads: for the read at open (0: every core) */
+    const int *col_blocks;    /* an (n, d) RoPE cache's columns in blocks, each the half
+                               * layout of its own pairs (the family's spec, pc_spec.col_blocks):
+                               * put in the half layout of the whole width on reading */
+    int n_col_blocks;
 } pc_table_args;
 
 /* Open a table (FAMILY a table family; SIN_PATH for a cache pair) with O.

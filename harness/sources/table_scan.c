@@ -21,12 +21,38 @@ void pc_bf16_decode(float *v, size_t n)
     }
 }
 
-/* ROWS rows from ROW0 of F into V (binary32, bfloat16 decoded). */
+int pc_table_unblock(float *v, size_t rows, size_t cols, const int *blocks, int n_blocks)
+{
+    if (n_blocks < 1) return 0;
+    float *row = malloc(cols * sizeof *row);
+    if (!row) return -1;
+    size_t h = cols / 2;
+    for (size_t r = 0; r < rows; r++) {
+        float *x = v + r * cols;
+        memcpy(row, x, cols * sizeof *row);
+        for (size_t k = 0, c = 0, p = 0; k < (size_t)n_blocks; k++) {
+            size_t half = (size_t)blocks[k] / 2; /* the block's pairs */
+            for (size_t m = 0; m < half; m++) {
+                x[p + m] = row[c + m];
+                x[h + p + m] = row[c + half + m];
+            }
+            c += 2 * half;
+            p += half;
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* ROWS rows from ROW0 of F into V (binary32, bfloat16 decoded, a blocked
+ * cache's columns in the half layout of the whole width). */
 static pc_status read_rows(const pc_table_scan *s, const pc_npy_file *f, size_t row0, size_t rows,
                            float *v, pc_err *err)
 {
     pc_status st = pc_npy_file_f32(f, row0 * s->cols, rows * s->cols, v, err);
     if (st == PC_OK && s->bf16) pc_bf16_decode(v, rows * s->cols);
+    if (st == PC_OK && pc_table_unblock(v, rows, s->cols, s->blocks, s->n_blocks) != 0)
+        st = pc_seterr(err, PC_ENOMEM, "out of memory for a row of %zu values", s->cols);
     return st;
 }
 

@@ -57,6 +57,9 @@ typedef struct pc_table_scan {
     const pc_npy_file *a, *s; /* the table (cos); the sin cache or NULL */
     size_t rows, cols;
     int bf16;                 /* values are bfloat16 bit patterns (<u2) */
+    const int *blocks;        /* the columns in blocks of these widths, each a half layout
+                               * of its own (pc_table_unblock); N_BLOCKS 0: none */
+    int n_blocks;
     int dtype;                /* the storage (enum pc_dtype): the 2-ulp tolerance */
     int widened;              /* 1: the values are said to be DTYPE's (bf16, f16) widened
                                * to float32 (--dtype on a <f4 table): count those that
@@ -87,6 +90,14 @@ typedef struct pc_table_scan {
 /* Read S->a (and S->s) once and fill the outputs; errors of the reads
  * (PC_EINPUT, PC_EIO naming the file) or PC_ENOMEM. */
 pc_status pc_table_scan_run(pc_table_scan *s, pc_err *err);
+
+/* ROWS rows of COLS values in V, whose columns are N_BLOCKS blocks of the
+ * widths BLOCKS (summing to COLS), each block the half layout of its own
+ * pairs (pair m of a block of w columns at m and w/2 + m: ChatGLM-6B's
+ * 2-D RoPE, one rotate_half per position axis), put in place in the half
+ * layout of the whole width: the blocks' pairs in turn, pair i at i and
+ * COLS/2 + i.  0, or -1 when out of memory (V unchanged). */
+int pc_table_unblock(float *v, size_t rows, size_t cols, const int *blocks, int n_blocks);
 
 /* Bits of bfloat16 values, read as the integers they are (<u2), to the
  * values, in place (exact: bfloat16 is binary32's top half). */
