@@ -31,6 +31,13 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
 void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                               char *buf, size_t len);
 
+/* How the model stores its frequencies or lays out its columns
+ * (axes_storage.c): the frequencies or the angles float16 values, the
+ * columns of an (n, d) cache in the other half layout (each axis' own, or
+ * the whole head's); the cause into BUF (1), or 0 ("" in BUF). */
+int pc_rope_axes_storage_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
+                               char *buf, size_t len);
+
 /* A pair follows a hypothesis (an axis, a schedule) when its mean wrapped
  * angle error over the rows is below this: a stored bfloat16 pair's angle
  * is good to 2^-8, far below 0.05 rad, far above a wrong hypothesis'

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hf_read.h"
+#include "harness/base/dtype.h"
 
 /* ---- numbers and members -------------------------------------------------- */
 
@@ -298,8 +299,10 @@ static pc_status rotary_of(const pc_hf_doc *doc, double hd, double *rot, pc_err 
     if (r < 0 || (r == 1 && !(v > 0.0 && v <= 1.0)))
         return pc_seterr(err, PC_EINPUT, "%s: %s%s is not in (0, 1]", doc->path, doc->text_what, w);
     if (r == 1) *rot = floor(hd * v); /* HF: int(head_dim * partial_rotary_factor) */
-    /* ChatGLM: RotaryEmbedding(rotary_dim // 2) rotates half of each head */
-    else if (!strcmp(doc->model_type, "chatglm")) *rot = floor(hd / 2);
+    /* ChatGLM-6B's position_encoding_2d rotates both halves (glm_2d); the
+     * later ChatGLM's RotaryEmbedding(rotary_dim // 2) rotates half of each head */
+    else if (!strcmp(doc->model_type, "chatglm") && pc_hf_bool(t, "position_encoding_2d") != 1)
+        *rot = floor(hd / 2);
     return PC_OK;
 }
 
@@ -361,6 +364,41 @@ static void read_layout(pc_rope_spec *s, const pc_hf_doc *doc)
     snprintf(s->model_type, sizeof s->model_type, "%s", doc->model_type);
 }
 
+/* ChatGLM-6B (model_type chatglm, position_encoding_2d true; THUDM's
+ * modeling_chatglm.py): q1, q2 = q.chunk(2), q1 rotated by position_ids
+ * and q2 by block_position_ids, each with rotate_half of its own half and
+ * one RotaryEmbedding(hidden_size // (num_attention_heads * 2)) whose
+ * inv_freq is .half(): axial dims hd/2, hd/2 over ids (position,
+ * block position), each half in a half layout of its own, the
+ * frequencies float16's. */
+static pc_status glm_2d(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err)
+{
+    int on = strcmp(doc->model_type, "chatglm") ? -1 : pc_hf_bool(doc->text, "position_encoding_2d");
+    if (on == -2)
+        return pc_seterr(err, PC_EINPUT, "%s: position_encoding_2d must be true or false",
+                         doc->path);
+    if (on != 1) return PC_OK;
+    if (s->head_dim % 4)
+        return pc_seterr(err, PC_EINPUT, "%s: position_encoding_2d splits the head dim %d in two "
+                         "halves of whole pairs: it must be a multiple of 4", doc->path,
+                         s->head_dim);
+    s->axes_dim[0] = s->axes_dim[1] = s->head_dim / 2;
+    s->n_axes_dim = 2;
+    s->axes_halves = 1;
+    s->p.freq_dtype = PC_DT_F16;
+    s->layout = 1;
+    snprintf(s->layout_why, sizeof s->layout_why, "position_encoding_2d of model_type chatglm "
+             "rotates each half of the head with rotate_half (i, i + d/4) of its own");
+    s->axes_from = "ChatGLM-6B's position_encoding_2d";
+    s->tower_ids = "the rows' (position_ids, block_position_ids), get_position_ids' two rows "
+                   "transposed";
+    snprintf(s->tower_note, sizeof s->tower_note, "position_encoding_2d (ChatGLM-6B): head dim %d, "
+             "axial dims %d,%d over position ids (position, block position), each half in a half "
+             "layout of its own, inv_freq float16 (RotaryEmbedding's .half())", s->head_dim,
+             s->head_dim / 2, s->head_dim / 2);
+    return PC_OK;
+}
+
 pc_status pc_hf_model(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err)
 {
     pc_status st = read_base(s, doc, err);
@@ -368,5 +406,5 @@ pc_status pc_hf_model(pc_rope_spec *s, const pc_hf_doc *doc, pc_err *err)
     if (st != PC_OK) return st;
     read_lengths(s, doc);
     read_layout(s, doc);
-    return PC_OK;
+    return glm_2d(s, doc, err);
 }

@@ -208,8 +208,9 @@ pc_status pc_rope_axes_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
     /* axial RoPE restarts the frequencies in each axis: over ids of one
      * axis that is not the plain schedule the ids' rows would be held to */
     if (s->n_axes_dim && s->n_id_axes == 1 && !o->axes_dim) /* a config's vision tower */
-        return pc_seterr(err, PC_EINPUT, "the vision tower of %s splits the pairs into %d axes but "
-                         "%s has 1 position axis: give ids of shape (rows, %d): %s", o->config,
+        return pc_seterr(err, PC_EINPUT, "%s%s splits the pairs into %d axes but %s has 1 "
+                         "position axis: give ids of shape (rows, %d): %s", s->axes_from
+                         ? s->axes_from : "the vision tower of ", s->axes_from ? "" : o->config,
                          s->n_axes_dim, o->ids_path, s->n_axes_dim, s->tower_ids);
     if (s->n_axes_dim && s->n_id_axes == 1)
         return pc_seterr(err, PC_EINPUT, "--rope-axes-dim %s splits the pairs into %d axes but %s "
@@ -284,8 +285,8 @@ static pc_status check_count(const pc_rope_spec *s, pc_err *err)
                          s->given.ids_path, s->n_id_axes);
     if (s->n_id_axes > 1 && want != s->n_id_axes)
         return pc_seterr(err, PC_EINPUT, "%s has %d position axes but the pairs are split into %d "
-                         "(%s)", s->given.ids_path, s->n_id_axes, want, s->tower_ids
-                         ? "the vision tower's two axes" : s->n_axes_dim ? "--rope-axes-dim"
+                         "(%s)", s->given.ids_path, s->n_id_axes, want, s->axes_from
+                         ? s->axes_from : s->tower_ids ? "the vision tower's two axes" : s->n_axes_dim ? "--rope-axes-dim"
                          : "mrope_section or --rope-sections");
     return PC_OK;
 }

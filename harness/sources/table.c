@@ -768,6 +768,27 @@ static pc_status take_blocks(table *t, const pc_table_args *o, pc_err *err)
     return PC_OK;
 }
 
+int pc_table_blocks(const pc_impl *impl, int *blocks)
+{
+    const table *t = table_of(impl);
+    if (!t || !t->n_blocks) return 0;
+    memcpy(blocks, t->blocks, (size_t)t->n_blocks * sizeof *blocks);
+    return t->n_blocks;
+}
+
+int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks)
+{
+    table *t = table_of(impl);
+    size_t sum = 0;
+    for (int k = 0; k < n_blocks; k++) sum += (size_t)blocks[k];
+    if (!t || !t->info.full_width || t->info.layout != PECHECK_LAYOUT_HALF || n_blocks < 0
+        || n_blocks > PC_SPEC_BLOCKS_MAX || (n_blocks && sum != t->cols))
+        return -1;
+    if (n_blocks) memcpy(t->blocks, blocks, (size_t)n_blocks * sizeof *blocks);
+    t->n_blocks = n_blocks;
+    return 0;
+}
+
 /* The layout note of a blocked cache says how its columns were read. */
 static void note_blocks(table *t)
 {

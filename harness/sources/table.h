@@ -107,6 +107,17 @@ void pc_table_close(pc_impl *impl);
  * when none failed or IMPL is not a table. */
 pc_status pc_table_status(const pc_impl *impl, pc_err *err);
 
+/* IMPL's column blocks (pc_table_args.col_blocks) into BLOCKS (room for
+ * PC_SPEC_BLOCKS_MAX): their count, 0 when its columns are read as they
+ * are or IMPL is not a table. */
+int pc_table_blocks(const pc_impl *impl, int *blocks);
+/* Read IMPL's columns from now on in the N_BLOCKS blocks BLOCKS (0: as
+ * they are): a likely cause re-reading a cache in another column layout,
+ * once the check is over (no call of IMPL's hooks may run meanwhile).  0,
+ * or -1 (nothing changed) when IMPL is no (n, d) RoPE cache whose width
+ * the blocks sum to. */
+int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks);
+
 /* The table behind IMPL, or NULL when IMPL is not a table. */
 const pc_table_info *pc_table_info_of(const pc_impl *impl);
 
