@@ -114,8 +114,10 @@ static void say(const pc_acc_cfg *cfg, const pc_rope_params *p, double r, int ki
     else if (kind == 2)
         snprintf(buf, len, "the pairs follow their axes with exponents over twice the axis' dims "
                  "(base^(-2j/%d), the whole head's, not base^(-2j/%d) over each axis' %d dims): "
-                 "the head dim where the code takes head_dim // 2?", cfg->d,
-                 p->axes->axes_dim[0], p->axes->axes_dim[0]);
+                 "the head dim where the code takes head_dim // 2? or, the same frequencies, "
+                 "base %.6g = sqrt(%.6g) over each axis' dims (a theta left at a default: "
+                 "rope-vit's and some SAM-2 ports' compute_axial_cis(theta=100.0))", cfg->d,
+                 p->axes->axes_dim[0], p->axes->axes_dim[0], b, p->base);
     else
         snprintf(buf, len, "the pairs follow their axes with frequencies omega_i^%.4g of the "
                  "check's: base %.6g in place of %.6g (or exponents over %.4g times the dims)?",

@@ -198,7 +198,8 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
                      ? "the axes exchanged (the rows' positions for the columns', h and w "
                      "swapped or the grid transposed)?" : "sections swapped, or the other "
                      "order (--rope-sections, mrope_interleaved)?");
-        else if (none && !pc_rope_axes_storage_cause(impl, cfg, omega, buf, len))
+        else if (none && !pc_rope_axes_storage_cause(impl, cfg, omega, buf, len)
+                 && !pc_rope_axes_grid_cause(impl, cfg, omega, buf, len))
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);
         else if (!wrong)
             origin_cause(impl, cfg, ax, buf, len);

@@ -38,6 +38,11 @@ void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const 
 int pc_rope_axes_storage_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                                char *buf, size_t len);
 
+/* A row-major 2-D grid of ids whose cache was built for the grid
+ * transposed (axes_grid.c): the cause into BUF (1), or 0. */
+int pc_rope_axes_grid_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
+                            char *buf, size_t len);
+
 /* A pair follows a hypothesis (an axis, a schedule) when its mean wrapped
  * angle error over the rows is below this: a stored bfloat16 pair's angle
  * is good to 2^-8, far below 0.05 rad, far above a wrong hypothesis'
