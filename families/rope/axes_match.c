@@ -178,6 +178,7 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
     const pc_rope_axes *ax = p ? p->axes : NULL;
     int h = cfg->d / 2;
     buf[0] = '\0';
+    if (ax && p->angle_dtype) { pc_rope_axes_half_cause(impl, cfg, buf, len); return; }
     if (!ax || ax->n_axes < 2) return;
     pc_freqs *fr = pc_freqs_new(cfg->d, *cfg->sched);
     double *omega = malloc((size_t)h * sizeof *omega);

@@ -38,6 +38,10 @@ void pc_rope_axes_freqs_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const 
 int pc_rope_axes_storage_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                                char *buf, size_t len);
 
+/* The cause of a cache checked with --rope-angle-dtype f16 (axes_storage.c):
+ * its angles x omega_i exactly, not rounded, or neither. */
+void pc_rope_axes_half_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len);
+
 /* A row-major 2-D grid of ids whose cache was built for the grid
  * transposed (axes_grid.c): the cause into BUF (1), or 0. */
 int pc_rope_axes_grid_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,

@@ -112,6 +112,22 @@ static int columns(const pc_impl *impl, const pc_acc_cfg *cfg, const double *ome
     return found;
 }
 
+void pc_rope_axes_half_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    const pc_rope_params *rp = cfg->sched->params;
+    pc_axes_freqs f = { rp->axes, rp->omega_s };
+    pc_axes_angles t = { 0 };
+    int exact = pc_rope_axes_angles(impl, cfg, AS_ROWS, &t) == 0
+                && pc_rope_axes_explains(&t, pc_rope_axes_at, &f);
+    pc_rope_axes_angles_free(&t);
+    snprintf(buf, len, exact
+             ? "the angles are not float16 values: every pair follows its axis at x omega_i "
+               "exactly (the float16 frequencies times the position, not rounded: the model run "
+               "in float32, .float()): drop --rope-angle-dtype"
+             : "the pairs do not turn at the float16 angles fl16(fl16(x) fl16(omega_i)) of "
+               "--rope-angle-dtype f16, nor at x omega_i: another schedule, layout or position ids?");
+}
+
 int pc_rope_axes_storage_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const double *omega,
                                char *buf, size_t len)
 {

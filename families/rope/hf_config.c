@@ -159,6 +159,7 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     out->ext = out->ff = out->model_c = NULL;
     out->band = out->ramp = NULL;
     out->axes = NULL;
+    out->omega_s = NULL;
     out->dim = d;
     if (out->xpos_base > 0) { /* torchscale: min_pos = -(length + offset) // 2, rows 0..n-1 */
         int64_t n = (int64_t)seq_default;
@@ -201,6 +202,7 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     }
     out->from = s;
     pc_status st = pc_rope_axes_new(s, d, &out->axes, err);
+    if (st == PC_OK && out->angle_dtype) st = pc_rope_half_angles_prepare(out, err);
     if (st == PC_OK) st = pc_rope_prepare(out, err);
     if (st != PC_OK) pc_rope_params_free(out);
     if (st == PC_EINPUT && s->source[0] && strncmp(err->msg, s->source, strlen(s->source))) {
@@ -258,6 +260,11 @@ void pc_rope_describe(const pc_rope_params *p, char *buf, size_t len)
         size_t u = strlen(buf);
         snprintf(buf + u, len - u, ", frequencies rounded to %s (inv_freq held in it)",
                  p->freq_dtype == PC_DT_F16 ? "float16" : "bfloat16");
+    }
+    if (p->angle_dtype) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, ", angles float16 values fl16(fl16(x) fl16(omega_i)) (the "
+                 "model run in half precision)");
     }
     size_t u0 = strlen(buf);
     if (p->xpos_base > 0 && u0 < len) /* the factor of schedule_xpos.c */

@@ -62,6 +62,13 @@ static pc_status check_freq_dtype(const char *v, pc_err *err)
                      "inv_freq.half()) or bf16, got '%s'", v);
 }
 
+static pc_status check_angle_dtype(const char *v, pc_err *err)
+{
+    if (!strcmp(v, "f16")) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "--rope-angle-dtype: expected f16 (the angle computed in "
+                     "float16, ChatGLM-6B under .half()), got '%s'", v);
+}
+
 /* text or vision (did you mean one of them?) */
 static pc_status check_tower(const char *v, pc_err *err)
 {
@@ -130,6 +137,10 @@ static const pc_option options[] = {
       "rounded to nearest in this type before the angle is taken (certified): a model holding "
       "inv_freq in half precision, ChatGLM-6B's RotaryEmbedding (inv_freq.half())",
       check_freq_dtype, 0 },
+    { "rope-angle-dtype", "f16", "RoPE: with --position-ids, each angle a float16 value, "
+      "fl16(fl16(x) fl16(omega_i)): a model run in float16 (t, inv_freq and their product in "
+      "half: ChatGLM-6B under .half()); cos and sin of that angle certified", check_angle_dtype,
+      0 },
     { "tower", "text|vision", "RoPE: the part of --hf-config read: text (default; "
       "text_config when there is one) or vision (vision_config: the vision encoder's 2-D RoPE, "
       "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Llama 4, Pixtral; needs --position-ids of shape (n, 2))",
@@ -212,14 +223,15 @@ static pc_status resolve(const pc_given *g, pc_spec *spec, pc_err *err)
                         pc_given_value(g, "rope-xpos"), pc_given_value(g, "rope-xpos-offset"),
                         pc_given_value(g, "rope-xpos-downscale") != NULL,
                         pc_given_value(g, "rope-axes-halves") != NULL,
-                        pc_given_value(g, "rope-freq-dtype") };
+                        pc_given_value(g, "rope-freq-dtype"), pc_given_value(g, "rope-angle-dtype") };
     const char *tower = pc_given_value(g, "tower");
     ro.tower_vision = tower && !strcmp(tower, "vision");
     spec->own = NULL;
     if (!ro.config && !ro.inline_json && !ro.freqs_path && !ro.rotary_dim && !ro.seq_len_set
         && !ro.layer_type && !ro.ids_path && !ro.sections && !ro.axes_dim
         && !ro.sections_interleaved && !ro.axes_parity && !ro.angle_scale && !ro.tower_vision
-        && !ro.xpos && !ro.xpos_offset && !ro.xpos_down && !ro.axes_halves && !ro.freq_dtype)
+        && !ro.xpos && !ro.xpos_offset && !ro.xpos_down && !ro.axes_halves && !ro.freq_dtype
+        && !ro.angle_dtype)
         return PC_OK;
     if (!ro.xpos && (ro.xpos_offset || ro.xpos_down))
         return pc_seterr(err, PC_EINPUT, "--rope-xpos-offset and --rope-xpos-downscale need "
@@ -342,6 +354,8 @@ static void args(const pc_spec *spec, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-axes-halves");
     if (o->freq_dtype && u < len)
         u += (size_t)snprintf(buf + u, len - u, " --rope-freq-dtype %s", o->freq_dtype);
+    if (o->angle_dtype && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " --rope-angle-dtype %s", o->angle_dtype);
     if (o->tower_vision && u < len) u += (size_t)snprintf(buf + u, len - u, " --tower vision");
     if (o->xpos && u < len) u += (size_t)snprintf(buf + u, len - u, " --rope-xpos %s", o->xpos);
     if (o->xpos_offset && u < len)

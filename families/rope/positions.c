@@ -157,6 +157,10 @@ pc_status pc_rope_scale_parse(const char *v, double *k, int *pi, pc_err *err)
 /* --rope-axes-halves and --rope-freq-dtype (or a config's word for them)
  * into S: both are of the position ids' kind (schedule_axes.c), the
  * halves of axial RoPE's axes. */
+/* float16's largest finite value (65504 = (2 - 2^-10) 2^15): a larger
+ * position held in float16 is infinite */
+#define F16_MAX_WHOLE 65504
+
 static pc_status halves_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err)
 {
     if (o->axes_halves) s->axes_halves = 1;
@@ -168,6 +172,14 @@ static pc_status halves_read(pc_rope_spec *s, const pc_rope_opts *o, pc_err *err
         return pc_seterr(err, PC_EINPUT, "--rope-freq-dtype rounds the frequencies of the rows "
                          "of --position-ids: give --position-ids POS.npy (one axis: the rows' "
                          "positions, (n,))");
+    if (o->angle_dtype) s->p.angle_dtype = PC_DT_F16;
+    if (o->angle_dtype && !o->ids_path)
+        return pc_seterr(err, PC_EINPUT, "--rope-angle-dtype takes the angles of the rows of "
+                         "--position-ids: give --position-ids POS.npy (one axis: (n,))");
+    if (o->angle_dtype && s->max_id > F16_MAX_WHOLE)
+        return pc_seterr(err, PC_EINPUT, "--rope-angle-dtype f16: %s holds position %lld, above "
+                         "float16's largest finite value 65504 (t in float16 overflows)",
+                         o->ids_path, (long long)s->max_id);
     if (s->p.freq_dtype && s->p.type != PC_ROPE_DEFAULT)
         return pc_seterr(err, PC_EINPUT, "--rope-freq-dtype rounds a plain schedule's "
                          "frequencies: not with a rope_scaling");

@@ -95,7 +95,8 @@ const pc_schedule_kind *pc_rope_type_kind(const pc_rope_params *p)
 pc_schedule pc_rope_schedule(const pc_rope_params *p)
 {
     const pc_schedule_kind *k = pc_rope_type_kind(p);
-    if (p->axes && p->axes->coords) k = p->att_one ? &pc_kind_rope_coords : &pc_kind_rope_coords_att;
+    if (p->axes && p->angle_dtype) k = &pc_kind_rope_half_angles;
+    else if (p->axes && p->axes->coords) k = p->att_one ? &pc_kind_rope_coords : &pc_kind_rope_coords_att;
     else if (p->axes) k = p->att_one ? &pc_kind_rope_axes : &pc_kind_rope_axes_att;
     else if (p->xpos_base > 0) k = p->att_one ? &pc_kind_rope_xpos : &pc_kind_rope_xpos_att;
     pc_schedule s = { k, p->base, p };
@@ -265,7 +266,8 @@ pc_status pc_rope_prepare(pc_rope_params *p, pc_err *err)
 void pc_rope_params_free(pc_rope_params *p)
 {
     if (!p) return;
-    free(p->ext); free(p->ff); free(p->band); free(p->ramp); free(p->model_c);
+    free(p->ext); free(p->ff); free(p->band); free(p->ramp); free(p->model_c); free(p->omega_s);
+    p->omega_s = NULL;
     pc_rope_axes_free(p->axes);
     p->ext = p->ff = p->model_c = NULL;
     p->band = p->ramp = NULL;

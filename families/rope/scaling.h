@@ -109,6 +109,13 @@ typedef struct pc_rope_params {
      * not rounded), certified (schedule_axes.c): a model holding inv_freq
      * in half precision, ChatGLM-6B's RotaryEmbedding (inv_freq.half()) */
     int freq_dtype;
+    /* --rope-angle-dtype f16: each angle a float16 value, fl16(fl16(x)
+     * fl16(omega_i)) (a model run in float16: t, inv_freq and their
+     * product in half, ChatGLM-6B under .half()), the kind of
+     * schedule_axes.c's half angles certifying cos and sin of it exactly;
+     * OMEGA_S: the float16 frequencies (binary64, exact), one a pair */
+    int angle_dtype;
+    double *omega_s;
     /* xPos (schedule_xpos.c): pair i's cos and sin at row pos times
      * zeta_i^(sign (pos + q0) / B); B = XPOS_BASE (0: no xPos), q0 =
      * XPOS_Q0 (torchscale's centring -(n // 2)... when not XPOS_Q0_SET:
@@ -119,6 +126,13 @@ typedef struct pc_rope_params {
     int xpos_q0_set, xpos_down;
     int64_t xpos_qmax;
 } pc_rope_params;
+
+/* Axial or M-RoPE positions whose angles are float16 values
+ * (schedule_axes.c, --rope-angle-dtype): omega_i 1, the angle the
+ * coordinate; and P's float16 frequencies into P->omega_s
+ * (pc_rope_instantiate). */
+extern const pc_schedule_kind pc_kind_rope_half_angles;
+pc_status pc_rope_half_angles_prepare(pc_rope_params *p, pc_err *err);
 
 /* xPos over the type's frequencies, without and with an attention factor
  * (schedule_xpos.c). */
@@ -207,6 +221,7 @@ typedef struct pc_rope_opts {
     int xpos_down;            /* --rope-xpos-downscale */
     int axes_halves;          /* --rope-axes-halves */
     const char *freq_dtype;   /* --rope-freq-dtype f16|bf16 (NULL: not given) */
+    const char *angle_dtype;  /* --rope-angle-dtype f16 (NULL: not given) */
 } pc_rope_opts;
 
 #define PC_ROPE_LAYERS_MAX 4  /* encodings a config may describe, one a layer type */

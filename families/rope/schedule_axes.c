@@ -12,6 +12,7 @@
  * coords kinds) are handed to the reference as exact binary64 values
  * (coord); --rope-angle-scale S multiplies every omega_i, certified. */
 #include <math.h>
+#include <stdlib.h>
 #include "schedules.h"
 #include "harness/base/dtype.h"
 #include "harness/base/half.h"
@@ -127,4 +128,65 @@ const pc_schedule_kind pc_kind_rope_coords = {
 const pc_schedule_kind pc_kind_rope_coords_att = {
     "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
     coord, pi_ratio, NULL
+};
+
+/* ---- angles in float16 (--rope-angle-dtype f16) ---------------------------- */
+
+/* A model run in float16 (ChatGLM-6B's RotaryEmbedding under .half():
+ * t = arange(seq_len, dtype=float16), inv_freq.half(), the einsum in
+ * float16) turns pair i at row pos by the float16 value
+ *   theta = fl16(fl16(x) fl16(omega_i)),
+ * x the pair's axis position: an exact binary64 (fl16 of a product of two
+ * 11-bit numbers, rounded once: CUDA's half multiply computes it in float32,
+ * where it is exact, then rounds).  The kind hands theta to the reference
+ * as the pair's coordinate with omega_i = 1, so the certified values are
+ * cos and sin of theta itself. */
+pc_status pc_rope_half_angles_prepare(pc_rope_params *p, pc_err *err)
+{
+    int h = p->dim / 2;
+    if (p->scale_k > 0.0 || p->type != PC_ROPE_DEFAULT || !p->axes)
+        return pc_seterr(err, PC_EINPUT, "--rope-angle-dtype takes the plain schedule's angles "
+                         "over --position-ids, without --rope-angle-scale or a rope_scaling");
+    p->freq_dtype = PC_DT_F16; /* the angle's frequency is inv_freq.half()'s */
+    p->omega_s = malloc((size_t)h * sizeof *p->omega_s);
+    if (!p->omega_s) return pc_seterr(err, PC_ENOMEM, "out of memory");
+    pc_schedule s = { &pc_kind_rope_axes, p->base, p };
+    mpfr_t w;
+    mpfr_init2(w, 64);
+    pc_status st = PC_OK;
+    for (int i = 0; i < h && st == PC_OK; i++) {
+        omega(w, &s, p->dim, i);
+        p->omega_s[i] = mpfr_get_d(w, MPFR_RNDN); /* a float16 value: exact */
+        if (mpfr_nan_p(w))
+            st = pc_seterr(err, PC_EINTERNAL, "omega_%d: its float16 rounding cannot be certified",
+                           i);
+    }
+    mpfr_clear(w);
+    return st;
+}
+
+static void one(mpfr_ptr out, const pc_schedule *s, int d, int i)
+{
+    (void)s; (void)d; (void)i;
+    mpfr_set_ui(out, 1, MPFR_RNDN);
+}
+
+static double half_angle(const pc_schedule *s, int d, int64_t pos, int i)
+{
+    const pc_rope_params *p = s->params;
+    const pc_rope_axes *a = p->axes;
+    if (pos < 0 || pos >= a->n || i < 0 || i >= d / 2) return (double)NAN;
+    float x = pc_round_to(PC_DT_F16, (float)pc_rope_axes_x(a, pos, a->axis[i]));
+    return (double)pc_round_to(PC_DT_F16, x * (float)p->omega_s[i]); /* x omega exact in float */
+}
+
+static int64_t no_position(const pc_schedule *s, int d, int64_t pos, int i)
+{
+    (void)s; (void)d; (void)pos; (void)i;
+    return -1;
+}
+
+const pc_schedule_kind pc_kind_rope_half_angles = {
+    "axes", pc_rope_check, one, NULL, pc_rope_model_c, no_position, pc_rope_model_r, half_angle,
+    NULL, NULL
 };
