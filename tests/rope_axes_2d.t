@@ -1,0 +1,132 @@
+#!/bin/sh
+# rope_axes_2d.t: two 2-D RoPEs people run, each cache built by the model's
+# own code re-typed in PyTorch (tests/lib/axes2d_caches.py names the code):
+#   - ChatGLM-6B (THUDM/chatglm-6b modeling_chatglm.py, position_encoding_2d:
+#     each half of the head rotate_half over its own ids, position_ids and
+#     block_position_ids, one RotaryEmbedding(64) with inv_freq.half()), over
+#     its 2048 positions with get_position_ids' [MASK] ids: the full-head
+#     (n, 128) cache passes from its config.json alone (the model run in
+#     float32) and with --rope-angle-dtype f16 (the model run in float16:
+#     the float16 cache of float16 angles); the same cache without the
+#     float16 frequencies, the halves' ids exchanged, the whole head's half
+#     layout (M-RoPE's [a1 a2 | a1 a2]) and inv_freq left in float32 fail with
+#     the cause first; the float16 cache checked without --rope-angle-dtype
+#     names the float16 angles; config.json without --position-ids is exit 2;
+#   - SAM-2 (facebookresearch/sam2 position_encoding.py: init_t_xy,
+#     compute_axial_cis; RoPEAttention, head dim 256, rope_theta 10000) over
+#     its 64 x 64 grid and a 48 x 32 one: --rope-axes-dim 128,128 --layout
+#     interleaved passes; x and y exchanged, the grid transposed (end_x and
+#     end_y exchanged) and theta 100 fail with the cause first.
+# Without torch: a visible skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib/tap.sh"
+tap_need_torch
+tap_tmp axes2d
+GLM=$root/tests/data/configs/THUDM--chatglm-6b.json
+
+GEN="
+chatglm ok
+chatglm half
+chatglm swap
+chatglm mrope
+chatglm f32freq
+sam2 ok 64x64
+sam2 swap 64x64
+sam2 theta 64x64
+sam2 ok 48x32
+sam2 swap 48x32
+sam2 transposed 48x32
+"
+echo "$GEN" | while read -r k v g; do
+    [ -n "$k" ] || continue
+    name=$k-$v${g:+-$g}
+    # shellcheck disable=SC2086
+    "$PY" "$root/tests/lib/axes2d_caches.py" "$k" "$v" $g "$tmp/$name" >>"$tmp/gen.log" 2>&1 \
+        || echo "$name" >>"$tmp/gen.fail"
+done
+[ ! -f "$tmp/gen.fail" ]
+ok $? "build ChatGLM-6B's and SAM-2's caches with their own code (PyTorch)" "$tmp/gen.log"
+
+# inv_freq.half() of the code equals each float64 frequency rounded to
+# float16 (so --rope-freq-dtype f16, certified by MPFR, is the code's)
+"$PY" - >"$tmp/f16.log" 2>&1 <<'END'
+import numpy as np, torch
+dim = 64
+code = (1. / (10000 ** (torch.arange(0, dim, 2).float() / dim))).half().numpy()
+exact = np.float16(10000.0 ** (-np.arange(0, dim, 2, dtype=np.float64) / dim))
+bad = np.nonzero(code != exact)[0]
+print("pairs whose inv_freq.half() is not the float16 rounding:", list(bad))
+raise SystemExit(1 if len(bad) else 0)
+END
+ok $? "ChatGLM-6B's inv_freq.half() is the float16 rounding of every exact frequency" "$tmp/f16.log"
+
+opts_of() { # the check's options of a cache
+    case $1 in
+        chatglm-half*) echo "--hf-config $GLM --rope-angle-dtype f16";;
+        chatglm-plain) echo "--base 10000 --rope-axes-dim 64,64 --rope-axes-halves";;
+        chatglm-*) echo "--hf-config $GLM";;
+        sam2-*) echo "--base 10000 --rope-axes-dim 128,128 --layout interleaved";;
+    esac
+}
+gate() { # gate NAME: the check's output in DIR/out, its status returned
+    d=$tmp/$1
+    # shellcheck disable=SC2046
+    "$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+        $(opts_of "$1") --cases 20 --regressions off >"$d/out" 2>&1
+}
+passes() { # passes NAME TEXT
+    gate "$1"
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "PASS .* rope accuracy \[" "$tmp/$1/out"
+    ok $? "$1: $2 (exit $rc)" "$tmp/$1/out"
+    r=$(sed -n 's/.*accuracy \[[a-z]*\]:.*max |err|\/bound \([0-9.e+-]*\).*/\1/p' "$tmp/$1/out" | head -n 1)
+    echo "# $1: worst err/bound $r"
+}
+fails_with() { # fails_with NAME CAUSE TEXT: exit 1, the first likely cause starts with CAUSE
+    gate "$1"
+    rc=$?
+    [ $rc -eq 1 ] && grep "FAIL .* rope accuracy \[" "$tmp/$1/out" | head -n 1 | grep -q "likely cause: $2"
+    ok $? "$1: $3 (exit $rc)" "$tmp/$1/out"
+    grep -o "likely cause: [^;]*" "$tmp/$1/out" | head -n 1 | cut -c 1-300 | sed "s/^/# $1: /"
+}
+
+# ChatGLM-6B
+passes chatglm-ok "the full-head cache of the model run in float32 passes from config.json alone"
+grep "PASS .* rope accuracy \[" "$tmp/chatglm-ok/out" | head -n 1 | grep -q \
+    "frequencies rounded to float16 .*axial, dims 64,64.*position_encoding_2d (ChatGLM-6B): head dim 128"
+ok $? "chatglm: the verdict says the float16 frequencies, the axes and the config key" "$tmp/chatglm-ok/out"
+passes chatglm-half "the float16 cache of the model run in float16 passes with --rope-angle-dtype f16"
+mkdir -p "$tmp/chatglm-plain" "$tmp/chatglm-f16half"
+cp "$tmp/chatglm-ok/"*.npy "$tmp/chatglm-plain/"
+cp "$tmp/chatglm-half/"*.npy "$tmp/chatglm-f16half/"
+fails_with chatglm-plain "the frequencies are float16 values: every pair follows its axis at omega_i rounded to float16 .*--rope-freq-dtype f16" \
+    "the correct cache checked without the float16 frequencies: inv_freq.half() named"
+fails_with chatglm-f16half "the angles are float16 values" \
+    "the float16 cache checked as the float32 model's: the float16 angles named"
+fails_with chatglm-swap "the pairs follow the position axes as pairs 0..31 axis 1, pairs 32..63 axis 0, not as the check's .*the axes exchanged" \
+    "the halves' ids exchanged (q1 by block_position_ids): the axes exchanged"
+fails_with chatglm-mrope "the columns are in the half layout of the whole head, \[a1 a2 | a1 a2\] (M-RoPE's" \
+    "M-RoPE's layout over the head instead of each half's own: named"
+fails_with chatglm-f32freq "the frequencies are not rounded to float16" \
+    "inv_freq left in float32 (no .half()): named"
+d=$tmp/chatglm-ok
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --hf-config "$GLM" >"$tmp/noids.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "position_encoding_2d rotates each half of the head by its own position: give --position-ids" "$tmp/noids.out"
+ok $? "chatglm: config.json without --position-ids is exit 2 naming position_encoding_2d (exit $rc)" "$tmp/noids.out"
+
+# SAM-2
+passes sam2-ok-64x64 "its 64 x 64 grid (head dim 256) passes as --rope-axes-dim 128,128, interleaved"
+passes sam2-ok-48x32 "a 48 x 32 grid passes"
+for g in 64x64 48x32; do
+    fails_with sam2-swap-$g "the pairs follow the position axes as pairs 0..63 axis 1, pairs 64..127 axis 0, not as the check's .*the axes exchanged" \
+        "x and y exchanged (t_x = t // end_x): the axes exchanged"
+done
+fails_with sam2-transposed-48x32 "the grid is transposed: the ids are a grid 48 wide (axis 0, the fastest) and 32 tall, but the cache's angles are those of a grid 32 wide and 48 tall" \
+    "end_x and end_y exchanged on a 48 x 32 grid: the grid transposed"
+fails_with sam2-theta-64x64 "the pairs follow their axes with exponents over twice the axis' dims .* base 100 = sqrt(10000)" \
+    "theta 100 (compute_axial_cis' default) for rope_theta 10000: base 100 named"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
