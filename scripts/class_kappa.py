@@ -17,10 +17,12 @@ With PECHECK set, the largest A kappa_i is checked against the C that
 pecheck reports for a cache of the case (JSON bound.C).  Prints one line a
 case:
 
-    case | pecheck's C | largest k_i | largest k_i / kappa_i (pair)
+    case | pecheck's C (JSON, the gate's err/bound) | C (mirror) | derived C
+         by formulation | largest k_i | largest k_i / kappa_i (pair) |
+         largest k_i / kappa_i of the measured formulation alone
 
-and exits 1 when a k_i exceeds its kappa_i or pecheck's C differs from the
-mirror's.
+and exits 1 when a k_i exceeds its kappa_i (pecheck's or its formulation's
+own) or pecheck's C differs from the mirror's.
 
     scripts/class_kappa.py [CASE ...]       (default: every case)"""
 import json
@@ -142,33 +144,39 @@ def c_timescale(base, d, shift, m, i):
     return c if m == 1.0 else c + 2
 
 
-# ---- the derived constant of each formulation a class admits (largest A kappa_i)
+# ---- the derived constant of each formulation a class admits (kappa_i per pair)
 
 def yarn_forms(rs, dim, base, att):
     a2 = 0.0 if att == 1.0 else 2.0
-    out = {"HF/vLLM pow": att * max(c_yarn(rs, dim, base, j, ("hf",)) + a2 for j in range(1, dim // 2))}
+    out = {"HF/vLLM pow": [c_yarn(rs, dim, base, j, ("hf",)) + a2 for j in range(dim // 2)]}
     if rs.get("truncate", True):
-        out["llama.cpp ggml"] = att * max(c_yarn(rs, dim, base, j, ("ggml",)) + a2 for j in range(1, dim // 2))
+        out["llama.cpp ggml"] = [c_yarn(rs, dim, base, j, ("ggml",)) + a2 for j in range(dim // 2)]
     return out
 
 
 def llama3_forms(rs, dim, base, band=False):
-    js = [i for i in range(1, dim // 2) if not band or llama3_band(rs, dim, base, i) == "band"]
-    return {"HF/vLLM pow": max(c_llama3(rs, dim, base, i, ("hf",)) for i in js),
-            "llama.cpp ggml": max(c_llama3(rs, dim, base, i, ("ggml",)) for i in js)}
+    def f(form):
+        return [c_llama3(rs, dim, base, i, (form,)) if not band or llama3_band(rs, dim, base, i) == "band"
+                else math.inf for i in range(dim // 2)]
+    return {"HF/vLLM pow": f("hf"), "llama.cpp ggml": f("ggml")}
 
 
 def mrope_forms(base, dim):
-    return {"HF/vLLM pow": max(c_pow(base, dim, i) for i in range(1, dim // 2)),
-            "llama.cpp ggml": max(c_ggml(base, dim, i) for i in range(1, dim // 2))}
+    return {"HF/vLLM pow": [c_pow(base, dim, i) for i in range(dim // 2)],
+            "llama.cpp ggml": [c_ggml(base, dim, i) for i in range(dim // 2)]}
 
 
 def timescale_forms(base, d, shift, m):
-    xs = [i / max(d // 2 - shift, 1) * math.log(base / m) for i in range(1, d // 2)]
+    xs = [i / max(d // 2 - shift, 1) * math.log(base / m) for i in range(d // 2)]
     extra = 0.0 if m == 1.0 else 2.0
-    return {"exp, 3 roundings": max(3 * x + 4 for x in xs) + extra,
-            "exp, 1 rounding": max(2 * x + 4 for x in xs) + extra,
-            "pow": max(x + 5 for x in xs) + extra}
+    return {"exp, 3 roundings": [3 * x + 4 + extra for x in xs],
+            "exp, 1 rounding": [2 * x + 4 + extra for x in xs],
+            "pow": [x + 5 + extra for x in xs]}
+
+
+# the formulation each case measures (its angles')
+OWN = {"timesteps": "exp, 3 roundings", "min-timescale": "exp, 3 roundings", "-hf-": "HF/vLLM pow",
+       "-ggml-": "llama.cpp ggml", "axial": "pow"}
 
 
 # ---- exact frequencies (binary64) --------------------------------------------
@@ -379,7 +387,7 @@ def case_axial(axes=(32, 32), base=1e4):
     cos, sin = np.concatenate((c, c), axis=1), np.concatenate((s, s), axis=1)
     return np.concatenate(ks), kap, 1.0, (["--family", "rope", "--layout", "half", "--base", "%g" % base,
                                            "--rope-axes-dim", ",".join(str(a) for a in axes)],
-                                          cos, sin, ids), {"pow": max(kap)}
+                                          cos, sin, ids), {"pow": kap}
 
 
 def timesteps():
@@ -442,7 +450,8 @@ def main(argv):
     names = argv[1:] or list(CASES)
     bad = 0
     print("# case | pecheck's C (JSON, err/bound) | C (mirror) | derived, by formulation | "
-          "largest k_i | largest k_i / kappa_i (pair, kappa_i)")
+          "largest k_i | largest k_i / kappa_i (pair, kappa_i) | the same against the measured "
+          "formulation's own kappa_i")
     for name in names:
         k, kap, att, run, forms = CASES[name]()
         kap = np.array(kap, dtype=np.float64)
@@ -461,11 +470,17 @@ def main(argv):
             elif got is not None:
                 rep = got
                 bad = 1
-        der = ", ".join("%s %.4g" % kv for kv in forms.items())
+        der = ", ".join("%s %.4g" % (f, att * max(c for c in v[1:] if math.isfinite(c)))
+                        for f, v in forms.items())
+        own = forms[next(v for key, v in OWN.items() if key in name)]
+        own = np.array(own, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r_own = np.where(own > 0, k / own, 0.0)
+        o = int(np.argmax(r_own[1:])) + 1
         kmax = float(np.max(k[1:])) if len(k) > 1 else 0.0
-        print("%s | %s | %.4g | %s | %.3f | %.3f (pair %d, %.4g)" % (name, rep, mirror, der, kmax,
-                                                                 ratio[j], j, kap[j]))
-        if ratio[j] > 1:
+        print("%s | %s | %.4g | %s | %.3f | %.3f (pair %d, %.4g) | %.3f (pair %d, %.4g)"
+              % (name, rep, mirror, der, kmax, ratio[j], j, kap[j], r_own[o], o, own[o]))
+        if ratio[j] > 1 or r_own[o] > 1:
             bad = 1
     return bad
 

@@ -329,8 +329,9 @@ static void default_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     pc_iv_to_mpfr(out, default_iv, s->params, i);
 }
 
-/* C = max(C0(base), ggml's 3i + X_i + 1): HF's float32 code and llama.cpp's
- * cumulative product (docs/schedules.md). */
+/* C = max(C0(base), ggml's 3i + X_i + 1): MLX's rope kernel (the exp2
+ * form, C0 >= HF's and vLLM's pow form) and llama.cpp's cumulative product
+ * (docs/schedules.md).  M-RoPE and axial RoPE take their own (type_c). */
 pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 {
     (void)err;
