@@ -29,9 +29,10 @@ const pc_alibi_spec *pc_alibi_spec_of(const pc_spec *spec);
 /* The relative bound BETA of slope H of HEADS against its exact value:
  *   strict: one ulp of the exact slope, ULP32 / |S| (a binary64
  *           evaluation rounded once to binary32, the paper's code);
- *   default: (1 + u0)^K (1 + 8u)(1 + u) - 1 with K = pc_alibi_power: a
+ *   default: (1 + u0)^K (1 + 8u) - 1 with K = pc_alibi_power: a
  *           binary32 power of the ratio rounded to binary32, a pow within
- *           4 ulps and one more rounding (docs/relative.md, "Slopes
+ *           4 ulps, which MPT's 1 / pow with one more rounding stays
+ *           within (docs/relative.md, "Slopes
  *           computed in binary32").
  * S: the exact slope (binary64), ULP32: the ulp of its binary32 rounding. */
 double pc_alibi_slope_beta(int heads, int h, double s, double ulp32, int strict);

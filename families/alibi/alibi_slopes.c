@@ -123,7 +123,7 @@ const pc_property pc_prop_alibi_slopes = {
     .why = "The paper's get_slopes: a geometric sequence starting at and with ratio\n"
            "2^(-8/H) when H is a power of two; other head counts borrow the odd members of\n"
            "the sequence for 2C so that the slopes stay spread over (0, 1).",
-    .tolerance = "default (binary32 class): |m~ - m| <= ((1+u0)^K (1+8u)(1+u) - 1) m, K the head's\n"
+    .tolerance = "default (binary32 class): |m~ - m| <= ((1+u0)^K (1+8u) - 1) m, K the head's\n"
                  "power of the ratio (h+1, or 2m+1 for the interleaved heads), u = 2^-24,\n"
                  "u0 = 2^-24 + 2^-51: BLOOM's build_alibi_tensor (a binary32 ratio raised to\n"
                  "integer powers, 9 ulps off at 128 heads) and MPT's 1/pow(2, m) pass\n"

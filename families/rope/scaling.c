@@ -175,6 +175,50 @@ double pc_rope_c_ggml(const pc_rope_params *p, int i)
     return pc_model_kappa_form(PC_FORM_GGML, p->base, p->dim, i);
 }
 
+/* The float32 pow form (docs/precision-model.md, "The phase constant"):
+ * fl(2i/dim) (relative u, hence X_i u in the frequency, unless 2i/dim is a
+ * binary32 value), powf to one ulp (2u), the reciprocal (u), the angle
+ * fl(pos w) (u), one u for second-order terms: X_i + 5, or 5.  A base that
+ * is not a binary32 value (torch rounds the Python scalar to the tensor's
+ * float32) moves omega_i by (2i/dim) u more. */
+double pc_rope_c_pow_at(double base, int dim, int i)
+{
+    double e = 2.0 * (double)i / (double)dim;
+    float e32 = (float)(2 * i) / (float)dim;              /* torch's fl(2i/dim) */
+    double c = (double)e32 * (double)dim == 2.0 * (double)i ? 5.0 : e * log(base) + 5.0;
+    return (double)(float)base == base ? c : c + e;
+}
+
+double pc_rope_c_pow(const pc_rope_params *p, int i)
+{
+    return pc_rope_c_pow_at(p->base, p->dim, i);
+}
+
+/* Axial RoPE (FLUX's EmbedND, EVA-02, Pixtral, DINOv3's periods): each axis
+ * the pow form over its own dims (Pixtral's parity: exponent A l + k of one
+ * schedule over every axis' dims); FLUX computes in float64 (within it).
+ * llama.cpp does not implement it. */
+static double c_axial(const pc_rope_params *p, int i)
+{
+    const pc_rope_axes *a = p->axes;
+    if (!a->parity) return pc_rope_c_pow_at(p->base, a->axes_dim[a->axis[i]], a->local[i]);
+    int n_axes = 0, dim = 0;
+    for (; n_axes < PC_ROPE_AXES_MAX && a->axes_dim[n_axes]; n_axes++) dim += a->axes_dim[n_axes];
+    return pc_rope_c_pow_at(p->base, dim, n_axes * a->local[i] + a->axis[i]);
+}
+
+/* The type's C of pair I: axial RoPE its own (c_axial); M-RoPE over the
+ * default schedule (HF's and vLLM's Qwen2-VL rotary embedding: the pow
+ * form; llama.cpp's ggml_mrope_cache_init: ggml's cumulative product over
+ * every pair) the larger of the two; otherwise the type's model_c. */
+static double type_c(const pc_rope_params *p, int i)
+{
+    if (p->axes && p->axes->axial) return c_axial(p, i);
+    if (p->axes && p->axes->n_axes > 1 && p->type == PC_ROPE_DEFAULT)
+        return fmax(pc_rope_c_pow(p, i), pc_rope_c_ggml(p, i));
+    return p->model_c ? p->model_c[i] : pc_rope_c0(p->base);
+}
+
 pc_status pc_rope_check(const pc_schedule *s, int d, pc_err *err)
 {
     const pc_rope_params *p = s->params;
@@ -191,7 +235,7 @@ double pc_rope_model_c(const pc_schedule *s, int d, int i)
 {
     const pc_rope_params *p = s->params;
     (void)d;
-    double c = p->model_c ? p->model_c[i] : pc_rope_c0(p->base);
+    double c = type_c(p, i);
     /* an angle scale S (--rope-angle-scale): the product S x one rounding,
      * and S itself rounded to binary32 unless it is a binary32 value (2 pi
      * never is; docs/precision-model.md) */
@@ -287,8 +331,9 @@ static void default_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     pc_iv_to_mpfr(out, default_iv, s->params, i);
 }
 
-/* C = max(C0(base), ggml's 3i + X_i + 1): HF's float32 code and llama.cpp's
- * cumulative product (docs/schedules.md). */
+/* C = max(C0(base), ggml's 3i + X_i + 1): MLX's rope kernel (the exp2
+ * form, C0 >= HF's and vLLM's pow form) and llama.cpp's cumulative product
+ * (docs/schedules.md).  M-RoPE and axial RoPE take their own (type_c). */
 pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 {
     (void)err;

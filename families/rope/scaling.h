@@ -189,6 +189,14 @@ double pc_rope_model_r(const pc_schedule *s, int d);
 /* The precision model's C of the geometric part, with BASE_EFF the base
  * the float32 code raises (docs/precision-model.md): 2 ln(base) + 4. */
 double pc_rope_c0(double base_eff);
+/* The constant of the float32 pow form of pair I of the exponent 2I/DIM
+ * over BASE (HF's and vLLM's inv_freq = 1 / base ** (arange(0, dim, 2) /
+ * dim); docs/precision-model.md, "The phase constant"): X_i + 5 with X_i =
+ * (2i/dim) ln(base) where fl(2i/dim) is not exact (0 where it is: a
+ * power-of-two dim), plus 2i/dim where BASE is not a binary32 value. */
+double pc_rope_c_pow_at(double base, int dim, int i);
+/* The same over P's rotary dim. */
+double pc_rope_c_pow(const pc_rope_params *p, int i);
 /* The constant of ggml's cumulative-product angle of pair I, before the
  * schedule's own steps (llama.cpp's CPU rope): 3i + X_i + 1, X_i =
  * (2i/dim) ln(base); 0 for pair 0 and for axial RoPE. */

@@ -17,7 +17,7 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 }
 
 /* C = max(C0(base) + 1, ggml + 3): HF divides by factor (one more
- * rounding); llama.cpp multiplies ggml's angle by freq_scale = 1.0f /
+ * rounding), MLX's kernel multiplies its exp2 form by scale; llama.cpp multiplies ggml's angle by freq_scale = 1.0f /
  * factor, the factor a binary32 number (GGUF): the factor's rounding, the
  * reciprocal's, the product's (docs/schedules.md). */
 pc_status pc_rope_prep_linear(pc_rope_params *p, pc_err *err)

@@ -84,23 +84,44 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
     pc_iv_to_mpfr(out, omega_iv, s->params, i);
 }
 
-/* The precision model (docs/schedules.md).  Outside the band: C0(base) + 1
- * (wl > low_wl, the division by factor) or C0(base) (wl < high_wl).  In the
- * band (and within a relative 2^-10 of its edges, where binary32 may pick
- * the other branch): the error of g_i is amplified by
- * kappa = 1 + (factor - 1) hf / (hf - lf) and the smooth factor adds
- * (factor - 1) (3 hf / (hf - lf) + 2) u, the combination 3 u:
- *   C = kappa (2 ln(base) + 2) + 3 + (factor - 1) (3 hf / (hf - lf) + 2) + 2.
+/* The precision model (docs/schedules.md, "llama3"), per pair i, with P =
+ * pc_rope_c_pow (HF's, vLLM's and the converter's float32 frequency: its
+ * error E_i = P - 2 before the angle) and g_i = base^(-2i/dim):
+ * outside the band P + 1 (wl > low_wl: the division by factor) or P
+ * (wl < high_wl).  In the band (and within a relative 2^-10 of its edges,
+ * where binary32 may pick the other branch), omega = g (1/f + (1 - 1/f) s),
+ * s = (L g / (2 pi) - lf) / (hf - lf) (clamped to [0, 1]):
+ *   kappa_i = d ln omega / d ln g = 1 + (1 - 1/f) (L g / (2 pi)) / (hf - lf)
+ *             / (1/f + (1 - 1/f) s), which amplifies E_i;
+ *   HF computes s with wl = 2 pi / g (2 roundings), L / wl (1), - lf and
+ *   / (hf - lf) (one each, relative to s): |ds| <= D_i u, D_i = 3 (L g /
+ *   (2 pi)) / (hf - lf) + 2 s, which moves omega by S_i |ds| relatively,
+ *   S_i = (1 - 1/f) / (1/f + (1 - 1/f) s) <= f - 1; the combination adds 3:
+ *     C = kappa_i E_i + 3 + S_i D_i + 2 (the angle, second-order terms).
  * llama.cpp: rope_freqs factors ff_i computed by convert_hf_to_gguf.py in
  * float32 (1 where wl < high_wl, factor where wl > low_wl, else 1 / ((1 -
  * s)/factor + s) from torch's float32 frequency) and ggml's angle divided
  * by them; with G = pc_rope_c_ggml: G (high), G + 2 (low: the factor's
  * rounding, the division), and in the band
- *   G + (kappa - 1) (2 ln(base) + 2) + (factor - 1) (3 hf / (hf - lf) + 2) + 5
+ *   G + (kappa_i - 1) E_i + S_i D_i + 5
  * (1/ff's amplification of the frequency's error, s, the combination's 3,
  * the reciprocal, the division).  C is the larger of the two. */
-/* The empty band (high_freq_factor <= low_freq_factor): C0(base) + 1 where
- * wl > low_wl (the division by factor), C0(base) elsewhere.  A pair whose
+static double band_c(const pc_rope_params *p, int i, double lf, double hf)
+{
+    double f = p->factor, g = pow(p->base, -2.0 * i / p->dim);
+    double y = p->orig_max * g / (2.0 * M_PI);                 /* L / wl */
+    double s = fmin(fmax((y - lf) / (hf - lf), 0.0), 1.0);
+    double den = 1.0 / f + (1.0 - 1.0 / f) * s;
+    double kappa = 1.0 + (1.0 - 1.0 / f) * y / (hf - lf) / den;
+    double sens = (1.0 - 1.0 / f) / den, ds = 3.0 * y / (hf - lf) + 2.0 * s;
+    double e = pc_rope_c_pow(p, i) - 2.0;
+    double hfc = kappa * e + 3.0 + sens * ds + 2.0;
+    double ggml = pc_rope_c_ggml(p, i) + (kappa - 1.0) * e + sens * ds + 5.0;
+    return fmax(hfc, ggml);
+}
+
+/* The empty band (high_freq_factor <= low_freq_factor): P + 1 where
+ * wl > low_wl (the division by factor), P elsewhere.  A pair whose
  * wavelength lies within a relative 2^-10 of low_wl may fall on the other
  * side in binary32 (a factor-sized difference, which no bound covers);
  * docs/schedules.md says so, and the published configs have none there
@@ -109,8 +130,9 @@ static pc_status prep_step(pc_rope_params *p, double low_wl)
 {
     for (int i = 0; i < p->dim / 2; i++) {
         double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim), g = pc_rope_c_ggml(p, i);
-        if (wl > low_wl) p->model_c[i] = fmax(p->model_c[i] + 1.0, g + 2.0);
-        else p->model_c[i] = fmax(p->model_c[i], g);
+        double c = pc_rope_c_pow(p, i);
+        if (wl > low_wl) p->model_c[i] = fmax(c + 1.0, g + 2.0);
+        else p->model_c[i] = fmax(c, g);
     }
     return PC_OK;
 }
@@ -126,17 +148,13 @@ pc_status pc_rope_prep_llama3(pc_rope_params *p, pc_err *err)
     if (!(L >= 1.0) || !isfinite(L))
         return pc_seterr(err, PC_EINPUT, "llama3 needs rope_scaling.original_max_position_embeddings >= 1");
     if (!(hf > lf)) return prep_step(p, L / lf);
-    double kappa = 1.0 + (p->factor - 1.0) * hf / (hf - lf);
-    double band = kappa * (2.0 * log(p->base) + 2.0) + 3.0
-                  + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 2.0;
-    double band_g = (kappa - 1.0) * (2.0 * log(p->base) + 2.0)
-                    + (p->factor - 1.0) * (3.0 * hf / (hf - lf) + 2.0) + 5.0;
     double low_wl = L / lf, high_wl = L / hf, margin = 0x1p-10;
     for (int i = 0; i < p->dim / 2; i++) {
         double wl = 2.0 * M_PI * pow(p->base, 2.0 * i / p->dim), g = pc_rope_c_ggml(p, i);
-        if (wl > low_wl * (1 + margin)) p->model_c[i] = fmax(p->model_c[i] + 1.0, g + 2.0);
-        else if (wl < high_wl * (1 - margin)) p->model_c[i] = fmax(p->model_c[i], g);
-        else p->model_c[i] = fmax(band, g + band_g);
+        double c = pc_rope_c_pow(p, i);
+        if (wl > low_wl * (1 + margin)) p->model_c[i] = fmax(c + 1.0, g + 2.0);
+        else if (wl < high_wl * (1 - margin)) p->model_c[i] = fmax(c, g);
+        else p->model_c[i] = band_c(p, i, lf, hf);
     }
     return PC_OK;
 }

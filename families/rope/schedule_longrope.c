@@ -38,8 +38,10 @@ void pc_rope_att_longrope(mpfi_ptr out, const pc_rope_params *p)
     mpfi_clear(l);
 }
 
-/* C = max(C0(base) + 3, ggml + 2): HF rounds the factor to binary32 (a
- * float32 tensor), the product ext_i base^x and the reciprocal; llama.cpp
+/* C = max(P + 3, ggml + 2), P = pc_rope_c_pow (HF's, vLLM's and MLX-lm's
+ * float32 base ** (arange(0, dim, 2) / dim)): HF rounds the factor to
+ * binary32 (a float32 tensor), the product ext_i base^x and the reciprocal
+ * (P counts one reciprocal: 2 more, and one of margin); llama.cpp
  * holds the factors as a float32 rope_freqs tensor (rope_factors_long,
  * rope_factors_short) and divides ggml's angle by it (docs/schedules.md). */
 pc_status pc_rope_prep_longrope(pc_rope_params *p, pc_err *err)
@@ -56,7 +58,7 @@ pc_status pc_rope_prep_longrope(pc_rope_params *p, pc_err *err)
         snprintf(name, sizeof name, "%s_factor[%d]", p->use_long ? "long" : "short", i);
         pc_status st = pc_rope_need_factor(p->ext[i], name, err);
         if (st != PC_OK) return st;
-        p->model_c[i] = fmax(p->model_c[i] + 3.0, pc_rope_c_ggml(p, i) + 2.0);
+        p->model_c[i] = fmax(pc_rope_c_pow(p, i) + 3.0, pc_rope_c_ggml(p, i) + 2.0);
     }
     return PC_OK;
 }

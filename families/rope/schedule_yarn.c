@@ -154,22 +154,50 @@ void pc_rope_att_yarn(mpfi_ptr out, const pc_rope_params *p)
     mscale_iv(out, p->factor, 1.0);
 }
 
-/* The precision model (docs/schedules.md), the larger of HF's float32
- * frequencies (C0 = C0(base)) and llama.cpp's rope_yarn on ggml's
- * cumulative-product angle (G = pc_rope_c_ggml, 3i + X_i + 1):
- *   ramp 0 (HF 1/pos_freq; ggml the extrapolated angle itself):
- *     max(C0 + 1, G);
- *   ramp 1 (HF 1/(factor pos_freq); ggml freq_scale theta, freq_scale =
- *     1.0f / factor of a binary32 factor: two roundings and the product):
- *     max(C0 + 2, G + 3);
- *   in the ramp (0 < ramp < 1, with a margin of one pair either side when
- *   the correction range is not truncated): max(C0 + 3, G + 6) +
- *     (factor - 1) dw/u, the mix of the two angles (the interpolated one's
- *     3, the two products and the sum, the interpolation weight 1 - mix)
- *     and the weight's error dw moving the angle by dw (factor - 1);
- *     dw/u = 2 (truncated: the ramp's division and 1 - ramp) or
- *     2 + 3 max(|low|, |high|) / (high - low) (low and high rounded to
- *     binary32 first). */
+/* The precision model (docs/schedules.md, "yarn"), per pair j, with
+ * r_j = (j - low) / (high - low) the interpolation weight in binary64:
+ * HF's and vLLM's float32 code (pos_freqs = base ** (arange(0, dim, 2) /
+ * dim), extrapolation 1 / pos_freqs, interpolation 1 / (factor pos_freqs),
+ * mixed by the ramp; P = pc_rope_c_pow):
+ *   r_j <= 0 (extrapolated, weight 1 exactly): P;
+ *   r_j >= 1 (interpolated): P + 1 (the product with factor), + 1 where
+ *     factor is not a binary32 value;
+ *   in the ramp: that + 3 (the two weighted products and the sum; the
+ *     interpolation weight's own rounding) + S_j dw/u, the weight's error
+ *     dw moving omega by S_j dw relatively, S_j = (1 - 1/f) / (1/f + (1 -
+ *     1/f) w_j) with w_j = 1 - r_j the extrapolation weight (<= f - 1);
+ *     dw/u = r_j + e_j when the range is truncated (the division's u r_j:
+ *     low, high integers), else |low| / (high - low) + 3 r_j + e_j (low and
+ *     high - low rounded to binary32, the subtraction, the division), e_j
+ *     the rounding of 1 - ramp: exact from ramp 1/2 on (Sterbenz), else
+ *     u w_j.  Untruncated, a pair within 2^-16 of an end is in the ramp.
+ * llama.cpp's rope_yarn on ggml's cumulative product (G = pc_rope_c_ggml,
+ * 3j + X_j + 1), where llama.cpp implements the schedule: its correction
+ * dims are always floored and ceiled (ggml_rope_yarn_corr_dims), so only
+ * a truncated range: G where r_j <= 0; G + 3 where r_j >= 1 (freq_scale =
+ * 1.0f / factor: two roundings and the product); in the ramp G + 6 +
+ * (factor - 1) 2 (the mix of the two angles and the ramp's dw = 2u). */
+static double yarn_c(const pc_rope_params *p, int j, double lo, double hi)
+{
+    double f = p->factor, r = ((double)j - lo) / (hi - lo);
+    double tol = p->truncate ? 0.0 : 0x1p-16;
+    double fac = 1.0 + ((double)(float)f == f ? 0.0 : 1.0), c;
+    if (r <= -tol) c = pc_rope_c_pow(p, j);
+    else if (r >= 1.0 + tol) c = pc_rope_c_pow(p, j) + fac;
+    else {
+        double rc = fmin(fmax(r, 0.0), 1.0), w = 1.0 - rc;
+        double sens = (1.0 - 1.0 / f) / (1.0 / f + (1.0 - 1.0 / f) * w);
+        double e = rc < 0.5 + 0x1p-16 ? w : 0.0; /* fl(1 - ramp) */
+        double dw = (p->truncate ? rc : fabs(lo) / (hi - lo) + 3.0 * rc) + e;
+        c = pc_rope_c_pow(p, j) + fac + 3.0 + sens * dw;
+    }
+    if (!p->truncate) return c;
+    double g = pc_rope_c_ggml(p, j);
+    if (r <= 0.0) return fmax(c, g);
+    if (r >= 1.0) return fmax(c, g + 3.0);
+    return fmax(c, g + 6.0 + (f - 1.0) * 2.0);
+}
+
 pc_status pc_rope_prep_yarn(pc_rope_params *p, pc_err *err)
 {
     pc_status st = pc_rope_need_factor(p->factor, "factor", err);
@@ -189,15 +217,7 @@ pc_status pc_rope_prep_yarn(pc_rope_params *p, pc_err *err)
     if (!(hi > lo))
         return pc_seterr(err, PC_EINPUT, "yarn: beta_fast %g and beta_slow %g give an empty "
                          "correction range [%g, %g]", p->beta_fast, p->beta_slow, lo, hi);
-    double dw = p->truncate ? 2.0 : 2.0 + 3.0 * fmax(fabs(lo), fabs(hi)) / (hi - lo);
-    double margin = p->truncate ? 0.0 : 1.0;
-    double c0 = pc_rope_c0(p->base);
-    for (int j = 0; j < p->dim / 2; j++) {
-        double g = pc_rope_c_ggml(p, j);
-        if (j <= lo - margin) p->model_c[j] = fmax(c0 + 1.0, g);            /* ramp 0 */
-        else if (j >= hi + margin) p->model_c[j] = fmax(c0 + 2.0, g + 3.0); /* ramp 1 */
-        else p->model_c[j] = fmax(c0 + 3.0, g + 6.0) + (p->factor - 1.0) * dw;
-    }
+    for (int j = 0; j < p->dim / 2; j++) p->model_c[j] = yarn_c(p, j, lo, hi);
     return PC_OK;
 }
 

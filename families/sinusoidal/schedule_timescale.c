@@ -94,15 +94,17 @@ double pc_sin_exponent(const pc_sin_sched *p, double base, int d, int i)
  *   exp form, three roundings before expf (tensor2tensor's fl(ln) /
  *     fl(den), diffusers' and ADM's fl(-ln(base)) * i / den)       3 X_i + 3
  *   pow form (powf, 1/y)                                             X_i + 4
- *   ggml's cumulative product                                       3i + X_i
  * plus 1 for second-order terms, as the default class
  * (docs/precision-model.md); plus 2 where M != 1: tensor2tensor's
- * float32(M) and its product with the exponential, one rounding each. */
+ * float32(M) and its product with the exponential, one rounding each.
+ * ggml's cumulative product (the default class's 3i + X_i) is no
+ * sinusoidal code's: ggml's own timestep_embedding computes expf(-logf(
+ * max_period) j / half), the exp form of three roundings. */
 static double model_c(const pc_schedule *s, int d, int i)
 {
     const pc_sin_sched *p = s->params;
     double x = pc_sin_exponent(p, s->base, d, i);
-    double c = fmax(fmax(3.0 * x + 3.0, x + 4.0), 3.0 * (double)i + x) + 1.0;
+    double c = fmax(3.0 * x + 3.0, x + 4.0) + 1.0;
     return pc_sin_min_timescale(p) == 1.0 ? c : c + 2.0;
 }
 

@@ -120,13 +120,15 @@ def ramp(lo, hi, i0):
     return F(1) - min(F(1), max(F(0), y))
 
 
-def cache(cfg, variant, n, p0):
+def angles(cfg, variant, n, p0):
+    """The binary32 angle of every pair at positions P0..P0+N-1, (n, d/2),
+    and rope_yarn's mscale of each pair."""
     p = params(cfg, variant, p0 + n)
     d = p["dim"]
     theta_scale = np.power(p["base"], F(-2.0) / F(d))
     theta = np.arange(p0, p0 + n, dtype=np.int64).astype(F)
-    cos = np.empty((n, d // 2), dtype=F)
-    sin = np.empty((n, d // 2), dtype=F)
+    out = np.empty((n, d // 2), dtype=F)
+    ms = []
     for i in range(d // 2):
         ff = p["ff"][i] if p["ff"] is not None else F(1)
         t_ext = (theta / ff).astype(F)
@@ -136,10 +138,22 @@ def cache(cfg, variant, n, p0):
             mix = ramp(p["corr"][0], p["corr"][1], 2 * i) * p["ext_factor"]
             t = (t_int * (F(1) - mix) + t_ext * mix).astype(F)
             mscale = mscale * (F(1) + F(0.1) * np.log(F(1) / p["freq_scale"]))
+        out[:, i] = t
+        ms.append(mscale)
+        theta = (theta * theta_scale).astype(F)
+    return out, ms
+
+
+def cache(cfg, variant, n, p0):
+    a, ms = angles(cfg, variant, n, p0)
+    d = 2 * a.shape[1]
+    cos = np.empty((n, d // 2), dtype=F)
+    sin = np.empty((n, d // 2), dtype=F)
+    for i in range(d // 2):
+        t, mscale = a[:, i], ms[i]
         t64 = t.astype(np.float64) + (0.05 if variant == "rad05" else 0.0)
         cos[:, i] = np.cos(t64).astype(F) * mscale
         sin[:, i] = np.sin(t64).astype(F) * mscale
-        theta = (theta * theta_scale).astype(F)
     return np.concatenate((cos, cos), axis=1), np.concatenate((sin, sin), axis=1)
 
 
