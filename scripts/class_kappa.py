@@ -54,10 +54,11 @@ def config(name):
 # ---- pecheck's constants (the C code's formulas) ----------------------------
 
 def c_pow(base, dim, i):
-    """scaling.c pc_rope_c_pow_at: X_i + 5, or 5 where fl(2i/dim) is exact."""
+    """scaling.c pc_rope_c_pow_at: X_i + 11, or 11 where fl(2i/dim) is exact
+    (CUDA's 4-ulp powf, model.h PC_MODEL_POWF_ULPS)."""
     e = 2.0 * i / dim
     exact = float(F(2 * i) / F(dim)) * dim == 2.0 * i
-    c = 5.0 if exact else e * math.log(base) + 5.0
+    c = 11.0 if exact else e * math.log(base) + 11.0
     return c if float(F(base)) == base else c + e
 
 
@@ -138,9 +139,9 @@ def c_llama3(rs, dim, base, i, forms=("hf", "ggml")):
 
 
 def c_timescale(base, d, shift, m, i):
-    """schedule_timescale.c model_c: max(3 X_i + 3, X_i + 4) + 1 (+ 2, M != 1)."""
+    """schedule_timescale.c model_c: max(3 X_i + 5, X_i + 10) + 1 (+ 2, M != 1)."""
     x = i / max(d // 2 - shift, 1) * math.log(base / m)
-    c = max(3 * x + 3, x + 4) + 1
+    c = max(3 * x + 5, x + 10) + 1
     return c if m == 1.0 else c + 2
 
 
@@ -169,9 +170,9 @@ def mrope_forms(base, dim):
 def timescale_forms(base, d, shift, m):
     xs = [i / max(d // 2 - shift, 1) * math.log(base / m) for i in range(d // 2)]
     extra = 0.0 if m == 1.0 else 2.0
-    return {"exp, 3 roundings": [3 * x + 4 + extra for x in xs],
-            "exp, 1 rounding": [2 * x + 4 + extra for x in xs],
-            "pow": [x + 5 + extra for x in xs]}
+    return {"exp, 3 roundings": [3 * x + 6 + extra for x in xs],
+            "exp, 1 rounding": [2 * x + 6 + extra for x in xs],
+            "pow": [x + 11 + extra for x in xs]}
 
 
 # the formulation each case measures (its angles')

@@ -31,7 +31,7 @@
 
 #define U32 0x1p-24                  /* binary32's unit roundoff */
 #define U0 (0x1p-24 + 0x1p-51)       /* a binary64 ratio rounded to binary32 */
-#define POW_ULPS 4.0                 /* a binary32 pow: CUDA powf's 4 ulps */
+#define POW_ULPS PC_MODEL_POWF_ULPS /* a binary32 pow: CUDA powf's 4 ulps (model.h) */
 
 double pc_alibi_slope_beta(int heads, int h, double s, double ulp32, int strict)
 {

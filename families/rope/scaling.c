@@ -177,15 +177,17 @@ double pc_rope_c_ggml(const pc_rope_params *p, int i)
 
 /* The float32 pow form (docs/precision-model.md, "The phase constant"):
  * fl(2i/dim) (relative u, hence X_i u in the frequency, unless 2i/dim is a
- * binary32 value), powf to one ulp (2u), the reciprocal (u), the angle
- * fl(pos w) (u), one u for second-order terms: X_i + 5, or 5.  A base that
+ * binary32 value), powf to PC_MODEL_POWF_ULPS ulps (CUDA's 4: 8u; a cache
+ * built on the GPU), the reciprocal (u), the angle fl(pos w) (u), one u for
+ * second-order terms: X_i + 11, or 11.  A base that
  * is not a binary32 value (torch rounds the Python scalar to the tensor's
  * float32) moves omega_i by (2i/dim) u more. */
 double pc_rope_c_pow_at(double base, int dim, int i)
 {
     double e = 2.0 * (double)i / (double)dim;
     float e32 = (float)(2 * i) / (float)dim;              /* torch's fl(2i/dim) */
-    double c = (double)e32 * (double)dim == 2.0 * (double)i ? 5.0 : e * log(base) + 5.0;
+    double k = 2.0 * PC_MODEL_POWF_ULPS + 3.0;
+    double c = (double)e32 * (double)dim == 2.0 * (double)i ? k : e * log(base) + k;
     return (double)(float)base == base ? c : c + e;
 }
 

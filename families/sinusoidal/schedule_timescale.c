@@ -10,6 +10,7 @@
  *          (its code multiplies the exponential by min_timescale). */
 #include <math.h>
 #include "sin_spec.h"
+#include "harness/engine/model.h"
 
 static unsigned gcd_u(unsigned a, unsigned b)
 {
@@ -90,10 +91,12 @@ double pc_sin_exponent(const pc_sin_sched *p, double base, int d, int i)
 
 /* kappa_i (docs/sinusoidal.md "Bounds"), X_i = i ln(base/M) / (d/2 - S):
  *   exp form, the constant rounded once (fairseq, Whisper, the PyTorch
- *     tutorial): fl(ln(base)/den), fl(i c), expf, fl(pos w)       2 X_i + 3
+ *     tutorial): fl(ln(base)/den), fl(i c), expf, fl(pos w)       2 X_i + 2E + 1
  *   exp form, three roundings before expf (tensor2tensor's fl(ln) /
- *     fl(den), diffusers' and ADM's fl(-ln(base)) * i / den)       3 X_i + 3
- *   pow form (powf, 1/y)                                             X_i + 4
+ *     fl(den), diffusers' and ADM's fl(-ln(base)) * i / den)       3 X_i + 2E + 1
+ *   pow form (powf, 1/y)                                             X_i + 2P + 2
+ * with E = PC_MODEL_EXPF_ULPS, P = PC_MODEL_POWF_ULPS (CUDA's 2 and 4:
+ * diffusers builds the embedding on the timesteps' device, model.h)
  * plus 1 for second-order terms, as the default class
  * (docs/precision-model.md); plus 2 where M != 1: tensor2tensor's
  * float32(M) and its product with the exponential, one rounding each.
@@ -104,7 +107,8 @@ static double model_c(const pc_schedule *s, int d, int i)
 {
     const pc_sin_sched *p = s->params;
     double x = pc_sin_exponent(p, s->base, d, i);
-    double c = fmax(3.0 * x + 3.0, x + 4.0) + 1.0;
+    double c = fmax(3.0 * x + 2.0 * PC_MODEL_EXPF_ULPS + 1.0,
+                    x + 2.0 * PC_MODEL_POWF_ULPS + 2.0) + 1.0;
     return pc_sin_min_timescale(p) == 1.0 ? c : c + 2.0;
 }
 

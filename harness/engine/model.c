@@ -51,8 +51,9 @@ const char *pc_model_class_name(int klass)
 
 /* kappa of the formulations the default class holds (docs/precision-model.md,
  * "The phase constant"), X = (2i/d) ln(base) the exponent's magnitude:
- *   exp form   c = fl(-ln(base)/d), fl(2i c), expf (1 ulp = 2u), fl(pos w): 2X + 3
- *   pow form   fl(2i/d), powf (2u), 1/y (u), fl(pos w) (HF, Meta):           X + 4
+ *   exp form   c = fl(-ln(base)/d), fl(2i c), expf (E ulps = 2E u), fl(pos w): 2X + 2E + 1
+ *   pow form   fl(2i/d), powf (2P u), 1/y (u), fl(pos w) (HF, Meta):        X + 2P + 2
+ * with P = PC_MODEL_POWF_ULPS, E = PC_MODEL_EXPF_ULPS (CUDA's: 4, 2; glibc's 1),
  *   ggml       theta = pos; theta *= fl(powf(base, -2/d)) i times:          3i + X
  * plus 1 for second-order terms; strict: a correctly rounded frequency (u)
  * and angle (u), 2 + u for the product of the two (1 + u)^2. */
@@ -61,8 +62,8 @@ double pc_model_kappa_form(int form, double base, int d, int i)
     if (i == 0) return 0.0; /* base^0 = 1 and pos * 1 are exact in every formulation */
     double x = 2.0 * (double)i / (double)d * log(base);
     switch (form) {
-    case PC_FORM_EXP:  return 2.0 * x + 3.0 + 1.0;
-    case PC_FORM_POW:  return x + 4.0 + 1.0;
+    case PC_FORM_EXP:  return 2.0 * x + 2.0 * PC_MODEL_EXPF_ULPS + 1.0 + 1.0;
+    case PC_FORM_POW:  return x + 2.0 * PC_MODEL_POWF_ULPS + 2.0 + 1.0;
     case PC_FORM_GGML: return 3.0 * (double)i + x + 1.0;
     default:           return 2.0 + PC_MODEL_U32; /* correctly rounded */
     }

@@ -38,6 +38,14 @@
 enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1 };
 
 #define PC_MODEL_U32 0x1p-24 /* binary32 unit roundoff: every value is computed in binary32 */
+/* The largest errors, in ulps, of the binary32 powf and expf that build the
+ * frequencies: CUDA's (CUDA Math API, "Single-Precision Mathematical Standard
+ * Library Functions with Maximum ULP Error": powf 4, expf 2), since caches are
+ * built on the GPU (vLLM creates its rotary caches under a CUDA default
+ * device; diffusers' timestep embedding runs on the timesteps' device);
+ * glibc's are within 1.  One ulp of a binary32 value is at most 2u of it. */
+#define PC_MODEL_POWF_ULPS 4.0
+#define PC_MODEL_EXPF_ULPS 2.0
 /* the bound stops constraining a pair where it exceeds this share of the
  * pair's norm (the long-context note) */
 #define PC_MODEL_VACUOUS 0.1
