@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Blind audit generator: RoPE cos/sin caches built the way the libraries build them
-(written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, and
-llama.cpp ggml-cpu rope), plus the config.json each one should be checked against.
+(written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, llama.cpp
+ggml-cpu rope, and, in the sixth round, Meta llama-models, torchtune, openai/gpt-oss and
+DeepSeek-V3's inference code), plus the config.json each one should be checked against.
 
 Each case goes to cases/<name>/{cos.npy,sin.npy,config.json,case.json}; case.json holds
 the expectation (pass, or fail + cause words written before pecheck ran) and the extra
