@@ -93,6 +93,65 @@ static int ident_passes(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rop
     return ok;
 }
 
+/* Whether IMPL's rows of CFG pass the accuracy gate under P (prepared
+ * here; P's own model_c replaced, so a copy of the checked parameters may
+ * be given). */
+static int params_pass(const pc_impl *impl, const pc_acc_cfg *cfg, pc_rope_params *p)
+{
+    pc_err e;
+    p->model_c = NULL;
+    int ok = 0;
+    if (pc_rope_prepare(p, &e) == PC_OK) {
+        pc_schedule s = pc_rope_schedule(p);
+        pc_acc_cfg c = *cfg;
+        c.sched = &s;
+        c.sched_note = NULL;
+        c.base = p->base;
+        c.quiet = 1;
+        c.observe = NULL;
+        c.fit = NULL;
+        c.digest = NULL;
+        pc_acc_result res;
+        ok = pc_accuracy_run(impl, &c, &res, &e) == PC_OK && res.status == PC_OK;
+    }
+    free(p->model_c);
+    p->model_c = NULL;
+    return ok;
+}
+
+/* Dynamic NTK's base depends on the sequence length over
+ * max_position_embeddings alone: a cache identified with another
+ * max_position_embeddings M' (the check's M, the same base and factor) is
+ * the checked schedule at sequence length S M / M' (S: the length it was
+ * identified at), the likelier account (a cache built once for a longer
+ * sequence, as vLLM's is for M x factor, served to a shorter one).  Said
+ * only when the gate passes with that --seq-len: the line into LINE, 1
+ * (the base fit.c names is then that length's: its account is left out,
+ * a wrong rope_theta being refuted by the gate's pass). */
+static int dynamic_seq(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_ident *id,
+                        char *line, size_t len)
+{
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    if (!used || used->type != PC_ROPE_DYNAMIC || id->type != PC_ROPE_DYNAMIC
+        || used->ntk_alpha > 0 || !(id->max_pos > 0) || id->max_pos == used->max_pos
+        || fabs(id->base / used->base - 1.0) > 1e-9 || fabs(id->factor / used->factor - 1.0) > 1e-9)
+        return 0;
+    double s_id = fmax((double)cfg->pos_hi + 1.0, id->max_pos);
+    double seq = round(s_id * used->max_pos / id->max_pos);
+    if (!(seq > used->max_pos)) return 0; /* at or below M the base is the plain one */
+    pc_rope_params q = *used;
+    q.seq_len = seq;
+    q.seq_len_set = 1;
+    if (!params_pass(impl, cfg, &q)) return 0;
+    snprintf(line, len, "this cache was built for sequence length %.9g, not %.9g: dynamic NTK's base "
+             "at length %.9g, as max_position_embeddings %.9g gives at %.9g (a cache built once for "
+             "a longer sequence, as vLLM's for max_position_embeddings x factor, used for a shorter "
+             "one); rerun with --seq-len %.9g if that is meant", seq,
+             used->seq_len_set ? used->seq_len : (double)cfg->pos_hi + 1.0, seq, id->max_pos, s_id,
+             seq);
+    return 1;
+}
+
 /* What `pecheck identify` finds (identify.h), when it explains every
  * resolved pair, differs from what the check used and the gate under it
  * passes on the same rows: "this cache matches default with base 500000;
@@ -111,6 +170,7 @@ static void identified(const pc_impl *impl, const pc_rope_fit *f, const pc_acc_c
     char *rest = strdup(buf);
     if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)
         && ident_passes(impl, cfg, &id)) {
+        if (dynamic_seq(impl, cfg, &id, line, sizeof line)) rest[0] = '\0';
         snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
         *alt = ident_freqs(&id, cfg->d);
     }
