@@ -15,6 +15,8 @@
 #     and the rerun with that --seq-len passes (the claim's check);
 #   - an interleaved cache cut with [..., :d/2]: refused (exit 2) with the
 #     slice named and [..., ::2] given; the [..., ::2] form passes;
+#   - Llama 3's low_freq_factor and high_freq_factor swapped (Llama-3.2-1B):
+#     named, the gate passing with them swapped;
 #   - the correct caches pass.
 # Without torch: a visible skip.
 set -u
@@ -38,7 +40,7 @@ first_has() {
     for w in "$@"; do grep -qF -- "$w" "$tmp/$v/first" || return 1; done
 }
 
-for v in ok_llama2 ok_linear8 ok_phi35 slice_cohere_ok; do
+for v in ok_llama2 ok_linear8 ok_phi35 slice_cohere_ok ok_llama32; do
     run $v
     rc_is $v 0; ok $? "$v: the correct cache passes" "$tmp/$v/out.txt"
 done
@@ -81,6 +83,11 @@ run slice_cohere
 rc_is slice_cohere 2 && grep -qF "cut with [..., :64]" "$tmp/slice_cohere/err.txt" \
     && grep -qF "cache[..., ::2]" "$tmp/slice_cohere/err.txt" && [ "$(wc -l <"$tmp/slice_cohere/err.txt")" -eq 1 ]
 ok $? "slice_cohere: refused in one line naming the [..., :64] slice and [..., ::2]" "$tmp/slice_cohere/err.txt"
+
+run swap_llama32
+rc_is swap_llama32 1 && first_has swap_llama32 "low_freq_factor and high_freq_factor are swapped" \
+    "low_freq_factor 4 and high_freq_factor 1"
+ok $? "swap_llama32: the swapped band factors named" "$tmp/swap_llama32/out.txt"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

@@ -1006,6 +1006,8 @@ static void h_schedule(const rk *k, const char *sched, const double *alt, pc_rop
     char e[260];
     if (sup > 0)
         evidence(e, sizeof e, k, sup, "the schedule identify finds");
+    else if (alt) /* named, but not 0.1 above the checked schedule (which misses few values) */
+        evidence(e, sizeof e, k, share(k, p_freqs, alt), "the schedule named");
     else
         snprintf(e, sizeof e, "the fitted frequencies and norms of the pairs (no schedule "
                  "reproduces the values)");

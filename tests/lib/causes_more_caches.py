@@ -18,7 +18,9 @@ unless said).  VARIANT:
   switch_phi35       Phi-3.5: rows 0..2999 with the short factors, 3000..8999 with the long
   dynseq_dynamic2    dynamic NTK x2 (max_position_embeddings 4096): the base of length 16384 on 4096 rows
   slice_cohere       Command R7B's repeat_interleave cache (128 columns) cut with [..., :64]
-  slice_cohere_ok    the same cache's one-column-a-pair form, [..., ::2]"""
+  slice_cohere_ok    the same cache's one-column-a-pair form, [..., ::2]
+  swap_llama32       Llama-3.2-1B (llama3 x32) with low_freq_factor and high_freq_factor swapped
+  ok_llama32         Llama-3.2-1B, correct"""
 import json
 import os
 import sys
@@ -30,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rope_caches as rc  # noqa: E402
 
+LLAMA32 = os.path.join(os.path.dirname(HERE), "data", "configs", "meta-llama--Llama-3.2-1B.json")
 COHERE = os.path.join(os.path.dirname(HERE), "data", "configs", "CohereForAI--c4ai-command-r7b-12-2024.json")
 
 
@@ -95,6 +98,15 @@ def build(variant):
         c, s = freqs.cos(), freqs.sin()
         cut = slice(0, 64) if variant == "slice_cohere" else slice(0, 128, 2)
         return cfg, (c[:, cut].contiguous(), s[:, cut].contiguous())
+    if variant in ("swap_llama32", "ok_llama32"):
+        with open(LLAMA32) as f:
+            cfg = json.load(f)
+        made = json.loads(json.dumps(cfg))
+        rs = made["rope_scaling"]
+        if variant == "swap_llama32":
+            rs["low_freq_factor"], rs["high_freq_factor"] = rs["high_freq_factor"], rs["low_freq_factor"]
+        inv, _ = inv_of(made, 8192)
+        return cfg, half(angles(inv, torch.arange(8192)))
     raise SystemExit("unknown variant " + variant)
 
 
