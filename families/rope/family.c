@@ -4,6 +4,7 @@
 #include "families/family.h"
 #include "harness/engine/gate.h"
 #include "gate_v2.h"
+#include "fit.h"
 #include "options.h"
 #include "harness/sandbox/call.h"
 #include <stdio.h>
@@ -57,7 +58,8 @@ static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
     if (s && s->ids && !impl->rope_v2 && !impl->pos_bounded) return axes_skip(g, impl, fam);
     if (s && s->coords && impl->rope_v2) return coords_skip(g, impl, fam);
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
-    return pc_gate_accuracy(g, impl, fam);
+    pc_status st = pc_rope_slice_check(g, impl);
+    return st != PC_OK ? st : pc_gate_accuracy(g, impl, fam);
 }
 
 static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,

@@ -123,4 +123,11 @@ void pc_rope_likely_cause(const pc_impl *impl, const struct pc_spec *spec,
 void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, char *buf, size_t len,
                           double **alt);
 
+/* A table of half the rotary dim's columns whose adjacent columns repeat
+ * and hold the first half of the rotary schedule's pairs (an interleaved
+ * cache cut with [..., :d/2]): PC_EINPUT saying so in G's error, before
+ * the gate (slice_cause.c); PC_OK otherwise. */
+struct pc_gate;
+pc_status pc_rope_slice_check(struct pc_gate *g, const pc_impl *impl);
+
 #endif

@@ -93,6 +93,101 @@ static int ident_passes(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rop
     return ok;
 }
 
+/* Whether IMPL's rows of CFG pass the accuracy gate under P (prepared
+ * here; P's own model_c replaced, so a copy of the checked parameters may
+ * be given); on a pass, *W (when W) P's frequencies and attention factor
+ * (d/2 + 1 values, malloc'd). */
+static int params_pass(const pc_impl *impl, const pc_acc_cfg *cfg, pc_rope_params *p, double **w)
+{
+    pc_err e;
+    p->model_c = NULL;
+    int ok = 0, h = cfg->d / 2;
+    if (pc_rope_prepare(p, &e) == PC_OK) {
+        pc_schedule s = pc_rope_schedule(p);
+        pc_acc_cfg c = *cfg;
+        c.sched = &s;
+        c.sched_note = NULL;
+        c.base = p->base;
+        c.quiet = 1;
+        c.observe = NULL;
+        c.fit = NULL;
+        c.digest = NULL;
+        pc_acc_result res;
+        ok = pc_accuracy_run(impl, &c, &res, &e) == PC_OK && res.status == PC_OK;
+        pc_freqs *fr = ok && w ? pc_freqs_new(cfg->d, s) : NULL;
+        double *v = fr ? malloc(((size_t)h + 1) * sizeof *v) : NULL;
+        if (v) {
+            for (int i = 0; i < h; i++) v[i] = pc_freqs_omega(fr, i);
+            v[h] = pc_freqs_attention(fr);
+            free(*w);
+            *w = v;
+        }
+        pc_freqs_free(fr);
+    }
+    free(p->model_c);
+    p->model_c = NULL;
+    return ok;
+}
+
+/* Llama 3's low_freq_factor and high_freq_factor swapped (HF's formula
+ * with high < low leaves no smooth band: one step at wavelength L / low):
+ * said when the gate passes with the two swapped, in place of BUF's
+ * account (an equivalent fit identify finds, the generic band words),
+ * *ALT then the swapped schedule's frequencies; 0 otherwise. */
+static int llama3_swapped(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len,
+                          double **alt)
+{
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    if (!used || used->type != PC_ROPE_LLAMA3 || used->axes
+        || used->low_freq_factor == used->high_freq_factor)
+        return 0;
+    pc_rope_params q = *used;
+    q.low_freq_factor = used->high_freq_factor;
+    q.high_freq_factor = used->low_freq_factor;
+    if (!params_pass(impl, cfg, &q, alt)) return 0;
+    snprintf(buf, len, "low_freq_factor and high_freq_factor are swapped: the cache is llama3 with "
+             "low_freq_factor %.9g and high_freq_factor %.9g (the config's %.9g and %.9g), and the "
+             "gate passes with them so: its band edges are at wavelengths %.9g and %.9g instead of "
+             "%.9g and %.9g", q.low_freq_factor, q.high_freq_factor, used->low_freq_factor,
+             used->high_freq_factor, used->orig_max / q.low_freq_factor,
+             used->orig_max / q.high_freq_factor, used->orig_max / used->low_freq_factor,
+             used->orig_max / used->high_freq_factor);
+    return 1;
+}
+
+/* Dynamic NTK's base depends on the sequence length over
+ * max_position_embeddings alone: a cache identified with another
+ * max_position_embeddings M' (the check's M, the same base and factor) is
+ * the checked schedule at sequence length S M / M' (S: the length it was
+ * identified at), the likelier account (a cache built once for a longer
+ * sequence, as vLLM's is for M x factor, served to a shorter one).  Said
+ * only when the gate passes with that --seq-len: the line into LINE, 1
+ * (the base fit.c names is then that length's: its account is left out,
+ * a wrong rope_theta being refuted by the gate's pass). */
+static int dynamic_seq(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope_ident *id,
+                        char *line, size_t len)
+{
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    if (!used || used->type != PC_ROPE_DYNAMIC || id->type != PC_ROPE_DYNAMIC
+        || used->ntk_alpha > 0 || !(id->max_pos > 0) || id->max_pos == used->max_pos
+        || fabs(id->base / used->base - 1.0) > 1e-9 || fabs(id->factor / used->factor - 1.0) > 1e-9)
+        return 0;
+    double s_id = fmax((double)cfg->pos_hi + 1.0, id->max_pos);
+    double seq = round(s_id * used->max_pos / id->max_pos);
+    if (!(seq > used->max_pos)) return 0; /* at or below M the base is the plain one */
+    pc_rope_params q = *used;
+    q.seq_len = seq;
+    q.seq_len_set = 1;
+    if (!params_pass(impl, cfg, &q, NULL)) return 0;
+    snprintf(line, len, "this cache was built for sequence length %.9g, not %.9g: dynamic NTK's base "
+             "at length %.9g, as max_position_embeddings %.9g gives at %.9g (a cache built once for "
+             "a longer sequence, as vLLM's for max_position_embeddings x factor, used for a shorter "
+             "one); rerun with --seq-len %.9g if that is meant", seq,
+             used->seq_len_set ? used->seq_len : (double)cfg->pos_hi + 1.0, seq, id->max_pos, s_id,
+             seq);
+    return 1;
+}
+
 /* What `pecheck identify` finds (identify.h), when it explains every
  * resolved pair, differs from what the check used and the gate under it
  * passes on the same rows: "this cache matches default with base 500000;
@@ -111,6 +206,7 @@ static void identified(const pc_impl *impl, const pc_rope_fit *f, const pc_acc_c
     char *rest = strdup(buf);
     if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)
         && ident_passes(impl, cfg, &id)) {
+        if (dynamic_seq(impl, cfg, &id, line, sizeof line)) rest[0] = '\0';
         snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
         *alt = ident_freqs(&id, cfg->d);
     }
@@ -156,8 +252,10 @@ static void schedule_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf
                      "wrong base (rope_theta)", l ? "; and " : "", pc_rope_type_name(p->type), b,
                      cfg->base);
         }
-        identified(impl, &f, cfg, pc_freqs_attention(fr), buf, len, alt);
-        pc_rope_config_match(&f, cfg, buf, len, alt);
+        if (!llama3_swapped(impl, cfg, buf, len, alt)) {
+            identified(impl, &f, cfg, pc_freqs_attention(fr), buf, len, alt);
+            pc_rope_config_match(&f, cfg, buf, len, alt);
+        }
         pc_rope_fit_free(&f);
     }
     free(omega);

@@ -576,6 +576,279 @@ static void h_reversed(const rk *k, pc_rope_causes *out)
     add(out, sup, 2, t, e);
 }
 
+/* ---- rows, amplitudes and factors (docs/diagnosis.md) ------------------------ */
+
+/* Rows sampled across the whole checked range, one at a time, beyond the
+ * held ones: a hypothesis about which position a row holds is checked on
+ * rows between the held blocks too. */
+#define RK_SPREAD 256
+
+/* The position each row of the sample holds (pc_rope_fit_offset against
+ * the checked frequencies; NAN when not a whole number): into E, the
+ * sampled positions into P; the count read, 0 on failure. */
+static size_t spread_rows(const rk *k, int64_t *p, double *e)
+{
+    int64_t total = k->cfg->pos_hi - k->cfg->pos_lo + 1;
+    double *c = malloc((size_t)k->h * sizeof *c), *s = malloc((size_t)k->h * sizeof *s);
+    double eps = 4.0 * k->u + 0x1p-20;
+    size_t m = 0;
+    for (int j = 0; c && s && j < RK_SPREAD; j++) {
+        int64_t at = k->cfg->pos_lo + (int64_t)((double)total * j / RK_SPREAD);
+        if (pc_rope_unit_rows(k->impl, k->d, k->cfg->base, k->cfg->layout, at, 1, c, s)) break;
+        double q = pc_rope_fit_offset(c, s, k->w, k->h, (double)at, eps);
+        p[m] = at;
+        e[m++] = isfinite(q) && q == round(q) ? (double)at + q : (double)NAN;
+    }
+    free(c); free(s);
+    return m;
+}
+
+/* position p taken modulo ARG (an int64_t) */
+static void p_mod(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    int64_t per = *(const int64_t *)arg, r = p % per;
+    put_rot(k, (double)(r < 0 ? r + per : r) * k->w[i], zc, zs);
+}
+
+/* Rows that repeat with a period P: row p holds position p mod P (chunked
+ * prefill whose position_ids restart at 0 each chunk, a rolling buffer's
+ * slot used as the position).  P is the smallest drop from a sampled row's
+ * position to the position it holds; the claim is checked twice: every
+ * sampled row across the range holds p mod P (90%), and p mod P
+ * reproduces the held rows' values. */
+static void h_period(const rk *k, pc_rope_causes *out)
+{
+    int64_t total = k->cfg->pos_hi - k->cfg->pos_lo + 1, p[RK_SPREAD];
+    double e[RK_SPREAD];
+    if (total < 2 * RK_SPREAD) return;
+    size_t m = spread_rows(k, p, e), agree = 0;
+    double per = 0;
+    for (size_t j = 0; j < m; j++)
+        if (isfinite(e[j]) && e[j] >= 0 && e[j] < (double)p[j] && (per == 0 || (double)p[j] - e[j] < per))
+            per = (double)p[j] - e[j];
+    if (!(per >= 2)) return;
+    int64_t P = (int64_t)per;
+    for (size_t j = 0; j < m; j++) agree += e[j] == (double)(p[j] % P);
+    if ((double)agree < 0.9 * (double)m) return;
+    double sup = support(k, p_mod, &P);
+    if (!(sup > 0)) return;
+    char t[520], e2[260];
+    snprintf(e2, sizeof e2, "positions taken modulo %lld reproduce %.1f%% of the source's values "
+             "(the checked schedule: %.1f%%), and %zu of %zu rows sampled across %lld..%lld hold "
+             "position p mod %lld", (long long)P, 100.0 * sup, 100.0 * k->share0, agree, m,
+             (long long)k->cfg->pos_lo, (long long)k->cfg->pos_hi, (long long)P);
+    snprintf(t, sizeof t, "the rows repeat with period %lld: row p holds position p mod %lld (the "
+             "positions restart at 0 every %lld rows: chunked prefill with position_ids = "
+             "arange(chunk) in every chunk, or a position wrapped modulo %lld); each row must hold "
+             "its own position", (long long)P, (long long)P, (long long)P, (long long)P);
+    add(out, sup, 2, t, e2);
+}
+
+/* The frequencies (h of them and the attention factor) a prediction by
+ * other frequencies uses at position P: ARG itself (p_freqs), or the
+ * split's list in force there (p_split). */
+typedef const double *(*freqs_at_fn)(const void *arg, int64_t p);
+
+static const double *freqs_self(const void *arg, int64_t p)
+{
+    (void)p;
+    return arg;
+}
+
+/* The share of the informative values (those of share()) that other
+ * frequencies reproduce, each within the tolerance plus the gate's phase
+ * budget (share_within) of the larger of its checked and its predicted
+ * angle: a binary32 source's roundings grow with the angle it computes,
+ * which may be many times the checked one (a factor inverted), and the
+ * gate's budget is what it would allow them (llama.cpp's cumulative
+ * product of theta_scale included).  Its support as support()'s. */
+static double support_own(const rk *k, freqs_at_fn at_p, const void *arg)
+{
+    size_t ok = 0, used = 0;
+    for (size_t r = 0; r < k->n; r++) {
+        const double *w = at_p(arg, k->pos[r]);
+        for (int i = 0; i < k->h; i++) {
+            double t = (double)k->pos[r] * k->w[i], tw = (double)k->pos[r] * w[i];
+            if (!(tol_at(k, t) < 0.1 * k->att)) continue;
+            double big = fmax(fabs(t), fabs(tw));
+            double tol = tol_at(k, big) + k->att * gate_kappa(k, i) * 0x1p-24 * big;
+            size_t a = r * (size_t)k->h + (size_t)i;
+            used++;
+            ok += hypot(k->c[a] - w[k->h] * cos(tw), k->s[a] - w[k->h] * sin(tw)) <= tol;
+        }
+    }
+    double sh = used ? (double)ok / (double)used : 0.0;
+    return sh >= k->share0 + 0.1 ? sh : 0.0;
+}
+
+/* cos times ARG[0], sin times ARG[1] */
+static void p_amps(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    const double *a = arg;
+    double t = (double)p * k->w[i];
+    *zc = a[0] * cos(t);
+    *zs = a[1] * sin(t);
+}
+
+/* cos and sin scaled by different amplitudes: each fitted by least
+ * squares over the informative values, named when they differ beyond the
+ * values' roundoff and reproduce the values. */
+static void h_amplitudes(const rk *k, pc_rope_causes *out)
+{
+    double cc = 0, ct = 0, ss = 0, st = 0;
+    for (size_t r = 0; r < k->n; r++)
+        for (int i = 0; i < k->h; i++) {
+            double t = (double)k->pos[r] * k->w[i];
+            if (!(tol_at(k, t) < 0.1 * k->att)) continue;
+            size_t at = r * (size_t)k->h + (size_t)i;
+            cc += k->c[at] * cos(t); ct += cos(t) * cos(t);
+            ss += k->s[at] * sin(t); st += sin(t) * sin(t);
+        }
+    if (!(ct > 0 && st > 0)) return;
+    double a[2] = { cc / ct, ss / st }, lim = 16.0 * k->u + 0x1p-18;
+    if (!(fabs(a[0] / a[1] - 1.0) > lim)) return;
+    double sup = support(k, p_amps, a);
+    if (!(sup > 0)) return;
+    /* which one carries the schedule's attention factor (or 1) */
+    int c_att = fabs(a[0] / k->att - 1.0) < lim, s_att = fabs(a[1] / k->att - 1.0) < lim;
+    int c_one = fabs(a[0] - 1.0) < lim, s_one = fabs(a[1] - 1.0) < lim;
+    char t[520], e[260], what[160];
+    snprintf(what, sizeof what, "cos times %.6g and sin times %.6g", a[0], a[1]);
+    evidence(e, sizeof e, k, sup, what);
+    const char *which = c_att && s_one ? "cos only, not sin" : s_att && c_one ? "sin only, not cos"
+                        : "one of them, or each by another";
+    snprintf(t, sizeof t, "cos and sin have different amplitudes: cos x %.6g, sin x %.6g (the "
+             "schedule's attention factor: %.6g): an attention factor (mscale) multiplied into %s; "
+             "both must carry the same norm", a[0], a[1], k->att, which);
+    add(out, sup, 2, t, e);
+}
+
+/* A linear schedule's factor used inverted: frequencies times the factor
+ * instead of divided by it (ARG: h frequencies and the attention factor),
+ * checked by the values it reproduces: the fitted frequencies alias past
+ * pi a position, the values do not. */
+static void h_reciprocal(const rk *k, pc_rope_causes *out)
+{
+    const pc_rope_params *p = k->cfg->sched ? k->cfg->sched->params : NULL;
+    if (!p || p->type != PC_ROPE_LINEAR || !(p->factor > 0) || p->factor == 1.0) return;
+    double *w = malloc(((size_t)k->h + 1) * sizeof *w), f = p->factor;
+    if (!w) return;
+    for (int i = 0; i < k->h; i++) w[i] = k->w[i] * f * f; /* w0 / f -> w0 * f */
+    w[k->h] = k->att;
+    double sup = support_own(k, freqs_self, w);
+    free(w);
+    if (!(sup > 0)) return;
+    char t[520], e[260], what[160];
+    snprintf(what, sizeof what, "the schedule with factor 1/%g (frequencies times %g)", f, f);
+    evidence(e, sizeof e, k, sup, what);
+    snprintf(t, sizeof t, "the scaling factor is inverted: the cache's frequencies are %g times the "
+             "schedule's, those of linear factor 1/%g (the frequencies multiplied by %g instead of "
+             "divided; llama.cpp's freq_scale is the reciprocal of the factor: --rope-freq-scale %g "
+             "where --rope-scale %g, or --rope-freq-scale %g, was meant)", f * f, f, f, f, f, 1.0 / f);
+    add(out, sup, 2, t, e);
+}
+
+/* the rows before ARG->at with ARG->a's frequencies, from it on with ARG->b's */
+typedef struct split { const double *a, *b; int64_t at; } split;
+
+static const double *split_at(const void *arg, int64_t p)
+{
+    const split *sp = arg;
+    return p < sp->at ? sp->a : sp->b;
+}
+
+/* Which of the frequencies A and B reproduce 90% of the informative pairs
+ * of one row (C, S at position P): bit 1 for A, 2 for B. */
+static int row_fits(const rk *k, const double *c, const double *s, int64_t p, const double *a,
+                    const double *b)
+{
+    int ia = 0, ib = 0, used = 0;
+    for (int i = 0; i < k->h; i++) {
+        double t = (double)p * k->w[i], ta = (double)p * a[i], tb = (double)p * b[i];
+        if (!(tol_at(k, t) < 0.1 * k->att)) continue;
+        used++;
+        ia += hypot(c[i] - a[k->h] * cos(ta), s[i] - a[k->h] * sin(ta))
+              <= tol_at(k, fmax(fabs(t), fabs(ta)));
+        ib += hypot(c[i] - b[k->h] * cos(tb), s[i] - b[k->h] * sin(tb))
+              <= tol_at(k, fmax(fabs(t), fabs(tb)));
+    }
+    if (!used) return 0;
+    return (ia >= 0.9 * used ? 1 : 0) | (ib >= 0.9 * used ? 2 : 0);
+}
+
+/* The first position in (LO, HI] whose row fits only B, the rows up to LO
+ * fitting A only (binary search, one row read at a time); -1 when a row
+ * in between fits neither or both. */
+static int64_t split_row(const rk *k, int64_t lo, int64_t hi, const double *a, const double *b)
+{
+    double *c = malloc((size_t)k->h * sizeof *c), *s = malloc((size_t)k->h * sizeof *s);
+    while (c && s && hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (pc_rope_unit_rows(k->impl, k->d, k->cfg->base, k->cfg->layout, mid, 1, c, s)) break;
+        int f = row_fits(k, c, s, mid, a, b);
+        if (f == 1) lo = mid;
+        else if (f == 2) hi = mid;
+        else break;
+    }
+    int done = c && s && hi - lo == 1;
+    free(c); free(s);
+    return done ? hi : -1;
+}
+
+/* The held rows: the first then last ones fitting A only and B only (in
+ * row order every A-only row before every B-only one, none fitting
+ * neither); 0 when they do not split so. */
+static int split_rows(const rk *k, const double *a, const double *b, int64_t *last_a,
+                      int64_t *first_b)
+{
+    *last_a = *first_b = -1;
+    for (size_t r = 0; r < k->n; r++) {
+        size_t at = r * (size_t)k->h;
+        int f = row_fits(k, k->c + at, k->s + at, k->pos[r], a, b);
+        if (f == 0 || (f == 1 && *first_b >= 0)) return 0;
+        if (f == 1) *last_a = k->pos[r];
+        if (f == 2 && *first_b < 0) *first_b = k->pos[r];
+    }
+    return *last_a >= 0 && *first_b > *last_a;
+}
+
+/* LongRoPE's short factors on the rows below some position and the long
+ * ones from it on (or the reverse), in one cache: HF's Phi-3 picks the
+ * list per forward from the sequence length so far, so a prompt's keys
+ * carry the short factors and the decode steps past the original length
+ * the long ones.  Checked per row range: the held rows split so, the
+ * switch found row by row, and the split reproduces the values. */
+static void h_longrope_switch(const rk *k, const double *chk, const double *other, int use_long,
+                              pc_rope_causes *out)
+{
+    const double *sh = use_long ? other : chk, *lg = use_long ? chk : other;
+    int64_t last_a, first_b, at = -1;
+    const double *a = sh, *b = lg;
+    if (!split_rows(k, a, b, &last_a, &first_b)) {
+        a = lg;
+        b = sh;
+        if (!split_rows(k, a, b, &last_a, &first_b)) return;
+    }
+    at = split_row(k, last_a, first_b, a, b);
+    if (at < 0) return;
+    split sp = { a, b, at };
+    double sup = support_own(k, split_at, &sp);
+    if (!(sup > 0)) return;
+    char t[520], e[260], what[160];
+    const char *na = a == sh ? "short" : "long", *nb = a == sh ? "long" : "short";
+    snprintf(what, sizeof what, "the %s factors on rows %lld..%lld and the %s ones on %lld..%lld", na,
+             (long long)k->cfg->pos_lo, (long long)at - 1, nb, (long long)at,
+             (long long)k->cfg->pos_hi);
+    evidence(e, sizeof e, k, sup, what);
+    snprintf(t, sizeof t, "LongRoPE's factors switch mid-cache: rows %lld..%lld match the %s "
+             "factors, rows %lld..%lld the %s ones (a cache mixed from two lengths: HF picks the "
+             "factor list per forward from the sequence length so far, so a prompt's keys keep "
+             "the short factors beside decode steps past the original length with the long ones); "
+             "one cache must use one list", (long long)k->cfg->pos_lo, (long long)at - 1, na,
+             (long long)at, (long long)k->cfg->pos_hi, nb);
+    add(out, sup, 1, t, e);
+}
+
 /* LongRoPE: the other list of factors (short where long belong, or the
  * reverse). */
 static void h_longrope(const rk *k, const pc_spec *spec, pc_rope_causes *out)
@@ -597,6 +870,13 @@ static void h_longrope(const rk *k, const pc_spec *spec, pc_rope_causes *out)
              "cache built for another length (--seq-len)", p->use_long ? "short" : "long",
              p->seq_len, p->orig_max, p->use_long ? "long" : "short");
     add(out, sup, 1, t, e);
+    double *chk = malloc(((size_t)k->h + 1) * sizeof *chk);
+    if (chk) {
+        memcpy(chk, k->w, (size_t)k->h * sizeof *chk);
+        chk[k->h] = k->att;
+        h_longrope_switch(k, chk, w, p->use_long, out);
+    }
+    free(chk);
     free(w);
 }
 
@@ -726,6 +1006,8 @@ static void h_schedule(const rk *k, const char *sched, const double *alt, pc_rop
     char e[260];
     if (sup > 0)
         evidence(e, sizeof e, k, sup, "the schedule identify finds");
+    else if (alt) /* named, but not 0.1 above the checked schedule (which misses few values) */
+        evidence(e, sizeof e, k, share(k, p_freqs, alt), "the schedule named");
     else
         snprintf(e, sizeof e, "the fitted frequencies and norms of the pairs (no schedule "
                  "reproduces the values)");
@@ -752,6 +1034,9 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     h_norm(&k, out);
     h_reversed(&k, out);
     h_longrope(&k, spec, out);
+    h_period(&k, out);
+    h_amplitudes(&k, out);
+    h_reciprocal(&k, out);
     h_evaluation(&k, out);
     h_layout(&k, out);
     rk_free(&k);

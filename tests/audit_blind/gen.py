@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Blind audit generator: RoPE cos/sin caches built the way the libraries build them
-(written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, and
-llama.cpp ggml-cpu rope), plus the config.json each one should be checked against.
+(written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, llama.cpp
+ggml-cpu rope, and, in the sixth round, Meta llama-models, torchtune, openai/gpt-oss and
+DeepSeek-V3's inference code), plus the config.json each one should be checked against.
 
 Each case goes to cases/<name>/{cos.npy,sin.npy,config.json,case.json}; case.json holds
 the expectation (pass, or fail + cause words written before pecheck ran) and the extra
@@ -73,6 +74,26 @@ PHI2 = {"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size":
         "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 10240,
         "max_position_embeddings": 2048, "partial_rotary_factor": 0.4, "rope_theta": 10000.0,
         "rope_scaling": None, "vocab_size": 51200, "torch_dtype": "float16"}
+
+
+# sixth round: configs published on the Hub (values as in each model's config.json)
+LLAMA32_3B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 3072, "head_dim": 128,
+              "intermediate_size": 8192, "num_attention_heads": 24, "num_hidden_layers": 28,
+              "num_key_value_heads": 8, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05,
+              "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                               "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+              "rope_theta": 500000.0, "tie_word_embeddings": True, "vocab_size": 128256, "torch_dtype": "bfloat16"}
+QWEN3_YARN = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096, "head_dim": 128,
+              "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "num_hidden_layers": 36, "max_position_embeddings": 40960, "rms_norm_eps": 1e-06,
+              "rope_theta": 1000000, "sliding_window": None, "use_sliding_window": False,
+              # Qwen3-8B's model card: add this rope_scaling for YaRN x4 (original 32768)
+              "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+              "vocab_size": 151936, "torch_dtype": "bfloat16"}
+# togethercomputer/LLaMA-2-7B-32K: Llama-2 with linear (position interpolation) x8
+LLAMA2_32K = dict(LLAMA2, max_position_embeddings=32768, rope_scaling={"factor": 8.0, "type": "linear"})
+# Llama-2 with HF dynamic NTK x2 (rope_scaling as transformers documents it for LlamaConfig)
+LLAMA2_DYN = dict(LLAMA2, rope_scaling={"factor": 2.0, "type": "dynamic"})
 
 
 # ----------------------------------------------------------------------------- HF transformers
@@ -260,6 +281,106 @@ def ggml_cache(positions, n_dims, base, freq_scale, ext_factor, attn_factor, cor
         sin[:, i0 // 2] = (sinf(th) * mscale).astype(np.float32)
         theta = (theta * theta_scale).astype(np.float32)
     return cos, sin
+
+
+# ----------------------------------------------------------------------------- sixth round: more libraries
+def meta_llama3_freqs_cis(dim, end, theta, scale_factor=8, high_freq_factor=4):
+    """Meta llama-models models/llama3/reference_impl/model.py: precompute_freqs_cis(dim, end, theta,
+    use_scaled=True) with apply_scaling (low_freq_factor 1, old_context_len 8192; the first release
+    hard-codes scale_factor 8 and high_freq_factor 4), torch.polar -> complex64 (end, dim/2)."""
+    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+    t = torch.arange(end, device=freqs.device, dtype=torch.float32)
+    low_freq_factor, old_context_len = 1, 8192
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    wavelen = 2 * torch.pi / freqs
+    new_freqs = torch.where(wavelen > low_freq_wavelen, freqs / scale_factor, freqs)
+    smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    freqs = torch.where((wavelen >= high_freq_wavelen) & (wavelen <= low_freq_wavelen),
+                        (1 - smooth) * new_freqs / scale_factor + smooth * new_freqs, new_freqs)
+    freqs = torch.outer(t, freqs)
+    return torch.polar(torch.ones_like(freqs), freqs)
+
+
+def torchtune_llama3_1_cache(dim, max_seq_len, base):
+    """torchtune torchtune/models/llama3_1/_position_embeddings.py: Llama3_1RotaryPositionalEmbeddings
+    (_rope_init, apply_scaling's Python loop over 0-d float32 tensors with scale_factor = 8 hard-coded,
+    build_rope_cache): cache (max_seq_len, dim/2, 2) = stack([cos, sin], -1)."""
+    theta = 1.0 / (base ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+    scale_factor, low_freq_factor, high_freq_factor, old_context_len = 8, 1, 4, 8192
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    new_freqs = []
+    for freq in theta:
+        wavelen = 2 * math.pi / freq
+        if wavelen < high_freq_wavelen:
+            new_freqs.append(freq)
+        elif wavelen > low_freq_wavelen:
+            new_freqs.append(freq / scale_factor)
+        else:
+            smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+            new_freqs.append((1 - smooth) * freq / scale_factor + smooth * freq)
+    theta = torch.tensor(new_freqs, dtype=theta.dtype)
+    seq_idx = torch.arange(max_seq_len, dtype=theta.dtype)
+    idx_theta = torch.einsum("i, j -> ij", seq_idx, theta).float()
+    return torch.stack([torch.cos(idx_theta), torch.sin(idx_theta)], dim=-1)
+
+
+def openai_gptoss_cos_sin(num_tokens, head_dim=64, base=150000.0, initial_context_length=4096,
+                          scaling_factor=32.0, ntk_alpha=1.0, ntk_beta=32.0):
+    """openai/gpt-oss gpt_oss/torch/model.py: RotaryEmbedding._compute_concentration_and_inv_freq
+    (NTK by parts, no floor/ceil, concentration 0.1 ln s + 1) and _compute_cos_sin (n, head_dim/2)."""
+    freq = base ** (torch.arange(0, head_dim, 2, dtype=torch.float) / head_dim)
+    concentration = 0.1 * math.log(scaling_factor) + 1.0
+    d_half = head_dim / 2
+    low = d_half * math.log(initial_context_length / (ntk_beta * 2 * math.pi)) / math.log(base)
+    high = d_half * math.log(initial_context_length / (ntk_alpha * 2 * math.pi)) / math.log(base)
+    assert 0 < low < high < d_half - 1
+    interpolation = 1.0 / (scaling_factor * freq)
+    extrapolation = 1.0 / freq
+    ramp = (torch.arange(d_half, dtype=torch.float32) - low) / (high - low)
+    mask = 1 - ramp.clamp(0, 1)
+    inv_freq = interpolation * (1 - mask) + extrapolation * mask
+    t = torch.arange(num_tokens, dtype=torch.float32)
+    freqs = torch.einsum("i,j->ij", t, inv_freq)
+    return freqs.cos() * concentration, freqs.sin() * concentration
+
+
+def vllm_dynamic_ntk_cache(base, rotary_dim, max_position_embeddings, scaling_factor):
+    """vLLM DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: ONE cache of
+    max_position_embeddings * scaling_factor rows, its base computed for that length (static, not
+    per sequence as HF's dynamic_rope_update)."""
+    max_len = max_position_embeddings * scaling_factor
+    base = base * ((scaling_factor * max_len / max_position_embeddings) - (scaling_factor - 1)) ** (
+        rotary_dim / (rotary_dim - 2))
+    return vllm_cache(vllm_inv_freq(base, rotary_dim), int(max_len))
+
+
+def dsv3_precompute_freqs_cis(max_seq_len, dim=64, base=10000.0, factor=40, original_seq_len=4096,
+                              beta_fast=32, beta_slow=1):
+    """deepseek-ai/DeepSeek-V3 inference/model.py: precompute_freqs_cis (YaRN only when
+    max_seq_len > original_seq_len; torch.polar complex64 (max_seq_len, dim/2))."""
+    def find_correction_dim(num_rotations, dim, base, max_seq_len):
+        return dim * math.log(max_seq_len / (num_rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    def find_correction_range(low_rot, high_rot, dim, base, max_seq_len):
+        low = math.floor(find_correction_dim(low_rot, dim, base, max_seq_len))
+        high = math.ceil(find_correction_dim(high_rot, dim, base, max_seq_len))
+        return max(low, 0), min(high, dim - 1)
+
+    def linear_ramp_factor(min, max, dim):
+        if min == max:
+            max += 0.001
+        return torch.clamp((torch.arange(dim, dtype=torch.float32) - min) / (max - min), 0, 1)
+
+    freqs = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    if max_seq_len > original_seq_len:
+        low, high = find_correction_range(beta_fast, beta_slow, dim, base, original_seq_len)
+        smooth = 1 - linear_ramp_factor(low, high, dim // 2)
+        freqs = freqs / factor * (1 - smooth) + freqs * smooth
+    t = torch.arange(max_seq_len)
+    freqs = torch.outer(t, freqs)
+    return torch.polar(torch.ones_like(freqs), freqs)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -574,6 +695,119 @@ def main(only=None):
         emb = torch.cat((freqs, freqs), -1)
         save("bug_llama31_tf32_matmul", emb.cos(), emb.sin(), LLAMA31, "fail", ["tf32", "precision", "position", "frequenc"],
              how="HF llama3 cache with the inv_freq @ position_ids matmul in TF32 (set_float32_matmul_precision('high')), 0..32767")
+
+
+    # ====================================================================== MORE (sixth round)
+    # each from the library's own code (the functions above name the file); cause words fixed here,
+    # before pecheck ran on the case
+    if want("ok_llama31_meta_polar"):
+        # llama-models Transformer: precompute_freqs_cis(dim // n_heads, max_seq_len * 2, rope_theta,
+        # use_scaled_rope); freqs_cis.real / .imag are the (n, d/2) cos and sin
+        fc = meta_llama3_freqs_cis(128, 16384, 500000.0)
+        save("ok_llama31_meta_polar", fc.real.contiguous(), fc.imag.contiguous(), LLAMA31, "pass",
+             how="Meta llama-models precompute_freqs_cis(use_scaled=True) + apply_scaling, torch.polar complex64 .real/.imag, 0..16383, (n,64)")
+    if want("ok_gptoss_openai_ref"):
+        c, s = openai_gptoss_cos_sin(8192)
+        save("ok_gptoss_openai_ref", c, s, GPTOSS, "pass",
+             how="openai/gpt-oss torch/model.py RotaryEmbedding (NTK by parts, concentration), 0..8191, (n,32)")
+    if want("ok_llama2_dynamic_vllm_8k"):
+        c, s = vllm_dynamic_ntk_cache(10000.0, 128, 4096, 2.0)
+        save("ok_llama2_dynamic_vllm_8k", c, s, LLAMA2_DYN, "pass",
+             how="vLLM DynamicNTKScalingRotaryEmbedding: its whole cache of 4096*2 rows, base for length 8192 (= HF dynamic at seq 8192)")
+    if want("ok_qwen3_ggml_yarn"):
+        # llama.cpp with --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768 (Qwen3's model card):
+        # freq_scale 1/4, ext_factor 1 (yarn), attn_factor 1, rope_yarn's mscale 1 + 0.1 ln 4
+        corr = ggml_rope_yarn_corr_dims(128, 32768, 1000000.0, 32.0, 1.0)
+        c, s = ggml_cache(np.arange(16384), 128, 1000000.0, f32(1.0) / f32(4.0), 1.0, 1.0, corr)
+        save("ok_qwen3_ggml_yarn", c, s, QWEN3_YARN, "pass",
+             how="llama.cpp ggml rope_yarn, Qwen3 YaRN x4 with n_ctx_orig 32768 (--yarn-orig-ctx), 0..16383, (n,64)")
+
+    if want("bug_llama32_hardcoded_factor8"):
+        # torchtune's Llama3_1RotaryPositionalEmbeddings (and llama-models' first apply_scaling) hard-code
+        # scale_factor = 8: reused for Llama 3.2 1B/3B, whose config says factor 32
+        cache = torchtune_llama3_1_cache(128, 16384, 500000.0)
+        save("bug_llama32_hardcoded_factor8", cache[..., 0].contiguous(), cache[..., 1].contiguous(), LLAMA32_3B, "fail",
+             ["factor", "scaling", "32"],
+             how="Llama-3.2-3B (factor 32) cache built by torchtune's Llama 3.1 RoPE, scale_factor 8 hard-coded, 0..16383, (n,64)")
+    if want("bug_gemma3_linear_twice"):
+        # transformers' legacy *LinearScalingRotaryEmbedding.forward divides position_ids by the factor; combined
+        # with rope_init_fn linear (inv_freq / factor) in a port: the factor applied twice (x64)
+        inv = hf_default_inv_freq(1000000.0, 256) / 8.0
+        c, s = hf_forward(inv, torch.arange(8192).float() / 8.0)
+        save("bug_gemma3_linear_twice", c, s, GEMMA3_4B, "fail", ["twice", "64", "factor", "linear", "scaling"],
+             how="Gemma3 global layer: linear x8 applied to inv_freq AND to position_ids (legacy LinearScaling forward): x64")
+    if want("bug_gemma3_local_scaled"):
+        # vLLM gemma3.py / llama.cpp guard this (sliding layers: rope_local_base_freq, no scaling);
+        # a port that passes config.rope_scaling to both rotary embeddings scales the local layers too
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 256) / 8.0, torch.arange(8192))
+        save("bug_gemma3_local_scaled", c, s, GEMMA3_4B, "fail", ["factor", "linear", "scaling", "layer"],
+             args=["--layer-type", "sliding_attention"],
+             how="Gemma3 local (sliding) layer given the global layers' linear x8 (base 10000 / 8)")
+    if want("bug_llama2_32k_ggml_freq_scale_inverted"):
+        # llama.cpp: --rope-freq-scale N expands the context by 1/N, --rope-scale N by N; the user passes
+        # --rope-freq-scale 8 for a linear x8 model: ggml freq_scale 8 instead of 1/8
+        c, s = ggml_cache(np.arange(8192), 128, 10000.0, 8.0, 0.0, 1.0, (f32(0), f32(0)))
+        save("bug_llama2_32k_ggml_freq_scale_inverted", c, s, LLAMA2_32K, "fail",
+             ["inverse", "reciprocal", "1/", "freq_scale", "factor"],
+             how="llama.cpp linear x8 model (LLaMA-2-7B-32K) run with --rope-freq-scale 8 (freq_scale 8, not 1/8), 0..8191, (n,64)")
+    if want("bug_llama31_chunk_positions_restart"):
+        # chunked prefill with position_ids = arange(chunk_len) for every chunk (cache_position not used)
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), torch.arange(8192) % 2048)
+        save("bug_llama31_chunk_positions_restart", c, s, LLAMA31, "fail",
+             ["repeat", "restart", "chunk", "period", "modulo", "wrap", "2048"],
+             how="HF llama3 cache over 4 prefill chunks of 2048 whose position_ids restart at 0 (rows = p mod 2048)")
+    if want("bug_qwen3_ggml_yarn_orig_ctx"):
+        # llama.cpp: n_ctx_orig_yarn defaults to n_ctx_train (40960 for Qwen3) unless the GGUF has
+        # rope.scaling.original_context_length or the user passes --yarn-orig-ctx 32768
+        corr = ggml_rope_yarn_corr_dims(128, 40960, 1000000.0, 32.0, 1.0)
+        c, s = ggml_cache(np.arange(16384), 128, 1000000.0, f32(1.0) / f32(4.0), 1.0, 1.0, corr)
+        save("bug_qwen3_ggml_yarn_orig_ctx", c, s, QWEN3_YARN, "fail", ["original", "ramp", "band", "n_ctx_orig"],
+             how="llama.cpp Qwen3 YaRN x4 without --yarn-orig-ctx: n_ctx_orig = n_ctx_train 40960, not 32768")
+    if want("bug_llama2_dynamic_vllm_static"):
+        # vLLM's dynamic NTK cache is built once for max_len = 8192; its first 4096 rows serve a 4096-token
+        # sequence, where HF's dynamic NTK (seq_len <= max_position_embeddings) keeps base 10000
+        c, s = vllm_dynamic_ntk_cache(10000.0, 128, 4096, 2.0)
+        save("bug_llama2_dynamic_vllm_static", c[:4096], s[:4096], LLAMA2_DYN, "fail",
+             ["seq-len", "seq_len", "sequence length", "dynamic", "length"],
+             how="vLLM DynamicNTKScalingRotaryEmbedding cache (base for length 8192) used for a 4096-token sequence (HF: base 10000)")
+    if want("bug_phi35_factors_switch_mid_cache"):
+        # HF Phi3LongRoPEScaledRotaryEmbedding picks the factors from max(position_ids) + 1 per forward:
+        # the prompt (0..4095) is rotated with short factors, the decode steps past 4096 with long ones
+        fac = PHI35_FAC
+        cfg = dict(PHI35, rope_scaling={"long_factor": fac["long_factor"], "short_factor": fac["short_factor"], "type": "longrope"})
+        inv_s, af = hf_longrope(10000.0, 96, fac["short_factor"], 4096, 131072)
+        inv_l, af = hf_longrope(10000.0, 96, fac["long_factor"], 4096, 131072)
+        c0, s0 = hf_forward(inv_s, torch.arange(4096), af)
+        c1, s1 = hf_forward(inv_l, torch.arange(4096, 8192), af)
+        save("bug_phi35_factors_switch_mid_cache", torch.cat((c0, c1)), torch.cat((s0, s1)), cfg, "fail",
+             ["short", "long", "longrope", "mixed", "switch"],
+             how="Phi-3.5 keys of a generation: prompt rows 0..4095 with short factors, decode rows 4096..8191 with long")
+    if want("bug_qwen25_yarn_mscale_cos_only"):
+        # a port of LlamaRotaryEmbedding.forward / vLLM YaRN's _compute_cos_sin_cache multiplying only one of the two
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(8192), 1.0)
+        save("bug_qwen25_yarn_mscale_cos_only", c * af, s, QWEN25_YARN, "fail",
+             ["attention factor", "mscale", "only", "amplitude", "norm"],
+             how="Qwen2.5 YaRN x4: attention factor 1.1386 multiplied into cos but not sin")
+    if want("bug_llama31_vllm_cos_sin_swapped"):
+        # vLLM's cos_sin_cache is cat((cos, sin), -1); a custom kernel unpacks it as sin, cos = cache.chunk(2, -1)
+        c, s = vllm_cache(vllm_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), 8192)
+        save("bug_llama31_vllm_cos_sin_swapped", s, c, LLAMA31, "fail", ["swap", "sin and cos", "cos and sin"],
+             how="vLLM Llama3RotaryEmbedding cos_sin_cache unpacked in the wrong order (sin, cos = chunk(2))")
+    if want("bug_cohere2_interleaved_sliced_half"):
+        # Cohere2RotaryEmbedding's (n, 128) repeat_interleave cache cut to the (n, d/2) one-value-per-pair form
+        # (vLLM / flash-attn) with [..., :64] (right for cat(freqs, freqs), wrong here: [..., ::2])
+        c, s = hf_forward(hf_default_inv_freq(50000.0, 128), torch.arange(4096), layout="interleaved")
+        save("bug_cohere2_interleaved_sliced_half", c[:, :64].contiguous(), s[:, :64].contiguous(), COHERE2, "fail",
+             ["layout", "interleave", "repeat", "duplicate", "slice", "::2"],
+             how="Command R7B repeat_interleave cache reduced to (n,64) with [..., :64]: pairs 0,0,1,1,..,31,31")
+    if want("bug_dsv3_inference_short_max_seq_len"):
+        # DeepSeek-V3 inference precompute_freqs_cis applies YaRN only when max_seq_len > original_seq_len:
+        # run with max_seq_len 4096, the model gets plain base-10000 frequencies
+        fc = dsv3_precompute_freqs_cis(4096)
+        save("bug_dsv3_inference_short_max_seq_len", fc.real.contiguous(), fc.imag.contiguous(), DSV3, "fail",
+             ["factor", "scaling", "yarn", "default"],
+             how="DeepSeek-V3 inference precompute_freqs_cis with max_seq_len 4096 (<= original_seq_len): YaRN skipped, (n,32)")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ CASES = os.environ.get("AUDIT_OUT", "/tmp/audit/cases")
 # each judgement holds for the output it was made on (the text it names), not for a later one
 JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?"}
 # judgement: the words matched, but the lead is incomplete or its text is partly wrong
-PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent"}
+PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent",
+           "bug_llama2_32k_ggml_freq_scale_inverted", "bug_llama2_dynamic_vllm_static"}
 NOTES = {
     "bug_llama31_tf32_matmul": "leads with 'band or ramp?' (wrong); 2nd candidate 'inv_freq held in float16' (36.2%) is half of it; "
                                "no hypothesis for positions AND frequencies at 11 bits (TF32)",
@@ -28,6 +29,20 @@ NOTES = {
     "bug_phi2_full_head_cache": "exit 2 with a clear message: 'the rotary dim is 32 (partial rotary) but the cache ... has d = 80'",
     "bug_phi2_partial_wrong_dim": "names head dim vs rotary dim first, then the equivalent base 39.8",
     "bug_dsv3_dim192": "names 'computed over the head dim (192), not the rotary dim (qk_rope_head_dim)'",
+    # sixth round (judged on the output of pecheck at 8ef8444)
+    "bug_llama2_32k_ggml_freq_scale_inverted": "'frequencies 4.401 times the schedule's: a wrong scaling factor?': the kind is right, the number "
+                                               "is not (64: freq_scale 8 for 1/8; pair 0 turns 8 rad a position, above pi, aliased); 'inverse' not said",
+    "bug_llama2_dynamic_vllm_static": "leads with 'matches dynamic with max_position_embeddings 2048' (an equivalent fit: the cache was built "
+                                      "for sequence length 8192); 'sequence length' only in the parenthesis",
+    "bug_llama31_chunk_positions_restart": "first FAIL (accuracy) says 'band or ramp?' (wrong); the 'unique' FAIL further down names it: "
+                                           "'the encoding repeats every 2048 positions (the position taken modulo 2048 ...)'",
+    "bug_phi35_factors_switch_mid_cache": "'band or ramp?' (wrong): rows 0..4095 hold the short factors, 4096.. the long; not named",
+    "bug_qwen25_yarn_mscale_cos_only": "leads with 'sin is evaluated inexactly' (wrong); 2nd candidate 'norm 1.07177 ... a different "
+                                       "attention factor' is half of it; cos and sin of different norms not named",
+    "bug_cohere2_interleaved_sliced_half": "exit 2: 'the rotary dim is 128 but the cache ... has d = 64': the (n, 64) cache of pairs "
+                                           "0,0,1,1,.. read as a d=64 interleaved cache; the message points at the rotary dim, not at the slice",
+    "bug_gemma3_linear_twice": "names factor 64 against 8 (does not say 'twice')",
+    "bug_qwen3_ggml_yarn_orig_ctx": "names 'original length 39800' (its ramp edges are n_ctx_orig 40960's), not 32768",
 }
 
 
