@@ -214,6 +214,9 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
 void pc_metrics_init(pc_metrics *m);
 /* INTO (earlier positions) absorbs FROM (later positions). */
 void pc_metrics_merge(pc_metrics *into, const pc_metrics *from);
+/* The same without refreshing the rounded sums (the engine merges its
+ * blocks so, and finishes once). */
+void pc_metrics_merge_raw(pc_metrics *into, const pc_metrics *from);
 /* Bring sum_sq_err and sum_sq_ref up to date (after merges). */
 void pc_metrics_finish(pc_metrics *m);
 
