@@ -505,7 +505,7 @@ static double gate_kappa(const rk *k, int i)
 {
     const pc_acc_cfg *cfg = k->cfg;
     if (k->w[i] == 1.0) return 0.0;
-    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->strict) return pc_acc_class_kappa(cfg, i);
     if (cfg->sched) return pc_schedule_model_c(cfg->sched, cfg->d, i);
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }

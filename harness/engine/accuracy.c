@@ -455,13 +455,13 @@ static void block_free(block *b)
 
 /* kappa_i of pair I of frequency OMEGA (model.h): 0 where omega is exactly
  * 1 (base^0, unscaled: every formulation computes it and pos * 1 exactly);
- * the strict class's; a schedule's own constant (docs/schedules.md: its
+ * the strict class's (pc_acc_class_kappa); a schedule's own constant (docs/schedules.md: its
  * frequency's error, the angle's rounding and the evaluation); the default
  * class's of the geometric frequencies. */
 static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, double omega)
 {
     if (omega == 1.0) return 0.0;
-    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->strict) return pc_acc_class_kappa(cfg, i);
     if (cfg->sched) return pc_schedule_model_c(s, cfg->d, i);
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }
@@ -1086,6 +1086,10 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
         return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
                          "(use %s)", cfg->family, names);
     }
+    if (cfg->strict == PC_CLASS_HF && !cfg->form && cfg->tol_abs < 0)
+        return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code "
+                         "is RoPE's (--family rope); the %s family has the classes default and cr "
+                         "(--strict)", cfg->family);
     return PC_OK;
 }
 
@@ -1376,27 +1380,38 @@ double pc_accuracy_bound_at(const pc_acc_cfg *cfg, const pc_witness *w)
     return bound;
 }
 
+double pc_acc_class_kappa(const pc_acc_cfg *cfg, int i)
+{
+    if (!cfg->strict) return -1.0;
+    if (cfg->form) return cfg->form->kappa[i];
+    return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+}
+
 /* Under --strict, what the worst element's angle W says of the class (its
- * pair's phase against the strict and default classes' kappa) into BUF;
- * 0 when there is nothing to say. */
+ * pair's phase against the strict class's kappa and, for the geometric
+ * frequencies, the default class's) into BUF; 0 when there is nothing to
+ * say. */
 int pc_accuracy_class_why(char *buf, size_t len, const pc_acc_cfg *cfg, const pc_witness *w)
 {
-    if (!cfg->strict || cfg->sched || cfg->tol_abs >= 0 || w->has_split < 1 || w->theta == 0.0)
+    if (!cfg->strict || (cfg->sched && !cfg->form) || cfg->tol_abs >= 0 || w->has_split < 1
+        || w->theta == 0.0)
         return 0;
     int pair, first;
     pair_of(cfg->layout, cfg->d, w->dim, &pair, &first);
     double k = fabs(w->angle_err) / (PC_MODEL_U32 * fabs(w->theta));
+    int n = snprintf(buf, len, "strict class: the angle of pair %d is off by %.3g rad = %.3g u|theta|; "
+                     "the %s class allows %.3g u|theta| (%s)", pair, fabs(w->angle_err), k,
+                     pc_model_class_name(cfg->strict), pc_acc_class_kappa(cfg, pair),
+                     cfg->form ? cfg->form->what : "a correctly rounded binary32 frequency and angle");
+    if (cfg->sched) return 1; /* the forms below are those of the geometric frequencies */
     double kd = pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, pair);
     double ke = fmax(pc_model_kappa_form(PC_FORM_EXP, cfg->base, cfg->d, pair),
                      pc_model_kappa_form(PC_FORM_POW, cfg->base, cfg->d, pair));
-    int n = snprintf(buf, len, "strict class: the angle of pair %d is off by %.3g rad = %.3g u|theta|; "
-                     "the strict class allows %.3g u|theta| (a correctly rounded binary32 frequency "
-                     "and angle)", pair, fabs(w->angle_err), k,
-                     pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, pair));
     size_t u = n > 0 && (size_t)n < len ? (size_t)n : len - 1;
     if (k <= ke)
         snprintf(buf + u, len - u, "; within the exp and pow forms' %.3g: a frequency computed by exp "
-                 "or pow, not correctly rounded; the default class holds it", ke);
+                 "or pow, %s; the default class holds it", ke, cfg->form
+                 ? "not by the class's own code" : "not correctly rounded");
     else if (k <= kd)
         snprintf(buf + u, len - u, "; beyond the exp and pow forms' %.3g, within the default class's "
                  "%.3g: a cumulative product (ggml: theta *= powf(base, -2/d), drifting by about i "

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "model.h"
 #include "harness/base/dtype.h"
 
@@ -46,7 +47,14 @@ double pc_model_u_storage(int dtype)
 
 const char *pc_model_class_name(int klass)
 {
-    return klass == PC_CLASS_STRICT ? "strict" : "default";
+    return klass == PC_CLASS_STRICT ? "cr" : klass == PC_CLASS_HF ? "hf" : "default";
+}
+
+int pc_model_class_of(const char *name)
+{
+    if (!strcmp(name, "cr") || !strcmp(name, "strict")) return PC_CLASS_STRICT;
+    if (!strcmp(name, "hf")) return PC_CLASS_HF;
+    return !strcmp(name, "default") ? PC_CLASS_DEFAULT : -1;
 }
 
 /* kappa of the formulations the default class holds (docs/precision-model.md,

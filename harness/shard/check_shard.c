@@ -125,7 +125,7 @@ static void identity(FILE *f, const pc_opts *o, const pc_specs *specs)
     identity_specs(f, specs);
     fprintf(f, "positions=%" PRId64 ":%" PRId64 "/%d;pos-start=%" PRId64 ";dtype=%d/%d;",
             o->pos_lo, o->pos_hi, o->pos_set, o->pos_start, o->dtype, o->dtype_set);
-    fprintf(f, "strict=%d;max-abs-err=%a;", o->strict, o->max_abs_err);
+    fprintf(f, "strict=%d;formulation=%d;max-abs-err=%a;", o->strict, o->formulation, o->max_abs_err);
     fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";cases=%ld;replay=%d/%" PRIu64 ";",
             o->tol_abs, o->seed, o->cases, o->replay_set, o->replay);
     fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;", o->timeout_ms,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "harness/base/dtype.h"
 #include "shard.h"
+#include "harness/engine/model.h"
 #include "families/family.h"
 #include "reference/reference.h"
 
@@ -354,7 +355,7 @@ static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *r
     if (!(res->C >= 0) || !(res->u > 0) || !(res->R > 0))
         bad(r, "bound", "has a C, u or R that is negative, zero (u, R) or not finite");
     const pc_jnode *cl = pc_jget(bd, "class");
-    c->strict = cl && cl->type == PC_J_STR && !strcmp(cl->text, "strict");
+    c->strict = cl && cl->type == PC_J_STR && pc_model_class_of(cl->text) > 0 ? pc_model_class_of(cl->text) : 0;
     const pc_jnode *ma = pc_jget(bd, "max_abs_err");
     c->max_abs_err = ma ? get_num(r, bd, "max_abs_err", 0.0) : 0.0;
 }

@@ -13,7 +13,9 @@ bfloat16 stored as its uint16 bit patterns, '<u2'; bfloat16w: bfloat16
 widened back to float32).  VARIANT "ok" is correct; the others are the
 mistakes pecheck must catch (see WRONG below, and tests/precision_torch.t:
 next, the rows of position p + 1; long5, cos and sin 5% too long; rad05,
-every angle 0.05 rad too large; base10100, rope_theta 10100)."""
+every angle 0.05 rad too large; base10100, rope_theta 10100; pi5, llama3's
+wavelengths computed with 2 * 3.14159 for 2 pi).  Dynamic and longrope
+follow the length P0 + N."""
 import json
 import math
 import os
@@ -150,7 +152,7 @@ def inv_llama3(cfg, dim, base, seq):
     f, lf, hf, old = (rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"],
                       rs["original_max_position_embeddings"])
     low_wl, high_wl = old / lf, old / hf
-    wl = 2 * math.pi / inv
+    wl = 2 * cfg.get("_pi", math.pi) / inv   # "pi5": 2 * 3.14159 for 2 pi
     il = torch.where(wl > low_wl, inv / f, inv)
     smooth = (old / wl - lf) / (hf - lf)
     smoothed = (1 - smooth) * il / f + smooth * il
@@ -194,6 +196,8 @@ def wrong(cfg, variant):
         c["rope_theta"] = 10000.0 if base_of(c) != 10000.0 else 500000.0
     elif variant == "base10100":       # rope_theta 1% off
         c["rope_theta"] = 10100.0
+    elif variant == "pi5":             # llama3's wavelengths from 2 * 3.14159, not 2 * math.pi
+        c["_pi"] = 3.14159
     elif variant not in ("ok", "pairs", "next", "long5", "rad05"):
         raise SystemExit("unknown variant " + variant)
     return c
@@ -202,7 +206,9 @@ def wrong(cfg, variant):
 def cache(cfg, variant, n, p0=0):
     hd, dim = dims(cfg)
     c = wrong(cfg, variant)
-    inv, att = INV[rope_type(c)](c, dim, base_of(c), n)
+    # the length the cache is built for: its last position + 1 (dynamic's
+    # base and longrope's factors follow it)
+    inv, att = INV[rope_type(c)](c, dim, base_of(c), p0 + n)
     inv = inv.float()
     if variant == "pairs" and rope_type(c) == "default":  # partial rotary: the head dim's frequencies
         inv = (1.0 / geometric(base_of(c), hd))[: dim // 2]
