@@ -132,7 +132,8 @@ void pc_model_describe_budget(char *buf, unsigned len, double kappa_max, int kla
     }
     snprintf(buf, len, "|err| <= %sA*((R*u + min(kappa_i*u*|theta|, 2))*(1+u_s) + u_s): "
              "%s class, kappa_i %s (largest %.4g), u = 2^-24, u_s = %s (%s)", scaled ? "|pair|*" : "",
-             pc_model_class_name(klass), sched ? "per pair from the schedule (docs/schedules.md)"
+             pc_model_class_name(klass), sched == 2 ? "per pair from the formulation's binary32 "
+             "operations (docs/precision-model.md)" : sched ? "per pair from the schedule (docs/schedules.md)"
              : "per pair (docs/precision-model.md)", kappa_max,
              dtype == PC_DT_BF16 ? "2^-8" : dtype == PC_DT_F16 ? "2^-11" : "0",
              dtype == PC_DT_F32 ? "binary32 values" : pc_dtype_name(dtype));

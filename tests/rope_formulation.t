@@ -1,0 +1,141 @@
+#!/bin/sh
+# rope_formulation.t: the strict classes of RoPE (--formulation hf|cr,
+# --strict), docs/precision-model.md "The hf class".
+#
+# HuggingFace's own float32 caches (tests/lib/rope_caches.py follows
+# modeling_rope_utils.py) of every schedule, at positions 522240..524287
+# (2^19 - 2048 .. 2^19 - 1, where a frequency's error of k u turns the angle
+# by k u |theta| ~ k * 3e-5 rad): each passes --formulation hf and --strict
+# (hf when no formulation is named), the JSON names the class, and the
+# frequency torch computed is, bit for bit, one of the two the emulation
+# follows for every pair (the emulation's claim).  Then the mistakes the
+# class exists for: llama3's wavelengths from 2 * 3.14159 (passes the
+# default class) and llama.cpp's cumulative product (passes the default
+# class) both fail hf.  The worst err/bound and the largest k_i / kappa_i
+# of each schedule are printed as TAP comments (docs/precision-model.md
+# quotes them).  Without torch: a visible skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib/tap.sh"
+tap_need_torch
+tap_tmp form
+
+N=2048
+P0=$((524288 - N))
+MODELS="llama2 llama31 qwen25yarn phi35 linear8 dynamic2 neox20b"
+{
+    for m in $MODELS; do echo "$m ok float32 $N $tmp/$m $P0"; done
+    echo "llama31 pi5 float32 $N $tmp/pi5 $P0"
+} >"$tmp/list"
+"$PY" "$root/tests/lib/rope_caches.py" - <"$tmp/list" >"$tmp/gen.log" 2>&1
+ok $? "build $(wc -l <"$tmp/list") float32 caches with PyTorch at positions $P0..$((P0 + N - 1))" "$tmp/gen.log"
+
+# gate DIR OUT [OPTIONS]: the accuracy property on the cache in DIR
+gate() {
+    gd=$1 o=$2
+    shift 2
+    "$PECHECK" check --table "$gd/cos.npy" --table-sin "$gd/sin.npy" --hf-config "$gd/config.json" \
+        --pos-start "$P0" --family rope --layout half --property accuracy --regressions off \
+        --quiet "$@" >"$o" 2>&1
+}
+ratio() { sed -n 's/.*accuracy \[half\]:.*max |err|\/bound \([0-9.e+-]*\).*/\1/p' "$1" | head -n 1; }
+
+# CHECK JSON MODEL: the class is hf, and torch's own inv_freq of MODEL is one
+# of the two candidates of every pair; prints max k_i, max kappa_i, max k_i/kappa_i
+cat >"$tmp/check.py" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import numpy as np
+import rope_caches as rc
+res = json.load(open(sys.argv[1]))["results"]
+b = [r for r in res if r["check"] == "accuracy"][0]["data"]["bound"]
+assert b["class"] == "hf", b["class"]
+f = b["formulation"]
+cfg = rc.MODELS[sys.argv[2]]
+hd, dim = rc.dims(cfg)
+p0, n = int(sys.argv[4]), int(sys.argv[5])
+inv, att = rc.INV[rc.rope_type(cfg)](cfg, dim, rc.base_of(cfg), p0 + n)
+inv = inv.float().numpy()
+assert len(f["omega"]) == len(inv) == dim // 2
+bad = [i for i, w in enumerate(inv) if float(w) not in f["omega"][i]]
+assert not bad, "torch's frequency is not a candidate at pairs %s" % bad[:5]
+q = max(k / c for k, c in zip(f["k"], f["kappa"]) if c > 0)
+print("max k_i %.3g, max kappa_i %.3g, max k_i/kappa_i %.3g" % (max(f["k"]), max(f["kappa"]), q))
+PY
+
+for m in $MODELS; do
+    d=$tmp/$m
+    gate "$d" "$d.strict" --strict
+    rs=$?
+    gate "$d" "$d.hf" --formulation hf --format json --output "$d.json"
+    rh=$?
+    [ $rs -eq 0 ] && grep -q "strict class hf" "$d.strict"
+    ok $? "$m: HF's float32 cache passes --strict, named the hf class ($(ratio "$d.strict"))" "$d.strict"
+    ok $rh "$m: HF's float32 cache passes --formulation hf" "$d.hf"
+    ks=$("$PY" "$tmp/check.py" "$d.json" "$m" "$root/tests/lib" "$P0" "$N" 2>"$d.py")
+    ok $? "$m: bound.class hf, and torch's frequency of every pair is one of the emulation's two" "$d.py"
+    gate "$d" "$d.default"
+    echo "# $m: worst err/bound hf $(ratio "$d.strict"), default $(ratio "$d.default"); $ks"
+done
+
+# the mistake the default class cannot see: 2 * 3.14159 for 2 pi
+gate "$tmp/pi5" "$tmp/pi5.default"
+ok $? "llama3 with 2 * 3.14159: passes the default class ($(ratio "$tmp/pi5.default"))" "$tmp/pi5.default"
+gate "$tmp/pi5" "$tmp/pi5.hf" --formulation hf
+[ $? -eq 1 ] && grep -q "accuracy \[half\]: error: .*strict class hf: transformers' float32" "$tmp/pi5.hf"
+ok $? "llama3 with 2 * 3.14159: fails --formulation hf ($(ratio "$tmp/pi5.hf")), the verdict naming the class" "$tmp/pi5.hf"
+"$PECHECK" accuracy --table "$tmp/pi5/cos.npy" --table-sin "$tmp/pi5/sin.npy" --family rope \
+    --hf-config "$tmp/pi5/config.json" --pos-start "$P0" --layout half --formulation hf --quiet \
+    >"$tmp/pi5.acc" 2>&1
+[ $? -eq 1 ] && grep -q "strict class: the angle of pair [0-9]* is off by .* the hf class allows" "$tmp/pi5.acc"
+ok $? "llama3 with 2 * 3.14159: the accuracy text says by how much the angle is off, and what hf allows" "$tmp/pi5.acc"
+gate "$tmp/pi5" "$tmp/pi5.strict" --strict
+[ $? -eq 1 ]
+ok $? "llama3 with 2 * 3.14159: fails --strict ($(ratio "$tmp/pi5.strict"))" "$tmp/pi5.strict"
+echo "# llama3 2*3.14159: worst err/bound hf $(ratio "$tmp/pi5.hf"), default $(ratio "$tmp/pi5.default")"
+
+# cr (a correctly rounded frequency) is not HF's: its own cache fails it
+gate "$tmp/llama31" "$tmp/llama31.cr" --formulation cr
+[ $? -eq 1 ] && grep -q "strict class cr" "$tmp/llama31.cr"
+ok $? "llama31: HF's cache fails --formulation cr ($(ratio "$tmp/llama31.cr")): pow is not correctly rounded" "$tmp/llama31.cr"
+
+# llama.cpp's cumulative product: the default class holds it, hf does not
+cat >"$tmp/linear8.json" <<'JSON'
+{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0,
+ "max_position_embeddings": 32768, "rope_scaling": {"type": "linear", "factor": 8.0}}
+JSON
+cat >"$tmp/llama2.json" <<'JSON'
+{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0, "max_position_embeddings": 4096}
+JSON
+for g in llama2 linear8; do
+    "$PY" "$root/tests/lib/ggml_rope_cache.py" "$tmp/$g.json" ok "$N" "$P0" "$tmp/ggml-$g" \
+        >"$tmp/ggml-$g.log" 2>&1
+    ok $? "build llama.cpp's $g cache (ggml's cumulative product)" "$tmp/ggml-$g.log"
+    gate "$tmp/ggml-$g" "$tmp/ggml-$g.default"
+    ok $? "llama.cpp $g: passes the default class ($(ratio "$tmp/ggml-$g.default"))" "$tmp/ggml-$g.default"
+    gate "$tmp/ggml-$g" "$tmp/ggml-$g.hf" --formulation hf
+    [ $? -eq 1 ]
+    ok $? "llama.cpp $g: fails --formulation hf ($(ratio "$tmp/ggml-$g.hf"))" "$tmp/ggml-$g.hf"
+done
+
+# what is refused
+d=$tmp/llama31
+gate "$d" "$tmp/bad" --formulation ggml
+[ $? -eq 2 ] && grep -q "formulation: expected hf .* or cr" "$tmp/bad"
+ok $? "--formulation ggml: exit 2 listing hf and cr" "$tmp/bad"
+"$PY" -c 'import numpy as np, sys; np.save(sys.argv[1], np.ones(64, dtype=np.float32))' "$tmp/ff.npy"
+"$PECHECK" accuracy --impl rope-ggml --d 128 --max-pos 63 --rope-freqs "$tmp/ff.npy" --formulation hf \
+    --quiet >"$tmp/bad" 2>&1
+[ $? -eq 2 ] && grep -q "no float32 frequency code for llama.cpp's rope_freqs" "$tmp/bad"
+ok $? "--formulation hf with --rope-freqs: exit 2, transformers has no code for it" "$tmp/bad"
+"$PECHECK" accuracy --impl rope-ggml --d 128 --max-pos 63 --rope-freqs "$tmp/ff.npy" --strict \
+    --quiet >"$tmp/o" 2>&1
+grep -q "bound: .*: cr class" "$tmp/o"
+ok $? "--strict with --rope-freqs: the cr class, named" "$tmp/o"
+"$PECHECK" accuracy --family sinusoidal --impl torch-exp --max-pos 63 --formulation hf \
+    --quiet >"$tmp/bad" 2>&1
+[ $? -eq 2 ] && grep -q "formulation hf: .* RoPE's" "$tmp/bad"
+ok $? "--formulation hf on the sinusoidal family: exit 2" "$tmp/bad"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
