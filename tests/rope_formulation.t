@@ -78,6 +78,81 @@ for m in $MODELS; do
     echo "# $m: worst err/bound hf $(ratio "$d.strict"), default $(ratio "$d.default"); $ks"
 done
 
+# random configs of every schedule (head dims 32..256, bases, factors, bands,
+# ramps with and without truncate, longrope factors that are not binary32,
+# positions from 0 to past 2^24 where torch rounds pos.float()): each HF
+# float32 cache passes --formulation hf, and torch's frequency of every
+# pair is one of the emulation's two
+cat >"$tmp/rand_configs.py" <<'PY'
+import json, os, random, subprocess, sys
+# random configs of every schedule: argv SEED COUNT LIBDIR PECHECK OUTDIR
+sys.path.insert(0, sys.argv[3])
+import numpy as np, torch
+import rope_caches as rc
+P = sys.argv[4]
+rng = random.Random(int(sys.argv[1]))
+def cfg_of(kind):
+    hd = rng.choice([32, 64, 80, 96, 128, 160, 256])
+    base = rng.choice([10000.0, 500000.0, 1e6, 123456.7, 5e4, 2.5e5 + rng.random()])
+    c = {"hidden_size": hd * 8, "num_attention_heads": 8, "head_dim": hd, "rope_theta": base,
+         "max_position_embeddings": rng.choice([2048, 4096, 8192, 32768])}
+    if kind == "linear": c["rope_scaling"] = {"type": "linear", "factor": rng.choice([2.0, 4.0, 1.3, 8.0, 3.7])}
+    if kind == "dynamic": c["rope_scaling"] = {"type": "dynamic", "factor": rng.choice([2.0, 1.5, 4.0, 2.7])}
+    if kind == "yarn":
+        c["rope_scaling"] = {"type": "yarn", "factor": rng.choice([2.0, 4.0, 8.0, 40.0, 3.3]),
+                             "original_max_position_embeddings": rng.choice([2048, 4096, 8192]),
+                             "beta_fast": rng.choice([32, 16, 24]), "beta_slow": rng.choice([1, 2, 0.5])}
+        if rng.random() < 0.3: c["rope_scaling"]["truncate"] = False
+    if kind == "longrope":
+        h = hd // 2
+        c["original_max_position_embeddings"] = 4096
+        c["max_position_embeddings"] = rng.choice([16384, 131072])
+        c["rope_scaling"] = {"type": "longrope", "short_factor": [1 + rng.random() for _ in range(h)],
+                             "long_factor": [1 + 60 * rng.random() for _ in range(h)]}
+    if kind == "llama3":
+        lf, hf = rng.choice([(1.0, 4.0), (1.0, 2.0), (2.0, 8.0), (0.5, 3.0)])
+        c["rope_scaling"] = {"rope_type": "llama3", "factor": rng.choice([8.0, 32.0, 4.0, 16.0]),
+                             "low_freq_factor": lf, "high_freq_factor": hf,
+                             "original_max_position_embeddings": rng.choice([8192, 4096, 2048])}
+    return c
+bad = 0; tot = 0; pairs = 0; kmax = {}
+for t in range(int(sys.argv[2])):
+    kind = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"][t % 6]
+    c = cfg_of(kind)
+    d = os.path.join(sys.argv[5], str(t))
+    os.makedirs(d, exist_ok=True)
+    json.dump(c, open(d + "/config.json", "w"))
+    p0 = rng.choice([0, 5000, 200000, 520000, 1000000, 16777000]); n = 64
+    cos, sin = rc.cache(c, "ok", n, p0)
+    np.save(d + "/cos.npy", cos.numpy()); np.save(d + "/sin.npy", sin.numpy())
+    r = subprocess.run([P, "check", "--table", d + "/cos.npy", "--table-sin", d + "/sin.npy", "--hf-config",
+                        d + "/config.json", "--pos-start", str(p0), "--family", "rope", "--layout", "half",
+                        "--property", "accuracy", "--regressions", "off", "--quiet", "--formulation", "hf",
+                        "--format", "json", "--output", d + "/o.json"], capture_output=True, text=True)
+    try:
+        res = json.load(open(d + "/o.json"))["results"]
+        b = [x for x in res if x["check"] == "accuracy"][0]["data"]["bound"]
+    except Exception as e:
+        print("no result", kind, t, r.stderr[:300]); bad += 1; continue
+    hd, dim = rc.dims(c)
+    inv, att = rc.INV[rc.rope_type(c)](c, dim, rc.base_of(c), p0 + n)
+    inv = inv.float().numpy()
+    om = b["formulation"]["omega"]
+    miss = [i for i, w in enumerate(inv) if float(w) not in om[i]]
+    tot += 1; pairs += len(inv)
+    kmax[kind] = max(kmax.get(kind, 0), max(b["formulation"]["kappa"]))
+    if miss or r.returncode != 0:
+        bad += 1
+        print("config %d (%s): exit %d, torch's frequency not a candidate at pairs %s: %s"
+              % (t, kind, r.returncode, miss[:5], json.dumps(c)[:300]))
+print("%d configs, %d pairs, %d wrong; largest kappa_i %s" % (tot, pairs, bad,
+      {k: round(v, 2) for k, v in kmax.items()}))
+sys.exit(1 if bad or tot < int(sys.argv[2]) else 0)
+PY
+mkdir -p "$tmp/rnd"
+"$PY" "$tmp/rand_configs.py" 20260422 120 "$root/tests/lib" "$PECHECK" "$tmp/rnd" >"$tmp/rnd.out" 2>&1
+ok $? "120 random configs (20 a schedule): each passes hf, torch's frequencies the emulation's: $(tail -n 1 "$tmp/rnd.out")" "$tmp/rnd.out"
+
 # the mistake the default class cannot see: 2 * 3.14159 for 2 pi
 gate "$tmp/pi5" "$tmp/pi5.default"
 ok $? "llama3 with 2 * 3.14159: passes the default class ($(ratio "$tmp/pi5.default"))" "$tmp/pi5.default"
