@@ -500,7 +500,7 @@ static void mean_turn(const rk *k, double *phase, double *norm)
     *norm = sw > 0 ? hypot(sc, ss) / sw : (double)NAN;
 }
 
-/* The gate's kappa_i of pair I (harness/engine/accuracy.c, pair_kappa). */
+/* The gate's kappa_i of pair I (harness/engine/acc_block.c, pair_kappa). */
 static double gate_kappa(const rk *k, int i)
 {
     const pc_acc_cfg *cfg = k->cfg;

@@ -190,7 +190,7 @@ typedef struct pc_acc_result {
 } pc_acc_result;
 
 /* Whether the gate under CFG asks for position POS alone (n = 1): the
- * last position of each block of more than one (accuracy.c call_block). */
+ * last position of each block of more than one (acc_block.c pc_blk_call). */
 int pc_acc_alone(const pc_acc_cfg *cfg, int64_t pos);
 /* "WHAT (position POS asked for alone, n = 1, ...; the call of LO..POS-1
  * before it returned)" into BUF: the note of a run ended by that call. */
