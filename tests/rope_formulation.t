@@ -22,9 +22,14 @@ tap_tmp form
 
 N=2048
 P0=$((524288 - N))
-MODELS="llama2 llama31 qwen25yarn phi35 linear8 dynamic2 neox20b"
+# MODEL or MODEL-grown (dynamic grown at run time: base' from float32 tensors)
+MODELS="llama2 llama31 qwen25yarn phi35 linear8 dynamic2 dynamic2-grown neox20b"
 {
-    for m in $MODELS; do echo "$m ok float32 $N $tmp/$m $P0"; done
+    for m in $MODELS; do
+        v=ok
+        case $m in *-grown) v=grown;; esac
+        echo "${m%-grown} $v float32 $N $tmp/$m $P0"
+    done
     echo "llama31 pi5 float32 $N $tmp/pi5 $P0"
 } >"$tmp/list"
 "$PY" "$root/tests/lib/rope_caches.py" - <"$tmp/list" >"$tmp/gen.log" 2>&1
@@ -46,15 +51,18 @@ cat >"$tmp/check.py" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[3])
 import numpy as np
+import torch
 import rope_caches as rc
 res = json.load(open(sys.argv[1]))["results"]
 b = [r for r in res if r["check"] == "accuracy"][0]["data"]["bound"]
 assert b["class"] == "hf", b["class"]
 f = b["formulation"]
-cfg = rc.MODELS[sys.argv[2]]
+model, _, grown = sys.argv[2].partition("-")
+cfg = rc.MODELS[model]
 hd, dim = rc.dims(cfg)
 p0, n = int(sys.argv[4]), int(sys.argv[5])
-inv, att = rc.INV[rc.rope_type(cfg)](cfg, dim, rc.base_of(cfg), p0 + n)
+seq = torch.tensor(p0 + n, dtype=torch.int64) if grown else p0 + n
+inv, att = rc.INV[rc.rope_type(cfg)](cfg, dim, rc.base_of(cfg), seq)
 inv = inv.float().numpy()
 assert len(f["omega"]) == len(inv) == dim // 2
 bad = [i for i, w in enumerate(inv) if float(w) not in f["omega"][i]]
@@ -123,7 +131,8 @@ for t in range(int(sys.argv[2])):
     os.makedirs(d, exist_ok=True)
     json.dump(c, open(d + "/config.json", "w"))
     p0 = rng.choice([0, 5000, 200000, 520000, 1000000, 16777000]); n = 64
-    cos, sin = rc.cache(c, "ok", n, p0)
+    grown = kind == "dynamic" and t % 12 == 2  # half the dynamic caches grown at run time
+    cos, sin = rc.cache(c, "grown" if grown else "ok", n, p0)
     np.save(d + "/cos.npy", cos.numpy()); np.save(d + "/sin.npy", sin.numpy())
     r = subprocess.run([P, "check", "--table", d + "/cos.npy", "--table-sin", d + "/sin.npy", "--hf-config",
                         d + "/config.json", "--pos-start", str(p0), "--family", "rope", "--layout", "half",
@@ -135,7 +144,8 @@ for t in range(int(sys.argv[2])):
     except Exception as e:
         print("no result", kind, t, r.stderr[:300]); bad += 1; continue
     hd, dim = rc.dims(c)
-    inv, att = rc.INV[rc.rope_type(c)](c, dim, rc.base_of(c), p0 + n)
+    seq = torch.tensor(p0 + n, dtype=torch.int64) if grown else p0 + n
+    inv, att = rc.INV[rc.rope_type(c)](c, dim, rc.base_of(c), seq)
     inv = inv.float().numpy()
     om = b["formulation"]["omega"]
     miss = [i for i, w in enumerate(inv) if float(w) not in om[i]]

@@ -27,7 +27,8 @@
 /* The binary32 constants of a schedule's code: its Python floats rounded
  * to binary32 where a float32 operation takes them. */
 typedef struct hf_consts {
-    float base;               /* the base raised (dynamic: base', a binary64 first) */
+    float base[2];            /* the bases raised (dynamic: base' by two paths) */
+    int nbase;
     float factor;
     float low, range;         /* yarn: low and high - low of the correction range */
     float two_pi, old, lf, span, low_wl, high_wl; /* llama3 */
@@ -115,17 +116,30 @@ static const char *no_code(const pc_rope_params *p)
     return NULL;
 }
 
+/* dynamic's base' = base * (factor s / L - (factor - 1)) ** (dim / (dim - 2)),
+ * s = max(seq_len, L), as transformers computes it: at initialisation
+ * seq_len is a Python int and base' a binary64, rounded to binary32 by
+ * pow; when the cache grows, seq_len is torch.max(position_ids) + 1, an
+ * int64 tensor, and each step a binary32 tensor operation, the power of a
+ * 0-dim tensor by a Python float computed in binary64 and rounded once
+ * (both paths checked bit for bit against the local PyTorch). */
+static void dynamic_bases(const pc_rope_params *p, hf_consts *c)
+{
+    double s = p->seq_len_set && p->seq_len > p->max_pos ? p->seq_len : p->max_pos;
+    double ex = (double)p->dim / (double)(p->dim - 2);
+    c->base[0] = (float)(p->base * pow(p->factor * s / p->max_pos - (p->factor - 1), ex));
+    float t = (float)p->factor * (float)s / (float)p->max_pos - (float)(p->factor - 1);
+    c->base[1] = (float)p->base * (float)pow((double)t, ex);
+    c->nbase = c->base[1] != c->base[0] ? 2 : 1;
+}
+
 static void consts_of(const pc_rope_params *p, double base, hf_consts *c)
 {
-    c->base = (float)base;
+    c->base[0] = (float)(p ? p->base : base);
+    c->nbase = 1;
     if (!p) return;
-    c->base = (float)p->base;
     c->factor = (float)p->factor;
-    if (p->type == PC_ROPE_DYNAMIC) { /* base * (factor s / L - (factor - 1)) ** (dim / (dim - 2)) */
-        double s = p->seq_len_set && p->seq_len > p->max_pos ? p->seq_len : p->max_pos;
-        c->base = (float)(p->base * pow(p->factor * s / p->max_pos - (p->factor - 1),
-                                        (double)p->dim / (double)(p->dim - 2)));
-    }
+    if (p->type == PC_ROPE_DYNAMIC) dynamic_bases(p, c);
     if (p->type == PC_ROPE_YARN) yarn_consts(p, c);
     if (p->type == PC_ROPE_LLAMA3) {
         double L = p->orig_max, lf = p->low_freq_factor, hf = p->high_freq_factor;
@@ -136,6 +150,17 @@ static void consts_of(const pc_rope_params *p, double base, hf_consts *c)
         c->low_wl = (float)(L / lf);
         c->high_wl = (float)(L / hf);
     }
+}
+
+/* C ascending (insertion sort of four). */
+static void sort4(float c[PC_ACC_FORM_CANDS])
+{
+    for (int a = 1; a < PC_ACC_FORM_CANDS; a++)
+        for (int b = a; b > 0 && c[b] < c[b - 1]; b--) {
+            float t = c[b];
+            c[b] = c[b - 1];
+            c[b - 1] = t;
+        }
 }
 
 /* |CAND - W| / (u W) rounded up, W the exact omega (HF_PREC bits). */
@@ -168,16 +193,19 @@ int pc_rope_hf_pairs(const pc_rope_params *p, double base, int d, pc_rope_hf_pai
     mpfr_t w;
     mpfr_init2(w, HF_PREC);
     for (int i = 0; i < d / 2; i++) {
-        float g[2], e = (float)(2 * i) / (float)dim; /* arange(0, dim, 2).float() / dim */
-        pow_cands(c.base, e, g);
+        float e = (float)(2 * i) / (float)dim; /* arange(0, dim, 2).float() / dim */
         s.kind->omega(w, &s, dim, i);
         pc_rope_hf_pair *o = &out[i];
         o->k = 0.0;
-        for (int j = 0; j < 2; j++) {
-            o->cand[j] = hf_omega(p, &c, i, g[j]);
-            o->k = fmax(o->k, rel_u(o->cand[j], w));
+        for (int b = 0; b < 2; b++) {
+            float g[2];
+            pow_cands(c.base[b < c.nbase ? b : 0], e, g);
+            for (int j = 0; j < 2; j++) {
+                o->cand[2 * b + j] = hf_omega(p, &c, i, g[j]);
+                o->k = fmax(o->k, rel_u(o->cand[2 * b + j], w));
+            }
         }
-        if (o->cand[0] > o->cand[1]) { float t = o->cand[0]; o->cand[0] = o->cand[1]; o->cand[1] = t; }
+        sort4(o->cand);
         /* the angle fl(fl(p) w~): (1 + k u)(1 + u)^2 - 1 <= (k + 2) u + (2k + 2) u^2,
          * of which the model adds the position's u from 2^24 on (pc_model_phase) */
         o->kappa = o->k + 1.0 + (2.0 * o->k + 2.0) * 0x1p-24;
@@ -198,7 +226,7 @@ static hf_form *form_new(const pc_rope_params *p, double base, int d, char *why,
 {
     size_t h = (size_t)d / 2;
     hf_form *f = calloc(1, sizeof *f + h * (2 * sizeof(double) + sizeof(pc_rope_hf_pair))
-                        + 2 * h * sizeof(float));
+                        + PC_ACC_FORM_CANDS * h * sizeof(float));
     pc_rope_hf_pair *pairs = f ? (pc_rope_hf_pair *)(f + 1) : NULL;
     if (!f) { snprintf(why, len, "out of memory"); return NULL; }
     if (pc_rope_hf_pairs(p, base, d, pairs, why, len) != 0) { free(f); return NULL; }
@@ -208,8 +236,8 @@ static hf_form *form_new(const pc_rope_params *p, double base, int d, char *why,
     for (size_t i = 0; i < h; i++) {
         f->kappa[i] = pairs[i].kappa;
         f->k[i] = pairs[i].k;
-        f->cand[2 * i] = pairs[i].cand[0];
-        f->cand[2 * i + 1] = pairs[i].cand[1];
+        for (size_t j = 0; j < PC_ACC_FORM_CANDS; j++)
+            f->cand[PC_ACC_FORM_CANDS * i + j] = pairs[i].cand[j];
     }
     f->form = (pc_acc_form){ "transformers' float32 frequency code of the schedule, each pair's "
                              "binary32 operations followed", f->kappa, f->k, f->cand };

@@ -9,14 +9,18 @@
 
 #include <stddef.h>
 #include "scaling.h"
+#include "harness/engine/accuracy.h"
 
 /* One pair's reading of the hf formulation: the binary32 frequencies
- * transformers' code can produce (CAND[0] <= CAND[1]; equal where the
- * power it raises is a binary32 value, torch's pow returning it exactly),
- * their largest relative distance K to the exact omega_i in units of u,
- * and the phase constant KAPPA = K + 1 + (2K + 2) u. */
+ * transformers' code can produce, ascending, the last repeated where there
+ * are fewer (one where the power it raises is a binary32 value, torch's
+ * pow returning it exactly; two from pow's two neighbours; four for
+ * dynamic scaling, whose base' transformers computes in binary64 at
+ * initialisation and in binary32 tensors when the cache grows), their
+ * largest relative distance K to the exact omega_i in units of u, and the
+ * phase constant KAPPA = K + 1 + (2K + 2) u. */
 typedef struct pc_rope_hf_pair {
-    float cand[2];
+    float cand[PC_ACC_FORM_CANDS];
     double k, kappa;
 } pc_rope_hf_pair;
 

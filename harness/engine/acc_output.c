@@ -204,7 +204,7 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
 
 /* The family's strict class (cfg->form) as JSON: per pair its kappa_i,
  * the formulation's frequency error k_i (units of u) and the binary32
- * frequencies it can produce. */
+ * frequencies it can produce (each once). */
 static void form_json(pc_json *j, const pc_acc_cfg *cfg)
 {
     const pc_acc_form *f = cfg->form;
@@ -219,9 +219,10 @@ static void form_json(pc_json *j, const pc_acc_cfg *cfg)
     pc_json_end(j);
     pc_json_arr(j, "omega");
     for (int i = 0; i < cfg->d / 2; i++) {
+        const float *c = f->cand + PC_ACC_FORM_CANDS * i; /* ascending: each value once */
         pc_json_arr(j, NULL);
-        pc_json_num(j, NULL, (double)f->cand[2 * i]);
-        pc_json_num(j, NULL, (double)f->cand[2 * i + 1]);
+        for (int k = 0; k < PC_ACC_FORM_CANDS; k++)
+            if (k == 0 || c[k] != c[k - 1]) pc_json_num(j, NULL, (double)c[k]);
         pc_json_end(j);
     }
     pc_json_end(j);

@@ -29,13 +29,15 @@ typedef void (*pc_acc_observer)(void *ctx, const struct pc_witness *w, int pair,
 
 /* A strict class computed by the family for one run (pc_acc_cfg.form):
  * per pair, its phase constant, the formulation's frequency error in units
- * of u, and the binary32 frequencies the formulation can produce (two a
- * pair, equal where there is one). */
+ * of u, and the binary32 frequencies the formulation can produce (up to
+ * PC_ACC_FORM_CANDS a pair, ascending, the last repeated where there are
+ * fewer). */
+#define PC_ACC_FORM_CANDS 4
 typedef struct pc_acc_form {
     const char *what;       /* for people: "transformers' float32 frequency code" */
     const double *kappa;    /* d/2 */
     const double *k;        /* d/2 */
-    const float *cand;      /* d x 1: pair i's at 2i and 2i + 1 */
+    const float *cand;      /* d/2 x PC_ACC_FORM_CANDS: pair i's from PC_ACC_FORM_CANDS i */
 } pc_acc_form;
 
 typedef struct pc_acc_cfg {

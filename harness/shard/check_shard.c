@@ -46,14 +46,14 @@ void pc_shard_rec_split(void *ctx, int slot, const pc_case_split *sp)
 static int copy_form(pc_slot *s, const pc_acc_cfg *cfg)
 {
     size_t h = (size_t)cfg->d / 2, nw = strlen(cfg->form->what) + 1;
-    char *b = malloc(h * (2 * sizeof(double) + 2 * sizeof(float)) + nw);
+    char *b = malloc(h * (2 * sizeof(double) + PC_ACC_FORM_CANDS * sizeof(float)) + nw);
     if (!b) return -1;
     double *kappa = (double *)(void *)b, *k = kappa + h;
     float *cand = (float *)(void *)(k + h);
-    char *what = (char *)(cand + 2 * h);
+    char *what = (char *)(cand + PC_ACC_FORM_CANDS * h);
     memcpy(kappa, cfg->form->kappa, h * sizeof *kappa);
     memcpy(k, cfg->form->k, h * sizeof *k);
-    memcpy(cand, cfg->form->cand, 2 * h * sizeof *cand);
+    memcpy(cand, cfg->form->cand, PC_ACC_FORM_CANDS * h * sizeof *cand);
     memcpy(what, cfg->form->what, nw);
     s->form = (pc_acc_form){ what, kappa, k, cand };
     s->form_buf = b;

@@ -377,11 +377,17 @@ static void get_form(rd *r, const pc_jnode *bd, pc_shard_item *it)
         it->form_kappa[i] = arr_num(r, ka, i, "bound.formulation.kappa");
         it->form_k[i] = arr_num(r, kk, i, "bound.formulation.k");
         const pc_jnode *p = &om->kids[i];
-        if (p->type != PC_J_ARR || p->n != 2) { bad(r, "bound.formulation.omega", "is not pairs"); break; }
-        for (size_t j = 0; j < 2; j++) {
-            double w = arr_num(r, p, j, "bound.formulation.omega");
-            it->form_cand[2 * i + j] = (float)w;
+        if (p->type != PC_J_ARR || p->n < 1 || p->n > PC_ACC_FORM_CANDS) {
+            bad(r, "bound.formulation.omega", "is not 1 to 4 frequencies a pair");
+            break;
+        }
+        float *cd = it->form_cand + PC_ACC_FORM_CANDS * i;
+        for (size_t j = 0; j < PC_ACC_FORM_CANDS; j++) {
+            double w = arr_num(r, p, j < p->n ? j : p->n - 1, "bound.formulation.omega");
+            cd[j] = (float)w;
             if ((double)(float)w != w) bad(r, "bound.formulation.omega", "holds a non-binary32 value");
+            if (j > 0 && j < p->n && !(cd[j] > cd[j - 1]))
+                bad(r, "bound.formulation.omega", "is not ascending");
         }
     }
     it->form = (pc_acc_form){ it->form_what, it->form_kappa, it->form_k, it->form_cand };
@@ -505,7 +511,7 @@ static int same_form(const pc_shard_item *a, const pc_shard_item *b)
     return !strcmp(a->form_what, b->form_what)
         && !memcmp(a->form_kappa, b->form_kappa, h * sizeof(double))
         && !memcmp(a->form_k, b->form_k, h * sizeof(double))
-        && !memcmp(a->form_cand, b->form_cand, 2 * h * sizeof(float));
+        && !memcmp(a->form_cand, b->form_cand, PC_ACC_FORM_CANDS * h * sizeof(float));
 }
 
 /* Do A and B describe the same check (everything but the shard)? */

@@ -29,7 +29,7 @@ typedef struct pc_shard_item {
     pc_acc_form form;
     char form_what[200];
     double form_kappa[PC_D_MAX / 2], form_k[PC_D_MAX / 2];
-    float form_cand[PC_D_MAX];
+    float form_cand[PC_D_MAX / 2 * PC_ACC_FORM_CANDS];
 } pc_shard_item;
 
 /* Read one result object, checking every field: integers in range (no
