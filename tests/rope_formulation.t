@@ -7,13 +7,14 @@
 # (2^19 - 2048 .. 2^19 - 1, where a frequency's error of k u turns the angle
 # by k u |theta| ~ k * 3e-5 rad): each passes --formulation hf and --strict
 # (hf when no formulation is named), the JSON names the class, and the
-# frequency torch computed is, bit for bit, one of the two the emulation
-# follows for every pair (the emulation's claim).  Then the mistakes the
-# class exists for: llama3's wavelengths from 2 * 3.14159 (passes the
-# default class) and llama.cpp's cumulative product (passes the default
-# class) both fail hf.  The worst err/bound and the largest k_i / kappa_i
-# of each schedule are printed as TAP comments (docs/precision-model.md
-# quotes them).  Without torch: a visible skip.
+# frequency torch computed is, bit for bit, one of those the emulation
+# follows for every pair (the emulation's claim), there and on 120 random
+# configs.  Then the mistakes the class exists for: llama3's wavelengths
+# from 2 * 3.14159 and llama.cpp's cumulative product pass the default
+# class and fail hf.  M-RoPE caches pass hf; an axial one takes cr, named.
+# The worst err/bound and the largest k_i / kappa_i of each schedule are
+# printed as TAP comments (docs/precision-model.md quotes them).  Without
+# torch: a visible skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/tap.sh"
@@ -201,6 +202,23 @@ for g in llama2 linear8; do
     gate "$tmp/ggml-$g" "$tmp/ggml-$g.hf" --formulation hf
     [ $? -eq 1 ]
     ok $? "llama.cpp $g: fails --formulation hf ($(ratio "$tmp/ggml-$g.hf"))" "$tmp/ggml-$g.hf"
+done
+
+# positions with several axes: M-RoPE's pairs follow the text schedule, so
+# transformers' own Qwen2-VL and Qwen3-VL caches pass hf; an axial RoPE
+# (FLUX's, no transformers code) takes cr under --strict, named
+C=$root/tests/data/configs
+for k in mrope:Qwen--Qwen2-VL-7B-Instruct mrope3:Qwen--Qwen3-VL-8B-Instruct axial:; do
+    kind=${k%%:*} cfg=${k#*:}
+    "$PY" "$root/tests/lib/axes_caches.py" "$kind" ok "$tmp/ax-$kind" >"$tmp/ax-$kind.log" 2>&1
+    if [ -n "$cfg" ]; then o="--hf-config $C/$cfg.json" want="strict class hf"
+    else o="--rope-axes-dim 64,64" want="strict class cr"; fi
+    # shellcheck disable=SC2086
+    "$PECHECK" check --table "$tmp/ax-$kind/cos.npy" --table-sin "$tmp/ax-$kind/sin.npy" \
+        --position-ids "$tmp/ax-$kind/pos.npy" $o --property accuracy --regressions off --quiet \
+        --strict >"$tmp/ax-$kind.out" 2>&1
+    [ $? -eq 0 ] && grep -q "$want" "$tmp/ax-$kind.out"
+    ok $? "$kind: the model's own cache passes --strict, named $want ($(sed -n 's/.*accuracy \[[a-z]*\]: max |err|\/bound \([0-9.e+-]*\).*/\1/p' "$tmp/ax-$kind.out" | head -n 1))" "$tmp/ax-$kind.out"
 done
 
 # what is refused
