@@ -206,6 +206,8 @@ void pc_spec_sched_release(pc_spec_sched *hold)
 {
     if (hold->set && hold->kind && hold->kind->sched_release) hold->kind->sched_release(hold);
     hold->set = 0;
+    free(hold->form_own);
+    hold->form_own = NULL;
 }
 
 void pc_spec_free_own(pc_spec *spec)

@@ -12,6 +12,7 @@ typedef struct pc_spec_sched {
     pc_schedule s;
     char note[1400];          /* what the reference follows, for the verdict */
     void *own;               /* the family's parameters behind S */
+    void *form_own;          /* the family's strict class (pc_acc_cfg.form), freed on release */
     int set;
     const struct pc_spec_kind *kind; /* whose (its release) */
 } pc_spec_sched;

@@ -14,8 +14,9 @@
 #   sampled blocks of 1024 positions up to 2^20 (the first, the middle and
 #   the last block: the full 2^20 positions take minutes); the worst
 #   err/bound of each formulation is printed as a TAP comment;
-# - --strict (a correctly rounded binary32 frequency and angle): ggml fails
-#   and the output says why; binary64 angles rounded once pass.
+# - --strict (RoPE: the hf class, transformers' float32 frequencies;
+#   sinusoidal: cr, a correctly rounded binary32 frequency and angle): ggml
+#   fails and the output says why; binary64 angles rounded once pass.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/tap.sh"
@@ -92,8 +93,8 @@ done
 "$PECHECK" accuracy --impl rope-ggml --d 128 --max-pos 1023 --strict --format json --output "$tmp/s.json" --quiet
 [ $? -eq 1 ] && /usr/bin/python3 -c '
 import json, sys; r = json.load(open(sys.argv[1]))
-assert r["bound"]["class"] == "strict" and "cumulative product" in r["class_note"]' "$tmp/s.json"
-ok $? "JSON: bound.class strict and class_note naming the cumulative product"
+assert r["bound"]["class"] == "hf" and "cumulative product" in r["class_note"]' "$tmp/s.json"
+ok $? "JSON: bound.class hf (--strict on RoPE: the hf class) and class_note naming the cumulative product"
 "$PECHECK" accuracy --impl double-angle --d 128 --max-pos 70000 --strict --quiet >"$tmp/o" 2>&1
 ok $? "double-angle (binary64 angles rounded once) passes --strict: $(ratio "$tmp/o")" "$tmp/o"
 "$PECHECK" accuracy --impl torch-exp --d 128 --max-pos 4095 --strict --quiet >"$tmp/o" 2>&1

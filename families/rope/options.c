@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "options.h"
+#include "formulation_hf.h"
 #include "families/family.h"
 #include "families/spec_sched.h"
 #include "harness/base/parse.h"
@@ -286,7 +287,7 @@ static int scheduled(const pc_spec *spec)
 static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *hold, pc_err *err)
 {
     const pc_rope_spec *s = spec->own;
-    if (!s) return PC_OK;
+    if (!s) return pc_rope_form_apply(NULL, cfg, &hold->form_own, err);
     if (s->ids && (cfg->pos_lo < 0 || cfg->pos_hi >= s->n_ids))
         return pc_seterr(err, PC_EINPUT, "--position-ids %s has %lld rows but positions %lld..%lld "
                          "are checked (a table's rows, or --positions: rows 0..%lld)",
@@ -310,7 +311,7 @@ static pc_status schedule(const pc_spec *spec, pc_acc_cfg *cfg, pc_spec_sched *h
     cfg->sched = &hold->s;
     cfg->sched_note = hold->note;
     cfg->base = p->base;
-    return PC_OK;
+    return pc_rope_form_apply(p, cfg, &hold->form_own, err);
 }
 
 static void sched_release(pc_spec_sched *hold)

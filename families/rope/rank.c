@@ -500,12 +500,12 @@ static void mean_turn(const rk *k, double *phase, double *norm)
     *norm = sw > 0 ? hypot(sc, ss) / sw : (double)NAN;
 }
 
-/* The gate's kappa_i of pair I (harness/engine/accuracy.c, pair_kappa). */
+/* The gate's kappa_i of pair I (harness/engine/acc_block.c, pair_kappa). */
 static double gate_kappa(const rk *k, int i)
 {
     const pc_acc_cfg *cfg = k->cfg;
     if (k->w[i] == 1.0) return 0.0;
-    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->strict) return pc_acc_class_kappa(cfg, i);
     if (cfg->sched) return pc_schedule_model_c(cfg->sched, cfg->d, i);
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }

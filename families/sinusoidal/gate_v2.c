@@ -8,7 +8,7 @@
  * between rows) and widens the rows to binary32:
  *   - "accuracy [LAYOUT, DTYPE]": every element against the certified
  *     reference; f16 and bf16 outputs under the storage model (binary32
- *     values rounded once, accuracy.c element_bound with |pair| = 1,
+ *     values rounded once, acc_block.c element_bound with |pair| = 1,
  *     docs/schedules.md), f32 under the binary32 model;
  *   - "padding [LAYOUT, DTYPE]": the elements between rows come back
  *     bit-identical. */

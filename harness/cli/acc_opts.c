@@ -11,7 +11,10 @@ void pc_acc_run_from_opts(const pc_opts *o, pc_acc_cfg *cfg)
     cfg->pos_hi = o->pos_hi;
     cfg->seed = o->seed;
     cfg->tol_abs = o->tol_abs;
-    cfg->strict = o->strict;
+    /* a named formulation is its class; a bare --strict is cr until the
+     * family names its own (RoPE: hf, families/rope/options.c) */
+    cfg->strict = o->formulation ? o->formulation : o->strict;
+    cfg->formulation = o->formulation != 0;
     cfg->max_abs_err = o->max_abs_err;
     cfg->quiet = o->quiet;
     cfg->threads = o->threads;

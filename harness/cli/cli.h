@@ -20,9 +20,9 @@ typedef struct pc_command {
  * "spec" stands for every family's encoding options (families/spec.h). */
 #define PC_OPTS_LIST      "family"
 #define PC_OPTS_ACCURACY  "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network threads shard"
+                          "tol-abs strict formulation max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network threads shard"
 #define PC_OPTS_CHECK     "impl plugin table table-sin family spec max-pos positions pos-start dtype " \
-                          "tol-abs strict max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases " \
+                          "tol-abs strict formulation max-abs-err seed format tap-version output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases " \
                           "property replay regressions threads shard serve serve-targets serve-dtype serve-cos-sin"
 #define PC_OPTS_REFERENCE "family spec positions max-pos out dtype quiet threads"
 #define PC_OPTS_EXPLAIN   "d base seed cases max-pos positions"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "opts.h"
+#include "harness/engine/model.h"
 #include "harness/formats/format.h"
 #include "harness/sandbox/host.h"
 #include "harness/base/rng.h"
@@ -86,7 +87,7 @@ static pc_status parse_range(const char *s, pc_opts *o, pc_err *err)
 #define CORE_OPTIONS "impl plugin table property table-sin family max-pos positions pos-start " \
     "dtype tol-abs max-abs-err seed replay format tap-version output regressions out threads shard " \
     "timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network cases quiet " \
-    "strict serve serve-targets serve-dtype serve-cos-sin"
+    "strict formulation serve serve-targets serve-dtype serve-cos-sin"
 
 /* ---- the core's options: each setter returns PC_SKIP for another name -- */
 
@@ -190,6 +191,13 @@ static pc_status set_judging(const char *name, const char *v, pc_opts *o, pc_err
         if ((st = pc_parse_double("--tol-abs", v, &o->tol_abs, err)) != PC_OK) return st;
         if (!(o->tol_abs >= 0.0))
             return pc_seterr(err, PC_EINPUT, "--tol-abs: must be >= 0, got %s", v);
+    } else if (!strcmp(name, "formulation")) {
+        int k = pc_model_class_of(v);
+        if (k != PC_CLASS_HF && k != PC_CLASS_STRICT)
+            return pc_seterr(err, PC_EINPUT, "--formulation: expected hf (transformers' float32 "
+                             "frequency code of the schedule) or cr (a correctly rounded binary32 "
+                             "frequency), got '%s'", v);
+        o->formulation = k;
     } else if (!strcmp(name, "max-abs-err")) {
         if ((st = pc_parse_double("--max-abs-err", v, &o->max_abs_err, err)) != PC_OK) return st;
         if (!(o->max_abs_err > 0.0))

@@ -44,6 +44,7 @@ typedef struct pc_opts {
     double tol_abs;         /* --tol-abs X (< 0: precision model) */
     double max_abs_err;     /* --max-abs-err E: an absolute budget on top of the model (< 0: none) */
     int strict;             /* --strict: the strict tolerance class (model.h) */
+    int formulation;        /* --formulation: the strict class it names (PC_CLASS_*; 0: none) */
     uint64_t seed;          /* --seed */
     /* output */
     int format;             /* --format */

@@ -136,7 +136,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     const pc_metrics *m = &res->m;
     char model[320];
     pc_model_describe_budget(model, sizeof model, res->C, cfg->strict, cfg->dtype, cfg->tol_abs,
-                             rw->input, cfg->sched != NULL);
+                             rw->input, cfg->form ? 2 : cfg->sched != NULL);
     if (cfg->half_arith && cfg->tol_abs < 0)
         snprintf(model, sizeof model, "|err| <= |pair|*A*(R*u + min(kappa_i*u*|theta|, 2) + "
                  "(1+R*u)*((1+u_s)^3 - 1)) + u_min*(sqrt(2)*|pair| + 3): %s arithmetic (cos/sin "
@@ -202,6 +202,33 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
     pc_json_end(j);
 }
 
+/* The family's strict class (cfg->form) as JSON: per pair its kappa_i,
+ * the formulation's frequency error k_i (units of u) and the binary32
+ * frequencies it can produce (each once). */
+static void form_json(pc_json *j, const pc_acc_cfg *cfg)
+{
+    const pc_acc_form *f = cfg->form;
+    pc_json_obj(j, "formulation");
+    pc_json_str(j, "name", pc_model_class_name(cfg->strict));
+    pc_json_str(j, "what", f->what);
+    pc_json_arr(j, "kappa");
+    for (int i = 0; i < cfg->d / 2; i++) pc_json_num(j, NULL, f->kappa[i]);
+    pc_json_end(j);
+    pc_json_arr(j, "k");
+    for (int i = 0; i < cfg->d / 2; i++) pc_json_num(j, NULL, f->k[i]);
+    pc_json_end(j);
+    pc_json_arr(j, "omega");
+    for (int i = 0; i < cfg->d / 2; i++) {
+        const float *c = f->cand + PC_ACC_FORM_CANDS * i; /* ascending: each value once */
+        pc_json_arr(j, NULL);
+        for (int k = 0; k < PC_ACC_FORM_CANDS; k++)
+            if (k == 0 || c[k] != c[k - 1]) pc_json_num(j, NULL, (double)c[k]);
+        pc_json_end(j);
+    }
+    pc_json_end(j);
+    pc_json_end(j);
+}
+
 /* The JSON's "bound": the budget's model and members, as the text says it. */
 static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
                        const pc_acc_result *res)
@@ -220,7 +247,9 @@ static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
          * that ended before its first block has none */
         pc_json_num(j, "R", res->R > 0 ? res->R : pc_model_radial(rw->input, 1.0));
         pc_json_num(j, "C", res->C);
-        pc_json_str(j, "C_formula", cfg->sched && !cfg->strict
+        pc_json_str(j, "C_formula", cfg->form ? "the largest kappa_i (per pair, computed from the "
+                    "formulation's binary32 operations: docs/precision-model.md) times the attention "
+                    "factor" : cfg->sched && !cfg->strict
                     ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
                       "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
         pc_json_num(j, "u", res->u);
@@ -231,6 +260,7 @@ static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
         if (cfg->storage)
             pc_json_int(j, "storage_roundings", cfg->half_arith ? 3 : 1);
         if (cfg->max_abs_err > 0) pc_json_num(j, "max_abs_err", cfg->max_abs_err);
+        if (cfg->form) form_json(j, cfg);
     }
     pc_json_str(j, "ulp_definition", "2^(max(e,-126)-23) for the binary32 reference in [2^e, 2^(e+1))");
     pc_json_end(j);

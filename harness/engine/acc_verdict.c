@@ -123,6 +123,11 @@ void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len)
     else
         snprintf(buf, len, "base %.17g%s%.400s%s, frequencies base^(-2i/d)", cfg->base,
                  from ? " (" : "", from ? from : "", from ? ")" : "");
+    /* a strict class holds one formulation: the verdict names it */
+    size_t u = strlen(buf);
+    if (cfg->strict && cfg->tol_abs < 0 && u < len)
+        snprintf(buf + u, len - u, "; strict class %s: %s", pc_model_class_name(cfg->strict),
+                 cfg->form ? cfg->form->what : "a correctly rounded binary32 frequency and angle");
 }
 
 void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,

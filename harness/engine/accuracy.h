@@ -27,6 +27,19 @@ struct pc_witness;
  * element, its error and bound), the element's PAIR, and err/bound. */
 typedef void (*pc_acc_observer)(void *ctx, const struct pc_witness *w, int pair, double ratio);
 
+/* A strict class computed by the family for one run (pc_acc_cfg.form):
+ * per pair, its phase constant, the formulation's frequency error in units
+ * of u, and the binary32 frequencies the formulation can produce (up to
+ * PC_ACC_FORM_CANDS a pair, ascending, the last repeated where there are
+ * fewer). */
+#define PC_ACC_FORM_CANDS 4
+typedef struct pc_acc_form {
+    const char *what;       /* for people: "transformers' float32 frequency code" */
+    const double *kappa;    /* d/2 */
+    const double *k;        /* d/2 */
+    const float *cand;      /* d/2 x PC_ACC_FORM_CANDS: pair i's from PC_ACC_FORM_CANDS i */
+} pc_acc_form;
+
 typedef struct pc_acc_cfg {
     const char *family;     /* a family with certified rows (families/family.h) */
     int d;
@@ -64,7 +77,14 @@ typedef struct pc_acc_cfg {
      * bf16): three roundings instead of one (model.h
      * pc_model_element_half; docs/schedules.md) */
     int half_arith;
-    int strict;             /* the tolerance class: 1 strict, 0 default (model.h) */
+    /* the tolerance class (enum pc_model_class): 0 default, 1 cr, 2 hf;
+     * the family may turn a bare --strict (1, FORMULATION 0) into its own
+     * strict class (RoPE: hf) */
+    int strict;
+    int formulation;        /* --formulation named the class (0: not named) */
+    /* the strict class's phase constants where the family computes them
+     * (RoPE's hf: formulation_hf.c); NULL: model.c's of the class */
+    const struct pc_acc_form *form;
     /* 1: the family names the likely cause of a failure (its diagnosis,
      * pc_gate_acc_render): the text report gives the worst element's own
      * reading as that, not as the likely cause */
@@ -86,6 +106,10 @@ typedef struct pc_acc_cfg {
      * block without a failure (not a shard, not a sampled run) */
     struct pc_row_digest *digest;
 } pc_acc_cfg;
+
+/* kappa_i of pair I (frequency not exactly 1) in CFG's strict class: the
+ * family's (CFG->form) or model.c's; the default class: -1. */
+double pc_acc_class_kappa(const pc_acc_cfg *cfg, int i);
 
 /* One element, shown as a witness. */
 typedef struct pc_witness {
@@ -168,7 +192,7 @@ typedef struct pc_acc_result {
 } pc_acc_result;
 
 /* Whether the gate under CFG asks for position POS alone (n = 1): the
- * last position of each block of more than one (accuracy.c call_block). */
+ * last position of each block of more than one (acc_block.c pc_blk_call). */
 int pc_acc_alone(const pc_acc_cfg *cfg, int64_t pos);
 /* "WHAT (position POS asked for alone, n = 1, ...; the call of LO..POS-1
  * before it returned)" into BUF: the note of a run ended by that call. */
@@ -214,6 +238,9 @@ pc_status pc_accuracy_run_layouts(const pc_impl *impl, const pc_acc_cfg *cfgs, i
 void pc_metrics_init(pc_metrics *m);
 /* INTO (earlier positions) absorbs FROM (later positions). */
 void pc_metrics_merge(pc_metrics *into, const pc_metrics *from);
+/* The same without refreshing the rounded sums (the engine merges its
+ * blocks so, and finishes once). */
+void pc_metrics_merge_raw(pc_metrics *into, const pc_metrics *from);
 /* Bring sum_sq_err and sum_sq_ref up to date (after merges). */
 void pc_metrics_finish(pc_metrics *m);
 

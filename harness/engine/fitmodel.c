@@ -54,7 +54,7 @@ static psums position_sums(const pc_fitm *f)
 static double pair_kappa(const pc_acc_cfg *cfg, const pc_schedule *s, int i, double omega)
 {
     if (omega == 1.0) return 0.0;
-    if (cfg->strict) return pc_model_kappa(PC_CLASS_STRICT, cfg->base, cfg->d, i);
+    if (cfg->strict) return pc_acc_class_kappa(cfg, i);
     if (cfg->sched) return pc_schedule_model_c(s, cfg->d, i);
     return pc_model_kappa(PC_CLASS_DEFAULT, cfg->base, cfg->d, i);
 }

@@ -25,7 +25,7 @@ void pc_adapter_fault_note(pc_adapter_fault *f, const char *cause, int64_t pos0)
 }
 
 /* The fault of a call within the block whose error ended the run (the
- * engine calls a block's positions in two calls: accuracy.c call_block). */
+ * engine calls a block's positions in two calls: acc_block.c pc_blk_call). */
 int pc_adapter_fault_apply(const pc_adapter_fault *f, pc_acc_result *res)
 {
     if (!f->faulted || res->impl_rc == 0 || f->pos < res->impl_rc_lo || f->pos > res->impl_rc_hi)

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "model.h"
 #include "harness/base/dtype.h"
 
@@ -46,7 +47,14 @@ double pc_model_u_storage(int dtype)
 
 const char *pc_model_class_name(int klass)
 {
-    return klass == PC_CLASS_STRICT ? "strict" : "default";
+    return klass == PC_CLASS_STRICT ? "cr" : klass == PC_CLASS_HF ? "hf" : "default";
+}
+
+int pc_model_class_of(const char *name)
+{
+    if (!strcmp(name, "cr") || !strcmp(name, "strict")) return PC_CLASS_STRICT;
+    if (!strcmp(name, "hf")) return PC_CLASS_HF;
+    return !strcmp(name, "default") ? PC_CLASS_DEFAULT : -1;
 }
 
 /* kappa of the formulations the default class holds (docs/precision-model.md,
@@ -125,7 +133,8 @@ void pc_model_describe_budget(char *buf, unsigned len, double kappa_max, int kla
     }
     snprintf(buf, len, "|err| <= %sA*((R*u + min(kappa_i*u*|theta|, 2))*(1+u_s) + u_s): "
              "%s class, kappa_i %s (largest %.4g), u = 2^-24, u_s = %s (%s)", scaled ? "|pair|*" : "",
-             pc_model_class_name(klass), sched ? "per pair from the schedule (docs/schedules.md)"
+             pc_model_class_name(klass), sched == 2 ? "per pair from the formulation's binary32 "
+             "operations (docs/precision-model.md)" : sched ? "per pair from the schedule (docs/schedules.md)"
              : "per pair (docs/precision-model.md)", kappa_max,
              dtype == PC_DT_BF16 ? "2^-8" : dtype == PC_DT_F16 ? "2^-11" : "0",
              dtype == PC_DT_F32 ? "binary32 values" : pc_dtype_name(dtype));

@@ -31,11 +31,14 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The tolerance classes (--strict): the default holds every mainstream
- * binary32 formulation (PyTorch exp and pow forms, HF, Meta's polar form,
- * ggml's cumulative product); strict is a correctly rounded binary32
- * frequency and binary32 angle. */
-enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1 };
+/* The tolerance classes (--strict, --formulation): the default holds every
+ * mainstream binary32 formulation (PyTorch exp and pow forms, HF, Meta's
+ * polar form, ggml's cumulative product); the strict classes hold one
+ * formulation: cr (PC_CLASS_STRICT) a correctly rounded binary32 frequency
+ * and binary32 angle, hf transformers' own float32 frequency code of the
+ * schedule (its kappa_i computed per pair by the family: pc_acc_form,
+ * families/rope/formulation_hf.c). */
+enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1, PC_CLASS_HF = 2 };
 
 #define PC_MODEL_U32 0x1p-24 /* binary32 unit roundoff: every value is computed in binary32 */
 /* The largest errors, in ulps, of the binary32 powf and expf that build the
@@ -53,7 +56,10 @@ enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1 };
 double pc_model_u(int dtype);
 /* the storage rounding of DTYPE: 0 for binary32, else its unit roundoff */
 double pc_model_u_storage(int dtype);
+/* "default", "cr", "hf"; pc_model_class_of: the class of such a name
+ * ("strict" too, the name of cr in older results), -1 for another */
 const char *pc_model_class_name(int klass);
+int pc_model_class_of(const char *name);
 /* the formulations (docs/precision-model.md): the exp form, the pow form
  * (HF, Meta), ggml's cumulative product, a correctly rounded frequency */
 enum pc_model_form { PC_FORM_EXP = 0, PC_FORM_POW, PC_FORM_GGML, PC_FORM_CR };

@@ -21,7 +21,10 @@
 
 void pc_shard_rec_free(pc_shard_rec *rec)
 {
-    for (int k = 0; k < rec->cap; k++) pc_slot_fit_free(&rec->slots[k]);
+    for (int k = 0; k < rec->cap; k++) {
+        pc_slot_fit_free(&rec->slots[k]);
+        free(rec->slots[k].form_buf);
+    }
     free(rec->slots);
     rec->slots = NULL;
     rec->cap = 0;
@@ -37,6 +40,25 @@ void pc_shard_rec_split(void *ctx, int slot, const pc_case_split *sp)
 }
 
 /* ---- the gates' record (pc_gate_shard, harness/engine/gate.h) ---------- */
+
+/* CFG's strict class into S (S->form over S->form_buf, which it owns): the
+ * run's memory is released before the shard is written; -1 out of memory. */
+static int copy_form(pc_slot *s, const pc_acc_cfg *cfg)
+{
+    size_t h = (size_t)cfg->d / 2, nw = strlen(cfg->form->what) + 1;
+    char *b = malloc(h * (2 * sizeof(double) + PC_ACC_FORM_CANDS * sizeof(float)) + nw);
+    if (!b) return -1;
+    double *kappa = (double *)(void *)b, *k = kappa + h;
+    float *cand = (float *)(void *)(k + h);
+    char *what = (char *)(cand + PC_ACC_FORM_CANDS * h);
+    memcpy(kappa, cfg->form->kappa, h * sizeof *kappa);
+    memcpy(k, cfg->form->k, h * sizeof *k);
+    memcpy(cand, cfg->form->cand, PC_ACC_FORM_CANDS * h * sizeof *cand);
+    memcpy(what, cfg->form->what, nw);
+    s->form = (pc_acc_form){ what, kappa, k, cand };
+    s->form_buf = b;
+    return 0;
+}
 
 /* Slot INDEX holds the accuracy gate's result: what merge needs to make the
  * verdict of the merged result. */
@@ -57,6 +79,10 @@ static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const
     s->cfg.observe_ctx = NULL;
     s->cfg.fit = NULL;
     s->cfg.digest = NULL;
+    s->cfg.form = NULL;
+    free(s->form_buf);
+    s->form_buf = NULL;
+    if (cfg->form && copy_form(s, cfg) != 0) return PC_ENOMEM;
     s->res = *res;
     snprintf(s->context, sizeof s->context, "%s", table);
     s->likely_set = likely_set;
@@ -125,7 +151,7 @@ static void identity(FILE *f, const pc_opts *o, const pc_specs *specs)
     identity_specs(f, specs);
     fprintf(f, "positions=%" PRId64 ":%" PRId64 "/%d;pos-start=%" PRId64 ";dtype=%d/%d;",
             o->pos_lo, o->pos_hi, o->pos_set, o->pos_start, o->dtype, o->dtype_set);
-    fprintf(f, "strict=%d;max-abs-err=%a;", o->strict, o->max_abs_err);
+    fprintf(f, "strict=%d;formulation=%d;max-abs-err=%a;", o->strict, o->formulation, o->max_abs_err);
     fprintf(f, "tol-abs=%a;seed=%" PRIu64 ";cases=%ld;replay=%d/%" PRIu64 ";",
             o->tol_abs, o->seed, o->cases, o->replay_set, o->replay);
     fprintf(f, "timeout-ms=%ld;plugin-mem-mb=%ld;plugin-cpu-s=%ld;", o->timeout_ms,
@@ -219,7 +245,9 @@ static void write_accuracy(pc_json *j, const pc_verdict *v, const pc_slot *s)
     pc_json_str(j, "likely_cause", s->likely_set ? s->likely : NULL);
     pc_json_str(j, "own_values", s->own[0] ? s->own : NULL);
     pc_json_obj(j, "result");
-    pc_accuracy_json_fields(j, &impl, &s->cfg, &s->res);
+    pc_acc_cfg c = s->cfg;
+    if (s->form_buf) c.form = &s->form;
+    pc_accuracy_json_fields(j, &impl, &c, &s->res);
     pc_json_end(j);
     pc_json_end(j);
 }

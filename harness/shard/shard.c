@@ -7,6 +7,7 @@
 #include <string.h>
 #include "harness/base/dtype.h"
 #include "shard.h"
+#include "harness/engine/model.h"
 #include "families/family.h"
 #include "reference/reference.h"
 
@@ -338,6 +339,61 @@ static void get_fault(rd *r, const pc_jnode *o, pc_acc_result *res)
         bad(r, "fault.start", "is missing or not a position in [0, 2^53]");
 }
 
+/* NODE[k], a number of an array of N (the writer's %.17g), into X. */
+static double arr_num(rd *r, const pc_jnode *a, size_t k, const char *key)
+{
+    const pc_jnode *v = &a->kids[k];
+    double x = v->type == PC_J_NUM ? strtod(v->text, NULL) : (double)NAN;
+    if (!isfinite(x) || x < 0) bad(r, key, "holds a value that is not a finite number >= 0");
+    return x;
+}
+
+/* An array of N members at KEY of O (NULL, and the field named, when not). */
+static const pc_jnode *get_arr(rd *r, const pc_jnode *o, const char *key, size_t n)
+{
+    const pc_jnode *a = pc_jget(o, key);
+    if (a && a->type == PC_J_ARR && a->n == n) return a;
+    bad(r, key, "is not an array of one member per pair");
+    return NULL;
+}
+
+/* "bound.formulation" (acc_output.c form_json), the family's strict class,
+ * into IT->form: present exactly under hf; each pair's two frequencies
+ * are binary32 values. */
+static void get_form(rd *r, const pc_jnode *bd, pc_shard_item *it)
+{
+    const pc_jnode *f = pc_jget(bd, "formulation");
+    pc_acc_cfg *c = &it->cfg;
+    if (!f && c->strict != PC_CLASS_HF) return;
+    if (!f || f->type != PC_J_OBJ || c->strict != PC_CLASS_HF) {
+        bad(r, "bound.formulation", "is missing under the hf class, or given under another");
+        return;
+    }
+    size_t h = (size_t)c->d / 2;
+    snprintf(it->form_what, sizeof it->form_what, "%s", get_str(r, f, "what"));
+    const pc_jnode *ka = get_arr(r, f, "kappa", h), *kk = get_arr(r, f, "k", h);
+    const pc_jnode *om = get_arr(r, f, "omega", h);
+    for (size_t i = 0; r->st == PC_OK && i < h; i++) {
+        it->form_kappa[i] = arr_num(r, ka, i, "bound.formulation.kappa");
+        it->form_k[i] = arr_num(r, kk, i, "bound.formulation.k");
+        const pc_jnode *p = &om->kids[i];
+        if (p->type != PC_J_ARR || p->n < 1 || p->n > PC_ACC_FORM_CANDS) {
+            bad(r, "bound.formulation.omega", "is not 1 to 4 frequencies a pair");
+            break;
+        }
+        float *cd = it->form_cand + PC_ACC_FORM_CANDS * i;
+        for (size_t j = 0; j < PC_ACC_FORM_CANDS; j++) {
+            double w = arr_num(r, p, j < p->n ? j : p->n - 1, "bound.formulation.omega");
+            cd[j] = (float)w;
+            if ((double)(float)w != w) bad(r, "bound.formulation.omega", "holds a non-binary32 value");
+            if (j > 0 && j < p->n && !(cd[j] > cd[j - 1]))
+                bad(r, "bound.formulation.omega", "is not ascending");
+        }
+    }
+    it->form = (pc_acc_form){ it->form_what, it->form_kappa, it->form_k, it->form_cand };
+    c->form = &it->form;
+}
+
 /* The result's "bound" (the accuracy JSON's bound_json) into C and RES. */
 static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *res)
 {
@@ -354,7 +410,7 @@ static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *r
     if (!(res->C >= 0) || !(res->u > 0) || !(res->R > 0))
         bad(r, "bound", "has a C, u or R that is negative, zero (u, R) or not finite");
     const pc_jnode *cl = pc_jget(bd, "class");
-    c->strict = cl && cl->type == PC_J_STR && !strcmp(cl->text, "strict");
+    c->strict = cl && cl->type == PC_J_STR && pc_model_class_of(cl->text) > 0 ? pc_model_class_of(cl->text) : 0;
     const pc_jnode *ma = pc_jget(bd, "max_abs_err");
     c->max_abs_err = ma ? get_num(r, bd, "max_abs_err", 0.0) : 0.0;
 }
@@ -405,6 +461,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     }
     pc_acc_result *res = &it->res;
     get_bound(&r, pc_jget(o, "bound"), c, res);
+    if (r.st == PC_OK && c->tol_abs < 0) get_form(&r, pc_jget(o, "bound"), it);
     get_reach(&r, o, c, &res->reach);
     const char *status = get_str(&r, o, "status");
     static const char *const statuses[] = { "pass", "fail", "skip" };
@@ -445,6 +502,18 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* The same strict class computed by the family (both none, or the same
+ * pairs bit for bit). */
+static int same_form(const pc_shard_item *a, const pc_shard_item *b)
+{
+    if (!a->cfg.form || !b->cfg.form) return !a->cfg.form && !b->cfg.form;
+    size_t h = (size_t)a->cfg.d / 2;
+    return !strcmp(a->form_what, b->form_what)
+        && !memcmp(a->form_kappa, b->form_kappa, h * sizeof(double))
+        && !memcmp(a->form_k, b->form_k, h * sizeof(double))
+        && !memcmp(a->form_cand, b->form_cand, PC_ACC_FORM_CANDS * h * sizeof(float));
+}
+
 /* Do A and B describe the same check (everything but the shard)? */
 static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
 {
@@ -458,7 +527,7 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (a->cfg.seed != b->cfg.seed) return "seed";
     if (!same_bits(a->cfg.tol_abs, b->cfg.tol_abs) || !same_bits(a->res.C, b->res.C)
         || !same_bits(a->res.u, b->res.u) || !same_bits(a->res.R, b->res.R)
-        || a->cfg.strict != b->cfg.strict
+        || a->cfg.strict != b->cfg.strict || !same_form(a, b)
         || !same_bits(a->cfg.max_abs_err, b->cfg.max_abs_err)) return "bound";
     if (a->cfg.shard_n != b->cfg.shard_n) return "shard count";
     return NULL;
@@ -543,6 +612,10 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     /* Replay the engine's loop over the shards in position order. */
     *out = *by_k[0];
     out->cfg.family = out->family;
+    if (out->cfg.form) { /* its own copy's arrays */
+        out->form = (pc_acc_form){ out->form_what, out->form_kappa, out->form_k, out->form_cand };
+        out->cfg.form = &out->form;
+    }
     out->cfg.base_from = out->base_from[0] ? out->base_from : NULL;
     out->cfg.shard_k = out->cfg.shard_n = 1;
     pc_acc_result *res = &out->res;

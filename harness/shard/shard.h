@@ -22,8 +22,14 @@ typedef struct pc_shard_item {
     char name[256];        /* implementation */
     char family[32];
     char base_from[200];   /* where the base came from ("": not said) */
-    pc_acc_cfg cfg;        /* cfg.family points into FAMILY, cfg.base_from into BASE_FROM */
+    pc_acc_cfg cfg;        /* cfg.family points into FAMILY, cfg.base_from into BASE_FROM,
+                            * cfg.form into FORM (a strict class the family computed) */
     pc_acc_result res;
+    /* bound.formulation, as read (pc_acc_form's arrays, d/2 pairs) */
+    pc_acc_form form;
+    char form_what[200];
+    double form_kappa[PC_D_MAX / 2], form_k[PC_D_MAX / 2];
+    float form_cand[PC_D_MAX / 2 * PC_ACC_FORM_CANDS];
 } pc_shard_item;
 
 /* Read one result object, checking every field: integers in range (no

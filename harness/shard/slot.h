@@ -29,6 +29,10 @@ typedef struct pc_slot {
     int likely_set;          /* LIKELY was computed (the shard failed) */
     char likely[2000];
     char own[400];           /* the source's own values at its worst witness (gate.c) */
+    /* the family's strict class (cfg.form, cleared in CFG), its arrays
+     * and text copied into FORM_BUF (owned; NULL: none) */
+    pc_acc_form form;
+    void *form_buf;
     /* FITTED: the fit's constants and this shard's sums (owned), or the
      * reason it has none (FIT NULL); its seconds */
     pc_fitm fitm;

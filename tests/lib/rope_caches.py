@@ -13,7 +13,11 @@ bfloat16 stored as its uint16 bit patterns, '<u2'; bfloat16w: bfloat16
 widened back to float32).  VARIANT "ok" is correct; the others are the
 mistakes pecheck must catch (see WRONG below, and tests/precision_torch.t:
 next, the rows of position p + 1; long5, cos and sin 5% too long; rad05,
-every angle 0.05 rad too large; base10100, rope_theta 10100)."""
+every angle 0.05 rad too large; base10100, rope_theta 10100; pi5, llama3's
+wavelengths computed with 2 * 3.14159 for 2 pi; grown, correct too: the
+length an int64 tensor, as HF's forward passes it when a dynamic cache
+grows, so that base' is computed in float32 tensors).  Dynamic and
+longrope follow the length P0 + N."""
 import json
 import math
 import os
@@ -96,7 +100,10 @@ def inv_linear(cfg, dim, base, seq):
 
 def inv_dynamic(cfg, dim, base, seq):
     rs, L = cfg["rope_scaling"], cfg["max_position_embeddings"]
-    s = max(seq, L)
+    if isinstance(seq, torch.Tensor):  # grown at run time: torch.max(position_ids) + 1, float32 tensors
+        s = torch.maximum(seq, torch.tensor(L, dtype=seq.dtype))
+    else:                              # at initialisation: Python numbers, base' a binary64
+        s = max(seq, L)
     b = base * ((rs["factor"] * s / L) - (rs["factor"] - 1)) ** (dim / (dim - 2))
     return 1.0 / geometric(b, dim), 1.0
 
@@ -150,7 +157,7 @@ def inv_llama3(cfg, dim, base, seq):
     f, lf, hf, old = (rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"],
                       rs["original_max_position_embeddings"])
     low_wl, high_wl = old / lf, old / hf
-    wl = 2 * math.pi / inv
+    wl = 2 * cfg.get("_pi", math.pi) / inv   # "pi5": 2 * 3.14159 for 2 pi
     il = torch.where(wl > low_wl, inv / f, inv)
     smooth = (old / wl - lf) / (hf - lf)
     smoothed = (1 - smooth) * il / f + smooth * il
@@ -194,7 +201,9 @@ def wrong(cfg, variant):
         c["rope_theta"] = 10000.0 if base_of(c) != 10000.0 else 500000.0
     elif variant == "base10100":       # rope_theta 1% off
         c["rope_theta"] = 10100.0
-    elif variant not in ("ok", "pairs", "next", "long5", "rad05"):
+    elif variant == "pi5":             # llama3's wavelengths from 2 * 3.14159, not 2 * math.pi
+        c["_pi"] = 3.14159
+    elif variant not in ("ok", "pairs", "next", "long5", "rad05", "grown"):
         raise SystemExit("unknown variant " + variant)
     return c
 
@@ -202,7 +211,12 @@ def wrong(cfg, variant):
 def cache(cfg, variant, n, p0=0):
     hd, dim = dims(cfg)
     c = wrong(cfg, variant)
-    inv, att = INV[rope_type(c)](c, dim, base_of(c), n)
+    # the length the cache is built for: its last position + 1 (dynamic's
+    # base and longrope's factors follow it)
+    seq = p0 + n
+    if variant == "grown":             # the length as HF's forward has it when the cache grows
+        seq = torch.tensor(seq, dtype=torch.int64)
+    inv, att = INV[rope_type(c)](c, dim, base_of(c), seq)
     inv = inv.float()
     if variant == "pairs" and rope_type(c) == "default":  # partial rotary: the head dim's frequencies
         inv = (1.0 / geometric(base_of(c), hd))[: dim // 2]
