@@ -29,7 +29,8 @@ U = 2.0 ** -24
 def kappa_form(form, base, d, i):
     """harness/engine/model.c pc_model_kappa_form (i >= 1)."""
     x = 2.0 * i / d * math.log(base)
-    return {"exp": 2 * x + 4, "pow": x + 5, "hf": x + 5, "meta": x + 5, "ggml": 3 * i + x + 1}[form]
+    # CUDA's powf 4 ulps, expf 2 (model.h PC_MODEL_POWF_ULPS, PC_MODEL_EXPF_ULPS)
+    return {"exp": 2 * x + 6, "pow": x + 11, "hf": x + 11, "meta": x + 11, "ggml": 3 * i + x + 1}[form]
 
 
 def kappa_default(base, d, i):
