@@ -281,16 +281,52 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
                      nc ? ", axial dims " : "", tried);
 }
 
+/* Under SPEC: the split given, else the split found (axes_guess). */
+static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+{
+    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
+    return axes_guess(r, spec, rs, err);
+}
+
+/* The bases of released models with position axes, tried when nothing
+ * gives one: Qwen2-VL's and Qwen2.5-VL's 1e6, Qwen3-VL's 5e6, FLUX's and
+ * 2-D ViTs' 10000 (the default), then the other common ones (identify.c's
+ * list). */
+static const double released_bases[] = { 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, 1e7 };
+
 /* Rows with position ids of several axes: under the split given, else
- * the split found (axes_guess). */
+ * the split found (axes_guess); without a base, config or factors, under
+ * the released_bases too. */
 static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
 {
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     r->given = &rs->given;
     r->spec_base = spec->base;
     r->spec_base_set = spec->base_set;
-    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
-    return axes_guess(r, spec, rs, err);
+    pc_status st = axes_split(r, spec, rs, err);
+    /* nothing says the frequencies (no --base, config, rope_scaling or
+     * factors): the bases of released models are tried too (Qwen2-VL's
+     * 1e6, Qwen3-VL's 5e6), each kept only when every pair follows an axis
+     * under it, and given in check_args */
+    const pc_rope_opts *g = &rs->given;
+    if ((st == PC_OK && r->axes_found) || spec->base_set || g->config || g->inline_json
+        || g->freqs_path)
+        return st;
+    for (size_t k = 0; k < sizeof released_bases / sizeof released_bases[0]; k++) {
+        pc_spec sb = *spec;
+        pc_rope_spec tb = *rs;   /* the schedule's base is the rope spec's */
+        pc_err e2 = { "" };
+        if (released_bases[k] == rs->p.base) continue;
+        sb.base = tb.p.base = released_bases[k];
+        sb.base_set = tb.have_base = 1;
+        sb.own = &tb;
+        if (axes_split(r, &sb, &tb, &e2) == PC_OK && r->axes_found) {
+            r->spec_base = sb.base;
+            r->spec_base_set = 1;
+            return PC_OK;
+        }
+    }
+    return axes_split(r, spec, rs, err);  /* the first answer, as it was */
 }
 
 /* Rows at the position ids of one axis of RS: the fit over their own
@@ -316,7 +352,8 @@ static pc_status fit_at_ids(ident_run *r, const pc_rope_spec *rs, double u_s, pc
     if (r->ids_info.distinct >= 2 && r->ids_info.seed_gap > 3)
         return pc_seterr(err, PC_EINPUT, "--position-ids %s: no two of its %zu positions are "
                          "within 3 of each other (the closest: %lld apart), so a pair's turn "
-                         "between rows cannot be told; identify rows that include some "
+                         "between rows cannot be told: the schedule cannot be identified from "
+                         "these rows; identify rows that include some "
                          "neighbouring positions (or check with --position-ids and --base or "
                          "--hf-config)", path, r->ids_info.distinct,
                          (long long)r->ids_info.seed_gap);
@@ -384,7 +421,9 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
                  : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
         return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
-                         "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
+                         "positions the source serves)%s", impl->name, (long long)r->lo,
+                         (long long)r->hi, r->hi - r->lo + 1 < 16 ? ": the schedule cannot be "
+                         "identified from fewer than 16 positions" : "");
     if (st != PC_OK) return st == PC_ENOMEM ? pc_seterr(err, st, "out of memory") : st;
     /* a table's base is what identify finds; --base is then a hint */
     r->seq_len_set = rs && rs->given.seq_len_set;

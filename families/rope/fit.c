@@ -187,7 +187,9 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
         pc_rope_fit_acc_free(&a);
         return PC_SKIP;
     }
-    return pc_rope_fit_acc_end(&a, u_s, f);
+    pc_status st = pc_rope_fit_acc_end(&a, u_s, f);
+    f->pos_max = fmax(fabs((double)lo), fabs((double)hi));
+    return st;
 }
 
 void pc_rope_fit_free(pc_rope_fit *f)

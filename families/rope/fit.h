@@ -13,6 +13,8 @@ typedef struct pc_rope_fit {
     int h;              /* pairs */
     size_t n;           /* positions used */
     double eps;         /* phase error of one stored pair (radians) */
+    double pos_max;     /* the largest |position| of the rows (0: not known): a binary32
+                         * angle p w adds up to 2^-22 p w to a phase (fit_ids.c's e(p)) */
     double *omega;      /* fitted frequency of each pair */
     double *amp;        /* mean |(cos, sin)| of each pair */
     int *resolved;      /* the pair turned enough for its frequency to be fitted */

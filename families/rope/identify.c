@@ -34,9 +34,14 @@ static const double common_bases[] = { 1e7, 5e6, 1e6, 5e5, 1e5, 5e4, 1e4 };
 
 static double geo(double b, int d, int i) { return exp(-2.0 * i / d * log(b)); }
 
+/* The relative error of a fitted frequency W: the two end phases' error
+ * over the span, each phase good to eps plus the binary32 angle's 2^-22 p w
+ * at the rows' largest position (fit_ids.c's e(p); rows at position 520192
+ * of a binary32 cache are off by up to 0.12 rad at w = 1, which eps alone
+ * took as a schedule that is not geometric). */
 static double fit_err(const pc_rope_fit *f, double w)
 {
-    return 2.0 * f->eps / ((double)(f->n - 1) * w);
+    return 2.0 * (f->eps + 0x1p-22 * f->pos_max * w) / ((double)(f->n - 1) * w);
 }
 
 static int usable(const pc_rope_fit *f, int i) { return f->resolved[i] && f->omega[i] > 0; }
@@ -87,25 +92,53 @@ static double round_base(double b)
     return fabs(r / b - 1.0) <= 1e-4 ? r : (double)NAN;
 }
 
+/* The base B rounded to 2 significant digits when its geometric schedule
+ * explains every resolved pair of F within the fit's error (rows far from
+ * position 0 fit the base less closely than round_base's 10^-4: at
+ * positions 520192.. of binary32, 1.4e-4), else NaN. */
+static double round_base_fits(const pc_rope_fit *f, int d, double b)
+{
+    if (!(b > 1) || !isfinite(b)) return (double)NAN;
+    double p = pow(10.0, floor(log10(b)) - 1.0), r = round(b / p) * p;
+    double *w = malloc((size_t)f->h * sizeof *w);
+    if (!w) return (double)NAN;
+    for (int i = 0; i < f->h; i++) w[i] = geo(r, d, i);
+    int fits = residual(f, w) <= ID_FORM_TOL;
+    free(w);
+    return fits ? r : (double)NAN;
+}
+
 /* ---- dynamic NTK: base' = B kappa^(d/(d-2)), kappa = f s/L - (f - 1) ---- */
 
-static int dynamic_of(pc_rope_ident *id, double bfit, double hint)
+static void verify(pc_rope_ident *id, const pc_rope_fit *f);
+
+/* A dynamic NTK reading of the geometric fit BFIT (BASE_HINT > 1: over
+ * that base only): each (base, L, whole factor) candidate is kept only when
+ * pecheck's schedule of it explains every resolved pair of F, the next one
+ * tried otherwise (a whole factor over one base can be off by more than the
+ * fit's error while another base's is exact); 0, ID as it was, when none. */
+static int dynamic_of(pc_rope_ident *id, const pc_rope_fit *f, double bfit, double hint)
 {
     double s = id->seq_len;
+    pc_rope_ident keep = *id;
     for (size_t k = 0; k < N_COMMON; k++) {
         double b = hint > 1 ? hint : common_bases[k];
         double kappa = pow(bfit / b, (id->d - 2.0) / id->d);
         for (double L = 1024; kappa > 1.0 + 1e-6 && L < s; L *= 2) {
             double fac = (kappa - 1.0) / (s / L - 1.0);
             /* a whole factor >= 2 (released configs), the smallest L first */
-            if (fac >= 1.999 && fabs(fac - round(fac)) < 1e-3 * fac) {
-                id->type = PC_ROPE_DYNAMIC;
-                id->base = b; id->factor = round(fac); id->max_pos = L;
-                snprintf(id->note, sizeof id->note, "dynamic NTK gives base' = base kappa^(d/(d-2)) "
-                         "with kappa = %.6g: assumed the cache's length %.0f as the sequence length and "
-                         "the first power-of-two max_position_embeddings giving a whole factor", kappa, s);
+            if (!(fac >= 1.999 && fabs(fac - round(fac)) < 1e-3 * fac)) continue;
+            id->type = PC_ROPE_DYNAMIC;
+            id->base = b; id->factor = round(fac); id->max_pos = L;
+            verify(id, f);
+            if (id->found) {
+                snprintf(id->note, sizeof id->note, "dynamic NTK gives base' = base "
+                         "kappa^(d/(d-2)) with kappa = %.6g: assumed the cache's length %.0f as the "
+                         "sequence length and the first power-of-two max_position_embeddings giving "
+                         "a whole factor", kappa, s);
                 return 1;
             }
+            *id = keep;
         }
         if (hint > 1) break;
     }
@@ -354,6 +387,7 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
     }
     id->base_fit = exp(lnb);
     double rb = round_base(id->base_fit);
+    if (!isfinite(rb)) rb = round_base_fits(f, d, id->base_fit);
     id->base = base_hint > 1 ? base_hint : isfinite(rb) ? rb : id->base_fit;
     double *w = malloc((size_t)f->h * sizeof *w);
     if (!w) return PC_ENOMEM;
@@ -366,8 +400,16 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
     } else if (geometric) {
         id->type = PC_ROPE_DEFAULT;
         int given = base_hint > 1 && fabs(base_hint / id->base_fit - 1.0) <= 1e-4;
-        if (!(isfinite(rb) && base_hint <= 1) && !given && !dynamic_of(id, id->base_fit, base_hint))
+        if (!(isfinite(rb) && base_hint <= 1) && !given && !dynamic_of(id, f, id->base_fit, base_hint)) {
+            /* no dynamic NTK reading explains it: the geometric schedule of
+             * the fitted base itself (HunYuan's NTK alpha, base 10000
+             * alpha^(d/(d-2)), is one) */
             id->base = id->base_fit;
+            if (!(base_hint > 1))
+                snprintf(id->note, sizeof id->note, "the base %.9g is not a round one and no "
+                         "dynamic NTK factor over a common base explains the pairs: the fitted base "
+                         "is given as it is", id->base_fit);
+        }
     } else {
         /* a band or ramp between two geometric parts, else a factor per pair */
         if (scaled_of(id, f)) verify(id, f);
