@@ -20,8 +20,10 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
   RoPE   default (base 10000, 500000), linear x4, dynamic NTK x2, YaRN x4,
          llama3 (Llama 3.1's, in bfloat16 widened), LongRoPE (Phi-3.5's
          short factors), a bfloat16 cache ('<u2'), a float16 one, rows at
-         --pos-start 2048 and at 520192 (binary32 angles good to 0.12 rad
-         there: before, a base 1.4e-4 off the round one, and check failed),
+         --pos-start 2048, llama.cpp's cache (tests/lib/ggml_rope_cache.py:
+         binary32 cumulative products) at --pos-start 520192 (binary32 angles
+         good to 0.12 rad there: before, a LongRoPE of factors 1.00005 that
+         check failed),
          rows at one-axis --position-ids, HunYuan's dynamic NTK alpha 1000
          (before: a dynamic factor 68 over base 50000 that explained nothing,
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
@@ -49,6 +51,7 @@ try:
 except Exception as e:  # the reason, one line
     print("1..0 # SKIP PyTorch not available: %s" % str(e).splitlines()[0])
     sys.exit(0)
+import ggml_rope_cache  # noqa: E402
 import relative_tables  # noqa: E402
 import rope_caches  # noqa: E402
 import sin_tables  # noqa: E402
@@ -192,9 +195,9 @@ try:
     c, s = hf_cache("llama2", 2048, p0=2048)
     case("rope rows at --pos-start 2048", rope_pair("ps", c, s) + ["--pos-start", "2048"],
          ["--base", "10000"])
-    c, s = hf_cache("llama2", 1024, p0=520192)
-    case("rope rows at --pos-start 520192", rope_pair("far", c, s) + ["--pos-start", "520192"],
-         ["--base", "10000"])
+    c, s = ggml_rope_cache.cache(llama2, "ok", 4096, 520192)
+    case("rope llama.cpp's rows at --pos-start 520192", rope_pair("far", c, s)
+         + ["--pos-start", "520192"], ["--base", "10000"])
     ids = np.array([5, 9, 100, 7, 3000, 12, 13, 14] * 8, dtype=np.int64)
     inv = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     ang = ids[:, None].astype(np.float64) * inv[None, :]
