@@ -18,7 +18,10 @@ of d 128), built as the libraries build them (tests/lib/rope_caches.py,
 sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
 
   RoPE   default (base 10000, 500000), linear x4, dynamic NTK x2, YaRN x4,
-         llama3 (Llama 3.1's, in bfloat16 widened), LongRoPE (Phi-3.5's
+         llama3 (Llama 3.1's, in bfloat16 widened; Llama 4's factor 16 step
+         in bfloat16 at 4096 rows, whose scaled pairs turn too little to be
+         resolved: before, the unscaled default, which check failed),
+         LongRoPE (Phi-3.5's
          short factors), a bfloat16 cache ('<u2'), a float16 one, rows at
          --pos-start 2048, llama.cpp's cache (tests/lib/ggml_rope_cache.py:
          binary32 cumulative products) at --pos-start 520192 (binary32 angles
@@ -33,7 +36,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
   sinusoidal  Vaswani's interleaved table, tensor2tensor's halves, Whisper's,
          diffusers' timestep embedding at --timesteps;
   ALiBi  BLOOM's slopes (40 heads), MPT's bias (8 heads);
-  T5     bidirectional and causal bucket tables.
+  T5     bidirectional and causal bucket tables, one saved as int32 (before:
+         exit 2, '<i4' read as a table of rows).
 
 Without PyTorch: a visible skip."""
 import json
@@ -181,6 +185,14 @@ try:
     case("rope llama3 (Llama 3.1, bf16 widened)", rope_pair("l3", c, s),
          ["--base", "500000", "--dtype", "bf16", "--rope-scaling",
           json.dumps(rope_caches.MODELS["llama31"]["rope_scaling"])])
+    l4 = {"hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128, "rope_theta": 500000.0,
+          "max_position_embeddings": 10485760, "rope_scaling": {
+              "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}}
+    c, s = hf_cache(None, 4096, "bfloat16", cfg=l4)
+    case("rope llama3 (Llama 4, bf16 '<u2', 4096 rows)",
+         rope_pair("l4", c, s) + ["--dtype", "bf16"],
+         ["--base", "500000", "--rope-scaling", json.dumps(l4["rope_scaling"])])
     phi = rope_caches.MODELS["phi35"]
     c, s = hf_cache("phi35", 2048)
     case("rope LongRoPE (Phi-3.5, short factors)", rope_pair("phi", c, s),
@@ -254,6 +266,9 @@ try:
         "t5b", relative_tables.t5_buckets(64, 64).numpy())], ["--family", "t5"])
     case("t5 causal buckets", ["--table", save(
         "t5c", relative_tables.t5_buckets(64, 64, bidirectional=False).numpy())],
+         ["--family", "t5", "--causal"])
+    case("t5 causal buckets saved as int32", ["--table", save(
+        "t5c32", relative_tables.t5_buckets(64, 64, bidirectional=False).numpy().astype(np.int32))],
          ["--family", "t5", "--causal"])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)

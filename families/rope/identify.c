@@ -63,12 +63,18 @@ static int line_fit(const pc_rope_fit *f, int d, int i0, int i1, double *c, doub
     return 1;
 }
 
-/* Largest |w~_i / W_i - 1| less the fit's own error, over the usable pairs. */
+/* Largest |w~_i / W_i - 1| less the fit's own error, over every pair: a
+ * pair that turns too little to be resolved (its frequency not good to 1%)
+ * still has |w~_i - W_i| within the same absolute error 2 e / (n - 1), which
+ * W_i fit_err(W_i) is (a bfloat16 Llama 4 cache at 4096 positions: pairs
+ * 36.. at 3.9e-5, known to 3.8e-6, rule out the unscaled 6.2e-4 that the
+ * resolved pairs alone took). */
 static double residual(const pc_rope_fit *f, const double *w)
 {
     double r = 0;
     for (int i = 0; i < f->h; i++)
-        if (usable(f, i)) r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
+        if (isfinite(f->omega[i]) && w[i] > 0)
+            r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
     return r;
 }
 
@@ -289,7 +295,10 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
         int ok = 1;
         double prev = 0;
         for (int i = 0; i < f->h && ok; i++) {
-            double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i] : prev;
+            /* a pair too slow to be resolved: its measured frequency where
+             * it keeps the factors non-decreasing, else the last factor */
+            double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i]
+                     : f->omega[i] > 0 ? fmax(prev, geo(b, id->d, i) / f->omega[i]) : prev;
             double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
             ok = e >= 1.0 - t && e >= prev * (1.0 - t);
             /* HF keeps the factors as binary32; one within the fit's error
@@ -306,8 +315,8 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
                              "one factor set (given as both short and long) and the attention factor, "
                              "not factor or the original length", b);
             if (id->resolved < f->h && n > 0 && (size_t)n < sizeof id->note)
-                snprintf(id->note + n, sizeof id->note - (size_t)n, "; %d pairs turn too little "
-                         "to be fitted: they repeat the last fitted factor", f->h - id->resolved);
+                snprintf(id->note + n, sizeof id->note - (size_t)n, "; %d pairs unresolved: "
+                         "factors of their measured frequencies", f->h - id->resolved);
             return 1;
         }
         if (hint > 1) break;
@@ -344,11 +353,14 @@ static void verify(pc_rope_ident *id, const pc_rope_fit *f)
 /* The llama3 settings of released configs (rope_scaling of
  * meta-llama/Llama-3.1-8B, -70B, -405B and Llama-3.3-70B: factor 8;
  * Llama-3.2-1B and -3B: factor 32; low_freq_factor 1, high_freq_factor 4,
- * original_max_position_embeddings 8192 in each).  Over positions too
+ * original_max_position_embeddings 8192 in each; Llama-4-Scout and
+ * -Maverick's text_config: factor 16, low and high 1, a step at 8192).  Over positions too
  * few for the pairs divided by the whole factor to turn (a bfloat16
  * cache, a short one), the band alone is seen: the factor the band's
  * resolved pairs fit among these is named, saying it was assumed. */
-static const double released_llama3[][4] = { { 8, 1, 4, 8192 }, { 32, 1, 4, 8192 } };
+static const double released_llama3[][4] = { { 8, 1, 4, 8192 }, { 32, 1, 4, 8192 },
+                                              { 16, 1, 1, 8192 } };
+static const char *const released_llama3_names[] = { "3.1, 3.3", "3.2", "4" };
 
 static int released_llama3_of(pc_rope_ident *id, const pc_rope_fit *f)
 {
@@ -365,7 +377,7 @@ static int released_llama3_of(pc_rope_ident *id, const pc_rope_fit *f)
                      "these positions to be resolved (%d of %d resolved): llama3 with the scaling "
                      "of a released config whose band fits (factor %g, low_freq_factor %g, "
                      "high_freq_factor %g, original length %g: Llama %s)", id->resolved, f->h,
-                     id->factor, id->lf, id->hf, id->orig_max, k == 0 ? "3.1, 3.3" : "3.2");
+                     id->factor, id->lf, id->hf, id->orig_max, released_llama3_names[k]);
             return 1;
         }
         *id = keep;
