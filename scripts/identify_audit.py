@@ -23,9 +23,15 @@ family, ...): finding that is identify's job.  For each, asserted:
     CHECK       `check CHECK_ARGS DATA'` exits 0, CHECK_ARGS identify's check_args
                 and DATA' the data options check_args leave out
 
-A record identify answers with exit 2 naming what it cannot know from the
-values (a message containing "cannot be identified") is EXCLUDED and listed
-with the reason.  Prints the figures by family and by failure kind, one line
+EXCLUDED, and listed with the reason, are the records identify cannot be
+asked about or cannot answer, and only those:
+  - identify exits 2 naming what the values cannot say (its message holds
+    "cannot be identified": fewer rows than a fit needs, position ids with
+    no neighbouring positions, timesteps past binary32's resolution);
+  - a data file the recorder could not copy (a pipe, a process
+    substitution: check read it once);
+  - a table check took as --family learned (trained values: no formula to
+    find) on which identify does not claim FOUND (if it does, it counts).  Prints the figures by family and by failure kind, one line
 per failure; exit 1 when any record fails.
 """
 import argparse
@@ -39,6 +45,8 @@ import sys
 # the data options (the docstring); value-taking, all of them
 DATA_OPTS = ("--table", "--table-sin", "--position-ids", "--timesteps", "--pos-start",
              "--dtype", "--grid", "--cls-rows")
+# the DATA options whose value is a file
+FILE_OPTS = ("--table", "--table-sin", "--position-ids", "--timesteps")
 # the phrase identify's exit 2 uses for what a table's values cannot say
 CANNOT = "cannot be identified"
 # per command: long enough for the largest test table (65536 x 64 pairs)
@@ -101,9 +109,15 @@ def run(cmd):
 
 
 def check_family(argv):
-    for name, v in split_opts(argv[1:]):
-        if name == "--family":
-            return v
+    """check's --family, else the family its options imply (a cos/sin pair
+    or position ids: RoPE; timesteps or a grid: sinusoidal), else None."""
+    names = dict(split_opts(argv[1:]))
+    if names.get("--family"):
+        return names["--family"]
+    if "--table-sin" in names or "--position-ids" in names:
+        return "rope"
+    if "--timesteps" in names or "--grid" in names:
+        return "sinusoidal"
     return None
 
 
@@ -112,11 +126,21 @@ def audit(pecheck, rec):
     data = data_of(rec["argv"])
     r = {"record": rec["name"], "test": rec["test"], "data": data,
          "family": check_family(rec["argv"]), "check_argv": rec["argv"]}
+    files = [v for name, v in split_opts(data) if name in FILE_OPTS]
+    missing = [v for v in files if not os.path.isfile(v)]
+    if missing:
+        r["excluded"] = "not recorded: %s was read once by check (a pipe or process " \
+                        "substitution)" % missing[0]
+        return r
     rc, out, err = run([pecheck, "identify"] + data + ["--quiet"])
     r["found"] = rc == 0
     r["text_rc"] = rc
     if rc == 2 and CANNOT in err:
         r["excluded"] = err.strip().splitlines()[-1][:300]
+        return r
+    if rc != 0 and r["family"] == "learned":
+        r["excluded"] = "learned table (trained values, no formula); identify: " + \
+            ((out.strip() or err.strip()).splitlines() or [""])[0][:200]
         return r
     if rc != 0:
         r["why"] = ("exit %d: " % rc) + ((err.strip() or out.strip()).splitlines() or [""])[-1][:300]
@@ -185,7 +209,7 @@ def main():
     by_fam = collections.defaultdict(collections.Counter)
     by_kind = collections.Counter()
     for r in results:
-        fam = r["family"] or "(check's default)"
+        fam = r["family"] or "(not known)"
         c = by_fam[fam]
         c["tables"] += 1
         if "excluded" in r:

@@ -26,7 +26,7 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          --pos-start 2048, llama.cpp's cache (tests/lib/ggml_rope_cache.py:
          binary32 cumulative products) at --pos-start 520192 (binary32 angles
          good to 0.12 rad there: before, a LongRoPE of factors 1.00005 that
-         check failed),
+         check failed; its linear x8 there: before, base 10001.4),
          rows at one-axis --position-ids, HunYuan's dynamic NTK alpha 1000
          (before: a dynamic factor 68 over base 50000 that explained nothing,
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
@@ -199,6 +199,11 @@ try:
          ["--base", "10000", "--rope-scaling", json.dumps(
              dict(phi["rope_scaling"], rope_type="longrope", factor=32,
                   original_max_position_embeddings=4096))])
+    c, s = hf_cache("phi35", 8192, "float16")
+    case("rope LongRoPE (Phi-3.5, long factors, f16)", rope_pair("phi16", c, s),
+         ["--base", "10000", "--rope-scaling", json.dumps(
+             dict(phi["rope_scaling"], rope_type="longrope", factor=32,
+                  original_max_position_embeddings=4096))])
     c, s = hf_cache("llama2", 2048, "bfloat16")
     case("rope bf16 cache ('<u2')", rope_pair("bf16", c, s) + ["--dtype", "bf16"],
          ["--base", "10000"])
@@ -210,6 +215,11 @@ try:
     c, s = ggml_rope_cache.cache(llama2, "ok", 4096, 520192)
     case("rope llama.cpp's rows at --pos-start 520192", rope_pair("far", c, s)
          + ["--pos-start", "520192"], ["--base", "10000"])
+    lin8 = rope_caches.MODELS["linear8"]
+    c, s = ggml_rope_cache.cache(lin8, "ok", 4096, 520192)
+    case("rope llama.cpp's linear x8 at --pos-start 520192", rope_pair("farlin", c, s)
+         + ["--pos-start", "520192"],
+         ["--base", "10000", "--rope-scaling", json.dumps({"rope_type": "linear", "factor": 8})])
     ids = np.array([5, 9, 100, 7, 3000, 12, 13, 14] * 8, dtype=np.int64)
     inv = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     ang = ids[:, None].astype(np.float64) * inv[None, :]

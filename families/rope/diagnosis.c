@@ -593,6 +593,11 @@ static void check_args(const void *found, pc_args *out)
     } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
+    } else if (t && r->lo > 0) {
+        /* no whole offset found (llama.cpp's longrope at 520192: +0.0107):
+         * the rows' positions as given */
+        pc_args_add(out, "--pos-start");
+        pc_args_add(out, "%lld", (long long)r->lo);
     }
     if (r->seq_len_set) {
         pc_args_add(out, "--seq-len");

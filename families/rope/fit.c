@@ -90,7 +90,9 @@ pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
     a->sum_amp = amp ? calloc(m, sizeof *a->sum_amp) : NULL;
     a->turn = calloc(m, sizeof *a->turn);
     a->prev = calloc(m, sizeof *a->prev);
-    if ((amp && !a->sum_amp) || !a->turn || !a->prev) {
+    a->sy = calloc(m, sizeof *a->sy);
+    a->sxy = calloc(m, sizeof *a->sxy);
+    if ((amp && !a->sum_amp) || !a->turn || !a->prev || !a->sy || !a->sxy) {
         pc_rope_fit_acc_free(a);
         return PC_ENOMEM;
     }
@@ -99,7 +101,7 @@ pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
 
 void pc_rope_fit_acc_free(pc_rope_fit_acc *a)
 {
-    free(a->sum_amp); free(a->turn); free(a->prev);
+    free(a->sum_amp); free(a->turn); free(a->prev); free(a->sy); free(a->sxy);
     memset(a, 0, sizeof *a);
 }
 
@@ -119,6 +121,8 @@ void pc_rope_fit_acc_row(pc_rope_fit_acc *a, const double *c, const double *s)
         double ph = atan2(s[i], c[i]);
         if (a->n) a->turn[i] += wrap(ph - a->prev[i]);
         a->prev[i] = ph;
+        a->sy[i] += a->turn[i];
+        a->sxy[i] += (double)a->n * a->turn[i];
     }
     a->n++;
 }
@@ -128,6 +132,8 @@ void pc_rope_fit_acc_join(pc_rope_fit_acc *a, const pc_rope_fit_acc *part, int i
     for (int i = 0; i < part->h; i++) {
         a->turn[i0 + i] = part->turn[i];
         a->prev[i0 + i] = part->prev[i];
+        a->sy[i0 + i] = part->sy[i];
+        a->sxy[i0 + i] = part->sxy[i];
         if (a->sum_amp && part->sum_amp) a->sum_amp[i0 + i] = part->sum_amp[i];
     }
     a->n = part->n;
@@ -150,11 +156,15 @@ pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f)
     f->omega = malloc((size_t)h * sizeof *f->omega);
     f->amp = malloc((size_t)h * sizeof *f->amp);
     f->resolved = malloc((size_t)h * sizeof *f->resolved);
-    pc_status st = f->omega && f->amp && f->resolved ? PC_OK : PC_ENOMEM;
+    f->omega_ls = malloc((size_t)h * sizeof *f->omega_ls);
+    pc_status st = f->omega && f->amp && f->resolved && f->omega_ls ? PC_OK : PC_ENOMEM;
+    /* rows r = 0..n-1: sum r = n (n-1)/2, n sum r^2 - (sum r)^2 = n^2 (n^2-1)/12 */
+    double dn = (double)n, sx = dn * (dn - 1.0) / 2.0, den = dn * dn * (dn * dn - 1.0) / 12.0;
     for (int i = 0; st == PC_OK && i < h; i++) {
         double turn = a->turn[i];
         f->amp[i] = a->sum_amp ? a->sum_amp[i] / (double)n : (double)NAN;
         f->omega[i] = turn / (double)(n - 1);
+        f->omega_ls[i] = (dn * a->sxy[i] - sx * a->sy[i]) / den;
         f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * f->eps;
     }
     pc_rope_fit_acc_free(a);
@@ -194,8 +204,8 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
 
 void pc_rope_fit_free(pc_rope_fit *f)
 {
-    free(f->omega); free(f->amp); free(f->resolved);
-    f->omega = f->amp = NULL;
+    free(f->omega); free(f->amp); free(f->resolved); free(f->omega_ls);
+    f->omega = f->amp = f->omega_ls = NULL;
     f->resolved = NULL;
 }
 

@@ -98,17 +98,17 @@ static double round_base(double b)
     return fabs(r / b - 1.0) <= 1e-4 ? r : (double)NAN;
 }
 
-/* The base B rounded to 2 significant digits when its geometric schedule
- * explains every resolved pair of F within the fit's error (rows far from
+/* The base B rounded to 2 significant digits when its geometric schedule,
+ * times SCALE, explains every pair of F within the fit's error (rows far from
  * position 0 fit the base less closely than round_base's 10^-4: at
  * positions 520192.. of binary32, 1.4e-4), else NaN. */
-static double round_base_fits(const pc_rope_fit *f, int d, double b)
+static double round_base_fits(const pc_rope_fit *f, int d, double b, double scale)
 {
     if (!(b > 1) || !isfinite(b)) return (double)NAN;
     double p = pow(10.0, floor(log10(b)) - 1.0), r = round(b / p) * p;
     double *w = malloc((size_t)f->h * sizeof *w);
     if (!w) return (double)NAN;
-    for (int i = 0; i < f->h; i++) w[i] = geo(r, d, i);
+    for (int i = 0; i < f->h; i++) w[i] = scale * geo(r, d, i);
     int fits = residual(f, w) <= ID_FORM_TOL;
     free(w);
     return fits ? r : (double)NAN;
@@ -286,6 +286,15 @@ static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
 
 /* ---- longrope: a factor per pair ------------------------------------------ */
 
+/* Pair I's frequency for a factor of its own: the least-squares slope
+ * when the fit made one (a float16 cache's end phases leave a resolved
+ * pair's frequency 7e-4 off at 8192 rows, enough for check to fail the
+ * factor; the slope averages the rows' rounding errors), else the fit's. */
+static double own_omega(const pc_rope_fit *f, int i)
+{
+    return f->omega_ls && isfinite(f->omega_ls[i]) ? f->omega_ls[i] : f->omega[i];
+}
+
 static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
 {
     id->ext = malloc((size_t)f->h * sizeof *id->ext);
@@ -297,8 +306,9 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
         for (int i = 0; i < f->h && ok; i++) {
             /* a pair too slow to be resolved: its measured frequency where
              * it keeps the factors non-decreasing, else the last factor */
-            double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i]
-                     : f->omega[i] > 0 ? fmax(prev, geo(b, id->d, i) / f->omega[i]) : prev;
+            double w = own_omega(f, i);
+            double e = usable(f, i) ? geo(b, id->d, i) / w
+                     : w > 0 ? fmax(prev, geo(b, id->d, i) / w) : prev;
             double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
             ok = e >= 1.0 - t && e >= prev * (1.0 - t);
             /* HF keeps the factors as binary32; one within the fit's error
@@ -399,7 +409,8 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
     }
     id->base_fit = exp(lnb);
     double rb = round_base(id->base_fit);
-    if (!isfinite(rb)) rb = round_base_fits(f, d, id->base_fit);
+    /* the head's scale e^c as linear scaling's round factor (1: none) */
+    if (!isfinite(rb)) rb = round_base_fits(f, d, id->base_fit, 1.0 / nice(exp(-c), 1e-3));
     id->base = base_hint > 1 ? base_hint : isfinite(rb) ? rb : id->base_fit;
     double *w = malloc((size_t)f->h * sizeof *w);
     if (!w) return PC_ENOMEM;
