@@ -32,7 +32,10 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
-         FLUX's axial RoPE (16,56,56);
+         FLUX's axial RoPE (16,56,56), torchscale's xPos (queries and the
+         keys' downscale: before, FOUND as the plain default, whose check
+         failed on the norms; a cache whose norms follow no known schedule
+         is UNKNOWN);
   sinusoidal  Vaswani's interleaved table, tensor2tensor's halves, Whisper's,
          diffusers' timestep embedding at --timesteps;
   ALiBi  BLOOM's slopes (40 heads), MPT's bias (8 heads);
@@ -59,6 +62,7 @@ import ggml_rope_cache  # noqa: E402
 import relative_tables  # noqa: E402
 import rope_caches  # noqa: E402
 import sin_tables  # noqa: E402
+import xpos_caches  # noqa: E402
 from pctest import ok, run, done  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="pecheck-identify-all.")
@@ -227,6 +231,17 @@ try:
     case("rope rows at --position-ids", rope_pair("ids", np.cos(ang).astype(np.float32),
                                                   np.sin(ang).astype(np.float32))
          + ["--position-ids", save("ids_pos", ids)], ["--base", "10000"])
+    c, s = xpos_caches.xpos_cos_sin(64, 1024, 0)
+    case("rope xPos (torchscale, queries)", rope_pair("xpos", c, s),
+         ["--family", "rope", "--base", "10000", "--rope-xpos", "512"])
+    c, s = xpos_caches.xpos_cos_sin(64, 2048, 0, downscale=True)
+    case("rope xPos (torchscale, keys' downscale)", rope_pair("xposk", c, s),
+         ["--family", "rope", "--base", "10000", "--rope-xpos", "512", "--rope-xpos-downscale"])
+    # norms that follow no schedule identify knows (zeta's 0.4 as 0.5): not FOUND
+    c, s = xpos_caches.xpos_cos_sin(64, 1024, 0, zc=0.5)
+    rc, out, err, _ = run(["identify"] + rope_pair("zeta05", c, s) + ["--quiet"])
+    ok(rc == 1 and out.startswith("UNKNOWN") and "norms change along the rows" in out,
+       "xPos with zeta's 0.4 as 0.5: UNKNOWN, naming the norms", "rc %d\n%s%s" % (rc, out, err))
     # HunYuan: dynamic with alpha, base' = base alpha^(d/(d-2)) (vLLM's DynamicNTKAlpha)
     hb = 10000.0 * 1000.0 ** (128 / 126)
     hy = {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128, "rope_theta": hb,

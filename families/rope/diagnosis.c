@@ -51,6 +51,11 @@ typedef struct ident_run {
     double seq_len;
     /* rows at position ids of one axis (--position-ids): row LO + k is at
      * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
+    /* norms that change along the rows (fit.h lamp_slope): xPos's
+     * zeta_i^(+-(p + q0)/B) when XPOS, else NORM_DRIFT (not explained) */
+    int xpos, xpos_down, norm_drift;
+    double xpos_b;
+    long long xpos_q0;
     const int64_t *ids;
     const char *ids_path;
     size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
@@ -159,6 +164,45 @@ static double seq_len_of(const pc_spec *spec, int64_t hi)
 {
     const pc_rope_spec *s = pc_rope_spec_of(spec);
     return s && s->given.seq_len_set ? s->given.seq_len : (double)hi + 1.0;
+}
+
+/* The norms of R's rows along the positions (a table's consecutive rows):
+ * constant, else xPos's ln |pair i| = ln A + k (p + q0) ln zeta_i, k =
+ * +-1/B (torchscale's XPOS, schedule_xpos.c; - for the keys' downscale),
+ * fitted by least squares over the pairs' ln-norm lines (k from their
+ * slopes, q0 from their values at the first row); a norm that moves by
+ * more than the storage's error and not so is a drift no schedule
+ * explains (R->id.found cleared). */
+#define XPOS_DRIFT_EPS 16.0  /* a norm's change beyond 16 e: not rounding (e: fit.h eps) */
+static void xpos_of(ident_run *r)
+{
+    const pc_rope_fit *f = &r->fit;
+    if (!f->lamp_slope || f->n < 16) return;
+    double span = (double)(f->n - 1), drift = 0, szz = 0, szs = 0;
+    for (int i = 0; i < f->h; i++) {
+        double z = pc_rope_xpos_log_zeta(r->d, i);
+        drift = fmax(drift, fabs(f->lamp_slope[i]) * span);
+        szz += z * z;
+        szs += z * f->lamp_slope[i];
+    }
+    if (!(drift > XPOS_DRIFT_EPS * f->eps)) return;
+    double k = szs / szz, worst = 0, sz = 0, sa = 0, sza = 0;
+    for (int i = 0; i < f->h; i++) {
+        double z = pc_rope_xpos_log_zeta(r->d, i);
+        worst = fmax(worst, fabs(f->lamp_slope[i] - k * z) * span);
+        sz += z; sa += f->lamp_at0[i]; sza += z * f->lamp_at0[i];
+    }
+    double m = (double)f->h, slope_at0 = (m * sza - sz * sa) / (m * szz - sz * sz);
+    double b = 1.0 / fabs(k), q = slope_at0 / k - (double)r->lo;
+    if (worst > XPOS_DRIFT_EPS * f->eps || !isfinite(b) || !isfinite(q) || b < 1.0) {
+        r->norm_drift = 1;
+        r->id.found = 0;
+        return;
+    }
+    r->xpos = 1;
+    r->xpos_down = k < 0;
+    r->xpos_b = fabs(b - round(b)) < 1e-3 * b ? round(b) : b;
+    r->xpos_q0 = llround(q);
 }
 
 /* Rows with position ids of several axes: which axis each pair follows,
@@ -433,6 +477,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
     find_offset(r);
     if (r->ids) ids_verdict(r);
+    else xpos_of(r);
     return PC_OK;
 }
 
@@ -492,6 +537,13 @@ static void print_text(FILE *f, const void *found)
     fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
             "resolved\n", id->resid, id->resolved, r->d / 2);
     if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
+    if (r->xpos)
+        fprintf(f, "  xpos: the pairs' norms are zeta_i^(%s(p %+lld)/%.9g) (torchscale's XPOS%s)\n",
+                r->xpos_down ? "-" : "", r->xpos_q0, r->xpos_b, r->xpos_down ? ", the keys' "
+                "downscale" : "");
+    if (r->norm_drift)
+        fprintf(f, "  norms: the pairs' norms change along the rows, not as xPos's zeta_i^((p + "
+                "q0)/B): no norm schedule identify knows explains them\n");
     fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
 }
 
@@ -537,6 +589,14 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_num(j, "residual", id->resid);
     pc_json_int(j, "resolved_pairs", id->resolved);
     pc_json_str(j, "assumed", id->note);
+    if (r->xpos) {
+        pc_json_obj(j, "xpos");
+        pc_json_num(j, "scale_base", r->xpos_b);
+        pc_json_int(j, "offset", r->xpos_q0);
+        pc_json_bool(j, "downscale", r->xpos_down);
+        pc_json_end(j);
+    }
+    pc_json_bool(j, "norm_drift", r->norm_drift);
 }
 
 /* check's arguments of what was found: the base, the schedule, the
@@ -598,6 +658,13 @@ static void check_args(const void *found, pc_args *out)
          * the rows' positions as given */
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)r->lo);
+    }
+    if (r->xpos) {
+        pc_args_add(out, "--rope-xpos");
+        pc_args_add(out, "%.17g", r->xpos_b);
+        pc_args_add(out, "--rope-xpos-offset");
+        pc_args_add(out, "%lld", r->xpos_q0);
+        if (r->xpos_down) pc_args_add(out, "--rope-xpos-downscale");
     }
     if (r->seq_len_set) {
         pc_args_add(out, "--seq-len");

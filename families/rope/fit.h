@@ -21,6 +21,9 @@ typedef struct pc_rope_fit {
                          * bounds it too, but a storage's rounding errors, which vary along
                          * the rows, average out in it */
     double *amp;        /* mean |(cos, sin)| of each pair */
+    double *lamp_slope, *lamp_at0; /* the least-squares line of ln |(cos, sin)| over the rows:
+                         * its slope per row and its value at the first row (NULL: not
+                         * made); xPos's zeta_i^((p + q0)/B) is the line ln zeta_i (p + q0)/B */
     int *resolved;      /* the pair turned enough for its frequency to be fitted */
 } pc_rope_fit;
 
@@ -65,6 +68,7 @@ typedef struct pc_rope_fit_acc {
     double *sum_amp;        /* or NULL */
     double *turn, *prev;    /* unwrapped phase so far, last phase */
     double *sy, *sxy;       /* sums of the unwrapped phase y and of r y over the rows r */
+    double *sla, *srla;     /* with amplitudes: sums of ln |(c, s)| and of r ln |(c, s)| */
 } pc_rope_fit_acc;
 
 pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp);
