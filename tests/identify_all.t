@@ -32,7 +32,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
-         FLUX's axial RoPE (16,56,56), torchscale's xPos (queries and the
+         FLUX's axial RoPE (16,56,56), Pixtral's 2-D RoPE (axes by parity:
+         before, exit 2, no split tried explained the pairs), torchscale's xPos (queries and the
          keys' downscale: before, FOUND as the plain default, whose check
          failed on the norms; a cache whose norms follow no known schedule
          is UNKNOWN);
@@ -264,6 +265,16 @@ try:
          axes_cache("flux", 128, 10000.0, fids, axes_dim=(16, 56, 56))
          + ["--position-ids", save("flux_ids", fids)],
          ["--base", "10000", "--rope-axes-dim", "16,56,56"])
+
+    # Pixtral's vision RoPE: freqs[::2] for the rows, freqs[1::2] for the columns
+    freqs = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+    pids = np.array([(y, x) for y in range(16) for x in range(16)], dtype=np.int64)
+    ang = np.concatenate([pids[:, :1] * freqs[None, ::2], pids[:, 1:] * freqs[None, 1::2]], axis=1)
+    ang = np.concatenate([ang, ang], axis=1)
+    case("rope Pixtral 2-D (axes by parity)",
+         rope_pair("pix", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+         + ["--position-ids", save("pix_ids", pids)],
+         ["--base", "10000", "--rope-axes-dim", "32,32", "--rope-axes-parity"])
 
     # ---- sinusoidal --------------------------------------------------------------
     case("sinusoidal Vaswani interleaved", ["--table", save(

@@ -45,6 +45,8 @@ typedef struct ident_run {
     const char *split_opt;
     char split[64];
     int split_interleaved;
+    int split_parity;         /* the split found shares the frequencies by parity */
+    int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
@@ -298,23 +300,32 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
     }
     int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
     int nc = axial_candidates(A, r->d, dims);
-    char tried[160] = "";
-    for (int c = 0; c < nc; c++) {
+    char tried[200] = "";
+    /* each axial split, then its equal dims with the frequencies shared by
+     * parity (--rope-axes-parity: Pixtral's vision RoPE, freqs[::2] for the
+     * rows, freqs[1::2] for the columns; its pairs follow the axes as the
+     * split's do) */
+    for (int c = 0; c < 2 * nc; c++) {
+        int dc = c % nc, parity = c >= nc;
+        if (parity && dims[dc][0] != r->d / A) continue;
         size_t u = strlen(tried);
         t.n_sections = 0;
         t.n_axes_dim = A;
+        t.axes_parity = parity;
         for (int a = 0, j = 0; a < A; a++) {
-            t.axes_dim[a] = dims[c][a];
+            t.axes_dim[a] = dims[dc][a];
             u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
-                                  dims[c][a]);
-            for (int l = 0; l < dims[c][a] / 2 && j < h; l++) want[j++] = a;
+                                  dims[dc][a]);
+            for (int l = 0; l < dims[dc][a] / 2 && j < h; l++) want[j++] = a;
         }
+        if (parity && u < sizeof tried) snprintf(tried + u, sizeof tried - u, " by parity");
         if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
         if (r->axes_found) {
+            r->split_parity = parity;
             r->split_opt = "--rope-axes-dim";
             for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
                 v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
-                              dims[c][a]);
+                              dims[dc][a]);
             return PC_OK;
         }
     }
@@ -367,6 +378,7 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
         if (axes_split(r, &sb, &tb, &e2) == PC_OK && r->axes_found) {
             r->spec_base = sb.base;
             r->spec_base_set = 1;
+            r->base_searched = 1;
             return PC_OK;
         }
     }
@@ -499,9 +511,13 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
             : " (\"none\": no axis explains the pair with the given frequencies)");
     if (r->split_opt)
-        fprintf(f, "  split: none given; %s %s%s explains every pair (tried: M-RoPE sections under "
-                "the one schedule, then axial dims)\n", r->split_opt, r->split,
-                r->split_interleaved ? " --mrope-interleaved" : "");
+        fprintf(f, "  split: none given; %s %s%s%s explains every pair (tried: M-RoPE sections "
+                "under the one schedule, then axial dims, then by parity)\n", r->split_opt,
+                r->split, r->split_interleaved ? " --mrope-interleaved" : "",
+                r->split_parity ? " --rope-axes-parity" : "");
+    if (r->spec_base_set && r->base_searched)
+        fprintf(f, "  base: %.9g (none given: a released model's base under which every pair "
+                "follows an axis)\n", r->spec_base);
 }
 
 static void print_text(FILE *f, const void *found)
@@ -550,11 +566,13 @@ static void print_text(FILE *f, const void *found)
 static void write_json_axes(pc_json *j, const ident_run *r)
 {
     pc_json_int(j, "axes", r->n_axes);
+    if (r->base_searched) pc_json_num(j, "base_found", r->spec_base);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
         pc_json_str(j, "split_found", r->split_opt);
         pc_json_str(j, "split", r->split);
         pc_json_bool(j, "split_interleaved", r->split_interleaved);
+        pc_json_bool(j, "split_parity", r->split_parity);
     }
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
@@ -620,6 +638,7 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         pc_args_add(out, "%s", r->split_opt);
         pc_args_add(out, "%s", r->split);
         if (r->split_interleaved) pc_args_add(out, "--mrope-interleaved");
+        if (r->split_parity) pc_args_add(out, "--rope-axes-parity");
     }
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
