@@ -43,6 +43,10 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
   T5     bidirectional and causal bucket tables, one saved as int32 (before:
          exit 2, '<i4' read as a table of rows).
 
+What the values cannot say is exit 2 with "cannot be identified" (a sinusoidal
+table of 2 rows, rows at position ids 1048576 apart, timesteps near 1e12: before,
+exit 2 without saying so), which scripts/identify_audit.py excludes.
+
 Without PyTorch: a visible skip."""
 import json
 import math
@@ -306,6 +310,24 @@ try:
     case("t5 causal buckets saved as int32", ["--table", save(
         "t5c32", relative_tables.t5_buckets(64, 64, bidirectional=False).numpy().astype(np.int32))],
          ["--family", "t5", "--causal"])
+    # ---- what the values cannot say: exit 2, "cannot be identified" ---------------
+    def cannot(name, data, words):
+        rc, out, err, _ = run(["identify"] + data + ["--quiet"])
+        ok(rc == 2 and "cannot be identified" in err and all(w in err for w in words),
+           "%s: exit 2, 'cannot be identified', naming %s" % (name, ", ".join(words)),
+           "rc %d\n%s%s" % (rc, out, err))
+    cannot("a sinusoidal table of 2 rows", ["--table", save(
+        "two", sin_tables.vaswani_interleaved(2, 64).numpy())], ["2 rows"])
+    far = np.arange(0, 16 * 1048576, 1048576, dtype=np.int64)
+    ang = far[:, None].astype(np.float64) * inv[None, :]
+    ang = np.concatenate([ang, ang], axis=1)
+    cannot("rows at position ids 1048576 apart",
+           rope_pair("far_ids", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+           + ["--position-ids", save("far_pos", far)], ["--position-ids", "1048576 apart"])
+    big = 1e12 + np.arange(16.0)
+    cannot("timesteps near 1e12", [
+        "--table", save("bigts", sin_tables.diffusers_timestep(torch.tensor(big), 64).numpy()),
+        "--timesteps", save("big_ts", big)], ["1e+12", "2^-24"])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())
