@@ -38,7 +38,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          failed on the norms; a cache whose norms follow no known schedule
          is UNKNOWN);
   sinusoidal  Vaswani's interleaved table, tensor2tensor's halves, Whisper's,
-         diffusers' timestep embedding at --timesteps;
+         diffusers' timestep embedding at --timesteps, MAE's 2-D grid with a
+         cls row (before: exit 2, identify refused --grid);
   ALiBi  BLOOM's slopes (40 heads), MPT's bias (8 heads);
   T5     bidirectional and causal bucket tables, one saved as int32 (before:
          exit 2, '<i4' read as a table of rows).
@@ -294,6 +295,18 @@ try:
     case("sinusoidal diffusers timesteps", [
         "--table", save("dts", sin_tables.diffusers_timestep(torch.tensor(ts), 64).numpy()),
         "--timesteps", save("ts", ts)], ["--family", "sinusoidal", "--preset", "diffusers"])
+
+    # MAE's get_2d_sincos_pos_embed (util/pos_embed.py), 8x8 with the cls row of zeros:
+    # row 1 + i W + j = [PE_{d/2}(j) | PE_{d/2}(i)], each half [sin | cos]
+    def pe1(dim, pos):
+        om = 1.0 / 10000 ** (np.arange(dim // 2, dtype=np.float64) / (dim / 2.0))
+        out = np.einsum("m,d->md", pos.reshape(-1), om)
+        return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+    gj, gi = np.meshgrid(np.arange(8, dtype=np.float32), np.arange(8, dtype=np.float32))
+    mae = np.concatenate([np.zeros((1, 64)), np.concatenate([pe1(32, gj), pe1(32, gi)], axis=1)])
+    case("sinusoidal MAE 2-D grid (8x8, cls row)", ["--table", save("mae", mae.astype(np.float32)),
+                                                    "--grid", "8,8", "--cls-rows", "1"],
+         ["--family", "sinusoidal"])
 
     # ---- ALiBi, T5 -----------------------------------------------------------------
     case("alibi BLOOM slopes (40 heads)",
