@@ -32,7 +32,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
-         FLUX's axial RoPE (16,56,56), Pixtral's 2-D RoPE (axes by parity:
+         FLUX's axial RoPE (16,56,56), axial RoPE at real coordinates
+         (before: exit 2, identify fitted integer positions only), Pixtral's 2-D RoPE (axes by parity:
          before, exit 2, no split tried explained the pairs), torchscale's xPos (queries and the
          keys' downscale: before, FOUND as the plain default, whose check
          failed on the norms; a cache whose norms follow no known schedule
@@ -271,6 +272,15 @@ try:
          + ["--position-ids", save("flux_ids", fids)],
          ["--base", "10000", "--rope-axes-dim", "16,56,56"])
 
+    # axial RoPE at real coordinates (a ViT's patch centres, float64): dims 32,32
+    xy = np.array([((y + 0.5) / 4, (x + 0.5) / 4) for y in range(24) for x in range(24)])
+    ax_inv = 1.0 / 10000.0 ** (np.arange(0, 32, 2) / 32)
+    ang = np.concatenate([xy[:, :1] * ax_inv[None, :], xy[:, 1:] * ax_inv[None, :]], axis=1)
+    ang = np.concatenate([ang, ang], axis=1)
+    case("rope axial at real coordinates (32,32)",
+         rope_pair("coords", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+         + ["--position-ids", save("coords_pos", xy)],
+         ["--base", "10000", "--rope-axes-dim", "32,32"])
     # Pixtral's vision RoPE: freqs[::2] for the rows, freqs[1::2] for the columns
     freqs = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     pids = np.array([(y, x) for y in range(16) for x in range(16)], dtype=np.int64)

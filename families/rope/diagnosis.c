@@ -250,7 +250,10 @@ static int axes_alike(const pc_rope_spec *rs)
     for (int a = 0; a < A; a++)
         for (int b = a + 1; b < A; b++) {
             int64_t k = 0;
-            while (k < rs->n_ids && rs->ids[k * A + a] == rs->ids[k * A + b]) k++;
+            /* real coordinates: the ids are -1 throughout, the coordinates differ */
+            while (k < rs->n_ids && (rs->coords ? rs->coords[k * A + a] == rs->coords[k * A + b]
+                                                : rs->ids[k * A + a] == rs->ids[k * A + b]))
+                k++;
             if (k == rs->n_ids) return 1;
         }
     return 0;
@@ -462,7 +465,9 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     /* the hook is called at row indices: a table's rows are the ids'
      * rows, a built-in or plugin computes at the index itself */
-    if (rs && rs->coords) /* the fits turn a pair by whole positions */
+    /* the fits turn a pair by whole positions; the axes are matched at any
+     * coordinate (axes_match.c: pc_rope_axes_x) */
+    if (rs && rs->coords && rs->n_id_axes < 2)
         return pc_seterr(err, PC_EINPUT, "--position-ids %s holds real coordinates: identify fits "
                          "integer positions; check the table with --position-ids and the "
                          "schedule's options (--rope-axes-dim, --base, --rope-angle-scale); "
