@@ -18,8 +18,11 @@ parameter).
   --layout interleaved; MAE's table checked with --base 20000 fails
   naming --base 10000.
 - a 16x16 table checked as 14x14 is exit 2 naming --grid and a grid that
-  fits; --cls-rows without --grid, --grid with --timesteps, identify
-  --grid (it reads rows of one position): exit 2.
+  fits; --cls-rows without --grid, --grid with --timesteps: exit 2.
+- identify --grid finds the layout, order and denominator under which
+  check passes ([cos | sin] halves: --order cos-sin, and check with its
+  check_args passes); the halves swapped, which no option expresses, are
+  UNKNOWN (before: exit 2, identify refused --grid).
 Without NumPy: a visible skip."""
 import json
 import os
@@ -173,9 +176,22 @@ usage("--grid with --timesteps", ["--table", mae, "--grid", "14,14", "--timestep
       ["--grid", "--timesteps"])
 usage("--grid x,14", ["--table", mae, "--grid", "x,14"], ["--grid"])
 
-rc, out, err, _ = run(["identify", "--family", "sinusoidal", "--table", mae, "--grid", "14,14"])
-ok(rc == 2 and "--grid" in err and "pecheck check" in err,
-   "identify --grid: exit 2 naming check --grid", "rc %d\n%s%s" % (rc, out, err))
+# identify --grid: the reading check passes under (layout, order, denominator)
+rc, out, err, _ = run(["identify", "--table", cosf, "--grid", "14,14", "--format", "json"])
+try:
+    r = json.loads(out)["results"][0]
+except Exception:  # noqa: BLE001 - shown on failure
+    r = {}
+args = r.get("check_args", [])
+ok(rc == 0 and r.get("found") and r.get("order") == "cos-sin" and r.get("grid") == [14, 14]
+   and "--grid" in args, "identify --grid on [cos | sin] halves: FOUND, cos-sin, --grid 14,14",
+   "rc %d\n%s%s" % (rc, out, err))
+rc2, out2, err2, _ = run(["check"] + args + ["--quiet", "--regressions", "off"])
+ok(rc2 == 0, "check with identify's check_args passes", out2 + err2)
+rc, out, err, _ = run(["identify", "--table", swapped, "--grid", "14,14", "--cls-rows", "1"])
+ok(rc == 1 and out.startswith("UNKNOWN"),
+   "identify --grid on [emb_w | emb_h] (no option expresses it): UNKNOWN, exit 1",
+   "rc %d\n%s%s" % (rc, out, err))
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

@@ -45,12 +45,19 @@ typedef struct ident_run {
     const char *split_opt;
     char split[64];
     int split_interleaved;
+    int split_parity;         /* the split found shares the frequencies by parity */
+    int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
     double seq_len;
     /* rows at position ids of one axis (--position-ids): row LO + k is at
      * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
+    /* norms that change along the rows (fit.h lamp_slope): xPos's
+     * zeta_i^(+-(p + q0)/B) when XPOS, else NORM_DRIFT (not explained) */
+    int xpos, xpos_down, norm_drift;
+    double xpos_b;
+    long long xpos_q0;
     const int64_t *ids;
     const char *ids_path;
     size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
@@ -161,6 +168,45 @@ static double seq_len_of(const pc_spec *spec, int64_t hi)
     return s && s->given.seq_len_set ? s->given.seq_len : (double)hi + 1.0;
 }
 
+/* The norms of R's rows along the positions (a table's consecutive rows):
+ * constant, else xPos's ln |pair i| = ln A + k (p + q0) ln zeta_i, k =
+ * +-1/B (torchscale's XPOS, schedule_xpos.c; - for the keys' downscale),
+ * fitted by least squares over the pairs' ln-norm lines (k from their
+ * slopes, q0 from their values at the first row); a norm that moves by
+ * more than the storage's error and not so is a drift no schedule
+ * explains (R->id.found cleared). */
+#define XPOS_DRIFT_EPS 16.0  /* a norm's change beyond 16 e: not rounding (e: fit.h eps) */
+static void xpos_of(ident_run *r)
+{
+    const pc_rope_fit *f = &r->fit;
+    if (!f->lamp_slope || f->n < 16) return;
+    double span = (double)(f->n - 1), drift = 0, szz = 0, szs = 0;
+    for (int i = 0; i < f->h; i++) {
+        double z = pc_rope_xpos_log_zeta(r->d, i);
+        drift = fmax(drift, fabs(f->lamp_slope[i]) * span);
+        szz += z * z;
+        szs += z * f->lamp_slope[i];
+    }
+    if (!(drift > XPOS_DRIFT_EPS * f->eps)) return;
+    double k = szs / szz, worst = 0, sz = 0, sa = 0, sza = 0;
+    for (int i = 0; i < f->h; i++) {
+        double z = pc_rope_xpos_log_zeta(r->d, i);
+        worst = fmax(worst, fabs(f->lamp_slope[i] - k * z) * span);
+        sz += z; sa += f->lamp_at0[i]; sza += z * f->lamp_at0[i];
+    }
+    double m = (double)f->h, slope_at0 = (m * sza - sz * sa) / (m * szz - sz * sz);
+    double b = 1.0 / fabs(k), q = slope_at0 / k - (double)r->lo;
+    if (worst > XPOS_DRIFT_EPS * f->eps || !isfinite(b) || !isfinite(q) || b < 1.0) {
+        r->norm_drift = 1;
+        r->id.found = 0;
+        return;
+    }
+    r->xpos = 1;
+    r->xpos_down = k < 0;
+    r->xpos_b = fabs(b - round(b)) < 1e-3 * b ? round(b) : b;
+    r->xpos_q0 = llround(q);
+}
+
 /* Rows with position ids of several axes: which axis each pair follows,
  * with the frequencies of SPEC's schedule at R's width (its base, its
  * config, its split), found when every pair follows one (and, WANT not
@@ -204,7 +250,10 @@ static int axes_alike(const pc_rope_spec *rs)
     for (int a = 0; a < A; a++)
         for (int b = a + 1; b < A; b++) {
             int64_t k = 0;
-            while (k < rs->n_ids && rs->ids[k * A + a] == rs->ids[k * A + b]) k++;
+            /* real coordinates: the ids are -1 throughout, the coordinates differ */
+            while (k < rs->n_ids && (rs->coords ? rs->coords[k * A + a] == rs->coords[k * A + b]
+                                                : rs->ids[k * A + a] == rs->ids[k * A + b]))
+                k++;
             if (k == rs->n_ids) return 1;
         }
     return 0;
@@ -254,23 +303,32 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
     }
     int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
     int nc = axial_candidates(A, r->d, dims);
-    char tried[160] = "";
-    for (int c = 0; c < nc; c++) {
+    char tried[200] = "";
+    /* each axial split, then its equal dims with the frequencies shared by
+     * parity (--rope-axes-parity: Pixtral's vision RoPE, freqs[::2] for the
+     * rows, freqs[1::2] for the columns; its pairs follow the axes as the
+     * split's do) */
+    for (int c = 0; c < 2 * nc; c++) {
+        int dc = c % nc, parity = c >= nc;
+        if (parity && dims[dc][0] != r->d / A) continue;
         size_t u = strlen(tried);
         t.n_sections = 0;
         t.n_axes_dim = A;
+        t.axes_parity = parity;
         for (int a = 0, j = 0; a < A; a++) {
-            t.axes_dim[a] = dims[c][a];
+            t.axes_dim[a] = dims[dc][a];
             u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
-                                  dims[c][a]);
-            for (int l = 0; l < dims[c][a] / 2 && j < h; l++) want[j++] = a;
+                                  dims[dc][a]);
+            for (int l = 0; l < dims[dc][a] / 2 && j < h; l++) want[j++] = a;
         }
+        if (parity && u < sizeof tried) snprintf(tried + u, sizeof tried - u, " by parity");
         if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
         if (r->axes_found) {
+            r->split_parity = parity;
             r->split_opt = "--rope-axes-dim";
             for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
                 v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
-                              dims[c][a]);
+                              dims[dc][a]);
             return PC_OK;
         }
     }
@@ -281,16 +339,53 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
                      nc ? ", axial dims " : "", tried);
 }
 
+/* Under SPEC: the split given, else the split found (axes_guess). */
+static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+{
+    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
+    return axes_guess(r, spec, rs, err);
+}
+
+/* The bases of released models with position axes, tried when nothing
+ * gives one: Qwen2-VL's and Qwen2.5-VL's 1e6, Qwen3-VL's 5e6, FLUX's and
+ * 2-D ViTs' 10000 (the default), then the other common ones (identify.c's
+ * list). */
+static const double released_bases[] = { 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, 1e7 };
+
 /* Rows with position ids of several axes: under the split given, else
- * the split found (axes_guess). */
+ * the split found (axes_guess); without a base, config or factors, under
+ * the released_bases too. */
 static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
 {
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     r->given = &rs->given;
     r->spec_base = spec->base;
     r->spec_base_set = spec->base_set;
-    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
-    return axes_guess(r, spec, rs, err);
+    pc_status st = axes_split(r, spec, rs, err);
+    /* nothing says the frequencies (no --base, config, rope_scaling or
+     * factors): the bases of released models are tried too (Qwen2-VL's
+     * 1e6, Qwen3-VL's 5e6), each kept only when every pair follows an axis
+     * under it, and given in check_args */
+    const pc_rope_opts *g = &rs->given;
+    if ((st == PC_OK && r->axes_found) || spec->base_set || g->config || g->inline_json
+        || g->freqs_path)
+        return st;
+    for (size_t k = 0; k < sizeof released_bases / sizeof released_bases[0]; k++) {
+        pc_spec sb = *spec;
+        pc_rope_spec tb = *rs;   /* the schedule's base is the rope spec's */
+        pc_err e2 = { "" };
+        if (released_bases[k] == rs->p.base) continue;
+        sb.base = tb.p.base = released_bases[k];
+        sb.base_set = tb.have_base = 1;
+        sb.own = &tb;
+        if (axes_split(r, &sb, &tb, &e2) == PC_OK && r->axes_found) {
+            r->spec_base = sb.base;
+            r->spec_base_set = 1;
+            r->base_searched = 1;
+            return PC_OK;
+        }
+    }
+    return axes_split(r, spec, rs, err);  /* the first answer, as it was */
 }
 
 /* Rows at the position ids of one axis of RS: the fit over their own
@@ -316,7 +411,8 @@ static pc_status fit_at_ids(ident_run *r, const pc_rope_spec *rs, double u_s, pc
     if (r->ids_info.distinct >= 2 && r->ids_info.seed_gap > 3)
         return pc_seterr(err, PC_EINPUT, "--position-ids %s: no two of its %zu positions are "
                          "within 3 of each other (the closest: %lld apart), so a pair's turn "
-                         "between rows cannot be told; identify rows that include some "
+                         "between rows cannot be told: the schedule cannot be identified from "
+                         "these rows; identify rows that include some "
                          "neighbouring positions (or check with --position-ids and --base or "
                          "--hf-config)", path, r->ids_info.distinct,
                          (long long)r->ids_info.seed_gap);
@@ -369,7 +465,9 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     /* the hook is called at row indices: a table's rows are the ids'
      * rows, a built-in or plugin computes at the index itself */
-    if (rs && rs->coords) /* the fits turn a pair by whole positions */
+    /* the fits turn a pair by whole positions; the axes are matched at any
+     * coordinate (axes_match.c: pc_rope_axes_x) */
+    if (rs && rs->coords && rs->n_id_axes < 2)
         return pc_seterr(err, PC_EINPUT, "--position-ids %s holds real coordinates: identify fits "
                          "integer positions; check the table with --position-ids and the "
                          "schedule's options (--rope-axes-dim, --base, --rope-angle-scale); "
@@ -384,7 +482,9 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
                  : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
         return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
-                         "positions the source serves)", impl->name, (long long)r->lo, (long long)r->hi);
+                         "positions the source serves)%s", impl->name, (long long)r->lo,
+                         (long long)r->hi, r->hi - r->lo + 1 < 16 ? ": the schedule cannot be "
+                         "identified from fewer than 16 positions" : "");
     if (st != PC_OK) return st == PC_ENOMEM ? pc_seterr(err, st, "out of memory") : st;
     /* a table's base is what identify finds; --base is then a hint */
     r->seq_len_set = rs && rs->given.seq_len_set;
@@ -394,6 +494,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     if (st != PC_OK) return pc_seterr(err, st, "out of memory");
     find_offset(r);
     if (r->ids) ids_verdict(r);
+    else xpos_of(r);
     return PC_OK;
 }
 
@@ -415,9 +516,13 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
             : " (\"none\": no axis explains the pair with the given frequencies)");
     if (r->split_opt)
-        fprintf(f, "  split: none given; %s %s%s explains every pair (tried: M-RoPE sections under "
-                "the one schedule, then axial dims)\n", r->split_opt, r->split,
-                r->split_interleaved ? " --mrope-interleaved" : "");
+        fprintf(f, "  split: none given; %s %s%s%s explains every pair (tried: M-RoPE sections "
+                "under the one schedule, then axial dims, then by parity)\n", r->split_opt,
+                r->split, r->split_interleaved ? " --mrope-interleaved" : "",
+                r->split_parity ? " --rope-axes-parity" : "");
+    if (r->spec_base_set && r->base_searched)
+        fprintf(f, "  base: %.9g (none given: a released model's base under which every pair "
+                "follows an axis)\n", r->spec_base);
 }
 
 static void print_text(FILE *f, const void *found)
@@ -453,17 +558,26 @@ static void print_text(FILE *f, const void *found)
     fprintf(f, "  frequencies: largest residual %.3g beyond the fit's own error, %d of %d pairs "
             "resolved\n", id->resid, id->resolved, r->d / 2);
     if (id->note[0]) fprintf(f, "  assumed: %s\n", id->note);
+    if (r->xpos)
+        fprintf(f, "  xpos: the pairs' norms are zeta_i^(%s(p %+lld)/%.9g) (torchscale's XPOS%s)\n",
+                r->xpos_down ? "-" : "", r->xpos_q0, r->xpos_b, r->xpos_down ? ", the keys' "
+                "downscale" : "");
+    if (r->norm_drift)
+        fprintf(f, "  norms: the pairs' norms change along the rows, not as xPos's zeta_i^((p + "
+                "q0)/B): no norm schedule identify knows explains them\n");
     fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
 }
 
 static void write_json_axes(pc_json *j, const ident_run *r)
 {
     pc_json_int(j, "axes", r->n_axes);
+    if (r->base_searched) pc_json_num(j, "base_found", r->spec_base);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
         pc_json_str(j, "split_found", r->split_opt);
         pc_json_str(j, "split", r->split);
         pc_json_bool(j, "split_interleaved", r->split_interleaved);
+        pc_json_bool(j, "split_parity", r->split_parity);
     }
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
@@ -498,6 +612,14 @@ static void write_json_one(pc_json *j, const void *found)
     pc_json_num(j, "residual", id->resid);
     pc_json_int(j, "resolved_pairs", id->resolved);
     pc_json_str(j, "assumed", id->note);
+    if (r->xpos) {
+        pc_json_obj(j, "xpos");
+        pc_json_num(j, "scale_base", r->xpos_b);
+        pc_json_int(j, "offset", r->xpos_q0);
+        pc_json_bool(j, "downscale", r->xpos_down);
+        pc_json_end(j);
+    }
+    pc_json_bool(j, "norm_drift", r->norm_drift);
 }
 
 /* check's arguments of what was found: the base, the schedule, the
@@ -521,6 +643,7 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         pc_args_add(out, "%s", r->split_opt);
         pc_args_add(out, "%s", r->split);
         if (r->split_interleaved) pc_args_add(out, "--mrope-interleaved");
+        if (r->split_parity) pc_args_add(out, "--rope-axes-parity");
     }
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
@@ -554,6 +677,18 @@ static void check_args(const void *found, pc_args *out)
     } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
+    } else if (t && r->lo > 0) {
+        /* no whole offset found (llama.cpp's longrope at 520192: +0.0107):
+         * the rows' positions as given */
+        pc_args_add(out, "--pos-start");
+        pc_args_add(out, "%lld", (long long)r->lo);
+    }
+    if (r->xpos) {
+        pc_args_add(out, "--rope-xpos");
+        pc_args_add(out, "%.17g", r->xpos_b);
+        pc_args_add(out, "--rope-xpos-offset");
+        pc_args_add(out, "%lld", r->xpos_q0);
+        if (r->xpos_down) pc_args_add(out, "--rope-xpos-downscale");
     }
     if (r->seq_len_set) {
         pc_args_add(out, "--seq-len");

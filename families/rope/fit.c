@@ -88,9 +88,13 @@ pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
     a->h = h;
     size_t m = h > 0 ? (size_t)h : 1; /* a share of no pair still counts its rows */
     a->sum_amp = amp ? calloc(m, sizeof *a->sum_amp) : NULL;
+    a->sla = amp ? calloc(m, sizeof *a->sla) : NULL;
+    a->srla = amp ? calloc(m, sizeof *a->srla) : NULL;
     a->turn = calloc(m, sizeof *a->turn);
     a->prev = calloc(m, sizeof *a->prev);
-    if ((amp && !a->sum_amp) || !a->turn || !a->prev) {
+    a->sy = calloc(m, sizeof *a->sy);
+    a->sxy = calloc(m, sizeof *a->sxy);
+    if ((amp && (!a->sum_amp || !a->sla || !a->srla)) || !a->turn || !a->prev || !a->sy || !a->sxy) {
         pc_rope_fit_acc_free(a);
         return PC_ENOMEM;
     }
@@ -99,7 +103,8 @@ pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp)
 
 void pc_rope_fit_acc_free(pc_rope_fit_acc *a)
 {
-    free(a->sum_amp); free(a->turn); free(a->prev);
+    free(a->sum_amp); free(a->turn); free(a->prev); free(a->sy); free(a->sxy);
+    free(a->sla); free(a->srla);
     memset(a, 0, sizeof *a);
 }
 
@@ -115,10 +120,17 @@ static double wrap(double x)
 void pc_rope_fit_acc_row(pc_rope_fit_acc *a, const double *c, const double *s)
 {
     for (int i = 0; i < a->h; i++) {
-        if (a->sum_amp) a->sum_amp[i] += hypot(c[i], s[i]);
+        if (a->sum_amp) {
+            double m = hypot(c[i], s[i]), lm = m > 0 ? log(m) : 0.0;
+            a->sum_amp[i] += m;
+            a->sla[i] += lm;
+            a->srla[i] += (double)a->n * lm;
+        }
         double ph = atan2(s[i], c[i]);
         if (a->n) a->turn[i] += wrap(ph - a->prev[i]);
         a->prev[i] = ph;
+        a->sy[i] += a->turn[i];
+        a->sxy[i] += (double)a->n * a->turn[i];
     }
     a->n++;
 }
@@ -128,7 +140,13 @@ void pc_rope_fit_acc_join(pc_rope_fit_acc *a, const pc_rope_fit_acc *part, int i
     for (int i = 0; i < part->h; i++) {
         a->turn[i0 + i] = part->turn[i];
         a->prev[i0 + i] = part->prev[i];
-        if (a->sum_amp && part->sum_amp) a->sum_amp[i0 + i] = part->sum_amp[i];
+        a->sy[i0 + i] = part->sy[i];
+        a->sxy[i0 + i] = part->sxy[i];
+        if (a->sum_amp && part->sum_amp) {
+            a->sum_amp[i0 + i] = part->sum_amp[i];
+            a->sla[i0 + i] = part->sla[i];
+            a->srla[i0 + i] = part->srla[i];
+        }
     }
     a->n = part->n;
 }
@@ -150,11 +168,24 @@ pc_status pc_rope_fit_acc_end(pc_rope_fit_acc *a, double u_s, pc_rope_fit *f)
     f->omega = malloc((size_t)h * sizeof *f->omega);
     f->amp = malloc((size_t)h * sizeof *f->amp);
     f->resolved = malloc((size_t)h * sizeof *f->resolved);
-    pc_status st = f->omega && f->amp && f->resolved ? PC_OK : PC_ENOMEM;
+    f->omega_ls = malloc((size_t)h * sizeof *f->omega_ls);
+    if (a->sum_amp) {
+        f->lamp_slope = malloc((size_t)h * sizeof *f->lamp_slope);
+        f->lamp_at0 = malloc((size_t)h * sizeof *f->lamp_at0);
+    }
+    pc_status st = f->omega && f->amp && f->resolved && f->omega_ls
+                   && (!a->sum_amp || (f->lamp_slope && f->lamp_at0)) ? PC_OK : PC_ENOMEM;
+    /* rows r = 0..n-1: sum r = n (n-1)/2, n sum r^2 - (sum r)^2 = n^2 (n^2-1)/12 */
+    double dn = (double)n, sx = dn * (dn - 1.0) / 2.0, den = dn * dn * (dn * dn - 1.0) / 12.0;
     for (int i = 0; st == PC_OK && i < h; i++) {
         double turn = a->turn[i];
         f->amp[i] = a->sum_amp ? a->sum_amp[i] / (double)n : (double)NAN;
         f->omega[i] = turn / (double)(n - 1);
+        f->omega_ls[i] = (dn * a->sxy[i] - sx * a->sy[i]) / den;
+        if (f->lamp_slope) {
+            f->lamp_slope[i] = (dn * a->srla[i] - sx * a->sla[i]) / den;
+            f->lamp_at0[i] = (a->sla[i] - f->lamp_slope[i] * sx) / dn;
+        }
         f->resolved[i] = isfinite(turn) && fabs(turn) >= 200.0 * f->eps;
     }
     pc_rope_fit_acc_free(a);
@@ -187,13 +218,16 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
         pc_rope_fit_acc_free(&a);
         return PC_SKIP;
     }
-    return pc_rope_fit_acc_end(&a, u_s, f);
+    pc_status st = pc_rope_fit_acc_end(&a, u_s, f);
+    f->pos_max = fmax(fabs((double)lo), fabs((double)hi));
+    return st;
 }
 
 void pc_rope_fit_free(pc_rope_fit *f)
 {
-    free(f->omega); free(f->amp); free(f->resolved);
-    f->omega = f->amp = NULL;
+    free(f->omega); free(f->amp); free(f->resolved); free(f->omega_ls);
+    free(f->lamp_slope); free(f->lamp_at0);
+    f->omega = f->amp = f->omega_ls = f->lamp_slope = f->lamp_at0 = NULL;
     f->resolved = NULL;
 }
 

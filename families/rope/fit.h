@@ -13,8 +13,17 @@ typedef struct pc_rope_fit {
     int h;              /* pairs */
     size_t n;           /* positions used */
     double eps;         /* phase error of one stored pair (radians) */
+    double pos_max;     /* the largest |position| of the rows (0: not known): a binary32
+                         * angle p w adds up to 2^-22 p w to a phase (fit_ids.c's e(p)) */
     double *omega;      /* fitted frequency of each pair */
+    double *omega_ls;   /* the least-squares slope of each pair's unwrapped phase over
+                         * consecutive rows (NULL: not made): the end phases' 2 e / (n - 1)
+                         * bounds it too, but a storage's rounding errors, which vary along
+                         * the rows, average out in it */
     double *amp;        /* mean |(cos, sin)| of each pair */
+    double *lamp_slope, *lamp_at0; /* the least-squares line of ln |(cos, sin)| over the rows:
+                         * its slope per row and its value at the first row (NULL: not
+                         * made); xPos's zeta_i^((p + q0)/B) is the line ln zeta_i (p + q0)/B */
     int *resolved;      /* the pair turned enough for its frequency to be fitted */
 } pc_rope_fit;
 
@@ -58,6 +67,8 @@ typedef struct pc_rope_fit_acc {
     size_t n;               /* rows so far */
     double *sum_amp;        /* or NULL */
     double *turn, *prev;    /* unwrapped phase so far, last phase */
+    double *sy, *sxy;       /* sums of the unwrapped phase y and of r y over the rows r */
+    double *sla, *srla;     /* with amplitudes: sums of ln |(c, s)| and of r ln |(c, s)| */
 } pc_rope_fit_acc;
 
 pc_status pc_rope_fit_acc_init(pc_rope_fit_acc *a, int h, int amp);

@@ -34,9 +34,14 @@ static const double common_bases[] = { 1e7, 5e6, 1e6, 5e5, 1e5, 5e4, 1e4 };
 
 static double geo(double b, int d, int i) { return exp(-2.0 * i / d * log(b)); }
 
+/* The relative error of a fitted frequency W: the two end phases' error
+ * over the span, each phase good to eps plus the binary32 angle's 2^-22 p w
+ * at the rows' largest position (fit_ids.c's e(p); rows at position 520192
+ * of a binary32 cache are off by up to 0.12 rad at w = 1, which eps alone
+ * took as a schedule that is not geometric). */
 static double fit_err(const pc_rope_fit *f, double w)
 {
-    return 2.0 * f->eps / ((double)(f->n - 1) * w);
+    return 2.0 * (f->eps + 0x1p-22 * f->pos_max * w) / ((double)(f->n - 1) * w);
 }
 
 static int usable(const pc_rope_fit *f, int i) { return f->resolved[i] && f->omega[i] > 0; }
@@ -58,12 +63,18 @@ static int line_fit(const pc_rope_fit *f, int d, int i0, int i1, double *c, doub
     return 1;
 }
 
-/* Largest |w~_i / W_i - 1| less the fit's own error, over the usable pairs. */
+/* Largest |w~_i / W_i - 1| less the fit's own error, over every pair: a
+ * pair that turns too little to be resolved (its frequency not good to 1%)
+ * still has |w~_i - W_i| within the same absolute error 2 e / (n - 1), which
+ * W_i fit_err(W_i) is (a bfloat16 Llama 4 cache at 4096 positions: pairs
+ * 36.. at 3.9e-5, known to 3.8e-6, rule out the unscaled 6.2e-4 that the
+ * resolved pairs alone took). */
 static double residual(const pc_rope_fit *f, const double *w)
 {
     double r = 0;
     for (int i = 0; i < f->h; i++)
-        if (usable(f, i)) r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
+        if (isfinite(f->omega[i]) && w[i] > 0)
+            r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
     return r;
 }
 
@@ -87,25 +98,53 @@ static double round_base(double b)
     return fabs(r / b - 1.0) <= 1e-4 ? r : (double)NAN;
 }
 
+/* The base B rounded to 2 significant digits when its geometric schedule,
+ * times SCALE, explains every pair of F within the fit's error (rows far from
+ * position 0 fit the base less closely than round_base's 10^-4: at
+ * positions 520192.. of binary32, 1.4e-4), else NaN. */
+static double round_base_fits(const pc_rope_fit *f, int d, double b, double scale)
+{
+    if (!(b > 1) || !isfinite(b)) return (double)NAN;
+    double p = pow(10.0, floor(log10(b)) - 1.0), r = round(b / p) * p;
+    double *w = malloc((size_t)f->h * sizeof *w);
+    if (!w) return (double)NAN;
+    for (int i = 0; i < f->h; i++) w[i] = scale * geo(r, d, i);
+    int fits = residual(f, w) <= ID_FORM_TOL;
+    free(w);
+    return fits ? r : (double)NAN;
+}
+
 /* ---- dynamic NTK: base' = B kappa^(d/(d-2)), kappa = f s/L - (f - 1) ---- */
 
-static int dynamic_of(pc_rope_ident *id, double bfit, double hint)
+static void verify(pc_rope_ident *id, const pc_rope_fit *f);
+
+/* A dynamic NTK reading of the geometric fit BFIT (BASE_HINT > 1: over
+ * that base only): each (base, L, whole factor) candidate is kept only when
+ * pecheck's schedule of it explains every resolved pair of F, the next one
+ * tried otherwise (a whole factor over one base can be off by more than the
+ * fit's error while another base's is exact); 0, ID as it was, when none. */
+static int dynamic_of(pc_rope_ident *id, const pc_rope_fit *f, double bfit, double hint)
 {
     double s = id->seq_len;
+    pc_rope_ident keep = *id;
     for (size_t k = 0; k < N_COMMON; k++) {
         double b = hint > 1 ? hint : common_bases[k];
         double kappa = pow(bfit / b, (id->d - 2.0) / id->d);
         for (double L = 1024; kappa > 1.0 + 1e-6 && L < s; L *= 2) {
             double fac = (kappa - 1.0) / (s / L - 1.0);
             /* a whole factor >= 2 (released configs), the smallest L first */
-            if (fac >= 1.999 && fabs(fac - round(fac)) < 1e-3 * fac) {
-                id->type = PC_ROPE_DYNAMIC;
-                id->base = b; id->factor = round(fac); id->max_pos = L;
-                snprintf(id->note, sizeof id->note, "dynamic NTK gives base' = base kappa^(d/(d-2)) "
-                         "with kappa = %.6g: assumed the cache's length %.0f as the sequence length and "
-                         "the first power-of-two max_position_embeddings giving a whole factor", kappa, s);
+            if (!(fac >= 1.999 && fabs(fac - round(fac)) < 1e-3 * fac)) continue;
+            id->type = PC_ROPE_DYNAMIC;
+            id->base = b; id->factor = round(fac); id->max_pos = L;
+            verify(id, f);
+            if (id->found) {
+                snprintf(id->note, sizeof id->note, "dynamic NTK gives base' = base "
+                         "kappa^(d/(d-2)) with kappa = %.6g: assumed the cache's length %.0f as the "
+                         "sequence length and the first power-of-two max_position_embeddings giving "
+                         "a whole factor", kappa, s);
                 return 1;
             }
+            *id = keep;
         }
         if (hint > 1) break;
     }
@@ -247,6 +286,15 @@ static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
 
 /* ---- longrope: a factor per pair ------------------------------------------ */
 
+/* Pair I's frequency for a factor of its own: the least-squares slope
+ * when the fit made one (a float16 cache's end phases leave a resolved
+ * pair's frequency 7e-4 off at 8192 rows, enough for check to fail the
+ * factor; the slope averages the rows' rounding errors), else the fit's. */
+static double own_omega(const pc_rope_fit *f, int i)
+{
+    return f->omega_ls && isfinite(f->omega_ls[i]) ? f->omega_ls[i] : f->omega[i];
+}
+
 static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
 {
     id->ext = malloc((size_t)f->h * sizeof *id->ext);
@@ -256,7 +304,11 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
         int ok = 1;
         double prev = 0;
         for (int i = 0; i < f->h && ok; i++) {
-            double e = usable(f, i) ? geo(b, id->d, i) / f->omega[i] : prev;
+            /* a pair too slow to be resolved: its measured frequency where
+             * it keeps the factors non-decreasing, else the last factor */
+            double w = own_omega(f, i);
+            double e = usable(f, i) ? geo(b, id->d, i) / w
+                     : w > 0 ? fmax(prev, geo(b, id->d, i) / w) : prev;
             double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
             ok = e >= 1.0 - t && e >= prev * (1.0 - t);
             /* HF keeps the factors as binary32; one within the fit's error
@@ -273,8 +325,8 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
                              "one factor set (given as both short and long) and the attention factor, "
                              "not factor or the original length", b);
             if (id->resolved < f->h && n > 0 && (size_t)n < sizeof id->note)
-                snprintf(id->note + n, sizeof id->note - (size_t)n, "; %d pairs turn too little "
-                         "to be fitted: they repeat the last fitted factor", f->h - id->resolved);
+                snprintf(id->note + n, sizeof id->note - (size_t)n, "; %d pairs unresolved: "
+                         "factors of their measured frequencies", f->h - id->resolved);
             return 1;
         }
         if (hint > 1) break;
@@ -311,11 +363,14 @@ static void verify(pc_rope_ident *id, const pc_rope_fit *f)
 /* The llama3 settings of released configs (rope_scaling of
  * meta-llama/Llama-3.1-8B, -70B, -405B and Llama-3.3-70B: factor 8;
  * Llama-3.2-1B and -3B: factor 32; low_freq_factor 1, high_freq_factor 4,
- * original_max_position_embeddings 8192 in each).  Over positions too
+ * original_max_position_embeddings 8192 in each; Llama-4-Scout and
+ * -Maverick's text_config: factor 16, low and high 1, a step at 8192).  Over positions too
  * few for the pairs divided by the whole factor to turn (a bfloat16
  * cache, a short one), the band alone is seen: the factor the band's
  * resolved pairs fit among these is named, saying it was assumed. */
-static const double released_llama3[][4] = { { 8, 1, 4, 8192 }, { 32, 1, 4, 8192 } };
+static const double released_llama3[][4] = { { 8, 1, 4, 8192 }, { 32, 1, 4, 8192 },
+                                              { 16, 1, 1, 8192 } };
+static const char *const released_llama3_names[] = { "3.1, 3.3", "3.2", "4" };
 
 static int released_llama3_of(pc_rope_ident *id, const pc_rope_fit *f)
 {
@@ -332,7 +387,7 @@ static int released_llama3_of(pc_rope_ident *id, const pc_rope_fit *f)
                      "these positions to be resolved (%d of %d resolved): llama3 with the scaling "
                      "of a released config whose band fits (factor %g, low_freq_factor %g, "
                      "high_freq_factor %g, original length %g: Llama %s)", id->resolved, f->h,
-                     id->factor, id->lf, id->hf, id->orig_max, k == 0 ? "3.1, 3.3" : "3.2");
+                     id->factor, id->lf, id->hf, id->orig_max, released_llama3_names[k]);
             return 1;
         }
         *id = keep;
@@ -354,6 +409,8 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
     }
     id->base_fit = exp(lnb);
     double rb = round_base(id->base_fit);
+    /* the head's scale e^c as linear scaling's round factor (1: none) */
+    if (!isfinite(rb)) rb = round_base_fits(f, d, id->base_fit, 1.0 / nice(exp(-c), 1e-3));
     id->base = base_hint > 1 ? base_hint : isfinite(rb) ? rb : id->base_fit;
     double *w = malloc((size_t)f->h * sizeof *w);
     if (!w) return PC_ENOMEM;
@@ -366,8 +423,16 @@ static pc_status identify_body(const pc_rope_fit *f, int d, double seq_len, doub
     } else if (geometric) {
         id->type = PC_ROPE_DEFAULT;
         int given = base_hint > 1 && fabs(base_hint / id->base_fit - 1.0) <= 1e-4;
-        if (!(isfinite(rb) && base_hint <= 1) && !given && !dynamic_of(id, id->base_fit, base_hint))
+        if (!(isfinite(rb) && base_hint <= 1) && !given && !dynamic_of(id, f, id->base_fit, base_hint)) {
+            /* no dynamic NTK reading explains it: the geometric schedule of
+             * the fitted base itself (HunYuan's NTK alpha, base 10000
+             * alpha^(d/(d-2)), is one) */
             id->base = id->base_fit;
+            if (!(base_hint > 1))
+                snprintf(id->note, sizeof id->note, "the base %.9g is not a round one and no "
+                         "dynamic NTK factor over a common base explains the pairs: the fitted base "
+                         "is given as it is", id->base_fit);
+        }
     } else {
         /* a band or ramp between two geometric parts, else a factor per pair */
         if (scaled_of(id, f)) verify(id, f);

@@ -49,7 +49,7 @@ static void add_number(pc_args *out, double x)
 static void check_args(const void *found, pc_args *out)
 {
     const pc_sin_found *f = found;
-    const pc_sin_preset *p = preset_of(f);
+    const pc_sin_preset *p = f->grid_h ? NULL : preset_of(f); /* each half's options */
     if (p) {
         pc_args_add(out, "--preset");
         pc_args_add(out, "%s", p->name);
@@ -77,6 +77,14 @@ static void check_args(const void *found, pc_args *out)
     if (f->first != 0) {
         pc_args_add(out, "--pos-start");
         pc_args_add(out, "%lld", (long long)f->first);
+    }
+    if (f->grid_h) {
+        pc_args_add(out, "--grid");
+        pc_args_add(out, "%lld,%lld", (long long)f->grid_h, (long long)f->grid_w);
+        if (f->cls_rows) {
+            pc_args_add(out, "--cls-rows");
+            pc_args_add(out, "%lld", (long long)f->cls_rows);
+        }
     }
 }
 
@@ -114,13 +122,17 @@ static void print_text(FILE *out, const void *found)
         fprintf(out, "  row 0: all zeros (a padding row, as fairseq zeroes row padding_idx); the "
                 "rows after it %s the formula above from position %lld\n",
                 f->rest_found ? "match" : "are closest to", (long long)f->first);
-    if (f->timesteps)
+    if (f->grid_h)
+        fprintf(out, "  rows: %lld cls rows, then a %lldx%lld grid, row N + i W + j = [PE_{d/2}(j) "
+                "| PE_{d/2}(i)] (MAE's get_2d_sincos_pos_embed)\n", (long long)f->cls_rows,
+                (long long)f->grid_h, (long long)f->grid_w);
+    else if (f->timesteps)
         fprintf(out, "  rows: the timesteps of %s, angle scale %.9g\n", f->timesteps, f->scale);
     else
         fprintf(out, "  rows: positions %lld..%lld (row 0 is position %lld)\n",
                 (long long)f->first, (long long)f->first + (long long)(f->hi - f->lo),
                 (long long)f->first);
-    if (f->timesteps)
+    if (f->timesteps || f->grid_h)
         fprintf(out, "  values: worst |err|/bound %.3g (row %lld, column %d)\n", f->worst,
                 (long long)f->worst_pos, f->worst_pair);
     else
@@ -150,6 +162,13 @@ static void write_json(pc_json *j, const void *found)
     pc_json_num(j, "worst_ratio", f->worst);
     pc_json_str(j, "timesteps", f->timesteps);
     pc_json_num(j, "angle_scale", f->timesteps ? f->scale : 1.0);
+    if (f->grid_h) {
+        pc_json_arr(j, "grid");
+        pc_json_int(j, NULL, (long long)f->grid_h);
+        pc_json_int(j, NULL, (long long)f->grid_w);
+        pc_json_end(j);
+        pc_json_int(j, "cls_rows", (long long)f->cls_rows);
+    }
 }
 
 static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -160,10 +179,7 @@ static pc_status run(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64
     if (!f) return pc_seterr(err, PC_ENOMEM, "out of memory");
     const pc_sin_spec *s = pc_sin_spec_of(spec);
     if (s && s->t) return pc_sin_timestep_identify(impl, spec, f, err);
-    if (s && s->grid_h)
-        return pc_seterr(err, PC_EINPUT, "--grid: identify reads rows of one position each, not "
-                         "2-D grid tables; check one with `pecheck check --family sinusoidal "
-                         "--grid H,W`");
+    if (s && s->grid_h) return pc_sin_grid_identify(impl, spec, f, err);
     return pc_sin_identify(impl, spec, lo, hi, f, err);
 }
 

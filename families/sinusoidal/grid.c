@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sin_ident.h"
 #include "sin_timestep.h"
 #include "families/family.h"
 #include "harness/base/progress.h"
@@ -303,6 +304,83 @@ static pc_status judge(pc_verdict *v, const grid_run *g, pc_err *err)
              "err/bound)");
     if (c.bad || z.nonzero) fill_fail(v, g, &c, &z, count, cause);
     else fill_pass(v, g, &c, count);
+    return PC_OK;
+}
+
+/* ---- identify ------------------------------------------------------------- */
+
+/* The readings identify tries, in order: the table's layout then the
+ * other, sin first then cos first, the d/2 denominator then d/2 - 1 (MAE,
+ * DiT and diffusers: half, sin first, d/2; the options check takes with
+ * --grid). */
+static pc_status grid_try(grid_run *g, const pc_sin_spec *s, pc_sin_spec *s2, int k,
+                          grid_cmp *c, cls_check *z, pc_err *err)
+{
+    const grid_map mae = { g->s->grid_w, 0, NULL };
+    *s2 = *s;
+    s2->cos_first = (k >> 1) & 1;
+    s2->sched.shift = (k >> 2) & 1;
+    g->s = s2;
+    g->layout = g->half.layout = (k & 1) ? !g->t->layout : g->t->layout;
+    check_cls(g, z);
+    return grid_check(g, &mae, c, NULL, 0, err);
+}
+
+pc_status pc_sin_grid_identify(const pc_impl *impl, const pc_spec *spec, pc_sin_found *f,
+                               pc_err *err)
+{
+    grid_run g;
+    memset(&g, 0, sizeof g);
+    const pc_sin_spec *s = pc_sin_spec_of(spec);
+    g.s = s;
+    g.t = pc_table_info_of(impl);
+    if (!g.t || !s)
+        return pc_seterr(err, PC_EINPUT, "%s: --grid names the rows of a table (--table)",
+                         impl->name);
+    g.n_all = (size_t)(g.t->pos_hi - g.t->pos_lo + 1);
+    g.cls = (size_t)s->cls_rows;
+    g.d = g.t->d;
+    g.layout = g.t->layout;
+    g.base = spec->base_set ? spec->base : 10000.0; /* the paper's, every grid code's */
+    if (g.d % 4 != 0)
+        return pc_seterr(err, PC_EINPUT, "--grid: %s is %d wide: a grid table's width is a "
+                         "multiple of 4 (two halves of (sin, cos) pairs)", g.t->path, g.d);
+    pc_status st = check_count(&g, err);
+    if (st != PC_OK) return st;
+    g.n = g.n_all - g.cls;
+    g.half = *g.t;
+    g.half.d = g.d / 2;
+    if ((st = read_all(impl, &g, err)) != PC_OK) { free(g.rows); return st; }
+    pc_sin_spec s2;
+    grid_cmp c;
+    cls_check z;
+    int found = 0;
+    for (int k = 0; k < 8 && st == PC_OK && !found; k++) {
+        st = grid_try(&g, s, &s2, k, &c, &z, err);
+        found = st == PC_OK && !c.bad && !z.nonzero;
+    }
+    if (st == PC_OK && !found) st = grid_try(&g, s, &s2, 0, &c, &z, err); /* the closest: MAE's */
+    free(g.rows);
+    if (st != PC_OK) return st;
+    f->impl = impl;
+    f->d = g.d;
+    f->layout = f->read_layout = g.layout;
+    f->dtype = g.t->dtype;
+    f->lo = g.t->pos_lo;
+    f->hi = g.t->pos_hi;
+    f->n = g.n_all;
+    f->cos_first = s2.cos_first;
+    f->shift = s2.sched.shift;
+    f->min_ts = 1.0;
+    f->base = f->base_raw = g.base;
+    int w = c.half[1].ratio > c.half[0].ratio;
+    f->worst = c.half[w].ratio;
+    f->worst_pair = c.half[w].col + w * g.d / 2;
+    f->worst_pos = (int64_t)(g.cls + c.half[w].row);
+    f->found = found;
+    f->grid_h = s->grid_h;
+    f->grid_w = s->grid_w;
+    f->cls_rows = s->cls_rows;
     return PC_OK;
 }
 

@@ -327,8 +327,8 @@ pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, 
     f->dtype = t ? t->dtype : PC_DT_F32;
     f->base_hint = spec->base;
     if (f->hi - f->lo + 1 < 4)
-        return pc_seterr(err, PC_EINPUT, "%s: %lld rows: identify needs 4 consecutive positions "
-                         "or more", impl->name, (long long)(f->hi - f->lo + 1));
+        return pc_seterr(err, PC_EINPUT, "%s: %lld rows: the encoding cannot be identified from "
+                         "fewer than 4 consecutive positions", impl->name, (long long)(f->hi - f->lo + 1));
     f->n = (size_t)(f->hi - f->lo + 1) > ID_ROWS_MAX ? ID_ROWS_MAX : (size_t)(f->hi - f->lo + 1);
     pc_status st = read_rows(impl, f, err);
     if (st == PC_OK && f->n > 4 && zero_row(f)) {

@@ -33,6 +33,7 @@ typedef struct pc_sin_found {
     char presets[120];       /* the presets of the formula, "t2t, fairseq and whisper" */
     const char *timesteps;   /* --timesteps: the rows are these timesteps' (NULL: positions) */
     double scale;            /* their angle scale K */
+    int64_t grid_h, grid_w, cls_rows; /* --grid H,W, --cls-rows N (grid.c; GRID_H 0: none) */
 } pc_sin_found;
 
 /* Identify IMPL's rows over LO..HI (a table: its own rows) under SPEC
@@ -62,6 +63,13 @@ static inline int pc_sin_found_cos_first(const pc_sin_found *f)
 {
     return f->cos_first != f->swapped;
 }
+
+/* A 2-D grid table (--grid, --cls-rows in SPEC; grid.c): the layout, the
+ * order, the frequency denominator and the base (the paper's, or SPEC's
+ * --base) under which grid.c's comparison passes every value and the cls
+ * rows are zeros, into F (F->found 0 with the first reading when none). */
+pc_status pc_sin_grid_identify(const pc_impl *impl, const pc_spec *spec, pc_sin_found *f,
+                               pc_err *err);
 
 extern const struct pc_diagnosis pc_sin_diagnosis;
 

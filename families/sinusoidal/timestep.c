@@ -523,7 +523,17 @@ pc_status pc_sin_timestep_identify(const pc_impl *impl, const pc_spec *spec, pc_
     pc_status st = read_rows(impl, &r, err);
     if (st == PC_OK) {
         fit_rows(&r, &fit);
-        if (!fit.ok)
+        size_t row = smallest_row(&r);
+        double t_min = row < r.n ? fabs(r.s->t[row]) : 0.0;
+        /* past 2^24 a binary32 angle t omega of the first pair (omega 1 in
+         * every released formula) is good to a radian or worse: the row's
+         * phases say nothing of the frequencies */
+        if (!fit.ok && t_min >= 0x1p24)
+            st = pc_seterr(err, PC_EINPUT, "%s: its smallest nonzero timestep is %.6g: a binary32 "
+                           "angle t omega is then good to t 2^-24 >= 1 rad, so the frequencies "
+                           "cannot be identified from these rows (identify a table with a row of a "
+                           "small timestep)", impl->name, t_min);
+        else if (!fit.ok)
             st = pc_seterr(err, PC_EINPUT, "%s: its row of the smallest timestep does not fit "
                            "omega_i = r^i (no sinusoidal timestep formula found)", impl->name);
     }
