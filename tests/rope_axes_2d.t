@@ -106,6 +106,18 @@ fails_with chatglm-f16half "the angles are float16 values" \
     "the float16 cache checked as the float32 model's: the float16 angles named"
 fails_with chatglm-swap "the pairs follow the position axes as pairs 0..31 axis 1, pairs 32..63 axis 0, not as the check's .*the axes exchanged" \
     "the halves' ids exchanged (q1 by block_position_ids): the axes exchanged"
+# the failure shows the cache's own cos[r, j]: j is the file's column, not
+# the column of the half layout the blocks are read into
+"$PY" - "$tmp/chatglm-swap" <<'PYEOF' >"$tmp/own.log" 2>&1
+import re, sys, numpy as np
+d = sys.argv[1]
+m = re.search(r"cos\[(\d+), (\d+)\] = ([-0-9.e+]+)", open(d + "/out").read())
+c = np.load(d + "/cos.npy")
+r, j, v = int(m.group(1)), int(m.group(2)), float(m.group(3))
+print("cos[%d, %d]: printed %r, file %r" % (r, j, v, float(c[r, j])))
+sys.exit(0 if abs(float(c[r, j]) - v) < 1e-6 else 1)
+PYEOF
+ok $? "chatglm-swap: the failure's cos[r, j] is the file's own value at that column" "$tmp/own.log"
 fails_with chatglm-mrope "the columns are in the half layout of the whole head, \[a1 a2 | a1 a2\] (M-RoPE's" \
     "M-RoPE's layout over the head instead of each half's own: named"
 fails_with chatglm-f32freq "the frequencies are not rounded to float16" \

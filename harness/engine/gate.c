@@ -128,7 +128,7 @@ static void own_values(const pc_impl *impl, const pc_family *fam, const pc_acc_c
         const pc_table_info *t = pc_table_info_of(impl);
         char at[64] = ""; /* a table's own indices: row, column */
         if (t) snprintf(at, sizeof at, "[%" PRId64 ", %d]", pos - t->pos_lo,
-                        table_column(t, cfg->layout, i));
+                        pc_table_file_column(impl, table_column(t, cfg->layout, i)));
         snprintf(buf, len, "pair %d: cos%s = %.9g (%a), exact %.9g; sin%s = %.9g (%a), exact %.9g",
                  i, at, (double)y[a], (double)y[a], ex[a], at, (double)y[b], (double)y[b], ex[b]);
     }

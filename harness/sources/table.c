@@ -789,6 +789,20 @@ int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks)
     return 0;
 }
 
+int pc_table_file_column(const pc_impl *impl, int col)
+{
+    const table *t = table_of(impl);
+    if (!t || !t->n_blocks || col < 0) return col;
+    int h = (int)(t->cols / 2), second = col >= h, j = second ? col - h : col;
+    for (int k = 0, c = 0, p = 0; k < t->n_blocks; k++) { /* pc_table_unblock, inverted */
+        int half = t->blocks[k] / 2;
+        if (j < p + half) return c + (second ? half : 0) + (j - p);
+        c += 2 * half;
+        p += half;
+    }
+    return col;
+}
+
 /* The layout note of a blocked cache says how its columns were read. */
 static void note_blocks(table *t)
 {

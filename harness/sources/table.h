@@ -117,6 +117,10 @@ int pc_table_blocks(const pc_impl *impl, int *blocks);
  * or -1 (nothing changed) when IMPL is no (n, d) RoPE cache whose width
  * the blocks sum to. */
 int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks);
+/* The file's own column of IMPL's column COL as pecheck reads it (the half
+ * layout of the whole width, pc_table_unblock): COL itself unless the
+ * table is read in blocks (each axis' dims a half layout of their own). */
+int pc_table_file_column(const pc_impl *impl, int col);
 
 /* The table behind IMPL, or NULL when IMPL is not a table. */
 const pc_table_info *pc_table_info_of(const pc_impl *impl);
