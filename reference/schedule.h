@@ -64,6 +64,10 @@ struct pc_schedule_kind {
      * an exact factor times an exact value may fall on a rounding
      * boundary, which no Ziv loop can decide (sincos.c takes it exactly). */
     int (*pair_scale)(mpfr_ptr out, const pc_schedule *s, int d, int64_t pos, int i);
+    /* What COORD returns, for the verdict's "(the pair's WORD X)": NULL a
+     * position; "angle" where the kind hands the angle itself as the
+     * coordinate with omega_i = 1 (float16 angles, docs/schedules.md). */
+    const char *coord_word;
 };
 
 #endif

@@ -37,7 +37,7 @@ static void omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 }
 
 static const pc_schedule_kind geometric = { "geometric", check, omega, NULL, NULL, NULL, NULL, NULL,
-                                            NULL, NULL };
+                                            NULL, NULL, NULL};
 
 pc_schedule pc_schedule_geometric(double base)
 {

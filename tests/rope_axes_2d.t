@@ -118,6 +118,15 @@ print("cos[%d, %d]: printed %r, file %r" % (r, j, v, float(c[r, j])))
 sys.exit(0 if abs(float(c[r, j]) - v) < 1e-6 else 1)
 PYEOF
 ok $? "chatglm-swap: the failure's cos[r, j] is the file's own value at that column" "$tmp/own.log"
+# the float32 model's cache checked as the float16 model's: the worst
+# element's coordinate is the float16 angle, and is named so
+d=$tmp/chatglm-ok
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --hf-config "$GLM" --rope-angle-dtype f16 --cases 20 --regressions off >"$tmp/angle.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "(the pair's angle [0-9.]*)" "$tmp/angle.out" \
+    && ! grep -q "(the pair's position" "$tmp/angle.out"
+ok $? "chatglm: under --rope-angle-dtype the worst element's coordinate is called an angle (exit $rc)" "$tmp/angle.out"
 fails_with chatglm-mrope "the columns are in the half layout of the whole head, \[a1 a2 | a1 a2\] (M-RoPE's" \
     "M-RoPE's layout over the head instead of each half's own: named"
 fails_with chatglm-f32freq "the frequencies are not rounded to float16" \

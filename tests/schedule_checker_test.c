@@ -44,7 +44,7 @@ static void half_omega(mpfr_ptr out, const pc_schedule *s, int d, int i)
 }
 
 static const pc_schedule_kind half_kind = { "geometric-halved", half_check, half_omega, NULL, NULL,
-                                            NULL, NULL, NULL, NULL, NULL };
+                                            NULL, NULL, NULL, NULL, NULL, NULL };
 
 static int same_ref(pc_ref2 a, pc_ref2 b)
 {

@@ -345,7 +345,8 @@ pc_status pc_rope_prep_default(pc_rope_params *p, pc_err *err)
 
 /* HF _compute_default_rope_parameters: inv_freq_i = base^(-2i/dim). */
 const pc_schedule_kind pc_kind_rope_default = {
-    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "default", pc_rope_check, default_omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL,
+    NULL, NULL, NULL
 };
 
 pc_status pc_rope_need_factor(double v, const char *name, pc_err *err)

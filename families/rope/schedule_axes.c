@@ -114,20 +114,21 @@ static int pi_ratio(const pc_schedule *s, int d, int i, double *r)
 }
 
 const pc_schedule_kind pc_kind_rope_axes = {
-    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL, pi_ratio, NULL
+    "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, NULL,
+    pi_ratio, NULL, NULL
 };
 const pc_schedule_kind pc_kind_rope_axes_att = {
     "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
-    NULL, pi_ratio, NULL
+    NULL, pi_ratio, NULL, NULL
 };
 /* the same over real coordinates */
 const pc_schedule_kind pc_kind_rope_coords = {
     "axes", pc_rope_check, omega, NULL, pc_rope_model_c, position, pc_rope_model_r, coord,
-    pi_ratio, NULL
+    pi_ratio, NULL, NULL
 };
 const pc_schedule_kind pc_kind_rope_coords_att = {
     "axes", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, position, pc_rope_model_r,
-    coord, pi_ratio, NULL
+    coord, pi_ratio, NULL, NULL
 };
 
 /* ---- angles in float16 (--rope-angle-dtype f16) ---------------------------- */
@@ -188,5 +189,5 @@ static int64_t no_position(const pc_schedule *s, int d, int64_t pos, int i)
 
 const pc_schedule_kind pc_kind_rope_half_angles = {
     "axes", pc_rope_check, one, NULL, pc_rope_model_c, no_position, pc_rope_model_r, half_angle,
-    NULL, NULL
+    NULL, NULL, "angle"
 };

@@ -77,5 +77,6 @@ pc_status pc_rope_prep_dynamic(pc_rope_params *p, pc_err *err)
 }
 
 const pc_schedule_kind pc_kind_rope_dynamic = {
-    "dynamic", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "dynamic", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL,
+    NULL, NULL
 };

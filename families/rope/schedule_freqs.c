@@ -34,5 +34,6 @@ pc_status pc_rope_prep_freqs(pc_rope_params *p, pc_err *err)
 }
 
 const pc_schedule_kind pc_kind_rope_freqs = {
-    "rope_freqs", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "rope_freqs", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL,
+    NULL, NULL
 };

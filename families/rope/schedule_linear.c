@@ -29,5 +29,6 @@ pc_status pc_rope_prep_linear(pc_rope_params *p, pc_err *err)
 }
 
 const pc_schedule_kind pc_kind_rope_linear = {
-    "linear", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "linear", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL,
+    NULL, NULL
 };

@@ -64,8 +64,10 @@ pc_status pc_rope_prep_longrope(pc_rope_params *p, pc_err *err)
 }
 
 const pc_schedule_kind pc_kind_rope_longrope = {
-    "longrope", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "longrope", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL,
+    NULL, NULL
 };
 const pc_schedule_kind pc_kind_rope_longrope_att = {
-    "longrope", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "longrope", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r,
+    NULL, NULL, NULL, NULL
 };

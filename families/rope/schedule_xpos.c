@@ -135,9 +135,9 @@ pc_status pc_rope_xpos_check(const pc_rope_params *p, pc_err *err)
 
 const pc_schedule_kind pc_kind_rope_xpos = {
     "xpos", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL,
-    pair_scale
+    pair_scale, NULL
 };
 const pc_schedule_kind pc_kind_rope_xpos_att = {
     "xpos", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r,
-    NULL, NULL, pair_scale
+    NULL, NULL, pair_scale, NULL
 };

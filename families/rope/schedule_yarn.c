@@ -222,8 +222,10 @@ pc_status pc_rope_prep_yarn(pc_rope_params *p, pc_err *err)
 }
 
 const pc_schedule_kind pc_kind_rope_yarn = {
-    "yarn", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "yarn", pc_rope_check, omega, NULL, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL,
+    NULL
 };
 const pc_schedule_kind pc_kind_rope_yarn_att = {
-    "yarn", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r, NULL, NULL, NULL
+    "yarn", pc_rope_check, omega, pc_rope_attention, pc_rope_model_c, NULL, pc_rope_model_r,
+    NULL, NULL, NULL, NULL
 };

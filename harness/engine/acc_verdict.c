@@ -11,7 +11,8 @@
 
 /* " (the pair's position X)" for the worst element W when the schedule
  * maps its row to real coordinates (position ids of a ViT's grid): the
- * row alone would not say where it is; "" otherwise. */
+ * row alone would not say where it is ("angle" where the kind's
+ * coordinate is the angle itself, coord_word); "" otherwise. */
 static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -19,7 +20,8 @@ static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, si
     pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
     if (!f) return;
     int h = cfg->d / 2, pair = cfg->layout == 0 ? w->dim / 2 : w->dim % h;
-    snprintf(buf, len, " (the pair's position %.9g)", pc_freqs_coord(f, w->pos, pair));
+    const char *word = cfg->sched->kind->coord_word ? cfg->sched->kind->coord_word : "position";
+    snprintf(buf, len, " (the pair's %s %.9g)", word, pc_freqs_coord(f, w->pos, pair));
     pc_freqs_free(f);
 }
 
