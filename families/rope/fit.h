@@ -125,6 +125,14 @@ struct pc_acc_cfg;
 struct pc_spec;
 void pc_rope_likely_cause(const pc_impl *impl, const struct pc_spec *spec,
                           const struct pc_acc_cfg *cfg, char *buf, size_t len);
+/* Under a strict class (CFG->strict: hf or cr), a failure the frequencies
+ * account for (strict_freq.c): every pair whose angles leave what the
+ * class allows has one binary32 frequency that reproduces its rows (the
+ * fitted one, made exact), an ulp or more from each of the class's, and
+ * the default class passes the rows.  1 with the cause (its pairs and
+ * ulps measured) into TEXT and what shows it into EV; 0 otherwise. */
+int pc_rope_strict_freq_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *text,
+                              size_t tlen, char *ev, size_t elen);
 /* When the fit F explains another layer type of the config CFG's schedule
  * came from ("this cache matches layer type sliding_attention ...: pass
  * --layer-type sliding_attention"), or its schedule over the whole head

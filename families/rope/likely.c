@@ -297,6 +297,11 @@ void pc_rope_likely_cause(const pc_impl *impl, const pc_spec *spec, const pc_acc
         source_words(impl, buf, len);
         return;
     }
+    char ft[520], fe[260];
+    if (pc_rope_strict_freq_cause(impl, cfg, ft, sizeof ft, fe, sizeof fe))
+        /* checked on every row, with the default class's pass: first
+         * (order -1: before any hypothesis of full support) */
+        pc_rope_cause_add(&cs, 1.0, -1, ft, fe);
     schedule_cause(impl, cfg, sched, sizeof sched, &alt);
     pc_rope_hypotheses(impl, spec, cfg, sched, alt, &cs);
     pc_rope_causes_write(&cs, buf, len);
