@@ -280,7 +280,7 @@ int pc_rope_strict_freq_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *
         if (kmin == kmax) snprintf(kr, sizeof kr, "%.3g ulp%s", kmin, kmin == 1.0 ? "" : "s");
         else snprintf(kr, sizeof kr, "%.3g to %.3g ulps", kmin, kmax);
         snprintf(text, tlen, "the frequencies are not %s: pair%s %s %s %s from %s (%s); the default "
-                 "class, which admits other formulations, passes (max |err|/bound %.3g)",
+                 "class, which admits other formulations, passes (its worst err/bound %.3g)",
                  hf ? "transformers' float32 ones" : "the correctly rounded fl(omega_i)",
                  nfail > 1 ? "s" : "", pairs, nfail > 1 ? "are" : "is", kr,
                  hf ? "the nearest frequency transformers' code gives" : "fl(omega_i)",
