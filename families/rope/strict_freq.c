@@ -4,7 +4,7 @@
  * The strict classes hold a source to one formulation's binary32
  * frequencies: hf to those transformers' float32 code can give
  * (formulation_hf.c, up to PC_ACC_FORM_CANDS a pair), cr to fl(omega_i).
- * A cache whose frequency formula differs (the exp form exp(-i ln(B)/d)
+ * A cache whose frequency formula differs (the exp form exp(-2i ln(B)/d)
  * for HF's pow form, 2 * 3.14159 for 2 pi, 1 / (pow * factor) for
  * 1 / pow / factor) fails them while the default class, which admits
  * every mainstream formulation, passes; the worst element then only says
