@@ -131,7 +131,8 @@ static int scan_rows(const pc_impl *impl, const pc_acc_cfg *cfg, sf_pair *pr, do
                 double p = (double)(lo + (int64_t)r), ph = atan2(s[r * (size_t)h + (size_t)i],
                                                                  c[r * (size_t)h + (size_t)i]);
                 for (int k = 0; k < 3; k++) narrow(&pr[i].iv[k], p, ph, e);
-                double off = fabs(remainder(ph - p * pr[i].omega, 2.0 * M_PI));
+                double off = ph - p * pr[i].omega; /* to (-pi, pi]: nearbyint, cheaper than remainder */
+                off = fabs(off - 2.0 * M_PI * nearbyint(off / (2.0 * M_PI)));
                 pr[i].fails |= off > pr[i].kappa * SF_U * fabs(p * pr[i].omega) + e;
             }
     }
