@@ -72,7 +72,7 @@ static void narrow(sf_iv *iv, double p, double ph, double e)
 {
     double t = 2.0 * M_PI;
     if (p == 0.0) {
-        if (fabs(remainder(ph, t)) > e) iv->lo = INFINITY; /* no frequency turns position 0 */
+        if (fabs(remainder(ph, t)) > e) iv->lo = (double)INFINITY; /* no frequency turns position 0 */
         return;
     }
     double k = nearbyint((p * iv->anchor - ph) / t), a = allow(p, iv->anchor, e);
@@ -188,7 +188,8 @@ static int hf_holds(const pc_acc_cfg *cfg, const sf_pair *pr, const int *flag, i
     const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
     pc_rope_hf_pair *hp = malloc((size_t)h * sizeof *hp);
     char why[160];
-    int all = hp && pc_rope_hf_pairs(p, cfg->base, cfg->d, hp, why, sizeof why) == 0;
+    int all = hp && (!p || p->dim == cfg->d)
+              && pc_rope_hf_pairs(p, cfg->base, cfg->d, hp, why, sizeof why) == 0;
     for (int i = 0; all && i < h; i++) {
         if (!flag[i]) continue;
         int in = 0;
@@ -206,7 +207,7 @@ static int hf_holds(const pc_acc_cfg *cfg, const sf_pair *pr, const int *flag, i
 static int judge(const pc_acc_cfg *cfg, sf_pair *pr, int h, int *flag, double *kmin,
                  double *kmax, int *nfail)
 {
-    *kmin = INFINITY;
+    *kmin = (double)INFINITY;
     *kmax = 0.0;
     *nfail = 0;
     for (int i = 0; i < h; i++) {
@@ -218,7 +219,7 @@ static int judge(const pc_acc_cfg *cfg, sf_pair *pr, int h, int *flag, double *k
         if (!(v->lo <= v->hi) || alias) return 0; /* no one frequency, or not only one */
         float cand[PC_ACC_FORM_CANDS];
         int nc = class_freqs(cfg, i, pr[i].omega, cand);
-        double k = INFINITY;
+        double k = (double)INFINITY;
         for (int j = 0; j < nc; j++) k = fmin(k, ulps_from(cand[j], v->lo, v->hi));
         if (!(k >= 1.0)) return 0; /* within an ulp of the class: not the frequency's doing */
         flag[i] = 1;
@@ -252,7 +253,8 @@ static int setup(const pc_impl *impl, const pc_acc_cfg *cfg, sf_pair *pr, double
         double w = f.omega_ls ? f.omega_ls[i] : f.omega[i];
         ok = isfinite(w) && pr[i].kappa >= 0;
         for (int k = 0; k < 3; k++)
-            pr[i].iv[k] = (sf_iv){ w + (k == 0 ? 0.0 : k == 1 ? alias : -alias), -INFINITY, INFINITY };
+            pr[i].iv[k] = (sf_iv){ w + (k == 0 ? 0.0 : k == 1 ? alias : -alias), -(double)INFINITY,
+                                   (double)INFINITY };
         pr[i].fails = 0;
     }
     pc_rope_fit_free(&f);
