@@ -33,7 +33,9 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
          FLUX's axial RoPE (16,56,56), axial RoPE at real coordinates
-         (before: exit 2, identify fitted integer positions only), Pixtral's 2-D RoPE (axes by parity:
+         (before: exit 2, identify fitted integer positions only), DINOv3's
+         at coordinates in [-1, 1] with angles 2 pi coords / periods (base 100;
+         and base 1000, fitted: before, exit 2, no angle scale tried), Pixtral's 2-D RoPE (axes by parity:
          before, exit 2, no split tried explained the pairs), torchscale's xPos (queries and the
          keys' downscale: before, FOUND as the plain default, whose check
          failed on the norms; a cache whose norms follow no known schedule
@@ -42,12 +44,17 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          diffusers' timestep embedding at --timesteps, MAE's 2-D grid with a
          cls row (before: exit 2, identify refused --grid);
   ALiBi  BLOOM's slopes (40 heads), MPT's bias (8 heads);
+  learned  a table of trained values given --family learned (before: exit 2,
+         identify took no learned family), UNKNOWN naming --family learned
+         without it (before: exit 2, "no certified frequencies"), UNKNOWN
+         naming two equal rows;
   T5     bidirectional and causal bucket tables, one saved as int32 (before:
          exit 2, '<i4' read as a table of rows).
 
 What the values cannot say is exit 2 with "cannot be identified" (a sinusoidal
-table of 2 rows, rows at position ids 1048576 apart, timesteps near 1e12: before,
-exit 2 without saying so), which scripts/identify_audit.py excludes.
+table of 2 rows, a RoPE cache of 1 row at --pos-start 2047, rows at position ids
+1048576 apart, timesteps near 1e12), naming what to pass instead (more rows, or
+check with the formula's options), which scripts/identify_audit.py excludes.
 
 Without PyTorch: a visible skip."""
 import json
@@ -296,6 +303,16 @@ try:
          rope_pair("dino", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
          + ["--position-ids", save("dino_pos", dxy.astype(np.float32))],
          ["--base", "100", "--rope-axes-dim", "32,32", "--rope-angle-scale", "2pi"])
+    # the same with periods of base 1000, no released model's: base and scale fitted
+    # from the pairs' angles at each axis' smallest coordinate (before: exit 2)
+    periods = 1000.0 ** (2 * np.arange(16) / 32)
+    ang = 2 * np.pi * np.concatenate([dxy[:, :1] / periods[None, :], dxy[:, 1:] / periods[None, :]],
+                                     axis=1)
+    ang = np.concatenate([ang, ang], axis=1)
+    case("rope DINOv3-like periods of base 1000, angle scale 2pi (fitted)",
+         rope_pair("dino1k", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+         + ["--position-ids", path("dino_pos")],
+         ["--base", "1000", "--rope-axes-dim", "32,32", "--rope-angle-scale", "2pi"])
     # Pixtral's vision RoPE: freqs[::2] for the rows, freqs[1::2] for the columns
     freqs = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     pids = np.array([(y, x) for y in range(16) for x in range(16)], dtype=np.int64)

@@ -48,6 +48,8 @@ typedef struct ident_run {
     int split_parity;         /* the split found shares the frequencies by parity */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
+    char scale_text[40];      /* its text */
+    int base_fitted_axes;     /* SPEC_BASE and SCALE_FOUND fitted (axes_fit), not released */
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
@@ -367,7 +369,20 @@ static const struct { double k; int pi; const char *text; } released_scales[] = 
 /* Under base B (0: the spec's own) and angle scale SC (an index of
  * released_scales; -1: the spec's own): 1 when a split explains every
  * pair (R's split and axes then those). */
+static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
+                          double k, int pi, const char *text);
 static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b, int sc)
+{
+    if (sc >= 0)
+        return axes_try_scale(r, spec, rs, b, released_scales[sc].k, released_scales[sc].pi,
+                              released_scales[sc].text);
+    return axes_try_scale(r, spec, rs, b, -1.0, 0, NULL);
+}
+
+/* The same under the angle scale K pi^PI (K < 0: the spec's own), TEXT
+ * its --rope-angle-scale value (NULL: none to give). */
+static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
+                          double k, int pi, const char *text)
 {
     pc_spec sb = *spec;
     pc_rope_spec tb = *rs;   /* the schedule's base and scale are the rope spec's */
@@ -376,9 +391,9 @@ static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, d
         sb.base = tb.p.base = b;
         sb.base_set = tb.have_base = 1;
     }
-    if (sc >= 0) {
-        tb.p.scale_k = released_scales[sc].k;
-        tb.p.scale_pi = released_scales[sc].pi;
+    if (k >= 0) {
+        tb.p.scale_k = k;
+        tb.p.scale_pi = pi;
     }
     sb.own = &tb;
     if (axes_split(r, &sb, &tb, &e2) != PC_OK || !r->axes_found) return 0;
@@ -387,8 +402,101 @@ static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, d
         r->spec_base_set = 1;
         r->base_searched = 1;
     }
-    if (sc > 0) r->scale_found = released_scales[sc].text;
+    if (text) {
+        snprintf(r->scale_text, sizeof r->scale_text, "%s", text);
+        r->scale_found = r->scale_text;
+    }
     return 1;
+}
+
+/* ---- axial frequencies fitted at the ids (no base or scale tried
+ * explains the pairs) ----------------------------------------------------- */
+
+#define FIT_MIN_ANGLE 0.05  /* a pair's angle read below this is not used: a bfloat16
+                             * pair's is good to 2^-8 rad (axes_freqs.c's AF_MIN_ANGLE) */
+#define FIT_SNAP 1e-3       /* a scale within 0.1% of K pi or of a whole K is that */
+
+/* The row among R's with the smallest positive position on axis A of
+ * RS's ids (-1: none). */
+static int64_t smallest_row(const ident_run *r, const pc_rope_spec *rs, int a)
+{
+    int64_t best = -1;
+    double bx = 0;
+    for (int64_t k = r->lo; k <= r->hi && k < rs->n_ids; k++) {
+        double x = rs->coords ? rs->coords[k * rs->n_id_axes + a]
+                              : (double)rs->ids[k * rs->n_id_axes + a];
+        if (x > 0 && (best < 0 || x < bx)) { best = k; bx = x; }
+    }
+    return best;
+}
+
+/* Axial dims DIMS (A axes, each pair of axis a at local j turning at
+ * S B^(-2j/dims[a])): S and B fitted by least squares on ln w over the
+ * pairs, w a pair's angle over its axis' smallest positive position p
+ * (p w < pi: the row nearest the origin on that axis).  0 when fewer than
+ * two exponents are read. */
+static int fit_axial(const ident_run *r, const pc_rope_spec *rs, const int *dims, double *S,
+                     double *B)
+{
+    int A = rs->n_id_axes, h = r->d / 2, lay = r->layout, n = 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    float *y = malloc((size_t)r->d * sizeof *y);
+    for (int a = 0, i0 = 0; y && a < A; i0 += dims[a] / 2, a++) {
+        int64_t row = smallest_row(r, rs, a);
+        if (row < 0 || rows_at(r, lay, row, 1, y) != 0) continue;
+        double p = rs->coords ? rs->coords[row * A + a] : (double)rs->ids[row * A + a];
+        for (int j = 0; j < dims[a] / 2 && i0 + j < h; j++) {
+            int i = i0 + j;
+            double ang = atan2((double)y[lay ? i + h : 2 * i + 1], (double)y[lay ? i : 2 * i]);
+            if (!(ang >= FIT_MIN_ANGLE)) continue;
+            double x = 2.0 * j / dims[a], v = log(ang / p);
+            sx += x; sy += v; sxx += x * x; sxy += x * v; n++;
+        }
+    }
+    free(y);
+    double den = (double)n * sxx - sx * sx;
+    if (n < 2 || !(den > 0)) return 0;
+    double slope = ((double)n * sxy - sx * sy) / den;
+    *S = exp((sy - slope * sx) / n);
+    *B = exp(-slope);
+    return isfinite(*S) && isfinite(*B) && *B > 1.0;
+}
+
+/* S as --rope-angle-scale: K pi (K whole, "pi", "2pi") or a whole K
+ * within FIT_SNAP, else S itself; K and PI of it. */
+static void scale_text(double S, double *k, int *pi, char *buf, size_t len)
+{
+    double kp = round(S / M_PI), kw = round(S);
+    if (kp >= 1 && fabs(S / (kp * M_PI) - 1.0) < FIT_SNAP) {
+        *k = kp; *pi = 1;
+        if (kp == 1) snprintf(buf, len, "pi"); else snprintf(buf, len, "%.0fpi", kp);
+    } else {
+        *k = kw >= 1 && fabs(S / kw - 1.0) < FIT_SNAP ? kw : S;
+        *pi = 0;
+        snprintf(buf, len, "%.9g", *k);
+    }
+}
+
+/* Each axial split of axial_candidates: its base and angle scale fitted
+ * (fit_axial; the base rounded as identify.c rounds one), kept when every
+ * pair then follows its axis.  1 when one is. */
+static int axes_fit(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs)
+{
+    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
+    int nc = axial_candidates(rs->n_id_axes, r->d, dims);
+    for (int c = 0; c < nc; c++) {
+        double S, B, k;
+        int pi;
+        char text[40];
+        if (!fit_axial(r, rs, dims[c], &S, &B)) continue;
+        double br = pc_rope_round_base(B);
+        scale_text(S, &k, &pi, text, sizeof text);
+        if (axes_try_scale(r, spec, rs, isnan(br) ? B : br, k, pi, k == 1 && !pi ? NULL : text)) {
+            r->base_fitted_axes = 1;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Rows with position ids of several axes: under the split given, else
@@ -419,6 +527,9 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
                 && axes_try(r, spec, rs, released_bases[k], scales > 1 ? sc : -1))
                 return PC_OK;
     }
+    /* at real coordinates with nothing given: the base and scale fitted
+     * from the pairs' angles (DINOv3's periods of another base) */
+    if (rs->coords && !base_given && scales > 1 && axes_fit(r, spec, rs)) return PC_OK;
     st = axes_split(r, spec, rs, err);  /* the first answer, as it was */
     size_t u = strlen(err->msg);
     if (st != PC_OK && strstr(err->msg, "no split tried") && u + 1 < sizeof err->msg)
@@ -566,12 +677,13 @@ static void print_axes(FILE *f, const ident_run *r)
                 r->split, r->split_interleaved ? " --mrope-interleaved" : "",
                 r->split_parity ? " --rope-axes-parity" : "");
     if (r->spec_base_set && r->base_searched)
-        fprintf(f, "  base: %.9g (none given: a released model's base under which every pair "
-                "follows an axis)\n", r->spec_base);
+        fprintf(f, "  base: %.9g (none given: %s under which every pair follows an axis)\n",
+                r->spec_base, r->base_fitted_axes ? "fitted from the pairs' angles at their axes' "
+                "smallest positions, with the angle scale," : "a released model's base");
     if (r->scale_found)
         fprintf(f, "  angle scale: %s (none given: the angles are %s x the coordinates' "
-                "positions times the frequencies, as DINOv3's 2 pi coords / periods)\n",
-                r->scale_found, r->scale_found);
+                "positions times the frequencies, as DINOv3's 2 pi coords / periods%s)\n",
+                r->scale_found, r->scale_found, r->base_fitted_axes ? "; fitted" : "");
 }
 
 static void print_text(FILE *f, const void *found)
@@ -622,6 +734,7 @@ static void write_json_axes(pc_json *j, const ident_run *r)
     pc_json_int(j, "axes", r->n_axes);
     if (r->base_searched) pc_json_num(j, "base_found", r->spec_base);
     if (r->scale_found) pc_json_str(j, "angle_scale_found", r->scale_found);
+    if (r->base_searched) pc_json_bool(j, "base_scale_fitted", r->base_fitted_axes);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
         pc_json_str(j, "split_found", r->split_opt);
