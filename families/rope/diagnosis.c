@@ -536,7 +536,8 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
         snprintf(err->msg + u, sizeof err->msg - u, " (also tried: %s%s)",
                  base_given ? "" : "the bases of released models 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, "
                  "1e7, 100", scales > 1 ? (base_given ? "the angle scales 2pi, pi"
-                                           : ", each under the angle scales 1, 2pi, pi") : "");
+                                           : ", each under the angle scales 1, 2pi, pi, then a "
+                                             "base and scale fitted per axial split") : "");
     return st;
 }
 
