@@ -33,7 +33,9 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
          FLUX's axial RoPE (16,56,56), axial RoPE at real coordinates
-         (before: exit 2, identify fitted integer positions only), Pixtral's 2-D RoPE (axes by parity:
+         (before: exit 2, identify fitted integer positions only), DINOv3's
+         at coordinates in [-1, 1] with angles 2 pi coords / periods (base 100;
+         and base 1000, fitted: before, exit 2, no angle scale tried), Pixtral's 2-D RoPE (axes by parity:
          before, exit 2, no split tried explained the pairs), torchscale's xPos (queries and the
          keys' downscale: before, FOUND as the plain default, whose check
          failed on the norms; a cache whose norms follow no known schedule
@@ -42,12 +44,17 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          diffusers' timestep embedding at --timesteps, MAE's 2-D grid with a
          cls row (before: exit 2, identify refused --grid);
   ALiBi  BLOOM's slopes (40 heads), MPT's bias (8 heads);
+  learned  a table of trained values given --family learned (before: exit 2,
+         identify took no learned family), UNKNOWN naming --family learned
+         without it (before: exit 2, "no certified frequencies"), UNKNOWN
+         naming two equal rows;
   T5     bidirectional and causal bucket tables, one saved as int32 (before:
          exit 2, '<i4' read as a table of rows).
 
 What the values cannot say is exit 2 with "cannot be identified" (a sinusoidal
-table of 2 rows, rows at position ids 1048576 apart, timesteps near 1e12: before,
-exit 2 without saying so), which scripts/identify_audit.py excludes.
+table of 2 rows, a RoPE cache of 1 row at --pos-start 2047, rows at position ids
+1048576 apart, timesteps near 1e12), naming what to pass instead (more rows, or
+check with the formula's options), which scripts/identify_audit.py excludes.
 
 Without PyTorch: a visible skip."""
 import json
@@ -281,6 +288,31 @@ try:
          rope_pair("coords", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
          + ["--position-ids", save("coords_pos", xy)],
          ["--base", "10000", "--rope-axes-dim", "32,32"])
+    # DINOv3's RopePositionEmbedding (dinov3/layers/rope_position_encoding.py):
+    # patch centres normalized to [-1, 1], periods = base^(2j/(D/2)), base 100,
+    # angles = 2 pi coords / periods, [y | x] then tiled (half): the check needs
+    # --rope-angle-scale 2pi (before: exit 2, no split tried explained the pairs)
+    g = 14
+    c1 = (np.arange(g) + 0.5) / g * 2.0 - 1.0
+    dxy = np.array([(c1[y], c1[x]) for y in range(g) for x in range(g)])
+    periods = 100.0 ** (2 * np.arange(16) / 32)
+    ang = 2 * np.pi * np.concatenate([dxy[:, :1] / periods[None, :], dxy[:, 1:] / periods[None, :]],
+                                     axis=1)
+    ang = np.concatenate([ang, ang], axis=1)
+    case("rope DINOv3 axial at real coordinates, angle scale 2pi (base 100)",
+         rope_pair("dino", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+         + ["--position-ids", save("dino_pos", dxy.astype(np.float32))],
+         ["--base", "100", "--rope-axes-dim", "32,32", "--rope-angle-scale", "2pi"])
+    # the same with periods of base 1000, no released model's: base and scale fitted
+    # from the pairs' angles at each axis' smallest coordinate (before: exit 2)
+    periods = 1000.0 ** (2 * np.arange(16) / 32)
+    ang = 2 * np.pi * np.concatenate([dxy[:, :1] / periods[None, :], dxy[:, 1:] / periods[None, :]],
+                                     axis=1)
+    ang = np.concatenate([ang, ang], axis=1)
+    case("rope DINOv3-like periods of base 1000, angle scale 2pi (fitted)",
+         rope_pair("dino1k", np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+         + ["--position-ids", path("dino_pos")],
+         ["--base", "1000", "--rope-axes-dim", "32,32", "--rope-angle-scale", "2pi"])
     # Pixtral's vision RoPE: freqs[::2] for the rows, freqs[1::2] for the columns
     freqs = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     pids = np.array([(y, x) for y in range(16) for x in range(16)], dtype=np.int64)
@@ -333,6 +365,27 @@ try:
     case("t5 causal buckets saved as int32", ["--table", save(
         "t5c32", relative_tables.t5_buckets(64, 64, bidirectional=False).numpy().astype(np.int32))],
          ["--family", "t5", "--causal"])
+    # ---- learned tables (trained values): --family learned is what the values
+    # cannot say; identify names the table (rows, width, finite, distinct rows) and
+    # check --family learned passes (before: exit 2, identify took no learned family)
+    rng = np.random.default_rng(7)
+    emb = (rng.standard_normal((256, 32)) * 0.02).astype(np.float32)
+    case("learned table (256 rows, d 32)", ["--table", save("emb", emb), "--family", "learned"], [])
+    # without --family the rows are read as sinusoidal: UNKNOWN naming --family learned
+    # (before: exit 2, "no certified frequencies for d 32, base ...")
+    rc, out, err, _ = run(["identify", "--table", path("emb"), "--quiet"])
+    ok(rc == 1 and out.startswith("UNKNOWN") and "--family learned" in out,
+       "learned table without --family: UNKNOWN (exit 1) naming --family learned",
+       "rc %d\n%s%s" % (rc, out, err))
+    dup = emb.copy()
+    dup[200] = dup[7]
+    rc, out, err, _ = run(["identify", "--table", save("emb_dup", dup), "--family", "learned",
+                           "--quiet"])
+    crc, cout, cerr, _ = run(["check", "--table", path("emb_dup"), "--family", "learned",
+                              "--quiet", "--regressions", "off"])
+    ok(rc == 1 and out.startswith("UNKNOWN") and "rows 7 and 200 are equal" in out and crc == 1,
+       "learned table with row 200 a copy of row 7: UNKNOWN naming them (check fails unique too)",
+       "rc %d, check rc %d\n%s%s" % (rc, crc, out, err))
     # ---- what the values cannot say: exit 2, "cannot be identified" ---------------
     def cannot(name, data, words):
         rc, out, err, _ = run(["identify"] + data + ["--quiet"])
@@ -340,7 +393,12 @@ try:
            "%s: exit 2, 'cannot be identified', naming %s" % (name, ", ".join(words)),
            "rc %d\n%s%s" % (rc, out, err))
     cannot("a sinusoidal table of 2 rows", ["--table", save(
-        "two", sin_tables.vaswani_interleaved(2, 64).numpy())], ["2 rows"])
+        "two", sin_tables.vaswani_interleaved(2, 64).numpy())],
+           ["2 rows", "4 or more consecutive rows", "--preset"])
+    c, s = hf_cache("llama2", 1, p0=2047)
+    cannot("a RoPE cache of 1 row at --pos-start 2047",
+           rope_pair("one", c, s) + ["--pos-start", "2047"],
+           ["fewer than 16 positions", "16 or more consecutive rows", "--base"])
     far = np.arange(0, 16 * 1048576, 1048576, dtype=np.int64)
     ang = far[:, None].astype(np.float64) * inv[None, :]
     ang = np.concatenate([ang, ang], axis=1)
@@ -350,7 +408,7 @@ try:
     big = 1e12 + np.arange(16.0)
     cannot("timesteps near 1e12", [
         "--table", save("bigts", sin_tables.diffusers_timestep(torch.tensor(big), 64).numpy()),
-        "--timesteps", save("big_ts", big)], ["1e+12", "2^-24"])
+        "--timesteps", save("big_ts", big)], ["1e+12", "2^-24", "--timesteps and the formula's"])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

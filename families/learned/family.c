@@ -5,6 +5,7 @@
 #include "harness/sandbox/call.h"
 
 extern const pc_impl pc_impl_learned_table, pc_impl_learned_clamp;
+extern const pc_diagnosis pc_learned_diagnosis; /* identify.c */
 static const pc_impl *const builtins[] = { &pc_impl_learned_table, &pc_impl_learned_clamp };
 
 static int provides(const pc_impl *impl)
@@ -30,5 +31,6 @@ const pc_family pc_family_learned = {
     .flags = PC_FAM_REPORTED | PC_FAM_TABLES, /* a table: E.npy, row r = position r */
     .provides = provides, .gate = pc_learned_gate, .max_len = max_len,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
-    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0]
+    .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],
+    .diagnosis = &pc_learned_diagnosis
 };

@@ -47,6 +47,9 @@ typedef struct ident_run {
     int split_interleaved;
     int split_parity;         /* the split found shares the frequencies by parity */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
+    const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
+    char scale_text[40];      /* its text */
+    int base_fitted_axes;     /* SPEC_BASE and SCALE_FOUND fitted (axes_fit), not released */
     double spec_base;
     int spec_base_set;
     int seq_len_set;          /* --seq-len given: SEQ_LEN */
@@ -349,12 +352,157 @@ static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spe
 /* The bases of released models with position axes, tried when nothing
  * gives one: Qwen2-VL's and Qwen2.5-VL's 1e6, Qwen3-VL's 5e6, FLUX's and
  * 2-D ViTs' 10000 (the default), then the other common ones (identify.c's
- * list). */
-static const double released_bases[] = { 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, 1e7 };
+ * list), then DINOv3's period base 100 (RopePositionEmbedding's default,
+ * dinov3/layers/rope_position_encoding.py). */
+static const double released_bases[] = { 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, 1e7, 100 };
+
+/* The angle scales of released code at real coordinates, tried when none
+ * is given: none (1), DINOv3's 2 pi (angles 2 pi coords / periods, with
+ * coordinates normalized to [-1, 1]), pi.  As --rope-angle-scale K pi^PI
+ * (positions.c pc_rope_scale_parse); TEXT is the option's value. */
+static const struct { double k; int pi; const char *text; } released_scales[] = {
+    { 0.0, 0, NULL }, { 2.0, 1, "2pi" }, { 1.0, 1, "pi" }
+};
+#define N_BASES (sizeof released_bases / sizeof released_bases[0])
+#define N_SCALES (sizeof released_scales / sizeof released_scales[0])
+
+/* Under base B (0: the spec's own) and angle scale SC (an index of
+ * released_scales; -1: the spec's own): 1 when a split explains every
+ * pair (R's split and axes then those). */
+static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
+                          double k, int pi, const char *text);
+static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b, int sc)
+{
+    if (sc >= 0)
+        return axes_try_scale(r, spec, rs, b, released_scales[sc].k, released_scales[sc].pi,
+                              released_scales[sc].text);
+    return axes_try_scale(r, spec, rs, b, -1.0, 0, NULL);
+}
+
+/* The same under the angle scale K pi^PI (K < 0: the spec's own), TEXT
+ * its --rope-angle-scale value (NULL: none to give). */
+static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
+                          double k, int pi, const char *text)
+{
+    pc_spec sb = *spec;
+    pc_rope_spec tb = *rs;   /* the schedule's base and scale are the rope spec's */
+    pc_err e2 = { "" };
+    if (b > 0) {
+        sb.base = tb.p.base = b;
+        sb.base_set = tb.have_base = 1;
+    }
+    if (k >= 0) {
+        tb.p.scale_k = k;
+        tb.p.scale_pi = pi;
+    }
+    sb.own = &tb;
+    if (axes_split(r, &sb, &tb, &e2) != PC_OK || !r->axes_found) return 0;
+    if (b > 0) {
+        r->spec_base = b;
+        r->spec_base_set = 1;
+        r->base_searched = 1;
+    }
+    if (text) {
+        snprintf(r->scale_text, sizeof r->scale_text, "%s", text);
+        r->scale_found = r->scale_text;
+    }
+    return 1;
+}
+
+/* ---- axial frequencies fitted at the ids (no base or scale tried
+ * explains the pairs) ----------------------------------------------------- */
+
+#define FIT_MIN_ANGLE 0.05  /* a pair's angle read below this is not used: a bfloat16
+                             * pair's is good to 2^-8 rad (axes_freqs.c's AF_MIN_ANGLE) */
+#define FIT_SNAP 1e-3       /* a scale within 0.1% of K pi or of a whole K is that */
+
+/* The row among R's with the smallest positive position on axis A of
+ * RS's ids (-1: none). */
+static int64_t smallest_row(const ident_run *r, const pc_rope_spec *rs, int a)
+{
+    int64_t best = -1;
+    double bx = 0;
+    for (int64_t k = r->lo; k <= r->hi && k < rs->n_ids; k++) {
+        double x = rs->coords ? rs->coords[k * rs->n_id_axes + a]
+                              : (double)rs->ids[k * rs->n_id_axes + a];
+        if (x > 0 && (best < 0 || x < bx)) { best = k; bx = x; }
+    }
+    return best;
+}
+
+/* Axial dims DIMS (A axes, each pair of axis a at local j turning at
+ * S B^(-2j/dims[a])): S and B fitted by least squares on ln w over the
+ * pairs, w a pair's angle over its axis' smallest positive position p
+ * (p w < pi: the row nearest the origin on that axis).  0 when fewer than
+ * two exponents are read. */
+static int fit_axial(const ident_run *r, const pc_rope_spec *rs, const int *dims, double *S,
+                     double *B)
+{
+    int A = rs->n_id_axes, h = r->d / 2, lay = r->layout, n = 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    float *y = malloc((size_t)r->d * sizeof *y);
+    for (int a = 0, i0 = 0; y && a < A; i0 += dims[a] / 2, a++) {
+        int64_t row = smallest_row(r, rs, a);
+        if (row < 0 || rows_at(r, lay, row, 1, y) != 0) continue;
+        double p = rs->coords ? rs->coords[row * A + a] : (double)rs->ids[row * A + a];
+        for (int j = 0; j < dims[a] / 2 && i0 + j < h; j++) {
+            int i = i0 + j;
+            double ang = atan2((double)y[lay ? i + h : 2 * i + 1], (double)y[lay ? i : 2 * i]);
+            if (!(ang >= FIT_MIN_ANGLE)) continue;
+            double x = 2.0 * j / dims[a], v = log(ang / p);
+            sx += x; sy += v; sxx += x * x; sxy += x * v; n++;
+        }
+    }
+    free(y);
+    double den = (double)n * sxx - sx * sx;
+    if (n < 2 || !(den > 0)) return 0;
+    double slope = ((double)n * sxy - sx * sy) / den;
+    *S = exp((sy - slope * sx) / n);
+    *B = exp(-slope);
+    return isfinite(*S) && isfinite(*B) && *B > 1.0;
+}
+
+/* S as --rope-angle-scale: K pi (K whole, "pi", "2pi") or a whole K
+ * within FIT_SNAP, else S itself; K and PI of it. */
+static void scale_text(double S, double *k, int *pi, char *buf, size_t len)
+{
+    double kp = round(S / M_PI), kw = round(S);
+    if (kp >= 1 && fabs(S / (kp * M_PI) - 1.0) < FIT_SNAP) {
+        *k = kp; *pi = 1;
+        if (kp == 1) snprintf(buf, len, "pi"); else snprintf(buf, len, "%.0fpi", kp);
+    } else {
+        *k = kw >= 1 && fabs(S / kw - 1.0) < FIT_SNAP ? kw : S;
+        *pi = 0;
+        snprintf(buf, len, "%.9g", *k);
+    }
+}
+
+/* Each axial split of axial_candidates: its base and angle scale fitted
+ * (fit_axial; the base rounded as identify.c rounds one), kept when every
+ * pair then follows its axis.  1 when one is. */
+static int axes_fit(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs)
+{
+    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
+    int nc = axial_candidates(rs->n_id_axes, r->d, dims);
+    for (int c = 0; c < nc; c++) {
+        double S, B, k;
+        int pi;
+        char text[40];
+        if (!fit_axial(r, rs, dims[c], &S, &B)) continue;
+        double br = pc_rope_round_base(B);
+        scale_text(S, &k, &pi, text, sizeof text);
+        if (axes_try_scale(r, spec, rs, isnan(br) ? B : br, k, pi, k == 1 && !pi ? NULL : text)) {
+            r->base_fitted_axes = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* Rows with position ids of several axes: under the split given, else
  * the split found (axes_guess); without a base, config or factors, under
- * the released_bases too. */
+ * the released_bases too; at real coordinates without --rope-angle-scale,
+ * under the released_scales too (each base under each scale). */
 static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
 {
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
@@ -365,27 +513,32 @@ static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     /* nothing says the frequencies (no --base, config, rope_scaling or
      * factors): the bases of released models are tried too (Qwen2-VL's
      * 1e6, Qwen3-VL's 5e6), each kept only when every pair follows an axis
-     * under it, and given in check_args */
+     * under it, and given in check_args; nothing says the angle scale of
+     * real coordinates: DINOv3's 2 pi and pi too (a scale S multiplies
+     * every frequency, S B^(-2j/dim) of no other base and scale) */
     const pc_rope_opts *g = &rs->given;
-    if ((st == PC_OK && r->axes_found) || spec->base_set || g->config || g->inline_json
-        || g->freqs_path)
-        return st;
-    for (size_t k = 0; k < sizeof released_bases / sizeof released_bases[0]; k++) {
-        pc_spec sb = *spec;
-        pc_rope_spec tb = *rs;   /* the schedule's base is the rope spec's */
-        pc_err e2 = { "" };
-        if (released_bases[k] == rs->p.base) continue;
-        sb.base = tb.p.base = released_bases[k];
-        sb.base_set = tb.have_base = 1;
-        sb.own = &tb;
-        if (axes_split(r, &sb, &tb, &e2) == PC_OK && r->axes_found) {
-            r->spec_base = sb.base;
-            r->spec_base_set = 1;
-            r->base_searched = 1;
-            return PC_OK;
-        }
+    int base_given = spec->base_set || g->config || g->inline_json || g->freqs_path;
+    int scales = rs->coords && !g->angle_scale ? (int)N_SCALES : 1;
+    if ((st == PC_OK && r->axes_found) || (base_given && scales == 1)) return st;
+    for (int sc = 0; sc < scales; sc++) {
+        if (sc > 0 && axes_try(r, spec, rs, 0.0, sc)) return PC_OK;
+        for (size_t k = 0; !base_given && k < N_BASES; k++)
+            if (released_bases[k] != rs->p.base
+                && axes_try(r, spec, rs, released_bases[k], scales > 1 ? sc : -1))
+                return PC_OK;
     }
-    return axes_split(r, spec, rs, err);  /* the first answer, as it was */
+    /* at real coordinates with nothing given: the base and scale fitted
+     * from the pairs' angles (DINOv3's periods of another base) */
+    if (rs->coords && !base_given && scales > 1 && axes_fit(r, spec, rs)) return PC_OK;
+    st = axes_split(r, spec, rs, err);  /* the first answer, as it was */
+    size_t u = strlen(err->msg);
+    if (st != PC_OK && strstr(err->msg, "no split tried") && u + 1 < sizeof err->msg)
+        snprintf(err->msg + u, sizeof err->msg - u, " (also tried: %s%s)",
+                 base_given ? "" : "the bases of released models 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, "
+                 "1e7, 100", scales > 1 ? (base_given ? "the angle scales 2pi, pi"
+                                           : ", each under the angle scales 1, 2pi, pi, then a "
+                                             "base and scale fitted per axial split") : "");
+    return st;
 }
 
 /* Rows at the position ids of one axis of RS: the fit over their own
@@ -484,7 +637,11 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
         return pc_seterr(err, PC_EINPUT, "%s: positions %lld..%lld cannot be fitted (at least 16 "
                          "positions the source serves)%s", impl->name, (long long)r->lo,
                          (long long)r->hi, r->hi - r->lo + 1 < 16 ? ": the schedule cannot be "
-                         "identified from fewer than 16 positions" : "");
+                         "identified from fewer than 16 positions (a pair's turn between rows "
+                         "is what gives its frequency); identify a cache of 16 or more "
+                         "consecutive rows, or check these rows with the schedule's options "
+                         "(--base, --rope-scaling or --hf-config; --pos-start for the first "
+                         "row's position)" : "");
     if (st != PC_OK) return st == PC_ENOMEM ? pc_seterr(err, st, "out of memory") : st;
     /* a table's base is what identify finds; --base is then a hint */
     r->seq_len_set = rs && rs->given.seq_len_set;
@@ -521,8 +678,13 @@ static void print_axes(FILE *f, const ident_run *r)
                 r->split, r->split_interleaved ? " --mrope-interleaved" : "",
                 r->split_parity ? " --rope-axes-parity" : "");
     if (r->spec_base_set && r->base_searched)
-        fprintf(f, "  base: %.9g (none given: a released model's base under which every pair "
-                "follows an axis)\n", r->spec_base);
+        fprintf(f, "  base: %.9g (none given: %s under which every pair follows an axis)\n",
+                r->spec_base, r->base_fitted_axes ? "fitted from the pairs' angles at their axes' "
+                "smallest positions, with the angle scale," : "a released model's base");
+    if (r->scale_found)
+        fprintf(f, "  angle scale: %s (none given: the angles are %s x the coordinates' "
+                "positions times the frequencies, as DINOv3's 2 pi coords / periods%s)\n",
+                r->scale_found, r->scale_found, r->base_fitted_axes ? "; fitted" : "");
 }
 
 static void print_text(FILE *f, const void *found)
@@ -572,6 +734,8 @@ static void write_json_axes(pc_json *j, const ident_run *r)
 {
     pc_json_int(j, "axes", r->n_axes);
     if (r->base_searched) pc_json_num(j, "base_found", r->spec_base);
+    if (r->scale_found) pc_json_str(j, "angle_scale_found", r->scale_found);
+    if (r->base_searched) pc_json_bool(j, "base_scale_fitted", r->base_fitted_axes);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
         pc_json_str(j, "split_found", r->split_opt);
@@ -631,9 +795,11 @@ static void axes_check_args(const ident_run *r, pc_args *out)
 {
     const pc_rope_opts *o = r->given;
     const char *name[] = { "--hf-config", "--rope-scaling", "--rope-freqs", "--layer-type",
-                           "--position-ids", "--rope-sections", "--rope-axes-dim" };
+                           "--position-ids", "--rope-sections", "--rope-axes-dim",
+                           "--rope-angle-scale" };
     const char *value[] = { o->config, o->inline_json, o->freqs_path, o->layer_type,
-                            o->ids_path, o->sections, o->axes_dim };
+                            o->ids_path, o->sections, o->axes_dim,
+                            o->angle_scale ? o->angle_scale : r->scale_found };
     if (r->spec_base_set) { pc_args_add(out, "--base"); pc_args_add(out, "%.17g", r->spec_base); }
     for (size_t k = 0; k < sizeof name / sizeof name[0]; k++)
         if (value[k]) { pc_args_add(out, "%s", name[k]); pc_args_add(out, "%s", value[k]); }

@@ -107,6 +107,19 @@ static void formula_text(const pc_sin_found *f, char *buf, size_t len)
              f->presets);
 }
 
+/* A table of rows that no formula explains may be a learned (trained)
+ * table, which the values cannot tell from a broken formula's: how to ask
+ * about it as one (families/learned/identify.c). */
+static void learned_hint(FILE *out, const pc_sin_found *f)
+{
+    const pc_table_info *t = pc_table_info_of(f->impl);
+    if (!t || f->timesteps || f->grid_h) return;
+    fprintf(out, "  learned?: if the table holds trained values (a learned position table, row r "
+            "= position r), no formula is to be found: pecheck identify --family learned --table "
+            "%s says what it is, and check --family learned checks its lookups and unique rows\n",
+            t->path);
+}
+
 static void print_text(FILE *out, const void *found)
 {
     const pc_sin_found *f = found;
@@ -114,6 +127,14 @@ static void print_text(FILE *out, const void *found)
     formula_text(f, formula, sizeof formula);
     fprintf(out, "%s  %s: positions %lld..%lld, d %d\n", f->found ? "FOUND" : "UNKNOWN",
             f->impl->name, (long long)f->lo, (long long)f->hi, f->d);
+    if (f->no_formula) {
+        fprintf(out, "  formula: none: the pairs' fitted frequencies are no sinusoidal formula's "
+                "(fitted base %.9g, for which there are no certified frequencies)\n", f->base_raw);
+        learned_hint(out, f);
+        fprintf(out, "  check's line below: the paper's formula (base %.9g), which the rows do not "
+                "follow\n", f->base);
+        return;
+    }
     fprintf(out, "  formula: %s%s\n", formula, f->found ? "" : " (closest; it does not explain "
             "every value)");
     fprintf(out, "  base: %.9g (fitted %.9g)\n", f->base, f->base_raw);
@@ -138,6 +159,7 @@ static void print_text(FILE *out, const void *found)
     else
         fprintf(out, "  values: worst |err|/bound %.3g (pair %d, position %lld; %zu rows read)\n",
                 f->worst, f->worst_pair, (long long)f->worst_pos, f->n);
+    if (!f->found) learned_hint(out, f);
 }
 
 static void write_json(pc_json *j, const void *found)
@@ -145,6 +167,7 @@ static void write_json(pc_json *j, const void *found)
     const pc_sin_found *f = found;
     pc_json_str(j, "source", f->impl->name);
     pc_json_bool(j, "found", f->found);
+    pc_json_bool(j, "no_formula", f->no_formula);
     pc_json_int(j, "d", f->d);
     pc_json_obj(j, "positions");
     pc_json_int(j, "start", (long long)f->lo);

@@ -219,11 +219,24 @@ static pc_status identify_rows(pc_sin_found *f, pc_err *err)
     pc_schedule s = pc_sin_schedule(&sc, f->base);
     pc_freqs *fr = pc_freqs_new(f->d, s);
     double *w = malloc((size_t)f->d / 2 * sizeof *w);
-    if (!fr || !w) {
+    if (!w) {
         pc_freqs_free(fr);
+        return pc_seterr(err, PC_ENOMEM, "out of memory");
+    }
+    if (!fr) {
+        /* the pairs' fitted frequencies are no sinusoidal formula's (a
+         * learned table's trained values fit a base such as 2.15 that has
+         * no certified frequencies): not found, and check's line is the
+         * paper's formula, one check takes */
         free(w);
-        return pc_seterr(err, PC_EINPUT, "no certified frequencies for d %d, base %.9g",
-                         f->d, f->base);
+        f->no_formula = 1;
+        f->found = 0;
+        f->worst = (double)INFINITY;
+        f->base = f->base_hint > 1.0 ? f->base_hint : 10000.0; /* the paper's max_timescale */
+        f->shift = 0;
+        f->min_ts = 1.0;
+        f->first = f->lo;
+        return PC_OK;
     }
     for (int i = 0; i < f->d / 2; i++) w[i] = pc_freqs_omega(fr, i);
     find_offset(f, w);
@@ -327,8 +340,12 @@ pc_status pc_sin_identify(const pc_impl *impl, const pc_spec *spec, int64_t lo, 
     f->dtype = t ? t->dtype : PC_DT_F32;
     f->base_hint = spec->base;
     if (f->hi - f->lo + 1 < 4)
-        return pc_seterr(err, PC_EINPUT, "%s: %lld rows: the encoding cannot be identified from "
-                         "fewer than 4 consecutive positions", impl->name, (long long)(f->hi - f->lo + 1));
+        return pc_seterr(err, PC_EINPUT, "%s: %lld row%s: the encoding cannot be identified from "
+                         "fewer than 4 consecutive positions (a pair's turn between rows is what "
+                         "gives its frequency); identify a table of 4 or more consecutive rows, "
+                         "or check these rows with the formula's options (--preset, or --base "
+                         "and --freq-shift; --pos-start for the first row's position)",
+                         impl->name, (long long)(f->hi - f->lo + 1), f->hi == f->lo ? "" : "s");
     f->n = (size_t)(f->hi - f->lo + 1) > ID_ROWS_MAX ? ID_ROWS_MAX : (size_t)(f->hi - f->lo + 1);
     pc_status st = read_rows(impl, f, err);
     if (st == PC_OK && f->n > 4 && zero_row(f)) {

@@ -27,6 +27,9 @@ typedef struct pc_sin_found {
     int worst_pair;
     int64_t worst_pos;
     int found;               /* every value explained */
+    int no_formula;          /* the fitted frequencies are no formula's (no certified
+                              * frequencies for them: BASE_RAW and MIN_TS as fitted);
+                              * BASE, SHIFT, MIN_TS then the paper's, for check's line */
     int zero_row;            /* row 0 was all zeros (a padding row) and is left out: the
                               * fields above are the rows after it (LO one later) */
     int rest_found;          /* with ZERO_ROW: every value after row 0 explained */

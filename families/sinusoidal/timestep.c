@@ -532,7 +532,9 @@ pc_status pc_sin_timestep_identify(const pc_impl *impl, const pc_spec *spec, pc_
             st = pc_seterr(err, PC_EINPUT, "%s: its smallest nonzero timestep is %.6g: a binary32 "
                            "angle t omega is then good to t 2^-24 >= 1 rad, so the frequencies "
                            "cannot be identified from these rows (identify a table with a row of a "
-                           "small timestep)", impl->name, t_min);
+                           "small timestep, or check these rows with --timesteps and the "
+                           "formula's options: --preset, or --base and --freq-shift)",
+                           impl->name, t_min);
         else if (!fit.ok)
             st = pc_seterr(err, PC_EINPUT, "%s: its row of the smallest timestep does not fit "
                            "omega_i = r^i (no sinusoidal timestep formula found)", impl->name);
