@@ -15,7 +15,9 @@
 static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (!cfg->sched || !cfg->sched->kind->coord) return;
+    /* a merged shard run holds a placeholder schedule with no kind
+     * (check_shard.c, some_schedule) */
+    if (!cfg->sched || !cfg->sched->kind || !cfg->sched->kind->coord) return;
     pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
     if (!f) return;
     int h = cfg->d / 2, pair = cfg->layout == 0 ? w->dim / 2 : w->dim % h;
