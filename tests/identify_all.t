@@ -47,7 +47,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
 
 What the values cannot say is exit 2 with "cannot be identified" (a sinusoidal
 table of 2 rows, rows at position ids 1048576 apart, timesteps near 1e12: before,
-exit 2 without saying so), which scripts/identify_audit.py excludes.
+exit 2 without saying so; a table holding NaN or Inf: before, FOUND, exit 0, with
+check_args that check fails), which scripts/identify_audit.py excludes.
 
 Without PyTorch: a visible skip."""
 import json
@@ -351,6 +352,14 @@ try:
     cannot("timesteps near 1e12", [
         "--table", save("bigts", sin_tables.diffusers_timestep(torch.tensor(big), 64).numpy()),
         "--timesteps", save("big_ts", big)], ["1e+12", "2^-24"])
+    nan_pe = sin_tables.vaswani_interleaved(64, 64).numpy().copy()
+    nan_pe[5, 7] = np.nan
+    cannot("a sinusoidal table holding a NaN", ["--table", save("nan_pe", nan_pe)],
+           ["NaN/Inf", "row 5", "column 7", "table-values"])
+    inf_sin = np.sin(ang).astype(np.float32)
+    inf_sin[3, 2] = np.inf
+    cannot("a RoPE cache whose sin holds an Inf",
+           rope_pair("inf_sin", np.cos(ang).astype(np.float32), inf_sin), ["inf_sin", "row 3", "= inf"])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())
