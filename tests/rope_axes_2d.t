@@ -125,6 +125,18 @@ for g in 64x64 48x32; do
 done
 fails_with sam2-transposed-48x32 "the grid is transposed: the ids are a grid 48 wide (axis 0, the fastest) and 32 tall, but the cache's angles are those of a grid 32 wide and 48 tall" \
     "end_x and end_y exchanged on a 48 x 32 grid: the grid transposed"
+# SAM-2's float32 frequencies checked as ChatGLM's float16 ones: the
+# frequencies named, never the rows' ids (t mod 64, t / 64) read as a period
+mkdir -p "$tmp/sam2-f16freq"
+cp "$tmp/sam2-ok-64x64/"*.npy "$tmp/sam2-f16freq/"
+d=$tmp/sam2-f16freq
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --base 10000 --rope-axes-dim 128,128 --layout interleaved --rope-freq-dtype f16 \
+    --property accuracy --regressions off >"$d/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep "FAIL .* rope accuracy \[" "$d/out" | head -n 1 \
+    | grep -q "likely cause: the frequencies are not rounded to float16" && ! grep -q "repeat with period" "$d/out"
+ok $? "sam2 checked with --rope-freq-dtype f16: the float32 frequencies named, no period (exit $rc)" "$d/out"
 fails_with sam2-theta-64x64 "the pairs follow their axes with exponents over twice the axis' dims .* base 100 = sqrt(10000)" \
     "theta 100 (compute_axial_cis' default) for rope_theta 10000: base 100 named"
 

@@ -587,10 +587,17 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     h_phase(&k, out);
     h_norm(&k, out);
     h_reversed(&k, out);
-    pc_rk_longrope(&k, spec, out);
-    pc_rk_period(&k, out);
-    pc_rk_amplitudes(&k, out);
-    pc_rk_reciprocal(&k, out);
+    /* Rows of position ids (axes, sections, real coordinates): these
+     * hypotheses predict row p from position p, which such a row does not
+     * hold (a SAM-2 cache's ids (t mod 64, t / 64) read as "row p holds
+     * position p mod 64"); the schedule's account (axes_match.c) speaks
+     * for them. */
+    if (!(cfg->sched && (cfg->sched->kind->position || cfg->sched->kind->coord))) {
+        pc_rk_longrope(&k, spec, out);
+        pc_rk_period(&k, out);
+        pc_rk_amplitudes(&k, out);
+        pc_rk_reciprocal(&k, out);
+    }
     pc_rk_evaluation(&k, out);
     pc_rk_layout(&k, out);
     rk_free(&k);
