@@ -17,7 +17,8 @@
 #     slice named and [..., ::2] given; the [..., ::2] form passes;
 #   - Llama 3's low_freq_factor and high_freq_factor swapped (Llama-3.2-1B):
 #     named, the gate passing with them swapped;
-#   - the correct caches pass.
+#   - the correct caches pass; checked with a --pos-start past their first
+#     position, the start is named with --pos-start.
 # Without torch: a visible skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +57,12 @@ ok $? "period_qwen: the period 3072 named first (a YaRN cache with its attention
 run next_llama2
 rc_is next_llama2 1 && first_has next_llama2 "positions p+1" && ! grep -q "repeat with period" "$tmp/next_llama2/out.txt"
 ok $? "next_llama2: an offset is named as one, no period" "$tmp/next_llama2/out.txt"
+
+# the correct cache checked with a --pos-start past its first position:
+# the start named and --pos-start with it
+run ok_llama2 --pos-start 100
+rc_is ok_llama2 1 && first_has ok_llama2 "positions p-100" "starts at position 0, not 100" "pass --pos-start 0"
+ok $? "ok_llama2 --pos-start 100: the cache's start named, --pos-start 0 given" "$tmp/ok_llama2/out.txt"
 
 run sinamp_qwen
 rc_is sinamp_qwen 1 && first_has sinamp_qwen "different amplitudes" "cos x 1," "sin x 1.13863" "sin only"

@@ -416,6 +416,12 @@ static void h_offset(const rk *k, pc_rope_causes *out)
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
                  "%.0f (sliced from a longer one?); pass --pos-start %.0f", q,
                  (double)k->cfg->pos_lo + q, (double)k->cfg->pos_lo + q);
+    else if (k->table && (double)k->cfg->pos_lo + q >= 0) /* --pos-start past the cache's start */
+        snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
+                 "%.0f, not %lld (--pos-start %lld too large?); pass --pos-start %.0f, or the "
+                 "cache's positions are off by %+.0f", q, (double)k->cfg->pos_lo + q,
+                 (long long)k->cfg->pos_lo, (long long)k->cfg->pos_lo,
+                 (double)k->cfg->pos_lo + q, q);
     else
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the %s off by %+.0f (an "
                  "off-by-one in the positions, or a cache indexed from %s)", q,
