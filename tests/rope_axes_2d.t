@@ -116,6 +116,25 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "position_encoding_2d rotates each half of the head by its own position: give --position-ids" "$tmp/noids.out"
 ok $? "chatglm: config.json without --position-ids is exit 2 naming position_encoding_2d (exit $rc)" "$tmp/noids.out"
 
+# identify given ChatGLM's options: its check_args keep them (halves,
+# float16 frequencies), and check passes with them
+d=$tmp/chatglm-ok
+"$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16 --format json >"$tmp/glmid.json" 2>&1
+rc=$?
+"$PY" - "$tmp/glmid.json" "$PECHECK" >"$tmp/glmid.log" 2>&1 <<'END'
+import json, subprocess, sys
+args = json.load(open(sys.argv[1]))["results"][0]["check_args"]
+print(" ".join(args))
+missing = [a for a in ("--rope-axes-halves", "--rope-freq-dtype") if a not in args]
+r = subprocess.run([sys.argv[2], "check", "--quiet", "--regressions", "off"] + args, capture_output=True, text=True)
+print("missing", missing, "check exit", r.returncode, r.stderr)
+raise SystemExit(1 if missing or r.returncode else 0)
+END
+prc=$?
+[ $rc -eq 0 ] && [ $prc -eq 0 ]
+ok $? "chatglm: identify's check_args keep --rope-axes-halves and --rope-freq-dtype f16, and check passes with them (exit $rc)" "$tmp/glmid.log"
+
 # SAM-2
 passes sam2-ok-64x64 "its 64 x 64 grid (head dim 256) passes as --rope-axes-dim 128,128, interleaved"
 passes sam2-ok-48x32 "a 48 x 32 grid passes"
