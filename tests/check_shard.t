@@ -57,7 +57,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..82"
+echo "1..84"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -279,6 +279,22 @@ else nok "hung shard: rc=$rc $(cat "$tmp/err")"; fi
 # a RoPE schedule in force: merge renders the verdict with a placeholder
 # schedule (check_shard.c), which the witness' coordinate text must not read
 sharded 2 --impl rope-half --rope-scaling '{"rope_type":"linear","factor":4}' --property accuracy --max-pos 3000
+
+# rows of position ids over two axes (axial, a 32 x 32 grid): every shard's
+# fitted-model slot holds the setup's note, which merge (no schedule of its
+# own) reads back as the run's
+/usr/bin/python3 - "$tmp" <<'END'
+import sys, numpy as np
+t = np.arange(1024)
+ids = np.stack([t % 32, t // 32], 1).astype(np.int64)
+w = 10000.0 ** (-np.arange(0, 32, 4, dtype=np.float64)[:8] / 32)   # each axis' 16 dims
+ang = np.concatenate([ids[:, :1] * w, ids[:, 1:] * w], 1)
+np.save(sys.argv[1] + "/ax_c.npy", np.cos(ang).astype(np.float32))
+np.save(sys.argv[1] + "/ax_s.npy", np.sin(ang).astype(np.float32))
+np.save(sys.argv[1] + "/ax_ids.npy", ids)
+END
+sharded 3 --table "$tmp/ax_c.npy" --table-sin "$tmp/ax_s.npy" --position-ids "$tmp/ax_ids.npy" \
+    --base 10000 --rope-axes-dim 16,16 --layout interleaved --property accuracy
 
 # usage
 "$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?
