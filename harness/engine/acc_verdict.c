@@ -12,9 +12,10 @@
 /* " (the pair's position X)" for the worst element W when the schedule
  * maps its row to real coordinates (position ids of a ViT's grid): the
  * row alone would not say where it is; "" otherwise. */
-static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
+void pc_acc_coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
 {
     buf[0] = '\0';
+    if (cfg->coord_at) { snprintf(buf, len, "%s", cfg->coord_at); return; }
     /* a merged shard run holds a placeholder schedule with no kind
      * (check_shard.c, some_schedule) */
     if (!cfg->sched || !cfg->sched->kind || !cfg->sched->kind->coord) return;
@@ -30,7 +31,7 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
 {
     const pc_metrics *m = &res->m;
     char at[64];
-    coord_text(cfg, &m->worst, at, sizeof at);
+    pc_acc_coord_text(cfg, &m->worst, at, sizeof at);
     if (fault) {
         snprintf(v->summary, sizeof v->summary, "%s", fault);
     } else if (res->status == PC_SKIP) {
