@@ -601,6 +601,7 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     if (!(cfg->sched && (cfg->sched->kind->position || cfg->sched->kind->coord))) {
         pc_rk_longrope(&k, spec, out);
         pc_rk_period(&k, out);
+        pc_rk_sin_rows(&k, out);
         pc_rk_amplitudes(&k, out);
         pc_rk_reciprocal(&k, out);
     }
