@@ -57,7 +57,7 @@ open(sys.argv[2], 'w').write(json.dumps(d, indent=2))
 PY
 }
 
-echo "1..80"
+echo "1..87"
 
 # --threads 1 and 2: the same check, bit for bit
 for impl in torch-exp rope-bf16-cache bf16-positions; do
@@ -275,6 +275,44 @@ cc -shared -fPIC -Iinclude tests/plugins/hang.c -o "$tmp/hang.so" -lm
 if [ $rc -eq 2 ] && grep -q "hang.so timed out" "$tmp/err" && grep -q "without --shard" "$tmp/err" \
    && [ ! -e "$tmp/h2.json" ] && [ ! -s "$tmp/out" ]; then ok "a shard whose plugin hung: exit 2, no file"
 else nok "hung shard: rc=$rc $(cat "$tmp/err")"; fi
+
+# a RoPE schedule in force: merge renders the verdict with a placeholder
+# schedule (check_shard.c), which the witness' coordinate text must not read
+sharded 2 --impl rope-half --rope-scaling '{"rope_type":"linear","factor":4}' --property accuracy --max-pos 3000
+
+# rows of position ids over two axes (axial, a 32 x 32 grid): every shard's
+# fitted-model slot holds the setup's note, which merge (no schedule of its
+# own) reads back as the run's
+/usr/bin/python3 - "$tmp" <<'END'
+import sys, numpy as np
+t = np.arange(1024)
+ids = np.stack([t % 32, t // 32], 1).astype(np.int64)
+w = 10000.0 ** (-np.arange(0, 32, 4, dtype=np.float64)[:8] / 32)   # each axis' 16 dims
+ang = np.concatenate([ids[:, :1] * w, ids[:, 1:] * w], 1)
+np.save(sys.argv[1] + "/ax_c.npy", np.cos(ang).astype(np.float32))
+np.save(sys.argv[1] + "/ax_s.npy", np.sin(ang).astype(np.float32))
+np.save(sys.argv[1] + "/ax_ids.npy", ids)
+END
+sharded 3 --table "$tmp/ax_c.npy" --table-sin "$tmp/ax_s.npy" --position-ids "$tmp/ax_ids.npy" \
+    --base 10000 --rope-axes-dim 16,16 --layout interleaved --property accuracy
+
+# real coordinates (float64 ids, a grid scaled by 0.75), checked at another
+# base: the merged failure names the witness' coordinate as the unsharded
+# one does (merge holds no schedule: the shard carries the text)
+/usr/bin/python3 - "$tmp" <<'END'
+import sys, numpy as np
+t = np.arange(1024)
+ids = np.stack([t % 32, t // 32], 1).astype(np.float64) * 0.75
+w = 10000.0 ** (-np.arange(0, 32, 4, dtype=np.float64)[:8] / 32)
+ang = np.concatenate([ids[:, :1] * w, ids[:, 1:] * w], 1)
+np.save(sys.argv[1] + "/co_c.npy", np.cos(ang).astype(np.float32))
+np.save(sys.argv[1] + "/co_s.npy", np.sin(ang).astype(np.float32))
+np.save(sys.argv[1] + "/co_ids.npy", ids)
+END
+sharded 3 --table "$tmp/co_c.npy" --table-sin "$tmp/co_s.npy" --position-ids "$tmp/co_ids.npy" \
+    --base 5000 --rope-axes-dim 16,16 --layout interleaved --property accuracy
+grep -q "the pair's position" "$tmp/merged.json" && ok "merged coordinates' failure names the pair's position" \
+    || nok "merged coordinates' failure lacks the pair's position"
 
 # usage
 "$PECHECK" check --impl torch-exp --shard 1/2 --format tap >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -53,8 +53,9 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
 
 What the values cannot say is exit 2 with "cannot be identified" (a sinusoidal
 table of 2 rows, a RoPE cache of 1 row at --pos-start 2047, rows at position ids
-1048576 apart, timesteps near 1e12), naming what to pass instead (more rows, or
-check with the formula's options), which scripts/identify_audit.py excludes.
+1048576 apart, timesteps near 1e12; a table holding NaN or Inf: before, FOUND,
+exit 0, with check_args that check fails), naming what to pass instead (more rows,
+or check with the formula's options), which scripts/identify_audit.py excludes.
 
 Without PyTorch: a visible skip."""
 import json
@@ -409,6 +410,14 @@ try:
     cannot("timesteps near 1e12", [
         "--table", save("bigts", sin_tables.diffusers_timestep(torch.tensor(big), 64).numpy()),
         "--timesteps", save("big_ts", big)], ["1e+12", "2^-24", "--timesteps and the formula's"])
+    nan_pe = sin_tables.vaswani_interleaved(64, 64).numpy().copy()
+    nan_pe[5, 7] = np.nan
+    cannot("a sinusoidal table holding a NaN", ["--table", save("nan_pe", nan_pe)],
+           ["NaN/Inf", "row 5", "column 7", "table-values"])
+    inf_sin = np.sin(ang).astype(np.float32)
+    inf_sin[3, 2] = np.inf
+    cannot("a RoPE cache whose sin holds an Inf",
+           rope_pair("inf_sin", np.cos(ang).astype(np.float32), inf_sin), ["inf_sin", "row 3", "= inf"])
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

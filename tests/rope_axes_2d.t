@@ -137,6 +137,25 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "position_encoding_2d rotates each half of the head by its own position: give --position-ids" "$tmp/noids.out"
 ok $? "chatglm: config.json without --position-ids is exit 2 naming position_encoding_2d (exit $rc)" "$tmp/noids.out"
 
+# identify given ChatGLM's options: its check_args keep them (halves,
+# float16 frequencies), and check passes with them
+d=$tmp/chatglm-ok
+"$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16 --format json >"$tmp/glmid.json" 2>&1
+rc=$?
+"$PY" - "$tmp/glmid.json" "$PECHECK" >"$tmp/glmid.log" 2>&1 <<'END'
+import json, subprocess, sys
+args = json.load(open(sys.argv[1]))["results"][0]["check_args"]
+print(" ".join(args))
+missing = [a for a in ("--rope-axes-halves", "--rope-freq-dtype") if a not in args]
+r = subprocess.run([sys.argv[2], "check", "--quiet", "--regressions", "off"] + args, capture_output=True, text=True)
+print("missing", missing, "check exit", r.returncode, r.stderr)
+raise SystemExit(1 if missing or r.returncode else 0)
+END
+prc=$?
+[ $rc -eq 0 ] && [ $prc -eq 0 ]
+ok $? "chatglm: identify's check_args keep --rope-axes-halves and --rope-freq-dtype f16, and check passes with them (exit $rc)" "$tmp/glmid.log"
+
 # SAM-2
 passes sam2-ok-64x64 "its 64 x 64 grid (head dim 256) passes as --rope-axes-dim 128,128, interleaved"
 passes sam2-ok-48x32 "a 48 x 32 grid passes"
@@ -146,6 +165,18 @@ for g in 64x64 48x32; do
 done
 fails_with sam2-transposed-48x32 "the grid is transposed: the ids are a grid 48 wide (axis 0, the fastest) and 32 tall, but the cache's angles are those of a grid 32 wide and 48 tall" \
     "end_x and end_y exchanged on a 48 x 32 grid: the grid transposed"
+# SAM-2's float32 frequencies checked as ChatGLM's float16 ones: the
+# frequencies named, never the rows' ids (t mod 64, t / 64) read as a period
+mkdir -p "$tmp/sam2-f16freq"
+cp "$tmp/sam2-ok-64x64/"*.npy "$tmp/sam2-f16freq/"
+d=$tmp/sam2-f16freq
+"$PECHECK" check --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --base 10000 --rope-axes-dim 128,128 --layout interleaved --rope-freq-dtype f16 \
+    --property accuracy --regressions off >"$d/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep "FAIL .* rope accuracy \[" "$d/out" | head -n 1 \
+    | grep -q "likely cause: the frequencies are not rounded to float16" && ! grep -q "repeat with period" "$d/out"
+ok $? "sam2 checked with --rope-freq-dtype f16: the float32 frequencies named, no period (exit $rc)" "$d/out"
 fails_with sam2-theta-64x64 "the pairs follow their axes with exponents over twice the axis' dims .* base 100 = sqrt(10000)" \
     "theta 100 (compute_axial_cis' default) for rope_theta 10000: base 100 named"
 

@@ -5,6 +5,7 @@
 #   - rows that repeat with a period (positions restart, or taken modulo
 #     P): P named, for Llama-2 (1000) and Qwen2.5 YaRN (3072); an offset
 #     cache (p + 1) is named as such, not as a period;
+#   - sin's rows those of p + 1 under cos's of p (the caches indexed apart);
 #   - cos and sin of different amplitudes (the attention factor on sin
 #     only; cos alone scaled by 0.96);
 #   - a linear factor inverted (frequencies times 8, not divided): 1/8
@@ -17,7 +18,8 @@
 #     slice named and [..., ::2] given; the [..., ::2] form passes;
 #   - Llama 3's low_freq_factor and high_freq_factor swapped (Llama-3.2-1B):
 #     named, the gate passing with them swapped;
-#   - the correct caches pass.
+#   - the correct caches pass; checked with a --pos-start past their first
+#     position, the start is named with --pos-start.
 # Without torch: a visible skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +58,17 @@ ok $? "period_qwen: the period 3072 named first (a YaRN cache with its attention
 run next_llama2
 rc_is next_llama2 1 && first_has next_llama2 "positions p+1" && ! grep -q "repeat with period" "$tmp/next_llama2/out.txt"
 ok $? "next_llama2: an offset is named as one, no period" "$tmp/next_llama2/out.txt"
+
+# the correct cache checked with a --pos-start past its first position:
+# the start named and --pos-start with it
+run ok_llama2 --pos-start 100
+rc_is ok_llama2 1 && first_has ok_llama2 "positions p-100" "starts at position 0, not 100" "pass --pos-start 0"
+ok $? "ok_llama2 --pos-start 100: the cache's start named, --pos-start 0 given" "$tmp/ok_llama2/out.txt"
+
+run sinrow_llama2
+rc_is sinrow_llama2 1 && first_has sinrow_llama2 "cos and sin caches hold different positions" \
+    "cos row p is position p, sin row p position p+1"
+ok $? "sinrow_llama2: sin's rows of p + 1 under cos's of p named (not an attention factor)" "$tmp/sinrow_llama2/out.txt"
 
 run sinamp_qwen
 rc_is sinamp_qwen 1 && first_has sinamp_qwen "different amplitudes" "cos x 1," "sin x 1.13863" "sin only"

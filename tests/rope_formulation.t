@@ -240,5 +240,16 @@ ok $? "--strict with --rope-freqs: the cr class, named" "$tmp/o"
 [ $? -eq 2 ] && grep -q "formulation hf: .* RoPE's" "$tmp/bad"
 ok $? "--formulation hf on the sinusoidal family: exit 2" "$tmp/bad"
 
+# --tol-abs replaces the precision model whose class --strict and
+# --formulation choose: either with it is exit 2, one line naming both
+for o in --strict "--formulation cr"; do
+    # shellcheck disable=SC2086
+    "$PECHECK" accuracy --impl rope-half --max-pos 255 --tol-abs 0.001 $o >"$tmp/tolout" 2>"$tmp/tolerr"
+    rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$tmp/tolout" ] && [ "$(wc -l <"$tmp/tolerr")" -eq 1 ] \
+        && grep -q -- "${o%% *} shapes nothing with --tol-abs" "$tmp/tolerr"
+    ok $? "$o with --tol-abs: exit 2 naming both (exit $rc)" "$tmp/tolerr"
+done
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

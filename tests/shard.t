@@ -40,7 +40,7 @@ expect_usage() {
     fi
 }
 
-echo "1..29"
+echo "1..32"
 
 # --threads: 1, 2 and 5 give the same JSON
 for impl in torch-exp rope-polar rotate-recurrence; do
@@ -80,6 +80,12 @@ expect_usage "twice" merge "$tmp/a1.json" "$tmp/a1.json"
 expect_usage "seed" merge "$tmp/a1.json" "$tmp/b2.json"
 expect_usage "shard count" merge "$tmp/a1.json" "$tmp/c2.json"
 expect_usage "invalid JSON" merge "$tmp/a1.json" "$tmp/trunc.json"
+# a RoPE schedule in force (--rope-scaling): the merged JSON is the unsharded
+# one's, its bound's C_formula (the schedule's kappa_i) included
+sharded 2 --impl rope-half --rope-scaling '{"rope_type":"linear","factor":4}' --max-pos 1200
+# a shard written as text (no --format json): merge names the file and the fix
+"$PECHECK" accuracy --impl torch-exp --max-pos 600 --shard 2/2 --output "$tmp/text2.txt" 2>/dev/null
+expect_usage "text2.txt: not a shard file (not JSON): write each shard with --format json" merge "$tmp/a1.json" "$tmp/text2.txt"
 expect_usage "cannot open" merge "$tmp/a1.json" "$tmp/missing.json"
 expect_usage "shard files" merge
 expect_usage "shard" accuracy --impl torch-exp --shard 4/3

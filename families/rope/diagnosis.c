@@ -805,6 +805,16 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         if (value[k]) { pc_args_add(out, "%s", name[k]); pc_args_add(out, "%s", value[k]); }
     if (o->rotary_dim) { pc_args_add(out, "--rotary-dim"); pc_args_add(out, "%d", o->rotary_dim); }
     if (o->sections_interleaved) pc_args_add(out, "--mrope-interleaved");
+    /* the given options that shape the axes' frequencies, angles and
+     * columns (ChatGLM-6B's halves and float16 frequencies): without them
+     * check reads other rows than those identify matched */
+    if (o->tower_vision) { pc_args_add(out, "--tower"); pc_args_add(out, "vision"); }
+    if (o->axes_halves) pc_args_add(out, "--rope-axes-halves");
+    if (o->axes_parity && !(r->split_opt && r->split_parity)) pc_args_add(out, "--rope-axes-parity");
+    const char *more[] = { "--rope-freq-dtype", "--rope-angle-dtype", "--rope-angle-scale" };
+    const char *more_v[] = { o->freq_dtype, o->angle_dtype, o->angle_scale };
+    for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+        if (more_v[k]) { pc_args_add(out, "%s", more[k]); pc_args_add(out, "%s", more_v[k]); }
     if (r->split_opt) {
         pc_args_add(out, "%s", r->split_opt);
         pc_args_add(out, "%s", r->split);

@@ -416,6 +416,12 @@ static void h_offset(const rk *k, pc_rope_causes *out)
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
                  "%.0f (sliced from a longer one?); pass --pos-start %.0f", q,
                  (double)k->cfg->pos_lo + q, (double)k->cfg->pos_lo + q);
+    else if (k->table && (double)k->cfg->pos_lo + q >= 0) /* --pos-start past the cache's start */
+        snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
+                 "%.0f, not %lld (--pos-start %lld too large?); pass --pos-start %.0f, or the "
+                 "cache's positions are off by %+.0f", q, (double)k->cfg->pos_lo + q,
+                 (long long)k->cfg->pos_lo, (long long)k->cfg->pos_lo,
+                 (double)k->cfg->pos_lo + q, q);
     else
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the %s off by %+.0f (an "
                  "off-by-one in the positions, or a cache indexed from %s)", q,
@@ -587,10 +593,18 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     h_phase(&k, out);
     h_norm(&k, out);
     h_reversed(&k, out);
-    pc_rk_longrope(&k, spec, out);
-    pc_rk_period(&k, out);
-    pc_rk_amplitudes(&k, out);
-    pc_rk_reciprocal(&k, out);
+    /* Rows of position ids (axes, sections, real coordinates): these
+     * hypotheses predict row p from position p, which such a row does not
+     * hold (a SAM-2 cache's ids (t mod 64, t / 64) read as "row p holds
+     * position p mod 64"); the schedule's account (axes_match.c) speaks
+     * for them. */
+    if (!(cfg->sched && (cfg->sched->kind->position || cfg->sched->kind->coord))) {
+        pc_rk_longrope(&k, spec, out);
+        pc_rk_period(&k, out);
+        pc_rk_sin_rows(&k, out);
+        pc_rk_amplitudes(&k, out);
+        pc_rk_reciprocal(&k, out);
+    }
     pc_rk_evaluation(&k, out);
     pc_rk_layout(&k, out);
     rk_free(&k);

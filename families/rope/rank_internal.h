@@ -58,6 +58,7 @@ void pc_rk_p_freqs(const rk *k, const void *arg, int64_t p, int i, double *zc, d
  * adding its cause to OUT (SPEC: the spec, for LongRoPE's factor lists). */
 void pc_rk_longrope(const rk *k, const pc_spec *spec, pc_rope_causes *out);
 void pc_rk_period(const rk *k, pc_rope_causes *out);
+void pc_rk_sin_rows(const rk *k, pc_rope_causes *out);
 void pc_rk_amplitudes(const rk *k, pc_rope_causes *out);
 void pc_rk_reciprocal(const rk *k, pc_rope_causes *out);
 void pc_rk_evaluation(const rk *k, pc_rope_causes *out);

@@ -86,6 +86,42 @@ void pc_rk_period(const rk *k, pc_rope_causes *out)
     pc_rope_cause_add(out, sup, 2, t, e2);
 }
 
+/* cos of position p + ARG[0], sin of position p + ARG[1] (int64_t) */
+static void p_sin_row(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    const int64_t *q = arg;
+    *zc = k->att * cos((double)(p + q[0]) * k->w[i]);
+    *zs = k->att * sin((double)(p + q[1]) * k->w[i]);
+}
+
+/* A cache whose sin rows are those of other positions than its cos rows
+ * (sin_cached[position_ids + 1], or the two caches sliced at different
+ * starts): cos and sin then have no common angle, so the fit reads a norm
+ * and a frequency that are neither's.  Only a table has two caches; the
+ * shifts tried are those of indexing off by one or two, each cache's. */
+void pc_rk_sin_rows(const rk *k, pc_rope_causes *out)
+{
+    if (!k->table) return;
+    double best = 0;
+    int64_t q[2] = { 0, 0 }, at[2];
+    for (at[0] = -2; at[0] <= 2; at[0]++)
+        for (at[1] = -2; at[1] <= 2; at[1]++) {
+            if (at[0] == at[1]) continue; /* one shift of both: h_offset's */
+            double sup = pc_rk_support(k, p_sin_row, at);
+            if (sup > best) { best = sup; q[0] = at[0]; q[1] = at[1]; }
+        }
+    if (!(best > 0)) return;
+    char t[520], e[260], what[120], pc[24], ps[24];
+    for (int m = 0; m < 2; m++) /* "p", "p+1", "p-2" */
+        snprintf(m ? ps : pc, sizeof pc, q[m] ? "p%+lld" : "p", (long long)q[m]);
+    snprintf(what, sizeof what, "cos of position %s with sin of position %s", pc, ps);
+    pc_rk_evidence(e, sizeof e, k, best, what);
+    snprintf(t, sizeof t, "the cos and sin caches hold different positions: cos row p is position "
+             "%s, sin row p position %s (the two indexed apart, sin_cached[position_ids %+lld], or "
+             "sliced at different starts)", pc, ps, (long long)(q[1] - q[0]));
+    pc_rope_cause_add(out, best, 2, t, e);
+}
+
 /* The frequencies (h of them and the attention factor) a prediction by
  * other frequencies uses at position P: ARG itself (pc_rk_p_freqs), or the
  * split's list in force there (p_split). */

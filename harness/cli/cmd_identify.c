@@ -7,6 +7,7 @@
  * Each result ends with the `pecheck check` arguments that express what was
  * found (check_args; a command line in the text).
  * Exit 0 when what it found explains every value, 1 when it does not. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,19 @@ static pc_status wanted(const pc_opts *o, const pc_family **want, pc_err *err)
     return pc_seterr(err, PC_EINPUT, "--family %s: identify takes %s", o->family, names);
 }
 
+/* A table holding NaN or Inf: exit 2, "cannot be identified" (a fit of
+ * the finite values would call the table explained, and check_args would
+ * fail check's table-values gate). */
+static pc_status finite_values(const pc_impl *impl, pc_err *err)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (!t || !t->nonfinite) return PC_OK;
+    return pc_seterr(err, PC_EINPUT, "%s: cannot be identified: %d NaN/Inf value%s; the first: "
+                     "row %" PRId64 " (pos %" PRId64 ") column %d = %g (`pecheck check` reports "
+                     "them as table-values)", t->nf_file, t->nonfinite, t->nonfinite == 1 ? "" : "s",
+                     t->nf_pos - t->pos_lo, t->nf_pos, t->nf_col, t->nf_val);
+}
+
 /* Identify every source of SRC into IDS; *ALL: every one explained. */
 static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_family *want,
                               const pc_sources *src, ident *ids, int *n, int *all, pc_err *err)
@@ -164,6 +178,7 @@ static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_
             break;
         }
         const pc_identify_kind *ik = it->fam->diagnosis->identify;
+        if ((st = finite_values(impl, err)) != PC_OK) break;
         (*n)++;
         st = ik->run(impl, pc_specs_of(specs, it->fam), o->pos_lo, o->pos_hi, &it->found, err);
         if (st == PC_OK) make_args(it, impl, o);

@@ -170,6 +170,9 @@ int pc_cmd_merge(int argc, char **argv)
     if (!doc || !lists || !counts) st = pc_seterr(&err, PC_ENOMEM, "out of memory");
     for (int f = 0; f < nf && st == PC_OK; f++) {
         st = pc_jread_file(o.args[f], &doc[f], &err);
+        if (st == PC_EINPUT && strstr(err.msg, "invalid JSON at byte 0")) /* a text, TAP or JUnit report */
+            pc_seterr(&err, st, "%s: not a shard file (not JSON): write each shard with --format json "
+                      "(pecheck accuracy|check ... --shard K/N --format json --output FILE)", o.args[f]);
         const char *dup = st == PC_OK ? pc_jdup_key(doc[f]) : NULL;
         char key[64];
         if (dup) /* pecheck writes each member once */

@@ -22,7 +22,7 @@ static const opt_doc docs[] = {
     { "positions", "A:B", "positions A..B inclusive, 0 <= A <= B <= 2^53 (a table: its rows, and no other)" },
     { "pos-start", "P", "the position of a table's first row (only with a table); default 0" },
     { "dtype", "T", "storage type the values are judged in: f32, bf16, f16 (reference: f32, f64, f16, or bf16 as <u2 bit patterns), or PyTorch's and numpy's names for them (float32, fp32, float, bfloat16, float16, fp16, half, float64, fp64, double); default f32" },
-    { "tol-abs", "X", "an absolute bound |err| <= X in place of the precision model's; default: the model" },
+    { "tol-abs", "X", "an absolute bound |err| <= X in place of the precision model's (with --strict or --formulation: exit 2); default: the model" },
     { "formulation", "NAME", "RoPE: the strict class of one formulation (implies --strict): hf, transformers' float32 frequency code of the schedule (modeling_rope_utils.py), each pair's constant computed from its binary32 operations; cr, a correctly rounded binary32 frequency (docs/precision-model.md)" },
     { "strict", "", "RoPE/sinusoidal: the strict tolerance class: RoPE, the class of the formulation --formulation names (hf when none is named: transformers' float32 frequency code of the schedule; cr where transformers has none, said in the output); sinusoidal, cr (a correctly rounded binary32 frequency and angle); f16/bf16 outputs of a v2 RoPE kernel rounded once; default: the class of every mainstream binary32 formulation (and of f16/bf16 kernels rounding cache, products and sum: docs/schedules.md) (docs/precision-model.md)" },
     { "max-abs-err", "E", "an absolute budget |err| <= E on top of the precision model (both must hold)" },

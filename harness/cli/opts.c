@@ -389,6 +389,12 @@ static pc_status options_apply(const pc_opts *o, pc_err *err)
     if (o->tap_version && o->format != PC_FMT_TAP)
         return pc_seterr(err, PC_EINPUT, "--tap-version %d applies to --format tap only: add "
                          "--format tap or drop it", o->tap_version);
+    /* --tol-abs replaces the precision model, whose tolerance classes
+     * --strict and --formulation choose: with it they change nothing */
+    if (o->tol_abs >= 0.0 && (o->strict || o->formulation))
+        return pc_seterr(err, PC_EINPUT, "%s shapes nothing with --tol-abs (an absolute bound in "
+                         "place of the precision model, whose tolerance class it chooses): drop one",
+                         o->formulation ? "--formulation" : "--strict");
     return PC_OK;
 }
 

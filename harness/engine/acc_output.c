@@ -136,7 +136,7 @@ void pc_accuracy_print_text(FILE *f, const pc_impl *impl, const pc_acc_cfg *cfg,
     const pc_metrics *m = &res->m;
     char model[320];
     pc_model_describe_budget(model, sizeof model, res->C, cfg->strict, cfg->dtype, cfg->tol_abs,
-                             rw->input, cfg->form ? 2 : cfg->sched != NULL);
+                             rw->input, cfg->form ? 2 : cfg->sched != NULL || cfg->kappa_sched);
     if (cfg->half_arith && cfg->tol_abs < 0)
         snprintf(model, sizeof model, "|err| <= |pair|*A*(R*u + min(kappa_i*u*|theta|, 2) + "
                  "(1+R*u)*((1+u_s)^3 - 1)) + u_min*(sqrt(2)*|pair| + 3): %s arithmetic (cos/sin "
@@ -249,9 +249,8 @@ static void bound_json(pc_json *j, const pc_acc_cfg *cfg, const pc_rows *rw,
         pc_json_num(j, "C", res->C);
         pc_json_str(j, "C_formula", cfg->form ? "the largest kappa_i (per pair, computed from the "
                     "formulation's binary32 operations: docs/precision-model.md) times the attention "
-                    "factor" : cfg->sched && !cfg->strict
-                    ? "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times the "
-                      "attention factor" : "the largest kappa_i of the class (docs/precision-model.md)");
+                    "factor" : (cfg->sched || cfg->kappa_sched) && !cfg->strict
+                    ? PC_ACC_C_SCHED : "the largest kappa_i of the class (docs/precision-model.md)");
         pc_json_num(j, "u", res->u);
         pc_json_num(j, "u_s", pc_model_u_storage(cfg->dtype));
         pc_json_str(j, "u_definition", "u: binary32's unit roundoff 2^-24 (every value is "

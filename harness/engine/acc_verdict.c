@@ -13,10 +13,13 @@
  * maps its row to real coordinates (position ids of a ViT's grid): the
  * row alone would not say where it is ("angle" where the kind's
  * coordinate is the angle itself, coord_word); "" otherwise. */
-static void coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
+void pc_acc_coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (!cfg->sched || !cfg->sched->kind->coord) return;
+    if (cfg->coord_at) { snprintf(buf, len, "%s", cfg->coord_at); return; }
+    /* a merged shard run holds a placeholder schedule with no kind
+     * (check_shard.c, some_schedule) */
+    if (!cfg->sched || !cfg->sched->kind || !cfg->sched->kind->coord) return;
     pc_freqs *f = pc_freqs_new(cfg->d, *cfg->sched);
     if (!f) return;
     int h = cfg->d / 2, pair = cfg->layout == 0 ? w->dim / 2 : w->dim % h;
@@ -30,7 +33,7 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
 {
     const pc_metrics *m = &res->m;
     char at[64];
-    coord_text(cfg, &m->worst, at, sizeof at);
+    pc_acc_coord_text(cfg, &m->worst, at, sizeof at);
     if (fault) {
         snprintf(v->summary, sizeof v->summary, "%s", fault);
     } else if (res->status == PC_SKIP) {

@@ -14,6 +14,10 @@
 void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,
                     const char *fault, const char *context, pc_verdict *v);
 
+/* " (the pair's position X)" for the witness W when CFG's schedule maps
+ * rows to real coordinates, else "" (into BUF of LEN). */
+void pc_acc_coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, size_t len);
+
 /* The same with OWN ("" or NULL: none), the source's own values at the
  * witness (rows that rotate an input: its cos and sin there, gate.c), put
  * in the failure's summary before the rotated vector's element. */

@@ -19,6 +19,10 @@
 #include "reference/reference.h"
 #include "model.h"
 
+/* The JSON's bound.C_formula where the kappa_i are a schedule's
+ * (acc_output.c; merge reads it back, shard.c) */
+#define PC_ACC_C_SCHED "the largest kappa_i (per pair, the schedule's: docs/schedules.md) times " \
+    "the attention factor"
 #define PC_ACC_BLOCK 256  /* positions per block: 256 x 8192 floats = 8 MiB max */
 #define PC_ACC_LANES 2    /* layouts one pass can run together */
 
@@ -64,6 +68,12 @@ typedef struct pc_acc_cfg {
      * precision-model constant is per pair (docs/schedules.md) */
     const pc_schedule *sched;
     const char *sched_note; /* one line describing SCHED (NULL: none) */
+    /* the worst witness' coordinate text as a shard wrote it (merge, which
+     * holds no schedule: check_shard.c); NULL: from SCHED (acc_verdict.c) */
+    const char *coord_at;
+    /* the kappa_i are a schedule's (a merged result's, which holds no SCHED:
+     * harness/shard/shard.c reads it back from the shards' C_formula) */
+    int kappa_sched;
     /* where BASE came from, for people (pc_spec.base_from: "--base", "the
      * default", "rope_theta of config.json"; a table's: "fitted from the
      * table"); NULL: not said */

@@ -114,8 +114,7 @@ pc_status pc_fitm_setup(const pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t 
         return PC_SKIP;
     }
     if (cfg->sched && cfg->sched->kind->position) {
-        snprintf(note, len, "positions with several axes: the fitted model follows one position "
-                 "a row (the rows are checked element by element)");
+        snprintf(note, len, "%s", PC_FITM_AXES_NOTE);
         return PC_SKIP;
     }
     int h = cfg->d / 2;

@@ -54,6 +54,11 @@ typedef struct pc_fitm {
  * the range) into OUT.  PC_SKIP (NOTE says why) when the rows cannot be
  * fitted: a sampled run, fewer than 16 positions, more than PC_FIT_MAX_N;
  * PC_ENOMEM. */
+/* The setup's note under a schedule whose rows hold several axes'
+ * positions (merge, check_shard_fit.c, reads it back: it does not hold the
+ * schedule). */
+#define PC_FITM_AXES_NOTE "positions with several axes: the fitted model follows one position " \
+    "a row (the rows are checked element by element)"
 pc_status pc_fitm_setup(const struct pc_acc_cfg *cfg, pc_fitm *out, char *note, size_t len);
 /* Judge F (set up) from SUMS, the sums of its whole range; -1 when SUMS
  * are not of F's range and pairs. */

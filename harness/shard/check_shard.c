@@ -10,6 +10,7 @@
 #include <string.h>
 #include "check_shard.h"
 #include "check_shard_fit.h"
+#include "harness/engine/acc_verdict.h"
 #include "harness/engine/gate.h"
 #include "harness/sandbox/impl.h"
 #include "harness/io/json.h"
@@ -74,6 +75,7 @@ static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const
     snprintf(s->sched_note, sizeof s->sched_note, "%s", cfg->sched_note ? cfg->sched_note : "");
     s->cfg.sched = NULL;
     s->cfg.sched_note = NULL;
+    s->cfg.coord_at = NULL;
     s->cfg.positions = NULL;
     s->cfg.observe = NULL;
     s->cfg.observe_ctx = NULL;
@@ -88,6 +90,7 @@ static pc_status rec_accuracy(void *ctx, int index, const pc_acc_cfg *cfg, const
     s->likely_set = likely_set;
     snprintf(s->likely, sizeof s->likely, "%s", likely);
     snprintf(s->own, sizeof s->own, "%s", own);
+    pc_acc_coord_text(cfg, &res->m.worst, s->coord, sizeof s->coord);
     return PC_OK;
 }
 
@@ -244,6 +247,7 @@ static void write_accuracy(pc_json *j, const pc_verdict *v, const pc_slot *s)
     pc_json_bool(j, "faulted", s->res.faulted);
     pc_json_str(j, "likely_cause", s->likely_set ? s->likely : NULL);
     pc_json_str(j, "own_values", s->own[0] ? s->own : NULL);
+    pc_json_str(j, "coordinate", s->coord[0] ? s->coord : NULL);
     pc_json_obj(j, "result");
     pc_acc_cfg c = s->cfg;
     if (s->form_buf) c.form = &s->form;
@@ -645,6 +649,7 @@ typedef struct acc_text {
     int sched, storage, faulted;
     const char *sched_note, *table, *likely;
     const char *own;          /* the source's own values at this shard's worst witness (NULL: none) */
+    const char *coord;        /* its coordinate text (NULL: none) */
 } acc_text;
 
 static const pc_jnode *read_acc_text(rd *r, const pc_jnode *sl, acc_text *t)
@@ -659,6 +664,8 @@ static const pc_jnode *read_acc_text(rd *r, const pc_jnode *sl, acc_text *t)
     t->likely = get_str(r, a, "likely_cause", 1);
     const pc_jnode *ov = pc_jget(a, "own_values"); /* optional: absent in older shards */
     t->own = ov && ov->type == PC_J_STR ? ov->text : NULL;
+    const pc_jnode *co = pc_jget(a, "coordinate"); /* optional: absent in older shards */
+    t->coord = co && co->type == PC_J_STR ? co->text : NULL;
     return get_node(r, a, "result", PC_J_OBJ);
 }
 
@@ -717,6 +724,11 @@ static void acc_render(const mg *m, const pc_shard_item *items, const acc_text *
             && items[j].res.m.worst.pos == merged->res.m.worst.pos
             && items[j].res.m.worst.dim == merged->res.m.worst.dim)
             own = t[j].own;
+    for (int j = 0; j < m->n && !cfg.coord_at; j++) /* likewise its coordinate */
+        if (t[j].coord && merged->res.m.worst.valid
+            && items[j].res.m.worst.pos == merged->res.m.worst.pos
+            && items[j].res.m.worst.dim == merged->res.m.worst.dim)
+            cfg.coord_at = t[j].coord;
     pc_gate_acc_render(&impl, &cfg, &merged->res, fault, t[0].table, likely, own, out);
 }
 

@@ -369,8 +369,13 @@ static int fault_note_ok(const fit_merge *g, int j, const char *note)
 }
 
 /* Shard J's note: the setup's, in every shard alike, or a fault's. */
-static void check_note(rd *r, const fit_merge *g, int j, const char *note)
+static void check_note(rd *r, fit_merge *g, int j, const char *note)
 {
+    /* merge's setup holds no schedule (want_setup): a schedule's rows of
+     * several axes make the setup's note in every shard, the first's read
+     * as the run's, the others held to it */
+    if (j == 0 && !g->why[0] && g->ctx->cfg->sched && !strcmp(note, PC_FITM_AXES_NOTE))
+        snprintf(g->why, sizeof g->why, "%s", PC_FITM_AXES_NOTE);
     if (g->why[0] ? strcmp(note, g->why) : !fault_note_ok(g, j, note)) {
         char why[512], shown[160];
         snprintf(why, sizeof why, "is \"%s\", not a note the run makes (%s)",

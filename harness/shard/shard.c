@@ -411,6 +411,8 @@ static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *r
         bad(r, "bound", "has a C, u or R that is negative, zero (u, R) or not finite");
     const pc_jnode *cl = pc_jget(bd, "class");
     c->strict = cl && cl->type == PC_J_STR && pc_model_class_of(cl->text) > 0 ? pc_model_class_of(cl->text) : 0;
+    const pc_jnode *cf = pc_jget(bd, "C_formula");
+    c->kappa_sched = cf && cf->type == PC_J_STR && !strcmp(cf->text, PC_ACC_C_SCHED);
     const pc_jnode *ma = pc_jget(bd, "max_abs_err");
     c->max_abs_err = ma ? get_num(r, bd, "max_abs_err", 0.0) : 0.0;
 }

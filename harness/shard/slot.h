@@ -29,6 +29,7 @@ typedef struct pc_slot {
     int likely_set;          /* LIKELY was computed (the shard failed) */
     char likely[2000];
     char own[400];           /* the source's own values at its worst witness (gate.c) */
+    char coord[64];          /* its coordinate text (pc_acc_coord_text; "" : none) */
     /* the family's strict class (cfg.form, cleared in CFG), its arrays
      * and text copied into FORM_BUF (owned; NULL: none) */
     pc_acc_form form;

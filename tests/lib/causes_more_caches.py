@@ -12,6 +12,7 @@ unless said).  VARIANT:
   period_llama2      Llama-2, 5000 rows of positions p mod 1000 (a rolling buffer's slot as the position)
   period_qwen        Qwen2.5 YaRN, 6144 rows of p mod 3072 (prefill chunks whose positions restart)
   next_llama2        Llama-2, the rows of p + 1 (an offset, no period)
+  sinrow_llama2      Llama-2, cos of p and sin of p + 1 (sin_cached[position_ids + 1])
   sinamp_qwen        Qwen2.5 YaRN with its attention factor on sin only
   cosamp_llama2      Llama-2 with cos times 0.96, sin times 1
   recip_linear8      linear x8 with the frequencies times 8 instead of divided
@@ -54,6 +55,11 @@ def inv_of(cfg, seq):
 
 def build(variant):
     M = rc.MODELS
+    if variant == "sinrow_llama2":
+        cfg, n = M["llama2"], 5000
+        inv, _ = inv_of(cfg, n + 1)
+        cos, sin = half(angles(inv, torch.arange(n + 1)))
+        return cfg, (cos[:n], sin[1:])
     if variant in ("ok_llama2", "period_llama2", "next_llama2", "cosamp_llama2"):
         cfg, n = M["llama2"], 5000
         inv, _ = inv_of(cfg, n)

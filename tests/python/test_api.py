@@ -204,7 +204,11 @@ def test_keywords_are_the_clis_options():
     with pytest.raises(TypeError, match="set by check_rope_cache"):
         pecheck.check_rope_cache(cos, sin, table="x.npy")
     # options forwarded as the CLI has them: a budget of 1e-9 fails a correct cache
-    assert pecheck.check_rope_cache(cos, sin, base=BASE, strict=True, tol_abs=1e-3).passed
+    assert pecheck.check_rope_cache(cos, sin, base=BASE, strict=True).passed
+    assert pecheck.check_rope_cache(cos, sin, base=BASE, tol_abs=1e-3).passed
+    # the absolute bound replaces the model whose class strict= chooses: refused, as the CLI does
+    with pytest.raises(pecheck.PecheckError, match="--strict shapes nothing with --tol-abs"):
+        pecheck.check_rope_cache(cos, sin, base=BASE, strict=True, tol_abs=1e-3)
     r = pecheck.check_rope_cache(cos, sin, base=BASE, max_abs_err=1e-9, properties=["accuracy"], keep=False)
     assert not r.passed and {v.check for v in r.verdicts} <= {"accuracy", "fitted-model", "table-values",
                                                                "cache-layout"}
