@@ -257,6 +257,47 @@ try:
     rc, out, err, _ = run(["identify"] + rope_pair("zeta05", c, s) + ["--quiet"])
     ok(rc == 1 and out.startswith("UNKNOWN") and "norms change along the rows" in out,
        "xPos with zeta's 0.4 as 0.5: UNKNOWN, naming the norms", "rc %d\n%s%s" % (rc, out, err))
+    # 64 rows far from position 0 (tests/rope_formulation.t's random configs):
+    # the fitted frequencies admit a schedule (a base off by 2e-3, a factor
+    # 4 for 3.99) whose accuracy gate fails there (before: FOUND, and its
+    # check_args failed check at err/bound ~300).  Either FOUND with
+    # check_args that pass, or exit 1 naming the failing gate.
+    for base, p0 in ((1e6, 520000), (123456.7, 200000)):
+        name = "llama3 factor 3.99 (low 1, high 6, original 4096), base %g, 64 rows at %d" % (base, p0)
+        l3 = {"hidden_size": 96 * 8, "num_attention_heads": 8, "head_dim": 96, "rope_theta": base,
+              "max_position_embeddings": 8192,
+              "rope_scaling": {"rope_type": "llama3", "factor": 3.99, "low_freq_factor": 1.0,
+                               "high_freq_factor": 6.0, "original_max_position_embeddings": 4096}}
+        c, s = hf_cache(None, 64, p0=p0, cfg=l3)
+        data = rope_pair("far_l3_%d" % p0, c, s) + ["--pos-start", str(p0)]
+        rc, out, err, _ = run(["identify"] + data + ["--quiet", "--format", "json"])
+        try:
+            res = json.loads(out)["results"][0]
+            args, gate = res["check_args"], res.get("accuracy_gate")
+        except Exception as e:  # noqa: BLE001 - shown on failure
+            ok(False, "%s: identify's JSON parses" % name, "%s\n%s%s" % (e, out[:1500], err))
+            continue
+        given = {k for k, _ in opts(args)}
+        extra = [x for k, v in opts(data) if k not in given for x in (k, v)]
+        crc, cout, cerr, _ = run(["check"] + args + extra + ["--regressions", "off"])
+        shown = " ".join(a for a in args[2:] if not a.startswith(tmp))[:300]
+        if rc == 0:
+            ok(res["found"] and crc == 0, "%s: FOUND, and check %s passes" % (name, shown[:120]),
+               "check rc %d\n%s%s" % (crc, cout[-2000:], cerr))
+            continue
+        ok(rc == 1 and not res["found"] and gate and not gate["pass"] and gate["err_bound"] > 1
+           and crc == 1, "%s: UNKNOWN (exit 1), its accuracy gate failing (err/bound %s), as check "
+           "%s does" % (name, gate and "%.3g" % gate["err_bound"], shown[:120]),
+           "rc %d, check rc %d\n%s\n%s" % (rc, crc, out[-1500:], cout[-1500:]))
+        # the text names the closest schedule and the gate's measure, which
+        # is check's own
+        rc, out, err, _ = run(["identify"] + data + ["--quiet"])
+        ratio = "%.3g" % gate["err_bound"] if gate else "?"
+        ok(rc == 1 and out.startswith("UNKNOWN") and "closest: " in out
+           and ("fails the accuracy gate at err/bound %s" % ratio) in out
+           and ("max |err|/bound %s" % ratio) in cout,
+           "%s: the text names the closest schedule failing the gate at err/bound %s, check's own"
+           % (name, ratio), "rc %d\n%s\n%s" % (rc, out[-1500:], cout[-800:]))
     # HunYuan: dynamic with alpha, base' = base alpha^(d/(d-2)) (vLLM's DynamicNTKAlpha)
     hb = 10000.0 * 1000.0 ** (128 / 126)
     hy = {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128, "rope_theta": hb,

@@ -16,6 +16,8 @@
 #include "harness/engine/model.h"
 #include "harness/sources/sources.h"
 #include "harness/sources/table.h"
+#include "harness/engine/accuracy.h"
+#include "harness/base/rng.h"
 #include "identify.h"
 #include "axes_match.h"
 #include "fit.h"
@@ -65,6 +67,11 @@ typedef struct ident_run {
     const char *ids_path;
     size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
     pc_rope_ids_info ids_info;
+    /* the accuracy gate of check_args on the table's rows (gate_found):
+     * GATE_RAN when run, GATE_RATIO its max |err|/bound, GATE_FAILED when
+     * it failed (the schedule is then the closest, not found) */
+    int gate_ran, gate_failed;
+    double gate_ratio;
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -597,6 +604,48 @@ static void ids_verdict(ident_run *r)
     snprintf(r->id.note + u, sizeof r->id.note - u, "%s%s", u ? "; " : "", why);
 }
 
+/* The accuracy gate that check_args asks for, on the table's rows: a
+ * FOUND is said only when it passes.  The fit's residual bounds each
+ * pair's frequency to the fit's own error, which over 64 rows at position
+ * 520000 admits a base rounded to 2 digits (2.8e8 for 2.8225e8) whose
+ * angles are off by 0.12 rad there: the gate fails at err/bound 805.
+ * Run when check_args reads the same rows at the same positions: a table,
+ * no position ids (check reads them from the file), no xPos norms, and
+ * --pos-start the rows' own first position (a whole offset moves it). */
+static void gate_found(ident_run *r)
+{
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    if (!t || !r->id.found || r->ids || r->xpos || r->norm_drift) return;
+    if (isfinite(r->offset) && r->offset == round(r->offset) && r->offset != 0) return;
+    pc_rope_params p;
+    pc_err e;
+    if (pc_rope_ident_params(&r->id, &p, &e) != PC_OK) return;
+    pc_schedule s = pc_rope_schedule(&p);
+    pc_acc_cfg c;
+    memset(&c, 0, sizeof c);
+    c.family = "rope";
+    c.seed = PC_DEFAULT_SEED;   /* check's default --seed */
+    c.tol_abs = -1.0;           /* the precision model, as check without --tol-abs */
+    c.quiet = 1;
+    pc_table_adjust_cfg(t, &c);
+    c.layout = r->layout;
+    c.base = p.base;
+    c.base_from = NULL;
+    c.sched = &s;
+    /* check_args' --dtype when the storage was found from the values */
+    c.dtype = r->dtype;
+    c.storage = r->dtype == PC_DT_BF16 || r->dtype == PC_DT_F16;
+    pc_acc_result res;
+    if (pc_accuracy_run(r->impl, &c, &res, &e) == PC_OK && !res.faulted && !res.impl_rc
+        && res.status != PC_SKIP) {
+        r->gate_ran = 1;
+        r->gate_ratio = res.m.max_ratio;
+        r->gate_failed = res.status != PC_OK;
+        if (r->gate_failed) r->id.found = 0;
+    }
+    pc_rope_params_free(&p);
+}
+
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
                               ident_run *r, pc_err *err)
 {
@@ -652,6 +701,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     find_offset(r);
     if (r->ids) ids_verdict(r);
     else xpos_of(r);
+    gate_found(r);
     return PC_OK;
 }
 
@@ -705,7 +755,12 @@ static void print_text(FILE *f, const void *found)
         fprintf(f, "%s  %s: positions %lld..%lld, d %d\n", id->found ? "FOUND" : "UNKNOWN",
                 r->impl->name, (long long)r->lo, (long long)r->hi, r->d);
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
-    fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
+    if (r->gate_failed)
+        fprintf(f, "  schedule: %s (closest: the fitted frequencies agree with it, the values do "
+                "not)\n  closest: %s fails the accuracy gate at err/bound %.3g on these rows "
+                "(the check below fails)\n", desc, desc, r->gate_ratio);
+    else
+        fprintf(f, "  schedule: %s%s\n", desc, id->found ? "" : " (closest; it does not explain every pair)");
     fprintf(f, "  base: %.9g (fitted from the high-frequency pairs: %.9g)\n", id->base, id->base_fit);
     fprintf(f, "  attention factor: %.9g (%s)\n", id->att,
             id->att_given ? "given: not the schedule's own" : "the schedule's own");
@@ -784,6 +839,12 @@ static void write_json_one(pc_json *j, const void *found)
         pc_json_end(j);
     }
     pc_json_bool(j, "norm_drift", r->norm_drift);
+    if (r->gate_ran) {
+        pc_json_obj(j, "accuracy_gate");
+        pc_json_bool(j, "pass", !r->gate_failed);
+        pc_json_num(j, "err_bound", r->gate_ratio);
+        pc_json_end(j);
+    }
 }
 
 /* check's arguments of what was found: the base, the schedule, the
