@@ -631,7 +631,9 @@ static void gate_found(ident_run *r)
     c.layout = r->layout;
     c.base = p.base;
     c.base_from = NULL;
-    c.sched = &s;
+    /* --base alone: check's geometric schedule of the base, whose
+     * precision-model constants are not those of a prepared default */
+    c.sched = r->id.type == PC_ROPE_DEFAULT ? NULL : &s;
     /* check_args' --dtype when the storage was found from the values */
     c.dtype = r->dtype;
     c.storage = r->dtype == PC_DT_BF16 || r->dtype == PC_DT_F16;
