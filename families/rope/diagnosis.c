@@ -19,6 +19,7 @@
 #include "harness/engine/accuracy.h"
 #include "harness/base/rng.h"
 #include "identify.h"
+#include "ident_run.h"
 #include "axes_match.h"
 #include "fit.h"
 #include "options.h"
@@ -26,57 +27,9 @@
 
 #define IDS_ROWS_MAX ((size_t)1 << 16)  /* rows at position ids fitted on (fit_at_ids) */
 
-typedef struct ident_run {
-    const pc_impl *impl;
-    int d, layout, layouts;
-    double base;              /* the hook's base argument (--base; a table ignores it) */   /* LAYOUTS: bit 0 interleaved, bit 1 half accepted */
-    int64_t lo, hi;
-    int dtype, storage;       /* storage (enum pc_dtype) and whether it was found from the values */
-    char storage_note[96];
-    pc_rope_fit fit;
-    pc_rope_ident id;
-    double offset;            /* effective position offset (positions) */
-    /* rows with position ids of several axes (--position-ids): each pair's
-     * axis under the spec's frequencies (axes_match.h), instead of a fit */
-    int n_axes, axes_found;
-    int *follow;
-    char sections[400];
-    const pc_rope_opts *given;  /* the options the axes were matched under (check_args) */
-    /* no split given: the one found (--rope-sections or --rope-axes-dim,
-     * its value, --mrope-interleaved) and what was tried */
-    const char *split_opt;
-    char split[64];
-    int split_interleaved;
-    int split_parity;         /* the split found shares the frequencies by parity */
-    int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
-    const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
-    char scale_text[40];      /* its text */
-    int base_fitted_axes;     /* SPEC_BASE and SCALE_FOUND fitted (axes_fit), not released */
-    double spec_base;
-    int spec_base_set;
-    int seq_len_set;          /* --seq-len given: SEQ_LEN */
-    double seq_len;
-    /* rows at position ids of one axis (--position-ids): row LO + k is at
-     * IDS[k] (NULL: at LO + k); the fit over them (fit_ids.c) */
-    /* norms that change along the rows (fit.h lamp_slope): xPos's
-     * zeta_i^(+-(p + q0)/B) when XPOS, else NORM_DRIFT (not explained) */
-    int xpos, xpos_down, norm_drift;
-    double xpos_b;
-    long long xpos_q0;
-    const int64_t *ids;
-    const char *ids_path;
-    size_t ids_rows;          /* the rows fitted on (at most IDS_ROWS_MAX) */
-    pc_rope_ids_info ids_info;
-    /* the accuracy gate of check_args on the table's rows (gate_found):
-     * GATE_RAN when run, GATE_RATIO its max |err|/bound, GATE_FAILED when
-     * it failed (the schedule is then the closest, not found) */
-    int gate_ran, gate_failed;
-    double gate_ratio;
-} ident_run;
-
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
  * cache's (A cos, A sin) exactly (x_a cos - 0 sin, 0 cos + x_a sin). */
-static int rows_at(const ident_run *r, int layout, int64_t lo, size_t m, float *y)
+int pc_rope_ident_rows_at(const ident_run *r, int layout, int64_t lo, size_t m, float *y)
 {
     size_t d = (size_t)r->d;
     float *x = calloc(m * d, sizeof *x);
@@ -101,7 +54,7 @@ static void find_layout(ident_run *r, int want)
     float *y = malloc((size_t)r->d * sizeof *y);
     r->layouts = 0;
     for (int l = 0; y && l < 2; l++)
-        if ((want < 0 || want == l) && rows_at(r, l, r->lo, 1, y) == 0) r->layouts |= 1 << l;
+        if ((want < 0 || want == l) && pc_rope_ident_rows_at(r, l, r->lo, 1, y) == 0) r->layouts |= 1 << l;
     free(y);
     r->layout = r->layouts & 2 ? 1 : 0;
     if (t && t->layout >= 0) r->layout = t->layout;
@@ -125,7 +78,7 @@ static void find_storage(ident_run *r)
     size_t m = (size_t)(r->hi - r->lo + 1 < 256 ? r->hi - r->lo + 1 : 256), nv = m * (size_t)r->d;
     float *y = malloc(nv * sizeof *y);
     int bf = 1, f16 = 1;
-    if (y && rows_at(r, r->layout, r->lo, m, y) == 0)
+    if (y && pc_rope_ident_rows_at(r, r->layout, r->lo, m, y) == 0)
         for (size_t k = 0; k < nv; k++) {
             uint32_t b;
             memcpy(&b, &y[k], sizeof b);
@@ -154,7 +107,7 @@ static void find_offset(ident_run *r)
     float *y = malloc((size_t)r->d * sizeof *y);
     int h = r->d / 2;
     double *c = malloc((size_t)h * 3 * sizeof *c);
-    if (fr && y && c && rows_at(r, r->layout, r->lo, 1, y) == 0) {
+    if (fr && y && c && pc_rope_ident_rows_at(r, r->layout, r->lo, 1, y) == 0) {
         double *sn = c + h, *w = c + 2 * h;
         for (int i = 0; i < h; i++) {
             c[i] = (double)y[r->layout ? i : 2 * i];
@@ -215,337 +168,6 @@ static void xpos_of(ident_run *r)
     r->xpos_down = k < 0;
     r->xpos_b = fabs(b - round(b)) < 1e-3 * b ? round(b) : b;
     r->xpos_q0 = llround(q);
-}
-
-/* Rows with position ids of several axes: which axis each pair follows,
- * with the frequencies of SPEC's schedule at R's width (its base, its
- * config, its split), found when every pair follows one (and, WANT not
- * NULL, the axis WANT gives it). */
-static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, pc_err *err)
-{
-    pc_acc_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.d = r->d; cfg.base = spec->base; cfg.pos_lo = r->lo; cfg.pos_hi = r->hi;
-    pc_spec_sched hold;
-    pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
-    if (st != PC_OK) return st;
-    const pc_rope_axes *ax = ((const pc_rope_params *)hold.own)->axes;
-    pc_freqs *fr = pc_freqs_new(r->d, hold.s);
-    double *omega = malloc((size_t)(r->d / 2) * sizeof *omega);
-    if (!r->follow) r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
-    r->n_axes = ax->n_axes;
-    for (int i = 0; fr && omega && i < r->d / 2; i++) omega[i] = pc_freqs_omega(fr, i);
-    if (!fr || !omega || !r->follow) st = pc_seterr(err, PC_ENOMEM, "out of memory");
-    else if (pc_rope_axes_follow(r->impl, ax, omega, r->d, r->base, r->layout, r->lo, r->hi,
-                                 r->follow) != 0)
-        st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
-    if (st == PC_OK) {
-        r->axes_found = 1;
-        for (int i = 0; i < r->d / 2; i++)
-            r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
-        pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
-                                     sizeof r->sections);
-    }
-    free(omega);
-    pc_freqs_free(fr);
-    pc_spec_sched_release(&hold);
-    return st;
-}
-
-/* 1 when two axes of RS's ids hold the same position in every row: no
- * split of the pairs between them can be told. */
-static int axes_alike(const pc_rope_spec *rs)
-{
-    int A = rs->n_id_axes;
-    for (int a = 0; a < A; a++)
-        for (int b = a + 1; b < A; b++) {
-            int64_t k = 0;
-            /* real coordinates: the ids are -1 throughout, the coordinates differ */
-            while (k < rs->n_ids && (rs->coords ? rs->coords[k * A + a] == rs->coords[k * A + b]
-                                                : rs->ids[k * A + a] == rs->ids[k * A + b]))
-                k++;
-            if (k == rs->n_ids) return 1;
-        }
-    return 0;
-}
-
-/* The axial dims tried for A axes at width D (FLUX's axes_dim 16,56,56;
- * equal dims, a 2-D ViT's d/2, d/2) into DIMS (PC_ROPE_AXES_MAX each);
- * how many. */
-static int axial_candidates(int A, int d, int dims[][PC_ROPE_AXES_MAX])
-{
-    int n = 0;
-    if (A == 3 && d == 128) { dims[n][0] = 16; dims[n][1] = 56; dims[n][2] = 56; n++; }
-    if (d % (2 * A) == 0) {
-        for (int a = 0; a < A; a++) dims[n][a] = d / A;
-        n++;
-    }
-    return n;
-}
-
-/* No split given: the pairs' axes under the one schedule's frequencies,
- * read as M-RoPE sections (in turn or interleaved), else each axial split
- * of axial_candidates; the first that explains every pair is reported (its
- * option in check_args), else PC_EINPUT naming what was tried. */
-static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
-{
-    int A = rs->n_id_axes, h = r->d / 2;
-    if (axes_alike(rs))
-        return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
-                         "position in every row: any split of the pairs between them explains the "
-                         "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
-                         "a config with mrope_section)", rs->given.ids_path, A);
-    pc_rope_spec t = *rs;
-    pc_spec s2 = *spec;
-    s2.own = &t;
-    memset(t.sections, 0, sizeof t.sections);
-    t.n_sections = A;
-    t.sections[0] = h;         /* every pair at the one schedule's frequency */
-    t.sections_interleaved = 0;
-    t.n_axes_dim = 0;
-    pc_status st = axes_under(r, &s2, NULL, err);
-    if (st != PC_OK) return st;
-    int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
-    if (kind) {
-        r->split_opt = "--rope-sections";
-        r->split_interleaved = kind == 2;
-        return PC_OK;
-    }
-    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
-    int nc = axial_candidates(A, r->d, dims);
-    char tried[200] = "";
-    /* each axial split, then its equal dims with the frequencies shared by
-     * parity (--rope-axes-parity: Pixtral's vision RoPE, freqs[::2] for the
-     * rows, freqs[1::2] for the columns; its pairs follow the axes as the
-     * split's do) */
-    for (int c = 0; c < 2 * nc; c++) {
-        int dc = c % nc, parity = c >= nc;
-        if (parity && dims[dc][0] != r->d / A) continue;
-        size_t u = strlen(tried);
-        t.n_sections = 0;
-        t.n_axes_dim = A;
-        t.axes_parity = parity;
-        for (int a = 0, j = 0; a < A; a++) {
-            t.axes_dim[a] = dims[dc][a];
-            u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
-                                  dims[dc][a]);
-            for (int l = 0; l < dims[dc][a] / 2 && j < h; l++) want[j++] = a;
-        }
-        if (parity && u < sizeof tried) snprintf(tried + u, sizeof tried - u, " by parity");
-        if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
-        if (r->axes_found) {
-            r->split_parity = parity;
-            r->split_opt = "--rope-axes-dim";
-            for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
-                v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
-                              dims[dc][a]);
-            return PC_OK;
-        }
-    }
-    return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
-                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s; "
-                     "say how the pairs follow them (--rope-sections, --rope-axes-dim, or a config "
-                     "with mrope_section)", rs->given.ids_path, A, r->sections,
-                     nc ? ", axial dims " : "", tried);
-}
-
-/* Under SPEC: the split given, else the split found (axes_guess). */
-static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
-{
-    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
-    return axes_guess(r, spec, rs, err);
-}
-
-/* The bases of released models with position axes, tried when nothing
- * gives one: Qwen2-VL's and Qwen2.5-VL's 1e6, Qwen3-VL's 5e6, FLUX's and
- * 2-D ViTs' 10000 (the default), then the other common ones (identify.c's
- * list), then DINOv3's period base 100 (RopePositionEmbedding's default,
- * dinov3/layers/rope_position_encoding.py). */
-static const double released_bases[] = { 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, 1e7, 100 };
-
-/* The angle scales of released code at real coordinates, tried when none
- * is given: none (1), DINOv3's 2 pi (angles 2 pi coords / periods, with
- * coordinates normalized to [-1, 1]), pi.  As --rope-angle-scale K pi^PI
- * (positions.c pc_rope_scale_parse); TEXT is the option's value. */
-static const struct { double k; int pi; const char *text; } released_scales[] = {
-    { 0.0, 0, NULL }, { 2.0, 1, "2pi" }, { 1.0, 1, "pi" }
-};
-#define N_BASES (sizeof released_bases / sizeof released_bases[0])
-#define N_SCALES (sizeof released_scales / sizeof released_scales[0])
-
-/* Under base B (0: the spec's own) and angle scale SC (an index of
- * released_scales; -1: the spec's own): 1 when a split explains every
- * pair (R's split and axes then those). */
-static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
-                          double k, int pi, const char *text);
-static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b, int sc)
-{
-    if (sc >= 0)
-        return axes_try_scale(r, spec, rs, b, released_scales[sc].k, released_scales[sc].pi,
-                              released_scales[sc].text);
-    return axes_try_scale(r, spec, rs, b, -1.0, 0, NULL);
-}
-
-/* The same under the angle scale K pi^PI (K < 0: the spec's own), TEXT
- * its --rope-angle-scale value (NULL: none to give). */
-static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
-                          double k, int pi, const char *text)
-{
-    pc_spec sb = *spec;
-    pc_rope_spec tb = *rs;   /* the schedule's base and scale are the rope spec's */
-    pc_err e2 = { "" };
-    if (b > 0) {
-        sb.base = tb.p.base = b;
-        sb.base_set = tb.have_base = 1;
-    }
-    if (k >= 0) {
-        tb.p.scale_k = k;
-        tb.p.scale_pi = pi;
-    }
-    sb.own = &tb;
-    if (axes_split(r, &sb, &tb, &e2) != PC_OK || !r->axes_found) return 0;
-    if (b > 0) {
-        r->spec_base = b;
-        r->spec_base_set = 1;
-        r->base_searched = 1;
-    }
-    if (text) {
-        snprintf(r->scale_text, sizeof r->scale_text, "%s", text);
-        r->scale_found = r->scale_text;
-    }
-    return 1;
-}
-
-/* ---- axial frequencies fitted at the ids (no base or scale tried
- * explains the pairs) ----------------------------------------------------- */
-
-#define FIT_MIN_ANGLE 0.05  /* a pair's angle read below this is not used: a bfloat16
-                             * pair's is good to 2^-8 rad (axes_freqs.c's AF_MIN_ANGLE) */
-#define FIT_SNAP 1e-3       /* a scale within 0.1% of K pi or of a whole K is that */
-
-/* The row among R's with the smallest positive position on axis A of
- * RS's ids (-1: none). */
-static int64_t smallest_row(const ident_run *r, const pc_rope_spec *rs, int a)
-{
-    int64_t best = -1;
-    double bx = 0;
-    for (int64_t k = r->lo; k <= r->hi && k < rs->n_ids; k++) {
-        double x = rs->coords ? rs->coords[k * rs->n_id_axes + a]
-                              : (double)rs->ids[k * rs->n_id_axes + a];
-        if (x > 0 && (best < 0 || x < bx)) { best = k; bx = x; }
-    }
-    return best;
-}
-
-/* Axial dims DIMS (A axes, each pair of axis a at local j turning at
- * S B^(-2j/dims[a])): S and B fitted by least squares on ln w over the
- * pairs, w a pair's angle over its axis' smallest positive position p
- * (p w < pi: the row nearest the origin on that axis).  0 when fewer than
- * two exponents are read. */
-static int fit_axial(const ident_run *r, const pc_rope_spec *rs, const int *dims, double *S,
-                     double *B)
-{
-    int A = rs->n_id_axes, h = r->d / 2, lay = r->layout, n = 0;
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    float *y = malloc((size_t)r->d * sizeof *y);
-    for (int a = 0, i0 = 0; y && a < A; i0 += dims[a] / 2, a++) {
-        int64_t row = smallest_row(r, rs, a);
-        if (row < 0 || rows_at(r, lay, row, 1, y) != 0) continue;
-        double p = rs->coords ? rs->coords[row * A + a] : (double)rs->ids[row * A + a];
-        for (int j = 0; j < dims[a] / 2 && i0 + j < h; j++) {
-            int i = i0 + j;
-            double ang = atan2((double)y[lay ? i + h : 2 * i + 1], (double)y[lay ? i : 2 * i]);
-            if (!(ang >= FIT_MIN_ANGLE)) continue;
-            double x = 2.0 * j / dims[a], v = log(ang / p);
-            sx += x; sy += v; sxx += x * x; sxy += x * v; n++;
-        }
-    }
-    free(y);
-    double den = (double)n * sxx - sx * sx;
-    if (n < 2 || !(den > 0)) return 0;
-    double slope = ((double)n * sxy - sx * sy) / den;
-    *S = exp((sy - slope * sx) / n);
-    *B = exp(-slope);
-    return isfinite(*S) && isfinite(*B) && *B > 1.0;
-}
-
-/* S as --rope-angle-scale: K pi (K whole, "pi", "2pi") or a whole K
- * within FIT_SNAP, else S itself; K and PI of it. */
-static void scale_text(double S, double *k, int *pi, char *buf, size_t len)
-{
-    double kp = round(S / M_PI), kw = round(S);
-    if (kp >= 1 && fabs(S / (kp * M_PI) - 1.0) < FIT_SNAP) {
-        *k = kp; *pi = 1;
-        if (kp == 1) snprintf(buf, len, "pi"); else snprintf(buf, len, "%.0fpi", kp);
-    } else {
-        *k = kw >= 1 && fabs(S / kw - 1.0) < FIT_SNAP ? kw : S;
-        *pi = 0;
-        snprintf(buf, len, "%.9g", *k);
-    }
-}
-
-/* Each axial split of axial_candidates: its base and angle scale fitted
- * (fit_axial; the base rounded as identify.c rounds one), kept when every
- * pair then follows its axis.  1 when one is. */
-static int axes_fit(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs)
-{
-    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
-    int nc = axial_candidates(rs->n_id_axes, r->d, dims);
-    for (int c = 0; c < nc; c++) {
-        double S, B, k;
-        int pi;
-        char text[40];
-        if (!fit_axial(r, rs, dims[c], &S, &B)) continue;
-        double br = pc_rope_round_base(B);
-        scale_text(S, &k, &pi, text, sizeof text);
-        if (axes_try_scale(r, spec, rs, isnan(br) ? B : br, k, pi, k == 1 && !pi ? NULL : text)) {
-            r->base_fitted_axes = 1;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Rows with position ids of several axes: under the split given, else
- * the split found (axes_guess); without a base, config or factors, under
- * the released_bases too; at real coordinates without --rope-angle-scale,
- * under the released_scales too (each base under each scale). */
-static pc_status identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
-{
-    const pc_rope_spec *rs = pc_rope_spec_of(spec);
-    r->given = &rs->given;
-    r->spec_base = spec->base;
-    r->spec_base_set = spec->base_set;
-    pc_status st = axes_split(r, spec, rs, err);
-    /* nothing says the frequencies (no --base, config, rope_scaling or
-     * factors): the bases of released models are tried too (Qwen2-VL's
-     * 1e6, Qwen3-VL's 5e6), each kept only when every pair follows an axis
-     * under it, and given in check_args; nothing says the angle scale of
-     * real coordinates: DINOv3's 2 pi and pi too (a scale S multiplies
-     * every frequency, S B^(-2j/dim) of no other base and scale) */
-    const pc_rope_opts *g = &rs->given;
-    int base_given = spec->base_set || g->config || g->inline_json || g->freqs_path;
-    int scales = rs->coords && !g->angle_scale ? (int)N_SCALES : 1;
-    if ((st == PC_OK && r->axes_found) || (base_given && scales == 1)) return st;
-    for (int sc = 0; sc < scales; sc++) {
-        if (sc > 0 && axes_try(r, spec, rs, 0.0, sc)) return PC_OK;
-        for (size_t k = 0; !base_given && k < N_BASES; k++)
-            if (released_bases[k] != rs->p.base
-                && axes_try(r, spec, rs, released_bases[k], scales > 1 ? sc : -1))
-                return PC_OK;
-    }
-    /* at real coordinates with nothing given: the base and scale fitted
-     * from the pairs' angles (DINOv3's periods of another base) */
-    if (rs->coords && !base_given && scales > 1 && axes_fit(r, spec, rs)) return PC_OK;
-    st = axes_split(r, spec, rs, err);  /* the first answer, as it was */
-    size_t u = strlen(err->msg);
-    if (st != PC_OK && strstr(err->msg, "no split tried") && u + 1 < sizeof err->msg)
-        snprintf(err->msg + u, sizeof err->msg - u, " (also tried: %s%s)",
-                 base_given ? "" : "the bases of released models 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, "
-                 "1e7, 100", scales > 1 ? (base_given ? "the angle scales 2pi, pi"
-                                           : ", each under the angle scales 1, 2pi, pi, then a "
-                                             "base and scale fitted per axial split") : "");
-    return st;
 }
 
 /* Rows at the position ids of one axis of RS: the fit over their own
@@ -680,7 +302,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
         return pc_seterr(err, PC_EINPUT, "--position-ids %s gives the positions of a table's rows; "
                          "%s computes at the positions it is called with (--positions): identify "
                          "it without --position-ids", rs->given.ids_path, impl->name);
-    if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
+    if (rs && rs->ids && rs->n_id_axes > 1) return pc_rope_identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
     pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
                  : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
