@@ -32,6 +32,8 @@ sin_tables.py, relative_tables.py: PyTorch, HF's formulas):
          UNKNOWN), M-RoPE of Qwen2-VL (sections 16,24,24, base 1e6) and
          Qwen3-VL (24,20,20 interleaved, base 5e6) at 3-axis position ids
          (before: exit 2, no split explained the pairs under base 10000),
+         M-RoPE of text tokens only (every axis alike: FOUND with sections
+         check takes, saying the rows cannot tell them; before: exit 2),
          FLUX's axial RoPE (16,56,56), axial RoPE at real coordinates
          (before: exit 2, identify fitted integer positions only), DINOv3's
          at coordinates in [-1, 1] with angles 2 pi coords / periods (base 100;
@@ -314,6 +316,41 @@ try:
          axes_cache("mrope3", 128, 5e6, vids, sections=(24, 20, 20), interleaved=True)
          + ["--position-ids", path("vl_ids")],
          ["--base", "5000000", "--rope-sections", "24,20,20", "--mrope-interleaved"])
+    # text tokens only: every axis holds the same position in every row, so
+    # every split explains the rows (before: exit 2, "any split"); FOUND with
+    # sections check takes, the text and the JSON saying the rows cannot tell
+    # them
+    tids = np.repeat(np.arange(300, dtype=np.int64)[:, None], 3, axis=1)
+    tdata = axes_cache("mtext", 128, 1e6, tids, sections=(16, 24, 24)) \
+        + ["--position-ids", save("text_ids", tids)]
+    case("rope M-RoPE Qwen2-VL, text tokens only (every axis alike)", tdata,
+         ["--base", "1000000", "--rope-sections", "16,24,24"])
+    rc, out, err, _ = run(["identify"] + tdata)
+    ok(rc == 0 and "these rows cannot tell one" in out and "not determined by the data" in out,
+       "M-RoPE of text tokens only: the text says the rows cannot tell the split", out + err)
+    rc, out, err, _ = run(["identify"] + tdata + ["--format", "json"])
+    try:
+        res = json.loads(out)["results"][0]
+    except Exception as e:  # noqa: BLE001 - shown on failure
+        res, err = {}, "%s\n%s%s" % (e, out[:1500], err)
+    ok(res.get("found") is True and res.get("split_determined") is False,
+       "M-RoPE of text tokens only: JSON found, split_determined false", out[:1500] + err)
+    # M-RoPE sections with float16 angles (before: check crashed, the
+    # sections' float16 frequencies prepared before the attention factor
+    # was decided): the binary32 cache fails, naming the angles
+    rc, out, err, _ = run(["check"] + tdata + ["--base", "1000000", "--rope-sections", "16,24,24",
+                                               "--rope-angle-dtype", "f16", "--regressions", "off"])
+    ok(rc == 1 and "the angles are not float16 values" in out,
+       "M-RoPE sections with --rope-angle-dtype f16 on a binary32 cache: exit 1 naming the "
+       "angles (rc %d)" % rc, out[-1500:] + err)
+    # two axes alike, the third not (no split between those two can be told):
+    # still exit 2, naming them
+    pids = np.array([(t, t, t + (t % 5)) for t in range(300)], dtype=np.int64)
+    pdata = axes_cache("mpart", 128, 1e6, pids, sections=(16, 24, 24)) \
+        + ["--position-ids", save("part_ids", pids)]
+    rc, out, err, _ = run(["identify"] + pdata)
+    ok(rc == 2 and "two of which hold the same position in every row" in err,
+       "M-RoPE with two axes alike and a third not: exit 2 naming them (rc %d)" % rc, out + err)
     fids = np.array([(0, 0, 0)] * 16 + [(0, y, x) for y in range(16) for x in range(16)],
                     dtype=np.int64)
     case("rope axial FLUX (16,56,56)",

@@ -12,6 +12,8 @@
 #     layout (M-RoPE's [a1 a2 | a1 a2]) and inv_freq left in float32 fail with
 #     the cause first; the float16 cache checked without --rope-angle-dtype
 #     names the float16 angles; config.json without --position-ids is exit 2;
+#     identify given the cache and its position ids alone finds the halves,
+#     the float16 frequencies and angles, and check passes with its check_args;
 #   - SAM-2 (facebookresearch/sam2 position_encoding.py: init_t_xy,
 #     compute_axial_cis; RoPEAttention, head dim 256, rope_theta 10000) over
 #     its 64 x 64 grid and a 48 x 32 one: --rope-axes-dim 128,128 --layout
@@ -155,6 +157,63 @@ END
 prc=$?
 [ $rc -eq 0 ] && [ $prc -eq 0 ]
 ok $? "chatglm: identify's check_args keep --rope-axes-halves and --rope-freq-dtype f16, and check passes with them (exit $rc)" "$tmp/glmid.log"
+
+# identify given the table and its position ids alone: the columns' halves
+# (--rope-axes-halves, read in the blocks of --rope-axes-dim 64,64), the
+# float16 frequencies and, for the model run in float16, the float16 angles
+# are found (before: exit 2, no split tried explained the pairs, the cache
+# read as (n, d/2) with d 256), and check passes with check_args; given the
+# ChatGLM options but not --rope-angle-dtype, the float16 cache's angles are
+# found (before: UNKNOWN, exit 1)
+idcheck() { # idcheck NAME WANT TEXT [IDENTIFY OPTIONS...]: FOUND, WANT in check_args, check passes
+    name=$1 want=$2 text=$3
+    shift 3
+    d=$tmp/$name
+    "$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+        "$@" --format json >"$d/id.json" 2>&1
+    rc=$?
+    "$PY" - "$d/id.json" "$PECHECK" "$want" >"$d/id.log" 2>&1 <<'END2'
+import json, subprocess, sys
+res = json.load(open(sys.argv[1]))["results"][0]
+args = res["check_args"]
+print(" ".join(args))
+missing = [a for a in sys.argv[3].split() if a not in args]
+r = subprocess.run([sys.argv[2], "check", "--quiet", "--regressions", "off"] + args,
+                   capture_output=True, text=True)
+print("found", res["found"], "missing", missing, "check exit", r.returncode, r.stdout[-600:], r.stderr)
+raise SystemExit(1 if missing or r.returncode or not res["found"] else 0)
+END2
+    prc=$?
+    [ $rc -eq 0 ] && [ $prc -eq 0 ]
+    ok $? "$name: $text (exit $rc)" "$d/id.log"
+    head -n 1 "$d/id.log" | sed "s|$tmp/||g; s/^/# $name: /"
+}
+idcheck chatglm-ok "--rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16" \
+    "identify with the position ids alone finds the halves and the float16 frequencies; check passes with check_args"
+idcheck chatglm-half "--rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16 --rope-angle-dtype f16" \
+    "identify with the position ids alone finds the halves and the float16 angles; check passes with check_args"
+idcheck chatglm-half "--rope-axes-halves --rope-angle-dtype f16" \
+    "identify given ChatGLM's options without --rope-angle-dtype finds the float16 angles" \
+    --rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16
+d=$tmp/chatglm-half
+"$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" >"$d/id.txt" 2>&1
+grep -q "each axis' dims in a half layout of its own.*found" "$d/id.txt" \
+    && grep -q "the angles are float16 values" "$d/id.txt"
+ok $? "chatglm-half: identify's text names the halves and the float16 angles it found" "$d/id.txt"
+# a cache whose columns are no layout identify knows (the half cache's
+# columns reversed) is still exit 2, naming the halves among what was tried
+mkdir -p "$tmp/chatglm-rev"
+"$PY" - "$tmp/chatglm-ok" "$tmp/chatglm-rev" <<'END2'
+import sys, numpy as np
+for f in ("cos", "sin"):
+    np.save("%s/%s.npy" % (sys.argv[2], f), np.ascontiguousarray(np.load("%s/%s.npy" % (sys.argv[1], f))[:, ::-1]))
+np.save(sys.argv[2] + "/pos.npy", np.load(sys.argv[1] + "/pos.npy"))
+END2
+d=$tmp/chatglm-rev
+"$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" >"$d/id.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "no split tried explains every pair.*--rope-axes-halves" "$d/id.txt"
+ok $? "chatglm, columns reversed: exit 2 naming the halves among what was tried (exit $rc)" "$d/id.txt"
 
 # SAM-2
 passes sam2-ok-64x64 "its 64 x 64 grid (head dim 256) passes as --rope-axes-dim 128,128, interleaved"

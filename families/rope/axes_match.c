@@ -16,6 +16,8 @@
 #include <string.h>
 #include "axes_match.h"
 #include "harness/sandbox/call.h"
+#include "harness/base/dtype.h"
+#include "harness/base/half.h"
 
 #define AM_ROWS 512
 #define AM_TOL PC_AXES_TOL
@@ -35,19 +37,29 @@ static int angles(const pc_impl *impl, int d, double base, int layout, int64_t r
     return 0;
 }
 
+/* The angle of a pair at axis position X and frequency W: X W, or under
+ * HALF the float16 angle fl16(fl16(X) W) of a model run in float16 (W a
+ * float16 value then; the product of two 11-bit numbers is exact in
+ * binary32, rounded once: schedule_axes.c's half_angle). */
+static double angle_at(double x, double w, int half)
+{
+    if (!half) return x * w;
+    return (double)pc_round_to(PC_DT_F16, pc_round_to(PC_DT_F16, (float)x) * (float)w);
+}
+
 /* ERR[i * A + a] += |angle_i - pos_a omega_i| of row ROW (wrapped). */
-static void add_errors(const pc_rope_axes *ax, const double *omega, int h, int64_t row,
+static void add_errors(const pc_rope_axes *ax, const double *omega, int half, int h, int64_t row,
                        const double *ang, double *err)
 {
     for (int i = 0; i < h; i++)
         for (int a = 0; a < ax->n_axes; a++) {
-            double t = pc_rope_axes_x(ax, row, a) * omega[i];
+            double t = angle_at(pc_rope_axes_x(ax, row, a), omega[i], half);
             err[i * ax->n_axes + a] += fabs(remainder(ang[i] - t, 2.0 * M_PI));
         }
 }
 
-int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const double *omega, int d,
-                        double base, int layout, int64_t lo, int64_t hi, int *follow)
+int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const double *omega, int half,
+                        int d, double base, int layout, int64_t lo, int64_t hi, int *follow)
 {
     int h = d / 2, A = ax->n_axes;
     size_t dd = (size_t)d;
@@ -58,7 +70,7 @@ int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const doubl
     for (int i = 0; rc == 0 && i < h; i++) x[layout ? i : 2 * i] = 1.0f;
     for (int64_t row = lo; rc == 0 && row <= hi; row += step, used++)
         if ((rc = angles(impl, d, base, layout, row, x, y, ang)) == 0)
-            add_errors(ax, omega, h, row, ang, err);
+            add_errors(ax, omega, half, h, row, ang, err);
     for (int i = 0; rc == 0 && i < h; i++) {
         int best = 0;
         for (int a = 1; a < A; a++)
@@ -185,7 +197,7 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
     int *follow = malloc((size_t)h * sizeof *follow), wrong = 0, none = 0;
     for (int i = 0; fr && omega && i < h; i++) omega[i] = pc_freqs_omega(fr, i);
     if (fr && omega && follow
-        && pc_rope_axes_follow(impl, ax, omega, cfg->d, cfg->base, cfg->layout, cfg->pos_lo,
+        && pc_rope_axes_follow(impl, ax, omega, 0, cfg->d, cfg->base, cfg->layout, cfg->pos_lo,
                                cfg->pos_hi, follow) == 0) {
         for (int i = 0; i < h; i++) {
             none += follow[i] < 0;

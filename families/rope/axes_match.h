@@ -10,9 +10,11 @@
 
 /* For each of the D/2 pairs of IMPL's rows LO..HI (rows of AX's position
  * ids, LAYOUT, BASE the hook's argument), the axis whose positions times
- * OMEGA_i explain its angles into FOLLOW (-1: none); -1 when a call fails. */
-int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const double *omega, int d,
-                        double base, int layout, int64_t lo, int64_t hi, int *follow);
+ * OMEGA_i explain its angles into FOLLOW (-1: none); -1 when a call fails.
+ * HALF: the angles are float16 values, fl16(fl16(x) OMEGA_i), OMEGA_i
+ * float16 values (--rope-angle-dtype f16: a model run in half precision). */
+int pc_rope_axes_follow(const pc_impl *impl, const pc_rope_axes *ax, const double *omega, int half,
+                        int d, double base, int layout, int64_t lo, int64_t hi, int *follow);
 /* FOLLOW (H pairs, A axes) for people: "sections 24,16,24 (in turn)" or
  * its runs of pairs. */
 void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, size_t len);

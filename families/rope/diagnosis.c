@@ -346,11 +346,30 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
     fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
             : " (\"none\": no axis explains the pair with the given frequencies)");
-    if (r->split_opt)
-        fprintf(f, "  split: none given; %s %s%s%s explains every pair (tried: M-RoPE sections "
-                "under the one schedule, then axial dims, then by parity)\n", r->split_opt,
-                r->split, r->split_interleaved ? " --mrope-interleaved" : "",
-                r->split_parity ? " --rope-axes-parity" : "");
+    if (r->split_any)
+        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
+                "same position in every row, so every split of the pairs explains them (the "
+                "rows are those of one position a row); %s %s is given for check, not "
+                "determined by the data\n", r->split_opt, r->split);
+    else if (r->split_opt)
+        fprintf(f, "  split: none given; %s %s%s%s%s explains every pair (tried: M-RoPE sections "
+                "under the one schedule, then axial dims, then by parity, then each axis' dims "
+                "in a half layout of its own)\n", r->split_opt, r->split,
+                r->split_interleaved ? " --mrope-interleaved" : "",
+                r->split_parity ? " --rope-axes-parity" : "",
+                r->halves_found ? " --rope-axes-halves" : "");
+    if (r->halves_found)
+        fprintf(f, "  columns: each axis' dims in a half layout of its own, [a a | b b] "
+                "(ChatGLM-6B's position_encoding_2d, one rotate_half per axis): found, none "
+                "given\n");
+    if (r->storage_found)
+        fprintf(f, "  storage of the angles: %s (none given: found; %s)\n",
+                r->storage_found == 1 ? "the frequencies are float16 values, omega_i rounded "
+                "to float16 (--rope-freq-dtype f16)" : "the angles are float16 values, "
+                "fl16(fl16(x) fl16(omega_i)) (--rope-freq-dtype f16 --rope-angle-dtype f16)",
+                r->storage_found == 1 ? "inv_freq held in half precision, ChatGLM-6B's "
+                "inv_freq.half()" : "the model run in float16: the position, frequency and "
+                "product in half precision");
     if (r->spec_base_set && r->base_searched)
         fprintf(f, "  base: %.9g (none given: %s under which every pair follows an axis)\n",
                 r->spec_base, r->base_fitted_axes ? "fitted from the pairs' angles at their axes' "
@@ -421,7 +440,13 @@ static void write_json_axes(pc_json *j, const ident_run *r)
         pc_json_str(j, "split", r->split);
         pc_json_bool(j, "split_interleaved", r->split_interleaved);
         pc_json_bool(j, "split_parity", r->split_parity);
+        pc_json_bool(j, "split_halves", r->halves_found);
+        /* false: the rows cannot tell the split (every axis alike), SPLIT is one check takes */
+        pc_json_bool(j, "split_determined", !r->split_any);
     }
+    if (r->storage_found)
+        pc_json_str(j, "storage_found", r->storage_found == 1 ? "float16 frequencies"
+                                                              : "float16 angles");
     pc_json_arr(j, "pair_axis");
     for (int i = 0; i < r->d / 2; i++) pc_json_int(j, NULL, r->follow[i]);
     pc_json_end(j);
@@ -505,7 +530,13 @@ static void axes_check_args(const ident_run *r, pc_args *out)
         pc_args_add(out, "%s", r->split);
         if (r->split_interleaved) pc_args_add(out, "--mrope-interleaved");
         if (r->split_parity) pc_args_add(out, "--rope-axes-parity");
+        if (r->halves_found) pc_args_add(out, "--rope-axes-halves");
     }
+    /* the storage found (none given): the frequencies float16, the angles too */
+    if (r->storage_found && !o->freq_dtype) pc_args_add(out, "--rope-freq-dtype");
+    if (r->storage_found && !o->freq_dtype) pc_args_add(out, "f16");
+    if (r->storage_found == 2) pc_args_add(out, "--rope-angle-dtype");
+    if (r->storage_found == 2) pc_args_add(out, "f16");
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness/engine/accuracy.h"
+#include "harness/base/dtype.h"
+#include "harness/sources/table.h"
 #include "families/spec_sched.h"
 #include "ident_run.h"
 #include "axes_match.h"
@@ -24,15 +26,20 @@ static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, 
     pc_spec_sched hold;
     pc_status st = pc_spec_schedule(spec, &cfg, &hold, err);
     if (st != PC_OK) return st;
-    const pc_rope_axes *ax = ((const pc_rope_params *)hold.own)->axes;
+    const pc_rope_params *p = hold.own;
+    const pc_rope_axes *ax = p->axes;
     pc_freqs *fr = pc_freqs_new(r->d, hold.s);
     double *omega = malloc((size_t)(r->d / 2) * sizeof *omega);
     if (!r->follow) r->follow = malloc((size_t)(r->d / 2) * sizeof *r->follow);
     r->n_axes = ax->n_axes;
-    for (int i = 0; fr && omega && i < r->d / 2; i++) omega[i] = pc_freqs_omega(fr, i);
+    /* float16 angles (--rope-angle-dtype): the schedule hands the angle
+     * itself to the reference (its omega is 1); the pairs turn at the
+     * float16 frequencies OMEGA_S, their angles rounded */
+    for (int i = 0; fr && omega && i < r->d / 2; i++)
+        omega[i] = p->angle_dtype ? p->omega_s[i] : pc_freqs_omega(fr, i);
     if (!fr || !omega || !r->follow) st = pc_seterr(err, PC_ENOMEM, "out of memory");
-    else if (pc_rope_axes_follow(r->impl, ax, omega, r->d, r->base, r->layout, r->lo, r->hi,
-                                 r->follow) != 0)
+    else if (pc_rope_axes_follow(r->impl, ax, omega, p->angle_dtype != 0, r->d, r->base,
+                                 r->layout, r->lo, r->hi, r->follow) != 0)
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
         r->axes_found = 1;
@@ -47,21 +54,32 @@ static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, 
     return st;
 }
 
-/* 1 when two axes of RS's ids hold the same position in every row: no
- * split of the pairs between them can be told. */
-static int axes_alike(const pc_rope_spec *rs)
+/* 1 when axes A and B of RS's ids hold the same position in every row. */
+static int axis_pair_alike(const pc_rope_spec *rs, int a, int b)
 {
     int A = rs->n_id_axes;
+    int64_t k = 0;
+    /* real coordinates: the ids are -1 throughout, the coordinates differ */
+    while (k < rs->n_ids && (rs->coords ? rs->coords[k * A + a] == rs->coords[k * A + b]
+                                        : rs->ids[k * A + a] == rs->ids[k * A + b]))
+        k++;
+    return k == rs->n_ids;
+}
+
+/* 2 when every axis of RS's ids holds the same position in every row (the
+ * rows of text tokens under M-RoPE: any split explains them), 1 when two
+ * of them do (no split of the pairs between those two can be told), 0
+ * when none. */
+static int axes_alike(const pc_rope_spec *rs)
+{
+    int A = rs->n_id_axes, all = 1, some = 0;
     for (int a = 0; a < A; a++)
         for (int b = a + 1; b < A; b++) {
-            int64_t k = 0;
-            /* real coordinates: the ids are -1 throughout, the coordinates differ */
-            while (k < rs->n_ids && (rs->coords ? rs->coords[k * A + a] == rs->coords[k * A + b]
-                                                : rs->ids[k * A + a] == rs->ids[k * A + b]))
-                k++;
-            if (k == rs->n_ids) return 1;
+            int same = axis_pair_alike(rs, a, b);
+            some |= same;
+            all &= same;
         }
-    return 0;
+    return all ? 2 : some;
 }
 
 /* The axial dims tried for A axes at width D (FLUX's axes_dim 16,56,56;
@@ -78,14 +96,159 @@ static int axial_candidates(int A, int d, int dims[][PC_ROPE_AXES_MAX])
     return n;
 }
 
+/* ---- how the frequencies and angles are stored ---------------------------- */
+
+/* The storages tried when none is given: the schedule's values as
+ * computed, the frequencies float16 values (inv_freq.half(): ChatGLM-6B's
+ * RotaryEmbedding), the angles float16 values too (the model run in
+ * float16: t, inv_freq and their product in half). */
+enum { ST_EXACT, ST_FREQ16, ST_ANGLE16, ST_N };
+#define F16_MAX 65504  /* float16's largest finite value: a larger position overflows */
+
+/* T (a copy of RS) under storage S: 0 when S does not apply (given
+ * already, a rope_scaling or an angle scale, which --rope-freq-dtype and
+ * --rope-angle-dtype refuse, real coordinates, positions past float16). */
+static int storage_set(pc_rope_spec *t, const pc_rope_spec *rs, int s)
+{
+    t->p.freq_dtype = rs->p.freq_dtype;
+    t->p.angle_dtype = rs->p.angle_dtype;
+    if (s == ST_EXACT) return 1;
+    if (rs->p.type != PC_ROPE_DEFAULT || rs->p.scale_k > 0.0 || rs->coords || rs->p.angle_dtype)
+        return 0;
+    if (s == ST_FREQ16) {
+        t->p.freq_dtype = PC_DT_F16;
+        return !rs->p.freq_dtype;
+    }
+    t->p.freq_dtype = t->p.angle_dtype = PC_DT_F16;
+    return rs->max_id <= F16_MAX;
+}
+
+/* Under SPEC (whose rope spec is T, a copy of RS) and each storage in
+ * turn: R->axes_found when one explains every pair (WANT: as WANT's axes),
+ * R->storage_found which.  A storage's schedule that cannot be prepared
+ * is one that does not explain the rows; the first's error is returned. */
+static pc_status under_storages(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                                const pc_rope_spec *rs, const int *want, pc_err *err)
+{
+    int more = 0;  /* a storage other than the computed one tried */
+    r->storage_found = ST_EXACT;
+    for (int s = ST_EXACT; s < ST_N; s++) {
+        pc_err e2 = { "" };
+        if (!storage_set(t, rs, s)) continue;
+        more |= s != ST_EXACT;
+        r->axes_found = 0;
+        pc_status st = axes_under(r, spec, want, s == ST_EXACT ? err : &e2);
+        if (st != PC_OK && s == ST_EXACT) return st;
+        if (st == PC_OK && r->axes_found) {
+            r->storage_found = s;
+            break;
+        }
+    }
+    if (r->axes_found || !more) return PC_OK;
+    /* none does: R's pairs described as computed, not as the last storage tried */
+    pc_err e3 = { "" };
+    storage_set(t, rs, ST_EXACT);
+    (void)axes_under(r, spec, want, &e3);
+    return PC_OK;
+}
+
+/* WANT (H pairs): the axis of each pair of axial DIMS (A axes) in turn. */
+static void dims_want(const int *dims, int A, int h, int *want)
+{
+    for (int a = 0, j = 0; a < A; a++)
+        for (int l = 0; l < dims[a] / 2 && j < h; l++) want[j++] = a;
+}
+
+/* DIMS (A of them) as --rope-axes-dim's value into R->split. */
+static void dims_split(ident_run *r, const int *dims, int A)
+{
+    for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
+        v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "", dims[a]);
+}
+
+/* Each axis' dims in a half layout of its own (--rope-axes-halves:
+ * ChatGLM-6B's position_encoding_2d, one rotate_half per half of the
+ * head): the table read again in the blocks of each axial split of its
+ * columns (pc_table_read_blocked), under each storage; 1 when one explains
+ * every pair (R's width, layout and split then those), else the table's
+ * reading and R's restored. */
+static int halves_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t, const pc_rope_spec *rs,
+                      pc_err *err)
+{
+    const pc_table_info *ti = pc_table_info_of(r->impl);
+    int A = rs->n_id_axes, d0 = r->d, l0 = r->layout, want[PC_D_MAX / 2];
+    if (!ti || A > PC_SPEC_BLOCKS_MAX || (ti->full_width && ti->layout != 1)) return 0;
+    int cols = ti->full_width ? ti->d : ti->d / 2, dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
+    int nc = axial_candidates(A, cols, dims);
+    for (int c = 0; c < nc; c++) {
+        if (pc_table_read_blocked(r->impl, dims[c], A) != 0) continue;
+        r->d = cols;
+        r->layout = 1;  /* the blocks are read into the whole width's half layout */
+        t->n_sections = 0;
+        t->n_axes_dim = A;
+        t->axes_parity = 0;
+        t->axes_halves = 1;
+        memcpy(t->axes_dim, dims[c], (size_t)A * sizeof *dims[c]);
+        dims_want(dims[c], A, cols / 2, want);
+        if (under_storages(r, spec, t, rs, want, err) == PC_OK && r->axes_found) {
+            r->halves_found = 1;
+            r->split_opt = "--rope-axes-dim";
+            dims_split(r, dims[c], A);
+            return 1;
+        }
+        pc_table_read_blocked(r->impl, NULL, 0);
+        r->d = d0;
+        r->layout = l0;
+        t->axes_halves = rs->axes_halves;
+    }
+    return 0;
+}
+
+/* Every axis holds the same position in every row (text tokens under
+ * M-RoPE): every split explains the rows, and none can be found from
+ * them.  The pairs held to one split that check takes: Qwen2-VL's
+ * mrope_section 16,24,24 at 64 pairs and 3 axes, else the pairs shared
+ * in turn as evenly as the width allows (the first axis the remainder);
+ * R->split_any says the split is given, not found. */
+static pc_status axes_any(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                          const pc_rope_spec *rs, pc_err *err)
+{
+    int A = rs->n_id_axes, h = r->d / 2, sec[PC_ROPE_AXES_MAX], want[PC_D_MAX / 2];
+    for (int a = 0; a < A; a++) sec[a] = h / A + (a == 0 ? h % A : 0);
+    if (A == 3 && h == 64) { sec[0] = 16; sec[1] = 24; sec[2] = 24; }
+    memset(t->sections, 0, sizeof t->sections);
+    memcpy(t->sections, sec, (size_t)A * sizeof *sec);
+    t->n_sections = A;
+    t->sections_interleaved = 0;
+    t->n_axes_dim = 0;
+    pc_status st = under_storages(r, spec, t, rs, NULL, err);
+    if (st != PC_OK || !r->axes_found) return st;
+    /* the pairs follow every axis alike: each is given the split's */
+    for (int a = 0, j = 0; a < A; a++)
+        for (int l = 0; l < sec[a] && j < h; l++) want[j++] = a;
+    memcpy(r->follow, want, (size_t)h * sizeof *want);
+    r->split_any = 1;
+    r->split_opt = "--rope-sections";
+    dims_split(r, sec, A);
+    snprintf(r->sections, sizeof r->sections, "any split (every axis holds the same position in "
+             "every row); sections %s given for check", r->split);
+    return PC_OK;
+}
+
 /* No split given: the pairs' axes under the one schedule's frequencies,
  * read as M-RoPE sections (in turn or interleaved), else each axial split
- * of axial_candidates; the first that explains every pair is reported (its
- * option in check_args), else PC_EINPUT naming what was tried. */
+ * of axial_candidates, then each with its axes' dims in half layouts of
+ * their own (halves_try), each under the storages of under_storages; the
+ * first that explains every pair is reported (its options in check_args),
+ * else PC_EINPUT naming what was tried.  Axes that hold one position in
+ * every row: axes_any. */
 static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
 {
-    int A = rs->n_id_axes, h = r->d / 2;
-    if (axes_alike(rs))
+    int A = rs->n_id_axes, h = r->d / 2, alike = axes_alike(rs);
+    r->split_opt = NULL;
+    r->split_any = r->split_parity = r->split_interleaved = 0;
+    r->halves_found = r->storage_found = 0;
+    if (alike == 1)
         return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
                          "position in every row: any split of the pairs between them explains the "
                          "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
@@ -93,12 +256,13 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
     pc_rope_spec t = *rs;
     pc_spec s2 = *spec;
     s2.own = &t;
+    if (alike == 2) return axes_any(r, &s2, &t, rs, err);
     memset(t.sections, 0, sizeof t.sections);
     t.n_sections = A;
     t.sections[0] = h;         /* every pair at the one schedule's frequency */
     t.sections_interleaved = 0;
     t.n_axes_dim = 0;
-    pc_status st = axes_under(r, &s2, NULL, err);
+    pc_status st = under_storages(r, &s2, &t, rs, NULL, err);
     if (st != PC_OK) return st;
     int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
     if (kind) {
@@ -106,6 +270,8 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
         r->split_interleaved = kind == 2;
         return PC_OK;
     }
+    char first[400];           /* what the pairs follow under the one schedule, for the message */
+    snprintf(first, sizeof first, "%s", r->sections);
     int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
     int nc = axial_candidates(A, r->d, dims);
     char tried[200] = "";
@@ -120,35 +286,40 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
         t.n_sections = 0;
         t.n_axes_dim = A;
         t.axes_parity = parity;
-        for (int a = 0, j = 0; a < A; a++) {
+        for (int a = 0; a < A; a++) {
             t.axes_dim[a] = dims[dc][a];
             u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
                                   dims[dc][a]);
-            for (int l = 0; l < dims[dc][a] / 2 && j < h; l++) want[j++] = a;
         }
+        dims_want(dims[dc], A, h, want);
         if (parity && u < sizeof tried) snprintf(tried + u, sizeof tried - u, " by parity");
-        if ((st = axes_under(r, &s2, want, err)) != PC_OK) return st;
+        if ((st = under_storages(r, &s2, &t, rs, want, err)) != PC_OK) return st;
         if (r->axes_found) {
             r->split_parity = parity;
             r->split_opt = "--rope-axes-dim";
-            for (int a = 0, v = 0; a < A && v >= 0 && (size_t)v < sizeof r->split; a++)
-                v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "",
-                              dims[dc][a]);
+            dims_split(r, dims[dc], A);
             return PC_OK;
         }
     }
+    if (halves_try(r, &s2, &t, rs, err)) return PC_OK;
     return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
-                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s; "
+                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s, "
+                     "each axis' dims in a half layout of its own (--rope-axes-halves), each with "
+                     "the frequencies and the angles as computed, then float16 values; "
                      "say how the pairs follow them (--rope-sections, --rope-axes-dim, or a config "
-                     "with mrope_section)", rs->given.ids_path, A, r->sections,
+                     "with mrope_section)", rs->given.ids_path, A, first,
                      nc ? ", axial dims " : "", tried);
 }
 
 /* Under SPEC: the split given, else the split found (axes_guess). */
 static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
 {
-    if (rs->n_sections || rs->n_axes_dim) return axes_under(r, spec, NULL, err);
-    return axes_guess(r, spec, rs, err);
+    if (!rs->n_sections && !rs->n_axes_dim) return axes_guess(r, spec, rs, err);
+    pc_rope_spec t = *rs;
+    pc_spec s2 = *spec;
+    s2.own = &t;
+    r->storage_found = 0;
+    return under_storages(r, &s2, &t, rs, NULL, err);
 }
 
 /* The bases of released models with position axes, tried when nothing

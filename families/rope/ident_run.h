@@ -34,6 +34,10 @@ typedef struct ident_run {
     char split[64];
     int split_interleaved;
     int split_parity;         /* the split found shares the frequencies by parity */
+    int split_any;            /* every axis holds the same position in every row: any split
+                               * explains the rows, SPLIT is one for check, not found */
+    int halves_found;         /* none given: each axis' dims a half layout of its own, found */
+    int storage_found;        /* none given: 1 the frequencies float16 values, 2 the angles too */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
     char scale_text[40];      /* its text */

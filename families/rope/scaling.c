@@ -89,7 +89,10 @@ int pc_rope_type_of(const char *name)
 const pc_schedule_kind *pc_rope_type_kind(const pc_rope_params *p)
 {
     const rope_type *t = &types[p->type];
-    return p->att_one ? t->kind : t->kind_att;
+    /* a type without an attention factor has one kind, whether or not
+     * P's att_one is decided yet (--rope-angle-dtype prepares the float16
+     * frequencies of M-RoPE sections before pc_rope_prepare decides it) */
+    return p->att_one || !t->kind_att ? t->kind : t->kind_att;
 }
 
 pc_schedule pc_rope_schedule(const pc_rope_params *p)

@@ -56,6 +56,12 @@ typedef struct table {
      * layout (pc_table_unblock); N_BLOCKS 0: the columns as they are */
     int blocks[PC_SPEC_BLOCKS_MAX];
     int n_blocks;
+    /* read in blocks by pc_table_read_blocked: the shape found at open
+     * (INFO and the blocks then), restored by it */
+    int reread;
+    pc_table_info found;
+    int found_blocks[PC_SPEC_BLOCKS_MAX];
+    int found_n_blocks;
     table_fault *fault;
 } table;
 
@@ -786,6 +792,42 @@ int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks)
         return -1;
     if (n_blocks) memcpy(t->blocks, blocks, (size_t)n_blocks * sizeof *blocks);
     t->n_blocks = n_blocks;
+    return 0;
+}
+
+int pc_table_read_blocked(const pc_impl *impl, const int *blocks, int n_blocks)
+{
+    table *t = table_of(impl);
+    if (!t || !t->impl.rope || n_blocks < 0 || n_blocks > PC_SPEC_BLOCKS_MAX) return -1;
+    if (n_blocks == 0) {
+        if (!t->reread) return -1;
+        t->info = t->found;
+        memcpy(t->blocks, t->found_blocks, sizeof t->blocks);
+        t->n_blocks = t->found_n_blocks;
+        t->reread = 0;
+        return 0;
+    }
+    size_t sum = 0;
+    for (int k = 0; k < n_blocks; k++) {
+        if (blocks[k] < 2 || blocks[k] % 2) return -1; /* a block is pairs of columns */
+        sum += (size_t)blocks[k];
+    }
+    if (sum != t->cols || t->cols > PC_D_MAX) return -1;
+    if (!t->reread) {
+        t->found = t->info;
+        memcpy(t->found_blocks, t->blocks, sizeof t->blocks);
+        t->found_n_blocks = t->n_blocks;
+        t->reread = 1;
+    }
+    memcpy(t->blocks, blocks, (size_t)n_blocks * sizeof *blocks);
+    t->n_blocks = n_blocks;
+    t->info.full_width = 1;
+    t->info.d = (int)t->cols;
+    t->info.layout = PECHECK_LAYOUT_HALF;
+    snprintf(t->info.layout_note, sizeof t->info.layout_note, "(n, d) cache read as %d blocks "
+             "of columns, each axis' dims the half layout of its own pairs ([c c | c' c'], "
+             "ChatGLM-6B's position_encoding_2d): found by identify, the whole width's "
+             "layouts do not repeat its columns", n_blocks);
     return 0;
 }
 

@@ -117,6 +117,14 @@ int pc_table_blocks(const pc_impl *impl, int *blocks);
  * or -1 (nothing changed) when IMPL is no (n, d) RoPE cache whose width
  * the blocks sum to. */
 int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks);
+/* Read IMPL, a RoPE cache of C columns, from now on as an (n, C) cache
+ * (d = C, layout half) whose columns are the N_BLOCKS blocks BLOCKS (even,
+ * summing to C), each the half layout of its own pairs, whatever shape
+ * its open found (an (n, d/2) one: no layout of the whole width repeats
+ * ChatGLM-6B's columns); N_BLOCKS 0: back to the shape found at open.
+ * For identify, which tries the blocks as a hypothesis (no call of IMPL's
+ * hooks may run meanwhile).  0, or -1 (nothing changed). */
+int pc_table_read_blocked(const pc_impl *impl, const int *blocks, int n_blocks);
 /* The file's own column of IMPL's column COL as pecheck reads it (the half
  * layout of the whole width, pc_table_unblock): COL itself unless the
  * table is read in blocks (each axis' dims a half layout of their own). */
