@@ -204,6 +204,42 @@ static int halves_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t, const 
     return 0;
 }
 
+/* Each axial split of axial_candidates at R's width, then its equal dims
+ * with the frequencies shared by parity (--rope-axes-parity: Pixtral's
+ * vision RoPE, freqs[::2] for the rows, freqs[1::2] for the columns; its
+ * pairs follow the axes as the split's do), each under the storages:
+ * R->axes_found and R's split when one explains every pair; TRIED (LEN)
+ * lists them, *NC counts the candidates. */
+static pc_status axial_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                           const pc_rope_spec *rs, char *tried, size_t len, int *nc, pc_err *err)
+{
+    int A = rs->n_id_axes, h = r->d / 2, dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
+    *nc = axial_candidates(A, r->d, dims);
+    for (int c = 0; c < 2 * *nc; c++) {
+        int dc = c % *nc, parity = c >= *nc;
+        if (parity && dims[dc][0] != r->d / A) continue;
+        size_t u = strlen(tried);
+        t->n_sections = 0;
+        t->n_axes_dim = A;
+        t->axes_parity = parity;
+        for (int a = 0; a < A; a++) {
+            t->axes_dim[a] = dims[dc][a];
+            u += (size_t)snprintf(tried + u, len - u, "%s%d", a ? "," : c ? "; " : "", dims[dc][a]);
+        }
+        dims_want(dims[dc], A, h, want);
+        if (parity && u < len) snprintf(tried + u, len - u, " by parity");
+        pc_status st = under_storages(r, spec, t, rs, want, err);
+        if (st != PC_OK) return st;
+        if (r->axes_found) {
+            r->split_parity = parity;
+            r->split_opt = "--rope-axes-dim";
+            dims_split(r, dims[dc], A);
+            return PC_OK;
+        }
+    }
+    return PC_OK;
+}
+
 /* Every axis holds the same position in every row (text tokens under
  * M-RoPE): every split explains the rows, and none can be found from
  * them.  The pairs held to one split that check takes: Qwen2-VL's
@@ -272,35 +308,10 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
     }
     char first[400];           /* what the pairs follow under the one schedule, for the message */
     snprintf(first, sizeof first, "%s", r->sections);
-    int dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
-    int nc = axial_candidates(A, r->d, dims);
     char tried[200] = "";
-    /* each axial split, then its equal dims with the frequencies shared by
-     * parity (--rope-axes-parity: Pixtral's vision RoPE, freqs[::2] for the
-     * rows, freqs[1::2] for the columns; its pairs follow the axes as the
-     * split's do) */
-    for (int c = 0; c < 2 * nc; c++) {
-        int dc = c % nc, parity = c >= nc;
-        if (parity && dims[dc][0] != r->d / A) continue;
-        size_t u = strlen(tried);
-        t.n_sections = 0;
-        t.n_axes_dim = A;
-        t.axes_parity = parity;
-        for (int a = 0; a < A; a++) {
-            t.axes_dim[a] = dims[dc][a];
-            u += (size_t)snprintf(tried + u, sizeof tried - u, "%s%d", a ? "," : c ? "; " : "",
-                                  dims[dc][a]);
-        }
-        dims_want(dims[dc], A, h, want);
-        if (parity && u < sizeof tried) snprintf(tried + u, sizeof tried - u, " by parity");
-        if ((st = under_storages(r, &s2, &t, rs, want, err)) != PC_OK) return st;
-        if (r->axes_found) {
-            r->split_parity = parity;
-            r->split_opt = "--rope-axes-dim";
-            dims_split(r, dims[dc], A);
-            return PC_OK;
-        }
-    }
+    int nc = 0;
+    if ((st = axial_try(r, &s2, &t, rs, tried, sizeof tried, &nc, err)) != PC_OK || r->axes_found)
+        return st;
     if (halves_try(r, &s2, &t, rs, err)) return PC_OK;
     return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
                      "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s, "
