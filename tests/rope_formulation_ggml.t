@@ -22,6 +22,9 @@
 #   stay within ggml's there), their err/bound printed;
 # - refused (exit 2, naming the schedule): dynamic NTK, YaRN with an
 #   untruncated range (gpt-oss), axial positions; the sinusoidal family;
+# - identify proposes ggml for llama.cpp's caches (Llama-2, DeepSeek-V3)
+#   and hf for HF's (Llama-2, Qwen2.5 YaRN), in the text, the JSON
+#   (formulation) and the check line, which passes;
 # - check --shard of a llama.cpp cache under ggml: the merged JSON is the
 #   unsharded one's.
 set -u
@@ -168,6 +171,42 @@ if "$PY" -c 'import torch' >/dev/null 2>&1; then
     done
 else
     echo "# no torch: HF's float32 caches not built"
+fi
+
+# identify proposes the class: a llama.cpp cache ggml (hf fails), HF's own
+# hf; the check line carries --formulation and passes on the same rows
+# ident NAME P0 WANT: identify's text and JSON name WANT, the check line passes
+ident() {
+    "$PECHECK" identify --table "$tmp/$1/cos.npy" --table-sin "$tmp/$1/sin.npy" --pos-start "$2" \
+        >"$tmp/$1.id" 2>&1
+    "$PECHECK" identify --table "$tmp/$1/cos.npy" --table-sin "$tmp/$1/sin.npy" --pos-start "$2" \
+        --format json --output "$tmp/$1.idj" >/dev/null 2>&1
+    line=$(sed -n 's/^  check: //p' "$tmp/$1.id")
+    eval "\"\$PECHECK\" ${line#pecheck } --property accuracy --quiet --regressions off" >>"$tmp/$1.id" 2>&1
+    rc=$?
+    "$PY" -c 'import json, sys
+f = json.load(open(sys.argv[1]))["results"][0]["formulation"]
+assert f["proposed"] == sys.argv[2], f
+other = "hf" if sys.argv[2] == "ggml" else "ggml"
+assert f[sys.argv[2]]["pass"] and f[sys.argv[2]]["err_bound"] <= 1, f
+print("%s %.3g, %s %s %.3g" % (sys.argv[2], f[sys.argv[2]]["err_bound"], other,
+      "passes" if f[other]["pass"] else "fails", f[other]["err_bound"]))' "$tmp/$1.idj" "$3" \
+        >"$tmp/$1.idp" 2>>"$tmp/$1.id"
+    [ $? -eq 0 ] && [ $rc -eq 0 ] && grep -q "^  formulation: $3 (" "$tmp/$1.id" \
+        && grep -q -- "--formulation $3" "$tmp/$1.id"
+}
+ident llama2 $p0 ggml
+ok $? "identify on llama.cpp's Llama-2 cache: formulation ggml ($(cat "$tmp/llama2.idp")), its check line passes" \
+    "$tmp/llama2.id"
+ident deepseek3 159744 ggml
+ok $? "identify on llama.cpp's DeepSeek-V3 cache: formulation ggml ($(cat "$tmp/deepseek3.idp"))" \
+    "$tmp/deepseek3.id"
+if [ -d "$tmp/hf-llama2" ]; then
+    for m in llama2 qwen25yarn; do
+        ident "hf-$m" $((524288 - 2048)) hf
+        ok $? "identify on HF's $m cache: formulation hf ($(cat "$tmp/hf-$m.idp")), its check line passes" \
+            "$tmp/hf-$m.id"
+    done
 fi
 
 # what llama.cpp does not implement: exit 2 naming it
