@@ -11,6 +11,7 @@
 #   kappa_i and k_i and no binary32 frequencies; Llama-3.1's passes it
 #   against --rope-freqs of the converter's factors too; the built-in
 #   rope-ggml passes it; llama.cpp's M-RoPE cache of Qwen2-VL passes it;
+# - 150 random configs (default, linear, yarn, longrope, llama3) pass it;
 # - the mistakes: a theta_scale one binary32 step beyond powf's two
 #   neighbours passes the default class and fails ggml; a base of 10100
 #   fails ggml; llama3's factors from 2 * 3.14159 (the converter's) are
@@ -84,6 +85,71 @@ for m in "llama2 $cfgs/meta-llama--Llama-2-7b-hf.json $p0" "linear8 $tmp/linear8
         "$tmp/$1.out"
     echo "# $1 llama.cpp: worst err/bound ggml $(ratio "$tmp/$1.out"); $ks"
 done
+
+# random configs of every schedule llama.cpp implements (head dims 32..256,
+# bases not binary32, factors, yarn ramps, llama3 bands, longrope factors,
+# 64 rows at positions 0 to past 2^24): each llama.cpp cache passes ggml
+cat >"$tmp/rand.py" <<'PY'
+# RAND SEED COUNT LIBDIR PECHECK OUTDIR: random llama.cpp caches against --formulation ggml
+import json, os, random, subprocess, sys
+sys.path.insert(0, sys.argv[3])
+import numpy as np
+import ggml_rope_cache as g
+rng = random.Random(int(sys.argv[1]))
+P, out = sys.argv[4], sys.argv[5]
+def cfg_of(kind):
+    hd = rng.choice([32, 64, 80, 96, 128, 160, 256])
+    base = rng.choice([10000.0, 500000.0, 1e6, 123456.7, 5e4, 2.5e5 + rng.random()])
+    c = {"hidden_size": hd * 8, "num_attention_heads": 8, "head_dim": hd, "rope_theta": base,
+         "max_position_embeddings": rng.choice([2048, 4096, 8192, 32768])}
+    if kind == "linear": c["rope_scaling"] = {"type": "linear", "factor": rng.choice([2.0, 4.0, 1.3, 8.0, 3.7])}
+    if kind == "yarn":
+        c["rope_scaling"] = {"type": "yarn", "factor": rng.choice([2.0, 4.0, 8.0, 40.0, 3.3]),
+                             "original_max_position_embeddings": rng.choice([2048, 4096, 8192]),
+                             "beta_fast": rng.choice([32, 16, 24]), "beta_slow": rng.choice([1, 2, 0.5])}
+    if kind == "longrope":
+        h = hd // 2
+        c["original_max_position_embeddings"] = 4096
+        c["max_position_embeddings"] = rng.choice([16384, 131072])
+        c["rope_scaling"] = {"type": "longrope", "short_factor": [1 + rng.random() for _ in range(h)],
+                             "long_factor": [1 + 60 * rng.random() for _ in range(h)]}
+    if kind == "llama3":
+        lf, hf = rng.choice([(1.0, 4.0), (1.0, 2.0), (2.0, 8.0), (0.5, 3.0)])
+        c["rope_scaling"] = {"rope_type": "llama3", "factor": rng.choice([8.0, 32.0, 4.0, 16.0]),
+                             "low_freq_factor": lf, "high_freq_factor": hf,
+                             "original_max_position_embeddings": rng.choice([8192, 4096, 2048])}
+    return c
+bad = tot = 0; worst = {}
+kinds = ["default", "linear", "yarn", "longrope", "llama3"]
+for t in range(int(sys.argv[2])):
+    kind = kinds[t % len(kinds)]
+    c = cfg_of(kind)
+    d = os.path.join(out, str(t)); os.makedirs(d, exist_ok=True)
+    json.dump(c, open(d + "/config.json", "w"))
+    p0 = rng.choice([0, 5000, 200000, 520000, 1000000, 16777000]); n = 64
+    cos, sin = g.cache(c, "ok", n, p0)
+    np.save(d + "/cos.npy", cos); np.save(d + "/sin.npy", sin)
+    r = subprocess.run([P, "check", "--table", d + "/cos.npy", "--table-sin", d + "/sin.npy", "--hf-config",
+                        d + "/config.json", "--pos-start", str(p0), "--family", "rope", "--layout", "half",
+                        "--property", "accuracy", "--regressions", "off", "--quiet", "--formulation", "ggml",
+                        "--format", "json", "--output", d + "/o.json"], capture_output=True, text=True)
+    tot += 1
+    try:
+        res = [x for x in json.load(open(d + "/o.json"))["results"] if x["check"] == "accuracy"][0]
+        ratio = float(res["measured"])
+    except Exception:
+        ratio = -1
+    worst[kind] = max(worst.get(kind, 0), ratio)
+    if r.returncode != 0:
+        bad += 1
+        print("config %d (%s, p0 %d): exit %d %s %s" % (t, kind, p0, r.returncode, r.stderr[:200], json.dumps(c)[:200]))
+print("%d configs, %d failed; worst err/bound %s" % (tot, bad, {k: round(v, 3) for k, v in worst.items()}))
+sys.exit(1 if bad else 0)
+PY
+mkdir -p "$tmp/rnd"
+"$PY" "$tmp/rand.py" 20261129 150 "$root/tests/lib" "$PECHECK" "$tmp/rnd" >"$tmp/rnd.out" 2>&1
+ok $? "150 random llama.cpp caches (30 a schedule) pass ggml: $(tail -n 1 "$tmp/rnd.out")" "$tmp/rnd.out"
+rm -rf "$tmp/rnd"
 
 # a theta_scale one binary32 step past powf's neighbours: within the
 # default class's 3i + X_i, not within ggml's i (1 + k_T) + ...
