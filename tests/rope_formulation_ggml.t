@@ -27,7 +27,8 @@
 #   and hf for HF's (Llama-2, Qwen2.5 YaRN), in the text, the JSON
 #   (formulation) and the check line, which passes;
 # - check --shard of a llama.cpp cache under ggml: the merged JSON is the
-#   unsharded one's.
+#   unsharded one's; merge refuses a ggml shard with frequencies, or with
+#   another kappa_i than the other shards'.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/tap.sh"
@@ -314,6 +315,25 @@ grep -v '"seconds"' "$tmp/full.json" >"$tmp/a"
 grep -v '"seconds"' "$tmp/merged.json" >"$tmp/b"
 [ $rc0 -eq $rc1 ] && diff "$tmp/a" "$tmp/b" >"$tmp/diff" 2>&1 && grep -q '"class": *"ggml"' "$tmp/b"
 ok $? "check --shard K/3 under ggml: merge exit $rc1 and JSON = the unsharded run's" "$tmp/diff"
+# a shard whose ggml class was altered: frequencies given, a kappa_i changed
+"$PY" - "$tmp" <<'PY' >"$tmp/forge.out" 2>&1
+import copy, json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/s2.json"))
+f = d["slots"][0]["accuracy"]["result"]["bound"]["formulation"]
+a = copy.deepcopy(d)
+a["slots"][0]["accuracy"]["result"]["bound"]["formulation"]["omega"] = [[1.0]] * len(f["kappa"])
+json.dump(a, open(t + "/x_omega.json", "w"))
+b = copy.deepcopy(d)
+b["slots"][0]["accuracy"]["result"]["bound"]["formulation"]["kappa"][3] += 1
+json.dump(b, open(t + "/x_kappa.json", "w"))
+PY
+"$PECHECK" merge "$tmp/s1.json" "$tmp/x_omega.json" "$tmp/s3.json" >"$tmp/fo.out" 2>&1
+[ $? -eq 2 ] && grep -q 'bound.formulation.omega" is given under the ggml class' "$tmp/fo.out"
+ok $? "merge refuses a ggml shard holding frequencies (exit 2)" "$tmp/fo.out"
+"$PECHECK" merge "$tmp/s1.json" "$tmp/x_kappa.json" "$tmp/s3.json" >"$tmp/fk.out" 2>&1
+[ $? -eq 2 ] && grep -q "not shards of one run" "$tmp/fk.out"
+ok $? "merge refuses shards whose ggml kappa_i differ (exit 2)" "$tmp/fk.out"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]
