@@ -223,9 +223,9 @@ done
 
 # what is refused
 d=$tmp/llama31
-gate "$d" "$tmp/bad" --formulation ggml
-[ $? -eq 2 ] && grep -q "formulation: expected hf .* or cr" "$tmp/bad"
-ok $? "--formulation ggml: exit 2 listing hf and cr" "$tmp/bad"
+gate "$d" "$tmp/bad" --formulation mlx
+[ $? -eq 2 ] && grep -q "formulation: expected hf .*, ggml .* or cr" "$tmp/bad"
+ok $? "--formulation mlx: exit 2 listing hf, ggml and cr" "$tmp/bad"
 "$PY" -c 'import numpy as np, sys; np.save(sys.argv[1], np.ones(64, dtype=np.float32))' "$tmp/ff.npy"
 "$PECHECK" accuracy --impl rope-ggml --d 128 --max-pos 63 --rope-freqs "$tmp/ff.npy" --formulation hf \
     --quiet >"$tmp/bad" 2>&1

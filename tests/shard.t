@@ -40,7 +40,7 @@ expect_usage() {
     fi
 }
 
-echo "1..32"
+echo "1..34"
 
 # --threads: 1, 2 and 5 give the same JSON
 for impl in torch-exp rope-polar rotate-recurrence; do
@@ -83,6 +83,9 @@ expect_usage "invalid JSON" merge "$tmp/a1.json" "$tmp/trunc.json"
 # a RoPE schedule in force (--rope-scaling): the merged JSON is the unsharded
 # one's, its bound's C_formula (the schedule's kappa_i) included
 sharded 2 --impl rope-half --rope-scaling '{"rope_type":"linear","factor":4}' --max-pos 1200
+# a strict class the family computes (--formulation ggml: bound.formulation's
+# kappa_i and k_i, no frequencies) on a YaRN schedule
+sharded 2 --impl rope-ggml --rope-scaling '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":4096}' --formulation ggml --positions 0:1199
 # a shard written as text (no --format json): merge names the file and the fix
 "$PECHECK" accuracy --impl torch-exp --max-pos 600 --shard 2/2 --output "$tmp/text2.txt" 2>/dev/null
 expect_usage "text2.txt: not a shard file (not JSON): write each shard with --format json" merge "$tmp/a1.json" "$tmp/text2.txt"

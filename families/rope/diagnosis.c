@@ -267,6 +267,10 @@ static void gate_found(ident_run *r)
         r->gate_failed = res.status != PC_OK;
         if (r->gate_failed) r->id.found = 0;
     }
+    if (r->gate_ran && !r->gate_failed && r->dtype == PC_DT_F32) {
+        pc_rope_form_probe_run(r->impl, &c, c.sched ? &p : NULL, &r->form);
+        r->form_ran = 1;
+    }
     pc_rope_params_free(&p);
 }
 
@@ -425,6 +429,7 @@ static void print_text(FILE *f, const void *found)
     if (r->norm_drift)
         fprintf(f, "  norms: the pairs' norms change along the rows, not as xPos's zeta_i^((p + "
                 "q0)/B): no norm schedule identify knows explains them\n");
+    if (r->form_ran) pc_rope_form_probe_text(f, &r->form);
     fprintf(f, "  rope_theta: %.17g\n  rope_scaling: %s\n", id->base, js);
 }
 
@@ -494,6 +499,7 @@ static void write_json_one(pc_json *j, const void *found)
         pc_json_num(j, "err_bound", r->gate_ratio);
         pc_json_end(j);
     }
+    if (r->form_ran) pc_rope_form_probe_json(j, &r->form);
 }
 
 /* check's arguments of what was found: the base, the schedule, the
@@ -585,6 +591,10 @@ static void check_args(const void *found, pc_args *out)
     if (r->seq_len_set) {
         pc_args_add(out, "--seq-len");
         pc_args_add(out, "%.17g", r->seq_len);
+    }
+    if (r->form_ran && r->form.proposed) { /* the class whose gate passed on these rows */
+        pc_args_add(out, "--formulation");
+        pc_args_add(out, "%s", pc_model_class_name(r->form.proposed));
     }
 }
 

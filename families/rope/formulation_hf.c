@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "formulation_hf.h"
+#include "formulation_ggml.h"
 #include "harness/engine/accuracy.h"
 #include "harness/engine/model.h"
 
@@ -34,9 +35,7 @@ typedef struct hf_consts {
     float two_pi, old, lf, span, low_wl, high_wl; /* llama3 */
 } hf_consts;
 
-/* The two binary32 neighbours of B^E (B, E binary32): C[0] <= C[1], the
- * same value twice where B^E is a binary32 value. */
-static void pow_cands(float b, float e, float c[2])
+void pc_rope_pow_cands(float b, float e, float c[2])
 {
     mpfr_t x, y;
     mpfr_inits2(HF_PREC, x, y, (mpfr_ptr)0);
@@ -199,7 +198,7 @@ int pc_rope_hf_pairs(const pc_rope_params *p, double base, int d, pc_rope_hf_pai
         o->k = 0.0;
         for (int b = 0; b < 2; b++) {
             float g[2];
-            pow_cands(c.base[b < c.nbase ? b : 0], e, g);
+            pc_rope_pow_cands(c.base[b < c.nbase ? b : 0], e, g);
             for (int j = 0; j < 2; j++) {
                 o->cand[2 * b + j] = hf_omega(p, &c, i, g[j]);
                 o->k = fmax(o->k, rel_u(o->cand[2 * b + j], w));
@@ -248,6 +247,7 @@ pc_status pc_rope_form_apply(const pc_rope_params *p, pc_acc_cfg *cfg, void **ow
 {
     *own = NULL;
     if (!cfg->strict || cfg->tol_abs >= 0) return PC_OK;
+    if (cfg->formulation && cfg->strict == PC_CLASS_GGML) return pc_rope_ggml_apply(p, cfg, own, err);
     if (cfg->formulation && cfg->strict != PC_CLASS_HF) return PC_OK; /* cr: model.c's */
     if (p && p->dim != cfg->d)
         return pc_seterr(err, PC_EINPUT, "--formulation hf: the schedule has %d dims, the run %d",

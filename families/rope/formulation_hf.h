@@ -38,6 +38,11 @@ int pc_rope_hf_pairs(const pc_rope_params *p, double base, int d, pc_rope_hf_pai
  * the output names).  Sets CFG->strict and, for hf, CFG->form (its memory
  * into *OWN, the caller's to free).  --formulation hf of a schedule without
  * transformers code: PC_EINPUT saying why. */
+/* The two binary32 neighbours of B^E (B, E binary32): C[0] <= C[1], the
+ * same value twice where B^E is a binary32 value (a powf within one ulp,
+ * glibc's, numpy's, Sleef's, returns one of them). */
+void pc_rope_pow_cands(float b, float e, float c[2]);
+
 struct pc_acc_cfg;
 pc_status pc_rope_form_apply(const pc_rope_params *p, struct pc_acc_cfg *cfg, void **own,
                              pc_err *err);

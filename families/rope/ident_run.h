@@ -11,6 +11,7 @@
 #include "identify.h"
 #include "fit.h"
 #include "scaling.h"
+#include "identify_form.h"
 
 typedef struct ident_run {
     const pc_impl *impl;
@@ -62,6 +63,10 @@ typedef struct ident_run {
      * it failed (the schedule is then the closest, not found) */
     int gate_ran, gate_failed;
     double gate_ratio;
+    /* float32 rows that passed it: the gate under hf and ggml (FORM_RAN),
+     * the class proposed (identify_form.h) */
+    int form_ran;
+    pc_rope_form_probe form;
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair of R's

@@ -270,6 +270,7 @@ int pc_rope_strict_freq_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *
     if (!cfg->strict || cfg->tol_abs >= 0 || (sp && sp->axes) || mapped || cfg->positions
         || cfg->pos_hi - cfg->pos_lo < 15)
         return 0; /* not a strict class, or not one position a row */
+    if (cfg->strict == PC_CLASS_GGML) return 0; /* no binary32 frequency a pair: ggml's is a product */
     int h = cfg->d / 2, nfail, made = 0;
     double u_s = cfg->storage ? pc_model_u(cfg->dtype) : SF_U, e = SF_E_UNITS * u_s;
     double kmin, kmax, ratio;

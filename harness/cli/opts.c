@@ -193,10 +193,10 @@ static pc_status set_judging(const char *name, const char *v, pc_opts *o, pc_err
             return pc_seterr(err, PC_EINPUT, "--tol-abs: must be >= 0, got %s", v);
     } else if (!strcmp(name, "formulation")) {
         int k = pc_model_class_of(v);
-        if (k != PC_CLASS_HF && k != PC_CLASS_STRICT)
+        if (k != PC_CLASS_HF && k != PC_CLASS_GGML && k != PC_CLASS_STRICT)
             return pc_seterr(err, PC_EINPUT, "--formulation: expected hf (transformers' float32 "
-                             "frequency code of the schedule) or cr (a correctly rounded binary32 "
-                             "frequency), got '%s'", v);
+                             "frequency code of the schedule), ggml (llama.cpp's CPU rope) or cr "
+                             "(a correctly rounded binary32 frequency), got '%s'", v);
         o->formulation = k;
     } else if (!strcmp(name, "max-abs-err")) {
         if ((st = pc_parse_double("--max-abs-err", v, &o->max_abs_err, err)) != PC_OK) return st;

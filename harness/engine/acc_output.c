@@ -203,8 +203,9 @@ void pc_witness_json(pc_json *j, const char *key, const pc_witness *w)
 }
 
 /* The family's strict class (cfg->form) as JSON: per pair its kappa_i,
- * the formulation's frequency error k_i (units of u) and the binary32
- * frequencies it can produce (each once). */
+ * the formulation's frequency error k_i (units of u) and, where it has
+ * them (hf; not ggml, whose angle is a product), the binary32 frequencies
+ * it can produce (each once). */
 static void form_json(pc_json *j, const pc_acc_cfg *cfg)
 {
     const pc_acc_form *f = cfg->form;
@@ -217,6 +218,10 @@ static void form_json(pc_json *j, const pc_acc_cfg *cfg)
     pc_json_arr(j, "k");
     for (int i = 0; i < cfg->d / 2; i++) pc_json_num(j, NULL, f->k[i]);
     pc_json_end(j);
+    if (!f->cand) {
+        pc_json_end(j);
+        return;
+    }
     pc_json_arr(j, "omega");
     for (int i = 0; i < cfg->d / 2; i++) {
         const float *c = f->cand + PC_ACC_FORM_CANDS * i; /* ascending: each value once */

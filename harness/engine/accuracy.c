@@ -591,10 +591,12 @@ static pc_status check_cfg(const pc_acc_cfg *cfg, const pc_family **fam, pc_err 
         return pc_seterr(err, PC_EINPUT, "accuracy: family '%s' has no certified reference "
                          "(use %s)", cfg->family, names);
     }
-    if (cfg->strict == PC_CLASS_HF && !cfg->form && cfg->tol_abs < 0)
-        return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code "
-                         "is RoPE's (--family rope); the %s family has the classes default and cr "
-                         "(--strict)", cfg->family);
+    if ((cfg->strict == PC_CLASS_HF || cfg->strict == PC_CLASS_GGML) && !cfg->form
+        && cfg->tol_abs < 0)
+        return pc_seterr(err, PC_EINPUT, "--formulation %s: %s is RoPE's (--family rope); the %s "
+                         "family has the classes default and cr (--strict)",
+                         pc_model_class_name(cfg->strict), cfg->strict == PC_CLASS_HF
+                         ? "transformers' float32 frequency code" : "llama.cpp's rope", cfg->family);
     return PC_OK;
 }
 

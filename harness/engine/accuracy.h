@@ -35,13 +35,14 @@ typedef void (*pc_acc_observer)(void *ctx, const struct pc_witness *w, int pair,
  * per pair, its phase constant, the formulation's frequency error in units
  * of u, and the binary32 frequencies the formulation can produce (up to
  * PC_ACC_FORM_CANDS a pair, ascending, the last repeated where there are
- * fewer). */
+ * fewer; NULL where the formulation's angle is no binary32 frequency
+ * times the position: ggml's cumulative product). */
 #define PC_ACC_FORM_CANDS 4
 typedef struct pc_acc_form {
     const char *what;       /* for people: "transformers' float32 frequency code" */
     const double *kappa;    /* d/2 */
     const double *k;        /* d/2 */
-    const float *cand;      /* d/2 x PC_ACC_FORM_CANDS: pair i's from PC_ACC_FORM_CANDS i */
+    const float *cand;      /* d/2 x PC_ACC_FORM_CANDS: pair i's from PC_ACC_FORM_CANDS i; or NULL */
 } pc_acc_form;
 
 typedef struct pc_acc_cfg {

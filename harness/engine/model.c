@@ -47,13 +47,15 @@ double pc_model_u_storage(int dtype)
 
 const char *pc_model_class_name(int klass)
 {
-    return klass == PC_CLASS_STRICT ? "cr" : klass == PC_CLASS_HF ? "hf" : "default";
+    return klass == PC_CLASS_STRICT ? "cr" : klass == PC_CLASS_HF ? "hf"
+         : klass == PC_CLASS_GGML ? "ggml" : "default";
 }
 
 int pc_model_class_of(const char *name)
 {
     if (!strcmp(name, "cr") || !strcmp(name, "strict")) return PC_CLASS_STRICT;
     if (!strcmp(name, "hf")) return PC_CLASS_HF;
+    if (!strcmp(name, "ggml")) return PC_CLASS_GGML;
     return !strcmp(name, "default") ? PC_CLASS_DEFAULT : -1;
 }
 

@@ -36,9 +36,10 @@
  * polar form, ggml's cumulative product); the strict classes hold one
  * formulation: cr (PC_CLASS_STRICT) a correctly rounded binary32 frequency
  * and binary32 angle, hf transformers' own float32 frequency code of the
- * schedule (its kappa_i computed per pair by the family: pc_acc_form,
- * families/rope/formulation_hf.c). */
-enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1, PC_CLASS_HF = 2 };
+ * schedule, ggml llama.cpp's CPU rope (its cumulative product and its
+ * schedule steps), each with its kappa_i computed per pair by the family
+ * (pc_acc_form, families/rope/formulation_hf.c, formulation_ggml.c). */
+enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1, PC_CLASS_HF = 2, PC_CLASS_GGML = 3 };
 
 #define PC_MODEL_U32 0x1p-24 /* binary32 unit roundoff: every value is computed in binary32 */
 /* The largest errors, in ulps, of the binary32 powf and expf that build the
@@ -56,7 +57,7 @@ enum pc_model_class { PC_CLASS_DEFAULT = 0, PC_CLASS_STRICT = 1, PC_CLASS_HF = 2
 double pc_model_u(int dtype);
 /* the storage rounding of DTYPE: 0 for binary32, else its unit roundoff */
 double pc_model_u_storage(int dtype);
-/* "default", "cr", "hf"; pc_model_class_of: the class of such a name
+/* "default", "cr", "hf", "ggml"; pc_model_class_of: the class of such a name
  * ("strict" too, the name of cr in older results), -1 for another */
 const char *pc_model_class_name(int klass);
 int pc_model_class_of(const char *name);

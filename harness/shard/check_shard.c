@@ -54,9 +54,9 @@ static int copy_form(pc_slot *s, const pc_acc_cfg *cfg)
     char *what = (char *)(cand + PC_ACC_FORM_CANDS * h);
     memcpy(kappa, cfg->form->kappa, h * sizeof *kappa);
     memcpy(k, cfg->form->k, h * sizeof *k);
-    memcpy(cand, cfg->form->cand, PC_ACC_FORM_CANDS * h * sizeof *cand);
+    if (cfg->form->cand) memcpy(cand, cfg->form->cand, PC_ACC_FORM_CANDS * h * sizeof *cand);
     memcpy(what, cfg->form->what, nw);
-    s->form = (pc_acc_form){ what, kappa, k, cand };
+    s->form = (pc_acc_form){ what, kappa, k, cfg->form->cand ? cand : NULL };
     s->form_buf = b;
     return 0;
 }

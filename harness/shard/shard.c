@@ -357,25 +357,12 @@ static const pc_jnode *get_arr(rd *r, const pc_jnode *o, const char *key, size_t
     return NULL;
 }
 
-/* "bound.formulation" (acc_output.c form_json), the family's strict class,
- * into IT->form: present exactly under hf; each pair's two frequencies
- * are binary32 values. */
-static void get_form(rd *r, const pc_jnode *bd, pc_shard_item *it)
+/* "bound.formulation.omega" of an hf class into IT->form_cand: each pair's
+ * frequencies are binary32 values, ascending. */
+static void get_cands(rd *r, const pc_jnode *f, pc_shard_item *it, size_t h)
 {
-    const pc_jnode *f = pc_jget(bd, "formulation");
-    pc_acc_cfg *c = &it->cfg;
-    if (!f && c->strict != PC_CLASS_HF) return;
-    if (!f || f->type != PC_J_OBJ || c->strict != PC_CLASS_HF) {
-        bad(r, "bound.formulation", "is missing under the hf class, or given under another");
-        return;
-    }
-    size_t h = (size_t)c->d / 2;
-    snprintf(it->form_what, sizeof it->form_what, "%s", get_str(r, f, "what"));
-    const pc_jnode *ka = get_arr(r, f, "kappa", h), *kk = get_arr(r, f, "k", h);
     const pc_jnode *om = get_arr(r, f, "omega", h);
     for (size_t i = 0; r->st == PC_OK && i < h; i++) {
-        it->form_kappa[i] = arr_num(r, ka, i, "bound.formulation.kappa");
-        it->form_k[i] = arr_num(r, kk, i, "bound.formulation.k");
         const pc_jnode *p = &om->kids[i];
         if (p->type != PC_J_ARR || p->n < 1 || p->n > PC_ACC_FORM_CANDS) {
             bad(r, "bound.formulation.omega", "is not 1 to 4 frequencies a pair");
@@ -390,7 +377,32 @@ static void get_form(rd *r, const pc_jnode *bd, pc_shard_item *it)
                 bad(r, "bound.formulation.omega", "is not ascending");
         }
     }
-    it->form = (pc_acc_form){ it->form_what, it->form_kappa, it->form_k, it->form_cand };
+}
+
+/* "bound.formulation" (acc_output.c form_json), the family's strict class,
+ * into IT->form: present exactly under hf and ggml, the frequencies
+ * (omega) exactly under hf. */
+static void get_form(rd *r, const pc_jnode *bd, pc_shard_item *it)
+{
+    const pc_jnode *f = pc_jget(bd, "formulation");
+    pc_acc_cfg *c = &it->cfg;
+    int computed = c->strict == PC_CLASS_HF || c->strict == PC_CLASS_GGML;
+    if (!f && !computed) return;
+    if (!f || f->type != PC_J_OBJ || !computed) {
+        bad(r, "bound.formulation", "is missing under the hf or ggml class, or given under another");
+        return;
+    }
+    size_t h = (size_t)c->d / 2;
+    snprintf(it->form_what, sizeof it->form_what, "%s", get_str(r, f, "what"));
+    const pc_jnode *ka = get_arr(r, f, "kappa", h), *kk = get_arr(r, f, "k", h);
+    for (size_t i = 0; r->st == PC_OK && i < h; i++) {
+        it->form_kappa[i] = arr_num(r, ka, i, "bound.formulation.kappa");
+        it->form_k[i] = arr_num(r, kk, i, "bound.formulation.k");
+    }
+    int cands = c->strict == PC_CLASS_HF;
+    if (cands) get_cands(r, f, it, h);
+    else if (pc_jget(f, "omega")) bad(r, "bound.formulation.omega", "is given under the ggml class");
+    it->form = (pc_acc_form){ it->form_what, it->form_kappa, it->form_k, cands ? it->form_cand : NULL };
     c->form = &it->form;
 }
 
@@ -513,7 +525,9 @@ static int same_form(const pc_shard_item *a, const pc_shard_item *b)
     return !strcmp(a->form_what, b->form_what)
         && !memcmp(a->form_kappa, b->form_kappa, h * sizeof(double))
         && !memcmp(a->form_k, b->form_k, h * sizeof(double))
-        && !memcmp(a->form_cand, b->form_cand, PC_ACC_FORM_CANDS * h * sizeof(float));
+        && !a->form.cand == !b->form.cand
+        && (!a->form.cand
+            || !memcmp(a->form_cand, b->form_cand, PC_ACC_FORM_CANDS * h * sizeof(float)));
 }
 
 /* Do A and B describe the same check (everything but the shard)? */
@@ -615,7 +629,8 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     *out = *by_k[0];
     out->cfg.family = out->family;
     if (out->cfg.form) { /* its own copy's arrays */
-        out->form = (pc_acc_form){ out->form_what, out->form_kappa, out->form_k, out->form_cand };
+        out->form = (pc_acc_form){ out->form_what, out->form_kappa, out->form_k,
+                                   out->form.cand ? out->form_cand : NULL };
         out->cfg.form = &out->form;
     }
     out->cfg.base_from = out->base_from[0] ? out->base_from : NULL;

@@ -26,7 +26,8 @@ with llama.cpp's parameters of the config: freq_scale = 1.0f / factor
 deepseek*) passes attn_factor = 1.0f / (1.0f + 0.1f logf(1.0f /
 freq_scale)) (llama.cpp's DeepSeek-V2/V3 graph: rope_yarn's mscale then
 about 1, the config's mscale in kq_scale); llama3 rope_freqs as
-convert_hf_to_gguf.py computes them in float32; longrope the long factors
+convert_hf_to_gguf.py computes them in torch float32 (a Python number
+over a tensor: the reciprocal times the number); longrope the long factors
 (the cache's last position past the original length, else the short ones)
 as a float32 rope_freqs tensor, and the GGUF's binary32 attention factor
 sqrt(1 + ln(factor) / ln(original length)) as attn_factor.  powf and logf are numpy's
@@ -35,7 +36,9 @@ binary32 functions; cosf, sinf the binary64 values rounded to binary32.
 VARIANT "ok" is llama.cpp's; the mistakes: "betaswap" (beta_fast and
 beta_slow swapped), "factor4" (a yarn factor of 4 where the config says
 another), "base" (rope_theta 10100), "rad05" (every angle 0.05 rad too
-large: a constant added to the angle)."""
+large: a constant added to the angle), "pi5" (llama3's factors from
+2 * 3.14159 for 2 pi), "tsK" (theta_scale K binary32 steps above powf's:
+a powf K ulps off)."""
 import json
 import math
 import os
@@ -58,22 +61,27 @@ def corr_dim(n_dims, n_ctx_orig, n_rot, base):
     return F(n_dims) * np.log(F(n_ctx_orig) / (F(n_rot) * F(2) * F(math.pi))) / (F(2) * np.log(F(base)))
 
 
-def llama3_factors(cfg, rs, dim):
-    # convert_hf_to_gguf.py (LlamaModel): float32 tensors throughout
+def llama3_factors(cfg, rs, dim, variant="ok"):
+    # convert_hf_to_gguf.py (LlamaModel): float32 tensors throughout; a
+    # Python number over a tensor is the tensor's reciprocal times the
+    # number in float32 (torch/_tensor.py __rdiv__), the Python constants
+    # rounded to float32 where a tensor operation takes them
     base = F(cfg.get("rope_theta", 10000.0))
     freqs = F(1) / np.power(base, np.arange(0, dim, 2, dtype=F) / F(dim))
-    factor, lf = F(rs.get("factor", 8.0)), F(rs.get("low_freq_factor", 1.0))
-    hf, old = F(rs.get("high_freq_factor", 4.0)), F(rs.get("original_max_position_embeddings", 8192))
-    low_wl, high_wl = old / lf, old / hf
+    lf_, hf_ = rs.get("low_freq_factor", 1.0), rs.get("high_freq_factor", 4.0)
+    old_ = rs.get("original_max_position_embeddings", 8192)
+    factor, lf, span, old = F(rs.get("factor", 8.0)), F(lf_), F(hf_ - lf_), F(old_)
+    low_wl, high_wl = F(old_ / lf_), F(old_ / hf_)
+    two_pi = F(2 * 3.14159) if variant == "pi5" else F(2 * math.pi)
     out = []
     for fr in freqs:
-        wl = F(2 * math.pi) / fr
+        wl = (F(1) / fr) * two_pi
         if wl < high_wl:
             out.append(F(1))
         elif wl > low_wl:
             out.append(factor)
         else:
-            s = (old / wl - lf) / (hf - lf)
+            s = ((F(1) / wl) * old - lf) / span
             out.append(F(1) / ((F(1) - s) / factor + s))
     return np.array(out, dtype=F)
 
@@ -108,7 +116,7 @@ def params(cfg, variant, n_ctx):
         if cfg.get("model_type", "").startswith("deepseek"):
             p["attn_factor"] = F(1) / (F(1) + F(0.1) * np.log(F(1) / p["freq_scale"]))
     if typ == "llama3":
-        p["ff"] = llama3_factors(cfg, rs, p["dim"])
+        p["ff"] = llama3_factors(cfg, rs, p["dim"], variant)
     if typ in ("longrope", "su"):
         longrope(cfg, rs, p, n_ctx)
     return p
@@ -126,6 +134,8 @@ def angles(cfg, variant, n, p0):
     p = params(cfg, variant, p0 + n)
     d = p["dim"]
     theta_scale = np.power(p["base"], F(-2.0) / F(d))
+    for _ in range(int(variant[2:]) if variant.startswith("ts") else 0):
+        theta_scale = np.nextafter(theta_scale, F(1))
     theta = np.arange(p0, p0 + n, dtype=np.int64).astype(F)
     out = np.empty((n, d // 2), dtype=F)
     ms = []
