@@ -84,7 +84,7 @@ deps-check:
 # pecheck code runs), `make install`'s layout and the Debian package lists.
 # The two independent audits (rotation_audit.t, audit_blind.t) are left out
 # too: their subject is the verdicts and causes, which the plain pass checks,
-# and audit_blind.t's 70 caches (50 s wall, 28 s CPU on 2 cores) would take
+# and audit_blind.t's 101 caches (62 s CPU on 2 cores; 179 s wall at load 11) would take
 # many times that under the sanitizers.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SAN_SKIP = tests/python.t tests/python_venv.t tests/report_browser.t tests/report_layout.t \

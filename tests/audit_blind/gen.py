@@ -809,6 +809,334 @@ def main(only=None):
              ["factor", "scaling", "yarn", "default"],
              how="DeepSeek-V3 inference precompute_freqs_cis with max_seq_len 4096 (<= original_seq_len): YaRN skipped, (n,32)")
 
+    # ====================================================================== MORE (seventh round)
+    # each from the library's own code (the function named in each comment); the cause words were fixed
+    # here, and committed, before pecheck ran on the case
+    phi35 = dict(PHI35, rope_scaling={"long_factor": PHI35_FAC["long_factor"],
+                                      "short_factor": PHI35_FAC["short_factor"], "type": "longrope"})
+    llama31_inv = hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192)
+    # --- correct
+    if want("ok_llama31_torchtune_32k"):
+        cache = torchtune_llama3_1_cache(128, 32768, 500000.0)
+        save("ok_llama31_torchtune_32k", cache[..., 0].contiguous(), cache[..., 1].contiguous(), LLAMA31, "pass",
+             how="torchtune Llama3_1RotaryPositionalEmbeddings (apply_scaling loop, scale_factor 8), 0..32767, (n,64)")
+    if want("ok_qwen25_flash_attn_f16"):
+        c, s = flash_attn_cos_sin(128, 1000000.0, 32768, torch.float16)
+        save("ok_qwen25_flash_attn_f16", c, s, QWEN25, "pass",
+             how="flash-attn RotaryEmbedding._update_cos_sin_cache(32768, dtype=float16), base 1e6: cos(freqs).to(f16), <f2, (n,64)")
+    if want("ok_phi35_vllm_long_16k"):
+        cache = vllm_phi3_long_short_cache(96, PHI35_FAC, 4096, 131072)
+        rows = cache[torch.arange(16384) + 4096]  # forward with use_long_rope: idx = positions + original
+        save("ok_phi35_vllm_long_16k", rows[:, :48].contiguous(), rows[:, 48:].contiguous(), phi35, "pass",
+             how="vLLM Phi3LongRoPEScaledRotaryEmbedding (use_long_rope: idx = positions + 4096 into long_short cache), 0..16383, (n,48)")
+    if want("ok_llama31_ggml_rope_freqs_65536"):
+        ff = gguf_llama3_rope_freqs(500000.0, 128)
+        c, s = ggml_cache_ff(np.arange(65536, 65536 + 8192), 128, 500000.0, ff)
+        save("ok_llama31_ggml_rope_freqs_65536", c, s, LLAMA31, "pass", args=["--pos-start", "65536"],
+             how="llama.cpp: convert_hf_to_gguf rope_freqs (llama3) + ggml_rope_cache_init theta/ff, rows 65536..73727, (n,64)")
+    if want("ok_dsv3_inference_16k"):
+        fc = dsv3_precompute_freqs_cis(16384)
+        save("ok_dsv3_inference_16k", fc.real.contiguous(), fc.imag.contiguous(), DSV3, "pass",
+             how="DeepSeek-V3 inference precompute_freqs_cis(max_seq_len 16384 > 4096: YaRN ramp, no mscale in the cache), (n,32)")
+    if want("ok_llama31_mlx_periods"):
+        c, s = mlx_fast_rope_cos_sin(mlx_llama3_periods(500000.0, 128), np.arange(32768))
+        save("ok_llama31_mlx_periods", c, s, LLAMA31, "pass",
+             how="mlx-lm Llama3RoPE periods (freqs = base^(2i/d), x factor) through mx.fast.rope emulated (theta = p / period), 0..32767, (n,64)")
+
+    # --- bugs
+    if want("bug_qwen25_yarn_mscale_twice"):
+        # a port loading vLLM's YaRN cos_sin_cache (already x mscale) into an HF-style forward that
+        # multiplies by attention_scaling again
+        c, s = vllm_cache(vllm_yarn_inv_freq(1000000.0, 128, 4.0, 32768), 32768, mscale=get_mscale(4.0))
+        af = get_mscale(4.0)
+        save("bug_qwen25_yarn_mscale_twice", c * af, s * af, QWEN25_YARN, "fail",
+             ["attention factor", "mscale", "twice", "squared", "norm"],
+             how="Qwen2.5 YaRN x4: vLLM cache (x mscale 1.1386) multiplied again by HF's attention_scaling: norm 1.2964")
+    if want("bug_llama31_band_edge_high_wavelen"):
+        inv = hf_llama3_variant(500000.0, 128, 8.0, 1.0, 4.0, 8192, first_edge_high=True)
+        c, s = hf_forward(inv, torch.arange(32768))
+        save("bug_llama31_band_edge_high_wavelen", c, s, LLAMA31, "fail",
+             ["band", "wavelength", "smooth", "high_freq", "low_freq", "ramp"],
+             how="_compute_llama3_parameters with where(wavelen > high_freq_wavelen, inv/factor, inv): the band divided twice")
+    if want("bug_phi35_vllm_longrope_boundary"):
+        # vLLM <= 0.9 Phi3LongRoPEScaledRotaryEmbedding.forward: long_prompt_offset = any(positions > 4096) * 4096;
+        # a prefill of 4097 tokens (0..4096) stays on the short cache, and row 4096 indexes the long cache's row 0.
+        # HF (max(position_ids) + 1 = 4097 > 4096) uses the long factors for all of them
+        cache = vllm_phi3_long_short_cache(96, PHI35_FAC, 4096, 131072)
+        pos = torch.arange(4097)
+        off = (torch.any(pos > 4096).float() * torch.full_like(pos, 4096)).long()
+        rows = torch.index_select(cache, 0, pos + off)
+        save("bug_phi35_vllm_longrope_boundary", rows[:, :48].contiguous(), rows[:, 48:].contiguous(), phi35, "fail",
+             ["short", "long", "longrope", "4096", "4097", "boundary", "seq-len"],
+             how="vLLM (old) LongRoPE: any(positions > 4096) for a 4097-token prompt: short factors, row 4096 = long row 0 (HF: long)")
+    if want("bug_llama2_dynamic_chunk_seq_len"):
+        # dynamic NTK whose seq_len is the forward's token count (x.shape[-2]): the last prefill chunk of 4096
+        # tokens (positions 12288..16383) keeps base 10000; HF's is that of max(position_ids) + 1 = 16384
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(12288, 16384))
+        save("bug_llama2_dynamic_chunk_seq_len", c, s, LLAMA2_DYN, "fail",
+             ["seq-len", "seq_len", "sequence length", "dynamic", "length"], args=["--pos-start", "12288"],
+             how="Llama-2 dynamic x2: chunk 12288..16383 with seq_len = chunk size 4096 (no NTK), HF: base for 16384")
+    if want("bug_qwen25_yarn_ramp_reversed"):
+        inv, af = hf_yarn_variant(1000000.0, 128, 4.0, 32768, ramp_reversed=True)
+        c, s = hf_forward(inv, torch.arange(32768), af)
+        save("bug_qwen25_yarn_ramp_reversed", c, s, QWEN25_YARN, "fail",
+             ["ramp", "reversed", "inverted", "band", "extrapolat", "interpolat"],
+             how="Qwen2.5 YaRN x4 with inv_freq_extrapolation_factor = ramp (not 1 - ramp): high pairs interpolated, low extrapolated")
+    if want("bug_qwen25_cache_tiled"):
+        # a cache built for max_position_embeddings 32768, extended to 65536 rows with torch.cat((cache, cache))
+        c, s = vllm_cache(vllm_inv_freq(1000000.0, 128), 32768)
+        save("bug_qwen25_cache_tiled", torch.cat((c, c)), torch.cat((s, s)), QWEN25, "fail",
+             ["repeat", "period", "tile", "wrap", "modulo", "32768", "restart"],
+             how="Qwen2.5 (base 1e6) vLLM cache of 32768 rows extended to 65536 by cat((cache, cache))")
+    if want("bug_llama31_jax_gather_clamp"):
+        # a JAX port indexing a 16384-row table with positions past its end: jnp indexing clamps the index
+        c, s = hf_forward(llama31_inv, torch.arange(16384))
+        idx = torch.clamp(torch.arange(24576), max=16383)
+        save("bug_llama31_jax_gather_clamp", c[idx], s[idx], LLAMA31, "fail",
+             ["clamp", "last row", "past the end", "beyond", "out of range", "constant", "same row", "16383"],
+             how="Llama-3.1 cache of 16384 rows read at positions 0..24575 with a clamped gather: rows 16384.. = row 16383")
+    if want("bug_llama31_invfreq_f16_subnormal"):
+        # model.half() on a module whose inv_freq buffer is persistent: inv_freq in float16 (base 500000: the
+        # low pairs are float16 subnormals), the matmul in float32 again
+        c, s = hf_forward(llama31_inv.half().float(), torch.arange(32768))
+        save("bug_llama31_invfreq_f16_subnormal", c, s, LLAMA31, "fail", ["inv_freq", "float16", "f16"],
+             how="Llama-3.1 inv_freq held in float16 (subnormal for the low-frequency pairs), 0..32767")
+    if want("bug_llama2_arange_no_step"):
+        # inv_freq = 1/base**(arange(0, dim)/dim): dim frequencies, and emb = freqs (no cat): the shape fits
+        inv = 1.0 / (10000.0 ** (torch.arange(0, 128).float() / 128))
+        freqs = torch.outer(torch.arange(16384).float(), inv)
+        save("bug_llama2_arange_no_step", freqs.cos(), freqs.sin(), LLAMA2, "fail",
+             ["arange", "256", "2i", "exponent", "step"],
+             how="Llama-2: inv_freq from arange(0, 128) (not arange(0, 128, 2)), (n,128) cos/sin without cat, 0..16383")
+    if want("bug_llama31_decode_left_pad_offset"):
+        # batched decode with 37 left-pad tokens: position_ids from cache_position (pads counted) instead of
+        # attention_mask.cumsum(-1) - 1: every row 37 positions ahead
+        c, s = hf_forward(llama31_inv, torch.arange(65536 + 37, 65536 + 37 + 8192))
+        save("bug_llama31_decode_left_pad_offset", c, s, LLAMA31, "fail", ["offset", "position", "pos-start", "37", "pad"],
+             args=["--pos-start", "65536"],
+             how="Llama-3.1 decode rows 65536..73727 rotated at p+37 (left padding counted in cache_position)")
+    if want("bug_phi35_attn_factor_sin_only"):
+        inv, af = hf_longrope(10000.0, 96, PHI35_FAC["long_factor"], 4096, 131072)
+        c, s = hf_forward(inv, torch.arange(16384), 1.0)
+        save("bug_phi35_attn_factor_sin_only", c, s * af, phi35, "fail",
+             ["attention factor", "mscale", "only", "amplitude", "norm"],
+             how="Phi-3.5 LongRoPE long factors: attention factor 1.19 multiplied into sin only, 0..16383")
+    if want("bug_llama2_cos_half_sin_interleaved"):
+        # a conversion to Meta's interleaved pairs that permuted sin but not cos
+        ch, _ = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(8192), layout="half")
+        _, si = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(8192), layout="interleaved")
+        save("bug_llama2_cos_half_sin_interleaved", ch, si, LLAMA2, "fail", ["layout", "interleave", "mixed", "half"],
+             how="Llama-2: cos in cat(freqs,freqs) layout, sin in repeat_interleave layout, (n,128)")
+    if want("bug_qwen25_yarn_no_2pi_correction_dim"):
+        inv, af = hf_yarn_variant(1000000.0, 128, 4.0, 32768, no_2pi=True)
+        c, s = hf_forward(inv, torch.arange(32768), af)
+        save("bug_qwen25_yarn_no_2pi_correction_dim", c, s, QWEN25_YARN, "fail",
+             ["ramp", "band", "correction", "beta", "2pi", "2 pi"],
+             how="Qwen2.5 YaRN x4: find_correction_dim without 2*pi (ramp edges moved 9 pairs)")
+    if want("bug_llama31_wavelen_no_2pi"):
+        inv = hf_llama3_variant(500000.0, 128, 8.0, 1.0, 4.0, 8192, no_2pi=True)
+        c, s = hf_forward(inv, torch.arange(32768))
+        save("bug_llama31_wavelen_no_2pi", c, s, LLAMA31, "fail", ["band", "wavelength", "2pi", "2 pi", "ramp", "smooth"],
+             how="Llama-3.1 llama3 with wavelen = 1/inv_freq (2*pi left out): the band moved")
+    if want("bug_qwen25_flash_attn_offset_twice"):
+        # flash-attn decode: cos_cached[offset:offset+n] sliced AND seqlen_offsets=offset passed to apply_rotary:
+        # the kernel reads row offset+i of the slice, position 2*offset+i
+        c, s = flash_attn_cos_sin(128, 1000000.0, 32768 + 4096)
+        save("bug_qwen25_flash_attn_offset_twice", c[32768:], s[32768:], QWEN25, "fail",
+             ["offset", "position", "pos-start", "twice", "32768"], args=["--pos-start", "16384"],
+             how="Qwen2.5 flash-attn cache rows for decode at 16384..20479 hold 32768..36863 (seqlen_offsets added to a sliced cache)")
+    if want("bug_qwen25_cos_via_sin_shift"):
+        # cos computed as sin(theta + pi/2) in float32 (one transcendental kernel): the sum rounds theta
+        freqs = torch.outer(torch.arange(32768).float(), vllm_inv_freq(1000000.0, 128))
+        c = torch.sin(freqs + math.pi / 2)
+        save("bug_qwen25_cos_via_sin_shift", c, freqs.sin(), QWEN25, "fail", ["inexact", "evaluat", "pi/2", "shift"],
+             how="Qwen2.5: cos = sin(freqs + pi/2) in float32 (the addition rounds the angle), 0..32767, (n,64)")
+    if want("bug_llama31_rope_theta_bf16"):
+        # rope_theta held as a bfloat16 tensor (torch.tensor(config.rope_theta, dtype=model dtype)): 499712
+        base = float(torch.tensor(500000.0).to(torch.bfloat16))
+        c, s = hf_forward(hf_llama3_inv_freq(base, 128, 8.0, 1.0, 4.0, 8192), torch.arange(32768))
+        save("bug_llama31_rope_theta_bf16", c, s, LLAMA31, "fail", ["base", "bf16", "bfloat16", "499712", "rope_theta"],
+             how="Llama-3.1 llama3 schedule with rope_theta rounded to bfloat16 (499712), 0..32767")
+    if want("bug_phi35_longrope_yarn_mscale"):
+        # LongRoPE with YaRN's attention factor 0.1 ln s + 1 (1.3466) instead of sqrt(1 + ln s / ln L0) (1.1902)
+        inv, af = hf_longrope(10000.0, 96, PHI35_FAC["long_factor"], 4096, 131072)
+        c, s = hf_forward(inv, torch.arange(16384), get_mscale(131072 / 4096))
+        save("bug_phi35_longrope_yarn_mscale", c, s, phi35, "fail", ["attention factor", "mscale", "norm"],
+             how="Phi-3.5 LongRoPE long factors with YaRN's mscale 1.3466 as attention factor (HF: 1.1902)")
+    if want("bug_qwen25_yarn_attn_after_bf16"):
+        # cos.to(bfloat16) * attention_scaling in bfloat16 (HF scales in float32 first): two bf16 roundings
+        inv, af = hf_yarn(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(32768), 1.0)
+        cb = c.to(torch.bfloat16) * af
+        sb = s.to(torch.bfloat16) * af
+        save("bug_qwen25_yarn_attn_after_bf16", cb.view(torch.int16).numpy().view(np.uint16),
+             sb.view(torch.int16).numpy().view(np.uint16), QWEN25_YARN, "fail",
+             ["twice", "double", "round", "bf16", "bfloat16", "precision"], args=["--dtype", "bf16"],
+             how="Qwen2.5 YaRN x4: cos/sin cast to bf16, then x attention factor in bf16 (two roundings), <u2 bits")
+    if want("bug_llama2_32k_linear_int_div"):
+        # linear interpolation in an integer kernel: pos = token_idx / scale with C integer division
+        t = torch.div(torch.arange(32768), 8, rounding_mode="floor").float()
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), t)
+        save("bug_llama2_32k_linear_int_div", c, s, LLAMA2_32K, "fail",
+             ["integer", "floor", "staircase", "//", "quantiz", "groups of 8"],
+             how="LLaMA-2-7B-32K linear x8 as integer position division p // 8 (staircase), 0..32767")
+    if want("bug_llama31_decode_cos_first_rows"):
+        # old HF-style decode: cos, sin = rotary_emb(v, seq_len=q_len) then cos[:q_len]: row 0 at every step
+        c, s = hf_forward(llama31_inv, torch.zeros(4096, dtype=torch.int64))
+        save("bug_llama31_decode_cos_first_rows", c, s, LLAMA31, "fail",
+             ["position 0", "row 0", "constant", "same", "every row", "identical"], args=["--pos-start", "32768"],
+             how="Llama-3.1 decode steps 32768..36863 each given cos[:1] (position 0): every row (1, 0)")
+    if want("bug_qwen25_yarn_blend_periods"):
+        inv, af = hf_yarn_variant(1000000.0, 128, 4.0, 32768, blend_periods=True)
+        c, s = hf_forward(inv, torch.arange(32768), af)
+        save("bug_qwen25_yarn_blend_periods", c, s, QWEN25_YARN, "fail", ["ramp", "band", "blend", "interpolat"],
+             how="Qwen2.5 YaRN x4: ramp blends the periods (1/(f*p*(1-m) + p*m)) instead of the inverse frequencies")
+    if want("bug_phi35_factors_multiplied"):
+        # 1/(ext * base^x) written as inv_freq * ext: the LongRoPE factors inverted
+        g = hf_default_inv_freq(10000.0, 96)
+        inv = g * torch.tensor(PHI35_FAC["long_factor"], dtype=torch.float32)
+        af = math.sqrt(1 + math.log(32) / math.log(4096))
+        c, s = hf_forward(inv, torch.arange(16384), af)
+        save("bug_phi35_factors_multiplied", c, s, phi35, "fail", ["inverse", "reciprocal", "multipl", "inverted"],
+             how="Phi-3.5 LongRoPE: inv_freq multiplied by the long factors instead of divided, 0..16383")
+    if want("bug_llama31_mlx_inv_freq_as_periods"):
+        # mx.fast.rope(freqs=...) takes periods; a port passes HF's inv_freq
+        c, s = mlx_fast_rope_cos_sin(llama31_inv.numpy(), np.arange(8192))
+        save("bug_llama31_mlx_inv_freq_as_periods", c, s, LLAMA31, "fail", ["inverse", "reciprocal", "period", "inv_freq", "inverted"],
+             how="Llama-3.1 through mx.fast.rope with HF's inv_freq as freqs (periods expected): theta = p / inv_freq")
+    if want("bug_qwen25_yarn_factor_from_max_model_len"):
+        # a serving port deriving the YaRN factor from its runtime length: 65536 / 32768 = 2 (config: 4)
+        inv, af = hf_yarn(1000000.0, 128, 2.0, 32768)
+        c, s = hf_forward(inv, torch.arange(32768), af)
+        save("bug_qwen25_yarn_factor_from_max_model_len", c, s, QWEN25_YARN, "fail", ["factor 2", "factor", "scaling"],
+             how="Qwen2.5 YaRN with factor = max_model_len 65536 / original 32768 = 2 instead of the config's 4")
+
+
+# ----------------------------------------------------------------------------- seventh round: more libraries
+# Qwen2.5-7B-Instruct as published (no rope_scaling: the YaRN block is the model card's opt-in)
+QWEN25 = {k: v for k, v in QWEN25_YARN.items() if k != "rope_scaling"}
+
+
+def hf_yarn_variant(base, dim, factor, orig, beta_fast=32, beta_slow=1, ramp_reversed=False, no_2pi=False,
+                    blend_periods=False):
+    """transformers _compute_yarn_parameters (as hf_yarn above, truncate true), with one of three
+    mistakes injected: the extrapolation factor taken as the ramp itself (not 1 - ramp); 2*pi left out
+    of find_correction_dim; the ramp blending the periods pos_freqs (harmonic) instead of inv_freq."""
+    attention_factor = get_mscale(factor)
+    twopi = 1.0 if no_2pi else 2 * math.pi
+
+    def find_correction_dim(num_rotations):
+        return (dim * math.log(orig / (num_rotations * twopi))) / (2 * math.log(base))
+
+    low = max(math.floor(find_correction_dim(beta_fast)), 0)
+    high = min(math.ceil(find_correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(dtype=torch.float) / dim)
+    extrap = ramp if ramp_reversed else 1 - ramp
+    if blend_periods:
+        return 1.0 / ((factor * pos_freqs) * (1 - extrap) + pos_freqs * extrap), attention_factor
+    inv_freq = (1.0 / (factor * pos_freqs)) * (1 - extrap) + (1.0 / pos_freqs) * extrap
+    return inv_freq, attention_factor
+
+
+def hf_llama3_variant(base, dim, factor, lff, hff, old_ctx, first_edge_high=False, no_2pi=False):
+    """transformers _compute_llama3_parameters with one mistake: the first torch.where compares the
+    wavelength with high_freq_wavelen instead of low_freq_wavelen, or wavelen = 1/inv_freq (2*pi
+    left out)."""
+    inv_freq = hf_default_inv_freq(base, dim)
+    low_freq_wavelen = old_ctx / lff
+    high_freq_wavelen = old_ctx / hff
+    wavelen = (1.0 if no_2pi else 2 * math.pi) / inv_freq
+    edge = high_freq_wavelen if first_edge_high else low_freq_wavelen
+    inv_freq_llama = torch.where(wavelen > edge, inv_freq / factor, inv_freq)
+    smooth_factor = (old_ctx / wavelen - lff) / (hff - lff)
+    smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+
+
+def vllm_phi3_long_short_cache(rotary_dim, fac, orig, max_pos, base=10000.0):
+    """vLLM Phi3LongRoPEScaledRotaryEmbedding.__init__: short cache of `orig` rows (short factors) and
+    long cache of `max_pos` rows (long factors), each times its mscale (default sqrt(1 + ln s / ln orig)),
+    cat((cos, sin), -1) per row, the two caches concatenated along the rows."""
+    scale = max_pos / orig
+    scaling_factor = math.sqrt(1 + math.log(scale) / math.log(orig)) if scale > 1 else 1.0
+
+    def cache(n, factors):
+        rescale = torch.tensor(factors, dtype=torch.float32)
+        inv_freq = 1.0 / (rescale * (base ** (torch.arange(0, rotary_dim, 2, dtype=torch.float) / rotary_dim)))
+        t = torch.arange(n, dtype=torch.float)
+        freqs = torch.einsum("i,j -> ij", t, inv_freq)
+        return torch.cat((freqs.cos() * scaling_factor, freqs.sin() * scaling_factor), dim=-1)
+
+    return torch.cat([cache(orig, fac["short_factor"]), cache(max_pos, fac["long_factor"])], dim=0)
+
+
+def flash_attn_cos_sin(dim, base, seqlen, dtype=torch.float32):
+    """flash-attn flash_attn/layers/rotary.py RotaryEmbedding: _compute_inv_freq (float32 arange / dim)
+    and _update_cos_sin_cache (t float32, torch.outer(t, inv_freq), cos(freqs).to(dtype)): (seqlen, dim/2)."""
+    inv_freq = 1.0 / (float(base) ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    t = torch.arange(seqlen, dtype=torch.float32)
+    freqs = torch.outer(t, inv_freq)
+    return torch.cos(freqs).to(dtype), torch.sin(freqs).to(dtype)
+
+
+def gguf_llama3_rope_freqs(base, dim, factor=8.0, lff=1.0, hff=4.0, old_ctx=8192):
+    """llama.cpp convert_hf_to_gguf.py LlamaModel.generate_extra_tensors: the rope_freqs tensor of a
+    llama3 model (Python floats per pair, stored as F32): 1 / 'factor' / 1/((1-smooth)/factor + smooth)."""
+    freqs = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    rope_factors = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < old_ctx / hff:
+            rope_factors.append(1)
+        elif wavelen > old_ctx / lff:
+            rope_factors.append(factor)
+        else:
+            smooth = (old_ctx / wavelen - lff) / (hff - lff)
+            rope_factors.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array([float(x) for x in rope_factors], dtype=np.float32)
+
+
+def ggml_cache_ff(positions, n_dims, base, freq_factors):
+    """ggml_rope_cache_init with freq_factors (rope_yarn(theta/ff, ...)), freq_scale 1, ext_factor 0,
+    mscale 1 (llama.cpp's Llama-3.1: rope_freqs, no YaRN), binary32 as ggml_cache above."""
+    theta_scale = f32(np.power(np.float64(base), np.float64(f32(-2.0) / f32(n_dims))))
+    theta = np.asarray(positions, dtype=np.float32).copy()
+    n = len(theta)
+    cos = np.empty((n, n_dims // 2), np.float32)
+    sin = np.empty((n, n_dims // 2), np.float32)
+    for i0 in range(0, n_dims, 2):
+        th = (theta / f32(freq_factors[i0 // 2])).astype(np.float32)
+        cos[:, i0 // 2] = cosf(th)
+        sin[:, i0 // 2] = sinf(th)
+        theta = (theta * theta_scale).astype(np.float32)
+    return cos, sin
+
+
+def mlx_llama3_periods(base, dims, factor=8.0, lff=1.0, hff=4.0, old_ctx=8192):
+    """mlx-lm models/rope_utils.py Llama3RoPE.__init__: mx.fast.rope's freqs are PERIODS
+    base^(2i/d) (scaled up by the factor), not inv_freq; float32 as mx.arange / mx.where compute them."""
+    freqs = (np.float32(base) ** (np.arange(0, dims, 2, dtype=np.float32) / np.float32(dims))).astype(np.float32)
+    wavelens = (np.float32(2 * math.pi) * freqs).astype(np.float32)
+    freqs = np.where(wavelens > old_ctx / lff, freqs * np.float32(factor), freqs).astype(np.float32)
+    is_medium = (wavelens > old_ctx / hff) & (wavelens < old_ctx / lff)
+    smooth = ((np.float32(old_ctx) / wavelens - np.float32(lff)) / np.float32(hff - lff)).astype(np.float32)
+    smooth_freqs = (freqs / ((1 - smooth) / np.float32(factor) + smooth)).astype(np.float32)
+    return np.where(is_medium, smooth_freqs, freqs).astype(np.float32)
+
+
+def mlx_fast_rope_cos_sin(periods, positions):
+    """mx.fast.rope(..., base=None, scale=1.0, offset, freqs=periods) emulated on the CPU in binary32:
+    inv_freq = 1 / freqs[i], theta = position * inv_freq, cos/sin of theta (the Metal kernel's own
+    cos and sin are not reproduced: glibc's, as cosf above)."""
+    inv = (np.float32(1.0) / periods.astype(np.float32)).astype(np.float32)
+    th = (np.asarray(positions, dtype=np.float32)[:, None] * inv[None, :]).astype(np.float32)
+    return cosf(th), sinf(th)
+
+
 
 if __name__ == "__main__":
     main(set(sys.argv[1:]) or None)

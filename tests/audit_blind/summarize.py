@@ -10,7 +10,8 @@ CASES = os.environ.get("AUDIT_OUT", "/tmp/audit/cases")
 JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?"}
 # judgement: the words matched, but the lead is incomplete or its text is partly wrong
 PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent",
-           "bug_llama2_32k_ggml_freq_scale_inverted", "bug_llama2_dynamic_vllm_static"}
+           "bug_llama2_32k_ggml_freq_scale_inverted", "bug_llama2_dynamic_vllm_static",
+           "bug_llama2_dynamic_chunk_seq_len"}
 NOTES = {
     "bug_llama31_tf32_matmul": "leads with 'band or ramp?' (wrong); 2nd candidate 'inv_freq held in float16' (36.2%) is half of it; "
                                "no hypothesis for positions AND frequencies at 11 bits (TF32)",
@@ -43,6 +44,37 @@ NOTES = {
                                            "0,0,1,1,.. read as a d=64 interleaved cache; the message points at the rotary dim, not at the slice",
     "bug_gemma3_linear_twice": "names factor 64 against 8 (does not say 'twice')",
     "bug_qwen3_ggml_yarn_orig_ctx": "names 'original length 39800' (its ramp edges are n_ctx_orig 40960's), not 32768",
+    # seventh round (judged on the output of pecheck at 6538ff9; verdicts are the word match, these are notes)
+    "bug_llama2_dynamic_chunk_seq_len": "leads with 'matches default, base 10000; the check used dynamic': right kind (no NTK applied); "
+                                        "the sequence length (chunk size 4096 for 16384) only in the parenthesis",
+    "bug_qwen25_yarn_mscale_twice": "names norm 1.29648 against 1.13863 ('a different attention factor'); does not say 1.29648 = 1.13863^2",
+    "bug_qwen25_yarn_ramp_reversed": "generic: '64 of 64 pairs (ratios 0.25..4) ... band or ramp?' (does not say the ramp is reversed)",
+    "bug_qwen25_yarn_no_2pi_correction_dim": "equivalent fit: 'matches yarn with original length 223813' (ramp edges of 2 pi x 32768); 2 pi not named",
+    "bug_llama31_wavelen_no_2pi": "generic: 'pairs 29..43 ... band or ramp?' (2 pi not named)",
+    "bug_qwen25_yarn_blend_periods": "generic: 'pairs 24..39 (the ramp's) ... band or ramp?'",
+    "bug_phi35_attn_factor_sin_only": "the cos/sin amplitude cause written after the sixth round's cos-only miss: its mirror, caught",
+    "bug_qwen25_cache_tiled": "the period cause written after the sixth round's chunk-restart miss: a tiled cache, caught with its period",
+    "bug_phi35_vllm_longrope_boundary": "says 'short factors where the sequence length (4097, original 4096) calls for the long ones: swapped' "
+                                        "(the numbers show the boundary; the last row, long row 0, not named)",
+    "bug_llama31_decode_cos_first_rows": "word list too narrow: the text 'the cache does not rotate: cos 1 and sin 0 at every position and pair' "
+                                         "is right in substance (every row is position 0); counted wrong by the words fixed before",
+    "bug_llama31_band_edge_high_wavelen": "'pairs 29..34 have frequencies 0.125 times the schedule's: a wrong scaling factor?': the pairs are the "
+                                          "llama3 band's, divided by 8 once more; band/wavelength comparison not named",
+    "bug_llama31_jax_gather_clamp": "'pairs 0..63 have frequencies 0.6667 times the schedule's: a wrong scaling factor?' (wrong: a fit "
+                                    "over rows 16383..24575 all equal); the unique FAIL below says 'bit-identical rows at positions 16383 and 16384'",
+    "bug_llama31_mlx_inv_freq_as_periods": "'pairs 1..63 have frequencies 1.868e+06 times the schedule's: a wrong scaling factor?': "
+                                           "the true ratios are 1/omega_i^2 per pair (1.5 at pair 1 to ~1e13: inverted frequencies), not one factor; inversion not named",
+    "bug_phi35_factors_multiplied": "generic 'band or ramp?' (ratios 1.166..4204 = the long factors squared); inverted factors not named",
+    "bug_llama2_32k_linear_int_div": "'the positions are held in float16 ... above 2048 neighbouring positions share one' (wrong: rows share "
+                                     "one position in groups of 8 from position 0, p // 8)",
+    "bug_qwen25_cos_via_sin_shift": "no 'likely cause' on the FAIL line (summarize.py shows the line); the detail says 'the pair points "
+                                    "the wrong way ...: the angle is wrong (low-precision position or angle)': cos only, shift not named",
+    "bug_qwen25_yarn_attn_after_bf16": "caught at 1.69 x the bound; detail 'the pair is not on the circle of the reference (its norm is off) "
+                                       "... mismatched frequencies, or an offset' (wrong: two bf16 roundings)",
+    "bug_llama2_arange_no_step": "exit 2: 'the rotary dim is 128 but the cache or --d has d = 256': the (n,128) cache read as 128 one-per-pair "
+                                 "columns, which they are (base^(-j/128) = the 256-dim schedule); arange not named, no verdict",
+    "bug_llama2_cos_half_sin_interleaved": "exit 2: 'the rotary dim is 128 but ... d = 256': cos in the half layout, sin interleaved; "
+                                           "the message points at the rotary dim, not at the two layouts",
 }
 
 
