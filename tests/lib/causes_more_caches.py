@@ -21,7 +21,11 @@ unless said).  VARIANT:
   slice_cohere       Command R7B's repeat_interleave cache (128 columns) cut with [..., :64]
   slice_cohere_ok    the same cache's one-column-a-pair form, [..., ::2]
   swap_llama32       Llama-3.2-1B (llama3 x32) with low_freq_factor and high_freq_factor swapped
-  ok_llama32         Llama-3.2-1B, correct"""
+  ok_llama32         Llama-3.2-1B, correct
+  head_neox          GPT-NeoX-20B (24 of 96 dims rotate): the default schedule over the whole
+                     96-dim head, 96 columns (the partial rotary ignored)
+  head_neox_base     the same 96 columns with base 2 x rope's (no schedule of the config)
+  ok_neox            GPT-NeoX-20B's 24-dim rotary cache, correct"""
 import json
 import os
 import sys
@@ -113,6 +117,12 @@ def build(variant):
             rs["low_freq_factor"], rs["high_freq_factor"] = rs["high_freq_factor"], rs["low_freq_factor"]
         inv, _ = inv_of(made, 8192)
         return cfg, half(angles(inv, torch.arange(8192)))
+    if variant in ("head_neox", "head_neox_base", "ok_neox"):
+        cfg = M["neox20b"]
+        hd, rot = rc.dims(cfg)
+        dim = rot if variant == "ok_neox" else hd
+        base = rc.base_of(cfg) * (2.0 if variant == "head_neox_base" else 1.0)
+        return cfg, half(angles(1.0 / rc.geometric(base, dim), torch.arange(3000)))
     raise SystemExit("unknown variant " + variant)
 
 
