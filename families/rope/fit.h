@@ -133,6 +133,12 @@ void pc_rope_likely_cause(const pc_impl *impl, const struct pc_spec *spec,
  * ulps measured) into TEXT and what shows it into EV; 0 otherwise. */
 int pc_rope_strict_freq_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *text,
                               size_t tlen, char *ev, size_t elen);
+/* After a default-class pass of a float32 table checked against a
+ * config (CFG): when the hf class (--strict) fails the same rows, run
+ * here, and its frequencies account for it (as above), that claim into
+ * BUF ("" otherwise): a note pointing at --strict (strict_freq.c). */
+void pc_rope_strict_pass_note(const pc_impl *impl, const struct pc_spec *spec,
+                              const struct pc_acc_cfg *cfg, char *buf, size_t len);
 /* When the fit F explains another layer type of the config CFG's schedule
  * came from ("this cache matches layer type sliding_attention ...: pass
  * --layer-type sliding_attention"), or its schedule over the whole head
