@@ -2,12 +2,15 @@
 # rope_causes_checked.t: causes said only once checked against the rows
 # (docs/diagnosis.md), on caches built here (tests/lib/causes_more_caches.py).
 #
-# A cache whose columns are not the config's rotary dim is refused (exit
-# 2); the refusal names what the columns hold only when the rows show it
+# A cache whose columns are not the config's rotary dim fails (exit 1)
+# naming what the columns hold when the rows show it, and is refused
+# (exit 2) with the plain rotary-dim message otherwise
 # (families/rope/slice_cause.c):
 #   - GPT-NeoX-20B (24 of 96 dims rotate) with the default schedule over
 #     the whole 96-dim head: the whole head and the ignored rotary dim
-#     named, with the share of values the 96-dim schedule reproduces;
+#     named, with the share of values the 96-dim schedule reproduces, and
+#     no property run (they need the rotary dim's schedule); under --shard
+#     the same text is a refusal (exit 2), as before;
 #   - the same 96 columns at another base (no schedule of the config):
 #     the plain rotary-dim message, no cause;
 #   - the correct 24-dim cache passes, with no refusal.
@@ -39,12 +42,19 @@ rc_is ok_neox 0 && [ ! -s "$tmp/ok_neox/err.txt" ]
 ok $? "ok_neox: the 24-dim rotary cache passes" "$tmp/ok_neox/out.txt"
 
 run head_neox
-e=$tmp/head_neox/err.txt
-rc_is head_neox 2 && grep -qF "the rotary dim is 24 (partial rotary) but the cache has 96 columns" "$e" \
-    && grep -qF "schedule computed over 96 dims (pairs 0..47; 100.0% of the values of 256 rows)" "$e" \
-    && grep -qF "built over the whole head (head_dim 96), the rotary dim ignored" "$e" \
-    && [ "$(wc -l <"$e")" -eq 1 ]
-ok $? "head_neox: refused in one line naming the whole head's schedule, 100% reproduced" "$e"
+f=$tmp/head_neox/out.txt
+grep -m1 '^    likely cause' "$f" >"$tmp/head_neox/first" 2>/dev/null
+rc_is head_neox 1 && [ ! -s "$tmp/head_neox/err.txt" ] \
+    && grep -qF "the rotary dim is 24 (partial rotary) but the cache has 96 columns" "$tmp/head_neox/first" \
+    && grep -qF "schedule computed over 96 dims (pairs 0..47; 100.0% of the values of 256 rows)" "$tmp/head_neox/first" \
+    && grep -qF "built over the whole head (head_dim 96), the rotary dim ignored" "$tmp/head_neox/first" \
+    && grep -q "^FAIL .* rope accuracy: error: the cache's 96 columns are not the config's rotary dim" "$f" \
+    && grep -q "^3 checks: 2 passed, 1 failed" "$f"
+ok $? "head_neox: fails naming the whole head's schedule, 100% reproduced; no property run" "$f"
+(cd "$tmp/head_neox" && PECHECK_REGRESSIONS=off "$PECHECK" check --table cos.npy --table-sin sin.npy \
+    --hf-config config.json --threads 2 --shard 1/2 >shard.out 2>shard.err; echo $? >shard.rc)
+[ "$(cat "$tmp/head_neox/shard.rc")" = 2 ] && grep -qF "built over the whole head (head_dim 96)" "$tmp/head_neox/shard.err"
+ok $? "head_neox --shard 1/2: refused (exit 2) with the same cause" "$tmp/head_neox/shard.err"
 
 run head_neox_base
 e=$tmp/head_neox_base/err.txt
