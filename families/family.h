@@ -107,6 +107,11 @@ typedef struct pc_diagnosis {
      * on indented lines. */
     void (*likely_cause)(const pc_impl *impl, const pc_spec *spec, const struct pc_acc_cfg *cfg,
                          char *buf, size_t len);
+    /* After IMPL's accuracy run under CFG passed: a remark the family has
+     * checked on the same rows (RoPE: a strict class that fails them, and
+     * why), one line into BUF; "" when none.  NULL: no remarks. */
+    void (*pass_note)(const pc_impl *impl, const pc_spec *spec, const struct pc_acc_cfg *cfg,
+                      char *buf, size_t len);
     /* The base a table's rows fit (LAYOUT, positions LO..HI, storage unit
      * U_S): 1 with *BASE (rounded to what a config would say: 3
      * significant digits, NaN when *RAW is not within 0.1% of such a

@@ -139,5 +139,29 @@ gate "$tmp/ggml" "$tmp/ggml.strict" --strict
 [ $? -eq 1 ] && grep -q "likely cause: " "$tmp/ggml.strict" && ! grep -q "the frequencies are not" "$tmp/ggml.strict"
 ok $? "llama.cpp: fails --strict, and no frequency claim is made" "$tmp/ggml.strict"
 
+# the default class's pass of a cache --strict fails for its frequencies
+# carries that as a note (strict_freq.c pc_rope_strict_pass_note): its
+# err/bound the strict run's, its pairs and ulps the strict cause's; HF's
+# own caches and llama.cpp's (no single frequency) pass with no note
+note_of() { sed -n 's/.*accuracy \[half\]:.*; note: \(--strict .*\); checked against .*/\1/p' "$1" | head -n 1; }
+for k in llama31-pi5 llama2-exp linear37-mulfactor; do
+    d=$tmp/$k
+    nt=$(note_of "$d.default")
+    claim=$(sed -n 's/^    likely cause: the frequencies are not transformers. float32 ones: \(pairs\{0,1\} [^(]*\) (.*/\1/p' "$d.strict")
+    case "$nt" in
+    "--strict (the hf class: transformers' float32 frequency code) fails these rows (its worst err/bound $(ratio "$d.strict")): $claim ("*) r=0 ;;
+    *) r=1 ;;
+    esac
+    [ -n "$claim" ]
+    ok $((r || $?)) "$k: the default pass notes that --strict fails, with the strict run's err/bound and pairs ($claim)" "$d.default"
+done
+for k in llama31-ok llama2-ok linear37-ok; do
+    gate "$tmp/$k" "$tmp/$k.default"
+    [ $? -eq 0 ] && ! grep -q "note: --strict" "$tmp/$k.default"
+    ok $? "$k: HF's own cache passes the default class with no --strict note" "$tmp/$k.default"
+done
+! grep -q "note: --strict" "$tmp/ggml.default"
+ok $? "llama.cpp: its default pass has no --strict note (--strict fails, no frequency accounts for it)" "$tmp/ggml.default"
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

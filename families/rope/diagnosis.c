@@ -691,6 +691,6 @@ static int points_end(void **shares, int n, int d, double u_s, double *base, dou
 static const pc_points_fit points = { points_share, points_row, points_end, points_drop };
 
 const pc_diagnosis pc_rope_diagnosis = {
-    .likely_cause = pc_rope_likely_cause, .table_base = table_base, .table_points = &points,
-    .identify = &identify
+    .likely_cause = pc_rope_likely_cause, .pass_note = pc_rope_strict_pass_note,
+    .table_base = table_base, .table_points = &points, .identify = &identify
 };

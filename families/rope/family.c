@@ -7,7 +7,11 @@
 #include "fit.h"
 #include "options.h"
 #include "harness/sandbox/call.h"
+#include "harness/sources/table.h"
+#include "harness/formats/verdict.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern const pc_diagnosis pc_rope_diagnosis;
 extern const pc_props_v2 pc_rope_props_v2; /* props_v2.c */
@@ -52,14 +56,38 @@ static pc_status coords_skip(pc_gate *g, const pc_impl *impl, const pc_family *f
     return PC_OK;
 }
 
+/* A table whose columns are not the rotary dim, with what they hold
+ * checked against its rows (CAUSE, slice_cause.c): a failed verdict naming
+ * it, and the family's other checks not run (g->family_done: they need
+ * the rotary dim's schedule, which the table cannot be held to).  The
+ * cache is the config's mistake's, not the user's: exit 1.  A shard
+ * refuses it (exit 2) as before: its verdicts are merged by index. */
+static pc_status shape_verdict(pc_gate *g, const pc_impl *impl, const pc_family *fam,
+                               const char *cause)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (g->shard) return pc_seterr(g->err, PC_EINPUT, "%s: %s", t->path, cause);
+    pc_verdict *v = pc_gate_verdict(g, impl, fam->name, "accuracy", "");
+    if (!v) return pc_gate_oom(g);
+    v->status = PC_FAIL;
+    snprintf(v->summary, sizeof v->summary, "the cache's %d columns are not the config's rotary "
+             "dim: not checked against its schedule", t->d);
+    pc_verdict_add_cause(v, cause);
+    size_t n = strlen(cause) + 32;
+    if ((v->details = malloc(n))) snprintf(v->details, n, "likely cause: %s", cause);
+    g->family_done = 1;
+    return PC_OK;
+}
+
 static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
 {
     const pc_rope_spec *s = pc_rope_spec_of(g->spec);
     if (s && s->ids && !impl->rope_v2 && !impl->pos_bounded) return axes_skip(g, impl, fam);
     if (s && s->coords && impl->rope_v2) return coords_skip(g, impl, fam);
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
-    pc_status st = pc_rope_slice_check(g, impl);
-    return st != PC_OK ? st : pc_gate_accuracy(g, impl, fam);
+    char cause[1024];
+    if (pc_rope_shape_cause(g, impl, cause, sizeof cause)) return shape_verdict(g, impl, fam, cause);
+    return pc_gate_accuracy(g, impl, fam);
 }
 
 static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,

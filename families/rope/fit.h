@@ -133,6 +133,12 @@ void pc_rope_likely_cause(const pc_impl *impl, const struct pc_spec *spec,
  * ulps measured) into TEXT and what shows it into EV; 0 otherwise. */
 int pc_rope_strict_freq_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg, char *text,
                               size_t tlen, char *ev, size_t elen);
+/* After a default-class pass of a float32 table checked against a
+ * config (CFG): when the hf class (--strict) fails the same rows, run
+ * here, and its frequencies account for it (as above), that claim into
+ * BUF ("" otherwise): a note pointing at --strict (strict_freq.c). */
+void pc_rope_strict_pass_note(const pc_impl *impl, const struct pc_spec *spec,
+                              const struct pc_acc_cfg *cfg, char *buf, size_t len);
 /* When the fit F explains another layer type of the config CFG's schedule
  * came from ("this cache matches layer type sliding_attention ...: pass
  * --layer-type sliding_attention"), or its schedule over the whole head
@@ -142,11 +148,13 @@ int pc_rope_strict_freq_cause(const pc_impl *impl, const struct pc_acc_cfg *cfg,
 void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, char *buf, size_t len,
                           double **alt);
 
-/* A table of half the rotary dim's columns whose adjacent columns repeat
- * and hold the first half of the rotary schedule's pairs (an interleaved
- * cache cut with [..., :d/2]): PC_EINPUT saying so in G's error, before
- * the gate (slice_cause.c); PC_OK otherwise. */
+/* A table whose columns are not the config's rotary dim, and what they
+ * hold when the rows show it (slice_cause.c): an interleaved cache cut
+ * with [..., :d/2] (half the rotary dim's columns, adjacent ones repeating
+ * the first half of the rotary schedule's pairs), or the config's schedule
+ * computed over the table's own columns (the whole head).  1 with the
+ * cause into CAUSE, checked before the gate; 0 otherwise. */
 struct pc_gate;
-pc_status pc_rope_slice_check(struct pc_gate *g, const pc_impl *impl);
+int pc_rope_shape_cause(const struct pc_gate *g, const pc_impl *impl, char *cause, size_t len);
 
 #endif

@@ -188,6 +188,38 @@ static int dynamic_seq(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_rope
     return 1;
 }
 
+/* HunYuan's alpha (dynamic NTK with rope_scaling.alpha: base' = base
+ * alpha^(d/(d-2)) at every length): a cache whose rows pass the gate with
+ * alpha left out (rope_theta's own schedule) or with alpha without its
+ * exponent (base alpha) is said to be so, the line into LINE, 1.  Each
+ * hypothesis is the gate re-run under it, nothing else. */
+static int alpha_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *line, size_t len)
+{
+    const pc_rope_params *used = cfg->sched ? cfg->sched->params : NULL;
+    if (!used || used->type != PC_ROPE_DYNAMIC || !(used->ntk_alpha > 1.0) || cfg->d < 4) return 0;
+    double a = used->ntk_alpha, ex = (double)cfg->d / (double)(cfg->d - 2);
+    double full = used->base * pow(a, ex);
+    for (int k = 0; k < 2; k++) { /* k 0: alpha ignored; 1: alpha without its exponent */
+        pc_rope_params q = *used;
+        q.type = PC_ROPE_DEFAULT;
+        q.ntk_alpha = 0.0;
+        q.base = k ? used->base * a : used->base;
+        if (!params_pass(impl, cfg, &q, NULL)) continue;
+        if (k == 0)
+            snprintf(line, len, "alpha is ignored: the cache is rope_theta's own schedule, base %.9g, "
+                     "not dynamic NTK alpha %g's base' = base x alpha^(d/(d-2)) = %.9g x %g^(%d/%d) = "
+                     "%.9g (HunYuan); the gate passes with alpha left out", used->base, a, used->base,
+                     a, cfg->d, cfg->d - 2, full);
+        else
+            snprintf(line, len, "alpha is applied without its exponent d/(d-2): the cache's base is "
+                     "base x alpha = %.9g, not base x alpha^(%d/%d) = %.9g (dynamic NTK alpha %g, "
+                     "HunYuan); the gate passes with base %.9g", q.base, cfg->d, cfg->d - 2, full, a,
+                     q.base);
+        return 1;
+    }
+    return 0;
+}
+
 /* What `pecheck identify` finds (identify.h), when it explains every
  * resolved pair, differs from what the check used and the gate under it
  * passes on the same rows: "this cache matches default with base 500000;
@@ -206,7 +238,8 @@ static void identified(const pc_impl *impl, const pc_rope_fit *f, const pc_acc_c
     char *rest = strdup(buf);
     if (rest && id.found && line[0] && (id.type != PC_ROPE_LONGROPE || type == PC_ROPE_LONGROPE)
         && ident_passes(impl, cfg, &id)) {
-        if (dynamic_seq(impl, cfg, &id, line, sizeof line)) rest[0] = '\0';
+        if (dynamic_seq(impl, cfg, &id, line, sizeof line) || alpha_cause(impl, cfg, line, sizeof line))
+            rest[0] = '\0'; /* the gate's pass refutes the fit's other accounts */
         snprintf(buf, len, "%s%s%s", line, rest[0] ? "; " : "", rest);
         *alt = ident_freqs(&id, cfg->d);
     }

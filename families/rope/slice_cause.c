@@ -1,13 +1,21 @@
-/* slice_cause.c: a table one rotary pair short of its columns, checked
- * before the gate (pc_rope_slice_check, fit.h).
+/* slice_cause.c: a table whose columns are not the config's rotary dim,
+ * and what they hold, checked before the gate (pc_rope_shape_cause, fit.h;
+ * family.c makes it a failed verdict, or a shard's refusal).
  *
  * A repeat_interleave'd cache (Cohere, GPT-J: columns 2i and 2i + 1 both
  * pair i) of the rotary dim d cut to d/2 columns with [..., :d/2] (right
  * for cat(freqs, freqs), wrong here) keeps pairs 0..d/4-1 twice each: its
  * columns repeat in adjacent pairs, so it reads as an interleaved cache of
- * d/2, and the config's rotary dim d refuses it.  The one-column-a-pair
- * (n, d/2) cache is cache[..., ::2].  Said when the columns show it and
- * the values confirm it: column 2j holds pair j of the d-dim schedule. */
+ * d/2, which the config's rotary dim d cannot be held to.  The
+ * one-column-a-pair (n, d/2) cache is cache[..., ::2].  Said when the
+ * columns show it and the values confirm it: column 2j holds pair j of
+ * the d-dim schedule.
+ *
+ * A cache of D columns for a rotary dim r != D (Phi-2: partial_rotary_factor
+ * 0.4 of an 80-dim head, r = 32): when its rows are the config's schedule
+ * computed over D dims (D/2 pairs), a cache built over the whole head, the
+ * partial rotary ignored.  Said only when those pairs reproduce the
+ * values; otherwise nothing, and the rotary-dim refusal (exit 2) stays. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +32,16 @@
  * at these rows (a few 2^-24 |theta|), far below a wrong frequency's */
 #define SLICE_TOL 1e-4
 
-/* The share of the first rows of IMPL (d2 = D/2 columns read as
- * interleaved pairs) that pair j of W, the rotary schedule's frequencies,
- * with its attention factor ATT reproduces: -1 when the rows cannot be
- * read. */
-static double slice_share(const pc_impl *impl, int d2, double base, int64_t lo, size_t m,
-                          const double *w, double att)
+/* The share of the first rows of IMPL (d2 columns read as pairs of
+ * LAYOUT) that pair j of W, a schedule's frequencies, with its attention
+ * factor ATT reproduces: -1 when the rows cannot be read. */
+static double slice_share(const pc_impl *impl, int d2, int layout, double base, int64_t lo,
+                          size_t m, const double *w, double att)
 {
     int h = d2 / 2;
     double *c = malloc(m * (size_t)h * sizeof *c), *s = malloc(m * (size_t)h * sizeof *s);
     double sh = -1;
-    if (c && s && pc_rope_unit_rows(impl, d2, base, 0, lo, m, c, s) == 0) {
+    if (c && s && pc_rope_unit_rows(impl, d2, base, layout, lo, m, c, s) == 0) {
         size_t ok = 0;
         for (size_t r = 0; r < m; r++)
             for (int j = 0; j < h; j++) {
@@ -49,36 +56,79 @@ static double slice_share(const pc_impl *impl, int d2, double base, int64_t lo, 
     return sh;
 }
 
-pc_status pc_rope_slice_check(pc_gate *g, const pc_impl *impl)
+/* The share of the first rows of IMPL, a table T read as LAYOUT, that the
+ * schedule of S over D dims reproduces (slice_share); -1 when S has no
+ * schedule of D dims (a LongRoPE list of other length). */
+static double sched_share(const pc_impl *impl, const pc_table_info *t, const pc_rope_spec *s,
+                          int d, int layout)
 {
-    const pc_table_info *t = pc_table_info_of(impl);
-    const pc_rope_spec *s = pc_rope_spec_of(g->spec);
-    if (!t || !s || !t->full_width || t->layout != 0 || g->spec->layout >= 0 || g->spec->d_set
-        || s->rotary_dim != 2 * t->d || t->d < 4)
-        return PC_OK;
-    int d = s->rotary_dim, h = d / 2;
+    int h = d / 2;
     pc_rope_params p;
     pc_err e;
-    if (pc_rope_instantiate(s, d, (double)t->pos_hi + 1.0, &p, &e) != PC_OK) return PC_OK;
+    pc_rope_spec one = *s; /* shallow: instantiate copies what it keeps */
+    one.rotary_dim = 0;    /* the claim tried: the schedule over D dims */
+    if (pc_rope_instantiate(&one, d, (double)t->pos_hi + 1.0, &p, &e) != PC_OK) return -1;
     pc_freqs *fr = pc_freqs_new(d, pc_rope_schedule(&p));
     double *w = malloc(((size_t)h + 1) * sizeof *w), sh = -1;
     if (fr && w) {
         for (int i = 0; i < h; i++) w[i] = pc_freqs_omega(fr, i);
         w[h] = pc_freqs_attention(fr);
         int64_t rows = t->pos_hi - t->pos_lo + 1;
-        sh = slice_share(impl, t->d, p.base, t->pos_lo, rows < SLICE_ROWS ? (size_t)rows : SLICE_ROWS, w,
-                         w[h]);
+        sh = slice_share(impl, t->d, layout, p.base, t->pos_lo,
+                         rows < SLICE_ROWS ? (size_t)rows : SLICE_ROWS, w, w[h]);
     }
     free(w);
     pc_freqs_free(fr);
     pc_rope_params_free(&p);
-    if (!(sh >= SLICE_SHARE)) return PC_OK; /* the rotary-dim message follows, as before */
-    return pc_seterr(g->err, PC_EINPUT, "%s: the rotary dim is %d but the cache has %d columns, "
-                     "each value twice in adjacent columns (2i, 2i+1), and they hold pairs 0..%d of "
-                     "the %d-dim schedule (%.1f%% of the values of %d rows): an interleaved "
-                     "(repeat_interleave) cache of %d columns cut with [..., :%d], which keeps half "
-                     "the pairs twice each; its one-column-a-pair (n, %d) form is cache[..., ::2]",
-                     t->path, d, t->d, t->d / 2 - 1, d, 100.0 * sh,
-                     (int)(t->pos_hi - t->pos_lo + 1 < SLICE_ROWS ? t->pos_hi - t->pos_lo + 1 : SLICE_ROWS),
-                     d, t->d, h);
+    return sh;
+}
+
+static int rows_read(const pc_table_info *t)
+{
+    int64_t rows = t->pos_hi - t->pos_lo + 1;
+    return (int)(rows < SLICE_ROWS ? rows : SLICE_ROWS);
+}
+
+/* A cache of T->d columns for another rotary dim whose rows are the
+ * schedule over T->d dims: refused with that said. */
+static int head_check(const pc_impl *impl, const pc_table_info *t, const pc_rope_spec *s,
+                      char *cause, size_t len)
+{
+    if (s->ids || s->coords || s->n_axes_dim || s->n_sections > 1 || t->d < 4 || t->d % 2)
+        return 0;
+    int layout = t->layout >= 0 ? t->layout : 0; /* (n, d/2): either reads the same */
+    double sh = sched_share(impl, t, s, t->d, layout);
+    if (!(sh >= SLICE_SHARE)) return 0; /* the rotary-dim message follows, as before */
+    int whole = s->head_dim == t->d && s->rotary_dim < s->head_dim;
+    char head[48] = "";
+    if (whole) snprintf(head, sizeof head, " (head_dim %d)", s->head_dim);
+    snprintf(cause, len, "the rotary dim is %d%s but the cache has %d "
+                     "columns, and they hold the config's schedule computed over %d dims (pairs "
+                     "0..%d; %.1f%% of the values of %d rows): a cache built over %s%s, the rotary "
+                     "dim ignored (partial_rotary_factor, --rotary-dim); the config's cache has %d "
+                     "columns, its schedule over %d dims",
+                     s->rotary_dim, whole ? " (partial rotary)" : "", t->d, t->d,
+                     t->d / 2 - 1, 100.0 * sh, rows_read(t), whole ? "the whole head" : "other dims",
+                     head, s->rotary_dim, s->rotary_dim);
+    return 1;
+}
+
+int pc_rope_shape_cause(const pc_gate *g, const pc_impl *impl, char *cause, size_t len)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    const pc_rope_spec *s = pc_rope_spec_of(g->spec);
+    if (!t || !s || !s->rotary_dim || s->rotary_dim == t->d || g->spec->d_set) return 0;
+    if (!t->full_width || t->layout != 0 || g->spec->layout >= 0 || s->rotary_dim != 2 * t->d
+        || t->d < 4)
+        return head_check(impl, t, s, cause, len);
+    int d = s->rotary_dim, h = d / 2;
+    double sh = sched_share(impl, t, s, d, 0);
+    if (!(sh >= SLICE_SHARE)) return 0; /* the rotary-dim message follows, as before */
+    snprintf(cause, len, "the rotary dim is %d but the cache has %d columns, "
+             "each value twice in adjacent columns (2i, 2i+1), and they hold pairs 0..%d of "
+             "the %d-dim schedule (%.1f%% of the values of %d rows): an interleaved "
+             "(repeat_interleave) cache of %d columns cut with [..., :%d], which keeps half "
+             "the pairs twice each; its one-column-a-pair (n, %d) form is cache[..., ::2]",
+             d, t->d, t->d / 2 - 1, d, 100.0 * sh, rows_read(t), d, t->d, h);
+    return 1;
 }

@@ -36,6 +36,7 @@
 #include <string.h>
 #include "fit.h"
 #include "formulation_hf.h"
+#include "options.h"
 #include "scaling.h"
 #include "harness/engine/accuracy.h"
 #include "harness/engine/model.h"
@@ -262,8 +263,16 @@ static int setup(const pc_impl *impl, const pc_acc_cfg *cfg, sf_pair *pr, double
     return ok ? 0 : -1;
 }
 
-int pc_rope_strict_freq_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *text, size_t tlen,
-                              char *ev, size_t elen)
+/* The frequencies' claim about the strict class of CFG on IMPL's rows (the
+ * checks above), its texts without what the default class says. */
+typedef struct sf_claim {
+    char pairs[120], ulps[40];
+    int nfail, hf, by_hf;
+} sf_claim;
+
+/* 1 with C when every pair that fails CFG's strict class is off it by its
+ * own frequency; the default class's pass is not checked here. */
+static int freq_claim(const pc_impl *impl, const pc_acc_cfg *cfg, sf_claim *c)
 {
     const pc_rope_params *sp = cfg->sched ? cfg->sched->params : NULL;
     int mapped = cfg->sched && cfg->sched->kind && cfg->sched->kind->position; /* position ids */
@@ -271,35 +280,84 @@ int pc_rope_strict_freq_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *
         || cfg->pos_hi - cfg->pos_lo < 15)
         return 0; /* not a strict class, or not one position a row */
     if (cfg->strict == PC_CLASS_GGML) return 0; /* no binary32 frequency a pair: ggml's is a product */
-    int h = cfg->d / 2, nfail, made = 0;
+    int h = cfg->d / 2, made = 0;
     double u_s = cfg->storage ? pc_model_u(cfg->dtype) : SF_U, e = SF_E_UNITS * u_s;
-    double kmin, kmax, ratio;
+    double kmin, kmax;
     sf_pair *pr = malloc((size_t)h * sizeof *pr);
     int *flag = malloc((size_t)h * sizeof *flag);
     if (pr && flag && setup(impl, cfg, pr, u_s) == 0 && scan_rows(impl, cfg, pr, e) == 0
-        && judge(cfg, pr, h, flag, &kmin, &kmax, &nfail) && default_passes(impl, cfg, &ratio)) {
-        char pairs[120], kr[40];
-        int hf = cfg->form != NULL, by_hf = !hf && hf_holds(cfg, pr, flag, h);
-        pair_list(flag, h, pairs, sizeof pairs);
-        if (kmin == kmax) snprintf(kr, sizeof kr, "%.3g ulp%s", kmin, kmin == 1.0 ? "" : "s");
-        else snprintf(kr, sizeof kr, "%.3g to %.3g ulps", kmin, kmax);
-        snprintf(text, tlen, "the frequencies are not %s: pair%s %s %s %s from %s (%s); the default "
-                 "class, which admits other formulations, passes (its worst err/bound %.3g)",
-                 hf ? "transformers' float32 ones" : "the correctly rounded fl(omega_i)",
-                 nfail > 1 ? "s" : "", pairs, nfail > 1 ? "are" : "is", kr,
-                 hf ? "the nearest frequency transformers' code gives" : "fl(omega_i)",
-                 by_hf ? "they are transformers' float32 frequencies: --formulation hf, or a bare "
-                         "--strict, holds them"
-                       : "a frequency computed another way: another formula or constant, e.g. an "
-                         "exp form or 3.14159 for pi", ratio);
-        snprintf(ev, elen, "for each of the %d pairs whose angles exceed what the %s class allows, "
-                 "the binary32 frequencies that keep every row's phase within u|theta| + %g u_s "
-                 "of pos*w (%lld rows) exclude %s", nfail, hf ? "hf" : "cr", SF_E_UNITS,
-                 (long long)(cfg->pos_hi - cfg->pos_lo + 1),
-                 hf ? "every frequency transformers' code can give" : "fl(omega_i)");
+        && judge(cfg, pr, h, flag, &kmin, &kmax, &c->nfail)) {
+        c->hf = cfg->form != NULL;
+        c->by_hf = !c->hf && hf_holds(cfg, pr, flag, h);
+        pair_list(flag, h, c->pairs, sizeof c->pairs);
+        if (kmin == kmax) snprintf(c->ulps, sizeof c->ulps, "%.3g ulp%s", kmin, kmin == 1.0 ? "" : "s");
+        else snprintf(c->ulps, sizeof c->ulps, "%.3g to %.3g ulps", kmin, kmax);
         made = 1;
     }
     free(pr);
     free(flag);
     return made;
+}
+
+/* "pairs 29..34 are 7 to 16 ulps from ... (...)" of C into BUF. */
+static void claim_text(const sf_claim *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "pair%s %s %s %s from %s (%s)", c->nfail > 1 ? "s" : "", c->pairs,
+             c->nfail > 1 ? "are" : "is", c->ulps,
+             c->hf ? "the nearest frequency transformers' code gives" : "fl(omega_i)",
+             c->by_hf ? "they are transformers' float32 frequencies: --formulation hf, or a bare "
+                        "--strict, holds them"
+                      : "a frequency computed another way: another formula or constant, e.g. an "
+                        "exp form or 3.14159 for pi");
+}
+
+int pc_rope_strict_freq_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *text, size_t tlen,
+                              char *ev, size_t elen)
+{
+    sf_claim c;
+    double ratio;
+    if (!freq_claim(impl, cfg, &c) || !default_passes(impl, cfg, &ratio)) return 0;
+    char claim[400];
+    claim_text(&c, claim, sizeof claim);
+    snprintf(text, tlen, "the frequencies are not %s: %s; the default class, which admits other "
+             "formulations, passes (its worst err/bound %.3g)",
+             c.hf ? "transformers' float32 ones" : "the correctly rounded fl(omega_i)", claim, ratio);
+    snprintf(ev, elen, "for each of the %d pairs whose angles exceed what the %s class allows, "
+             "the binary32 frequencies that keep every row's phase within u|theta| + %g u_s "
+             "of pos*w (%lld rows) exclude %s", c.nfail, c.hf ? "hf" : "cr", SF_E_UNITS,
+             (long long)(cfg->pos_hi - cfg->pos_lo + 1),
+             c.hf ? "every frequency transformers' code can give" : "fl(omega_i)");
+    return 1;
+}
+
+void pc_rope_strict_pass_note(const pc_impl *impl, const struct pc_spec *spec,
+                              const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const pc_rope_spec *s = pc_rope_spec_of(spec);
+    const pc_table_info *t = pc_table_info_of(impl);
+    /* a float32 table checked against a config under the default class */
+    if (!s || !s->given.config || !t || cfg->strict || cfg->tol_abs >= 0 || cfg->storage
+        || cfg->dtype != PC_DT_F32 || cfg->max_abs_err > 0 || !cfg->sched || !cfg->sched->params)
+        return;
+    pc_acc_cfg sc = *cfg;
+    sc.strict = PC_CLASS_STRICT; /* a bare --strict: hf where transformers' code is known */
+    sc.formulation = 0;
+    sc.quiet = 1;
+    sc.observe = NULL;
+    sc.fit = NULL;
+    sc.digest = NULL;
+    void *own = NULL;
+    pc_err e;
+    pc_acc_result res;
+    sf_claim c;
+    if (pc_rope_form_apply(cfg->sched->params, &sc, &own, &e) == PC_OK && sc.form
+        && pc_accuracy_run(impl, &sc, &res, &e) == PC_OK && res.status == PC_FAIL && !res.faulted
+        && freq_claim(impl, &sc, &c)) {
+        char claim[400];
+        claim_text(&c, claim, sizeof claim);
+        snprintf(buf, len, "--strict (the hf class: transformers' float32 frequency code) fails "
+                 "these rows (its worst err/bound %.3g): %s", res.m.max_ratio, claim);
+    }
+    free(own);
 }

@@ -366,14 +366,17 @@ static pc_status check_family(pc_gate *c, const pc_check_ctx *cr, const pc_impl 
     c->par = &par;
     pc_status st = pc_spec_usable(c->spec, c->err); /* demo's families, a config not theirs */
     if (st == PC_OK) st = check_base(c, impl, fam);
+    c->family_done = 0;
     if (st == PC_OK && fam->gate && runs_gate(cr->o, fam)) st = fam->gate(c, impl, fam);
+    int done = c->family_done; /* the gate's verdict ends the family's checks */
+    c->family_done = 0;
     /* with the accuracy gate; the rows' call is the family's first
      * entry point (an ABI v2-only plugin lacks it) */
-    if (st == PC_OK && fam->rows && impl->host && runs_gate(cr->o, fam) &&
+    if (st == PC_OK && !done && fam->rows && impl->host && runs_gate(cr->o, fam) &&
         pc_hook_present(impl, fam->hooks[0]))
         st = check_repeat(c, impl, fam);
-    if (st == PC_OK) st = check_properties(c, impl, fam->name);
-    if (st == PC_OK) family_against(c, impl, fam, first);
+    if (st == PC_OK && !done) st = check_properties(c, impl, fam->name);
+    if (st == PC_OK && !done) family_against(c, impl, fam, first);
     pc_row_digest_free(c->digest);
     c->digest = NULL;
     c->par = NULL;

@@ -173,6 +173,22 @@ static pc_status acc_verdict(pc_gate *c, const pc_impl *impl, const pc_family *f
                               own) == PC_OK ? PC_OK : pc_gate_oom(c);
 }
 
+/* A passed accuracy run's remark (pc_diagnosis.pass_note): the family's
+ * checked note, appended to the verdict just made, V.  Not in a shard,
+ * whose pass is not the run's. */
+static void pass_note(const pc_gate *c, const pc_impl *impl, const pc_family *fam,
+                      const pc_acc_cfg *cfg, const pc_acc_result *res, pc_verdict *v)
+{
+    if (c->shard || res->status != PC_OK || res->faulted || !fam->diagnosis
+        || !fam->diagnosis->pass_note)
+        return;
+    char note[800];
+    fam->diagnosis->pass_note(impl, c->spec, cfg, note, sizeof note);
+    size_t have = strlen(v->summary);
+    if (note[0] && have < sizeof v->summary - 1)
+        snprintf(v->summary + have, sizeof v->summary - have, "; note: %s", note);
+}
+
 /* The fitted model of a layout (harness/engine/fitmodel.h): its constants set up
  * before the pass, its sums made by the pass (cfg->fit), its verdict
  * after. */
@@ -278,9 +294,12 @@ pc_status pc_gate_accuracy(pc_gate *c, const pc_impl *impl, const pc_family *fam
     for (; st == PC_OK && fits < nl; fits++) st = fit_setup(c, &cfg[fits], &fj[fits]);
     if (st == PC_OK) digest_setup(c, impl, fam, cfg, nl);
     if (st == PC_OK) st = pc_accuracy_run_layouts(impl, cfg, nl, res, c->err);
-    for (int k = 0; k < nl && st == PC_OK; k++)
-        if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) == PC_OK)
-            st = fit_verdict(c, impl, fam, &cfg[k], &res[k], &fj[k]);
+    for (int k = 0; k < nl && st == PC_OK; k++) {
+        if ((st = acc_verdict(c, impl, fam, &cfg[k], &res[k])) != PC_OK) break;
+        /* the first layout's: an (n, d/2) table's two layouts read the same values */
+        if (k == 0) pass_note(c, impl, fam, &cfg[k], &res[k], &c->vs->v[c->vs->n - 1]);
+        st = fit_verdict(c, impl, fam, &cfg[k], &res[k], &fj[k]);
+    }
     for (int k = 0; k < fits; k++) fit_release(&fj[k]);
     for (int k = 0; k < made; k++) pc_spec_sched_release(&sched[k]);
     return st;

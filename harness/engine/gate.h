@@ -55,6 +55,11 @@ struct pc_gate {
      * sweep that follows it (rowdigest.h); made and freed by
      * pc_check_impl, NULL otherwise */
     struct pc_row_digest *digest;
+    /* set by a family's gate whose verdict ends the family's checks of
+     * the source (RoPE: a table whose columns are not the rotary dim, its
+     * cause checked): the properties, which need the schedule the source
+     * cannot be held to, are not run; pc_check_impl clears it */
+    int family_done;
 };
 
 /* Append a verdict of IMPL for FAMILY's CHECK (LAYOUT may be NULL), with

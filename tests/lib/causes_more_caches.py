@@ -21,7 +21,15 @@ unless said).  VARIANT:
   slice_cohere       Command R7B's repeat_interleave cache (128 columns) cut with [..., :64]
   slice_cohere_ok    the same cache's one-column-a-pair form, [..., ::2]
   swap_llama32       Llama-3.2-1B (llama3 x32) with low_freq_factor and high_freq_factor swapped
-  ok_llama32         Llama-3.2-1B, correct"""
+  ok_llama32         Llama-3.2-1B, correct
+  head_neox          GPT-NeoX-20B (24 of 96 dims rotate): the default schedule over the whole
+                     96-dim head, 96 columns (the partial rotary ignored)
+  head_neox_base     the same 96 columns with base 2 x rope's (no schedule of the config)
+  ok_neox            GPT-NeoX-20B's 24-dim rotary cache, correct
+  alpha_ok           a HunYuan-style dense config (head 64, dynamic NTK alpha 50): base' =
+                     base alpha^(64/62), correct
+  alpha_ignored      the same config, its cache of rope_theta alone (alpha ignored)
+  alpha_noexp        the same config, base x alpha without the exponent d/(d-2)"""
 import json
 import os
 import sys
@@ -113,6 +121,20 @@ def build(variant):
             rs["low_freq_factor"], rs["high_freq_factor"] = rs["high_freq_factor"], rs["low_freq_factor"]
         inv, _ = inv_of(made, 8192)
         return cfg, half(angles(inv, torch.arange(8192)))
+    if variant in ("head_neox", "head_neox_base", "ok_neox"):
+        cfg = M["neox20b"]
+        hd, rot = rc.dims(cfg)
+        dim = rot if variant == "ok_neox" else hd
+        base = rc.base_of(cfg) * (2.0 if variant == "head_neox_base" else 1.0)
+        return cfg, half(angles(1.0 / rc.geometric(base, dim), torch.arange(3000)))
+    if variant in ("alpha_ok", "alpha_ignored", "alpha_noexp"):
+        cfg = {"model_type": "hunyuan_v1_dense", "hidden_size": 2048, "num_attention_heads": 32,
+               "rope_theta": 10000.0, "max_position_embeddings": 8192,
+               "rope_scaling": {"type": "dynamic", "alpha": 50.0, "factor": 1.0}}
+        base, dim = 10000.0, 64
+        base = {"alpha_ok": base * 50.0 ** (dim / (dim - 2)), "alpha_ignored": base,
+                "alpha_noexp": base * 50.0}[variant]
+        return cfg, half(angles(1.0 / rc.geometric(base, dim), torch.arange(4096)))
     raise SystemExit("unknown variant " + variant)
 
 
