@@ -604,19 +604,41 @@ static void ids_verdict(ident_run *r)
     snprintf(r->id.note + u, sizeof r->id.note - u, "%s%s", u ? "; " : "", why);
 }
 
+/* The first position of the rows that check_args' --pos-start names: the
+ * rows' own, moved by a whole offset found (check_args below). */
+static void gate_at(ident_run *r, const pc_table_info *t);
+
+static int64_t args_pos_start(const ident_run *r)
+{
+    int whole = isfinite(r->offset) && r->offset == round(r->offset);
+    return whole && (double)r->lo + r->offset >= 0 ? r->lo + (int64_t)r->offset : r->lo;
+}
+
 /* The accuracy gate that check_args asks for, on the table's rows: a
  * FOUND is said only when it passes.  The fit's residual bounds each
  * pair's frequency to the fit's own error, which over 64 rows at position
  * 520000 admits a base rounded to 2 digits (2.8e8 for 2.8225e8) whose
  * angles are off by 0.12 rad there: the gate fails at err/bound 805.
- * Run when check_args reads the same rows at the same positions: a table,
- * no position ids (check reads them from the file), no xPos norms, and
- * --pos-start the rows' own first position (a whole offset moves it). */
+ * Run when check_args reads the same rows: a table, no position ids
+ * (check reads them from the file), no xPos norms; at the positions
+ * check_args' --pos-start names (a whole offset moves them: a YaRN cache
+ * at 520000 read as base 49846 for 50000 placed its rows at -333, a FOUND
+ * whose check failed while the gate was not run). */
 static void gate_found(ident_run *r)
 {
     const pc_table_info *t = pc_table_info_of(r->impl);
     if (!t || !r->id.found || r->ids || r->xpos || r->norm_drift) return;
-    if (isfinite(r->offset) && r->offset == round(r->offset) && r->offset != 0) return;
+    int64_t at = args_pos_start(r), own = t->pos_lo;
+    if (at != own && pc_table_set_pos_start(r->impl, at) != 0) {
+        r->id.found = 0; /* not gated: not said found */
+        return;
+    }
+    gate_at(r, t);
+    if (at != own) (void)pc_table_set_pos_start(r->impl, own);
+}
+
+static void gate_at(ident_run *r, const pc_table_info *t)
+{
     pc_rope_params p;
     pc_err e;
     if (pc_rope_ident_params(&r->id, &p, &e) != PC_OK) return;
@@ -913,14 +935,11 @@ static void check_args(const void *found, pc_args *out)
     if (r->ids) {
         pc_args_add(out, "--position-ids");
         pc_args_add(out, "%s", r->ids_path);
-    } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
+    } else if (t && args_pos_start(r) > 0) {
+        /* a whole offset moves the rows' positions; none found (llama.cpp's
+         * longrope at 520192: +0.0107): the rows' positions as given */
         pc_args_add(out, "--pos-start");
-        pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
-    } else if (t && r->lo > 0) {
-        /* no whole offset found (llama.cpp's longrope at 520192: +0.0107):
-         * the rows' positions as given */
-        pc_args_add(out, "--pos-start");
-        pc_args_add(out, "%lld", (long long)r->lo);
+        pc_args_add(out, "%lld", (long long)args_pos_start(r));
     }
     if (r->xpos) {
         pc_args_add(out, "--rope-xpos");
