@@ -72,6 +72,7 @@ typedef struct ident_run {
      * it failed (the schedule is then the closest, not found) */
     int gate_ran, gate_failed;
     double gate_ratio;
+    double u_s;               /* the unit roundoff of the rows' storage (the fit's) */
 } ident_run;
 
 /* Rows LO.. (M of them) of the rotation of (1, 0) in every pair: the
@@ -606,12 +607,30 @@ static void ids_verdict(ident_run *r)
 
 /* The first position of the rows that check_args' --pos-start names: the
  * rows' own, moved by a whole offset found (check_args below). */
-static void gate_at(ident_run *r, const pc_table_info *t);
-
 static int64_t args_pos_start(const ident_run *r)
 {
     int whole = isfinite(r->offset) && r->offset == round(r->offset);
     return whole && (double)r->lo + r->offset >= 0 ? r->lo + (int64_t)r->offset : r->lo;
+}
+
+/* When the gate fails identify's reading (or it explains not every
+ * pair), the readings of the frequencies anchored at the rows' own
+ * positions (identify_gate.c): the first that passes is FOUND, at offset 0
+ * (they are fitted at those positions). */
+static void gate_anchored(ident_run *r)
+{
+    pc_rope_ident got;
+    double ratio = 0;
+    if (!pc_rope_ident_anchored(r->impl, r->d, r->base, r->layout, r->lo, r->hi, r->u_s, r->dtype,
+                                &r->id, &got, &ratio))
+        return;
+    pc_rope_ident_free(&r->id);
+    r->id = got;
+    r->id.found = 1;
+    r->offset = 0;
+    r->gate_ran = 1;
+    r->gate_failed = 0;
+    r->gate_ratio = ratio;
 }
 
 /* The accuracy gate that check_args asks for, on the table's rows: a
@@ -627,47 +646,19 @@ static int64_t args_pos_start(const ident_run *r)
 static void gate_found(ident_run *r)
 {
     const pc_table_info *t = pc_table_info_of(r->impl);
-    if (!t || !r->id.found || r->ids || r->xpos || r->norm_drift) return;
-    int64_t at = args_pos_start(r), own = t->pos_lo;
-    if (at != own && pc_table_set_pos_start(r->impl, at) != 0) {
-        r->id.found = 0; /* not gated: not said found */
-        return;
+    if (!t || r->ids || r->xpos || r->norm_drift) return;
+    if (r->id.found) {
+        int64_t at = args_pos_start(r);
+        double ratio = 0;
+        int rc = pc_rope_ident_gate(r->impl, &r->id, r->layout, r->dtype, at, &ratio);
+        if (rc < 0 && at == t->pos_lo) return;
+        r->id.found = rc == 1; /* not gated at the offset's positions: not said found */
+        r->gate_ran = rc >= 0;
+        r->gate_ratio = ratio;
+        r->gate_failed = rc == 0;
+        if (rc == 1) return;
     }
-    gate_at(r, t);
-    if (at != own) (void)pc_table_set_pos_start(r->impl, own);
-}
-
-static void gate_at(ident_run *r, const pc_table_info *t)
-{
-    pc_rope_params p;
-    pc_err e;
-    if (pc_rope_ident_params(&r->id, &p, &e) != PC_OK) return;
-    pc_schedule s = pc_rope_schedule(&p);
-    pc_acc_cfg c;
-    memset(&c, 0, sizeof c);
-    c.family = "rope";
-    c.seed = PC_DEFAULT_SEED;   /* check's default --seed */
-    c.tol_abs = -1.0;           /* the precision model, as check without --tol-abs */
-    c.quiet = 1;
-    pc_table_adjust_cfg(t, &c);
-    c.layout = r->layout;
-    c.base = p.base;
-    c.base_from = NULL;
-    /* --base alone: check's geometric schedule of the base, whose
-     * precision-model constants are not those of a prepared default */
-    c.sched = r->id.type == PC_ROPE_DEFAULT ? NULL : &s;
-    /* check_args' --dtype when the storage was found from the values */
-    c.dtype = r->dtype;
-    c.storage = r->dtype == PC_DT_BF16 || r->dtype == PC_DT_F16;
-    pc_acc_result res;
-    if (pc_accuracy_run(r->impl, &c, &res, &e) == PC_OK && !res.faulted && !res.impl_rc
-        && res.status != PC_SKIP) {
-        r->gate_ran = 1;
-        r->gate_ratio = res.m.max_ratio;
-        r->gate_failed = res.status != PC_OK;
-        if (r->gate_failed) r->id.found = 0;
-    }
-    pc_rope_params_free(&p);
+    gate_anchored(r);
 }
 
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -704,6 +695,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
                          "it without --position-ids", rs->given.ids_path, impl->name);
     if (rs && rs->ids && rs->n_id_axes > 1) return identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
+    r->u_s = u_s;
     pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
                  : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
