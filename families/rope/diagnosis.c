@@ -927,7 +927,7 @@ static void check_args(const void *found, pc_args *out)
     if (r->ids) {
         pc_args_add(out, "--position-ids");
         pc_args_add(out, "%s", r->ids_path);
-    } else if (t && args_pos_start(r) > 0) {
+    } else if (t && ((isfinite(r->offset) && r->offset == round(r->offset)) || r->lo > 0)) {
         /* a whole offset moves the rows' positions; none found (llama.cpp's
          * longrope at 520192: +0.0107): the rows' positions as given */
         pc_args_add(out, "--pos-start");

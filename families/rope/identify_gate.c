@@ -147,6 +147,49 @@ static int refit_rounds(const anchored_run *a, pc_rope_ident *c, double *ratio)
     return pass;
 }
 
+/* V to K significant digits. */
+static double digits(double v, int k)
+{
+    if (!(v > 0) || !isfinite(v)) return v;
+    double q = pow(10.0, floor(log10(v)) - (k - 1));
+    return round(v / q) * q;
+}
+
+/* *V (a fitted base or factor of ID) to the fewest significant digits,
+ * within 1e-5 of it, under which the gate still passes (a fitted 9999.99997
+ * is base 10000: what a config holds); 1 when changed. */
+static int tidy_one(const anchored_run *a, pc_rope_ident *id, double *v, double *ratio)
+{
+    double was = *v;
+    for (int k = 1; k <= 9; k++) {
+        double t = digits(was, k);
+        if (t == was || !(fabs(t / was - 1.0) < 1e-5)) continue;
+        *v = t;
+        double r = 0;
+        if (pc_rope_ident_gate(a->impl, id, a->layout, a->dtype, a->lo, &r) == 1) {
+            *ratio = r;
+            return 1;
+        }
+    }
+    *v = was;
+    return 0;
+}
+
+/* A reading that passed with fitted digits: its base and factor as round
+ * as the gate allows; a linear factor 1 is the default schedule. */
+static void tidy(const anchored_run *a, pc_rope_ident *id, double *ratio)
+{
+    (void)tidy_one(a, id, &id->base, ratio);
+    if (id->type == PC_ROPE_LINEAR || id->type == PC_ROPE_YARN || id->type == PC_ROPE_LLAMA3)
+        (void)tidy_one(a, id, &id->factor, ratio);
+    if (id->type == PC_ROPE_LINEAR && id->factor == 1.0) {
+        double r = 0;
+        id->type = PC_ROPE_DEFAULT;
+        if (pc_rope_ident_gate(a->impl, id, a->layout, a->dtype, a->lo, &r) == 1) *ratio = r;
+        else id->type = PC_ROPE_LINEAR;
+    }
+}
+
 int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                            int64_t hi, double u_s, int dtype, const pc_rope_ident *id,
                            pc_rope_ident *out, double *ratio)
@@ -167,6 +210,7 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
         if (j != hit) pc_rope_ident_free(&cand[j]);
     int found = hit >= 0;
     if (found) {
+        tidy(&a, &cand[hit], ratio);
         *out = cand[hit];
         size_t u = strlen(out->note);
         snprintf(out->note + u, sizeof out->note - u, "%sfitted to the phases of the rows at "
