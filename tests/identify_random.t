@@ -14,9 +14,10 @@ The configs are drawn with a fixed seed, and one is fixed: a YaRN cache of
 base 50000 at 520000 (factor 4, original length 2048, beta_fast 24), which
 identify took for base 49846 at a whole offset of -333, FOUND without
 running the gate, with check_args check failed; it must now be FOUND with
-check_args that pass (never FOUND with a failing check).  Positions 0 to
-1000000; LongRoPE's random factors only where each pair's frequency can be
-anchored (docs/identify.md, "Frequencies at the rows' own positions").
+check_args that pass (never FOUND with a failing check).  Positions 5000
+to 16777000 (where torch's binary32 angle is good to a radian); LongRoPE's
+random factors up to 1000000 (at 16777000 the rows leave them open:
+docs/identify.md, "Frequencies at the rows' own positions").
 
 Without PyTorch: a visible skip."""
 import json
@@ -135,10 +136,11 @@ try:
                 "beta_fast": 24, "beta_slow": 1}}
     case("yarn base 50000 at 520000 (offset -333 before)", yarn, 520000)
     rng = random.Random(SEED)
-    for t in range(12):
+    for t in range(18):
         kind = ["default", "linear", "dynamic", "yarn", "llama3", "longrope"][t % 6]
         cfg = cfg_of(rng, kind)
-        p0 = rng.choice([0, 5000] if kind == "longrope" else [5000, 200000, 520000, 1000000])
+        p0 = rng.choice([0, 5000, 200000, 520000, 1000000] if kind == "longrope"
+                        else [5000, 200000, 520000, 1000000, 16777000])
         case("%s %d at %d, d %d, base %.9g" % (kind, t, p0, cfg["head_dim"], cfg["rope_theta"]),
              cfg, p0)
 finally:

@@ -621,9 +621,17 @@ static void gate_anchored(ident_run *r)
 {
     pc_rope_ident got;
     double ratio = 0;
-    if (!pc_rope_ident_anchored(r->impl, r->d, r->base, r->layout, r->lo, r->hi, r->u_s, r->dtype,
-                                &r->id, &got, &ratio))
-        return;
+    int rc = pc_rope_ident_anchored(r->impl, r->d, r->base, r->layout, r->lo, r->hi, r->u_s,
+                                    r->dtype, &r->id, &got, &ratio);
+    if (rc == 0) {
+        /* what the rows leave open, and what to pass instead */
+        size_t u = strlen(r->id.note);
+        snprintf(r->id.note + u, sizeof r->id.note - u, "%sno reading of the phases at the rows' "
+                 "own positions passes the gate either: these rows leave some pairs' frequencies "
+                 "open to check's precision; check them with the model's config (--hf-config, or "
+                 "--base and --rope-scaling)", u ? "; " : "");
+    }
+    if (rc != 1) return;
     pc_rope_ident_free(&r->id);
     r->id = got;
     r->id.found = 1;

@@ -217,5 +217,5 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
                  "their own positions (the fit's reading failed the gate)", u ? "; " : "");
     }
     pc_rope_fit_free(&f);
-    return found;
+    return found ? 1 : n > 0 ? 0 : -1;
 }
