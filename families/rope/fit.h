@@ -103,6 +103,15 @@ int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64
  * whole number when within 0.01 of one. */
 double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
                           double eps);
+/* A table's base (pc_diagnosis.table_base, families/family.h): 1 when its
+ * rows LO..HI fit a clean geometric schedule, *RAW that base and *BASE it
+ * rounded to 3 significant digits (NaN when not within 0.1%); and the same
+ * from the table's one read (pc_rope_table_points, a pc_points_fit of
+ * families/family.h); table_base.c. */
+int pc_rope_table_base(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi, double u_s,
+                       double *base, double *raw);
+struct pc_points_fit;
+extern const struct pc_points_fit pc_rope_table_points;
 /* The median amplitude of the pairs. */
 double pc_rope_fit_amp(const pc_rope_fit *f);
 /* The geometric base the frequencies fit (NaN: too few pairs), *RESID the
