@@ -200,12 +200,13 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
     anchored_run a = { impl, d, layout, dtype, base, lo, hi, &f };
     pc_rope_ident cand[ANCHORED_MAX];
     int n = pc_rope_ident_candidates(&f, id, cand, ANCHORED_MAX), hit = -1;
-    /* as they are, then each refitted at its own frequencies (a ramp or
-     * band that the first anchoring did not reach) */
+    /* in order, each as it is, then refitted at its own frequencies (a
+     * ramp or band that the first anchoring did not reach): a schedule's
+     * reading before the factor per pair that explains any cache */
     for (int k = 0; k < n && hit < 0; k++)
-        if (pc_rope_ident_gate(impl, &cand[k], layout, dtype, lo, ratio) == 1) hit = k;
-    for (int k = 0; k < n && hit < 0; k++)
-        if (cand[k].type != PC_ROPE_LONGROPE && refit_rounds(&a, &cand[k], ratio)) hit = k;
+        if (pc_rope_ident_gate(impl, &cand[k], layout, dtype, lo, ratio) == 1
+            || (cand[k].type != PC_ROPE_LONGROPE && refit_rounds(&a, &cand[k], ratio)))
+            hit = k;
     for (int j = 0; j < n; j++)
         if (j != hit) pc_rope_ident_free(&cand[j]);
     int found = hit >= 0;

@@ -116,6 +116,33 @@ static int mix_line(const pc_rope_fit *f, const pc_rope_ident *id, const int *cl
  * as they are (truncate false); the betas that put them there under the
  * original length kept (HF's corr(beta) = d ln(L0 / (2 pi beta)) / (2 ln B):
  * a truncated end mid-way in its unit). */
+/* Betas of released and tested configs, HF's defaults (32, 1) first. */
+static const double round_betas[][2] = {
+    { 32, 1 }, { 16, 1 }, { 24, 1 }, { 8, 1 }, { 32, 2 }, { 16, 2 }, { 24, 2 }, { 32, 0.5 },
+    { 16, 0.5 }, { 24, 0.5 }, { 1, 1 }
+};
+
+/* A truncated ramp's ends LOW, HIGH (HF: max(floor(corr(beta_fast)), 0) and
+ * min(ceil(corr(beta_slow)), d - 1)) from round betas and a power-of-two
+ * original length, when some give them: they compute the same cache as
+ * the fitted ones; 1 when found. */
+static int yarn_round(pc_rope_ident *id, long low, long high)
+{
+    double k = 2.0 * log(id->base) / id->d;
+    for (size_t j = 0; j < sizeof round_betas / sizeof round_betas[0]; j++)
+        for (double L0 = 1024; L0 <= 1048576; L0 *= 2) {
+            double cf = log(L0 / (2 * M_PI * round_betas[j][0])) / k;
+            double cs = log(L0 / (2 * M_PI * round_betas[j][1])) / k;
+            if (fmax(floor(cf), 0) != (double)low || fmin(ceil(cs), id->d - 1) != (double)high)
+                continue;
+            id->orig_max = L0;
+            id->beta_fast = round_betas[j][0];
+            id->beta_slow = round_betas[j][1];
+            return 1;
+        }
+    return 0;
+}
+
 static void yarn_ramp(pc_rope_ident *id, double a, double b)
 {
     double low = (1.0 - a) / b, high = -a / b;
@@ -127,6 +154,7 @@ static void yarn_ramp(pc_rope_ident *id, double a, double b)
     id->orig_max = L0;
     id->beta_fast = L0 / (2 * M_PI) * exp(-k * cl);
     id->beta_slow = L0 / (2 * M_PI) * exp(-k * ch);
+    if (whole) (void)yarn_round(id, lround(low), lround(high));
 }
 
 /* llama3's band s = (L g / (2 pi) - lf)/(hf - lf) = a + b g: a power-of-two
