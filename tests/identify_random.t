@@ -16,8 +16,9 @@ identify took for base 49846 at a whole offset of -333, FOUND without
 running the gate, with check_args check failed; it must now be FOUND with
 check_args that pass (never FOUND with a failing check).  Positions 5000
 to 16777000 (where torch's binary32 angle is good to a radian); LongRoPE's
-random factors up to 1000000 (at 16777000 the rows leave them open:
-docs/identify.md, "Frequencies at the rows' own positions").
+random factors up to 1000000; at 16777000, where the rows may leave them
+open (docs/identify.md, "Frequencies at the rows' own positions"), FOUND
+with check_args that pass or UNKNOWN naming --hf-config.
 
 Without PyTorch: a visible skip."""
 import json
@@ -128,6 +129,32 @@ def case(name, cfg, p0):
                                     " ".join(shown[2:])[:200]))
 
 
+def open_or_found(name, cfg, p0):
+    """Where the rows may leave the frequencies open (LongRoPE's random
+    factors at 16777000): FOUND with check_args check passes, or UNKNOWN
+    (exit 1) saying what to pass (the config)."""
+    d = os.path.join(tmp, name.replace(" ", "_").replace(",", ""))
+    os.makedirs(d)
+    cos, sin = rope_caches.cache(cfg, "ok", N_ROWS, p0)
+    np.save(d + "/cos.npy", cos.numpy())
+    np.save(d + "/sin.npy", sin.numpy())
+    data = ["--table", d + "/cos.npy", "--table-sin", d + "/sin.npy", "--pos-start", str(p0)]
+    rc, out, err, _ = run(["identify"] + data + ["--format", "json", "--quiet"])
+    try:
+        res = json.loads(out)["results"][0]
+    except Exception as e:  # noqa: BLE001 - shown on failure
+        ok(False, "%s: identify's JSON parses" % name, "%s\n%s%s" % (e, out[:1500], err))
+        return
+    if rc == 0:
+        crc, cout, cerr, _ = run(["check"] + res["check_args"] + ["--quiet", "--regressions", "off"])
+        ok(res["found"] and crc == 0, "%s: FOUND, and its check_args pass check" % name,
+           cout[-1500:] + cerr)
+        return
+    ok(rc == 1 and not res["found"] and "--hf-config" in res.get("assumed", ""),
+       "%s: UNKNOWN (exit 1) naming --hf-config to pass" % name,
+       "rc %d\n%s" % (rc, json.dumps(res)[:1500]))
+
+
 try:
     # the whole offset of -333 (before: FOUND, the gate not run, check failed)
     yarn = {"hidden_size": 512, "num_attention_heads": 8, "head_dim": 64, "rope_theta": 50000.0,
@@ -143,6 +170,10 @@ try:
                         else [5000, 200000, 520000, 1000000, 16777000])
         case("%s %d at %d, d %d, base %.9g" % (kind, t, p0, cfg["head_dim"], cfg["rope_theta"]),
              cfg, p0)
+    for t in range(2):
+        cfg = cfg_of(rng, "longrope")
+        open_or_found("longrope %d at 16777000, d %d, base %.9g" % (t, cfg["head_dim"], cfg["rope_theta"]),
+                      cfg, 16777000)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

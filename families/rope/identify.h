@@ -59,8 +59,8 @@ int pc_rope_ident_gate(const pc_impl *impl, const pc_rope_ident *id, int layout,
  * whose reading ID failed the gate: the fit anchored at the rows' own
  * positions, its readings (pc_rope_ident_candidates) each gated, then
  * refitted once more to the pairs anchored at their own frequencies: the
- * first that passes into *OUT (its gate's *RATIO), 1; 0 when none does,
- * -1 when none was made (identify_gate.c). */
+ * first that passes into *OUT (its gate's *RATIO), 1; 0 when none does
+ * (or none is made), -1 when the rows cannot be fitted (identify_gate.c). */
 int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                            int64_t hi, double u_s, int dtype, const pc_rope_ident *id,
                            pc_rope_ident *out, double *ratio);

@@ -195,7 +195,7 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
                            pc_rope_ident *out, double *ratio)
 {
     pc_rope_fit f;
-    if (pc_rope_fit_run(impl, d, base, layout, lo, hi, u_s, &f) != PC_OK) return 0;
+    if (pc_rope_fit_run(impl, d, base, layout, lo, hi, u_s, &f) != PC_OK) return -1;
     pc_rope_fit_anchor(impl, d, base, layout, lo, hi, &f, NULL, 0);
     anchored_run a = { impl, d, layout, dtype, base, lo, hi, &f };
     pc_rope_ident cand[ANCHORED_MAX];
@@ -218,5 +218,5 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
                  "their own positions (the fit's reading failed the gate)", u ? "; " : "");
     }
     pc_rope_fit_free(&f);
-    return found ? 1 : n > 0 ? 0 : -1;
+    return found ? 1 : 0;
 }
