@@ -616,14 +616,15 @@ static int64_t args_pos_start(const ident_run *r)
 /* When the gate fails identify's reading (or it explains not every
  * pair), the readings of the frequencies anchored at the rows' own
  * positions (identify_gate.c): the first that passes is FOUND, at offset 0
- * (they are fitted at those positions). */
-static void gate_anchored(ident_run *r)
+ * (they are fitted at those positions); SCHEDULES_ONLY: a schedule's
+ * reading in place of a passing factor per pair, none else. */
+static void gate_anchored(ident_run *r, int schedules_only)
 {
     pc_rope_ident got;
     double ratio = 0;
     int rc = pc_rope_ident_anchored(r->impl, r->d, r->base, r->layout, r->lo, r->hi, r->u_s,
-                                    r->dtype, &r->id, &got, &ratio);
-    if (rc == 0) {
+                                    r->dtype, &r->id, schedules_only, &got, &ratio);
+    if (rc == 0 && !schedules_only) {
         /* what the rows leave open, and what to pass instead */
         size_t u = strlen(r->id.note);
         snprintf(r->id.note + u, sizeof r->id.note - u, "%sno reading of the phases at the rows' "
@@ -664,9 +665,13 @@ static void gate_found(ident_run *r)
         r->gate_ran = rc >= 0;
         r->gate_ratio = ratio;
         r->gate_failed = rc == 0;
+        /* a factor per pair explains any cache: a schedule's reading of
+         * the anchored frequencies that passes too is named instead (YaRN
+         * caches of 64 rows at 5000 read so) */
+        if (rc == 1 && r->id.type == PC_ROPE_LONGROPE && at == t->pos_lo) gate_anchored(r, 1);
         if (rc == 1) return;
     }
-    gate_anchored(r);
+    gate_anchored(r, 0);
 }
 
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,

@@ -59,11 +59,12 @@ int pc_rope_ident_gate(const pc_impl *impl, const pc_rope_ident *id, int layout,
  * whose reading ID failed the gate: the fit anchored at the rows' own
  * positions, its readings (pc_rope_ident_candidates) each gated, then
  * refitted once more to the pairs anchored at their own frequencies: the
- * first that passes into *OUT (its gate's *RATIO), 1; 0 when none does
+ * first that passes into *OUT (its gate's *RATIO; SCHEDULES_ONLY: no factor
+ * per pair), 1; 0 when none does
  * (or none is made), -1 when the rows cannot be fitted (identify_gate.c). */
 int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                            int64_t hi, double u_s, int dtype, const pc_rope_ident *id,
-                           pc_rope_ident *out, double *ratio);
+                           int schedules_only, pc_rope_ident *out, double *ratio);
 
 /* The HF rope_scaling object of ID ("null" for the default schedule). */
 void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len);

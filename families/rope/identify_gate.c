@@ -192,7 +192,7 @@ static void tidy(const anchored_run *a, pc_rope_ident *id, double *ratio)
 
 int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                            int64_t hi, double u_s, int dtype, const pc_rope_ident *id,
-                           pc_rope_ident *out, double *ratio)
+                           int schedules_only, pc_rope_ident *out, double *ratio)
 {
     pc_rope_fit f;
     if (pc_rope_fit_run(impl, d, base, layout, lo, hi, u_s, &f) != PC_OK) return -1;
@@ -204,7 +204,8 @@ int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, 
      * ramp or band that the first anchoring did not reach): a schedule's
      * reading before the factor per pair that explains any cache */
     for (int k = 0; k < n && hit < 0; k++)
-        if (pc_rope_ident_gate(impl, &cand[k], layout, dtype, lo, ratio) == 1
+        if (schedules_only && cand[k].type == PC_ROPE_LONGROPE) continue;
+        else if (pc_rope_ident_gate(impl, &cand[k], layout, dtype, lo, ratio) == 1
             || (cand[k].type != PC_ROPE_LONGROPE && refit_rounds(&a, &cand[k], ratio)))
             hit = k;
     for (int j = 0; j < n; j++)

@@ -215,14 +215,23 @@ static int refit_base(const pc_rope_fit *f, pc_rope_ident *c, const int *cls, in
 }
 
 /* Base and factor to start a scaled reading from when ID is another type:
- * the base of the fastest anchored pairs' line, the slowest anchored
- * pair's ratio to it as 1/factor. */
+ * the base of the fastest anchored pairs, the slowest anchored pair's
+ * ratio to it as 1/factor. */
 static int scaled_start(const pc_rope_fit *f, pc_rope_ident *c)
 {
     int last = f->h - 1;
     while (last > 0 && !isfinite(f->omega_err[last])) last--;
     if (last < 2) return 0;
-    double b = c->base_fit > 1 ? c->base_fit : c->base;
+    /* the fastest anchored pairs (unscaled in YaRN and llama3) give the
+     * base best; else the fit's head line */
+    double sum = 0, b;
+    int m = 0;
+    for (int i = 1; i <= (f->h / 8 > 2 ? f->h / 8 : 2) && i < f->h; i++)
+        if (isfinite(f->omega_err[i]) && f->omega[i] > 0) {
+            sum += -log(f->omega[i]) * c->d / (2.0 * i);
+            m++;
+        }
+    b = m ? exp(sum / m) : c->base_fit > 1 ? c->base_fit : c->base;
     c->base = b;
     c->factor = geo(b, c->d, last) / f->omega[last];
     return c->factor > 1.0 + 1e-4;
