@@ -226,52 +226,84 @@ static void ids_verdict(ident_run *r)
     snprintf(r->id.note + u, sizeof r->id.note - u, "%s%s", u ? "; " : "", why);
 }
 
+/* The first position of the rows that check_args' --pos-start names: the
+ * rows' own, moved by a whole offset found (check_args below). */
+static int64_t args_pos_start(const ident_run *r)
+{
+    int whole = isfinite(r->offset) && r->offset == round(r->offset);
+    return whole && (double)r->lo + r->offset >= 0 ? r->lo + (int64_t)r->offset : r->lo;
+}
+
+/* When the gate fails identify's reading (or it explains not every
+ * pair), the readings of the frequencies anchored at the rows' own
+ * positions (identify_gate.c): the first that passes is FOUND, at offset 0
+ * (they are fitted at those positions); SCHEDULES_ONLY: a schedule's
+ * reading in place of a passing factor per pair, none else. */
+static void gate_anchored(ident_run *r, int schedules_only)
+{
+    pc_rope_ident got;
+    double ratio = 0;
+    int rc = pc_rope_ident_anchored(r->impl, r->d, r->base, r->layout, r->lo, r->hi, r->u_s,
+                                    r->dtype, &r->id, schedules_only, &got, &ratio);
+    if (rc == 0 && !schedules_only) {
+        /* what the rows leave open, and what to pass instead */
+        size_t u = strlen(r->id.note);
+        snprintf(r->id.note + u, sizeof r->id.note - u, "%sno reading of the phases at the rows' "
+                 "own positions passes the gate either: these rows leave some pairs' frequencies "
+                 "open to check's precision; check them with the model's config (--hf-config, or "
+                 "--base and --rope-scaling)", u ? "; " : "");
+    }
+    if (rc != 1) return;
+    pc_rope_ident_free(&r->id);
+    r->id = got;
+    r->id.found = 1;
+    r->offset = 0;
+    r->gate_ran = 1;
+    r->gate_failed = 0;
+    r->gate_ratio = ratio;
+}
+
 /* The accuracy gate that check_args asks for, on the table's rows: a
  * FOUND is said only when it passes.  The fit's residual bounds each
  * pair's frequency to the fit's own error, which over 64 rows at position
  * 520000 admits a base rounded to 2 digits (2.8e8 for 2.8225e8) whose
  * angles are off by 0.12 rad there: the gate fails at err/bound 805.
- * Run when check_args reads the same rows at the same positions: a table,
- * no position ids (check reads them from the file), no xPos norms, and
- * --pos-start the rows' own first position (a whole offset moves it). */
-static void gate_found(ident_run *r)
+ * Run when check_args reads the same rows: a table, no position ids
+ * (check reads them from the file), no xPos norms; at the positions
+ * check_args' --pos-start names (a whole offset moves them: a YaRN cache
+ * at 520000 read as base 49846 for 50000 placed its rows at -333, a FOUND
+ * whose check failed while the gate was not run). */
+static void gate_reading(ident_run *r)
 {
     const pc_table_info *t = pc_table_info_of(r->impl);
-    if (!t || !r->id.found || r->ids || r->xpos || r->norm_drift) return;
-    if (isfinite(r->offset) && r->offset == round(r->offset) && r->offset != 0) return;
-    pc_rope_params p;
-    pc_err e;
-    if (pc_rope_ident_params(&r->id, &p, &e) != PC_OK) return;
-    pc_schedule s = pc_rope_schedule(&p);
-    pc_acc_cfg c;
-    memset(&c, 0, sizeof c);
-    c.family = "rope";
-    c.seed = PC_DEFAULT_SEED;   /* check's default --seed */
-    c.tol_abs = -1.0;           /* the precision model, as check without --tol-abs */
-    c.quiet = 1;
-    pc_table_adjust_cfg(t, &c);
-    c.layout = r->layout;
-    c.base = p.base;
-    c.base_from = NULL;
-    /* --base alone: check's geometric schedule of the base, whose
-     * precision-model constants are not those of a prepared default */
-    c.sched = r->id.type == PC_ROPE_DEFAULT ? NULL : &s;
-    /* check_args' --dtype when the storage was found from the values */
-    c.dtype = r->dtype;
-    c.storage = r->dtype == PC_DT_BF16 || r->dtype == PC_DT_F16;
-    pc_acc_result res;
-    if (pc_accuracy_run(r->impl, &c, &res, &e) == PC_OK && !res.faulted && !res.impl_rc
-        && res.status != PC_SKIP) {
-        r->gate_ran = 1;
-        r->gate_ratio = res.m.max_ratio;
-        r->gate_failed = res.status != PC_OK;
-        if (r->gate_failed) r->id.found = 0;
+    if (!t || r->ids || r->xpos || r->norm_drift) return;
+    if (r->id.found) {
+        int64_t at = args_pos_start(r);
+        double ratio = 0;
+        int rc = pc_rope_ident_gate(r->impl, &r->id, r->layout, r->dtype, at, &ratio);
+        if (rc < 0 && at == t->pos_lo) return;
+        r->id.found = rc == 1; /* not gated at the offset's positions: not said found */
+        r->gate_ran = rc >= 0;
+        r->gate_ratio = ratio;
+        r->gate_failed = rc == 0;
+        /* a factor per pair explains any cache: a schedule's reading of
+         * the anchored frequencies that passes too is named instead (YaRN
+         * caches of 64 rows at 5000 read so) */
+        if (rc == 1 && r->id.type == PC_ROPE_LONGROPE && at == t->pos_lo) gate_anchored(r, 1);
+        if (rc == 1) return;
     }
-    if (r->gate_ran && !r->gate_failed && r->dtype == PC_DT_F32) {
-        pc_rope_form_probe_run(r->impl, &c, c.sched ? &p : NULL, &r->form);
-        r->form_ran = 1;
-    }
-    pc_rope_params_free(&p);
+    gate_anchored(r, 0);
+}
+
+/* The gate of the reading found, then, on float32 rows that passed it,
+ * the same gate under each computed strict class (identify_form.h): the
+ * formulation proposed. */
+static void gate_found(ident_run *r)
+{
+    gate_reading(r);
+    if (!r->id.found || !r->gate_ran || r->gate_failed || r->dtype != PC_DT_F32) return;
+    r->form_ran = pc_rope_ident_gate_form(r->impl, &r->id, r->layout, r->dtype,
+                                          args_pos_start(r), &r->form) == 0;
 }
 
 static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t lo, int64_t hi,
@@ -308,6 +340,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
                          "it without --position-ids", rs->given.ids_path, impl->name);
     if (rs && rs->ids && rs->n_id_axes > 1) return pc_rope_identify_axes(r, spec, err);
     double u_s = r->dtype == PC_DT_F32 ? 0x1p-24 : pc_model_u(r->dtype);
+    r->u_s = u_s;
     pc_status st = rs && rs->ids ? fit_at_ids(r, rs, u_s, err)
                  : pc_rope_fit_run(impl, r->d, r->base, r->layout, r->lo, r->hi, u_s, &r->fit);
     if (st == PC_SKIP)
@@ -572,14 +605,11 @@ static void check_args(const void *found, pc_args *out)
     if (r->ids) {
         pc_args_add(out, "--position-ids");
         pc_args_add(out, "%s", r->ids_path);
-    } else if (t && isfinite(r->offset) && r->offset == round(r->offset) && (double)r->lo + r->offset >= 0) {
+    } else if (t && ((isfinite(r->offset) && r->offset == round(r->offset)) || r->lo > 0)) {
+        /* a whole offset moves the rows' positions; none found (llama.cpp's
+         * longrope at 520192: +0.0107): the rows' positions as given */
         pc_args_add(out, "--pos-start");
-        pc_args_add(out, "%lld", (long long)(r->lo + (int64_t)r->offset));
-    } else if (t && r->lo > 0) {
-        /* no whole offset found (llama.cpp's longrope at 520192: +0.0107):
-         * the rows' positions as given */
-        pc_args_add(out, "--pos-start");
-        pc_args_add(out, "%lld", (long long)r->lo);
+        pc_args_add(out, "%lld", (long long)args_pos_start(r));
     }
     if (r->xpos) {
         pc_args_add(out, "--rope-xpos");
@@ -629,68 +659,9 @@ static const pc_identify_kind identify = {
     .check_args = check_args, .free = ident_free
 };
 
-/* ---- a table's base ------------------------------------------------------- */
-
-/* The base of the fit F (freed): 1 for a clean geometric table, its base
- * RAW as fitted and BASE rounded to 3 significant digits (NaN when RAW is
- * not within 0.1% of such a number). */
-static int base_of(pc_rope_fit *f, int d, double *base, double *raw)
-{
-    double resid;
-    *raw = pc_rope_fit_base(f, d, &resid);
-    *base = pc_rope_round_base(*raw);
-    pc_rope_fit_free(f);
-    return resid < 1e-3 && isfinite(*raw) && *raw > 1.0; /* a clean geometric table */
-}
-
-static int table_base(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi, double u_s,
-                      double *base, double *raw)
-{
-    pc_rope_fit f;
-    if (pc_rope_fit_run(impl, d, 0.0, layout, lo, hi, u_s, &f) != PC_OK) return 0;
-    return base_of(&f, d, base, raw);
-}
-
-/* The same from a table's one read (pc_points_fit): shares of the fit
- * row by row (fit.h), joined in pair order. */
-static void *points_share(int pairs)
-{
-    pc_rope_fit_acc *a = malloc(sizeof *a);
-    if (a && pc_rope_fit_acc_init(a, pairs, 0) != PC_OK) { free(a); a = NULL; }
-    return a;
-}
-
-static void points_row(void *share, const double *c, const double *s)
-{
-    pc_rope_fit_acc_row(share, c, s);
-}
-
-static void points_drop(void *share)
-{
-    if (share) pc_rope_fit_acc_free(share);
-    free(share);
-}
-
-static int points_end(void **shares, int n, int d, double u_s, double *base, double *raw)
-{
-    int h = 0, ok = 1;
-    for (int k = 0; k < n; k++) h += ((pc_rope_fit_acc *)shares[k])->h;
-    pc_rope_fit_acc all;
-    if (pc_rope_fit_acc_init(&all, h, 0) != PC_OK) ok = 0;
-    for (int k = 0, i0 = 0; k < n; k++) {
-        pc_rope_fit_acc *a = shares[k];
-        if (ok) pc_rope_fit_acc_join(&all, a, i0);
-        i0 += a->h;
-        points_drop(a);
-    }
-    pc_rope_fit f;
-    if (!ok || pc_rope_fit_acc_end(&all, u_s, &f) != PC_OK) return 0;
-    return base_of(&f, d, base, raw);
-}
-
-static const pc_points_fit points = { points_share, points_row, points_end, points_drop };
-
 const pc_diagnosis pc_rope_diagnosis = {
     .likely_cause = pc_rope_likely_cause, .pass_note = pc_rope_strict_pass_note,
-    .table_base = table_base, .table_points = &points, .identify = &identify
+    .table_base = pc_rope_table_base,
+    .table_points = &pc_rope_table_points,
+    .identify = &identify
 };

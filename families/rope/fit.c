@@ -226,8 +226,8 @@ pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, i
 void pc_rope_fit_free(pc_rope_fit *f)
 {
     free(f->omega); free(f->amp); free(f->resolved); free(f->omega_ls);
-    free(f->lamp_slope); free(f->lamp_at0);
-    f->omega = f->amp = f->omega_ls = f->lamp_slope = f->lamp_at0 = NULL;
+    free(f->lamp_slope); free(f->lamp_at0); free(f->omega_err);
+    f->omega = f->amp = f->omega_ls = f->lamp_slope = f->lamp_at0 = f->omega_err = NULL;
     f->resolved = NULL;
 }
 

@@ -25,6 +25,8 @@ typedef struct pc_rope_fit {
                          * its slope per row and its value at the first row (NULL: not
                          * made); xPos's zeta_i^((p + q0)/B) is the line ln zeta_i (p + q0)/B */
     int *resolved;      /* the pair turned enough for its frequency to be fitted */
+    double *omega_err;  /* per pair, the absolute error of OMEGA once anchored at the rows'
+                         * own positions (pc_rope_fit_anchor; NaN: not anchored; NULL: none) */
 } pc_rope_fit;
 
 /* Fit IMPL's rotations of positions LO..HI (consecutive) at D, BASE (the
@@ -34,6 +36,15 @@ typedef struct pc_rope_fit {
 pc_status pc_rope_fit_run(const pc_impl *impl, int d, double base, int layout, int64_t lo,
                           int64_t hi, double u_s, pc_rope_fit *f);
 void pc_rope_fit_free(pc_rope_fit *f);
+/* F's frequencies from the phases of the rows LO..HI (the last 4096 of
+ * them) at their own positions (anchor.c): per pair not anchored yet
+ * whose turns at those positions an estimate tells (F's own, its anchored
+ * neighbours', or MODEL[i] good to REL_MODEL relatively; MODEL NULL:
+ * none), the line theta = p w through position 0, with its error in
+ * F->omega_err; a pair whose rows stray from the line (rows of other
+ * positions) keeps F's frequency. */
+void pc_rope_fit_anchor(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                        int64_t hi, pc_rope_fit *f, const double *model, double rel_model);
 
 /* The fit of the N rows LO.. of IMPL (D, BASE, LAYOUT as for
  * pc_rope_fit_run) whose positions are IDS[0..N) (--position-ids of one
@@ -92,6 +103,15 @@ int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64
  * whole number when within 0.01 of one. */
 double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
                           double eps);
+/* A table's base (pc_diagnosis.table_base, families/family.h): 1 when its
+ * rows LO..HI fit a clean geometric schedule, *RAW that base and *BASE it
+ * rounded to 3 significant digits (NaN when not within 0.1%); and the same
+ * from the table's one read (pc_rope_table_points, a pc_points_fit of
+ * families/family.h); table_base.c. */
+int pc_rope_table_base(const pc_impl *impl, int d, int layout, int64_t lo, int64_t hi, double u_s,
+                       double *base, double *raw);
+struct pc_points_fit;
+extern const struct pc_points_fit pc_rope_table_points;
 /* The median amplitude of the pairs. */
 double pc_rope_fit_amp(const pc_rope_fit *f);
 /* The geometric base the frequencies fit (NaN: too few pairs), *RESID the

@@ -63,6 +63,7 @@ typedef struct ident_run {
      * it failed (the schedule is then the closest, not found) */
     int gate_ran, gate_failed;
     double gate_ratio;
+    double u_s;               /* the unit roundoff of the rows' storage (the fit's) */
     /* float32 rows that passed it: the gate under hf and ggml (FORM_RAN),
      * the class proposed (identify_form.h) */
     int form_ran;

@@ -39,8 +39,10 @@ static double geo(double b, int d, int i) { return exp(-2.0 * i / d * log(b)); }
  * at the rows' largest position (fit_ids.c's e(p); rows at position 520192
  * of a binary32 cache are off by up to 0.12 rad at w = 1, which eps alone
  * took as a schedule that is not geometric). */
-static double fit_err(const pc_rope_fit *f, double w)
+static double fit_err(const pc_rope_fit *f, int i, double w)
 {
+    /* anchored at the rows' own positions (anchor.c): that line's error */
+    if (f->omega_err && isfinite(f->omega_err[i])) return f->omega_err[i] / w;
     return 2.0 * (f->eps + 0x1p-22 * f->pos_max * w) / ((double)(f->n - 1) * w);
 }
 
@@ -74,7 +76,7 @@ static double residual(const pc_rope_fit *f, const double *w)
     double r = 0;
     for (int i = 0; i < f->h; i++)
         if (isfinite(f->omega[i]) && w[i] > 0)
-            r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, w[i]));
+            r = fmax(r, fabs(f->omega[i] / w[i] - 1.0) - fit_err(f, i, w[i]));
     return r;
 }
 
@@ -257,7 +259,7 @@ static int scaled_of(pc_rope_ident *id, const pc_rope_fit *f)
     int tail = 0;
     for (int i = last; i >= 0 && tail < 2; i--)
         if (usable(f, i)) {
-            double t = fit_err(f, f->omega[i]) + ID_FORM_TOL;
+            double t = fit_err(f, i, f->omega[i]) + ID_FORM_TOL;
             if (fabs(f->omega[i] / geo(id->base, id->d, i) / rho - 1.0) > t) break;
             tail++;
         }
@@ -309,7 +311,7 @@ static int longrope_of(pc_rope_ident *id, const pc_rope_fit *f, double hint)
             double w = own_omega(f, i);
             double e = usable(f, i) ? geo(b, id->d, i) / w
                      : w > 0 ? fmax(prev, geo(b, id->d, i) / w) : prev;
-            double t = usable(f, i) ? fit_err(f, f->omega[i]) + ID_FORM_TOL : 0;
+            double t = usable(f, i) ? fit_err(f, i, f->omega[i]) + ID_FORM_TOL : 0;
             ok = e >= 1.0 - t && e >= prev * (1.0 - t);
             /* HF keeps the factors as binary32; one within the fit's error
              * below 1 is 1 (check takes factors >= 1 only) */

@@ -24,6 +24,7 @@ typedef struct pc_rope_ident {
     double lf, hf;            /* llama3 */
     int yarn_low, yarn_high;  /* yarn: the ramp's ends */
     double beta_fast, beta_slow;  /* yarn: the betas that put them there (HF's 32, 1 by default) */
+    int no_truncate;          /* yarn: the ramp's ends not whole (HF's truncate false) */
     double att;               /* the fitted norm of the pairs */
     int att_given;            /* the norm is not the schedule's own factor: given */
     double *ext;              /* longrope: the factor of every pair */
@@ -39,6 +40,31 @@ typedef struct pc_rope_ident {
 pc_status pc_rope_identify(const pc_rope_fit *f, int d, double seq_len, double base_hint,
                            pc_rope_ident *id);
 void pc_rope_ident_free(pc_rope_ident *id);
+/* Other readings of F's frequencies anchored at the rows' own positions
+ * (F->omega_err; none without them), for when ID (pc_rope_identify's on
+ * the unanchored fit) fails the gate: ID's type, then default, linear,
+ * YaRN and llama3, with their base, factor, ramp or band refitted to them,
+ * then a factor per pair (LongRoPE), at most MAX into OUT, in that order
+ * (each pc_rope_ident_free'd by the caller); their count (polish.c). */
+int pc_rope_ident_candidates(const pc_rope_fit *f, const pc_rope_ident *id, pc_rope_ident *out,
+                             int max);
+/* The accuracy gate of `check` with ID's schedule on table IMPL's rows, read
+ * as those of positions AT.. in LAYOUT and storage DTYPE (check's default
+ * class and seed, as check_args give them): 1 passed, 0 failed, -1 not run
+ * (identify_gate.c); *RATIO its max |err|/bound. */
+int pc_rope_ident_gate(const pc_impl *impl, const pc_rope_ident *id, int layout, int dtype,
+                       int64_t at, double *ratio);
+/* For table IMPL's rows LO..HI (D, BASE, LAYOUT as for pc_rope_fit_run,
+ * U_S its storage's unit roundoff, DTYPE the storage check_args name)
+ * whose reading ID failed the gate: the fit anchored at the rows' own
+ * positions, its readings (pc_rope_ident_candidates) each gated, then
+ * refitted once more to the pairs anchored at their own frequencies: the
+ * first that passes into *OUT (its gate's *RATIO; SCHEDULES_ONLY: no factor
+ * per pair), 1; 0 when none does
+ * (or none is made), -1 when the rows cannot be fitted (identify_gate.c). */
+int pc_rope_ident_anchored(const pc_impl *impl, int d, double base, int layout, int64_t lo,
+                           int64_t hi, double u_s, int dtype, const pc_rope_ident *id,
+                           int schedules_only, pc_rope_ident *out, double *ratio);
 
 /* The HF rope_scaling object of ID ("null" for the default schedule). */
 void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len);

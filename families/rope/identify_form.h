@@ -9,6 +9,7 @@
 #include "harness/engine/accuracy.h"
 #include "harness/io/json.h"
 #include "harness/sandbox/impl.h"
+#include "identify.h"
 
 #define PC_FORM_PROBES 2 /* hf, ggml: the order of a proposal when both pass */
 
@@ -33,5 +34,11 @@ void pc_rope_form_probe_run(const pc_impl *impl, const pc_acc_cfg *cfg, const pc
 /* "formulation: ..." for the text, the JSON object "formulation". */
 void pc_rope_form_probe_text(FILE *f, const pc_rope_form_probe *pr);
 void pc_rope_form_probe_json(pc_json *j, const pc_rope_form_probe *pr);
+
+/* The gate of pc_rope_ident_gate (identify.h) with ID's schedule on table
+ * IMPL's rows at positions AT.., run again under each class the probe
+ * tries (pc_rope_form_probe_run) into *OUT: 0, or -1 (not run; identify_gate.c). */
+int pc_rope_ident_gate_form(const pc_impl *impl, const pc_rope_ident *id, int layout, int dtype,
+                            int64_t at, pc_rope_form_probe *out);
 
 #endif

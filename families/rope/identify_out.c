@@ -15,7 +15,7 @@ pc_status pc_rope_ident_params(const pc_rope_ident *id, pc_rope_params *p, pc_er
     p->seq_len = id->seq_len; p->seq_len_set = id->seq_len > 0;
     p->beta_fast = id->beta_fast > 0 ? id->beta_fast : 32;  /* HF's defaults: 32, 1 */
     p->beta_slow = id->beta_slow > 0 ? id->beta_slow : 1;
-    p->truncate = 1;
+    p->truncate = !id->no_truncate;
     p->low_freq_factor = id->lf; p->high_freq_factor = id->hf;
     /* only yarn and longrope take a given attention factor (HF) */
     p->attention_factor = id->att;
@@ -64,8 +64,10 @@ void pc_rope_ident_json(const pc_rope_ident *id, char *buf, size_t len)
         n = snprintf(buf, len, "{\"rope_type\":\"yarn\",\"factor\":%.9g,\"original_max_position_embeddings\":%.0f",
                      id->factor, id->orig_max);
         if (n > 0 && (size_t)n < len && !default_betas(id))
-            n += snprintf(buf + n, len - (size_t)n, ",\"beta_fast\":%.9g,\"beta_slow\":%.9g",
+            n += snprintf(buf + n, len - (size_t)n, ",\"beta_fast\":%.17g,\"beta_slow\":%.17g",
                           id->beta_fast, id->beta_slow);
+        if (n > 0 && (size_t)n < len && id->no_truncate)
+            n += snprintf(buf + n, len - (size_t)n, ",\"truncate\":false");
         break;
     case PC_ROPE_LLAMA3:
         n = snprintf(buf, len, "{\"rope_type\":\"llama3\",\"factor\":%.9g,\"low_freq_factor\":%.9g,"

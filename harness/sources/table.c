@@ -831,6 +831,17 @@ int pc_table_read_blocked(const pc_impl *impl, const int *blocks, int n_blocks)
     return 0;
 }
 
+int pc_table_set_pos_start(const pc_impl *impl, int64_t lo)
+{
+    table *t = table_of(impl);
+    if (!t || lo < 0 || (int64_t)t->rows - 1 > PC_POS_MAX - lo) return -1;
+    t->info.pos_lo = lo;
+    t->info.pos_hi = lo + (int64_t)t->rows - 1;
+    t->impl.pos_min = t->info.pos_lo; /* as table_impl sets them */
+    t->impl.pos_max = t->info.pos_hi;
+    return 0;
+}
+
 int pc_table_file_column(const pc_impl *impl, int col)
 {
     const table *t = table_of(impl);

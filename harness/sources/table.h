@@ -125,6 +125,12 @@ int pc_table_set_blocks(const pc_impl *impl, const int *blocks, int n_blocks);
  * For identify, which tries the blocks as a hypothesis (no call of IMPL's
  * hooks may run meanwhile).  0, or -1 (nothing changed). */
 int pc_table_read_blocked(const pc_impl *impl, const int *blocks, int n_blocks);
+/* Read IMPL's rows from now on as those of positions LO.. (the first row
+ * at LO; 0, or -1 (nothing changed) when IMPL is no table or the rows would
+ * pass 2^53): identify's gate of a table whose rows it places at a whole
+ * offset from the --pos-start given, run at the positions check_args name
+ * and put back once it is over (no other call of IMPL's hooks meanwhile). */
+int pc_table_set_pos_start(const pc_impl *impl, int64_t lo);
 /* The file's own column of IMPL's column COL as pecheck reads it (the half
  * layout of the whole width, pc_table_unblock): COL itself unless the
  * table is read in blocks (each axis' dims a half layout of their own). */
