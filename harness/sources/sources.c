@@ -396,6 +396,29 @@ static pc_status family_options_apply(const pc_opts *o, const pc_family *want,
     return PC_OK;
 }
 
+/* --formulation hf is the class of the families with one (PC_FAM_CLASS_HF):
+ * with no source checked as one of them it shapes nothing (exit 2); with
+ * one, the others run their own strict class (pc_spec_schedule). */
+static pc_status hf_class_applies(const pc_opts *o, const pc_family *want, const pc_sources *s,
+                                  pc_err *err)
+{
+    if (o->formulation != PC_CLASS_HF) return PC_OK;
+    char with[160] = "", fams[160];
+    size_t u = 0;
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        if (!(fam->flags & PC_FAM_CLASS_HF)) continue;
+        for (int k = 0; k < s->n && (!want || fam == want); k++)
+            if (fam->provides(s->impl[k])) return PC_OK;
+        if (u < sizeof with)
+            u += (size_t)snprintf(with + u, sizeof with - u, "%s%s", u ? ", " : "", fam->name);
+    }
+    provided(s, want, fams, sizeof fams);
+    return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code is "
+                     "the class of %s, and no source here is checked as one (%s): use --strict "
+                     "(each family's strict class) or --formulation cr", with, fams);
+}
+
 /* A family's spec that kept an input error (pc_spec_usable: a config of
  * another family's model) is an error where a source is checked as it. */
 static pc_status specs_usable(const pc_specs *specs, const pc_family *want, const pc_sources *s,
@@ -420,6 +443,7 @@ pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs, cons
     pc_status st = positions_apply(o, s, err);
     if (st == PC_OK) st = pos_start_applies(o, s, err);
     if (st == PC_OK) st = family_options_apply(o, want, s, err);
+    if (st == PC_OK) st = hf_class_applies(o, want, s, err);
     if (st == PC_OK) st = specs_usable(specs, want, s, err);
     return st;
 }
