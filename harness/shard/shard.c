@@ -443,6 +443,10 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     if (bf && bf->type == PC_J_STR) snprintf(it->base_from, sizeof it->base_from, "%s", bf->text);
     else if (bf && bf->type != PC_J_NULL) bad(&r, "params.base_from", "is not a string");
     c->base_from = it->base_from[0] ? it->base_from : NULL;
+    const pc_jnode *sn = pc_jget(pa, "schedule"); /* optional: the text's schedule line */
+    if (sn && sn->type == PC_J_STR) snprintf(it->schedule, sizeof it->schedule, "%s", sn->text);
+    else if (sn && sn->type != PC_J_NULL) bad(&r, "params.schedule", "is not a string");
+    c->sched_note = it->schedule[0] ? it->schedule : NULL;
     if (r.st == PC_OK && pc_ref_check_params(c->d, c->base, err) != PC_OK)
         bad(&r, "params", "has a d or base pecheck does not accept");
     static const char *const layouts[] = { "interleaved", "half" };
@@ -523,6 +527,7 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (strcmp(a->family, b->family)) return "family";
     if (a->cfg.d != b->cfg.d) return "d";
     if (!same_bits(a->cfg.base, b->cfg.base)) return "base";
+    if (strcmp(a->schedule, b->schedule)) return "schedule";
     if (a->cfg.layout != b->cfg.layout) return "layout";
     if (a->cfg.dtype != b->cfg.dtype) return "dtype";
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
@@ -619,6 +624,7 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
         out->cfg.form = &out->form;
     }
     out->cfg.base_from = out->base_from[0] ? out->base_from : NULL;
+    out->cfg.sched_note = out->schedule[0] ? out->schedule : NULL;
     out->cfg.shard_k = out->cfg.shard_n = 1;
     pc_acc_result *res = &out->res;
     pc_metrics_init(&res->m);
