@@ -406,7 +406,9 @@ static pc_status options_apply(const pc_opts *o, pc_err *err)
 /* The options of one command line given so far, to refuse a second value:
  * the parser would keep the last one silently (`--formulation hf
  * --formulation cr` checked cr), which a command line built from a
- * template's defaults plus a user's choice gets wrong without a word. */
+ * template's defaults plus a user's choice gets wrong without a word.  The
+ * same value again says nothing new and is taken (a wrapper that adds
+ * `--format json` to a command line that has it). */
 typedef struct {
     int n;
     char name[128][64];     /* a command line of pecheck has fewer options */
@@ -417,9 +419,11 @@ static pc_status once(seen_opts *s, const char *name, const char *v, pc_err *err
 {
     if (allowed_has(LIST_OPTIONS, name)) return PC_OK;
     for (int k = 0; k < s->n; k++)
-        if (!strcmp(s->name[k], name))
+        if (!strcmp(s->name[k], name)) {
+            if (!strcmp(s->value[k], v)) return PC_OK;
             return pc_seterr(err, PC_EINPUT, "--%s given twice ('%s', then '%s'): an option "
                              "holds one value, give it once", name, s->value[k], v);
+        }
     if (s->n < (int)(sizeof s->value / sizeof s->value[0])) {
         snprintf(s->name[s->n], sizeof s->name[s->n], "%s", name);
         s->value[s->n++] = v;
