@@ -130,13 +130,22 @@ static pc_status inferred_family_fits(const pc_opts *o, const pc_family *tf, pc_
     return PC_OK;
 }
 
+/* A float (1, n, d) is a batch of one table of rows (torch's), read as its
+ * (n, d) rows as check reads it (table.c), not a one-head table of a
+ * family's own kind (a one-head ALiBi table takes --family alibi). */
+static int batch_of_rows(int rank, size_t shape0, const char *dtype)
+{
+    return rank == 3 && shape0 == 1 && (dtype[1] == 'f' || !strcmp(dtype, "<u2"));
+}
+
 const pc_family *pc_sources_table_family(const char *path, int has_sin)
 {
     pc_npy_file f;
     struct stat sb;
     memset(&f, 0, sizeof f);
     const pc_family *fam = NULL;
-    if (!has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && pc_npy_file_open(path, &f, NULL) == PC_OK)
+    if (!has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && pc_npy_file_open(path, &f, NULL) == PC_OK
+        && !batch_of_rows(f.rank, f.shape[0], f.dtype))
         for (size_t k = 0; !fam && k < pc_family_count(); k++) {
             const pc_family *c = pc_family_at(k);
             if (c->table && c->table->holds && c->table->holds(f.rank, f.dtype)) fam = c;
@@ -148,7 +157,8 @@ const pc_family *pc_sources_table_family(const char *path, int has_sin)
     pc_npy small;
     if (!fam && !has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
         && pc_npy_read_numbers(path, &small, NULL) == PC_OK) {
-        for (size_t k = 0; !fam && k < pc_family_count(); k++) {
+        for (size_t k = 0; !fam && !batch_of_rows(small.rank, small.shape[0], small.dtype)
+                           && k < pc_family_count(); k++) {
             const pc_family *c = pc_family_at(k);
             if (c->table && c->table->holds && c->table->holds(small.rank, small.dtype)) fam = c;
         }
