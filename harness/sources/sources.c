@@ -421,12 +421,13 @@ static pc_status hf_class_applies(const pc_opts *o, const pc_family *want, const
         for (int k = 0; k < s->n && (!want || fam == want); k++)
             if (fam->provides(s->impl[k])) return PC_OK;
         if (u < sizeof with)
-            u += (size_t)snprintf(with + u, sizeof with - u, "%s%s", u ? ", " : "", fam->name);
+            u += (size_t)snprintf(with + u, sizeof with - u, "%s%s's (--family %s)", u ? ", " : "",
+                                  fam->title, fam->name);
     }
     provided(s, want, fams, sizeof fams);
     return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code is "
-                     "the class of %s, and no source here is checked as one (%s): use --strict "
-                     "(each family's strict class) or --formulation cr", with, fams);
+                     "%s, and no source here is checked as one (%s): use --strict (each family's "
+                     "strict class) or --formulation cr", with, fams);
 }
 
 /* A family's spec that kept an input error (pc_spec_usable: a config of
