@@ -358,9 +358,8 @@ static void gate_rows(FILE *f, const pc_report *r)
      * family's own, named again in "checked against") */
     fprintf(f, "<tr><th>tolerance class</th><td>%s</td></tr>\n", r->o.strict
             ? "strict (--strict): each family's strict class, as pecheck check --strict holds "
-              "it (RoPE: hf, transformers' float32 frequency code of the schedule, or cr where "
-              "transformers has none; sinusoidal: cr, a correctly rounded binary32 frequency and "
-              "angle); the class of each implementation under checked against"
+              "it (pecheck help check); each implementation's class and what it holds under "
+              "checked against"
             : "default: every mainstream binary32 formulation (--strict: one formulation's)");
     for (int k = 0; k < r->n_impls; k++) {
         const pc_rep_impl *ri = &r->impls[k];
