@@ -11,6 +11,8 @@
 #include "harness/base/parse.h"
 #include "harness/base/suggest.h"
 #include "reference/reference.h"
+#include "harness/engine/accuracy.h"
+#include "harness/engine/model.h"
 
 /* ---- the shared encoding options ---------------------------------------- */
 
@@ -199,7 +201,20 @@ pc_status pc_spec_schedule(const pc_spec *spec, struct pc_acc_cfg *cfg, pc_spec_
     memset(hold, 0, sizeof *hold);
     const pc_spec_kind *sk = spec ? spec->family->spec : NULL;
     hold->kind = sk;
-    return sk && sk->schedule ? sk->schedule(spec, cfg, hold, err) : PC_OK;
+    pc_status st = sk && sk->schedule ? sk->schedule(spec, cfg, hold, err) : PC_OK;
+    /* --formulation hf over several families (--impl all): a family
+     * without the hf class runs its own strict class (cr), and its verdict
+     * says so; a run where no source takes hf was refused before
+     * (pc_sources_options_apply) */
+    if (st == PC_OK && spec && cfg->strict == PC_CLASS_HF && !cfg->form
+        && !(spec->family->flags & PC_FAM_CLASS_HF)) {
+        cfg->strict = PC_CLASS_STRICT;
+        snprintf(hold->class_note, sizeof hold->class_note, "--formulation hf is the hf class of "
+                 "the families that have one; %s has no hf class and runs its own strict class",
+                 spec->family->name);
+        cfg->class_note = hold->class_note;
+    }
+    return st;
 }
 
 void pc_spec_sched_release(pc_spec_sched *hold)

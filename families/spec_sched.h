@@ -13,6 +13,7 @@ typedef struct pc_spec_sched {
     char note[1400];          /* what the reference follows, for the verdict */
     void *own;               /* the family's parameters behind S */
     void *form_own;          /* the family's strict class (pc_acc_cfg.form), freed on release */
+    char class_note[200];    /* why the strict class is not the one named (pc_acc_cfg.class_note) */
     int set;
     const struct pc_spec_kind *kind; /* whose (its release) */
 } pc_spec_sched;

@@ -18,7 +18,7 @@ expect_usage() {
 }
 
 
-echo "1..32"
+echo "1..37"
 expect_usage "even" accuracy --impl torch-exp --d 7
 expect_usage "8192" accuracy --impl torch-exp --d 8194
 expect_usage "even" accuracy --impl torch-exp --d 0
@@ -40,6 +40,18 @@ expect_usage "cannot" reference --family sinusoidal --d 8 --positions 0:3 --out 
 expect_usage "cannot write" accuracy --impl double-angle --max-pos 3 --output /nonexistent-dir/r.json
 expect_usage "required" reference --family sinusoidal --d 8 --positions 0:3
 expect_usage "family" reference --family learned --d 8 --positions 0:3 --out "$tmp/x.npy"
+# an option holding one value, given twice, is refused: the parser would keep the last silently
+expect_usage "--formulation given twice" check --impl rope-half --formulation hf --formulation cr
+expect_usage "--seed given twice" check --impl rope-half --seed 1 --seed=2
+expect_usage "--d given twice" check --impl rope-half --d 64 --d=32
+# a list option repeats: two built-ins, one verdict line of each
+"$PECHECK" check --impl rope-half --impl torch-exp --max-pos 63 >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "rope-half" "$tmp/o" && grep -q "torch-exp" "$tmp/o" && ok "--impl given twice checks both" \
+    || nok "--impl twice: $(tail -3 "$tmp/o")"
+# the same value twice says nothing new: taken (a wrapper adding --format json to a line that has it)
+"$PECHECK" check --impl rope-half --max-pos 63 --formulation hf --formulation hf >"$tmp/o" 2>&1
+[ $? -eq 0 ] && grep -q "strict class hf" "$tmp/o" && ok "--formulation hf twice: taken, the hf class" \
+    || nok "--formulation hf twice: $(tail -3 "$tmp/o")"
 
 # a failed write leaves no file behind
 [ ! -e "$tmp/x.npy" ] && ls "$tmp" | grep -q tmp && nok "temporary left behind" || ok "no partial output after a failed run"

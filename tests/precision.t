@@ -101,6 +101,29 @@ ok $? "double-angle (binary64 angles rounded once) passes --strict: $(ratio "$tm
 [ $? -eq 1 ] && grep -q "a frequency computed by exp or pow, not correctly rounded" "$tmp/o"
 ok $? "torch-exp fails --strict: its frequency is not correctly rounded" "$tmp/o"
 
+# --formulation hf under --impl all: RoPE's built-ins take the hf class, the
+# sinusoidal ones their own strict class (cr), each verdict naming its class;
+# the verdicts are --strict's (a verdict, not exit 2); alone, exit 2
+"$PECHECK" check --impl all --formulation hf --quiet --format json --output "$tmp/hf.json" >"$tmp/o" 2>&1
+rc=$?
+"$PECHECK" check --impl all --strict --quiet --format json --output "$tmp/st.json" >>"$tmp/o" 2>&1
+[ $rc -eq 1 ] && /usr/bin/python3 -c '
+import json, sys
+hf, st = (json.load(open(f))["results"] for f in sys.argv[1:3])
+key = lambda r: (r["implementation"], r["family"], r["check"], r.get("layout"))
+assert {key(r): r["status"] for r in hf} == {key(r): r["status"] for r in st}
+acc = [r for r in hf if r["check"] == "accuracy" and r["family"] in ("rope", "sinusoidal")]
+rope = [r for r in acc if r["family"] == "rope"]
+sin = [r for r in acc if r["family"] == "sinusoidal"]
+assert rope and sin, (len(rope), len(sin))
+assert all("strict class hf" in r["against"] for r in rope), [r["against"] for r in rope][:1]
+assert all("strict class cr" in r["against"] and "sinusoidal has no hf class" in r["against"]
+           for r in sin), [r["against"] for r in sin][:1]' "$tmp/hf.json" "$tmp/st.json" >>"$tmp/o" 2>&1
+ok $? "--impl all --formulation hf: exit 1, RoPE's verdicts in hf, the sinusoidal ones in cr saying so, as --strict's" "$tmp/o"
+"$PECHECK" check --impl torch-exp --formulation hf >"$tmp/o" 2>&1
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/o")" -eq 1 ] && grep -q "no source here is checked as one (torch-exp: sinusoidal)" "$tmp/o"
+ok $? "--impl torch-exp --formulation hf: exit 2, one line (no source takes the hf class)" "$tmp/o"
+
 # the JSON's bound.u is the text's u (binary32's 2^-24) at every --dtype;
 # bound.u_s the storage's
 for dt in f32:0 f16:0.00048828125 bf16:0.00390625; do

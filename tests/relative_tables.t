@@ -326,6 +326,25 @@ try:
     rc, out, err, _ = run(["check"] + t5 + [path("t5_frac")])
     ok(rc == 1 and "query 3, key 5" in out and "2.5" in out,
        "a T5 table with a fractional entry fails naming it", out + err)
+    # a NaN in an ALiBi or T5 table: identify is exit 2 naming the value and
+    # where it is, as for a table of rows (before: ALiBi FOUND, T5 UNKNOWN)
+    nan_alibi = relative_tables.mpt_alibi_bias(8, 64).numpy().copy()
+    nan_alibi.reshape(-1)[100] = np.nan
+    t5_nan = frac.copy()
+    t5_nan[3, 5] = np.nan
+    # (a float T5 table without --family is read as a table of rows: row 3 column 5)
+    for fam, name, arr, at, at_rows in (
+            ("alibi", "alibi_nan", nan_alibi, "[%s] = nan" % ", ".join(
+                str(int(i)) for i in np.unravel_index(100, nan_alibi.shape)), None),
+            ("t5", "t5_nan", t5_nan, "[3, 5] = nan", "row 3 (pos 3) column 5 = nan")):
+        np.save(path(name), arr)
+        for fam_opt in (["--family", fam], []):
+            at = at_rows if at_rows and not fam_opt else at
+            rc, out, err, _ = run(["identify"] + fam_opt + ["--table", path(name)])
+            ok(rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+               and "cannot be identified: 1 NaN/Inf value" in err and at in err,
+               "identify %s: a %s table holding a NaN is exit 2 naming %s" % (" ".join(fam_opt),
+                                                                              fam, at), out + err)
     np.save(path("t5_rank3"), np.zeros((2, 3, 4), dtype=np.int64))
     rc, out, err, _ = run(["check"] + t5 + [path("t5_rank3")])
     ok(rc == 2 and "t5_rank3.npy" in err and "(queries, keys)" in err, "a T5 table of rank 3: "

@@ -398,5 +398,29 @@ s3 = json.load(open(os.path.join(again, "summary.json"))) if rc == 0 else {}
 ok(rc == 0 and s3.get("parameters", {}).get("d") == 64 and len(s3["implementations"]) == 1
    and not glob.glob(again + ".old.*"), "a previous report is replaced", se)
 
+# --strict, as check takes it (before: "option --strict is not accepted"):
+# each gate in its family's strict class, the verdicts check --strict's, the
+# page and summary.json naming the class
+strict = os.path.join(tmp, "strict")
+rc, so, se, _ = run(["report", "--impl", "rope-half", "--impl", "torch-exp", "--strict", "--out",
+                     strict, "--quiet", "--max-pos", "2047"])
+s4 = json.load(open(os.path.join(strict, "summary.json"))) if rc == 0 else {}
+got = {i["name"]: (i["accuracy"]["bound"]["class"], i["accuracy"]["status"])
+       for i in s4.get("implementations", [])}
+crc, cso, cse, _ = run(["check", "--impl", "rope-half", "--impl", "torch-exp", "--strict",
+                        "--property", "accuracy", "--max-pos", "2047", "--format", "json",
+                        "--regressions", "off"])
+want = {}
+for v in (json.loads(cso)["results"] if cso.strip().startswith("{") else []):
+    if v["check"] == "accuracy" and v["family"] in ("rope", "sinusoidal"):
+        want.setdefault(v["implementation"], v["status"])
+page = open(os.path.join(strict, "index.html")).read() if rc == 0 else ""
+ok(rc == 0 and got.get("rope-half", ("", ""))[0] == "hf" and got.get("torch-exp", ("", ""))[0] == "cr"
+   and {k: v[1] for k, v in got.items()} == want and s4["model"]["class"] == "strict"
+   and "tolerance class</th><td>strict (--strict)" in page and "strict class hf" in page
+   and "strict class cr" in page,
+   "report --strict: rope-half in hf, torch-exp in cr, verdicts as check --strict's %s, the page "
+   "naming the class" % want, "%s\n%s\n%s" % (se, got, cse))
+
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

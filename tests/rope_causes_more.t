@@ -58,6 +58,11 @@ ok $? "period_qwen: the period 3072 named first (a YaRN cache with its attention
 run next_llama2
 rc_is next_llama2 1 && first_has next_llama2 "positions p+1" && ! grep -q "repeat with period" "$tmp/next_llama2/out.txt"
 ok $? "next_llama2: an offset is named as one, no period" "$tmp/next_llama2/out.txt"
+# rows of positions 1..n: the suggestion holds (the rerun with it passes)
+# and names 1-based positions beside a slice
+first_has next_llama2 "starts at position 1 (1-based positions, or sliced from a longer one?)" \
+    "pass --pos-start 1" && run next_llama2 --pos-start 1 && rc_is next_llama2 0
+ok $? "next_llama2: 1-based positions named; --pos-start 1, as suggested, passes" "$tmp/next_llama2/out.txt"
 
 # the correct cache checked with a --pos-start past its first position:
 # the start named and --pos-start with it

@@ -57,7 +57,8 @@ serve ok qk $O --serve-targets q,k
 ok $? "--serve-targets q,k: q and k each gated and named" "$tmp/qk.out"
 
 # 2. the certified cos and sin
-serve ok cs $O --serve-cos-sin --max-pos 40000
+# ($O with --max-pos 40000: an option holding one value is given once)
+serve ok cs --d 64 --max-pos 40000 --layout half --base 10000 --regressions off --serve-cos-sin
 e=$(sed -n 's/.*cos-sin-err \(.*\)$/\1/p' "$tmp/cs.rc")
 [ "$(rc_of cs)" = 0 ] && awk -v e="$e" 'BEGIN { exit !(e > 0 && e <= 2.9802322387695312e-08 * 1.0001) }'
 ok $? "--serve-cos-sin: cos, sin within 2^-25 of float64's at positions to 40000 (got $e)" "$tmp/cs.rc"

@@ -40,7 +40,7 @@ expect_usage() {
     fi
 }
 
-echo "1..34"
+echo "1..37"
 
 # --threads: 1, 2 and 5 give the same JSON
 for impl in torch-exp rope-polar rotate-recurrence; do
@@ -70,6 +70,23 @@ else nok "shard field only in shard files"; fi
 "$PECHECK" merge "$tmp/a1.json" "$tmp/a2.json" >"$tmp/out"; rc=$?
 if [ $rc -eq 1 ] && grep -q '^FAIL  sin-only' "$tmp/out"; then ok "merge text: FAIL verdict, exit 1"
 else nok "merge text: rc=$rc $(head -1 "$tmp/out")"; fi
+
+# a family's schedule (Llama 3.1's llama3, from its config): the merged
+# text names it as the unsharded text does (its second line), the JSON too
+C=$(dirname "$0")/data/configs/meta-llama--Llama-3.1-8B.json
+L=(--impl rope-half --hf-config "$C" --max-pos 1023 --quiet)
+"$PECHECK" accuracy "${L[@]}" >"$tmp/l.txt" 2>&1
+for k in 1 2; do
+    "$PECHECK" accuracy "${L[@]}" --shard $k/2 --format json --output "$tmp/l$k.json"
+done
+"$PECHECK" merge "$tmp/l1.json" "$tmp/l2.json" >"$tmp/lm.txt" 2>&1
+if grep -q "^  schedule llama3, base 500000" "$tmp/l.txt" && diff "$tmp/l.txt" "$tmp/lm.txt" >"$tmp/diff"; then
+    ok "merge text = unsharded text under a llama3 schedule, schedule line included"
+else nok "merge text under llama3 differs:"; sed 's/^/# /' "$tmp/diff" | head -8; fi
+"$PECHECK" merge --format json "$tmp/l1.json" "$tmp/l2.json" | grep -q '"schedule": "schedule llama3, base 500000'
+[ $? -eq 0 ] && ok "merged JSON: params.schedule names llama3" || nok "merged JSON has no params.schedule"
+"$PECHECK" accuracy --impl rope-half --base 500000 --max-pos 1023 --quiet --shard 2/2 --format json --output "$tmp/l2b.json"
+expect_usage "schedule differs" merge "$tmp/l1.json" "$tmp/l2b.json"
 
 # refusals
 "$PECHECK" accuracy --impl sin-only --max-pos 600 --seed 7 --quiet --shard 2/2 --format json --output "$tmp/b2.json"

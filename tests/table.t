@@ -13,6 +13,8 @@ little-endian floats, numpy's format 1.0), so the test does not need numpy:
   - learned tables (--family learned): pass the lookup contract and unique;
     a duplicated row fails unique, an Inf table-values; --pos-start,
     --table-sin and a contradicting --d are input errors;
+  - a (1, n, d) table (a batch of one) is read as its (n, d) rows by check
+    and identify alike; (2, n, d) is exit 2 naming t[0];
   - hostile files: bad magic, truncated data, Fortran order, big-endian,
     rank 1 and 3, an integer dtype, an empty file, a directory, 0 rows,
     d = 0, odd d, a header length past the end: exit 2, one line naming the
@@ -192,6 +194,30 @@ try:
         ok(rc == 2 and err.count("\n") == 1 and word in err, "learned table with %s: exit 2" % word, err)
     rc, out, err, _ = run(["check", "--table", t_emb, "--family", "attention"] + Q)
     ok(rc == 2 and "tables are sinusoidal, rope, learned, t5 or alibi" in err, "a table of another family: exit 2", err)
+
+    # --- a batch of one (1, n, d), as torch returns (HF's rotary modules):
+    # its (n, d) rows, in check and identify alike (before: check exit 2
+    # "rank 3", identify read it as a one-head ALiBi table); a batch of 2 is
+    # exit 2 pointing at t[0]
+    b1 = npy("pe_b1.npy", "<f4", (1, N, D), sin_table(N, D, P, "interleaved"))
+    rc, doc, err = check("--table", b1, "--pos-start", str(P))
+    a = find(doc, "accuracy", "interleaved")
+    ok(rc == 0 and a and a["status"] == "pass" and a["data"]["params"]["d"] == D
+       and a["data"]["params"]["positions"] == {"start": P, "end": P + N - 1},
+       "a (1, n, d) sinusoidal table passes check as its (n, d) rows", err or doc)
+    rc, out, err, _ = run(["identify", "--table", b1, "--pos-start", str(P)])
+    ok(rc == 0 and out.startswith("FOUND") and "positions %d..%d, d %d" % (P, P + N - 1, D) in out
+       and "ALiBi" not in out, "identify reads a (1, n, d) table as check does: sinusoidal "
+       "rows, FOUND", out + err)
+    bc, bs = rope_cache(64, 16, "half")
+    rc, doc, err = check("--table", npy("cos_b1.npy", "<f4", (1, 64, 16), bc), "--table-sin",
+                         npy("sin_b1.npy", "<f4", (1, 64, 16), bs), "--base", "10000")
+    a = find(doc, "accuracy", "half")
+    ok(rc == 0 and a and a["status"] == "pass", "a (1, n, d) RoPE cos/sin pair passes check", err or doc)
+    b2 = npy("pe_b2.npy", "<f4", (2, N, D), sin_table(N, D, P, "interleaved") * 2)
+    rc, out, err, _ = run(["check", "--table", b2])
+    ok(rc == 2 and out == "" and err.count("\n") == 1 and "(1, n, d), got rank 3" in err
+       and "t[0]" in err, "check: a (2, n, d) table is exit 2 naming t[0]", out + err)
 
     # --- hostile files: exit 2, one line naming the file and the defect
     good = struct.pack("<%df" % (4 * 64), *([0.5] * (4 * 64)))

@@ -412,10 +412,14 @@ static void h_offset(const rk *k, pc_rope_causes *out)
     char t[520], e[260], what[120];
     snprintf(what, sizeof what, "the rows of position p%+.0f", q);
     pc_rk_evidence(e, sizeof e, k, sup, what);
+    /* a start of 1 is most often positions counted from 1 (ids from a
+     * cumsum of the attention mask without its - 1), not a slice */
     if (k->table && q > 0)
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
-                 "%.0f (sliced from a longer one?); pass --pos-start %.0f", q,
-                 (double)k->cfg->pos_lo + q, (double)k->cfg->pos_lo + q);
+                 "%.0f (%s); pass --pos-start %.0f, or build it from position 0", q,
+                 (double)k->cfg->pos_lo + q, (double)k->cfg->pos_lo + q == 1.0
+                 ? "1-based positions, or sliced from a longer one?" : "sliced from a longer one?",
+                 (double)k->cfg->pos_lo + q);
     else if (k->table && (double)k->cfg->pos_lo + q >= 0) /* --pos-start past the cache's start */
         snprintf(t, sizeof t, "the rows are those of positions p%+.0f: the cache starts at position "
                  "%.0f, not %lld (--pos-start %lld too large?); pass --pos-start %.0f, or the "

@@ -150,13 +150,49 @@ static pc_status wanted(const pc_opts *o, const pc_family **want, pc_err *err)
     return pc_seterr(err, PC_EINPUT, "--family %s: identify takes %s", o->family, names);
 }
 
+/* "[a, b, c]": the index of value K of A, row-major. */
+static void npy_index(const pc_npy *a, size_t k, char *buf, size_t len)
+{
+    size_t idx[3] = { 0, 0, 0 };
+    for (int d = a->rank - 1; d >= 0; d--) {
+        idx[d] = k % a->shape[d];
+        k /= a->shape[d];
+    }
+    int u = snprintf(buf, len, "[");
+    for (int d = 0; d < a->rank && u > 0 && (size_t)u < len; d++)
+        u += snprintf(buf + u, len - (size_t)u, "%s%zu", d ? ", " : "", idx[d]);
+    if (u > 0 && (size_t)u < len) snprintf(buf + u, len - (size_t)u, "]");
+}
+
+/* A table a family reads itself (ALiBi, T5) holding NaN or +Inf: exit 2
+ * as a table of rows (finite_values).  -Inf is left to the family: a
+ * causal ALiBi table masks the keys after the query with it. */
+static pc_status family_table_finite(const pc_impl *impl, const pc_family *fam, pc_err *err)
+{
+    if (!fam->table || !fam->table->is_table(impl) || impl->ctx != (const void *)impl)
+        return PC_OK;
+    const pc_family_table *t = impl->ctx;  /* its head (pc_family_table_of) */
+    size_t n = 0, first = 0;
+    for (size_t k = 0; k < t->a.count; k++)
+        if (isnan(t->a.data[k]) || t->a.data[k] == (double)INFINITY) {
+            if (n++ == 0) first = k;
+        }
+    if (!n) return PC_OK;
+    char at[80];
+    npy_index(&t->a, first, at, sizeof at);
+    return pc_seterr(err, PC_EINPUT, "%s: cannot be identified: %zu NaN/Inf value%s; the first: "
+                     "%s = %g (`pecheck check --family %s` reports them in its table gate)",
+                     t->path, n, n == 1 ? "" : "s", at, t->a.data[first], fam->name);
+}
+
 /* A table holding NaN or Inf: exit 2, "cannot be identified" (a fit of
  * the finite values would call the table explained, and check_args would
  * fail check's table-values gate). */
-static pc_status finite_values(const pc_impl *impl, pc_err *err)
+static pc_status finite_values(const pc_impl *impl, const pc_family *fam, pc_err *err)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    if (!t || !t->nonfinite) return PC_OK;
+    if (!t) return family_table_finite(impl, fam, err);
+    if (!t->nonfinite) return PC_OK;
     return pc_seterr(err, PC_EINPUT, "%s: cannot be identified: %d NaN/Inf value%s; the first: "
                      "row %" PRId64 " (pos %" PRId64 ") column %d = %g (`pecheck check` reports "
                      "them as table-values)", t->nf_file, t->nonfinite, t->nonfinite == 1 ? "" : "s",
@@ -178,7 +214,7 @@ static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_
             break;
         }
         const pc_identify_kind *ik = it->fam->diagnosis->identify;
-        if ((st = finite_values(impl, err)) != PC_OK) break;
+        if ((st = finite_values(impl, it->fam, err)) != PC_OK) break;
         (*n)++;
         st = ik->run(impl, pc_specs_of(specs, it->fam), o->pos_lo, o->pos_hi, &it->found, err);
         if (st == PC_OK) make_args(it, impl, o);

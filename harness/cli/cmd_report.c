@@ -259,18 +259,21 @@ static void note(const pc_report *r, const char *msg)
 static void model_of_gates(pc_report *r)
 {
     double kmax = 0.0;
-    int sched = 0;
+    int sched = 0, klass = PC_CLASS_DEFAULT;
     for (int k = 0; k < r->n_impls; k++) {
         const pc_rep_impl *ri = &r->impls[k];
         if (!ri->has_acc || ri->acc.status == PC_SKIP) continue;
         sched |= ri->sched.set;
         kmax = fmax(kmax, ri->acc.C);
+        if (ri->cfg.strict > klass) klass = ri->cfg.strict; /* hf over cr: the report's RoPE */
     }
-    if (!sched) return;
+    /* --strict: the line follows the class the gates held (its C is
+     * theirs, not the default class's 2 ln(base) + 4) */
+    if (!sched && !(r->o.strict && kmax > 0)) return;
     r->C = kmax;
     r->C_sched = 1;
-    pc_model_describe_budget(r->model, sizeof r->model, kmax, PC_CLASS_DEFAULT, PC_DT_F32,
-                             -1.0, 0, 1);
+    r->strict = r->o.strict;
+    pc_model_describe_budget(r->model, sizeof r->model, kmax, klass, PC_DT_F32, -1.0, 0, 1);
 }
 
 static pc_status build_data(pc_report *r, double t0, pc_err *err)

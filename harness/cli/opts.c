@@ -398,9 +398,44 @@ static pc_status options_apply(const pc_opts *o, pc_err *err)
     return PC_OK;
 }
 
+/* The options a command line may give more than once: each names one more
+ * source or property (a list); the flags, whose second mention changes
+ * nothing.  Every other option holds one value. */
+#define LIST_OPTIONS "impl plugin table property plugin-writable"
+
+/* The options of one command line given so far, to refuse a second value:
+ * the parser would keep the last one silently (`--formulation hf
+ * --formulation cr` checked cr), which a command line built from a
+ * template's defaults plus a user's choice gets wrong without a word.  The
+ * same value again says nothing new and is taken (a wrapper that adds
+ * `--format json` to a command line that has it). */
+typedef struct {
+    int n;
+    char name[128][64];     /* a command line of pecheck has fewer options */
+    const char *value[128];
+} seen_opts;
+
+static pc_status once(seen_opts *s, const char *name, const char *v, pc_err *err)
+{
+    if (allowed_has(LIST_OPTIONS, name)) return PC_OK;
+    for (int k = 0; k < s->n; k++)
+        if (!strcmp(s->name[k], name)) {
+            if (!strcmp(s->value[k], v)) return PC_OK;
+            return pc_seterr(err, PC_EINPUT, "--%s given twice ('%s', then '%s'): an option "
+                             "holds one value, give it once", name, s->value[k], v);
+        }
+    if (s->n < (int)(sizeof s->value / sizeof s->value[0])) {
+        snprintf(s->name[s->n], sizeof s->name[s->n], "%s", name);
+        s->value[s->n++] = v;
+    }
+    return PC_OK;
+}
+
 pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args,
                         pc_opts *o, pc_err *err)
 {
+    seen_opts seen;
+    seen.n = 0;
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
         if (a[0] != '-' || a[1] != '-' || a[2] == '\0') {
@@ -432,6 +467,7 @@ pc_status pc_opts_parse(int argc, char **argv, const char *allowed, int max_args
         const char *v = eq ? eq + 1 : (k + 1 < argc ? argv[++k] : NULL);
         if (!v)
             return pc_seterr(err, PC_EINPUT, "--%s needs a value", name);
+        if (once(&seen, name, v, err) != PC_OK) return PC_EINPUT;
         pc_status st = fopt && !allowed_has(CORE_OPTIONS, name) ? pc_opts_give(o, name, v, err)
                                                                 : set_option(name, v, o, err);
         if (st != PC_OK)

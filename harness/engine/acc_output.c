@@ -322,6 +322,8 @@ void pc_accuracy_json_fields(pc_json *j, const pc_impl *impl, const pc_acc_cfg *
     pc_json_int(j, "d", cfg->d);
     pc_json_num(j, "base", cfg->base);
     if (cfg->base_from) pc_json_str(j, "base_from", cfg->base_from);
+    /* the schedule the text's second line names (a shard's merge says it too) */
+    if (cfg->sched_note) pc_json_str(j, "schedule", cfg->sched_note);
     pc_json_str(j, "layout", pc_layout_name(cfg->layout));
     pc_json_str(j, "dtype", pc_dtype_name(cfg->dtype));
     pc_json_obj(j, "positions");

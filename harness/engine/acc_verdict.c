@@ -131,8 +131,10 @@ void pc_acc_against(const pc_acc_cfg *cfg, char *buf, size_t len)
     /* a strict class holds one formulation: the verdict names it */
     size_t u = strlen(buf);
     if (cfg->strict && cfg->tol_abs < 0 && u < len)
-        snprintf(buf + u, len - u, "; strict class %s: %s", pc_model_class_name(cfg->strict),
-                 cfg->form ? cfg->form->what : "a correctly rounded binary32 frequency and angle");
+        snprintf(buf + u, len - u, "; strict class %s: %s%s%.200s%s", pc_model_class_name(cfg->strict),
+                 cfg->form ? cfg->form->what : "a correctly rounded binary32 frequency and angle",
+                 cfg->class_note ? " (" : "", cfg->class_note ? cfg->class_note : "",
+                 cfg->class_note ? ")" : "");
 }
 
 void pc_acc_verdict(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_acc_result *res,

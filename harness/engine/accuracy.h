@@ -93,6 +93,9 @@ typedef struct pc_acc_cfg {
      * strict class (RoPE: hf) */
     int strict;
     int formulation;        /* --formulation named the class (0: not named) */
+    /* non-NULL: why STRICT is not the class --formulation named (a family
+     * without it runs its own: pc_spec_schedule), said in the verdict */
+    const char *class_note;
     /* the strict class's phase constants where the family computes them
      * (RoPE's hf: formulation_hf.c); NULL: model.c's of the class */
     const struct pc_acc_form *form;

@@ -96,6 +96,7 @@ typedef struct pc_report {
     double C, u;                 /* precision model at --base, f32 (C_SCHED: the gates'
                                   * largest A kappa_i, from their schedules) */
     int C_sched;
+    int strict;                  /* --strict: the gates' strict classes (C from them too) */
     char model[256];             /* pc_model_describe */
     int64_t scan_max;            /* largest position of the error scan */
     double seconds_data, seconds_plots, seconds_total;

@@ -351,8 +351,16 @@ static void details(FILE *f, const pc_report *r)
  * text once; the report's own options where no gate ran. */
 static void gate_rows(FILE *f, const pc_report *r)
 {
-    char text[400], last[400] = "";
+    /* a schedule's note and the strict class run past 400 characters */
+    char text[2400], last[2400] = "";
     int shown = 0;
+    /* the tolerance class the verdicts were held to (--strict: each
+     * family's own, named again in "checked against") */
+    fprintf(f, "<tr><th>tolerance class</th><td>%s</td></tr>\n", r->o.strict
+            ? "strict (--strict): each family's strict class, as pecheck check --strict holds "
+              "it (pecheck help check); each implementation's class and what it holds under "
+              "checked against"
+            : "default: every mainstream binary32 formulation (--strict: one formulation's)");
     for (int k = 0; k < r->n_impls; k++) {
         const pc_rep_impl *ri = &r->impls[k];
         if (!ri->has_acc) continue;
@@ -485,7 +493,9 @@ pc_status pc_report_write_html(pc_report *r, pc_err *err)
             "the element's pair, u = 2<sup>&minus;24</sup> = %.3g, s = 1 for sinusoidal PE and the "
             "pair's norm for RoPE.  The lower panel's line: C&middot;u&middot;(1 + pos), "
             "C = %s = %.4g.  The derivation is in docs/precision-model.md%s of the "
-            "pecheck sources.</p>\n", r->u, r->C_sched ? "the gates' largest A&middot;&kappa;"
+            "pecheck sources.</p>\n", r->u, r->strict ? "the gates' largest A&middot;&kappa;"
+            "<sub>i</sub>, in the strict class they were held to (--strict)" : r->C_sched
+            ? "the gates' largest A&middot;&kappa;"
             "<sub>i</sub>, from the schedules they were checked against" : "2&nbsp;ln(base) + 4",
             r->C, r->C_sched ? " and docs/schedules.md" : "");
     for (int k = 0, n = 0; k < PC_REP_PLOTS; k++) /* only the selection's families' */
@@ -536,7 +546,9 @@ static void run_json(pc_json *j, const pc_report *r)
     pc_json_end(j);
     pc_json_obj(j, "model");
     pc_json_num(j, "C", r->C);
-    pc_json_str(j, "C_from", r->C_sched ? "the gates' schedules" : "2 ln(base) + 4");
+    pc_json_str(j, "C_from", r->strict ? "the gates' strict classes (--strict)" : r->C_sched
+                ? "the gates' schedules" : "2 ln(base) + 4");
+    pc_json_str(j, "class", r->o.strict ? "strict" : "default");
     pc_json_num(j, "u", r->u);
     pc_json_str(j, "description", r->model);
     pc_json_end(j);

@@ -429,6 +429,20 @@ static void get_bound(rd *r, const pc_jnode *bd, pc_acc_cfg *c, pc_acc_result *r
     c->max_abs_err = ma ? get_num(r, bd, "max_abs_err", 0.0) : 0.0;
 }
 
+/* params.base_from and params.schedule, both optional: what the verdict
+ * says the base came from, and the family's schedule (the text's line) */
+static void get_notes(rd *r, const pc_jnode *pa, pc_shard_item *it)
+{
+    const pc_jnode *bf = pc_jget(pa, "base_from");
+    if (bf && bf->type == PC_J_STR) snprintf(it->base_from, sizeof it->base_from, "%s", bf->text);
+    else if (bf && bf->type != PC_J_NULL) bad(r, "params.base_from", "is not a string");
+    it->cfg.base_from = it->base_from[0] ? it->base_from : NULL;
+    const pc_jnode *sn = pc_jget(pa, "schedule");
+    if (sn && sn->type == PC_J_STR) snprintf(it->schedule, sizeof it->schedule, "%s", sn->text);
+    else if (sn && sn->type != PC_J_NULL) bad(r, "params.schedule", "is not a string");
+    it->cfg.sched_note = it->schedule[0] ? it->schedule : NULL;
+}
+
 pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, pc_err *err)
 {
     memset(it, 0, sizeof *it);
@@ -451,10 +465,7 @@ pc_status pc_shard_read(const pc_jnode *o, const char *file, pc_shard_item *it, 
     if (!ps) bad(&r, "params.positions", "is missing");
     c->d = (int)get_int_in(&r, pa, "d", 2, PC_D_MAX);
     c->base = get_num(&r, pa, "base", (double)NAN);
-    const pc_jnode *bf = pc_jget(pa, "base_from"); /* optional: what the verdict says it was */
-    if (bf && bf->type == PC_J_STR) snprintf(it->base_from, sizeof it->base_from, "%s", bf->text);
-    else if (bf && bf->type != PC_J_NULL) bad(&r, "params.base_from", "is not a string");
-    c->base_from = it->base_from[0] ? it->base_from : NULL;
+    get_notes(&r, pa, it);
     if (r.st == PC_OK && pc_ref_check_params(c->d, c->base, err) != PC_OK)
         bad(&r, "params", "has a d or base pecheck does not accept");
     static const char *const layouts[] = { "interleaved", "half" };
@@ -537,6 +548,7 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (strcmp(a->family, b->family)) return "family";
     if (a->cfg.d != b->cfg.d) return "d";
     if (!same_bits(a->cfg.base, b->cfg.base)) return "base";
+    if (strcmp(a->schedule, b->schedule)) return "schedule";
     if (a->cfg.layout != b->cfg.layout) return "layout";
     if (a->cfg.dtype != b->cfg.dtype) return "dtype";
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
@@ -634,6 +646,7 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
         out->cfg.form = &out->form;
     }
     out->cfg.base_from = out->base_from[0] ? out->base_from : NULL;
+    out->cfg.sched_note = out->schedule[0] ? out->schedule : NULL;
     out->cfg.shard_k = out->cfg.shard_n = 1;
     pc_acc_result *res = &out->res;
     pc_metrics_init(&res->m);

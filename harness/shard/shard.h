@@ -22,7 +22,9 @@ typedef struct pc_shard_item {
     char name[256];        /* implementation */
     char family[32];
     char base_from[200];   /* where the base came from ("": not said) */
+    char schedule[1400];   /* params.schedule, the family's schedule (pc_spec_sched.note; "": none) */
     pc_acc_cfg cfg;        /* cfg.family points into FAMILY, cfg.base_from into BASE_FROM,
+                            * cfg.sched_note into SCHEDULE,
                             * cfg.form into FORM (a strict class the family computed) */
     pc_acc_result res;
     /* bound.formulation, as read (pc_acc_form's arrays, d/2 pairs) */

@@ -130,13 +130,22 @@ static pc_status inferred_family_fits(const pc_opts *o, const pc_family *tf, pc_
     return PC_OK;
 }
 
+/* A float (1, n, d) is a batch of one table of rows (torch's), read as its
+ * (n, d) rows as check reads it (table.c), not a one-head table of a
+ * family's own kind (a one-head ALiBi table takes --family alibi). */
+static int batch_of_rows(int rank, size_t shape0, const char *dtype)
+{
+    return rank == 3 && shape0 == 1 && (dtype[1] == 'f' || !strcmp(dtype, "<u2"));
+}
+
 const pc_family *pc_sources_table_family(const char *path, int has_sin)
 {
     pc_npy_file f;
     struct stat sb;
     memset(&f, 0, sizeof f);
     const pc_family *fam = NULL;
-    if (!has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && pc_npy_file_open(path, &f, NULL) == PC_OK)
+    if (!has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && pc_npy_file_open(path, &f, NULL) == PC_OK
+        && !batch_of_rows(f.rank, f.shape[0], f.dtype))
         for (size_t k = 0; !fam && k < pc_family_count(); k++) {
             const pc_family *c = pc_family_at(k);
             if (c->table && c->table->holds && c->table->holds(f.rank, f.dtype)) fam = c;
@@ -148,7 +157,8 @@ const pc_family *pc_sources_table_family(const char *path, int has_sin)
     pc_npy small;
     if (!fam && !has_sin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
         && pc_npy_read_numbers(path, &small, NULL) == PC_OK) {
-        for (size_t k = 0; !fam && k < pc_family_count(); k++) {
+        for (size_t k = 0; !fam && !batch_of_rows(small.rank, small.shape[0], small.dtype)
+                           && k < pc_family_count(); k++) {
             const pc_family *c = pc_family_at(k);
             if (c->table && c->table->holds && c->table->holds(small.rank, small.dtype)) fam = c;
         }
@@ -396,6 +406,30 @@ static pc_status family_options_apply(const pc_opts *o, const pc_family *want,
     return PC_OK;
 }
 
+/* --formulation hf is the class of the families with one (PC_FAM_CLASS_HF):
+ * with no source checked as one of them it shapes nothing (exit 2); with
+ * one, the others run their own strict class (pc_spec_schedule). */
+static pc_status hf_class_applies(const pc_opts *o, const pc_family *want, const pc_sources *s,
+                                  pc_err *err)
+{
+    if (o->formulation != PC_CLASS_HF) return PC_OK;
+    char with[160] = "", fams[160];
+    size_t u = 0;
+    for (size_t f = 0; f < pc_family_count(); f++) {
+        const pc_family *fam = pc_family_at(f);
+        if (!(fam->flags & PC_FAM_CLASS_HF)) continue;
+        for (int k = 0; k < s->n && (!want || fam == want); k++)
+            if (fam->provides(s->impl[k])) return PC_OK;
+        if (u < sizeof with)
+            u += (size_t)snprintf(with + u, sizeof with - u, "%s%s's (--family %s)", u ? ", " : "",
+                                  fam->title, fam->name);
+    }
+    provided(s, want, fams, sizeof fams);
+    return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code is "
+                     "%s, and no source here is checked as one (%s): use --strict (each family's "
+                     "strict class) or --formulation cr", with, fams);
+}
+
 /* A family's spec that kept an input error (pc_spec_usable: a config of
  * another family's model) is an error where a source is checked as it. */
 static pc_status specs_usable(const pc_specs *specs, const pc_family *want, const pc_sources *s,
@@ -420,6 +454,7 @@ pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs, cons
     pc_status st = positions_apply(o, s, err);
     if (st == PC_OK) st = pos_start_applies(o, s, err);
     if (st == PC_OK) st = family_options_apply(o, want, s, err);
+    if (st == PC_OK) st = hf_class_applies(o, want, s, err);
     if (st == PC_OK) st = specs_usable(specs, want, s, err);
     return st;
 }

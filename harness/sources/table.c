@@ -382,9 +382,19 @@ static pc_status load(const char *path, const char *what, pc_npy_file *a, pc_err
     if (a->dtype[1] == 'i')
         return pc_seterr(err, PC_EINPUT, "%s: %s holds values, not integers (<i8: position ids "
                          "are given with --position-ids)", path, what);
+    /* (1, n, d): torch's batch of one (HF's rotary modules return cos and
+     * sin so); the same bytes as its (n, d) rows, read as them, as the
+     * Python package drops leading dimensions of size 1 (docs/python.md) */
+    if (a->rank == 3 && a->shape[0] == 1) {
+        a->rank = 2;
+        a->shape[0] = a->shape[1];
+        a->shape[1] = a->shape[2];
+        a->shape[2] = 1;
+    }
     if (a->rank != 2)
-        return pc_seterr(err, PC_EINPUT, "%s: %s must have shape (n, d), got rank %d",
-                         path, what, a->rank);
+        return pc_seterr(err, PC_EINPUT, "%s: %s must have shape (n, d) or (1, n, d), got rank %d%s",
+                         path, what, a->rank, a->rank == 3 ? ": of a batch, save one row's "
+                         "table (t[0])" : "");
     return PC_OK;
 }
 

@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 
+from . import _cleanup
+
 # exit codes of every pecheck command (README "Exit codes")
 EXIT_PASS, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -92,6 +94,8 @@ class Running:
             self.proc.kill()
             self.proc.wait()
             raise
+        finally:
+            _cleanup.drop_proc(self.proc)
         out = out.decode("utf-8", "replace")
         err = err.decode("utf-8", "replace").strip()
         if self.proc.returncode not in (EXIT_PASS, EXIT_FAIL):
@@ -102,6 +106,7 @@ class Running:
         if self.proc.returncode is None:  # not finished: stopped and reaped
             self.proc.kill()
             self.proc.communicate()
+        _cleanup.drop_proc(self.proc)
 
 
 def start(args, cwd=None, pass_fds=()):
@@ -113,6 +118,7 @@ def start(args, cwd=None, pass_fds=()):
                                 stderr=subprocess.PIPE, cwd=cwd, pass_fds=tuple(pass_fds))
     except OSError as e:
         raise PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
+    _cleanup.add_proc(proc)  # killed on SIGTERM (_cleanup)
     return Running(binary, proc)
 
 

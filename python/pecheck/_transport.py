@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 
-from . import _arrays, settings
+from . import _arrays, _cleanup, settings
 
 
 def _memfd(name):
@@ -36,6 +36,7 @@ class Staging:
 
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="pecheck-")
+        _cleanup.add_dir(self.dir)  # removed on SIGTERM too
         self.fds = []
         self._fd_of = {}
 
@@ -50,6 +51,7 @@ class Staging:
             os.close(fd)
         self.fds = []
         shutil.rmtree(self.dir, ignore_errors=True)
+        _cleanup.drop_dir(self.dir)
 
     def _open(self, name):
         """A writable file object for NAME (in memory where possible)."""

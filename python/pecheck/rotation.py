@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, replace
 
-from . import _arrays, _binary, _transport, settings
+from . import _arrays, _binary, _cleanup, _transport, settings
 from .checks import cli_args
 from .result import Result, verdicts_from_json
 
@@ -830,6 +830,7 @@ def _serve(caller, args, st, form):
         except OSError as e:
             raise _binary.PecheckError("cannot run the pecheck binary %s: %s"
                                        % (binary, e)) from None
+        _cleanup.add_proc(proc)  # killed on SIGTERM (_cleanup)
         os.close(req_w)
         os.close(rep_r)
         req_w = rep_r = -1
@@ -862,6 +863,8 @@ def _serve(caller, args, st, form):
                     pass
         if proc is not None and proc.poll() is None:
             _stop(proc)
+        if proc is not None:
+            _cleanup.drop_proc(proc)
     out_f.seek(0)
     err_f.seek(0)
     out = out_f.read().decode("utf-8", "replace")

@@ -6,9 +6,11 @@ import json
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -419,6 +421,65 @@ def test_the_staging_folder_is_removed(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     pecheck.assert_sinusoidal_table(sinusoidal())
     assert os.listdir(str(tmp_path)) == []
+
+
+_LONG_CHECK = """
+import sys, numpy as np
+import pecheck
+n, d = 4096, 128
+pos = np.arange(n)[:, None]
+w = 10000.0 ** (-np.arange(0, d, 2) / d)
+pe = np.zeros((n, d), np.float32)
+pe[:, 0::2], pe[:, 1::2] = np.sin(pos * w), np.cos(pos * w)
+pecheck.check_sinusoidal_table(pe, cases=10 ** 7, keep=False)  # minutes: SIGTERM comes first
+"""
+
+
+def _cwd_in(folder):
+    """The processes whose working folder is FOLDER (the staging folder pecheck runs in)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink("/proc/%s/cwd" % pid).startswith(folder):
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_sigterm_during_a_check_leaves_no_staging_folder(tmp_path):
+    # a Python process running a long check gets SIGTERM (a CI job cancelled,
+    # `timeout`): it still ends by SIGTERM, its pecheck-* staging folder in
+    # its TMPDIR (this test's own) is removed and its pecheck process ended
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpdir), PYTHONPATH=os.path.dirname(
+        os.path.dirname(os.path.abspath(pecheck.__file__))))
+    proc = subprocess.Popen([sys.executable, "-c", _LONG_CHECK], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        staging, deadline = [], time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            staging = [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")]
+            if staging and _cwd_in(os.path.join(str(tmpdir), staging[0])):
+                break  # the folder made and pecheck running in it
+            time.sleep(0.05)
+        assert staging and proc.poll() is None, proc.communicate()
+        folder = os.path.join(str(tmpdir), staging[0])
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGTERM
+        assert [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")] == []
+        deadline = time.monotonic() + 10
+        while _cwd_in(folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _cwd_in(folder) == []
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of the session
+        except OSError:
+            pass
+        proc.wait()
 
 
 # ---- the binary and the console entry ------------------------------------------------------
