@@ -200,11 +200,12 @@ enum pc_family_flag {
     /* the properties' setup probes the hooks themselves (the engine runs
      * them even when PROVIDES is false, they skip with their own reason) */
     PC_FAM_PROPS_PROBE = 1u << 2,
-    /* the family computes the hf strict class (--formulation hf:
-     * transformers' float32 frequency code of its schedule); a family
-     * without it runs its own strict class under --formulation hf when a
-     * source of the run is checked as one with it (pc_spec_schedule) */
-    PC_FAM_CLASS_HF = 1u << 3
+    /* the family computes the strict classes of one library's code
+     * (--formulation hf: transformers' float32 frequency code of its
+     * schedule; ggml: llama.cpp's rope); a family without them runs its
+     * own strict class under --formulation hf or ggml when a source of the
+     * run is checked as one with them (pc_spec_schedule) */
+    PC_FAM_CLASS_COMPUTED = 1u << 3
 };
 
 typedef struct pc_family {

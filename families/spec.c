@@ -202,16 +202,17 @@ pc_status pc_spec_schedule(const pc_spec *spec, struct pc_acc_cfg *cfg, pc_spec_
     const pc_spec_kind *sk = spec ? spec->family->spec : NULL;
     hold->kind = sk;
     pc_status st = sk && sk->schedule ? sk->schedule(spec, cfg, hold, err) : PC_OK;
-    /* --formulation hf over several families (--impl all): a family
-     * without the hf class runs its own strict class (cr), and its verdict
-     * says so; a run where no source takes hf was refused before
+    /* --formulation hf or ggml over several families (--impl all): a
+     * family without that class runs its own strict class (cr), and its
+     * verdict says so; a run where no source takes it was refused before
      * (pc_sources_options_apply) */
-    if (st == PC_OK && spec && cfg->strict == PC_CLASS_HF && !cfg->form
-        && !(spec->family->flags & PC_FAM_CLASS_HF)) {
+    if (st == PC_OK && spec && pc_model_class_computed(cfg->strict) && !cfg->form
+        && !(spec->family->flags & PC_FAM_CLASS_COMPUTED)) {
+        const char *k = pc_model_class_name(cfg->strict);
         cfg->strict = PC_CLASS_STRICT;
-        snprintf(hold->class_note, sizeof hold->class_note, "--formulation hf is the hf class of "
-                 "the families that have one; %s has no hf class and runs its own strict class",
-                 spec->family->name);
+        snprintf(hold->class_note, sizeof hold->class_note, "--formulation %s is the %s class of "
+                 "the families that have one; %s has no %s class and runs its own strict class",
+                 k, k, spec->family->name, k);
         cfg->class_note = hold->class_note;
     }
     return st;

@@ -123,6 +123,22 @@ ok $? "--impl all --formulation hf: exit 1, RoPE's verdicts in hf, the sinusoida
 "$PECHECK" check --impl torch-exp --formulation hf >"$tmp/o" 2>&1
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/o")" -eq 1 ] && grep -q "no source here is checked as one (torch-exp: sinusoidal)" "$tmp/o"
 ok $? "--impl torch-exp --formulation hf: exit 2, one line (no source takes the hf class)" "$tmp/o"
+# --formulation ggml alike: RoPE's built-ins in ggml, the sinusoidal ones in cr saying so
+"$PECHECK" check --impl all --formulation ggml --quiet --format json --output "$tmp/gg.json" >"$tmp/o" 2>&1
+[ $? -eq 1 ] && /usr/bin/python3 -c '
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+acc = [r for r in res if r["check"] == "accuracy"]
+rope = [r for r in acc if r["family"] == "rope"]
+sin = [r for r in acc if r["family"] == "sinusoidal"]
+assert rope and sin, (len(rope), len(sin))
+assert all("strict class ggml" in r["against"] for r in rope), [r["against"] for r in rope][:1]
+assert all("strict class cr" in r["against"] and "sinusoidal has no ggml class" in r["against"]
+           for r in sin), [r["against"] for r in sin][:1]' "$tmp/gg.json" >>"$tmp/o" 2>&1
+ok $? "--impl all --formulation ggml: exit 1, RoPE's verdicts in ggml, the sinusoidal ones in cr saying so" "$tmp/o"
+"$PECHECK" check --impl torch-exp --formulation ggml >"$tmp/o" 2>&1
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/o")" -eq 1 ] && grep -q "llama.cpp's rope is RoPE's" "$tmp/o"
+ok $? "--impl torch-exp --formulation ggml: exit 2, one line naming llama.cpp's rope" "$tmp/o"
 
 # the JSON's bound.u is the text's u (binary32's 2^-24) at every --dtype;
 # bound.u_s the storage's

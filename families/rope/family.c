@@ -129,7 +129,7 @@ static const pc_property *const properties[] = {
 
 const pc_family pc_family_rope = {
     .name = "rope", .title = "RoPE", .hooks = { PC_HOOK_rope, PC_HOOK_rope_v2 },
-    .flags = PC_FAM_REPORTED | PC_FAM_TABLES | PC_FAM_CLASS_HF,
+    .flags = PC_FAM_REPORTED | PC_FAM_TABLES | PC_FAM_CLASS_COMPUTED,
     .provides = provides, .rows = &rows, .gate = gate,
     .properties = properties, .n_properties = sizeof properties / sizeof properties[0],
     .plots = plots, .builtins = builtins, .n_builtins = sizeof builtins / sizeof builtins[0],

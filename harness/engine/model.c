@@ -45,6 +45,11 @@ double pc_model_u_storage(int dtype)
     return dtype == PC_DT_BF16 || dtype == PC_DT_F16 ? pc_model_u(dtype) : 0.0;
 }
 
+int pc_model_class_computed(int klass)
+{
+    return klass == PC_CLASS_HF || klass == PC_CLASS_GGML;
+}
+
 const char *pc_model_class_name(int klass)
 {
     return klass == PC_CLASS_STRICT ? "cr" : klass == PC_CLASS_HF ? "hf"

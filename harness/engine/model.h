@@ -60,6 +60,9 @@ double pc_model_u_storage(int dtype);
 /* "default", "cr", "hf", "ggml"; pc_model_class_of: the class of such a name
  * ("strict" too, the name of cr in older results), -1 for another */
 const char *pc_model_class_name(int klass);
+/* 1 for a class whose kappa_i a family computes from one library's code
+ * (hf, ggml: --formulation NAME), else 0 */
+int pc_model_class_computed(int klass);
 int pc_model_class_of(const char *name);
 /* the formulations (docs/precision-model.md): the exp form, the pow form
  * (HF, Meta), ggml's cumulative product, a correctly rounded frequency */

@@ -406,18 +406,19 @@ static pc_status family_options_apply(const pc_opts *o, const pc_family *want,
     return PC_OK;
 }
 
-/* --formulation hf is the class of the families with one (PC_FAM_CLASS_HF):
- * with no source checked as one of them it shapes nothing (exit 2); with
- * one, the others run their own strict class (pc_spec_schedule). */
-static pc_status hf_class_applies(const pc_opts *o, const pc_family *want, const pc_sources *s,
+/* --formulation hf or ggml is the class of the families that compute one
+ * (PC_FAM_CLASS_COMPUTED): with no source checked as one of them it shapes
+ * nothing (exit 2); with one, the others run their own strict class
+ * (pc_spec_schedule). */
+static pc_status computed_class_applies(const pc_opts *o, const pc_family *want, const pc_sources *s,
                                   pc_err *err)
 {
-    if (o->formulation != PC_CLASS_HF) return PC_OK;
+    if (!pc_model_class_computed(o->formulation)) return PC_OK;
     char with[160] = "", fams[160];
     size_t u = 0;
     for (size_t f = 0; f < pc_family_count(); f++) {
         const pc_family *fam = pc_family_at(f);
-        if (!(fam->flags & PC_FAM_CLASS_HF)) continue;
+        if (!(fam->flags & PC_FAM_CLASS_COMPUTED)) continue;
         for (int k = 0; k < s->n && (!want || fam == want); k++)
             if (fam->provides(s->impl[k])) return PC_OK;
         if (u < sizeof with)
@@ -425,9 +426,10 @@ static pc_status hf_class_applies(const pc_opts *o, const pc_family *want, const
                                   fam->title, fam->name);
     }
     provided(s, want, fams, sizeof fams);
-    return pc_seterr(err, PC_EINPUT, "--formulation hf: transformers' float32 frequency code is "
-                     "%s, and no source here is checked as one (%s): use --strict (each family's "
-                     "strict class) or --formulation cr", with, fams);
+    return pc_seterr(err, PC_EINPUT, "--formulation %s: %s is %s, and no source here is checked "
+                     "as one (%s): use --strict (each family's strict class) or --formulation cr",
+                     pc_model_class_name(o->formulation), o->formulation == PC_CLASS_HF
+                     ? "transformers' float32 frequency code" : "llama.cpp's rope", with, fams);
 }
 
 /* A family's spec that kept an input error (pc_spec_usable: a config of
@@ -454,7 +456,7 @@ pc_status pc_sources_options_apply(const pc_opts *o, const pc_specs *specs, cons
     pc_status st = positions_apply(o, s, err);
     if (st == PC_OK) st = pos_start_applies(o, s, err);
     if (st == PC_OK) st = family_options_apply(o, want, s, err);
-    if (st == PC_OK) st = hf_class_applies(o, want, s, err);
+    if (st == PC_OK) st = computed_class_applies(o, want, s, err);
     if (st == PC_OK) st = specs_usable(specs, want, s, err);
     return st;
 }
