@@ -274,6 +274,24 @@ if [ -d "$tmp/hf-llama2" ]; then
         ok $? "identify on HF's $m cache: formulation hf ($(cat "$tmp/hf-$m.idp")), its check line passes" \
             "$tmp/hf-$m.id"
     done
+    # a base that is no round number (HF's code, base 123456.7, d 128, rows
+    # 520192..524287, read at the rows' own phases): the fitted base is not
+    # rounded past what the hf class tells apart (123457 fails hf at 27), and
+    # the class is proposed.  (Over 2048 rows the fit of the turns between
+    # rows, base 123455.59, passes the default class at 0.77 and fails both
+    # strict classes: no class is proposed, and the output says so.)
+    mkdir -p "$tmp/hf-b123456"
+    "$PY" -c 'import sys, numpy as np, torch
+d, p0, n, base = 128, 520192, 4096, 123456.7
+inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+t = torch.arange(p0, p0 + n, dtype=torch.int64).float()
+emb = torch.cat([torch.outer(t, inv)] * 2, dim=-1)
+np.save(sys.argv[1] + "/cos.npy", emb.cos().numpy()); np.save(sys.argv[1] + "/sin.npy", emb.sin().numpy())' \
+        "$tmp/hf-b123456" >"$tmp/hf-b123456.id" 2>&1 && ident hf-b123456 520192 hf \
+        && grep -q "^  schedule: default, base 123456.7$" "$tmp/hf-b123456.id" \
+        && ! grep -q "given as it is" "$tmp/hf-b123456.id"
+    ok $? "identify on HF's cache of base 123456.7: base 123456.7, formulation hf ($(cat "$tmp/hf-b123456.idp"))" \
+        "$tmp/hf-b123456.id"
 fi
 
 # what llama.cpp does not implement: exit 2 naming it

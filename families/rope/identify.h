@@ -30,7 +30,7 @@ typedef struct pc_rope_ident {
     double *ext;              /* longrope: the factor of every pair */
     double resid;             /* largest |w~/w - 1| - fit error over the resolved pairs */
     int resolved;
-    char note[320];           /* what was assumed */
+    char note[640];           /* what was assumed (several clauses: 330 characters cut one) */
 } pc_rope_ident;
 
 /* Identify the schedule of the fitted frequencies F (positions 0.. of a

@@ -186,18 +186,36 @@ static double digits(double v, int k)
     return round(v / q) * q;
 }
 
+/* 1 when a strict class (hf, ggml) that BEFORE passed fails ID's gate on
+ * A's rows: a rounding the strict classes tell apart (a base 123456.702
+ * fitted for 123456.7 passes hf; rounded to 123457 it fails at 27). */
+static int strict_lost(const anchored_run *a, const pc_rope_ident *id,
+                       const pc_rope_form_probe *before)
+{
+    pc_rope_form_probe after;
+    if (pc_rope_ident_gate_form(a->impl, id, a->layout, a->dtype, a->lo, &after) != 0) return 1;
+    for (int k = 0; k < PC_FORM_PROBES; k++)
+        if (before->pass[k] && !after.pass[k]) return 1;
+    return 0;
+}
+
 /* *V (a fitted base or factor of ID) to the fewest significant digits,
- * within 1e-5 of it, under which the gate still passes (a fitted 9999.99997
- * is base 10000: what a config holds); 1 when changed. */
+ * within 1e-5 of it, under which the gate still passes and, on float32
+ * rows, no strict class that passed the fitted value fails (a fitted
+ * 9999.99997 is base 10000: what a config holds); 1 when changed. */
 static int tidy_one(const anchored_run *a, pc_rope_ident *id, double *v, double *ratio)
 {
     double was = *v;
+    pc_rope_form_probe before;
+    int strict = a->dtype == PC_DT_F32
+                 && pc_rope_ident_gate_form(a->impl, id, a->layout, a->dtype, a->lo, &before) == 0;
     for (int k = 1; k <= 9; k++) {
         double t = digits(was, k);
         if (t == was || !(fabs(t / was - 1.0) < 1e-5)) continue;
         *v = t;
         double r = 0;
-        if (pc_rope_ident_gate(a->impl, id, a->layout, a->dtype, a->lo, &r) == 1) {
+        if (pc_rope_ident_gate(a->impl, id, a->layout, a->dtype, a->lo, &r) == 1
+            && !(strict && strict_lost(a, id, &before))) {
             *ratio = r;
             return 1;
         }
@@ -206,13 +224,35 @@ static int tidy_one(const anchored_run *a, pc_rope_ident *id, double *v, double 
     return 0;
 }
 
-/* A reading that passed with fitted digits: its base and factor as round
- * as the gate allows; a linear factor 1 is the default schedule. */
+/* The note of ID once its base FITTED was rounded (tidy_one): the clause
+ * saying the fitted base is given as it is would now be false. */
+static void tidy_note(pc_rope_ident *id, double fitted)
+{
+    static const char as_is[] = "the fitted base is given as it is";
+    char *at = strstr(id->note, as_is);
+    char said[320];
+    snprintf(said, sizeof said, "the fitted base %.9g is given rounded to %.9g, the fewest "
+             "digits under which the accuracy gate passes and no strict class that passed the "
+             "fitted value fails (these rows tell them apart no better)",
+             fitted, id->base);
+    size_t u = at ? (size_t)(at - id->note) : strlen(id->note);
+    char rest[sizeof id->note];
+    snprintf(rest, sizeof rest, "%s", at ? at + strlen(as_is) : "");
+    snprintf(id->note + u, sizeof id->note - u, "%s%s%s", !at && u ? "; " : "", said, rest);
+}
+
+/* A reading that passed with fitted digits: its factors (llama3's band
+ * too), then its base, as round as the gate allows; a linear factor 1 is the default schedule. */
 static void tidy(const anchored_run *a, pc_rope_ident *id, double *ratio)
 {
-    (void)tidy_one(a, id, &id->base, ratio);
     if (id->type == PC_ROPE_LINEAR || id->type == PC_ROPE_YARN || id->type == PC_ROPE_LLAMA3)
         (void)tidy_one(a, id, &id->factor, ratio);
+    if (id->type == PC_ROPE_LLAMA3) { /* the band's factors, before the base they shift */
+        (void)tidy_one(a, id, &id->lf, ratio);
+        (void)tidy_one(a, id, &id->hf, ratio);
+    }
+    double fitted = id->base;
+    if (tidy_one(a, id, &id->base, ratio)) tidy_note(id, fitted);
     if (id->type == PC_ROPE_LINEAR && id->factor == 1.0) {
         double r = 0;
         id->type = PC_ROPE_DEFAULT;
