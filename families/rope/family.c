@@ -6,6 +6,7 @@
 #include "gate_v2.h"
 #include "fit.h"
 #include "options.h"
+#include "width_cause.h"
 #include "harness/sandbox/call.h"
 #include <stdio.h>
 
@@ -59,6 +60,7 @@ static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
     if (s && s->coords && impl->rope_v2) return coords_skip(g, impl, fam);
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
     pc_status st = pc_rope_slice_check(g, impl);
+    if (st == PC_OK) st = pc_rope_width_check(g, impl);
     return st != PC_OK ? st : pc_gate_accuracy(g, impl, fam);
 }
 
