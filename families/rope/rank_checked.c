@@ -56,7 +56,7 @@ static double rn_bits(double x, int bits)
 }
 
 /* The share of the informative values (rank.c's: the tolerance of the
- * checked angle, and here of the predicted one too, below A / 10; 0 when
+ * checked angle, and here of the predicted one too, below A / 10; -1 when
  * fewer than RC_FINE_MIN are) within the tolerance of the larger of the
  * checked and the predicted angle, plus the gate's phase budget there
  * (rank_rows.c's support_own: a source's roundings grow with the angle it
@@ -66,17 +66,19 @@ typedef double (*angle_fn)(const rk *k, const void *arg, int64_t p, int i);
 /* What a prediction reproduces: the share of the informative values, and
  * of the decisive ones (those where it and the checked schedule differ
  * beyond the tolerance) how many there are and how many it reproduces. */
-typedef struct repro { double share; size_t dec, dhit; } repro;
+typedef struct repro { double share; size_t dec, dhit; int pairs; } repro;
 
 static repro share_angles(const rk *k, angle_fn ang, const void *arg)
 {
     size_t ok = 0, used = 0;
-    repro o = { 0.0, 0, 0 };
-    for (size_t r = 0; r < k->n; r++)
-        for (int i = 0; i < k->h; i++) {
+    repro o = { 0.0, 0, 0, 0 };
+    for (int i = 0; i < k->h; i++) {
+        size_t before = used;
+        for (size_t r = 0; r < k->n; r++) {
             double t = (double)k->pos[r] * k->w[i];
             if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
             double tp = ang(k, arg, k->pos[r], i), big = fmax(fabs(t), fabs(tp));
+            if (isnan(tp)) continue; /* a pair the prediction says nothing of */
             if (!(pc_rk_tol(k, big) < 0.1 * k->att)) continue; /* says nothing either */
             double tol = pc_rk_tol(k, big) + k->att * pc_rk_gate_kappa(k, i) * 0x1p-24 * big;
             size_t a = r * (size_t)k->h + (size_t)i;
@@ -88,16 +90,22 @@ static repro share_angles(const rk *k, angle_fn ang, const void *arg)
                 o.dhit += (size_t)hit;
             }
         }
-    o.share = used >= RC_FINE_MIN ? (double)ok / (double)used : 0.0;
+        o.pairs += used > before;
+    }
+    o.share = used >= RC_FINE_MIN ? (double)ok / (double)used : -1.0; /* -1: says nothing */
     return o;
 }
 
-/* Named only when it reproduces RC_SHARE of the values and either 0.1
+/* Named only when it is informative in an eighth of the pairs (4 at
+ * least) and reproduces RC_SHARE of the values and either 0.1
  * more than the checked schedule or, where the two differ in a few pairs
  * only, RC_SHARE of at least RC_FINE_MIN decisive values: the support,
  * else 0. */
 static double checked_support(const rk *k, repro o)
 {
+    /* a prediction informative in a few pairs only says little: pair 0
+     * (omega 1) turning 2 pi a position holds still, as any row does */
+    if (o.pairs < (k->h / 8 > 4 ? k->h / 8 : 4)) return 0.0;
     if (!(o.share >= RC_SHARE && o.share > k->share0)) return 0.0;
     if (o.share >= k->share0 + 0.1) return o.share;
     return o.dec >= RC_FINE_MIN && (double)o.dhit >= RC_SHARE * (double)o.dec ? o.share : 0.0;
@@ -463,13 +471,28 @@ typedef struct scaled { int i0, i1; double r; } scaled;
 static double a_scaled(const rk *k, const void *arg, int64_t p, int i)
 {
     const scaled *sc = arg;
-    double w = i >= sc->i0 && i <= sc->i1 ? sc->r * k->w[i] : k->w[i];
-    return f32(f32((double)p) * f32(w));
+    if (i < sc->i0 || i > sc->i1) return (double)NAN; /* the claim is about these pairs */
+    return f32(f32((double)p) * f32(sc->r * k->w[i]));
+}
+
+/* The share R reproduces on the claimed pairs, R as printed (4 digits)
+ * or the whole number or reciprocal of one within those digits (7.999
+ * printed for 8): the best; -1 when the rows cannot tell. */
+static double claim_share(const rk *k, scaled sc)
+{
+    double best = share_angles(k, a_scaled, &sc).share, r = sc.r;
+    double near[2] = { round(r), r > 0 && r < 1 ? 1.0 / round(1.0 / r) : (double)NAN };
+    for (int m = 0; m < 2; m++) {
+        if (!(near[m] > 0) || fabs(near[m] / r - 1.0) > 5e-4 || near[m] == r) continue;
+        sc.r = near[m];
+        best = fmax(best, share_angles(k, a_scaled, &sc).share);
+    }
+    return best;
 }
 
 /* fit.c's "pairs I0..I1 have frequencies R times the schedule's: a wrong
  * scaling factor?" in a cause's text, re-checked on the rows: said as it
- * is when R on those pairs reproduces RC_SHARE of the values, rewritten
+ * is when R on those pairs reproduces RC_SHARE of their values, rewritten
  * to what was observed otherwise (a fitted frequency is known modulo 2 pi
  * a position: rows that do not turn with the position, or turn faster
  * than pi a position, fit ratios no factor gives). */
@@ -481,8 +504,8 @@ static void check_factor_claim(const rk *k, pc_rope_cause *c)
     for (char *q = strstr(c->text, "pairs "); q && q < end; q = strstr(q + 1, "pairs ")) at = q;
     scaled sc;
     if (!at || sscanf(at, "pairs %d..%d have frequencies %lg", &sc.i0, &sc.i1, &sc.r) != 3) return;
-    double sh = share_angles(k, a_scaled, &sc).share;
-    if (sh >= RC_SHARE) return;
+    double sh = claim_share(k, sc);
+    if (sh >= RC_SHARE || sh < 0) return; /* holds, or the rows cannot tell */
     char rest[520], now[1100];
     snprintf(rest, sizeof rest, "%s", end + strlen(tail));
     *at = '\0';
@@ -495,7 +518,9 @@ static void check_factor_claim(const rk *k, pc_rope_cause *c)
     size_t keep = strlen(now) < sizeof c->text ? strlen(now) : sizeof c->text - 1;
     memcpy(c->text, now, keep);
     c->text[keep] = '\0';
-    c->support = fmin(c->support, 0.3);
+    /* the schedule's account without a schedule that reproduces the rows
+     * (0.6) now says less; an identified schedule keeps its own support */
+    if (c->support <= 0.6) c->support = 0.3;
 }
 
 void pc_rk_checked(const rk *k, pc_rope_causes *out)
