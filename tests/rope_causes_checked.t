@@ -11,7 +11,9 @@
 #   - a 5000-row cache read to 7999 with a clamped index: the clamp named
 #     at 4999, and no single scaling factor claimed; unique's cause claims
 #     neither float16 positions nor a period (families/sinusoidal/unique.c
-#     checks them on other rows), which it still names for float16;
+#     checks them on other rows), which it still names for float16, and
+#     rope-relative's claims neither a low-precision angle (one is off by
+#     more than 2^-7 of itself) nor a non-rotation (YaRN's norm is A);
 #   - pair i turning 1/omega_i or 2 pi/omega_i (inv_freq as periods, or the
 #     reverse): named with the reciprocal, no single factor claimed;
 #   - Phi-3.5's short factors multiplied in: the inverted factors named;
@@ -71,6 +73,8 @@ rc_is pos_f16_llama2 1 && first_has pos_f16_llama2 "positions are held in float1
 ok $? "pos_f16_llama2: positions really in float16 still named (the grid check holds)" "$tmp/pos_f16_llama2/out.txt"
 grep -q "both round to 2048 in float16" "$tmp/pos_f16_llama2/out.txt"
 ok $? "pos_f16_llama2: unique's cause still names float16" "$tmp/pos_f16_llama2/out.txt"
+grep -q "the angle pos\*w is computed in low precision" "$tmp/pos_f16_llama2/out.txt"
+ok $? "pos_f16_llama2: rope-relative's low-precision cause still said (its angles within 2^-7 of theirs)" "$tmp/pos_f16_llama2/out.txt"
 ! grep -q "repeats every" "$tmp/floor_linear4/out.txt"
 ok $? "floor_linear4: unique's cause claims no period (rows 7 and 8 differ)" "$tmp/floor_linear4/out.txt"
 
@@ -80,6 +84,9 @@ rc_is clamp_qwen 1 && first_has clamp_qwen "clamped to 4999" "from position 5000
 ok $? "clamp_qwen: the clamp at 4999 named, no single scaling factor claimed" "$tmp/clamp_qwen/out.txt"
 ! grep -q "held in float16" "$tmp/clamp_qwen/out.txt" && grep -q "positions 4999 and 5000 have bit-identical rows, but neither" "$tmp/clamp_qwen/out.txt"
 ok $? "clamp_qwen: unique's cause claims no float16 positions (2048 and 2049 keep distinct rows)" "$tmp/clamp_qwen/out.txt"
+! grep -q "the angle pos\*w is computed in low precision\|the map is no rotation" "$tmp/clamp_qwen/out.txt" \
+    && grep -q "too far for an angle computed in low precision" "$tmp/clamp_qwen/out.txt"
+ok $? "clamp_qwen: rope-relative's cause claims neither a low-precision angle nor a non-rotation (YaRN's attention factor is no norm drift)" "$tmp/clamp_qwen/out.txt"
 
 run recip_llama2
 rc_is recip_llama2 1 && first_has recip_llama2 "inverted" "turns 1/omega_i" \
