@@ -14,6 +14,8 @@
 #     checks them on other rows), which it still names for float16, and
 #     rope-relative's claims neither a low-precision angle (one is off by
 #     more than 2^-7 of itself) nor a non-rotation (YaRN's norm is A);
+#   - a YaRN cache without its attention factor: no property's cause calls
+#     it low-precision cos/sin or no rotation;
 #   - pair i turning 1/omega_i or 2 pi/omega_i (inv_freq as periods, or the
 #     reverse): named with the reciprocal, no single factor claimed;
 #   - Phi-3.5's short factors multiplied in: the inverted factors named;
@@ -87,6 +89,11 @@ ok $? "clamp_qwen: unique's cause claims no float16 positions (2048 and 2049 kee
 ! grep -q "the angle pos\*w is computed in low precision\|the map is no rotation" "$tmp/clamp_qwen/out.txt" \
     && grep -q "too far for an angle computed in low precision" "$tmp/clamp_qwen/out.txt"
 ok $? "clamp_qwen: rope-relative's cause claims neither a low-precision angle nor a non-rotation (YaRN's attention factor is no norm drift)" "$tmp/clamp_qwen/out.txt"
+
+run noatt_qwen
+rc_is noatt_qwen 1 && ! grep -q "held in low precision\|the map is no rotation" "$tmp/noatt_qwen/out.txt" \
+    && grep -q "attention factor" "$tmp/noatt_qwen/first"
+ok $? "noatt_qwen: no property's cause calls a missing attention factor a low-precision cos/sin or no rotation" "$tmp/noatt_qwen/out.txt"
 
 run recip_llama2
 rc_is recip_llama2 1 && first_has recip_llama2 "inverted" "turns 1/omega_i" \

@@ -251,6 +251,25 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
     return res;
 }
 
+/* A norm drift E (relative to the schedule's A) at position M the same at
+ * the first and the last pair: the pairs' norm is another constant, an
+ * attention factor missing, different or applied twice, not a rounding;
+ * 1 with BUF saying so. */
+static int att_drift(pc_prun *r, int d, int64_t m, double e, char *buf, size_t len)
+{
+    double a = pc_p_att_factor(r, d), e0 = norm_drift(r, d, m, 0), e1 = norm_drift(r, d, m, d / 2 - 1);
+    /* 2^-12: far above binary32's rounding of a rotation (a few 2^-24) */
+    if (!(fabs(e) > 0x1p-12) || !(fabs(e0 - e1) < 0x1p-12) || !(fabs(e0 - e) < 0x1p-12)) return 0;
+    double norm = a * (1.0 + e);
+    if (fabs(norm - 1.0) < 0x1p-12 && a != 1.0)
+        snprintf(buf, len, "every pair keeps norm 1 where the schedule's attention factor is %.6g: the "
+                 "attention factor (mscale) is missing", a);
+    else
+        snprintf(buf, len, "every pair's norm is %.6g where the schedule's attention factor is %.6g: "
+                 "a different attention factor (missing, another, or applied twice)", norm, a);
+    return 1;
+}
+
 /* An angle held in a low-precision type is off by a small share of itself
  * at every pair: bfloat16's half ulp is 2^-9 relative, and its position,
  * frequency and product each add one (1.5 2^-8); 2^-7 leaves room.  Checked at the pairs whose angle is
@@ -309,6 +328,7 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
         double e = norm_drift(r, c->d, probe[t], i);
         if (fabs(e) > fabs(worst)) { worst = e; at = probe[t]; }
     }
+    if (att_drift(r, c->d, at, worst, buf, len)) return buf;
     if (fabs(worst) > NOT_A_ROTATION) {
         snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g: "
                  NOT_A_ROTATION_TEXT, at, i, worst);
@@ -479,6 +499,7 @@ static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *
 static const char *cause_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     double e = norm_drift(r, c->d, c->pos[0], oc->pair < 0 ? 0 : oc->pair);
+    if (att_drift(r, c->d, c->pos[0], e, buf, len)) return buf;
     if (fabs(e) > NOT_A_ROTATION) {
         snprintf(buf, len, "the rotation scales the pair by 1 %+.3g: " NOT_A_ROTATION_TEXT, e);
         return buf;

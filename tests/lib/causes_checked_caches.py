@@ -13,6 +13,7 @@ unless said).  VARIANT:
   floor_llama2_3     Llama-2, 5000 rows of positions 3 * (p // 3) (quantized positions, no linear factor)
   pos_f16_llama2     Llama-2, 6000 rows of positions rounded to float16 (the float16 claim holds)
   clamp_qwen         Qwen2.5 YaRN, a 5000-row cache read at 0..7999 with the index clamped (rows 4999.. one row)
+  noatt_qwen         Qwen2.5 YaRN, 8000 rows without the attention factor (norm 1, not 1.1386)
   recip_llama2       Llama-2 (n, 64): pair i turns p / inv_freq_i (inv_freq passed as periods), 3000 rows
   recip2pi_llama2    Llama-2 (n, 64): pair i turns p * 2 pi / inv_freq_i (periods as frequencies), 3000 rows
   mult_phi35_short   Phi-3.5, 3000 rows (short factors): inv_freq times the factors instead of divided
@@ -69,9 +70,11 @@ def build(variant):
         if variant == "floor_llama2_3":
             return cfg, half(angles(inv, 3 * torch.div(torch.arange(5000), 3, rounding_mode="floor")))
         return cfg, half(angles(inv, torch.arange(6000).to(torch.float16).float()))
-    if variant in ("clamp_qwen", "ok_qwen"):
+    if variant in ("clamp_qwen", "ok_qwen", "noatt_qwen"):
         cfg = M["qwen25yarn"]
         inv, att = inv_of(cfg, 8000)
+        if variant == "noatt_qwen":
+            return cfg, half(angles(inv, torch.arange(8000)))
         c, s = half(angles(inv, torch.arange(5000)), att)
         if variant == "ok_qwen":
             return cfg, (c, s)
