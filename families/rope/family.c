@@ -6,6 +6,7 @@
 #include "gate_v2.h"
 #include "fit.h"
 #include "options.h"
+#include "width_cause.h"
 #include "harness/sandbox/call.h"
 #include "harness/sources/table.h"
 #include "harness/formats/verdict.h"
@@ -87,7 +88,8 @@ static pc_status gate(pc_gate *g, const pc_impl *impl, const pc_family *fam)
     if (impl->rope_v2) return pc_rope_gate_v2(g, impl, fam);
     char cause[1024];
     if (pc_rope_shape_cause(g, impl, cause, sizeof cause)) return shape_verdict(g, impl, fam, cause);
-    return pc_gate_accuracy(g, impl, fam);
+    pc_status st = pc_rope_width_check(g, impl);
+    return st != PC_OK ? st : pc_gate_accuracy(g, impl, fam);
 }
 
 static int call(const pc_impl *impl, pc_fault *fault, const int64_t *pos, size_t n, int d,

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "rank.h"
 #include "rank_internal.h"
+#include "rank_checked.h"
 #include "fit.h"
 #include "scaling.h"
 #include "harness/engine/accuracy.h"
@@ -369,7 +370,9 @@ static void h_rounding(const rk *k, pc_rope_causes *out)
         double hi = (double)k->pos[k->n - 1];
         if (fmt == FMT_F32 && hi < 0x1p24) continue; /* exact below 2^24 */
         char t[520], e[260], what[120];
-        double sp = pc_rk_support(k, p_pos, &fmt);
+        /* a claim checked first: the positions the type holds exactly give the schedule's rows */
+        double sp = pc_rk_pos_grid_holds(k, fmt == FMT_F32 ? 24 : fmt == FMT_BF16 ? 8 : 11)
+                    ? pc_rk_support(k, p_pos, &fmt) : 0.0;
         snprintf(what, sizeof what, "the positions rounded to %s", fmt_name[fmt]);
         pc_rk_evidence(e, sizeof e, k, sp, what);
         snprintf(t, sizeof t, "the positions are held in %s (position_ids.to(%s) or a model cast "
@@ -611,6 +614,8 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     }
     pc_rk_evaluation(&k, out);
     pc_rk_layout(&k, out);
+    if (!(cfg->sched && (cfg->sched->kind->position || cfg->sched->kind->coord)))
+        pc_rk_checked(&k, out); /* rank_checked.c: rows of position p, as above */
     rk_free(&k);
 }
 

@@ -235,7 +235,8 @@ static void show_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *f
     free(v);
 }
 
-/* how far one rotation moves a pair's norm: (|R_m x| / |x| - 1) for the unit x */
+/* how far one rotation moves a pair's norm: |R_m x| / (G A) - 1 for the unit x, G xPos's
+ * factor and A the schedule's attention factor (YaRN's 1.1386 is no drift) */
 static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
 {
     size_t dd = (size_t)d;
@@ -245,9 +246,67 @@ static double norm_drift(pc_prun *r, int d, int64_t m, int pair)
     x[pc_p_col(r->layout, d, pair, 0)] = 1.0f;
     if (!pc_p_rope(r, &m, 1, d, x, x + dd)) /* xPos: relative to the certified norm G_i(m) */
         res = hypot((double)x[dd + pc_p_col(r->layout, d, pair, 0)], (double)x[dd + pc_p_col(r->layout, d, pair, 1)])
-              / pair_g(r, d, m, pair) - 1.0;
+              / (pair_g(r, d, m, pair) * pc_p_att_factor(r, d)) - 1.0; /* YaRN's A is no drift */
     free(x);
     return res;
+}
+
+/* A norm drift E (relative to the schedule's A) at position M the same at
+ * the first and the last pair: the pairs' norm is another constant, an
+ * attention factor missing, different or applied twice, not a rounding;
+ * 1 with BUF saying so. */
+static int att_drift(pc_prun *r, int d, int64_t m, double e, char *buf, size_t len)
+{
+    double a = pc_p_att_factor(r, d), e0 = norm_drift(r, d, m, 0), e1 = norm_drift(r, d, m, d / 2 - 1);
+    /* 2^-12: far above binary32's rounding of a rotation (a few 2^-24) */
+    if (!(fabs(e) > 0x1p-12) || !(fabs(e0 - e1) < 0x1p-12) || !(fabs(e0 - e) < 0x1p-12)) return 0;
+    double norm = a * (1.0 + e);
+    if (fabs(norm - 1.0) < 0x1p-12 && a != 1.0)
+        snprintf(buf, len, "every pair keeps norm 1 where the schedule's attention factor is %.6g: the "
+                 "attention factor (mscale) is missing", a);
+    else
+        snprintf(buf, len, "every pair's norm is %.6g where the schedule's attention factor is %.6g: "
+                 "a different attention factor (missing, another, or applied twice)", norm, a);
+    return 1;
+}
+
+/* An angle held in a low-precision type is off by a small share of itself
+ * at every pair: bfloat16's half ulp is 2^-9 relative, and its position,
+ * frequency and product each add one (1.5 2^-8); 2^-7 leaves room.  Checked at the pairs whose angle is
+ * small enough to tell (that share of it below pi: an angle known modulo
+ * 2 pi says nothing beyond). */
+#define LOW_PRECISION_SHARE 0x1p-7
+
+/* Whether a pair at one of the N positions POS is off by more than
+ * LOW_PRECISION_SHARE of its angle: the low-precision claim refuted, and
+ * BUF says what was measured instead. */
+static int angle_far(pc_prun *r, int d, const int64_t *pos, int n, char *buf, size_t len)
+{
+    size_t dd = (size_t)d;
+    float *x = malloc(2 * dd * sizeof *x);
+    int far = 0;
+    for (int t = 0; x && t < n && !far; t++)
+        for (int i = 0; i < d / 2 && !far; i++) {
+            double w = pc_p_omega(r, d, i), th = (double)pos[t] * w;
+            if (!(LOW_PRECISION_SHARE * fabs(th) < M_PI) || th == 0) continue;
+            memset(x, 0, 2 * dd * sizeof *x);
+            x[pc_p_col(r->layout, d, i, 0)] = 1.0f;
+            if (pc_p_rope(r, &pos[t], 1, d, x, x + dd)) break;
+            double got = atan2((double)x[dd + pc_p_col(r->layout, d, i, 1)],
+                               (double)x[dd + pc_p_col(r->layout, d, i, 0)]);
+            double e = remainder(got - th, 2.0 * M_PI);
+            if (fabs(e) > LOW_PRECISION_SHARE * fabs(th) + 1e-6) {
+                far = 1;
+                snprintf(buf, len, "the rotation at position %" PRId64 " turns pair %d by %.6g rad "
+                         "where the schedule turns it %.6g (mod 2 pi, %.3g of the angle): too far "
+                         "for an angle computed in low precision; the rows are not those of their "
+                         "positions (positions clamped, stepped or wrapped, or other frequencies)",
+                         pos[t], i, remainder(got, 2.0 * M_PI), remainder(th, 2.0 * M_PI),
+                         fabs(e) / fabs(th));
+            }
+        }
+    free(x);
+    return far;
 }
 
 /* A norm drift no rounding of a rotation's cos and sin reaches: rounding
@@ -269,6 +328,7 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
         double e = norm_drift(r, c->d, probe[t], i);
         if (fabs(e) > fabs(worst)) { worst = e; at = probe[t]; }
     }
+    if (att_drift(r, c->d, at, worst, buf, len)) return buf;
     if (fabs(worst) > NOT_A_ROTATION) {
         snprintf(buf, len, "the rotation at position %" PRId64 " scales pair %d's norm by 1 %+.3g: "
                  NOT_A_ROTATION_TEXT, at, i, worst);
@@ -280,6 +340,10 @@ static const char *cause_rel(pc_prun *r, const pc_case *c, const pc_outcome *oc,
                  "relative error up to 2^-9)", at, i, worst, log2(fabs(worst)));
         return buf;
     }
+    /* the case's rows, and the range's middle and end: the claim is the whole range's */
+    int64_t rows6[6] = { c->pos[0], c->pos[1], c->pos[0] + c->k, c->pos[1] + c->k,
+                         r->lo + (r->hi - r->lo) / 2, r->hi };
+    if (angle_far(r, c->d, rows6, 6, buf, len)) return buf; /* the claim below, refuted */
     return "errors grow with the absolute position and are constant in relative terms: the "
            "angle pos*w is computed in low precision";
 }
@@ -435,6 +499,7 @@ static void show_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, FILE *
 static const char *cause_norm(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     double e = norm_drift(r, c->d, c->pos[0], oc->pair < 0 ? 0 : oc->pair);
+    if (att_drift(r, c->d, c->pos[0], e, buf, len)) return buf;
     if (fabs(e) > NOT_A_ROTATION) {
         snprintf(buf, len, "the rotation scales the pair by 1 %+.3g: " NOT_A_ROTATION_TEXT, e);
         return buf;

@@ -176,30 +176,72 @@ static double round_bits(double x, int bits)
     return rint(x / q) * q;
 }
 
+/* Whether the rows of positions A and B are bit-identical: 1, 0, or -1
+ * when either is outside the range or the rows cannot be computed. */
+static int same_rows(pc_prun *r, int d, int64_t a, int64_t b)
+{
+    if (a < r->lo || b < r->lo || a > r->hi || b > r->hi) return -1;
+    int64_t pos[2] = { a, b };
+    float *out = malloc(2 * (size_t)d * sizeof *out);
+    int rc = out && rows(r, pos, 2, d, out) == 0
+             ? !memcmp(out, out + d, (size_t)d * sizeof *out) : -1;
+    free(out);
+    return rc;
+}
+
+/* Whether the rows allow "the position is held in a type of BITS
+ * significand bits": the first two positions it merges, 2^BITS and
+ * 2^BITS + 1, share a row, and the two below, which it holds exactly, do
+ * not (each where the range has them). */
+static int grid_holds(pc_prun *r, int d, int bits)
+{
+    int64_t t = (int64_t)1 << bits;
+    return same_rows(r, d, t, t + 1) != 0 && same_rows(r, d, t - 2, t - 1) != 1;
+}
+
+/* Whether the rows allow "the encoding repeats every P positions" from
+ * the collision at P0: the rows a few positions either side of it repeat
+ * too (a period holds at every position; a clamp or a staircase does not). */
+static int period_holds(pc_prun *r, int d, int64_t p0, int64_t P)
+{
+    for (int64_t j = -3; j <= 16; j++)
+        if (j && same_rows(r, d, p0 + j, p0 + j + P) == 0) return 0;
+    return 1;
+}
+
 static const char *cause(pc_prun *r, const pc_case *c, const pc_outcome *oc, char *buf, size_t len)
 {
     if (oc->sub != SUB_COLLISION) return NULL;
     if (is_learned(r)) return "two rows of the table are identical (a duplicated row or a clamped index)";
     double p = (double)c->pos[0], q = (double)(c->pos[0] + c->k);
-    /* the finest format in which the two positions are one number: a
-     * coarser one would have merged other positions first */
-    if ((double)(float)p == (double)(float)q)
+    /* the finest format in which the two positions are one number (a
+     * coarser one would have merged other positions first), each claim
+     * checked on other rows before it is said */
+    if ((double)(float)p == (double)(float)q && grid_holds(r, c->d, 24))
         snprintf(buf, len, "positions %.0f and %.0f are the same binary32 number (above 2^24 float32 "
                  "holds even integers only): the position is held in float32 (position_ids.float()) "
                  "before the angle is computed", p, q);
-    else if (round_bits(p, 11) == round_bits(q, 11))
+    else if (round_bits(p, 11) == round_bits(q, 11) && grid_holds(r, c->d, 11))
         snprintf(buf, len, "positions %.0f and %.0f both round to %.0f in float16 (11 significand "
-                 "bits): the position is held in float16", p, q, round_bits(p, 11));
-    else if (round_bits(p, 8) == round_bits(q, 8))
+                 "bits)%s: the position is held in float16", p, q, round_bits(p, 11),
+                 p == 2048 ? "" : ", and the first two it merges, 2048 and 2049, share a row too");
+    else if (round_bits(p, 8) == round_bits(q, 8) && grid_holds(r, c->d, 8))
         snprintf(buf, len, "positions %.0f and %.0f both round to %.0f in bfloat16 (8 significand "
-                 "bits): the position is held in bfloat16 before the angle pos*omega is computed",
-                 p, q, round_bits(p, 8));
-    else
+                 "bits)%s: the position is held in bfloat16 before the angle pos*omega is computed",
+                 p, q, round_bits(p, 8),
+                 p == 256 ? "" : ", and the first two it merges, 256 and 257, share a row too");
+    else if (period_holds(r, c->d, c->pos[0], c->k))
         /* no format holds them as one number: the rows repeat, with period q - p */
         snprintf(buf, len, "positions %.0f and %.0f are not rounded to one number by float32, float16 "
                  "or bfloat16: the encoding repeats every %.0f positions (the position "
                  "taken modulo %.0f, such as a rolling cache's slot used as the position)", p, q,
                  q - p, q - p);
+    else
+        snprintf(buf, len, "positions %.0f and %.0f have bit-identical rows, but neither a rounding "
+                 "of the positions (float32, float16, bfloat16: the positions each merges elsewhere "
+                 "keep distinct rows, or the reverse) nor a period %.0f (the rows around them do not "
+                 "repeat with it) reproduces the rows: positions that stop or step (a clamped "
+                 "index, an integer division of the position)", p, q, q - p);
     return buf;
 }
 
