@@ -23,9 +23,9 @@ static double score(const pc_rope_fit *f, const pc_rope_ident *id)
 {
     pc_rope_params p;
     pc_err e = { "" };
-    if (pc_rope_ident_params(id, &p, &e) != PC_OK) return INFINITY;
+    if (pc_rope_ident_params(id, &p, &e) != PC_OK) return (double)INFINITY;
     pc_freqs *fr = pc_freqs_new(id->d, pc_rope_schedule(&p));
-    double worst = fr ? 0 : INFINITY;
+    double worst = fr ? 0 : (double)INFINITY;
     for (int i = 0; fr && i < f->h; i++) {
         /* an unanchored pair: the fit's own error (identify.c's fit_err) */
         double ei = isfinite(f->omega_err[i]) ? f->omega_err[i]
