@@ -587,8 +587,12 @@ static void check_args(const void *found, pc_args *out)
     const pc_rope_ident *id = &r->id;
     const pc_table_info *t = pc_table_info_of(r->impl);
     char js[8192];
-    pc_args_add(out, "--base");
-    pc_args_add(out, "%.17g", id->base);
+    /* a base check takes (> 1): rows that turn too little to fit one
+     * (cos and sin swapped, one row repeated) leave it to check's own fit */
+    if (id->base > 1 && isfinite(id->base)) {
+        pc_args_add(out, "--base");
+        pc_args_add(out, "%.17g", id->base);
+    }
     pc_rope_ident_json(id, js, sizeof js);
     if (strcmp(js, "null") != 0) {
         pc_args_add(out, "--rope-scaling");
