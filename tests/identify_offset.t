@@ -8,7 +8,8 @@ The offset is read from the phases, unwrapped from the lowest frequency
 period was unwrapped from the wrong turn and said as a fact: at 30000,
 'position offset: +29993.7' with an UNKNOWN whose check failed; at 100000,
 '+2472.4'.  Now: FOUND with --pos-start P in check_args, and those pass
-check; an offset said is never one that is not the rows' own."""
+check; an offset said is never one that is not the rows' own.  And a float64
+file's storage line names its float64 values (it said 'the file's type')."""
 import json
 import os
 import shutil
@@ -58,6 +59,17 @@ for p0 in (1000, 30000, 100000):
        "%s: check_args name --pos-start %d" % (name, p0), " ".join(args))
     rc, out, err, _ = run(["check"] + args + ["--quiet", "--regressions", "off"])
     ok(rc == 0, "%s: its check_args pass check" % name, out[-1500:] + err)
+
+# the storage line of a float64 file: its values are rounded to binary32 on
+# reading (docs/python.md); it said 'f32 (the file's type)'
+cos, sin = cache(0)
+cp, sp = tmp + "/cos64.npy", tmp + "/sin64.npy"
+np.save(cp, cos.astype(np.float64))
+np.save(sp, sin.astype(np.float64))
+rc, out, err, _ = run(["identify", "--table", cp, "--table-sin", sp])
+line = [x for x in out.splitlines() if x.startswith("  storage:")]
+ok(rc == 0 and line and "float64" in line[0] and "the file's type" not in line[0],
+   "float64 file: the storage line says its float64 values, not 'the file's type'", out + err)
 
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

@@ -90,7 +90,8 @@ static void find_storage(ident_run *r)
     r->dtype = t ? t->dtype : PC_DT_F32;
     if (r->dtype == PC_DT_F32 && (bf || f16)) r->dtype = bf ? PC_DT_BF16 : PC_DT_F16;
     snprintf(r->storage_note, sizeof r->storage_note, "%s%s", pc_dtype_name(r->dtype),
-             t && t->dtype == r->dtype ? " (the file's type)"
+             t && t->dtype == r->dtype ? (t->file_f64 ? " (the file's float64 values, rounded to "
+                                                      "binary32 on reading)" : " (the file's type)")
              : r->dtype != PC_DT_F32 ? " (binary32 values that are all representable in it)" : "");
 }
 
