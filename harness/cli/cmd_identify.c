@@ -239,6 +239,7 @@ static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_
         if (st == PC_EINPUT && all_builtin(o, impl)) { /* a kind of source its family's identify refuses */
             if (!o->quiet) fprintf(stderr, "pecheck: identify: skipped (--impl all): %s\n", err->msg);
             err->msg[0] = '\0';
+            if (it->found) ik->free(it->found); /* as the cleanup frees a failed run's */
             it->found = NULL;
             st = PC_OK;
             continue;
