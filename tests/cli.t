@@ -18,7 +18,7 @@ expect_usage() {
 }
 
 
-echo "1..37"
+echo "1..40"
 expect_usage "even" accuracy --impl torch-exp --d 7
 expect_usage "8192" accuracy --impl torch-exp --d 8194
 expect_usage "even" accuracy --impl torch-exp --d 0
@@ -44,6 +44,15 @@ expect_usage "family" reference --family learned --d 8 --positions 0:3 --out "$t
 expect_usage "--formulation given twice" check --impl rope-half --formulation hf --formulation cr
 expect_usage "--seed given twice" check --impl rope-half --seed 1 --seed=2
 expect_usage "--d given twice" check --impl rope-half --d 64 --d=32
+# identify --impl all: the built-ins identify takes (before: exit 2 at the first it does not)
+"$PECHECK" identify --impl all --quiet --format json >"$tmp/o" 2>"$tmp/e"; rc=$?
+nres=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$tmp/o" 2>/dev/null)
+[ $rc -eq 1 ] && [ "${nres:-0}" -ge 10 ] && [ ! -s "$tmp/e" ] \
+    && ok "identify --impl all: identifies the built-ins it takes ($nres results, exit 1: some UNKNOWN)" \
+    || nok "identify --impl all -> rc=$rc, results ${nres:-none}: $(head -c 300 "$tmp/e")"
+# --max-pos and --positions both name the positions: the last was taken, the other dropped
+expect_usage "give one of --max-pos and --positions" accuracy --impl rope-half --positions 0:10 --max-pos 50
+expect_usage "give one of --max-pos and --positions" check --impl rope-half --max-pos 50 --positions 3:10
 # a list option repeats: two built-ins, one verdict line of each
 "$PECHECK" check --impl rope-half --impl torch-exp --max-pos 63 >"$tmp/o" 2>&1
 [ $? -eq 0 ] && grep -q "rope-half" "$tmp/o" && grep -q "torch-exp" "$tmp/o" && ok "--impl given twice checks both" \

@@ -90,7 +90,8 @@ static void find_storage(ident_run *r)
     r->dtype = t ? t->dtype : PC_DT_F32;
     if (r->dtype == PC_DT_F32 && (bf || f16)) r->dtype = bf ? PC_DT_BF16 : PC_DT_F16;
     snprintf(r->storage_note, sizeof r->storage_note, "%s%s", pc_dtype_name(r->dtype),
-             t && t->dtype == r->dtype ? " (the file's type)"
+             t && t->dtype == r->dtype ? (t->file_f64 ? " (the file's float64 values, rounded to "
+                                                      "binary32 on reading)" : " (the file's type)")
              : r->dtype != PC_DT_F32 ? " (binary32 values that are all representable in it)" : "");
 }
 
@@ -587,8 +588,12 @@ static void check_args(const void *found, pc_args *out)
     const pc_rope_ident *id = &r->id;
     const pc_table_info *t = pc_table_info_of(r->impl);
     char js[8192];
-    pc_args_add(out, "--base");
-    pc_args_add(out, "%.17g", id->base);
+    /* a base check takes (> 1): rows that turn too little to fit one
+     * (cos and sin swapped, one row repeated) leave it to check's own fit */
+    if (id->base > 1 && isfinite(id->base)) {
+        pc_args_add(out, "--base");
+        pc_args_add(out, "%.17g", id->base);
+    }
     pc_rope_ident_json(id, js, sizeof js);
     if (strcmp(js, "null") != 0) {
         pc_args_add(out, "--rope-scaling");

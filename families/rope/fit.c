@@ -231,18 +231,49 @@ void pc_rope_fit_free(pc_rope_fit *f)
     f->resolved = NULL;
 }
 
-double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
-                          double eps)
+/* The unwrap of pc_rope_fit_offset from the estimate Q at the lowest
+ * frequency: NAN when a step has to move the offset by more than the
+ * quarter turn its estimate allows (the start was a turn off). */
+static double unwrap_offset(const double *ph, const double *omega, int h, double lo, double eps,
+                            double q)
 {
-    double q = 0, unc = (double)INFINITY;
-    for (int i = h - 1; i >= 0; i--) {
+    double unc = 4.0 * eps / omega[h - 1];
+    for (int i = h - 2; i >= 0; i--) {
         double w = omega[i];
-        double dv = remainder(atan2(s[i], c[i]) - (lo + q) * w, 2.0 * M_PI);
         /* a step is safe while the offset is known to better than pi/(2 w) */
-        if (!(w * unc < M_PI / 2) && isfinite(unc)) continue;
+        if (!(w * unc < M_PI / 2)) continue;
+        double dv = remainder(ph[i] - (lo + q) * w, 2.0 * M_PI);
+        if (!(fabs(dv) <= M_PI / 2)) return (double)NAN;
         q += dv / w;
         unc = 4.0 * eps / w;
     }
+    return q;
+}
+
+/* Offsets past half the lowest frequency's period alias at its phase: the
+ * start is tried a whole period either way, nearest first, up to this many
+ * periods (2^16: past 2^24 positions, binary32's whole numbers, for every
+ * period of 256 positions or more) until the unwrap holds at every pair. */
+#define OFFSET_PERIODS 65536
+
+double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
+                          double eps)
+{
+    double w = omega[h - 1];
+    double *ph = malloc((size_t)h * sizeof *ph);
+    if (!ph || !(w > 0) || !isfinite(w)) {
+        free(ph);
+        return (double)NAN;
+    }
+    for (int i = 0; i < h; i++) ph[i] = atan2(s[i], c[i]);
+    double q0 = remainder(ph[h - 1] - lo * w, 2.0 * M_PI) / w;
+    double period = 2.0 * M_PI / w, q = (double)NAN;
+    for (int k = 0; k <= OFFSET_PERIODS && !isfinite(q); k++) {
+        q = unwrap_offset(ph, omega, h, lo, eps, q0 + k * period);
+        if (!isfinite(q) && k > 0) q = unwrap_offset(ph, omega, h, lo, eps, q0 - k * period);
+    }
+    free(ph);
+    if (!isfinite(q)) return q;
     return fabs(q - round(q)) < 0.01 ? round(q) : q;
 }
 

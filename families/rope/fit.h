@@ -97,10 +97,12 @@ int pc_rope_unit_rows(const pc_impl *impl, int d, double base, int layout, int64
                       double *c, double *s);
 /* The position offset q of rows at position LO whose pair I holds the
  * phase atan2(S[I], C[I]), against the frequencies OMEGA (h pairs): the
- * rows are those of LO + q.  Unwrapped from the lowest frequency (coarse,
- * unambiguous) to the highest (fine), each step taken while the offset is
- * known to better than pi / (2 w); EPS the phase error of one pair.  A
- * whole number when within 0.01 of one. */
+ * rows are those of LO + q.  Unwrapped from the lowest frequency (coarse;
+ * a start a whole period of it away tried when a step moves the offset by
+ * more than a quarter turn) to the highest (fine), each step taken while
+ * the offset is known to better than pi / (2 w); EPS the phase error of one
+ * pair.  A whole number when within 0.01 of one; NAN when no start holds
+ * at every pair. */
 double pc_rope_fit_offset(const double *c, const double *s, const double *omega, int h, double lo,
                           double eps);
 /* A table's base (pc_diagnosis.table_base, families/family.h): 1 when its

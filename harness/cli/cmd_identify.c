@@ -199,7 +199,21 @@ static pc_status finite_values(const pc_impl *impl, const pc_family *fam, pc_err
                      t->nf_pos - t->pos_lo, t->nf_pos, t->nf_col, t->nf_val);
 }
 
-/* Identify every source of SRC into IDS; *ALL: every one explained. */
+/* IMPL is a built-in that --impl all brought and --impl does not name
+ * itself. */
+static int all_builtin(const pc_opts *o, const pc_impl *impl)
+{
+    int all = 0;
+    for (int k = 0; k < o->n_impls; k++) {
+        if (!strcmp(o->impls[k], impl->name)) return 0;
+        all |= !strcmp(o->impls[k], "all");
+    }
+    return all && pc_builtin_find(impl->name) == impl;
+}
+
+/* Identify every source of SRC into IDS (*N of them: --impl all's
+ * built-ins of no family identify takes are skipped, said on stderr);
+ * *ALL: every one explained. */
 static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_family *want,
                               const pc_sources *src, ident *ids, int *n, int *all, pc_err *err)
 {
@@ -207,16 +221,30 @@ static pc_status identify_all(const pc_opts *o, const pc_specs *specs, const pc_
     *all = 1;
     for (int k = 0; st == PC_OK && k < src->n; k++) {
         const pc_impl *impl = src->impl[k];
-        ident *it = &ids[k];
+        ident *it = &ids[*n];
         if (!(it->fam = family_of(impl, want))) {
+            if (all_builtin(o, impl)) { /* --impl all: the built-ins identify takes */
+                if (!o->quiet)
+                    fprintf(stderr, "pecheck: identify: %s skipped (--impl all): no family that "
+                            "identify takes provides it\n", impl->name);
+                continue;
+            }
             st = pc_seterr(err, PC_EINPUT, "%s: no family that identify takes provides it "
                            "(give --family)", impl->name);
             break;
         }
         const pc_identify_kind *ik = it->fam->diagnosis->identify;
         if ((st = finite_values(impl, it->fam, err)) != PC_OK) break;
-        (*n)++;
         st = ik->run(impl, pc_specs_of(specs, it->fam), o->pos_lo, o->pos_hi, &it->found, err);
+        if (st == PC_EINPUT && all_builtin(o, impl)) { /* a kind of source its family's identify refuses */
+            if (!o->quiet) fprintf(stderr, "pecheck: identify: skipped (--impl all): %s\n", err->msg);
+            err->msg[0] = '\0';
+            if (it->found) ik->free(it->found); /* as the cleanup frees a failed run's */
+            it->found = NULL;
+            st = PC_OK;
+            continue;
+        }
+        (*n)++;
         if (st == PC_OK) make_args(it, impl, o);
         *all &= st == PC_OK && ik->explained(it->found);
     }

@@ -145,6 +145,13 @@ static pc_status set_served(const char *name, const char *v, pc_opts *o, pc_err 
 static pc_status set_positions(const char *name, const char *v, pc_opts *o, pc_err *err)
 {
     pc_status st;
+    /* both name the positions (0..N, A..B): the one given last was taken,
+     * the other dropped without a word */
+    if (o->pos_opt && (!strcmp(name, "max-pos") || !strcmp(name, "positions"))
+        && strcmp(o->pos_opt, name) != 0)
+        return pc_seterr(err, PC_EINPUT, "--%s %s: --%s already gives the positions (%lld..%lld); "
+                         "give one of --max-pos and --positions", name, v, o->pos_opt,
+                         (long long)o->pos_lo, (long long)o->pos_hi);
     if (!strcmp(name, "max-pos")) {
         if (v[0] == '-')
             return pc_seterr(err, PC_EINPUT, "--max-pos: negative position '%s'", v);

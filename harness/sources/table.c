@@ -418,6 +418,7 @@ static pc_status storage_of(const pc_table_args *o, const char *path, const char
                  o->dtype_set ? "" : ": judged as float16 values computed in float32");
     } else {
         in->dtype = o->dtype_set ? o->dtype : PC_DT_F32;
+        in->file_f64 = !strcmp(t, "<f8");
         snprintf(in->dtype_note, sizeof in->dtype_note, "%s%s", in->dtype == PC_DT_F32 ? "float32 values"
                  : "half-precision values widened to float32 (", in->dtype == PC_DT_F32 ? ""
                  : o->dtype == PC_DT_BF16 ? "--dtype bf16)" : "--dtype f16)");
@@ -935,6 +936,7 @@ pc_status pc_table_open(const pc_table_args *o, const char *path, const char *si
         in->pos_lo = o->pos_start;
         in->pos_hi = o->pos_start + (int64_t)t->rows - 1;
         in->dtype = probe.dtype;
+        in->file_f64 = probe.file_f64;
         memcpy(in->dtype_note, probe.dtype_note, sizeof in->dtype_note);
         table_impl(t, rope, lookup); /* the hook: a family's fit may call it */
         st = rope ? take_blocks(t, o, err) : PC_OK;

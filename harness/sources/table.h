@@ -47,6 +47,7 @@ typedef struct pc_table_info {
      * float16, <u2 bfloat16 bit patterns (--dtype bf16), <f4 float32 or,
      * with --dtype bf16/f16, a half-precision cache widened to float32 */
     int dtype;
+    int file_f64;             /* a <f8 file: its values rounded to binary32 on reading */
     char dtype_note[160];
     int dup_within;           /* RoPE (n, d): repeated column pairs equal only within 2 ulps */
     /* RoPE: the base the table's frequencies fit (families/rope/fit.h):
