@@ -28,6 +28,19 @@ void pc_acc_coord_text(const pc_acc_cfg *cfg, const pc_witness *w, char *buf, si
     pc_freqs_free(f);
 }
 
+
+/* A pass where the bound stops constraining some pairs' angles (the long-
+ * context note, acc_output.c print_reach): the PASS line says how many,
+ * so a pass there is not read as the angles checked. */
+static void pass_reach(const pc_acc_cfg *cfg, const pc_acc_result *res, char *buf, size_t len)
+{
+    const pc_acc_reach *z = &res->reach;
+    buf[0] = '\0';
+    if (!z->known || cfg->tol_abs >= 0 || z->vac_pairs == 0) return;
+    snprintf(buf, len, "; long context: the bound no longer constrains the angle of %d of the %d "
+             "pairs (from position %lld, pair %d): their norm alone is checked there",
+             z->vac_pairs, cfg->d / 2, (long long)z->vac_pos, z->vac_pair);
+}
 static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char *fault,
                     const char *own, pc_verdict *v)
 {
@@ -65,15 +78,17 @@ static void summary(const pc_acc_cfg *cfg, const pc_acc_result *res, const char 
          * the spacing of the exact value shrinks while the error is
          * absolute, so the largest ulp count says nothing (the details
          * show ulps where they do, accuracy.c print_witness) */
+        char reach[200];
+        pass_reach(cfg, res, reach, sizeof reach);
         snprintf(v->summary, sizeof v->summary, "max |err|/bound %.3g: %llu values, positions %"
-                 PRId64 "..%" PRId64 " d=%d, max |err| %.3g%s%s%s", m->max_ratio,
+                 PRId64 "..%" PRId64 " d=%d, max |err| %.3g%s%s%s%s", m->max_ratio,
                  (unsigned long long)m->count, cfg->pos_lo, cfg->pos_hi, cfg->d, m->max_abs,
                  cfg->storage ? " [" : "",
                  cfg->storage ? pc_dtype_name(cfg->dtype) : "",
                  !cfg->storage ? "" : cfg->half_arith
                  ? " arithmetic: cos/sin cache, products and sum each rounded (default class; "
                    "--strict: binary32 values rounded once)]"
-                 : " storage: binary32 values rounded once]");
+                 : " storage: binary32 values rounded once]", reach);
     }
 }
 
