@@ -114,11 +114,10 @@ def start(args, cwd=None, pass_fds=()):
     __tracebackhide__ = True
     binary = find_binary()
     try:
-        proc = subprocess.Popen([binary] + list(args), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=cwd, pass_fds=tuple(pass_fds))
+        proc = _cleanup.popen([binary] + list(args), stdout=subprocess.PIPE,  # killed on SIGTERM
+                              stderr=subprocess.PIPE, cwd=cwd, pass_fds=tuple(pass_fds))
     except OSError as e:
         raise PecheckError("cannot run the pecheck binary %s: %s" % (binary, e)) from None
-    _cleanup.add_proc(proc)  # killed on SIGTERM (_cleanup)
     return Running(binary, proc)
 
 

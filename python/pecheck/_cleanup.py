@@ -4,43 +4,104 @@ and the pecheck processes they started.
 
 Python's default action for SIGTERM ends the process at once: no finally
 clause runs, so a check under way left its staging folder behind, and its
-pecheck process running.  The first staging folder installs a handler
-(from the main thread only, which is where Python allows it, and only over
-the default action or a Python handler: never over SIG_IGN or a handler set
-outside Python) that kills the pecheck processes, removes the folders, and
-then does what the signal did before: the previous Python handler, or the
-default action, re-raised so that the process still ends by SIGTERM (its
-parent sees the same status as before).
+pecheck process running.  The first staging folder or process installs a
+handler (from the main thread only, which is where Python allows it, and
+only over the default action or a Python handler: never over SIG_IGN or a
+handler set outside Python) that kills the pecheck processes, waits for
+them to end (a process still writing into its folder would keep it from
+being removed), removes the folders, and then does what the signal did
+before: the previous Python handler, or the default action, re-raised so
+that the process still ends by SIGTERM (its parent sees the same status as
+before).
 
 The handler runs in the main thread between two bytecodes, possibly while
 that thread is inside one of the functions below: it therefore takes no
 lock, and reads the sets through list(), which copies them without
-releasing the GIL."""
+releasing the GIL.  Between the creation of a folder or a process and its
+registration there is a window (subprocess.Popen returns some bytecodes
+after the child has entered its folder): a SIGTERM that lands there is held
+back until the registration is done (deferred()), or the process would
+outlive its caller."""
+import contextlib
 import os
 import shutil
 import signal
+import subprocess
+import tempfile
 import threading
+import time
 
 _dirs = set()
 _procs = set()
-_state = {"installed": False, "previous": None}
+_state = {"installed": False, "previous": None, "deferring": 0, "pending": None}
+
+# how long the handler waits for a killed pecheck process to end before it
+# removes the folders anyway: SIGKILL ends a process at its next return to
+# user space, which is microseconds unless it is blocked in the kernel
+# (a disk or a network file system): then the folder may stay, the caller
+# still ends by its signal
+_KILLED_END_WAIT_S = 5.0
 
 
-def _on_sigterm(signum, frame):
-    for proc in list(_procs):
+def _await_end(proc):
+    """Wait (up to _KILLED_END_WAIT_S) for PROC to have ended, without
+    reaping it: its Popen object still collects its status as before."""
+    deadline = time.monotonic() + _KILLED_END_WAIT_S
+    while True:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+                return
+        except ChildProcessError:  # reaped already
+            return
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
+
+
+def _clean_up():
+    procs = list(_procs)
+    for proc in procs:
         try:
             proc.kill()
         except OSError:
             pass
+    for proc in procs:
+        _await_end(proc)
     for path in list(_dirs):
         shutil.rmtree(path, ignore_errors=True)
     _dirs.clear()
+
+
+def _on_sigterm(signum, frame):
+    if _state["deferring"]:  # inside deferred(): acted on when it ends
+        _state["pending"] = (signum, frame)
+        return
+    _clean_up()
     previous = _state["previous"]
     if callable(previous):
         previous(signum, frame)
         return
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+@contextlib.contextmanager
+def deferred():
+    """A SIGTERM arriving in the main thread inside this block is acted on
+    when the block ends (creation and registration are then one step)."""
+    _install()
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _state["deferring"] += 1
+    try:
+        yield
+    finally:
+        if main:
+            _state["deferring"] -= 1
+            pending = _state["pending"]
+            if not _state["deferring"] and pending:
+                _state["pending"] = None
+                _on_sigterm(*pending)
 
 
 def _install():
@@ -54,17 +115,24 @@ def _install():
         signal.signal(signal.SIGTERM, _on_sigterm)
 
 
-def add_dir(path):
-    _install()
-    _dirs.add(path)
+def make_dir(prefix):
+    """A new temporary folder, removed on SIGTERM until drop_dir()."""
+    with deferred():
+        path = tempfile.mkdtemp(prefix=prefix)
+        _dirs.add(path)
+    return path
 
 
 def drop_dir(path):
     _dirs.discard(path)
 
 
-def add_proc(proc):
-    _procs.add(proc)
+def popen(argv, **kwargs):
+    """subprocess.Popen(ARGV, **KWARGS), killed on SIGTERM until drop_proc()."""
+    with deferred():
+        proc = subprocess.Popen(argv, **kwargs)
+        _procs.add(proc)
+    return proc
 
 
 def drop_proc(proc):

@@ -35,8 +35,7 @@ class Staging:
     """The input files of one pecheck run: `with Staging() as st:`."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="pecheck-")
-        _cleanup.add_dir(self.dir)  # removed on SIGTERM too
+        self.dir = _cleanup.make_dir("pecheck-")  # removed on SIGTERM too
         self.fds = []
         self._fd_of = {}
 

@@ -825,12 +825,11 @@ def _serve(caller, args, st, form):
     try:
         argv = [binary] + args + ["--serve", "%d,%d" % (req_w, rep_r)]
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
-                                    cwd=st.dir, pass_fds=tuple(st.fds) + (req_w, rep_r))
+            proc = _cleanup.popen(argv, stdin=subprocess.DEVNULL, stdout=out_f,  # killed on SIGTERM
+                                  stderr=err_f, cwd=st.dir, pass_fds=tuple(st.fds) + (req_w, rep_r))
         except OSError as e:
             raise _binary.PecheckError("cannot run the pecheck binary %s: %s"
                                        % (binary, e)) from None
-        _cleanup.add_proc(proc)  # killed on SIGTERM (_cleanup)
         os.close(req_w)
         os.close(rep_r)
         req_w = rep_r = -1

@@ -447,33 +447,71 @@ def _cwd_in(folder):
     return found
 
 
-def test_sigterm_during_a_check_leaves_no_staging_folder(tmp_path):
+# SIGTERM sent by the process to itself at the two moments where a folder or
+# a process exists but was not yet registered for removal: right after the
+# staging folder is made, and right after Popen has started pecheck in it
+# (before Popen returns: the child is already in its folder)
+_TERM_AFTER_MKDTEMP = """
+import os, signal, tempfile
+_mkdtemp = tempfile.mkdtemp
+def mkdtemp(*a, **k):
+    path = _mkdtemp(*a, **k)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return path
+tempfile.mkdtemp = mkdtemp
+"""
+_TERM_IN_POPEN = """
+import os, signal, subprocess, time
+class Popen(subprocess.Popen):
+    def _execute_child(self, args, *a, **k):
+        super()._execute_child(args, *a, **k)
+        if "help" in args:  # pecheck's option probe (_binary), not the check
+            return
+        time.sleep(0.5)  # pecheck under way (has read its input): left alone, it runs minutes
+        open(os.environ["PECHECK_TEST_CHILD"], "w").write(str(self.pid))
+        os.kill(os.getpid(), signal.SIGTERM)
+subprocess.Popen = Popen
+"""
+
+
+@pytest.mark.parametrize("moment", ["mid-check", "after-mkdtemp", "in-popen"])
+def test_sigterm_during_a_check_leaves_no_staging_folder(tmp_path, moment):
     # a Python process running a long check gets SIGTERM (a CI job cancelled,
     # `timeout`): it still ends by SIGTERM, its pecheck-* staging folder in
-    # its TMPDIR (this test's own) is removed and its pecheck process ended
+    # its TMPDIR (this test's own) is removed and its pecheck process ended,
+    # wherever the signal lands
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    env = dict(os.environ, TMPDIR=str(tmpdir), PYTHONPATH=os.path.dirname(
-        os.path.dirname(os.path.abspath(pecheck.__file__))))
-    proc = subprocess.Popen([sys.executable, "-c", _LONG_CHECK], env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child_pid_file = str(tmp_path / "child")
+    env = dict(os.environ, TMPDIR=str(tmpdir), PECHECK_TEST_CHILD=child_pid_file,
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(pecheck.__file__))))
+    prelude = {"mid-check": "", "after-mkdtemp": _TERM_AFTER_MKDTEMP, "in-popen": _TERM_IN_POPEN}
+    proc = subprocess.Popen([sys.executable, "-c", prelude[moment] + _LONG_CHECK], env=env,
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        staging, deadline = [], time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            staging = [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")]
-            if staging and _cwd_in(os.path.join(str(tmpdir), staging[0])):
-                break  # the folder made and pecheck running in it
-            time.sleep(0.05)
-        assert staging and proc.poll() is None, proc.communicate()
-        folder = os.path.join(str(tmpdir), staging[0])
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
-        assert proc.returncode == -signal.SIGTERM
+        folder = None
+        if moment == "mid-check":
+            staging, deadline = [], time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                staging = [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")]
+                if staging and _cwd_in(os.path.join(str(tmpdir), staging[0])):
+                    break  # the folder made and pecheck running in it
+                time.sleep(0.05)
+            assert staging and proc.poll() is None, proc.communicate()
+            folder = os.path.join(str(tmpdir), staging[0])
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGTERM, err
         assert [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")] == []
-        deadline = time.monotonic() + 10
-        while _cwd_in(folder) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _cwd_in(folder) == []
+        if moment == "in-popen":  # pecheck was started: it must be gone
+            child = int(open(child_pid_file).read())
+            assert not os.path.exists("/proc/%d" % child) or \
+                open("/proc/%d/stat" % child).read().split(") ")[1][0] == "Z"
+        if folder:
+            deadline = time.monotonic() + 10
+            while _cwd_in(folder) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _cwd_in(folder) == []
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of the session
