@@ -57,6 +57,7 @@ typedef struct pc_prop_params {
                               * as the ABI v2 gate's default class */
     double tol_abs;          /* absolute tolerance; < 0: the precision model */
     int strict;              /* --strict: the strict tolerance class (model.h) */
+    int formulation;         /* STRICT came from --formulation (the replay names it) */
     /* the cases */
     int64_t pos_lo, pos_hi;  /* positions the cases draw from (inclusive) */
     uint64_t seed;           /* run seed: case I of property P has seed hash(seed, P, I) */

@@ -95,7 +95,10 @@ static void replay_extra(char *extra, size_t len, const pc_prun *r)
         u += (size_t)snprintf(extra + u, len - u, " --dtype %s", pc_dtype_name(o->dtype));
     if (o->tol_abs >= 0 && u < len)
         u += (size_t)snprintf(extra + u, len - u, " --tol-abs %g", o->tol_abs);
-    if (o->strict && u < len) u += (size_t)snprintf(extra + u, len - u, " --strict");
+    if (o->formulation && u < len)
+        u += (size_t)snprintf(extra + u, len - u, " --formulation %s", pc_model_class_name(o->strict));
+    else if (o->strict && u < len)
+        u += (size_t)snprintf(extra + u, len - u, " --strict");
     /* the family's own options (--hf-config ..., --causal): the run's spec */
     const pc_spec_kind *sk = o->spec ? o->spec->family->spec : NULL;
     if (sk && sk->args && u < len) sk->args(o->spec, extra, len);

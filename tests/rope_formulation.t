@@ -251,5 +251,40 @@ for o in --strict "--formulation cr"; do
     ok $? "$o with --tol-abs: exit 2 naming both (exit $rc)" "$tmp/tolerr"
 done
 
+# a property's replay line carries the formulation the run was checked
+# under, and replaying it reproduces the verdict and its class
+"$PECHECK" check --impl rope-bf16-cache --family rope --d 64 --max-pos 1023 --formulation ggml \
+    --property rope-relative >"$tmp/fr" 2>&1
+line=$(sed -n 's/^ *replay: //p' "$tmp/fr" | head -1)
+case "$line" in *" --formulation ggml "*) true ;; *) false ;; esac
+ok $? "replay line names --formulation ggml: $line" "$tmp/fr"
+# shellcheck disable=SC2086
+set -- ${line#pecheck }
+"$PECHECK" "$@" >"$tmp/fr2" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^FAIL .*rope-relative.*strict class ggml" "$tmp/fr2"
+ok $? "the replay fails again under the ggml class (exit $rc)" "$tmp/fr2"
+
+# report --formulation holds its gates to the class check does: the same
+# ratio as `accuracy --formulation`, the class named in the page and JSON
+"$PECHECK" report --impl rope-half --d 64 --max-pos 255 --formulation ggml --quiet \
+    --out "$tmp/rep" >"$tmp/repout" 2>&1
+rc=$?
+"$PECHECK" accuracy --impl rope-half --d 64 --max-pos 255 --formulation ggml --format json \
+    --output "$tmp/acc.json" >/dev/null 2>&1
+"$PY" - "$tmp/rep/summary.json" "$tmp/acc.json" >"$tmp/repcmp" 2>&1 <<'PYEOF'
+import json, sys
+rep, acc = (json.load(open(p)) for p in sys.argv[1:3])
+a = rep["implementations"][0]["accuracy"]
+print(rep["model"]["class"], a["bound"]["class"], a["max_err_over_bound"], acc["max_err_over_bound"])
+sys.exit(not (rep["model"]["class"] == a["bound"]["class"] == acc["bound"]["class"] == "ggml"
+              and a["max_err_over_bound"] == acc["max_err_over_bound"]))
+PYEOF
+cmp=$?
+[ $rc -eq 0 ] && [ $cmp -eq 0 ] && grep -q "tolerance class</th><td>strict class ggml (--formulation ggml)" \
+    "$tmp/rep/index.html"
+ok $? "report --formulation ggml: its gate is accuracy --formulation ggml's, named ($(cat "$tmp/repcmp"))" \
+    "$tmp/repout"
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

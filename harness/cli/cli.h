@@ -30,7 +30,7 @@ typedef struct pc_command {
 #define PC_OPTS_DEMO      "d base max-pos positions seed quiet"
 #define PC_OPTS_IDENTIFY  "impl plugin table table-sin family spec max-pos positions pos-start dtype format " \
                           "output quiet timeout-ms plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network"
-#define PC_OPTS_REPORT    "impl plugin table table-sin pos-start spec max-pos positions seed strict timeout-ms " \
+#define PC_OPTS_REPORT    "impl plugin table table-sin pos-start spec max-pos positions seed strict formulation timeout-ms " \
                           "plugin-mem-mb plugin-cpu-s plugin-hosts plugin-writable plugin-network quiet out"
 
 /* Print the options of ALLOWED (space-separated names), one a line with its

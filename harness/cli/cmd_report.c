@@ -269,10 +269,11 @@ static void model_of_gates(pc_report *r)
     }
     /* --strict: the line follows the class the gates held (its C is
      * theirs, not the default class's 2 ln(base) + 4) */
-    if (!sched && !(r->o.strict && kmax > 0)) return;
+    int strict = r->o.strict || r->o.formulation;
+    if (!sched && !(strict && kmax > 0)) return;
     r->C = kmax;
     r->C_sched = 1;
-    r->strict = r->o.strict;
+    r->strict = strict;
     pc_model_describe_budget(r->model, sizeof r->model, kmax, klass, PC_DT_F32, -1.0, 0, 1);
 }
 

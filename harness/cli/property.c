@@ -24,7 +24,10 @@ void pc_prop_params_from_opts(pc_prop_params *p, const pc_opts *o, const pc_spec
     p->dtype = o->dtype;
     p->dtype_set = o->dtype_set;
     p->tol_abs = o->tol_abs;
-    p->strict = o->strict;
+    /* the class the accuracy gate runs (acc_opts.c): a named formulation
+     * is its strict class */
+    p->strict = o->formulation ? o->formulation : o->strict;
+    p->formulation = o->formulation != 0;
     p->pos_lo = o->pos_lo;
     p->pos_hi = o->pos_hi;
     p->seed = o->seed;

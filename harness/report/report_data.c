@@ -104,9 +104,12 @@ static pc_status report_cfg(const pc_report *r, pc_rep_impl *ri, const pc_family
     pc_acc_cfg cfg = { .family = fam->name, .d = r->d, .base = r->base, .base_from = spec->base_from,
                        .layout = ri->layout, .dtype = PC_DT_F32, .pos_lo = o->pos_lo,
                        .pos_hi = o->pos_hi, .seed = o->seed, .tol_abs = -1.0, .quiet = o->quiet,
-                       /* --strict as check takes it: cr until the family names its own
-                        * (RoPE: hf, in its schedule below) */
-                       .strict = o->strict ? PC_CLASS_STRICT : PC_CLASS_DEFAULT };
+                       /* --strict and --formulation as check takes them (acc_opts.c): a
+                        * named formulation is its class; a bare --strict is cr until the
+                        * family names its own (RoPE: hf, in its schedule below) */
+                       .strict = o->formulation ? o->formulation
+                               : o->strict ? PC_CLASS_STRICT : PC_CLASS_DEFAULT,
+                       .formulation = o->formulation != 0 };
     const pc_table_info *t = pc_table_info_of(impl);
     if (t) pc_table_adjust_cfg(t, &cfg); /* its width, storage, fitted base (and all its rows) */
     if (impl->pos_bounded) { /* a table: the gate's range within its rows (all, as check's) */

@@ -356,11 +356,17 @@ static void gate_rows(FILE *f, const pc_report *r)
     int shown = 0;
     /* the tolerance class the verdicts were held to (--strict: each
      * family's own, named again in "checked against") */
-    fprintf(f, "<tr><th>tolerance class</th><td>%s</td></tr>\n", r->o.strict
-            ? "strict (--strict): each family's strict class, as pecheck check --strict holds "
-              "it (pecheck help check); each implementation's class and what it holds under "
-              "checked against"
-            : "default: every mainstream binary32 formulation (--strict: one formulation's)");
+    if (r->o.formulation)
+        fprintf(f, "<tr><th>tolerance class</th><td>strict class %s (--formulation %s), as "
+                "pecheck check --formulation %s holds it (pecheck help check); what it holds "
+                "under checked against</td></tr>\n", pc_model_class_name(r->o.formulation),
+                pc_model_class_name(r->o.formulation), pc_model_class_name(r->o.formulation));
+    else
+        fprintf(f, "<tr><th>tolerance class</th><td>%s</td></tr>\n", r->o.strict
+                ? "strict (--strict): each family's strict class, as pecheck check --strict holds "
+                  "it (pecheck help check); each implementation's class and what it holds under "
+                  "checked against"
+                : "default: every mainstream binary32 formulation (--strict: one formulation's)");
     for (int k = 0; k < r->n_impls; k++) {
         const pc_rep_impl *ri = &r->impls[k];
         if (!ri->has_acc) continue;
@@ -546,9 +552,11 @@ static void run_json(pc_json *j, const pc_report *r)
     pc_json_end(j);
     pc_json_obj(j, "model");
     pc_json_num(j, "C", r->C);
-    pc_json_str(j, "C_from", r->strict ? "the gates' strict classes (--strict)" : r->C_sched
+    pc_json_str(j, "C_from", r->o.formulation ? "the gates' strict class (--formulation)"
+                : r->strict ? "the gates' strict classes (--strict)" : r->C_sched
                 ? "the gates' schedules" : "2 ln(base) + 4");
-    pc_json_str(j, "class", r->o.strict ? "strict" : "default");
+    pc_json_str(j, "class", r->o.formulation ? pc_model_class_name(r->o.formulation)
+                : r->o.strict ? "strict" : "default");
     pc_json_num(j, "u", r->u);
     pc_json_str(j, "description", r->model);
     pc_json_end(j);
