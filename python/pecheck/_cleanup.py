@@ -21,7 +21,10 @@ releasing the GIL.  Between the creation of a folder or a process and its
 registration there is a window (subprocess.Popen returns some bytecodes
 after the child has entered its folder): a SIGTERM that lands there is held
 back until the registration is done (deferred()), or the process would
-outlive its caller."""
+outlive its caller.  Only the main thread's window is closed so: a check
+started from another thread can still lose its process to a SIGTERM that
+lands in that thread's window (the handler cannot wait for another thread
+without risking a deadlock)."""
 import contextlib
 import os
 import shutil
