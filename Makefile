@@ -136,15 +136,19 @@ $(BUILD)/fuzz/regress_fuzz: fuzz/regress_fuzz.c properties/regress_read.c proper
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $(filter %.c,$^) -o $@
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%_fuzz)
-fuzz-replay: fuzz
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	    $(BUILD)/fuzz/$${t}_fuzz -runs=0 fuzz/corpus/$$t/; \
-	    rm -rf $(BUILD)/fuzz/work-$$t && mkdir -p $(BUILD)/fuzz/work-$$t; \
-	    $(BUILD)/fuzz/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$$t.dict \
-	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/work-$$t fuzz/corpus/$$t/ \
-	        >$(BUILD)/fuzz/log-$$t 2>&1 || { tail -40 $(BUILD)/fuzz/log-$$t; exit 1; }; \
-	    tail -1 $(BUILD)/fuzz/log-$$t; \
-	done
+# one rule a target, so that `make -jN fuzz-replay` fuzzes N at a time
+# (each fuzzer is one process on one core: the same FUZZ_SECONDS of fuzzing
+# each, in less wall time)
+fuzz-replay: $(FUZZ_TARGETS:%=fuzz-replay-%)
+fuzz-replay-%: $(BUILD)/fuzz/%_fuzz
+	@$(BUILD)/fuzz/$*_fuzz -runs=0 fuzz/corpus/$*/ >$(BUILD)/fuzz/replay-$* 2>&1 \
+	    || { tail -40 $(BUILD)/fuzz/replay-$*; exit 1; }
+	@echo "$*: corpus replayed: $$(tail -1 $(BUILD)/fuzz/replay-$*)"
+	@rm -rf $(BUILD)/fuzz/work-$* && mkdir -p $(BUILD)/fuzz/work-$*
+	@$(BUILD)/fuzz/$*_fuzz -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/$*.dict \
+	    -artifact_prefix=$(BUILD)/fuzz/$*- $(BUILD)/fuzz/work-$* fuzz/corpus/$*/ \
+	    >$(BUILD)/fuzz/log-$* 2>&1 || { tail -40 $(BUILD)/fuzz/log-$*; exit 1; }
+	@echo "$*: $$(tail -1 $(BUILD)/fuzz/log-$*)"
 
 # Frama-C WP + Eva on the ACSL contracts (docs/proofs.md); report in build/prove/.
 prove: deps-check
