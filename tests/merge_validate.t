@@ -45,7 +45,7 @@ refused() {
     fi
 }
 
-echo "1..36"
+echo "1..39"
 
 # genuine shards: sin-only fails (shard 1 and 2 over the bound), torch-exp passes
 for k in 1 2 3; do
@@ -145,3 +145,18 @@ forge "$tmp/z2.json" "$tmp/x.json" 'd["values_over_bound"] = 1; d["status"] = "f
 refused x.json values_over_bound -- "$tmp/z1.json" "$tmp/x.json"
 forge "$tmp/z2.json" "$tmp/x.json" 'd["status"] = "skip"; d["note"] = "torch-exp does not implement the sinusoidal family"'
 refused x.json status skip "shard 1/2" -- "$tmp/z1.json" "$tmp/x.json"
+
+# a shard that got no block called the implementation nowhere: without
+# --layout it cannot see rope-half decline the interleaved layout, and keeps
+# it; its layout is no claim (it carries no value), the run's is the others'
+for k in 1 2 3; do
+    "$PECHECK" accuracy --impl rope-half --max-pos 511 --quiet --shard $k/3 --format json --output "$tmp/h$k.json"
+done
+"$PECHECK" merge "$tmp/h3.json" "$tmp/h1.json" "$tmp/h2.json" --format json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"layout": "half"' "$tmp/out" && grep -q '"values": 65536' "$tmp/out" \
+    && ok "rope-half's shards, the third empty, merge to exit 0 under the half layout" \
+    || nok "rope-half, an empty shard: rc=$rc $(cat "$tmp/err")"
+"$PECHECK" merge "$tmp/h2.json" "$tmp/h3.json" "$tmp/h1.json" --format json >"$tmp/out2" 2>/dev/null; rc=$?
+[ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/out2" && ok "the merge is the same whichever file comes first" || nok "order changes the merge"
+forge "$tmp/h2.json" "$tmp/x.json" 'd["params"]["layout"] = "interleaved"'
+refused x.json layout -- "$tmp/h3.json" "$tmp/h1.json" "$tmp/x.json"
