@@ -45,7 +45,7 @@ refused() {
     fi
 }
 
-echo "1..30"
+echo "1..39"
 
 # genuine shards: sin-only fails (shard 1 and 2 over the bound), torch-exp passes
 for k in 1 2 3; do
@@ -124,3 +124,39 @@ for k in 1 2 4 5 6 7 8; do
 done
 refused "shard 3/8 missing" torch-exp -- "$tmp"/e?.json
 refused "shard 2/3 missing" -- "$tmp/p1.json" "$tmp/p3.json"
+
+# a shard that got no block (256 positions are one block: shard 2/2 checks
+# nothing) is the engine's empty metrics: every maximum and sum 0, every
+# witness null.  Figures under "values": 0 would reach the merge (its maxima
+# and sums are merged whatever the count), and a lone "skip" would make the
+# merged run a skip.
+for k in 1 2; do
+    "$PECHECK" accuracy --impl torch-exp --max-pos 255 --quiet --shard $k/2 --format json --output "$tmp/z$k.json"
+done
+"$PECHECK" merge "$tmp/z1.json" "$tmp/z2.json" >/dev/null; rc=$?
+[ $rc -eq 0 ] && ok "genuine shards, one of them empty, merge to exit 0" || nok "empty shard: rc=$rc"
+forge "$tmp/z2.json" "$tmp/x.json" 'd["max_err_over_bound"] = 3.0'
+refused x.json max_err_over_bound '"values" is 0' -- "$tmp/z1.json" "$tmp/x.json"
+forge "$tmp/z2.json" "$tmp/x.json" 'd["max_ulp_err"] = 1e6'
+refused x.json max_ulp_err '"values" is 0' -- "$tmp/z1.json" "$tmp/x.json"
+forge "$tmp/z2.json" "$tmp/x.json" 'd["sum_sq_err_exact"] = ["0x1p+0"]'
+refused x.json sum_sq_err_exact '"values" is 0' -- "$tmp/z1.json" "$tmp/x.json"
+forge "$tmp/z2.json" "$tmp/x.json" 'd["values_over_bound"] = 1; d["status"] = "fail"'
+refused x.json values_over_bound -- "$tmp/z1.json" "$tmp/x.json"
+forge "$tmp/z2.json" "$tmp/x.json" 'd["status"] = "skip"; d["note"] = "torch-exp does not implement the sinusoidal family"'
+refused x.json status skip "shard 1/2" -- "$tmp/z1.json" "$tmp/x.json"
+
+# a shard that got no block called the implementation nowhere: without
+# --layout it cannot see rope-half decline the interleaved layout, and keeps
+# it; its layout is no claim (it carries no value), the run's is the others'
+for k in 1 2 3; do
+    "$PECHECK" accuracy --impl rope-half --max-pos 511 --quiet --shard $k/3 --format json --output "$tmp/h$k.json"
+done
+"$PECHECK" merge "$tmp/h3.json" "$tmp/h1.json" "$tmp/h2.json" --format json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"layout": "half"' "$tmp/out" && grep -q '"values": 65536' "$tmp/out" \
+    && ok "rope-half's shards, the third empty, merge to exit 0 under the half layout" \
+    || nok "rope-half, an empty shard: rc=$rc $(cat "$tmp/err")"
+"$PECHECK" merge "$tmp/h2.json" "$tmp/h3.json" "$tmp/h1.json" --format json >"$tmp/out2" 2>/dev/null; rc=$?
+[ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/out2" && ok "the merge is the same whichever file comes first" || nok "order changes the merge"
+forge "$tmp/h2.json" "$tmp/x.json" 'd["params"]["layout"] = "interleaved"'
+refused x.json layout -- "$tmp/h3.json" "$tmp/h1.json" "$tmp/x.json"

@@ -14,6 +14,13 @@
 #   - the same 96 columns at another base (no schedule of the config):
 #     the plain rotary-dim message, no cause;
 #   - the correct 24-dim cache passes, with no refusal.
+# The 24 rotary dims followed by 72 columns of cos 1, sin 0 (the head's
+# non-rotary dims stored as identity), 96 columns read as d = 192, built
+# here with numpy: check fails (exit 1) naming the 96 columns, the identity
+# columns and the slice to check with --rotary-dim 24, with or without that
+# option (it was refused with "d = 192"); the slice it names passes with
+# that option; identify refuses it (exit 2) naming the slice to identify,
+# which it finds.
 # Dynamic NTK with HunYuan's alpha (base' = base alpha^(d/(d-2)),
 # families/rope/likely.c alpha_cause), a dense config of head 64, alpha 50:
 #   - the cache of rope_theta alone: "alpha is ignored" first, and the
@@ -80,6 +87,48 @@ f=$tmp/alpha_noexp/out.txt
 rc_is alpha_noexp 1 && grep -m1 "^    likely cause" "$f" | grep -qF "likely cause: alpha is applied without its exponent d/(d-2): the cache's base is base x alpha = 500000, not base x alpha^(64/62) = 567251.285" \
     && base_passes alpha_noexp 500000 && ! grep -q "alpha is ignored" "$f"
 ok $? "alpha_noexp: alpha without its exponent named first (base 500000, which passes), not 'ignored'" "$f"
+
+# identity columns after the rotary ones: the brief's GPT-NeoX head (24 of 96)
+mkdir "$tmp/ident"
+"$PY" - "$tmp/ident" <<'PY'
+import sys
+import numpy as np
+out, n, rd = sys.argv[1], 256, 24
+inv = 1.0 / 10000 ** (np.arange(0, rd, 2) / rd)
+emb = np.concatenate([np.outer(np.arange(n), inv)] * 2, axis=1)  # cat(freqs, freqs)
+cos = np.concatenate([np.cos(emb), np.ones((n, 96 - rd))], axis=1).astype(np.float32)
+sin = np.concatenate([np.sin(emb), np.zeros((n, 96 - rd))], axis=1).astype(np.float32)
+np.save(out + "/cos.npy", cos); np.save(out + "/sin.npy", sin)
+np.save(out + "/cos24.npy", cos[:, :rd]); np.save(out + "/sin24.npy", sin[:, :rd])
+PY
+ident() { # ident NAME ARGS...: pecheck ARGS in $tmp/ident, output in NAME.out, exit status in NAME.rc
+    v=$1; shift
+    (cd "$tmp/ident" && PECHECK_REGRESSIONS=off "$PECHECK" "$@" >"$v.out" 2>&1; echo $? >"$v.rc")
+}
+ident_said() { # ident_said FILE: the identity columns and the slice named
+    grep -qF "the cache has 96 columns (read as d = 192, one column a pair), and columns 24..95 are cos 1 and sin 0 at every row read (256 rows from position 0)" "$1" \
+        && grep -qF "its rotary part is columns 0..23, a rotary dim of 24" "$1"
+}
+for opt in "" "--rotary-dim 24"; do
+    ident plain check --family rope --table cos.npy --table-sin sin.npy --base 10000 --threads 2 $opt
+    f=$tmp/ident/plain.out
+    [ "$(cat "$tmp/ident/plain.rc")" = 1 ] && ident_said "$f" \
+        && grep -q "^FAIL .* rope accuracy: error: the cache's 96 columns are not" "$f" \
+        && grep -qF "check cos[:, :24] and sin[:, :24] with --rotary-dim 24" "$f" \
+        && grep -q "^3 checks: 2 passed, 1 failed" "$f"
+    ok $? "identity columns${opt:+ under $opt}: fails naming the 96 columns and --rotary-dim 24" "$f"
+done
+ident slice check --family rope --table cos24.npy --table-sin sin24.npy --base 10000 --rotary-dim 24 --threads 2
+[ "$(cat "$tmp/ident/slice.rc")" = 0 ] && grep -q "^PASS .* rope accuracy" "$tmp/ident/slice.out"
+ok $? "identity columns: the slice named, cos[:, :24] with --rotary-dim 24, passes" "$tmp/ident/slice.out"
+ident id identify --table cos.npy --table-sin sin.npy
+f=$tmp/ident/id.out
+[ "$(cat "$tmp/ident/id.rc")" = 2 ] && [ "$(wc -l <"$f")" -eq 1 ] && ident_said "$f" \
+    && grep -qF "identify cos[:, :24] and sin[:, :24]" "$f"
+ok $? "identity columns: identify refuses (exit 2) naming the slice to identify" "$f"
+ident id24 identify --table cos24.npy --table-sin sin24.npy
+[ "$(cat "$tmp/ident/id24.rc")" = 0 ] && grep -q "^FOUND .* d 24" "$tmp/ident/id24.out"
+ok $? "identity columns: identify finds the slice's schedule" "$tmp/ident/id24.out"
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

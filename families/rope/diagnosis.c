@@ -326,6 +326,11 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
         return pc_seterr(err, PC_EINPUT, "%s declines every layout at d = %d", impl->name, r->d);
     find_storage(r);
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
+    char cause[1024];
+    /* identity columns would be fitted as pairs of frequency 0 (a base of
+     * 10^8 for a whole head): what they are, and the slice to identify */
+    if (!spec->d_set && pc_rope_identity_cause(impl, rs ? rs->rotary_dim : 0, 1, cause, sizeof cause))
+        return pc_seterr(err, PC_EINPUT, "%s: %s", impl->name, cause);
     /* the hook is called at row indices: a table's rows are the ids'
      * rows, a built-in or plugin computes at the index itself */
     /* the fits turn a pair by whole positions; the axes are matched at any

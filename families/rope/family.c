@@ -71,8 +71,16 @@ static pc_status shape_verdict(pc_gate *g, const pc_impl *impl, const pc_family 
     pc_verdict *v = pc_gate_verdict(g, impl, fam->name, "accuracy", "");
     if (!v) return pc_gate_oom(g);
     v->status = PC_FAIL;
-    snprintf(v->summary, sizeof v->summary, "the cache's %d columns are not the config's rotary "
-             "dim: not checked against its schedule", t->d);
+    /* the file's columns (an (n, d/2) cache has one a pair); without a
+     * rotary dim, identity columns (slice_cause.c) are the cause */
+    const pc_rope_spec *s = pc_rope_spec_of(g->spec);
+    int cols = t->full_width ? t->d : t->d / 2;
+    if (s && s->rotary_dim)
+        snprintf(v->summary, sizeof v->summary, "the cache's %d columns are not the config's "
+                 "rotary dim: not checked against its schedule", cols);
+    else
+        snprintf(v->summary, sizeof v->summary, "the cache's %d columns are not all rotary "
+                 "dims: not checked against a schedule", cols);
     pc_verdict_add_cause(v, cause);
     size_t n = strlen(cause) + 32;
     if ((v->details = malloc(n))) snprintf(v->details, n, "likely cause: %s", cause);

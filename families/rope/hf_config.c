@@ -169,7 +169,8 @@ pc_status pc_rope_instantiate(const pc_rope_spec *s, int d, double seq_default,
     }
     if (s->rotary_dim && s->rotary_dim != d)
         return pc_seterr(err, PC_EINPUT, "the rotary dim is %d%s but the cache or --d has d = %d "
-                         "(a RoPE cache holds the rotary dims only)%s", s->rotary_dim,
+                         "(a RoPE cache holds the rotary dims only; a cache of one column a pair, "
+                         "(n, d/2), reads as d = twice its columns)%s", s->rotary_dim,
                          s->head_dim && s->rotary_dim < s->head_dim ? " (partial rotary)" : "", d,
                          s->tower_ids && d == s->tower_text_head ? ": d is the text model's head "
                          "dim, not the vision tower's (a cache built with the text model's "

@@ -113,10 +113,75 @@ static int head_check(const pc_impl *impl, const pc_table_info *t, const pc_rope
     return 1;
 }
 
+/* Whether columns 2i and 2i + 1 (HALF 0) or j and j + W/2 (HALF 1) of
+ * the M rows of V (W columns of a row of STRIDE) are equal at every row. */
+static int prefix_repeats(const double *v, size_t m, int stride, int w, int half)
+{
+    for (size_t r = 0; r < m; r++)
+        for (int j = 0; j < w / 2; j++) {
+            const double *row = v + r * (size_t)stride;
+            if (half ? row[j] != row[j + w / 2] : row[2 * j] != row[2 * j + 1]) return 0;
+        }
+    return 1;
+}
+
+/* A cache of one column a pair (the (n, d/2) reading) whose last columns
+ * are cos 1 and sin 0 at every row read, positions past 0 among them: a
+ * rotation by angle 0, which no frequency gives (sin is exactly 0 only at
+ * angle 0): the head's non-rotary dims of a partial rotary stored as
+ * identity after the rotary columns.  The rotary dim of the first R
+ * columns: R when they repeat as a layout's cache of R columns does
+ * (cat(freqs, freqs) or repeat_interleave), else 2 R (one column a pair).
+ * With the columns counted as they are in the file (not the d they read
+ * as), and the rotary dim given (ROTARY_DIM, 0: none) beside it. */
+int pc_rope_identity_cause(const pc_impl *impl, int rotary_dim, int identify, char *cause,
+                           size_t len)
+{
+    const pc_table_info *t = pc_table_info_of(impl);
+    if (!t) return 0;
+    int cols = t->d / 2;
+    int64_t rows = t->pos_hi - t->pos_lo + 1;
+    size_t m = (size_t)rows_read(t);
+    if (t->full_width || cols < 4 || (t->pos_lo == 0 && rows < 2)) return 0;
+    double *c = malloc(m * (size_t)cols * sizeof *c), *sn = malloc(m * (size_t)cols * sizeof *sn);
+    int ident = 0, said = 0;
+    double base = t->base > 0 ? t->base : 10000.0; /* a table's rows do not depend on it */
+    if (c && sn && pc_rope_unit_rows(impl, t->d, base, 0, t->pos_lo, m, c, sn) == 0) {
+        for (int j = cols - 1; j >= 0; j--, ident++) { /* the identity columns at the end */
+            size_t r = 0, at = (size_t)j;
+            while (r < m && c[at] == 1.0 && sn[at] == 0.0) { r++; at += (size_t)cols; }
+            if (r < m) break;
+        }
+    }
+    int R = cols - ident;
+    if (ident >= 2 && R >= 2 && R % 2 == 0) {
+        int rep = (prefix_repeats(c, m, cols, R, 1) && prefix_repeats(sn, m, cols, R, 1))
+               || (prefix_repeats(c, m, cols, R, 0) && prefix_repeats(sn, m, cols, R, 0));
+        int rd = rep ? R : 2 * R;
+        char given[64] = "", then[96];
+        if (rotary_dim) snprintf(given, sizeof given, "the rotary dim is %d but ", rotary_dim);
+        if (identify) snprintf(then, sizeof then, "identify cos[:, :%d] and sin[:, :%d]", R, R);
+        else snprintf(then, sizeof then, "check cos[:, :%d] and sin[:, :%d] with --rotary-dim %d",
+                      R, R, rd);
+        snprintf(cause, len, "%sthe cache has %d columns (read as d = %d, one column a pair), "
+                 "and columns %d..%d are cos 1 and sin 0 at every row read (%zu rows from "
+                 "position %lld): a rotation by angle 0, the head's non-rotary dims of a "
+                 "partial rotary stored as identity; its rotary part is columns 0..%d, a "
+                 "rotary dim of %d: a RoPE cache holds the rotary dims only, %s", given, cols,
+                 t->d, R, cols - 1, m, (long long)t->pos_lo, R - 1, rd, then);
+        said = 1;
+    }
+    free(c); free(sn);
+    return said;
+}
+
 int pc_rope_shape_cause(const pc_gate *g, const pc_impl *impl, char *cause, size_t len)
 {
     const pc_table_info *t = pc_table_info_of(impl);
     const pc_rope_spec *s = pc_rope_spec_of(g->spec);
+    int rd = s ? s->rotary_dim : 0;
+    if (t && !g->spec->d_set && rd != t->d && pc_rope_identity_cause(impl, rd, 0, cause, len))
+        return 1;
     if (!t || !s || !s->rotary_dim || s->rotary_dim == t->d || g->spec->d_set) return 0;
     if (!t->full_width || t->layout != 0 || g->spec->layout >= 0 || s->rotary_dim != 2 * t->d
         || t->d < 4)

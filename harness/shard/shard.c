@@ -255,6 +255,27 @@ static void check_witnesses(rd *r, const pc_metrics *m)
         bad(r, "first_over_bound", "is not over its bound");
 }
 
+/* A result of no values is the engine's empty metrics (pc_metrics_init):
+ * the writer writes every maximum and sum as 0 and every witness as null.
+ * The field of *M that is not, to *KEY, and why, or NULL.  A forged figure
+ * here would reach the merge (the maxima and sums are merged whatever the
+ * count) under a "values" of 0. */
+static const char *empty_figure(const pc_metrics *m, const char **key)
+{
+    if (m->max_ratio != 0) *key = "max_err_over_bound";
+    else if (m->max_abs != 0) *key = "max_abs_err";
+    else if (m->max_ulp != 0) *key = "max_ulp_err";
+    else if (m->sum_sq_err != 0) *key = "sum_sq_err_exact";
+    else if (m->sum_sq_ref != 0) *key = "sum_sq_ref_exact";
+    else if (m->worst.valid) *key = "worst";
+    else if (m->worst_abs.valid) *key = "max_abs_at";
+    else if (m->first_over.valid) *key = "first_over_bound";
+    else return NULL;
+    return m->worst.valid || m->worst_abs.valid || m->first_over.valid
+        ? "names an element although \"values\" is 0"
+        : "is not 0 although \"values\" is 0 (nothing was checked)";
+}
+
 /* The counts, witnesses and status of one result agree with each other and
  * with what the engine does for its parameters (harness/engine/accuracy.c):
  *   - a finished shard checked every element of its positions: values = npos * d;
@@ -262,6 +283,7 @@ static void check_witnesses(rd *r, const pc_metrics *m)
  *     blocks before it: values = (LO - first position) * d;
  *   - values_nonfinite <= values_over_bound <= values (a NaN/Inf is over the
  *     bound), values_correctly_rounded <= values;
+ *   - no values: every maximum and sum 0, every witness null (empty_figure);
  *   - max_err_over_bound <= 1 when nothing is over the bound, >= 1 otherwise
  *     (over means !(err <= bound));
  *   - "pass": nothing over the bound and no error; "fail": something over the
@@ -273,6 +295,7 @@ static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
     const pc_acc_result *res = &it->res;
     const pc_metrics *m = &res->m;
     int64_t p0, p1, npos;
+    const char *key = NULL, *empty = NULL;
     shard_positions(c, &p0, &p1, &npos);
     uint64_t want = (uint64_t)npos * (uint64_t)c->d;
     if (res->faulted) { /* stopped before the block whose call faulted */
@@ -305,6 +328,8 @@ static void check_consistent(rd *r, pc_shard_item *it, int has_ie)
         bad(r, "values_nonfinite", "is larger than \"values_over_bound\" (a NaN/Inf is over the bound)");
     } else if (m->n_exact > m->count) {
         bad(r, "values_correctly_rounded", "is larger than \"values\"");
+    } else if (!m->count && (empty = empty_figure(m, &key)) != NULL) {
+        bad(r, key, empty);
     } else if (m->count && (m->n_over ? !(m->max_ratio >= 1) : !(m->max_ratio <= 1))) {
         bad(r, "max_err_over_bound", m->n_over ? "is below 1 although values are over the bound"
                                                : "is above 1 although no value is over the bound");
@@ -541,6 +566,18 @@ static int same_form(const pc_shard_item *a, const pc_shard_item *b)
             || !memcmp(a->form_cand, b->form_cand, PC_ACC_FORM_CANDS * h * sizeof(float)));
 }
 
+/* Whether IT is a shard that got no block (more shards than blocks): it
+ * called the implementation nowhere, so without --layout it could not see
+ * a RoPE implementation decline the interleaved layout and keeps the
+ * first tried (harness/cli/cmd_accuracy.c, run_one): its layout is no
+ * claim about the check.  It carries no value (check_consistent). */
+static int got_no_block(const pc_shard_item *it)
+{
+    int64_t p0, p1, npos;
+    shard_positions(&it->cfg, &p0, &p1, &npos);
+    return npos == 0;
+}
+
 /* Do A and B describe the same check (everything but the shard)? */
 static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
 {
@@ -549,7 +586,7 @@ static const char *differs(const pc_shard_item *a, const pc_shard_item *b)
     if (a->cfg.d != b->cfg.d) return "d";
     if (!same_bits(a->cfg.base, b->cfg.base)) return "base";
     if (strcmp(a->schedule, b->schedule)) return "schedule";
-    if (a->cfg.layout != b->cfg.layout) return "layout";
+    if (a->cfg.layout != b->cfg.layout && !got_no_block(a) && !got_no_block(b)) return "layout";
     if (a->cfg.dtype != b->cfg.dtype) return "dtype";
     if (a->cfg.pos_lo != b->cfg.pos_lo || a->cfg.pos_hi != b->cfg.pos_hi) return "positions";
     if (a->cfg.seed != b->cfg.seed) return "seed";
@@ -592,12 +629,15 @@ static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_
                               int N, pc_err *err)
 {
     char a[96], b[96];
+    const pc_shard_item *ref = &items[0]; /* a shard with blocks: its layout is the run's */
+    for (int k = 0; k < n; k++)
+        if (!got_no_block(&items[k])) { ref = &items[k]; break; }
     for (int k = 0; k < n; k++) {
-        const char *what = differs(&items[0], &items[k]);
+        const char *what = differs(ref, &items[k]);
         if (what)
             return pc_seterr(err, PC_EINPUT, "merge: %s and %s are not shards of one run (%s "
-                             "differs: %s %d/%d vs %s %d/%d)", items[0].file, items[k].file, what,
-                             shown(items[0].name, a, sizeof a), items[0].cfg.shard_k, N,
+                             "differs: %s %d/%d vs %s %d/%d)", ref->file, items[k].file, what,
+                             shown(ref->name, a, sizeof a), ref->cfg.shard_k, N,
                              shown(items[k].name, b, sizeof b),
                              items[k].cfg.shard_k, items[k].cfg.shard_n);
         const pc_shard_item **slot = &by_k[items[k].cfg.shard_k - 1];
@@ -614,6 +654,33 @@ static pc_status group_shards(const pc_shard_item *items, int n, const pc_shard_
         return pc_seterr(err, PC_EINPUT, "merge: %s: shard %s missing (%d of %d shard files given)",
                          shown(items[0].name, a, sizeof a), miss, n, N);
     return PC_OK;
+}
+
+/* A "skip" with no implementation's error is the engine's "does not
+ * implement the family", decided before any position is checked
+ * (pc_accuracy_run_layouts): every shard of the run says it, with the same
+ * note.  One shard's skip among shards that checked values would make the
+ * merged run a skip. */
+static pc_status same_skip(const pc_shard_item *const *by_k, int N, pc_err *err)
+{
+    const pc_shard_item *skip = NULL, *other = NULL;
+    for (int k = 0; k < N; k++) {
+        const pc_acc_result *s = &by_k[k]->res;
+        if (s->status == PC_SKIP && !s->impl_rc) {
+            if (!skip) skip = by_k[k];
+            else if (strcmp(s->note, skip->res.note)) other = by_k[k];
+        } else if (!other) {
+            other = by_k[k];
+        }
+    }
+    if (!skip || !other) return PC_OK;
+    char a[96];
+    return pc_seterr(err, PC_EINPUT, "merge: %s: field \"status\" is \"skip\" (%s) but shard %d/%d "
+                     "of the same run (%s) is \"%s\" with %llu values: a family's skip is every "
+                     "shard's", skip->file, shown(skip->res.note, a, sizeof a), other->cfg.shard_k, N,
+                     other->file, other->res.status == PC_OK ? "pass"
+                     : other->res.status == PC_FAIL ? "fail" : "skip",
+                     (unsigned long long)other->res.m.count);
 }
 
 /* The engine splits the witnesses' error only when its run completed
@@ -635,6 +702,7 @@ pc_status pc_shard_merge(const pc_shard_item *items, int n, pc_shard_item *out, 
     const pc_shard_item **by_k = calloc((size_t)N, sizeof *by_k);
     if (!by_k) return pc_seterr(err, PC_ENOMEM, "out of memory");
     pc_status st = group_shards(items, n, by_k, N, err);
+    if (st == PC_OK) st = same_skip(by_k, N, err);
     if (st != PC_OK) { free(by_k); return st; }
 
     /* Replay the engine's loop over the shards in position order. */

@@ -474,12 +474,15 @@ subprocess.Popen = Popen
 """
 
 
-@pytest.mark.parametrize("moment", ["mid-check", "after-mkdtemp", "in-popen"])
-def test_sigterm_during_a_check_leaves_no_staging_folder(tmp_path, moment):
+@pytest.mark.parametrize("signame,moment", [("SIGTERM", "mid-check"), ("SIGTERM", "after-mkdtemp"),
+                                             ("SIGTERM", "in-popen"), ("SIGHUP", "mid-check")])
+def test_sigterm_or_sighup_during_a_check_leaves_no_staging_folder(tmp_path, signame, moment):
     # a Python process running a long check gets SIGTERM (a CI job cancelled,
-    # `timeout`): it still ends by SIGTERM, its pecheck-* staging folder in
-    # its TMPDIR (this test's own) is removed and its pecheck process ended,
-    # wherever the signal lands
+    # `timeout`) or SIGHUP (its terminal closed): it still ends by that
+    # signal, its pecheck-* staging folder in its TMPDIR (this test's own) is
+    # removed and its pecheck process ended, wherever the signal lands (the
+    # two moments before registration are the handler's, shared by both)
+    sig = getattr(signal, signame)
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     child_pid_file = str(tmp_path / "child")
@@ -499,9 +502,9 @@ def test_sigterm_during_a_check_leaves_no_staging_folder(tmp_path, moment):
                 time.sleep(0.05)
             assert staging and proc.poll() is None, proc.communicate()
             folder = os.path.join(str(tmpdir), staging[0])
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
-        assert proc.returncode == -signal.SIGTERM, err
+        assert proc.returncode == -sig, err
         assert [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")] == []
         if moment == "in-popen":  # pecheck was started: it must be gone
             child = int(open(child_pid_file).read())
