@@ -329,7 +329,7 @@ static pc_status identify_one(const pc_impl *impl, const pc_spec *spec, int64_t 
     char cause[1024];
     /* identity columns would be fitted as pairs of frequency 0 (a base of
      * 10^8 for a whole head): what they are, and the slice to identify */
-    if (!spec->d_set && pc_rope_identity_cause(impl, rs ? rs->rotary_dim : 0, 1, cause, sizeof cause))
+    if (!spec->d_set && pc_rope_identity_cause(impl, rs, 1, cause, sizeof cause))
         return pc_seterr(err, PC_EINPUT, "%s: %s", impl->name, cause);
     /* the hook is called at row indices: a table's rows are the ids'
      * rows, a built-in or plugin computes at the index itself */

@@ -177,13 +177,15 @@ void pc_rope_config_match(const pc_rope_fit *f, const struct pc_acc_cfg *cfg, ch
  * computed over the table's own columns (the whole head).  1 with the
  * cause into CAUSE, checked before the gate; 0 otherwise. */
 struct pc_gate;
+struct pc_rope_spec;
 /* A table of one column a pair whose last columns are cos 1 and sin 0 at
  * every row read (identity: the non-rotary dims of a partial rotary):
  * 1 with what it holds and its rotary part's slice into CAUSE (beside
- * ROTARY_DIM, the one given; 0: none); the slice to check with its
- * --rotary-dim, or (IDENTIFY) to identify.  0 otherwise. */
-int pc_rope_identity_cause(const pc_impl *impl, int rotary_dim, int identify, char *cause,
-                           size_t len);
+ * RS's rotary dim, the one given; RS NULL or 0: none); the slice to check
+ * with its --rotary-dim, or (IDENTIFY) to identify.  0 otherwise, and
+ * always where RS gives the rows positions of their own or several axes. */
+int pc_rope_identity_cause(const pc_impl *impl, const struct pc_rope_spec *rs, int identify,
+                           char *cause, size_t len);
 int pc_rope_shape_cause(const struct pc_gate *g, const pc_impl *impl, char *cause, size_t len);
 
 #endif

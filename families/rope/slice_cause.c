@@ -134,11 +134,18 @@ static int prefix_repeats(const double *v, size_t m, int stride, int w, int half
  * (cat(freqs, freqs) or repeat_interleave), else 2 R (one column a pair).
  * With the columns counted as they are in the file (not the d they read
  * as), and the rotary dim given (ROTARY_DIM, 0: none) beside it. */
-int pc_rope_identity_cause(const pc_impl *impl, int rotary_dim, int identify, char *cause,
-                           size_t len)
+int pc_rope_identity_cause(const pc_impl *impl, const pc_rope_spec *rs, int identify,
+                           char *cause, size_t len)
 {
     const pc_table_info *t = pc_table_info_of(impl);
-    if (!t) return 0;
+    int rotary_dim = rs ? rs->rotary_dim : 0;
+    /* rows at positions of their own (--position-ids, coordinates) or
+     * pairs on several axes: an axis whose ids are 0 at every row (the
+     * block axis of ChatGLM-6B's 2-D ids, a text row of M-RoPE) turns its
+     * pairs by angle 0 at every row, and is no sign of identity columns */
+    if (!t || (rs && (rs->ids || rs->coords || rs->n_sections || rs->n_axes_dim
+                      || rs->axes_halves || rs->axes_parity)))
+        return 0;
     int cols = t->d / 2;
     int64_t rows = t->pos_hi - t->pos_lo + 1;
     size_t m = (size_t)rows_read(t);
@@ -180,7 +187,7 @@ int pc_rope_shape_cause(const pc_gate *g, const pc_impl *impl, char *cause, size
     const pc_table_info *t = pc_table_info_of(impl);
     const pc_rope_spec *s = pc_rope_spec_of(g->spec);
     int rd = s ? s->rotary_dim : 0;
-    if (t && !g->spec->d_set && rd != t->d && pc_rope_identity_cause(impl, rd, 0, cause, len))
+    if (t && !g->spec->d_set && rd != t->d && pc_rope_identity_cause(impl, s, 0, cause, len))
         return 1;
     if (!t || !s || !s->rotary_dim || s->rotary_dim == t->d || g->spec->d_set) return 0;
     if (!t->full_width || t->layout != 0 || g->spec->layout >= 0 || s->rotary_dim != 2 * t->d
