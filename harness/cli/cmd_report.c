@@ -473,6 +473,10 @@ int pc_cmd_report(int argc, char **argv)
         have_src = st == PC_OK;
         if (have_src) pc_sources_seal_note(&src, r->o.quiet, stderr);
     }
+    /* the options held to the sources as accuracy and check hold them: a
+     * --formulation ggml, --pos-start or --preset no source takes is exit
+     * 2, not a page naming a class its gates did not use */
+    if (st == PC_OK) st = pc_sources_options_apply(&r->o, &r->specs, NULL, &src, &err);
     if (st == PC_OK) st = report_width(r, &src, &err);
     if (st == PC_OK) st = write_report(r, &src, &err);
     if (have_src) pc_sources_close(&src);
