@@ -87,7 +87,7 @@ static double share_within(const rk *k, pred_fn pred, const void *arg, int budge
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i], tol = pc_rk_tol(k, t);
-            if (!(tol < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, tol)) continue;
             if (budget) tol += k->att * pc_rk_gate_kappa(k, i) * 0x1p-24 * fabs(t);
             double zc, zs;
             pred(k, arg, k->pos[r], i, &zc, &zs);
@@ -109,7 +109,7 @@ static double mixed_support(const rk *k)
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i], tol = pc_rk_tol(k, t);
-            if (!(tol < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, tol)) continue;
             size_t at = r * (size_t)k->h + (size_t)i;
             double c = k->att * cos(t), sn = k->att * sin(t);
             used++;
@@ -117,7 +117,7 @@ static double mixed_support(const rk *k)
                                                 fabs(k->c[at] - (c - sn))) <= tol;
         }
     double sh = used ? (double)ok / (double)used : 0.0;
-    return sh >= k->share0 + 0.1 ? sh : 0.0;
+    return sh >= k->share0 + PC_RK_MARGIN ? sh : 0.0;
 }
 
 /* The share of the informative values that PRED reproduces. */
@@ -129,7 +129,7 @@ static double share(const rk *k, pred_fn pred, const void *arg)
 double pc_rk_support(const rk *k, pred_fn pred, const void *arg)
 {
     double sh = share(k, pred, arg);
-    return sh >= k->share0 + 0.1 ? sh : 0.0;
+    return sh >= k->share0 + PC_RK_MARGIN ? sh : 0.0;
 }
 
 /* ---- predictions ---------------------------------------------------------- */
@@ -478,7 +478,7 @@ void pc_rk_mean_turn(const rk *k, double *phase, double *norm)
         for (int i = 0; i < k->h; i++) {
             size_t at = r * (size_t)k->h + (size_t)i;
             double t = (double)k->pos[r] * k->w[i], tol = pc_rk_tol(k, t), g = 1.0 / (tol * tol);
-            if (!(tol < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, tol)) continue;
             sc += g * (k->c[at] * cos(t) + k->s[at] * sin(t));
             ss += g * (k->s[at] * cos(t) - k->c[at] * sin(t));
             sw += g;

@@ -76,10 +76,10 @@ static repro share_angles(const rk *k, angle_fn ang, const void *arg)
         size_t before = used;
         for (size_t r = 0; r < k->n; r++) {
             double t = (double)k->pos[r] * k->w[i];
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             double tp = ang(k, arg, k->pos[r], i), big = fmax(fabs(t), fabs(tp));
             if (isnan(tp)) continue; /* a pair the prediction says nothing of */
-            if (!(pc_rk_tol(k, big) < 0.1 * k->att)) continue; /* says nothing either */
+            if (!pc_rk_informative(k, pc_rk_tol(k, big))) continue; /* says nothing either */
             double tol = pc_rk_tol(k, big) + k->att * pc_rk_gate_kappa(k, i) * 0x1p-24 * big;
             size_t a = r * (size_t)k->h + (size_t)i;
             int hit = hypot(k->c[a] - k->att * cos(tp), k->s[a] - k->att * sin(tp)) <= tol;
@@ -107,7 +107,7 @@ static double checked_support(const rk *k, repro o)
      * (omega 1) turning 2 pi a position holds still, as any row does */
     if (o.pairs < (k->h / 8 > 4 ? k->h / 8 : 4)) return 0.0;
     if (!(o.share >= RC_SHARE && o.share > k->share0)) return 0.0;
-    if (o.share >= k->share0 + 0.1) return o.share;
+    if (o.share >= k->share0 + PC_RK_MARGIN) return o.share;
     return o.dec >= RC_FINE_MIN && (double)o.dhit >= RC_SHARE * (double)o.dec ? o.share : 0.0;
 }
 
@@ -325,6 +325,12 @@ static void c_llama3_edge(const rk *k, pc_rope_causes *out)
     if (!w) return;
     double sup = llama3_edge_high(k, p, w) ? checked_support(k, share_angles(k, a_freqs, w)) : 0;
     int i0 = -1, i1 = -1;
+    /* the pairs the swapped edges move: both frequencies are binary64
+     * values of one formula (agreeing to ~1e-16 where the edge does not
+     * touch them), and a moved pair is divided by the factor once more
+     * (llama3_edge_high: a band pair's whole frequency over f; f is 8 in
+     * Llama 3.1's config, 32 in Llama 3.2's; with f = 1 no pair moves):
+     * 1e-6 tells the two apart with room on both sides */
     for (int i = 0; i < k->h; i++)
         if (fabs(w[i] / k->w[i] - 1.0) > 1e-6) { if (i0 < 0) i0 = i; i1 = i; }
     free(w);
@@ -358,7 +364,7 @@ static size_t shifted_cos(const rk *k, double eps, size_t *hit, size_t *all, siz
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = f32(f32((double)k->pos[r]) * (double)k->w32[i]);
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             size_t a = r * (size_t)k->h + (size_t)i;
             if (!(fabs(k->s[a] - k->att * sin(t)) <= eps)) continue;
             double pc = k->att * sin(f32(t + half_pi));
@@ -406,7 +412,7 @@ static size_t bf16_twice(const rk *k, double a32, size_t *dhit, size_t *hit, siz
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = f32(f32((double)k->pos[r]) * (double)k->w32[i]);
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             double c = f32(cos(t)), s = f32(sin(t));
             double c1 = rn_bf16(c * f32(k->att)), s1 = rn_bf16(s * f32(k->att));
             double c2 = rn_bf16(rn_bf16(c) * a32), s2 = rn_bf16(rn_bf16(s) * a32);
@@ -456,7 +462,7 @@ int pc_rk_pos_grid_holds(const rk *k, int bits)
         if (rn_bits(p, bits) != p) continue; /* the claim predicts the schedule's rows there */
         for (int i = 0; i < k->h; i++) {
             double t = p * k->w[i], tol = pc_rk_tol(k, t);
-            if (!(tol < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, tol)) continue;
             size_t a = r * (size_t)k->h + (size_t)i;
             used++;
             ok += hypot(k->c[a] - k->att * cos(t), k->s[a] - k->att * sin(t)) <= tol;

@@ -35,6 +35,20 @@ static inline double pc_rk_tol(const rk *k, double theta)
     return k->att * (8.0 * k->u + 0x1p-21 + 8.0 * 0x1p-24 * fabs(theta));
 }
 
+/* Whether a value whose tolerance is TOL says something (rank.c's opening
+ * comment): a tolerance past A / 10 (long context: the angle's own
+ * rounding is that large) lets any prediction through, and the value is
+ * left out of every share. */
+static inline int pc_rk_informative(const rk *k, double tol)
+{
+    return tol < 0.1 * k->att;
+}
+
+/* How much a hypothesis's share must beat the checked schedule's own
+ * (rk.share0) to be named (rank.c's opening comment): a tenth of the
+ * informative values, far past what a binary32 kernel's roundings move. */
+#define PC_RK_MARGIN 0.1
+
 /* The rotation by THETA with the schedule's attention factor. */
 static inline void pc_rk_put_rot(const rk *k, double theta, double *zc, double *zs)
 {

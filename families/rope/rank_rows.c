@@ -147,7 +147,7 @@ static double support_own(const rk *k, freqs_at_fn at_p, const void *arg)
         const double *w = at_p(arg, k->pos[r]);
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i], tw = (double)k->pos[r] * w[i];
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             double big = fmax(fabs(t), fabs(tw));
             double tol = pc_rk_tol(k, big) + k->att * pc_rk_gate_kappa(k, i) * 0x1p-24 * big;
             size_t a = r * (size_t)k->h + (size_t)i;
@@ -156,7 +156,7 @@ static double support_own(const rk *k, freqs_at_fn at_p, const void *arg)
         }
     }
     double sh = used ? (double)ok / (double)used : 0.0;
-    return sh >= k->share0 + 0.1 ? sh : 0.0;
+    return sh >= k->share0 + PC_RK_MARGIN ? sh : 0.0;
 }
 
 /* cos times ARG[0], sin times ARG[1] */
@@ -177,7 +177,7 @@ void pc_rk_amplitudes(const rk *k, pc_rope_causes *out)
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i];
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             size_t at = r * (size_t)k->h + (size_t)i;
             cc += k->c[at] * cos(t); ct += cos(t) * cos(t);
             ss += k->s[at] * sin(t); st += sin(t) * sin(t);
@@ -243,7 +243,7 @@ static int row_fits(const rk *k, const double *c, const double *s, int64_t p, co
     int ia = 0, ib = 0, used = 0;
     for (int i = 0; i < k->h; i++) {
         double t = (double)p * k->w[i], ta = (double)p * a[i], tb = (double)p * b[i];
-        if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+        if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
         used++;
         ia += hypot(c[i] - a[k->h] * cos(ta), s[i] - a[k->h] * sin(ta))
               <= pc_rk_tol(k, fmax(fabs(t), fabs(ta)));
@@ -374,7 +374,7 @@ static double angle_r2(const rk *k, double *worst_phi, int *sin_side)
     for (size_t r = 0; r < k->n; r++)
         for (int i = 0; i < k->h; i++) {
             double t = (double)k->pos[r] * k->w[i];
-            if (!(pc_rk_tol(k, t) < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, pc_rk_tol(k, t))) continue;
             size_t at = r * (size_t)k->h + (size_t)i;
             /* the residual of the best rotation a e^{i (theta + c)}: a norm
              * or a phase shows in the mean turn, not here */
@@ -457,14 +457,14 @@ void pc_rk_layout(const rk *k, pc_rope_causes *out)
     for (size_t r = 0; rc == 0 && !fault.faulted && r < m; r++)
         for (int i = 0; i < h; i++) {
             double t = (double)k->pos[r] * k->w[i], tol = pc_rk_tol(k, t);
-            if (!(tol < 0.1 * k->att)) continue;
+            if (!pc_rk_informative(k, tol)) continue;
             size_t a = r * (size_t)d + (size_t)(o ? i : 2 * i), b = r * (size_t)d + (size_t)(o ? i + h : 2 * i + 1);
             used++;
             ok += hypot((double)y[a] - k->att * cos(t), (double)y[b] - k->att * sin(t)) <= tol;
         }
     free(x); free(y);
     double sh = used ? (double)ok / (double)used : 0;
-    if (sh < k->share0 + 0.1) return;
+    if (sh < k->share0 + PC_RK_MARGIN) return;
     char t[520], e[260];
     snprintf(e, sizeof e, "read as the %s layout, its output reproduces %.1f%% of the values",
              pc_layout_name(o), 100.0 * sh);

@@ -28,7 +28,6 @@ import math
 import os
 import sys
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,11 +131,7 @@ def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
     cfg, (cos, sin) = build(argv[1])
-    os.makedirs(argv[2], exist_ok=True)
-    with open(os.path.join(argv[2], "config.json"), "w") as f:
-        json.dump(cfg, f, indent=1)
-    np.save(os.path.join(argv[2], "cos.npy"), cos.float().contiguous().numpy())
-    np.save(os.path.join(argv[2], "sin.npy"), sin.float().contiguous().numpy())
+    rc.save_case(argv[2], cfg, cos.float().contiguous().numpy(), sin.float().contiguous().numpy())
 
 
 if __name__ == "__main__":

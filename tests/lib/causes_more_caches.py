@@ -34,7 +34,6 @@ import json
 import os
 import sys
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -142,11 +141,7 @@ def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
     cfg, (cos, sin) = build(argv[1])
-    os.makedirs(argv[2], exist_ok=True)
-    with open(os.path.join(argv[2], "config.json"), "w") as f:
-        json.dump(cfg, f, indent=1)
-    np.save(os.path.join(argv[2], "cos.npy"), cos.float().numpy())
-    np.save(os.path.join(argv[2], "sin.npy"), sin.float().numpy())
+    rc.save_case(argv[2], cfg, cos.float().contiguous().numpy(), sin.float().contiguous().numpy())
 
 
 if __name__ == "__main__":

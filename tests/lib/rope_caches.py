@@ -247,14 +247,19 @@ def store(t, dtype):
     raise SystemExit("unknown dtype " + dtype)
 
 
-def write(model, variant, dtype, n, out, p0=0):
-    cfg = MODELS[model]
+def save_case(out, cfg, cos, sin):
+    """OUT/config.json (CFG), OUT/cos.npy and OUT/sin.npy (arrays)."""
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
+    np.save(os.path.join(out, "cos.npy"), cos)
+    np.save(os.path.join(out, "sin.npy"), sin)
+
+
+def write(model, variant, dtype, n, out, p0=0):
+    cfg = MODELS[model]
     cos, sin = cache(cfg, variant, n, p0)
-    np.save(os.path.join(out, "cos.npy"), store(cos, dtype))
-    np.save(os.path.join(out, "sin.npy"), store(sin, dtype))
+    save_case(out, cfg, store(cos, dtype), store(sin, dtype))
 
 
 def main(argv):
