@@ -93,7 +93,7 @@ mkdir "$tmp/ident"
 "$PY" - "$tmp/ident" <<'PY'
 import sys
 import numpy as np
-out, n, rd = sys.argv[1], 256, 24
+out, n, rd = sys.argv[1], 512, 24  # more rows than the cause reads (256)
 inv = 1.0 / 10000 ** (np.arange(0, rd, 2) / rd)
 emb = np.concatenate([np.outer(np.arange(n), inv)] * 2, axis=1)  # cat(freqs, freqs)
 cos = np.concatenate([np.cos(emb), np.ones((n, 96 - rd))], axis=1).astype(np.float32)
@@ -106,7 +106,7 @@ ident() { # ident NAME ARGS...: pecheck ARGS in $tmp/ident, output in NAME.out, 
     (cd "$tmp/ident" && PECHECK_REGRESSIONS=off "$PECHECK" "$@" >"$v.out" 2>&1; echo $? >"$v.rc")
 }
 ident_said() { # ident_said FILE: the identity columns and the slice named
-    grep -qF "the cache has 96 columns (read as d = 192, one column a pair), and columns 24..95 are cos 1 and sin 0 at every row read (256 rows from position 0)" "$1" \
+    grep -qF "the cache has 96 columns (read as d = 192, one column a pair), and columns 24..95 are cos 1 and sin 0 at every row read (the first 256 of 512 rows, from position 0)" "$1" \
         && grep -qF "its rotary part is columns 0..23, a rotary dim of 24" "$1"
 }
 for opt in "" "--rotary-dim 24"; do

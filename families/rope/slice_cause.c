@@ -170,12 +170,15 @@ int pc_rope_identity_cause(const pc_impl *impl, const pc_rope_spec *rs, int iden
         if (identify) snprintf(then, sizeof then, "identify cos[:, :%d] and sin[:, :%d]", R, R);
         else snprintf(then, sizeof then, "check cos[:, :%d] and sin[:, :%d] with --rotary-dim %d",
                       R, R, rd);
+        char rows_said[64]; /* the rows the test read: SLICE_ROWS at most */
+        if ((int64_t)m < rows) snprintf(rows_said, sizeof rows_said, "the first %zu of %lld rows", m, (long long)rows);
+        else snprintf(rows_said, sizeof rows_said, "%zu rows", m);
         snprintf(cause, len, "%sthe cache has %d columns (read as d = %d, one column a pair), "
-                 "and columns %d..%d are cos 1 and sin 0 at every row read (%zu rows from "
+                 "and columns %d..%d are cos 1 and sin 0 at every row read (%s, from "
                  "position %lld): a rotation by angle 0, the head's non-rotary dims of a "
                  "partial rotary stored as identity; its rotary part is columns 0..%d, a "
                  "rotary dim of %d: a RoPE cache holds the rotary dims only, %s", given, cols,
-                 t->d, R, cols - 1, m, (long long)t->pos_lo, R - 1, rd, then);
+                 t->d, R, cols - 1, rows_said, (long long)t->pos_lo, R - 1, rd, then);
         said = 1;
     }
     free(c); free(sn);
