@@ -9,7 +9,16 @@ period was unwrapped from the wrong turn and said as a fact: at 30000,
 'position offset: +29993.7' with an UNKNOWN whose check failed; at 100000,
 '+2472.4'.  Now: FOUND with --pos-start P in check_args, and those pass
 check; an offset said is never one that is not the rows' own.  And a float64
-file's storage line names its float64 values (it said 'the file's type')."""
+file's storage line names its float64 values (it said 'the file's type').
+
+Short slices far from 0 (64 or 256 rows at 100000 .. 2^20): their turn
+alone leaves the base to 3 or 4 digits (10026.6 for 10000 over 64 rows at
+2^20, binary32 holding the angles to 0.06 rad there) and the unwrap could
+end a few positions off (520186 for 520192: a later pair's step undoing an
+earlier pair's match).  They were UNKNOWN with no offset; now FOUND at their
+own offset, the base rounded where the gate holds it, a one-factor LongRoPE
+reading named as linear scaling.  A control: a cache whose angles are 1e-4
+too large has no schedule at any offset, and is not FOUND."""
 import json
 import os
 import shutil
@@ -30,12 +39,13 @@ N_ROWS = 1024   # rows of the slice
 tmp = tempfile.mkdtemp(prefix="pecheck-identify-offset.")
 
 
-def cache(p0):
-    """HF's float32 cos/sin rows of positions p0..p0+N_ROWS-1, half layout."""
-    inv = (1.0 / (10000.0 ** (np.arange(0, D, 2, dtype=np.float32) / np.float32(D))))
-    inv = inv.astype(np.float32)
-    t = np.arange(p0, p0 + N_ROWS, dtype=np.float32)
-    f = np.outer(t, inv).astype(np.float32)
+def cache(p0, base=10000.0, d=D, rows=N_ROWS, factor=1.0, stretch=1.0):
+    """HF's float32 cos/sin rows of positions p0..p0+rows-1, half layout
+    (linear scaling: inv_freq / factor; STRETCH multiplies every angle)."""
+    inv = (1.0 / (np.float32(base) ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d))))
+    inv = (inv.astype(np.float32) / np.float32(factor)).astype(np.float32)
+    t = np.arange(p0, p0 + rows, dtype=np.float32)
+    f = (np.outer(t, inv) * np.float32(stretch)).astype(np.float32)
     e = np.concatenate([f, f], -1)
     return np.cos(e).astype(np.float32), np.sin(e).astype(np.float32)
 
@@ -59,6 +69,44 @@ for p0 in (1000, 30000, 100000):
        "%s: check_args name --pos-start %d" % (name, p0), " ".join(args))
     rc, out, err, _ = run(["check"] + args + ["--quiet", "--regressions", "off"])
     ok(rc == 0, "%s: its check_args pass check" % name, out[-1500:] + err)
+
+# short slices far from 0: (label, first position, base, d, rows, factor)
+SHORT = [("Llama-2 256 rows at 520192", 520192, 10000.0, 128, 256, 1.0),
+         ("base 500000, 64 rows at 100000", 100000, 500000.0, 128, 64, 1.0),
+         ("base 10000, 64 rows at 2^20 - 64", 2**20 - 64, 10000.0, 128, 64, 1.0),
+         ("linear x4, 256 rows at 520192", 520192, 10000.0, 128, 256, 4.0)]
+for name, p0, base, d, rows, factor in SHORT:
+    cos, sin = cache(p0, base, d, rows, factor)
+    cp, sp = "%s/cs%d_%g.npy" % (tmp, p0, factor), "%s/ss%d_%g.npy" % (tmp, p0, factor)
+    np.save(cp, cos)
+    np.save(sp, sin)
+    rc, out, err, _ = run(["identify", "--table", cp, "--table-sin", sp, "--format", "json"])
+    try:
+        res = json.loads(out)["results"][0]
+    except Exception as e:  # noqa: BLE001 - shown on failure
+        res = {"error": "%s: %s%s" % (e, out[:800], err)}
+    sched = res.get("rope_type")
+    ok(rc == 0 and res.get("found") is True and res.get("position_offset") == p0,
+       "%s: FOUND at offset %d" % (name, p0), json.dumps(res)[:1500])
+    want = "linear" if factor != 1 else "default"
+    ok(sched == want, "%s: the schedule is %s (%r)" % (name, want, sched))
+    args = res.get("check_args") or []
+    rc, out, err, _ = run(["check"] + args + ["--quiet", "--regressions", "off"])
+    ok(rc == 0 and "--pos-start" in args, "%s: its check_args pass check" % name,
+       " ".join(args) + "\n" + out[-1500:] + err)
+
+# the control: every angle 1e-4 too large (a wrong schedule at every offset)
+cos, sin = cache(520192, 10000.0, 128, 256, 1.0, stretch=1.0001)
+cp, sp = tmp + "/cwrong.npy", tmp + "/swrong.npy"
+np.save(cp, cos)
+np.save(sp, sin)
+rc, out, err, _ = run(["identify", "--table", cp, "--table-sin", sp, "--format", "json"])
+try:
+    res = json.loads(out)["results"][0]
+except Exception as e:  # noqa: BLE001 - shown on failure
+    res = {"error": "%s: %s%s" % (e, out[:800], err)}
+ok(rc == 1 and res.get("found") is False, "angles 1e-4 too large at 520192: not FOUND",
+   json.dumps(res)[:1500])
 
 # the storage line of a float64 file: its values are rounded to binary32 on
 # reading (docs/python.md); it said 'f32 (the file's type)'

@@ -97,13 +97,16 @@ static void find_storage(ident_run *r)
 
 /* The position the rows are for, relative to LO: per pair the phase at LO
  * against the identified schedule's, unwrapped from the lowest frequency
- * (coarse, unambiguous) to the highest (fine). */
-static void find_offset(ident_run *r)
+ * (coarse, unambiguous) to the highest (fine).  Rows of a table read
+ * without --position-ids get it for the closest reading too: rows sliced
+ * far from 0 are fitted from their turn alone, and the gate (gate_reading)
+ * says whether the reading holds at the offset found. */
+static double offset_of(const ident_run *r, const pc_rope_ident *id)
 {
     pc_rope_params p;
     pc_err err = { "" };
-    r->offset = (double)NAN;
-    if (!r->id.found || pc_rope_ident_params(&r->id, &p, &err) != PC_OK) return;
+    double q = (double)NAN;
+    if (pc_rope_ident_params(id, &p, &err) != PC_OK) return q;
     pc_freqs *fr = pc_freqs_new(r->d, pc_rope_schedule(&p));
     float *y = malloc((size_t)r->d * sizeof *y);
     int h = r->d / 2;
@@ -115,13 +118,18 @@ static void find_offset(ident_run *r)
             sn[i] = (double)y[r->layout ? i + h : 2 * i + 1];
             w[i] = pc_freqs_omega(fr, i);
         }
-        r->offset = pc_rope_fit_offset(c, sn, w, h, (double)(r->ids ? r->ids[0] : r->lo),
-                                       r->fit.eps);
+        q = pc_rope_fit_offset(c, sn, w, h, (double)(r->ids ? r->ids[0] : r->lo), r->fit.eps);
     }
     free(c);
     free(y);
     pc_freqs_free(fr);
     pc_rope_params_free(&p);
+    return q;
+}
+
+static void find_offset(ident_run *r)
+{
+    r->offset = r->id.found || !r->ids ? offset_of(r, &r->id) : (double)NAN;
 }
 
 /* The sequence length a dynamic or longrope cache was built for: --seq-len,
@@ -264,6 +272,94 @@ static void gate_anchored(ident_run *r, int schedules_only)
     r->gate_ratio = ratio;
 }
 
+/* The closest reading, at rows moved by the whole offset found for it:
+ * FOUND when the gate passes there (a cache sliced at 520192 is fitted
+ * from 256 rows' turn, which leaves the base to 4 digits; the rows' own
+ * positions are not 0..255, so the readings anchored there fail). */
+static int gate_at_offset(ident_run *r)
+{
+    double ratio = 0;
+    int rc = pc_rope_ident_gate(r->impl, &r->id, r->layout, r->dtype, args_pos_start(r), &ratio);
+    if (rc != 1) return 0;
+    r->id.found = 1;
+    r->gate_ran = 1;
+    r->gate_failed = 0;
+    r->gate_ratio = ratio;
+    return 1;
+}
+
+/* The factor of a LongRoPE reading's schedule in its place: its factors
+ * when they are one factor F (within the fit's 10^-3; linear scaling,
+ * default at 1), else 1 (the factors are those of another base: LongRoPE's
+ * reading takes the largest base whose factors are >= 1); 0 for another
+ * reading (kept as it is). */
+static double uniform_factor(const pc_rope_ident *id)
+{
+    if (id->type != PC_ROPE_LONGROPE) return 0;
+    if (!id->ext) return 1.0;
+    for (int i = 1; i < id->d / 2; i++)
+        if (fabs(id->ext[i] / id->ext[0] - 1) > 1e-3) return 1.0;
+    return fabs(id->ext[0] - 1) <= 1e-3 ? 1.0 : id->ext[0];
+}
+
+/* The closest reading (LongRoPE's as linear or default: uniform_factor)
+ * with the base read from the high-frequency pairs rounded to 3, 2 and 1
+ * significant digits (within 5% of it), at the offset found for each:
+ * FOUND when the gate passes there.  64 rows at 2^20 read a base 10000 as
+ * 10026.6 (binary32 holds their angles to 0.06 rad), past round_base's
+ * 0.1%, and the readings anchored at the rows' own positions fail when
+ * the rows are another position's. */
+static int gate_round_bases(ident_run *r)
+{
+    double fit = r->id.base_fit, tried[3] = { 0 }, f = uniform_factor(&r->id);
+    if (!(fit > 1) || !isfinite(fit)) return 0;
+    for (int k = 0; k < 3; k++) {
+        double scale = pow(10.0, floor(log10(fit)) - (2 - k));
+        double b = round(fit / scale) * scale;
+        if (fabs(b / fit - 1) > 0.05 || (k && b == tried[k - 1])) continue;
+        tried[k] = b;
+        pc_rope_ident c = r->id;
+        c.ext = NULL; /* r->id keeps its own */
+        c.found = 0;
+        c.note[0] = 0;
+        c.base = b;
+        if (f > 0) {
+            c.type = f == 1 ? PC_ROPE_DEFAULT : PC_ROPE_LINEAR;
+            c.factor = f;
+        } else if (c.type == PC_ROPE_DEFAULT && c.factor > 1) {
+            /* the head's fitted scale e^-c (identify.c) said as a factor
+             * the default schedule has not: linear scaling by it */
+            c.type = PC_ROPE_LINEAR;
+        }
+        double q = offset_of(r, &c), ratio = 0;
+        if (!isfinite(q) || q != round(q) || (double)r->lo + q < 0) continue;
+        if (pc_rope_ident_gate(r->impl, &c, r->layout, r->dtype, r->lo + (int64_t)q, &ratio) != 1)
+            continue;
+        snprintf(c.note, sizeof c.note, "the base read from the high-frequency pairs' turn "
+                 "(%.6g) rounded to %d significant digit%s: the rows' turn leaves it open, the "
+                 "gate holds it", fit, 3 - k, k == 2 ? "" : "s");
+        pc_rope_ident_free(&r->id);
+        r->id = c;
+        r->id.found = 1;
+        r->offset = q;
+        r->gate_ran = 1;
+        r->gate_failed = 0;
+        r->gate_ratio = ratio;
+        return 1;
+    }
+    return 0;
+}
+
+/* A reading that failed at the rows' own positions, gated elsewhere: at
+ * the offset found for it, and with its base rounded; a LongRoPE reading
+ * of one factor as that factor's schedule first. */
+static int gate_moved(ident_run *r)
+{
+    int moved = args_pos_start(r) != pc_table_info_of(r->impl)->pos_lo;
+    if (r->id.type == PC_ROPE_LONGROPE) return gate_round_bases(r) || (moved && gate_at_offset(r));
+    return (moved && gate_at_offset(r)) || gate_round_bases(r);
+}
+
 /* The accuracy gate that check_args asks for, on the table's rows: a
  * FOUND is said only when it passes.  The fit's residual bounds each
  * pair's frequency to the fit's own error, which over 64 rows at position
@@ -280,7 +376,7 @@ static void gate_reading(ident_run *r)
     if (!t || r->ids || r->xpos || r->norm_drift) return;
     if (r->id.found) {
         int64_t at = args_pos_start(r);
-        double ratio = 0;
+            double ratio = 0;
         int rc = pc_rope_ident_gate(r->impl, &r->id, r->layout, r->dtype, at, &ratio);
         if (rc < 0 && at == t->pos_lo) return;
         r->id.found = rc == 1; /* not gated at the offset's positions: not said found */
@@ -292,7 +388,10 @@ static void gate_reading(ident_run *r)
          * caches of 64 rows at 5000 read so) */
         if (rc == 1 && r->id.type == PC_ROPE_LONGROPE && at == t->pos_lo) gate_anchored(r, 1);
         if (rc == 1) return;
+    } else if (gate_moved(r)) {
+        return;
     }
+    if (!r->id.found) r->offset = (double)NAN; /* an offset the gate did not hold */
     gate_anchored(r, 0);
 }
 
@@ -452,6 +551,9 @@ static void print_text(FILE *f, const void *found)
             id->att_given ? "given: not the schedule's own" : "the schedule's own");
     if (r->offset == 0)
         fprintf(f, "  position offset: 0 (the rows are those of their positions)\n");
+    else if (isfinite(r->offset) && r->offset == round(r->offset) && fabs(r->offset) < 0x1p53)
+        fprintf(f, "  position offset: %+.0f (the rows are those of position p%+.0f)\n", r->offset,
+                r->offset);
     else if (isfinite(r->offset))
         fprintf(f, "  position offset: %+.6g (the rows are those of position p%+.6g)\n", r->offset,
                 r->offset);

@@ -250,6 +250,31 @@ static double unwrap_offset(const double *ph, const double *omega, int h, double
     return q;
 }
 
+/* The unwrap moves the offset pair by pair, and a later step can undo an
+ * earlier pair's match (a step of up to a quarter turn of pair i is 1.4
+ * rad at pair i+1 for base 10000, d 128): a start a whole period off the
+ * lowest pair can end at a position that matches each pair only when it
+ * was read (rows at 520192 read from 0 ended at 520186).  The offset
+ * found must put every pair whose angle binary32 holds to better than an
+ * eighth of a turn within a quarter turn of its phase.  Pair i's angle
+ * error is the default class's kappa_i u |theta| + EPS, u = 2^-24, kappa_i
+ * = max(2 X_i + 5, X_i + 10, 3i + X_i) + 1 with X_i = -ln w_i
+ * (docs/precision-model.md, "Tolerance classes": every mainstream
+ * binary32 formulation, llama.cpp's cumulative product among them); a
+ * pair past an eighth of a turn carries no position and is not read. */
+static int offset_holds(const double *ph, const double *omega, int h, double p, double eps)
+{
+    int read = 0;
+    for (int i = 0; i < h; i++) {
+        double theta = p * omega[i], x = omega[i] < 1 ? -log(omega[i]) : 0.0;
+        double kappa = fmax(fmax(2 * x + 5, x + 10), 3.0 * i + x) + 1;
+        if (kappa * 0x1p-24 * fabs(theta) + eps > M_PI / 8) continue;
+        if (!(fabs(remainder(ph[i] - theta, 2.0 * M_PI)) <= M_PI / 4)) return 0;
+        read++;
+    }
+    return read > 0;
+}
+
 /* Offsets past half the lowest frequency's period alias at its phase: the
  * start is tried a whole period either way, nearest first, up to this many
  * periods (2^16: past 2^24 positions, binary32's whole numbers, for every
@@ -270,7 +295,9 @@ double pc_rope_fit_offset(const double *c, const double *s, const double *omega,
     double period = 2.0 * M_PI / w, q = (double)NAN;
     for (int k = 0; k <= OFFSET_PERIODS && !isfinite(q); k++) {
         q = unwrap_offset(ph, omega, h, lo, eps, q0 + k * period);
+        if (isfinite(q) && !offset_holds(ph, omega, h, lo + q, eps)) q = (double)NAN;
         if (!isfinite(q) && k > 0) q = unwrap_offset(ph, omega, h, lo, eps, q0 - k * period);
+        if (isfinite(q) && !offset_holds(ph, omega, h, lo + q, eps)) q = (double)NAN;
     }
     free(ph);
     if (!isfinite(q)) return q;
