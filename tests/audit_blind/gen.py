@@ -1011,6 +1011,193 @@ def main(only=None):
         save("bug_qwen25_yarn_factor_from_max_model_len", c, s, QWEN25_YARN, "fail", ["factor 2", "factor", "scaling"],
              how="Qwen2.5 YaRN with factor = max_model_len 65536 / original 32768 = 2 instead of the config's 4")
 
+    # ====================================================================== MORE (eighth round)
+    # each from the library's own code (the function named in each comment, re-typed in torch/numpy with the
+    # library's dtypes); the cause words were fixed here, and committed, before pecheck ran on any case
+    # --- correct
+    if want("ok_falcon7b_bf16"):
+        # transformers 4.33 models/falcon/modeling_falcon.py FalconRotaryEmbedding: inv_freq in float32,
+        # t = arange(seq_len).type_as(inv_freq), einsum("i,j->ij"), cat(freqs, freqs), emb.cos().to(dtype)
+        c, s = falcon_rotary_cos_sin(64, 8192, torch.bfloat16)
+        save("ok_falcon7b_bf16", c.float(), s.float(), FALCON7B, "pass", args=["--dtype", "bf16"],
+             how="Falcon-7B FalconRotaryEmbedding (head_dim 4544/71 = 64, base 10000), cos().to(bfloat16) widened, 0..8191, (n,64)")
+    if want("ok_mistral_nemo_vllm_98304"):
+        # vLLM get_rope(head_size=config.head_dim 128, rotary_dim 128, max_position 128000, base 1e6):
+        # RotaryEmbedding._compute_cos_sin_cache rows 98304..106495 (each value t * inv_freq in float32, as the einsum)
+        c, s = vllm_rows(vllm_inv_freq(1000000.0, 128), np.arange(98304, 98304 + 8192))
+        save("ok_mistral_nemo_vllm_98304", c, s, MISTRAL_NEMO, "pass", args=["--pos-start", "98304"],
+             how="Mistral-Nemo vLLM RotaryEmbedding (config head_dim 128, not hidden/heads 160; base 1e6), rows 98304..106495, (n,64)")
+    if want("ok_internlm25_dynamic_40k"):
+        # transformers _compute_dynamic_ntk_parameters at seq_len = max(position_ids) + 1 = 40960 > 32768
+        inv = hf_dynamic_ntk_inv_freq(1000000.0, 128, 32768, 2.0, 40960)
+        c, s = hf_forward(inv, torch.arange(36864, 40960))
+        save("ok_internlm25_dynamic_40k", c, s, INTERNLM25, "pass", args=["--pos-start", "36864"],
+             how="InternLM2.5-7B dynamic x2: HF _compute_dynamic_ntk_parameters at seq_len 40960, rows 36864..40959, (n,128)")
+    if want("ok_dsv2lite_remote_yarn"):
+        # deepseek-ai/DeepSeek-V2-Lite modeling_deepseek.py DeepseekV2YarnRotaryEmbedding (mscale 0.707 / 0.707 = 1)
+        c, s = dsv2_remote_yarn_cos_sin(64, 16384)
+        save("ok_dsv2lite_remote_yarn", c, s, DSV2_LITE, "pass",
+             how="DeepSeek-V2-Lite remote DeepseekV2YarnRotaryEmbedding (yarn x40, _mscale 0.707/0.707 = 1), 0..16383, (n,64)")
+    if want("ok_dsv3_vllm_scaling_131072"):
+        # vLLM DeepseekScalingRotaryEmbedding: yarn inv_freq (floor/ceil), cache of 4096*40 rows x mscale ratio 1
+        c, s = vllm_rows(vllm_yarn_inv_freq(10000.0, 64, 40.0, 4096), np.arange(131072, 131072 + 8192))
+        save("ok_dsv3_vllm_scaling_131072", c, s, DSV3, "pass", args=["--pos-start", "131072"],
+             how="DeepSeek-V3 vLLM DeepseekScalingRotaryEmbedding (mscale 1/1), rows 131072..139263, (n,32)")
+
+    # --- bugs
+    if want("bug_llama2_angle_accumulated_f32"):
+        # incremental decode keeping the angle as float32 state: theta += inv_freq per token (no position product)
+        c, s = accumulated_angle_cos_sin(hf_default_inv_freq(10000.0, 128).numpy(), 16384)
+        save("bug_llama2_angle_accumulated_f32", c, s, LLAMA2, "fail",
+             ["accumul", "cumsum", "incremental", "running sum", "summed step"],
+             how="Llama-2: angle kept as float32 state, theta_p = theta_(p-1) + inv_freq (sequential sum), 0..16383, (n,64)")
+    if want("bug_qwen25_rotation_recurrence_f32"):
+        # decode advancing (cos, sin) by one rotation per token (complex multiply by e^{i omega}) in float32
+        c, s = recurrence_cos_sin(vllm_inv_freq(1000000.0, 128).numpy(), 16384)
+        save("bug_qwen25_rotation_recurrence_f32", c, s, QWEN25, "fail",
+             ["recurrence", "cumprod", "accumul", "incremental", "repeated multiplication"],
+             how="Qwen2.5: (cos, sin) advanced by the rotation recurrence c' = c cos w - s sin w in float32, 0..16383, (n,64)")
+    if want("bug_llama31_llama3_no_smooth"):
+        # _compute_llama3_parameters with the first torch.where only: the medium band keeps inv_freq (no smoothing)
+        inv = llama3_hard_cut_inv_freq(500000.0, 128, 8.0, 1.0, 8192)
+        c, s = hf_forward(inv, torch.arange(16384))
+        save("bug_llama31_llama3_no_smooth", c, s, LLAMA31, "fail",
+             ["band", "smooth", "ramp", "medium", "interpolat", "low_freq", "high_freq"],
+             how="Llama-3.1 llama3 with a hard cut at low_freq_wavelen: the smoothed medium band left unscaled, 0..16383")
+    if want("bug_gptoss_concentration_in_angle"):
+        # GptOssRotaryEmbedding.forward with the parenthesis misplaced: (emb * attention_scaling).cos()
+        inv, af = hf_yarn(150000.0, 64, 32.0, 4096, 32.0, 1.0, truncate=False)
+        freqs = torch.outer(torch.arange(16384).float(), inv)
+        save("bug_gptoss_concentration_in_angle", (freqs * af).cos(), (freqs * af).sin(), GPTOSS, "fail",
+             ["attention factor", "concentration", "mscale", "inside", "into the angle"],
+             how="gpt-oss: concentration 1.3466 multiplied into the angle, cos(freqs * A), not cos(freqs) * A, 0..16383, (n,32)")
+    if want("bug_llama2_sin_signed_cache"):
+        # rotate_half's minus folded into the table (q * cos + swap_halves(q) * sin_signed): sin = cat(-sin, sin)
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(100000, 108192))
+        s = torch.cat((-s[:, :64], s[:, 64:]), -1)
+        save("bug_llama2_sin_signed_cache", c, s, LLAMA2, "fail", ["sign", "negat", "first half", "wrong way", "direction"],
+             args=["--pos-start", "100000"],
+             how="Llama-2: the exported sin table is rotate_half's signed one, cat(-sin, sin), rows 100000..108191, (n,128)")
+    if want("bug_internlm25_dynamic_no_clamp"):
+        # _compute_dynamic_ntk_parameters without seq_len = max(seq_len, max_position_embeddings): the formula
+        # applied to a 20480-token sequence (below 32768) shrinks the base: 1e6 * 0.25^(128/126)
+        inv = hf_dynamic_ntk_inv_freq(1000000.0, 128, 32768, 2.0, 20480, clamp=False)
+        c, s = hf_forward(inv, torch.arange(20480))
+        save("bug_internlm25_dynamic_no_clamp", c, s, INTERNLM25, "fail",
+             ["dynamic", "seq-len", "seq_len", "sequence length", "max_position", "below", "clamp"],
+             how="InternLM2.5 dynamic x2: NTK formula applied at seq_len 20480 < 32768 (no max with max_position_embeddings): base 2.45e5")
+    if want("bug_llama2_dynamic_per_row_base"):
+        # HF dynamic NTK decode: each step recomputes inv_freq for seq_len = p + 1, and the keys cached at earlier
+        # steps keep their rotation: the key rows 4096..8191 each carry the base of their own step
+        c, s = dynamic_per_row_cos_sin(10000.0, 128, 4096, 2.0, np.arange(4096, 8192))
+        save("bug_llama2_dynamic_per_row_base", c, s, LLAMA2_DYN, "fail",
+             ["per row", "each row", "row by row", "varies", "recomput", "different bases", "mixed", "decode"],
+             args=["--pos-start", "4096"],
+             how="Llama-2 dynamic x2: KV-cache key rows 4096..8191 each rotated with the base of its decode step (seq_len p+1)")
+    if want("bug_mistral_nemo_head_dim_hidden"):
+        # transformers < 4.43 MistralAttention: head_dim = hidden_size // num_heads (160), config.head_dim (128) ignored
+        c, s = hf_forward(hf_default_inv_freq(1000000.0, 160), torch.arange(8192))
+        save("bug_mistral_nemo_head_dim_hidden", c, s, MISTRAL_NEMO, "fail", ["head_dim", "hidden_size", "160", "head dim"],
+             how="Mistral-Nemo rotary built with head_dim = hidden_size/num_heads = 160 (config head_dim 128), (n,160)")
+    if want("bug_phi2_partial_twice"):
+        # rope init given dim = head_dim * partial_rotary_factor (32) and multiplying by the factor again: int(12.8)
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 12), torch.arange(2048))
+        save("bug_phi2_partial_twice", c, s, PHI2, "fail", ["partial", "rotary dim", "twice", "12"],
+             how="Phi-2: partial_rotary_factor 0.4 applied twice: rotary dim int(80*0.4*0.4) = 12, (n,12)")
+    if want("bug_qwen25_yarn_betas_as_dims"):
+        # _compute_yarn_parameters with low, high = beta_slow, beta_fast (find_correction_range skipped)
+        inv, af = yarn_ramp_edges_variant(1000000.0, 128, 4.0, 32768, betas_as_dims=True)
+        c, s = hf_forward(inv, torch.arange(16384), af)
+        save("bug_qwen25_yarn_betas_as_dims", c, s, QWEN25_YARN, "fail", ["ramp", "band", "beta", "correction"],
+             how="Qwen2.5 YaRN x4 with the ramp from pair 1 to 32 (beta_slow, beta_fast taken as dims), 0..16383")
+    if want("bug_llama2_static_ntk_aware"):
+        # the 'NTK-aware scaled RoPE' of the original post (base * alpha^(d/(d-2)), alpha = factor) used for
+        # rope_type dynamic: HF's dynamic base at seq_len 8192 is 10000 * 3^(128/126)
+        c, s = hf_forward(hf_default_inv_freq(10000.0 * 2.0 ** (128 / 126), 128), torch.arange(8192))
+        save("bug_llama2_static_ntk_aware", c, s, LLAMA2_DYN, "fail", ["base", "ntk", "alpha", "static"],
+             how="Llama-2 dynamic x2 as static NTK-aware: base 10000 * 2^(128/126) instead of HF's 10000 * 3^(128/126) at 8192")
+    if want("bug_llama31_ggml_rope_scale_on_rope_freqs"):
+        # llama.cpp: a Llama-3.1 GGUF (rope_freqs) run with --rope-scaling linear --rope-scale 8: freq_scale 1/8
+        # stacked on the llama3 factors in rope_yarn(theta / ff, freq_scale, ext_factor 0)
+        ff = gguf_llama3_rope_freqs(500000.0, 128)
+        c, s = ggml_cache_ff_scaled(np.arange(65536, 65536 + 8192), 128, 500000.0, ff, f32(1.0) / f32(8.0))
+        save("bug_llama31_ggml_rope_scale_on_rope_freqs", c, s, LLAMA31, "fail",
+             ["scaling factor", "twice", "linear", "0.125", "freq_scale", "rope-scale", "factor 8", "factor 64"],
+             args=["--pos-start", "65536"],
+             how="llama.cpp Llama-3.1 with rope_freqs and --rope-scale 8 (freq_scale 1/8 on top of llama3), rows 65536..73727, (n,64)")
+    if want("bug_llama2_int_div_exponent"):
+        # PyTorch < 1.5 (or an int tensor kept): arange(0, dim, 2) / dim is integer division: exponent 0, inv_freq 1
+        inv = 1.0 / (10000.0 ** torch.div(torch.arange(0, 128, 2), 128, rounding_mode="floor").float())
+        c, s = hf_forward(inv, torch.arange(4096))
+        save("bug_llama2_int_div_exponent", c, s, LLAMA2, "fail",
+             ["integer", "exponent", "floor", "same frequency", "every pair", "division"],
+             how="Llama-2: exponent arange(0,128,2) // 128 (integer division, old torch): every pair inv_freq 1, 0..4095")
+    if want("bug_qwen25_linspace_exponent"):
+        # inv_freq = base ** -linspace(0, 1, d/2): the exponent i/(d/2 - 1) = 2i/126, not 2i/128
+        inv = 1.0 / (1000000.0 ** torch.linspace(0, 1, 64, dtype=torch.float32))
+        c, s = vllm_rows(inv, np.arange(16384))
+        save("bug_qwen25_linspace_exponent", c, s, QWEN25, "fail", ["linspace", "d-2", "d - 2", "exponent", "126"],
+             how="Qwen2.5: inv_freq = 1e6 ** -linspace(0, 1, 64) (exponent 2i/126), 0..16383, (n,64)")
+    if want("bug_qwen25_invfreq_pow_f16_overflow"):
+        # inv_freq built in float16 (a port's .half() exponent): torch casts the scalar base 1e6 to float16, where it
+        # overflows (max 65504) to inf: inf ** x = inf for x > 0, 1/inf = 0: pairs 1..63 do not rotate, pair 0 (x = 0) does
+        inv = (1.0 / (1000000.0 ** (torch.arange(0, 128, 2).half() / 128))).float()
+        c, s = hf_forward(inv, torch.arange(16384), layout="none")
+        save("bug_qwen25_invfreq_pow_f16_overflow", c, s, QWEN25, "fail",
+             ["overflow", "inf", "65504", "not rotate", "zero frequenc", "float16", "f16"],
+             how="Qwen2.5: inv_freq computed in float16: base 1e6 overflows to inf (pairs 1..63 inv_freq 0), 0..16383, (n,64)")
+    if want("bug_llama31_bf16_bits_truncated"):
+        # numpy export of bfloat16 bits by truncation (x.view(uint32) >> 16), not round-to-nearest as .to(bfloat16)
+        c, s = vllm_cache(vllm_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), 16384)
+        save("bug_llama31_bf16_bits_truncated", bf16_bits_truncated(c), bf16_bits_truncated(s), LLAMA31, "fail",
+             ["truncat", "toward zero", "chop", "rounding mode", "round-to-nearest", "nearest"], args=["--dtype", "bf16"],
+             how="Llama-3.1 vLLM cache saved as bf16 bits by truncation (>> 16), not rounded, 0..16383, (n,64)")
+    if want("bug_qwen3_sin_bf16_cos_f32"):
+        # one of the two tensors cast to the model dtype: sin.to(bfloat16), cos left in float32
+        c, s = vllm_cache(vllm_inv_freq(1000000.0, 128), 16384)
+        save("bug_qwen3_sin_bf16_cos_f32", c, to_bf16_f32(s), QWEN3, "fail",
+             ["bf16", "bfloat16", "mixed", "sin only", "only sin"],
+             how="Qwen3-8B: sin cast to bfloat16 (widened), cos kept float32, 0..16383, (n,64)")
+    if want("bug_mistral_rolling_buffer_order"):
+        # mistral-inference RotatingBufferCache (cache_positions = positions % sliding_window): after 6144 tokens
+        # slot s holds position s + 4096 (s < 2048) or s; the buffer's rows exported in slot order
+        pos = np.arange(4096)
+        pos = np.where(pos < 2048, pos + 4096, pos)
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.from_numpy(pos))
+        save("bug_mistral_rolling_buffer_order", c, s, MISTRAL7B, "fail",
+             ["ring", "rolling", "circular", "order", "permut", "wrap", "modulo"], args=["--pos-start", "2048"],
+             how="Mistral-7B-v0.1 rolling KV buffer (window 4096) after 6144 tokens in slot order: rows 0..2047 hold 4096..6143")
+    if want("bug_qwen25_sin_via_sqrt"):
+        # sin taken from cos as sqrt(1 - cos^2) in float32 (sign from the angle): cancellation near cos = +-1
+        c, s = sin_from_cos_sqrt(vllm_inv_freq(1000000.0, 128), 16384)
+        save("bug_qwen25_sin_via_sqrt", c, s, QWEN25, "fail",
+             ["sqrt", "1 - cos", "cancel", "from cos", "pythagor", "inexact", "evaluat"],
+             how="Qwen2.5: sin = copysign(sqrt(1 - cos^2), theta) in float32, 0..16383, (n,64)")
+    if want("bug_qwen25_cache_transposed"):
+        # a (rotary_dim/2, n) cache (einsum "i,j->ji", a kernel's layout) saved without .T
+        c, s = vllm_cache(vllm_inv_freq(1000000.0, 128), 8192)
+        save("bug_qwen25_cache_transposed", c.T.contiguous(), s.T.contiguous(), QWEN25, "fail",
+             ["transpos", "axes", "swapped axes", "rows and columns"],
+             how="Qwen2.5 vLLM cache saved transposed: (64, 8192)")
+    if want("bug_dsv2lite_mscale_as_attention_factor"):
+        # a port reading rope_scaling['mscale'] (0.707) as the attention factor (HF: mscale/mscale_all_dim = 1)
+        c, s = dsv2_remote_yarn_cos_sin(64, 8192, attention=0.707)
+        save("bug_dsv2lite_mscale_as_attention_factor", c, s, DSV2_LITE, "fail", ["attention factor", "mscale", "norm", "0.707"],
+             how="DeepSeek-V2-Lite yarn cache times rope_scaling.mscale 0.707 (attention factor 1), 0..8191, (n,64)")
+    if want("bug_qwen25_yarn_correction_dim_half"):
+        # find_correction_dim given dim // 2 (gpt-oss's d_half mixed into HF's dim * log(...) / (2 log base))
+        inv, af = yarn_ramp_edges_variant(1000000.0, 128, 4.0, 32768, correction_dim=64)
+        c, s = hf_forward(inv, torch.arange(65536, 65536 + 16384), af, layout="none")
+        save("bug_qwen25_yarn_correction_dim_half", c, s, QWEN25_YARN, "fail", ["ramp", "band", "correction", "beta"],
+             args=["--pos-start", "65536"],
+             how="Qwen2.5 YaRN x4: find_correction_dim with dim 64 (half): ramp edges halved, rows 65536..81919, (n,64)")
+    if want("bug_llama2_exponent_from_1"):
+        # exponent from arange(1, dim + 1, 2): omega_i = base^(-(2i+1)/d), every pair scaled by base^(-1/d)
+        inv = 1.0 / (10000.0 ** (torch.arange(1, 129, 2, dtype=torch.int64).float() / 128))
+        c, s = hf_forward(inv, torch.arange(4096))
+        save("bug_llama2_exponent_from_1", c, s, LLAMA2, "fail", ["arange", "exponent", "2i+1", "index", "off by one", "shifted"],
+             how="Llama-2: exponent arange(1, 129, 2)/128 ((2i+1)/d, not 2i/d), 0..4095, (n,128)")
+
 
 # ----------------------------------------------------------------------------- seventh round: more libraries
 # Qwen2.5-7B-Instruct as published (no rope_scaling: the YaRN block is the model card's opt-in)
@@ -1136,6 +1323,183 @@ def mlx_fast_rope_cos_sin(periods, positions):
     th = (np.asarray(positions, dtype=np.float32)[:, None] * inv[None, :]).astype(np.float32)
     return cosf(th), sinf(th)
 
+
+
+# ----------------------------------------------------------------------------- eighth round: configs and functions
+# published config.json values (the keys the RoPE reads, and enough of the rest to name the model)
+# tiiuae/falcon-7b (FalconConfig: no rope_theta key, default 10000; max_position_embeddings default 2048)
+FALCON7B = {"architectures": ["FalconForCausalLM"], "model_type": "falcon", "hidden_size": 4544,
+            "num_attention_heads": 71, "num_hidden_layers": 32, "multi_query": True, "new_decoder_architecture": False,
+            "parallel_attn": True, "bias": False, "alibi": False, "layer_norm_epsilon": 1e-05, "vocab_size": 65024,
+            "torch_dtype": "bfloat16"}
+# mistralai/Mistral-Nemo-Base-2407 (head_dim 128 while hidden_size / num_attention_heads = 160)
+MISTRAL_NEMO = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 5120, "head_dim": 128,
+                "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 40,
+                "max_position_embeddings": 128000, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "sliding_window": None,
+                "vocab_size": 131072, "torch_dtype": "bfloat16"}
+# mistralai/Mistral-7B-v0.1
+MISTRAL7B = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+             "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+             "max_position_embeddings": 32768, "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 4096,
+             "vocab_size": 32000, "torch_dtype": "bfloat16"}
+# internlm/internlm2_5-7b-chat (remote InternLM2 code; rope_scaling dynamic x2)
+INTERNLM25 = {"architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "hidden_size": 4096,
+              "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+              "max_position_embeddings": 32768, "rms_norm_eps": 1e-05, "rope_theta": 1000000,
+              "rope_scaling": {"type": "dynamic", "factor": 2.0}, "vocab_size": 92544, "torch_dtype": "bfloat16"}
+# deepseek-ai/DeepSeek-V2-Lite
+DSV2_LITE = {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "hidden_size": 2048,
+             "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 27, "q_lora_rank": None,
+             "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+             "max_position_embeddings": 163840, "rope_theta": 10000,
+             "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707,
+                              "original_max_position_embeddings": 4096, "type": "yarn"},
+             "vocab_size": 102400, "torch_dtype": "bfloat16"}
+# Qwen/Qwen3-8B as published (no rope_scaling: the YaRN block is the model card's opt-in)
+QWEN3 = {k: v for k, v in QWEN3_YARN.items() if k != "rope_scaling"}
+
+
+def falcon_rotary_cos_sin(head_dim, seq_len, dtype, base=10000.0):
+    """transformers 4.33 modeling_falcon.py FalconRotaryEmbedding.cos_sin: inv_freq float32,
+    t = arange(seq_len).type_as(inv_freq), einsum("i,j->ij"), cat(freqs, freqs), cos().to(dtype)."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))
+    t = torch.arange(seq_len).type_as(inv_freq)
+    freqs = torch.einsum("i,j->ij", t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def vllm_rows(inv_freq, positions, mscale=1.0):
+    """Rows `positions` of vLLM's _compute_cos_sin_cache (t float32, einsum: each angle one float32 product)."""
+    t = torch.as_tensor(np.asarray(positions), dtype=torch.float)
+    freqs = torch.einsum("i,j -> ij", t, inv_freq)
+    return freqs.cos() * mscale, freqs.sin() * mscale
+
+
+def hf_dynamic_ntk_inv_freq(base, dim, max_pos, factor, seq_len, clamp=True):
+    """transformers _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings) (clamp=False
+    drops that line), base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))."""
+    if clamp:
+        seq_len = max(seq_len, max_pos)
+    base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+    return hf_default_inv_freq(base, dim)
+
+
+def dsv2_remote_yarn_cos_sin(dim, seq_len, base=10000.0, factor=40.0, orig=4096, beta_fast=32, beta_slow=1,
+                             mscale=0.707, mscale_all_dim=0.707, attention=None):
+    """deepseek-ai/DeepSeek-V2-Lite modeling_deepseek.py DeepseekV2YarnRotaryEmbedding._set_cos_sin_cache:
+    freq_extra / freq_inter, yarn_find_correction_range (floor/ceil), inv_freq_mask = 1 - ramp, t float32,
+    torch.outer, _mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim),
+    cat(freqs, freqs), cos * _mscale; `attention` replaces _mscale (the bug)."""
+    def corr_dim(num_rot):
+        return (dim * math.log(orig / (num_rot * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(corr_dim(beta_fast)), 0)
+    high = min(math.ceil(corr_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    freq_extra = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    freq_inter = 1.0 / (factor * base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    inv_freq_mask = 1.0 - ramp
+    inv_freq = freq_inter * (1 - inv_freq_mask) + freq_extra * inv_freq_mask
+    t = torch.arange(seq_len, dtype=torch.float32)
+    freqs = torch.outer(t, inv_freq)
+    _mscale = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+    if attention is not None:
+        _mscale = attention
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos() * _mscale, emb.sin() * _mscale
+
+
+def accumulated_angle_cos_sin(inv_freq, n):
+    """theta_0 = 0, theta_p = fl32(theta_(p-1) + omega): numpy's add.accumulate runs in float32, in order."""
+    steps = np.broadcast_to(inv_freq.astype(np.float32), (n - 1, len(inv_freq)))
+    th = np.concatenate((np.zeros((1, len(inv_freq)), np.float32), np.cumsum(steps, axis=0, dtype=np.float32)))
+    return cosf(th), sinf(th)
+
+
+def recurrence_cos_sin(inv_freq, n):
+    """(c, s)_0 = (1, 0); (c, s)_(p+1) = (c cw - s sw, s cw + c sw), every operation in float32."""
+    w = inv_freq.astype(np.float32)
+    cw, sw = cosf(w), sinf(w)
+    c = np.ones_like(w)
+    s = np.zeros_like(w)
+    cos = np.empty((n, len(w)), np.float32)
+    sin = np.empty((n, len(w)), np.float32)
+    for p in range(n):
+        cos[p], sin[p] = c, s
+        c, s = (c * cw - s * sw).astype(np.float32), (s * cw + c * sw).astype(np.float32)
+    return cos, sin
+
+
+def llama3_hard_cut_inv_freq(base, dim, factor, lff, old_ctx):
+    """_compute_llama3_parameters' first torch.where alone: wavelen > low_freq_wavelen divided by the factor."""
+    inv_freq = hf_default_inv_freq(base, dim)
+    wavelen = 2 * math.pi / inv_freq
+    return torch.where(wavelen > old_ctx / lff, inv_freq / factor, inv_freq)
+
+
+def dynamic_per_row_cos_sin(base, dim, max_pos, factor, positions):
+    """Row p rotated by HF's dynamic NTK inv_freq for seq_len p + 1 (its decode step), half layout."""
+    rows_c, rows_s = [], []
+    for p in positions:
+        inv = hf_dynamic_ntk_inv_freq(base, dim, max_pos, factor, int(p) + 1)
+        c, s = hf_forward(inv, torch.tensor([int(p)]))
+        rows_c.append(c)
+        rows_s.append(s)
+    return torch.cat(rows_c), torch.cat(rows_s)
+
+
+def yarn_ramp_edges_variant(base, dim, factor, orig, beta_fast=32, beta_slow=1, betas_as_dims=False,
+                            correction_dim=None):
+    """_compute_yarn_parameters (truncate true) with the ramp edges computed wrongly: the betas taken as the
+    edges themselves, or find_correction_dim given another dim."""
+    cd = dim if correction_dim is None else correction_dim
+
+    def find_correction_dim(num_rotations):
+        return (cd * math.log(orig / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    if betas_as_dims:
+        low, high = beta_slow, beta_fast
+    else:
+        low = max(math.floor(find_correction_dim(beta_fast)), 0)
+        high = min(math.ceil(find_correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(dtype=torch.float) / dim)
+    extrap = 1 - ramp
+    inv_freq = (1.0 / (factor * pos_freqs)) * (1 - extrap) + (1.0 / pos_freqs) * extrap
+    return inv_freq, get_mscale(factor)
+
+
+def ggml_cache_ff_scaled(positions, n_dims, base, freq_factors, freq_scale):
+    """ggml_rope_cache_init with freq_factors and a freq_scale: rope_yarn(theta / ff, freq_scale, ext_factor 0,
+    mscale 1): theta = freq_scale * (theta_base / ff), binary32 (ggml_cache_ff with freq_scale)."""
+    theta_scale = f32(np.power(np.float64(base), np.float64(f32(-2.0) / f32(n_dims))))
+    theta = np.asarray(positions, dtype=np.float32).copy()
+    cos = np.empty((len(theta), n_dims // 2), np.float32)
+    sin = np.empty((len(theta), n_dims // 2), np.float32)
+    for i0 in range(0, n_dims, 2):
+        th = (f32(freq_scale) * (theta / f32(freq_factors[i0 // 2])).astype(np.float32)).astype(np.float32)
+        cos[:, i0 // 2] = cosf(th)
+        sin[:, i0 // 2] = sinf(th)
+        theta = (theta * theta_scale).astype(np.float32)
+    return cos, sin
+
+
+def bf16_bits_truncated(t):
+    """bfloat16 bit patterns by dropping the low 16 bits of the float32 (round toward zero)."""
+    return (np.ascontiguousarray(torch.as_tensor(t).numpy(), dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def sin_from_cos_sqrt(inv_freq, n):
+    """cos of the float32 angle; sin = sqrt(max(0, 1 - cos^2)) in float32 with the sign of sin(theta)."""
+    freqs = torch.outer(torch.arange(n, dtype=torch.float32), inv_freq)
+    c = freqs.cos()
+    s = torch.sqrt(torch.clamp(1 - c * c, min=0.0))
+    return c, torch.copysign(s, freqs.sin())
 
 
 if __name__ == "__main__":

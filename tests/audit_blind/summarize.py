@@ -11,7 +11,7 @@ JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?"}
 # judgement: the words matched, but the lead is incomplete or its text is partly wrong
 PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent",
            "bug_llama2_32k_ggml_freq_scale_inverted", "bug_llama2_dynamic_vllm_static",
-           "bug_llama2_dynamic_chunk_seq_len"}
+           "bug_llama2_dynamic_chunk_seq_len", "bug_internlm25_dynamic_no_clamp"}
 NOTES = {
     "bug_llama31_tf32_matmul": "leads with 'band or ramp?' (wrong); 2nd candidate 'inv_freq held in float16' (36.2%) is half of it; "
                                "no hypothesis for positions AND frequencies at 11 bits (TF32)",
@@ -75,6 +75,39 @@ NOTES = {
                                  "columns, which they are (base^(-j/128) = the 256-dim schedule); arange not named, no verdict",
     "bug_llama2_cos_half_sin_interleaved": "exit 2: 'the rotary dim is 128 but ... d = 256': cos in the half layout, sin interleaved; "
                                            "the message points at the rotary dim, not at the two layouts",
+    # eighth round (judged on the output of pecheck at 87db16d; verdicts are the word match, these are notes)
+    "bug_internlm25_dynamic_no_clamp": "'matches default, base 244558.928; the check used dynamic ... a wrong base': the base is exactly "
+                                       "1e6 * 0.25^(128/126) (the NTK formula at 20480 < 32768), but the words match only in 'the check "
+                                       "used dynamic' and the parenthesis; the missing max(seq_len, max_position_embeddings) not named",
+    "bug_llama2_static_ntk_aware": "'base 20221.3, not 30527.7: a wrong base': right (10000 * 2^(128/126)); NTK-aware alpha = factor not named",
+    "bug_gptoss_concentration_in_angle": "'norm 1 but attention factor 1.34657: missing; and pairs fit frequencies 1.347 times': both halves "
+                                         "of the factor moved into the angle, the move itself not named",
+    "bug_mistral_nemo_head_dim_hidden": "'the cache has 160 columns ... schedule computed over 160 dims ... rotary dim ignored "
+                                        "(partial_rotary_factor, --rotary-dim)': dims right; head_dim vs hidden_size/heads not named",
+    "bug_llama31_llama3_no_smooth": "'matches yarn ... beta_fast 1, beta_slow 1' (an equivalent step) then 'pairs 29..34 ... band or ramp?': the band's pairs, right",
+    "bug_llama2_angle_accumulated_f32": "no cause on the FAIL line; the detail says 'the angle is wrong (low-precision position or angle, "
+                                        "or error accumulated along the positions)': right in substance, below the FAIL line",
+    "bug_qwen25_rotation_recurrence_f32": "leads with 'norm 1.00001 ... a different attention factor' (wrong: the recurrence's norm drift); "
+                                          "a later FAIL: 'errors grow with the absolute position ... angle computed in low precision'",
+    "bug_llama2_dynamic_per_row_base": "'pairs 1..63 fit frequencies -0.008306 times ... no single scaling factor explains the rows' (wrong: "
+                                       "each row has its own base)",
+    "bug_llama2_exponent_from_1": "equivalent fit: 'matches linear, factor 1.07460782' (= 10000^(1/128)); the exponent (2i+1)/d not named",
+    "bug_llama2_int_div_exponent": "'the frequencies are those of base 1': right in substance (exponent 0: every inv_freq 1), "
+                                   "the integer division not named; counted wrong by the words fixed before",
+    "bug_qwen25_linspace_exponent": "equivalent fit: 'base 1245198.88' (= 1e6^(128/126)); the exponent over d-2 (linspace) not named",
+    "bug_llama31_bf16_bits_truncated": "no cause on the FAIL line (max err/bound 1.4); the detail: 'the pair is not on the circle ... "
+                                       "(its norm is off)' (wrong: bfloat16 by truncation, not round-to-nearest)",
+    "bug_qwen3_sin_bf16_cos_f32": "leads with 'norm 1.00001 ... a different attention factor' (wrong); a later FAIL: 'cos and sin are held "
+                                  "in low precision (a bfloat16 cache ...)': half of it (only sin is bfloat16)",
+    "bug_mistral_rolling_buffer_order": "'the rows are those of positions p+2048 ... pass --pos-start 4096': true of rows 0..2047 only; "
+                                        "the other half are 2048..4095 (a ring buffer in slot order); the advice is wrong",
+    "bug_qwen25_sin_via_sqrt": "no cause on the FAIL line; the detail: 'the angle is wrong (low-precision position or angle ...)' "
+                               "(wrong: sin = sqrt(1 - cos^2) loses the small angles; sin 0 where cos rounds to 1)",
+    "bug_llama2_sin_signed_cache": "exit 2: 'cos.npy: ... no column repeats another ... 128 pairs, d = 256': cos does repeat (cat); "
+                                   "sin's halves differ in sign (cat(-sin, sin)); the message names cos.npy",
+    "bug_qwen25_invfreq_pow_f16_overflow": "exit 2: 'the rotary dim is 128 but ... d = 64': 63 of the 64 columns are cos 1 (inv_freq 0 "
+                                           "after the float16 overflow), read as repeated columns; overflow not named",
+    "bug_qwen25_cache_transposed": "exit 2: '8192 columns give d = 16384; RoPE needs an even d in [2, 8192]': transposition not named",
 }
 
 
