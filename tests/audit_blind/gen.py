@@ -1198,6 +1198,223 @@ def main(only=None):
         save("bug_llama2_exponent_from_1", c, s, LLAMA2, "fail", ["arange", "exponent", "2i+1", "index", "off by one", "shifted"],
              how="Llama-2: exponent arange(1, 129, 2)/128 ((2i+1)/d, not 2i/d), 0..4095, (n,128)")
 
+    # ====================================================================== MORE (ninth round)
+    # each from the library's own code (the function named in each comment, re-typed in torch/numpy with the
+    # library's dtypes); the cause words were fixed here, and committed, before pecheck ran on any case
+    # --- correct
+    if want("ok_llama4_scout_10m"):
+        # transformers 4.51 models/llama4/modeling_llama4.py Llama4TextRotaryEmbedding: _compute_llama3_parameters
+        # (factor 16, low_freq_factor = high_freq_factor = 1: the smooth band is empty, its 0-division discarded by
+        # torch.where), float32 inv_freq @ position_ids, torch.polar -> complex64 (n, 64); rows near its 10M context
+        inv = hf_llama3_inv_freq(500000.0, 128, 16.0, 1.0, 1.0, 8192)
+        fc = hf_polar_rows(inv, torch.arange(10477568, 10485760))
+        save("ok_llama4_scout_10m", fc.real.contiguous(), fc.imag.contiguous(), LLAMA4_SCOUT, "pass",
+             args=["--pos-start", "10477568"],
+             how="Llama-4-Scout Llama4TextRotaryEmbedding (llama3 x16, lff = hff = 1), polar .real/.imag, rows 10477568..10485759, (n,64)")
+    if want("ok_glm4_9b_bf16bits"):
+        # THUDM/glm-4-9b-chat modeling_chatglm.py (2024 remote code) RotaryEmbedding.forward_impl (dim = kv_channels // 2 = 64, base
+        # 10000 * rope_ratio 500), cache (seq_length, 32, 2) in bfloat16 (the model's dtype), rows = position_ids
+        cache = chatglm_rope_cache(131072, 64, 500, torch.bfloat16)[65536:65536 + 16384]
+        save("ok_glm4_9b_bf16bits", to_bf16_bits(cache[..., 0].float()), to_bf16_bits(cache[..., 1].float()), GLM4_9B,
+             "pass", args=["--pos-start", "65536", "--dtype", "bf16"],
+             how="GLM-4-9B-chat ChatGLM RotaryEmbedding.forward_impl (base 5e6, n_elem 64), bf16 cache, <u2 bits, rows 65536..81919, (n,32)")
+    if want("ok_pythia69b_neox_f16"):
+        # EleutherAI gpt-neox v2 megatron/model/positional_embeddings.py RotaryEmbedding._prepare_cache(2048, torch.half):
+        # rotary_ndims = 128 * rotary_pct 0.25 = 32, cat(freqs, freqs), .to(precision) float16
+        c, s = neox_rotary_cache(32, 2048, 10000, torch.float16)
+        save("ok_pythia69b_neox_f16", c.numpy(), s.numpy(), PYTHIA69B, "pass",
+             how="Pythia-6.9B GPT-NeoX RotaryEmbedding._prepare_cache (rotary_ndims 32, precision half), <f2, 0..2047, (n,32)")
+    if want("ok_qwen25_trtllm_yarn_32k"):
+        # TensorRT-LLM (main as stored, 2026) tensorrt_llm/functional.py RopeEmbeddingUtils.create_sinusoidal_positions_yarn (mscale_all_dim
+        # 0 as its note asks for a non-DeepSeek model, duplicate_data False): float2 (cos, sin) per pair, (1, n*64*2)
+        flat = trtllm_yarn_float2(32768, 128, 1000000.0, 4.0, 32768)
+        t = flat.reshape(32768, 64, 2)
+        save("ok_qwen25_trtllm_yarn_32k", np.ascontiguousarray(t[..., 0]), np.ascontiguousarray(t[..., 1]), QWEN25_YARN,
+             "pass", how="TensorRT-LLM create_sinusoidal_positions_yarn (Qwen2.5 YaRN x4, mscale 1.1386), float2 read as [..., 0]/[..., 1], 0..32767, (n,64)")
+    if want("ok_llama31_megatron_65536_bf16"):
+        # Megatron-LM core_r0.9+ megatron/core/models/common/embeddings/rotary_pos_embedding.py RotaryEmbedding(rope_scaling=True,
+        # factor 8).forward(16384, offset=65536), then _apply_rotary_pos_emb_bshd's cos_ = (cos(freqs) * 1).to(bf16)
+        emb = megatron_rope_emb(128, 500000.0, 16384, offset=65536, rope_scaling_factor=8.0)
+        save("ok_llama31_megatron_65536_bf16", to_bf16_f32(torch.cos(emb)), to_bf16_f32(torch.sin(emb)), LLAMA31, "pass",
+             args=["--pos-start", "65536", "--dtype", "bf16"],
+             how="Megatron-LM RotaryEmbedding (llama3 _apply_scaling) forward(16384, offset 65536), cos(freqs).to(bf16) widened, (n,128)")
+
+    # --- bugs
+    if want("bug_llama4_scout_nan_mask_blend"):
+        # a port of _compute_llama3_parameters blending with arithmetic masks (m * smoothed + (1 - m) * inv_freq_llama)
+        # instead of torch.where: with Scout's low_freq_factor == high_freq_factor the smooth factor is x / 0 = +-inf,
+        # smoothed = -inf + inf = nan, and 0 * nan = nan reaches every pair
+        inv = llama3_mask_blend_inv_freq(500000.0, 128, 16.0, 1.0, 1.0, 8192)
+        fc = hf_polar_rows(inv, torch.arange(8192))
+        save("bug_llama4_scout_nan_mask_blend", fc.real.contiguous(), fc.imag.contiguous(), LLAMA4_SCOUT, "fail",
+             ["nan", "not a number", "non-finite", "not finite", "division by zero", "0/0", "infinit"],
+             how="Llama-4-Scout llama3 (lff = hff = 1) blended with arithmetic masks: smooth = x/0, 0 * nan: every value NaN, 0..8191, (n,64)")
+    if want("bug_llama31_megatron_cp_zigzag"):
+        # Megatron-LM core (rope_utils.py / rotary_pos_embedding.py, 2024) get_pos_emb_on_this_cp_rank (context parallel 4, rank 1): the 32768-row rotary_pos_emb cut in
+        # 2 * cp = 8 chunks, the rank keeps chunks 1 and 6 (load balancing); that rank's cache checked as one run
+        emb = megatron_rope_emb(128, 500000.0, 32768, rope_scaling_factor=8.0)
+        emb = megatron_cp_rank_rows(emb, cp_size=4, cp_rank=1)
+        save("bug_llama31_megatron_cp_zigzag", torch.cos(emb), torch.sin(emb), LLAMA31, "fail",
+             ["context parallel", "zigzag", "zig-zag", "load-balanc", "load balanc", "two chunks", "two segments",
+              "discontinu", "non-contiguous", "not contiguous", "jump", "shard"], args=["--pos-start", "4096"],
+             how="Megatron-LM Llama-3.1 context-parallel rank 1 of 4: rows = chunks 1 and 6 (4096..8191, 24576..28671), --pos-start 4096")
+    if want("bug_yi6b_trtllm_float2_as_halves"):
+        # TensorRT-LLM (main as stored, 2026) functional.py create_sinusoidal_positions_for_attention_plugin: (cos, sin) per pair (float2);
+        # the exported table read back as reshape(n, 2, 64): 'cos' = c0 s0 c1 s1 .. of pairs 0..31, 'sin' = pairs 32..63
+        _, flat = trtllm_attention_plugin_float2(4096, 128, 5000000.0)
+        t = flat.reshape(4096, 2, 64)
+        save("bug_yi6b_trtllm_float2_as_halves", np.ascontiguousarray(t[:, 0]), np.ascontiguousarray(t[:, 1]), YI6B, "fail",
+             ["float2", "fused", "alternat", "(cos, sin) pairs", "cos, sin pairs", "interleaved cos and sin", "reshape"],
+             how="Yi-6B TensorRT-LLM float2 (cos, sin) cache read as [cos | sin] halves (reshape(n, 2, 64)), 0..4095, (n,64)")
+    if want("bug_mistral7b_cos_offset_sin_not"):
+        # a decode path slicing cos_cached[offset:offset + n] but sin_cached[:n] (the offset left out of one slice)
+        c, s = hf_forward(hf_default_inv_freq(10000.0, 128), torch.arange(12288))
+        save("bug_mistral7b_cos_offset_sin_not", c[8192:12288], s[:4096], MISTRAL7B, "fail",
+             ["different positions", "only cos", "only sin", "sin is not", "sin not", "sin rows", "sin holds",
+              "sin starts", "not offset"], args=["--pos-start", "8192"],
+             how="Mistral-7B-v0.1 decode rows 8192..12287: cos[offset:offset+n] but sin[:n] (sin rows 0..4095), (n,128)")
+    if want("bug_gemma2_cos_copy_of_sin"):
+        # copy-paste in a port's forward: cos = emb.sin(); sin = emb.sin()
+        _, s = hf_forward(hf_default_inv_freq(10000.0, 256), torch.arange(8192))
+        save("bug_gemma2_cos_copy_of_sin", s.clone(), s, GEMMA2_9B, "fail",
+             ["copy", "cos equals sin", "cos is sin", "cos = sin", "identical", "duplicate", "sin twice", "both tables"],
+             how="Gemma-2-9B: cos = emb.sin() (copy-paste), both tables sin, 0..8191, (n,256)")
+    if want("bug_internlm25_dynamic_stale_sin"):
+        # dynamic NTK port caching cos and sin separately and refreshing only cos_cached when seq_len grows past
+        # max_position_embeddings: cos has the base for 40960, sin keeps rope_theta's
+        inv_new = hf_dynamic_ntk_inv_freq(1000000.0, 128, 32768, 2.0, 40960)
+        c, _ = hf_forward(inv_new, torch.arange(36864, 40960))
+        _, s = hf_forward(hf_default_inv_freq(1000000.0, 128), torch.arange(36864, 40960))
+        save("bug_internlm25_dynamic_stale_sin", c, s, INTERNLM25, "fail",
+             ["stale", "not updated", "not recomputed", "different base", "different frequencies", "old base",
+              "sin has", "sin's frequencies", "mismatch"], args=["--pos-start", "36864"],
+             how="InternLM2.5 dynamic x2 at 40960: cos with the NTK base for 40960, sin with base 1e6 (stale), rows 36864..40959")
+    if want("usage_glm4_half_as_bf16"):
+        # ChatGLM's README habit model.half(): forward_impl casts the cache to float16 (dtype = inv_freq's); the user
+        # widens it to float32 and passes the config's torch_dtype, --dtype bf16
+        cache = chatglm_rope_cache(8192, 64, 500, torch.float16)
+        save("usage_glm4_half_as_bf16", cache[..., 0].float(), cache[..., 1].float(), GLM4_9B, "fail",
+             ["float16", "f16", "half", "--dtype f16"], args=["--dtype", "bf16"],
+             how="GLM-4-9B run with .half(): float16 cache widened to f32, checked with --dtype bf16 (config torch_dtype), 0..8191, (n,32)")
+    if want("bug_qwen25_flash_attn_xpos_scale_base"):
+        # flash-attn 2.x flash_attn/layers/rotary.py RotaryEmbedding(dim 128, base 1e6, scale_base=512) copied from an xPos
+        # example: _update_cos_sin_cache multiplies cos/sin by scale ** ((t - seqlen // 2) / scale_base) (queries' cache)
+        c, s = flash_attn_xpos_cos_sin(128, 1000000.0, 4096, 512)
+        save("bug_qwen25_flash_attn_xpos_scale_base", c, s, QWEN25, "fail",
+             ["xpos", "scale_base", "amplitude", "norm", "decay", "grows", "position-dependent", "varies with position"],
+             how="Qwen2.5 flash-attn RotaryEmbedding with scale_base=512 (xPos on): cos/sin x scale^((t-2048)/512), 0..4095, (n,64)")
+    if want("bug_llama32_te_fused_cos_as_freqs"):
+        # Transformer Engine 1.x / Megatron-LM core fused_apply_rotary_pos_emb(t, freqs) takes the ANGLES and computes cos/sin
+        # itself; a port hands it HF's cos table: the rotation it applies is cos(cos theta), sin(cos theta)
+        inv = hf_llama3_inv_freq(500000.0, 128, 32.0, 1.0, 4.0, 8192)
+        c, _ = hf_forward(inv, torch.arange(8192))
+        save("bug_llama32_te_fused_cos_as_freqs", torch.cos(c), torch.sin(c), LLAMA32_3B, "fail",
+             ["cos of cos", "cos(cos", "as the angle", "as angles", "as freqs", "cos table as", "cache as the angle",
+              "already cos", "cos passed"],
+             how="Llama-3.2-3B: HF cos table passed to TE's fused rope as freqs: cos(cos theta), sin(cos theta), 0..8191, (n,128)")
+    if want("bug_qwen25_ggml_yarn_ext_factor_half"):
+        # llama.cpp (ggml-cpu ops.cpp rope_yarn, b4000+) run with --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768 --yarn-ext-factor 0.5: rope_yarn's
+        # ramp_mix = ramp * 0.5, the extrapolated pairs only half extrapolated (mscale unchanged: ext_factor != 0)
+        corr = ggml_rope_yarn_corr_dims(128, 32768, 1000000.0, 32.0, 1.0)
+        c, s = ggml_cache(np.arange(16384), 128, 1000000.0, f32(1.0) / f32(4.0), 0.5, 1.0, corr)
+        save("bug_qwen25_ggml_yarn_ext_factor_half", c, s, QWEN25_YARN, "fail",
+             ["ext_factor", "ext-factor", "extrapolation mix", "mix factor", "ramp_mix", "partly extrapolat",
+              "half extrapolat"],
+             how="llama.cpp Qwen2.5 YaRN x4 with --yarn-ext-factor 0.5: ramp_mix halved (high pairs half interpolated), 0..16383, (n,64)")
+    if want("bug_olmo2_rope_applied_twice"):
+        # RoPE applied twice on the query path (apply_rotary_pos_emb and a fused flash-attn rotary both): the rotation
+        # probed from the module, (c^2 - s^2, 2 s c) in float32, is that of the angle 2 theta
+        c, s = hf_forward(hf_default_inv_freq(500000.0, 128), torch.arange(4096))
+        save("bug_olmo2_rope_applied_twice", c * c - s * s, 2 * s * c, OLMO2_7B, "fail",
+             ["twice", "double", "2 times", "two times", "2x", "squared"],
+             how="OLMo-2-7B: RoPE applied twice, the probed rotation (c^2 - s^2, 2sc) = angle 2 theta, 0..4095, (n,128)")
+    if want("bug_qwen3_decode_seam_repeat"):
+        # prefill rows 0..4095, then the decode loop starting at cache_position = prompt_len - 1: rows 4096.. hold
+        # positions 4095..8190 (position 4095 twice at the seam)
+        pos = torch.cat((torch.arange(4096), torch.arange(4095, 8191)))
+        c, s = vllm_rows(vllm_inv_freq(1000000.0, 128), pos.numpy())
+        save("bug_qwen3_decode_seam_repeat", c, s, QWEN3, "fail",
+             ["seam", "duplicate", "row 4096", "4095", "from row", "p-1", "behind", "off by one"],
+             how="Qwen3-8B: prefill 0..4095 then decode from prompt_len - 1: rows 4096..8191 hold 4095..8190, (n,64)")
+    if want("bug_mistral03_exp_log_div_term"):
+        # inv_freq from the sinusoidal-encoding idiom div_term = exp(arange(0, d, 2) * (-log(base) / d)) in float32
+        # (PyTorch's PositionalEncoding tutorial, fairseq) instead of 1 / base ** (arange / d)
+        inv = torch.exp(torch.arange(0, 128, 2).float() * (-math.log(1000000.0) / 128))
+        c, s = hf_forward(inv, torch.arange(32768))
+        save("bug_mistral03_exp_log_div_term", c, s, MISTRAL03, "fail",
+             ["exp(", "div_term", "exp-log", "exp and log", "log(base)", "inv_freq", "frequencies are held",
+              "frequencies in low precision", "inexact frequenc"],
+             how="Mistral-7B-v0.3: inv_freq = exp(arange(0,128,2) * -log(1e6)/128) in float32 (div_term idiom), 0..32767, (n,128)")
+    if want("bug_glm4_identity_padded_passthrough"):
+        # a full-head fused kernel fed GLM's cache padded with identity pairs (cos 1, sin 0) for the 64 pass-through dims
+        cache = chatglm_rope_cache(8192, 64, 500, torch.float32)
+        c = torch.cat((cache[..., 0], torch.ones(8192, 32)), -1)
+        s = torch.cat((cache[..., 1], torch.zeros(8192, 32)), -1)
+        save("bug_glm4_identity_padded_passthrough", c, s, GLM4_9B, "fail",
+             ["identity", "padded", "pass-through", "passthrough", "cos 1", "not rotate", "partial", "rotary dim"],
+             how="GLM-4-9B cache padded to the head's 64 pairs with identity (cos 1, sin 0) for the pass-through dims, (n,64)")
+    if want("bug_mistral_nemo_bf16_bits_viewed_f16"):
+        # numpy has no bfloat16: the bf16 cache exported as cos.view(torch.float16).numpy() (bits reinterpreted as <f2),
+        # checked with --dtype bf16 as README says for bfloat16 caches
+        c, s = vllm_rows(vllm_inv_freq(1000000.0, 128), np.arange(16384))
+        save("bug_mistral_nemo_bf16_bits_viewed_f16", c.to(torch.bfloat16).view(torch.float16).numpy(),
+             s.to(torch.bfloat16).view(torch.float16).numpy(), MISTRAL_NEMO, "fail",
+             ["bit pattern", "reinterpret", "view", "bfloat16 bits", "bf16 bits", "<u2", "uint16", "int16"],
+             args=["--dtype", "bf16"],
+             how="Mistral-Nemo vLLM cache in bf16 saved via .view(torch.float16) (<f2 holding bf16 bits), --dtype bf16, 0..16383, (n,64)")
+    if want("bug_llama31_input_ids_as_positions"):
+        # self.rotary_emb(hidden_states, input_ids): both LongTensors of shape (1, n), the token ids taken as positions
+        ids = np.random.default_rng(9).integers(0, 128256, 4096)
+        c, s = hf_forward(hf_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), torch.from_numpy(ids))
+        save("bug_llama31_input_ids_as_positions", c, s, LLAMA31, "fail",
+             ["input_ids", "token id", "random", "not positions", "unordered", "scrambled", "permut", "position-ids",
+              "position ids"],
+             how="Llama-3.1: rotary_emb(x, input_ids): rows at 4096 token ids in [0, 128256) instead of 0..4095, (n,128)")
+    if want("usage_qwen25_eagle_tree_positions"):
+        # EAGLE-style tree verification: 256 steps of a 16-node draft tree, node position = prefix + depth (prefix
+        # grows 3 a step); the rows checked as consecutive positions from 16384 (--position-ids was needed)
+        depth = np.array([0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5])
+        pos = (16384 + 3 * np.arange(256)[:, None] + depth[None, :]).reshape(-1)
+        c, s = vllm_rows(vllm_inv_freq(1000000.0, 128), pos)
+        save("usage_qwen25_eagle_tree_positions", c, s, QWEN25, "fail",
+             ["tree", "position-ids", "position ids", "same position", "repeated position", "not consecutive", "depth"], args=["--pos-start", "16384"],
+             how="Qwen2.5 EAGLE tree rows (16384 + 3 step + depth, 256 steps x 16 nodes) checked as consecutive from 16384, (n,64)")
+    if want("bug_pythia69b_linspace_positions"):
+        # positions from np.linspace(0, n, n) (endpoint included: p * n / (n - 1)) instead of np.arange(n)
+        pos = np.linspace(0, 2048, 2048).astype(np.float32)
+        inv = (1.0 / (10000.0 ** (np.arange(0, 32, 2) / 32))).astype(np.float32)
+        ang = (pos[:, None] * inv[None, :]).astype(np.float32)
+        ang = np.concatenate((ang, ang), -1)
+        save("bug_pythia69b_linspace_positions", cosf(ang), sinf(ang), PYTHIA69B, "fail",
+             ["linspace", "endpoint", "stretch", "fraction", "non-integer", "not integer", "2048/2047", "0.9995"],
+             how="Pythia-6.9B: positions np.linspace(0, 2048, 2048) (p * 2048/2047), numpy float32, (n,32)")
+    if want("bug_qwen25_yarn_mscale_interp_pairs_only"):
+        # a YaRN port weighting the attention factor with the ramp like the frequencies: a_i = A (1 - m_i) + m_i, so
+        # only the interpolated pairs carry mscale 1.1386 and the extrapolated (high-frequency) ones keep 1
+        inv, amp = yarn_inv_freq_and_pair_amplitude(1000000.0, 128, 4.0, 32768)
+        c, s = hf_forward(inv, torch.arange(16384))
+        a = torch.cat((amp, amp))
+        save("bug_qwen25_yarn_mscale_interp_pairs_only", c * a, s * a, QWEN25_YARN, "fail",
+             ["per pair", "some pairs", "interpolated pairs", "not uniform", "varies across pairs", "attention factor",
+              "mscale"],
+             how="Qwen2.5 YaRN x4: mscale 1.1386 blended by the ramp (A on interpolated pairs, 1 on extrapolated), 0..16383, (n,128)")
+    if want("bug_llama31_prefill_f32_decode_bf16_rows"):
+        # vLLM 0.6+ RotaryEmbedding: rows gathered from two paths: prefill (cos/sin in float32) and a decode path whose cos_sin_cache was cast to
+        # the model dtype (vLLM's cache .to(bfloat16) for the CUDA-graph decode): rows 4096.. are bfloat16 values
+        c, s = vllm_cache(vllm_llama3_inv_freq(500000.0, 128, 8.0, 1.0, 4.0, 8192), 8192)
+        c = torch.cat((c[:4096], torch.from_numpy(to_bf16_f32(c[4096:]))))
+        s = torch.cat((s[:4096], torch.from_numpy(to_bf16_f32(s[4096:]))))
+        save("bug_llama31_prefill_f32_decode_bf16_rows", c, s, LLAMA31, "fail",
+             ["rows 4096", "from row", "mixed", "part of", "some rows", "half the rows", "switch", "decode rows"],
+             how="Llama-3.1 vLLM cache: rows 0..4095 float32 (prefill), rows 4096..8191 bfloat16-rounded (decode), (n,64)")
+    if want("bug_llama31_yarn_instead_of_llama3"):
+        # vLLM 0.6+ get_rope: a serving override copied from Qwen's docs (--rope-scaling '{"rope_type": "yarn", "factor": 8,
+        # "original_max_position_embeddings": 8192}') on a llama3 model: vLLM YaRNScalingRotaryEmbedding's cache
+        inv = vllm_yarn_inv_freq(500000.0, 128, 8.0, 8192)
+        c, s = vllm_cache(inv, 16384, mscale=get_mscale(8.0))
+        save("bug_llama31_yarn_instead_of_llama3", c, s, LLAMA31, "fail", ["yarn", "rope_type", "rope type", "wrong schedule"],
+             how="Llama-3.1 served with a YaRN x8 override (orig 8192): vLLM YaRN cache x mscale 1.2079 instead of llama3, 0..16383, (n,64)")
+
 
 # ----------------------------------------------------------------------------- seventh round: more libraries
 # Qwen2.5-7B-Instruct as published (no rope_scaling: the YaRN block is the model card's opt-in)
@@ -1500,6 +1717,181 @@ def sin_from_cos_sqrt(inv_freq, n):
     c = freqs.cos()
     s = torch.sqrt(torch.clamp(1 - c * c, min=0.0))
     return c, torch.copysign(s, freqs.sin())
+
+
+
+# ----------------------------------------------------------------------------- ninth round: configs and functions
+# published config.json values (the keys the RoPE reads, and enough of the rest to name the model)
+# meta-llama/Llama-4-Scout-17B-16E-Instruct (text_config)
+LLAMA4_SCOUT = {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+                "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "head_dim": 128,
+                                "num_attention_heads": 40, "num_key_value_heads": 8, "num_hidden_layers": 48,
+                                "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_local_experts": 16,
+                                "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+                                "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                                                 "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+                                "attention_chunk_size": 8192, "vocab_size": 202048, "rms_norm_eps": 1e-05},
+                "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408, "rope_theta": 10000},
+                "torch_dtype": "bfloat16"}
+# THUDM/glm-4-9b-chat (remote ChatGLM code: kv_channels 128, rope_ratio 500, seq_length 131072)
+GLM4_9B = {"architectures": ["ChatGLMModel"], "model_type": "chatglm", "add_bias_linear": False, "add_qkv_bias": True,
+           "ffn_hidden_size": 13696, "hidden_size": 4096, "kv_channels": 128, "layernorm_epsilon": 1.5625e-07,
+           "multi_query_attention": True, "multi_query_group_num": 2, "num_attention_heads": 32, "num_hidden_layers": 40,
+           "num_layers": 40, "original_rope": True, "padded_vocab_size": 151552, "post_layer_norm": True, "rmsnorm": True,
+           "rope_ratio": 500, "seq_length": 131072, "torch_dtype": "bfloat16", "vocab_size": 151552}
+# EleutherAI/pythia-6.9b
+PYTHIA69B = {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "hidden_size": 4096,
+             "intermediate_size": 16384, "num_attention_heads": 32, "num_hidden_layers": 32,
+             "max_position_embeddings": 2048, "rotary_pct": 0.25, "rotary_emb_base": 10000, "use_parallel_residual": True,
+             "layer_norm_eps": 1e-05, "hidden_act": "gelu", "vocab_size": 50432, "torch_dtype": "float16"}
+# 01-ai/Yi-6B
+YI6B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+        "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 4, "max_position_embeddings": 4096,
+        "rms_norm_eps": 1e-05, "rope_theta": 5000000.0, "rope_scaling": None, "vocab_size": 64000, "torch_dtype": "bfloat16"}
+# google/gemma-2-9b
+GEMMA2_9B = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584, "head_dim": 256,
+             "num_attention_heads": 16, "num_key_value_heads": 8, "num_hidden_layers": 42, "intermediate_size": 14336,
+             "max_position_embeddings": 8192, "rope_theta": 10000.0, "sliding_window": 4096, "query_pre_attn_scalar": 256,
+             "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "vocab_size": 256000, "torch_dtype": "float32"}
+# allenai/OLMo-2-1124-7B
+OLMO2_7B = {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "hidden_size": 4096, "intermediate_size": 11008,
+            "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "max_position_embeddings": 4096,
+            "rope_theta": 500000, "rope_scaling": None, "rms_norm_eps": 1e-06, "vocab_size": 100352, "torch_dtype": "float32"}
+# mistralai/Mistral-7B-v0.3
+MISTRAL03 = dict(MISTRAL7B, rope_theta=1000000.0, sliding_window=None, vocab_size=32768)
+
+
+def hf_polar_rows(inv_freq, positions):
+    """Llama4TextRotaryEmbedding.forward: float32 inv_freq @ position_ids, torch.polar(ones, freqs) (complex64)."""
+    inv = inv_freq[None, :, None].float()
+    pos = torch.as_tensor(positions)[None, None, :].float()
+    freqs = (inv @ pos).transpose(1, 2)[0]
+    return torch.polar(torch.ones_like(freqs), freqs)
+
+
+def llama3_mask_blend_inv_freq(base, dim, factor, lff, hff, old_ctx):
+    """_compute_llama3_parameters with both torch.where replaced by arithmetic masks (m * a + (1 - m) * b)."""
+    inv_freq = hf_default_inv_freq(base, dim)
+    wavelen = 2 * math.pi / inv_freq
+    low = (wavelen > old_ctx / lff).float()
+    inv_freq_llama = low * (inv_freq / factor) + (1 - low) * inv_freq
+    smooth_factor = (old_ctx / wavelen - lff) / (hff - lff)
+    smoothed = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    medium = (~(wavelen < old_ctx / hff) * ~(wavelen > old_ctx / lff)).float()
+    return medium * smoothed + (1 - medium) * inv_freq_llama
+
+
+def chatglm_rope_cache(seq_len, n_elem, rope_ratio, dtype, base=10000):
+    """THUDM modeling_chatglm.py RotaryEmbedding.forward_impl: base * rope_ratio, theta float32, outer, stack
+    (cos, sin) -> (seq_len, n_elem/2, 2), cast to bfloat16 or half when the model's dtype is one of them."""
+    base = base * rope_ratio
+    theta = 1.0 / (base ** (torch.arange(0, n_elem, 2, dtype=torch.float) / n_elem))
+    seq_idx = torch.arange(seq_len, dtype=torch.float)
+    idx_theta = torch.outer(seq_idx, theta).float()
+    cache = torch.stack([torch.cos(idx_theta), torch.sin(idx_theta)], dim=-1)
+    if dtype in (torch.float16, torch.bfloat16, torch.int8):
+        cache = cache.bfloat16() if dtype == torch.bfloat16 else cache.half()
+    return cache
+
+
+def neox_rotary_cache(dim, seq_len, base, precision):
+    """gpt-neox megatron/model/positional_embeddings.py RotaryEmbedding._prepare_cache: inv_freq float32,
+    t = arange(seq_len).type_as(inv_freq), einsum, cat(freqs, freqs), cos/sin then .to(precision)."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
+    t = torch.arange(seq_len).type_as(inv_freq)
+    freqs = torch.einsum("i,j->ij", t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(precision), emb.sin().to(precision)
+
+
+def trtllm_yarn_float2(num_pos, dim, base, scaling_factor, orig, beta_fast=32, beta_slow=1, mscale=1.0,
+                       mscale_all_dim=0.0):
+    """TensorRT-LLM functional.py RopeEmbeddingUtils.create_sinusoidal_positions_yarn (duplicate_data False,
+    dtype float32): DeepSeek-V2's yarn (floor/ceil range, 1 - ramp mask), t float32, einsum, float2 (cos, sin)
+    x _mscale = get_mscale(s, mscale) / get_mscale(s, mscale_all_dim), flattened (1, num_pos * dim)."""
+    def corr_dim(num_rot):
+        return (dim * math.log(orig / (num_rot * 2 * math.pi))) / (2 * math.log(base))
+
+    def get_m(scale, m):
+        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+    low, high = math.floor(corr_dim(beta_fast)), math.ceil(corr_dim(beta_slow))
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim)
+    freq_extra = 1.0 / pos_freqs
+    freq_inter = 1.0 / (scaling_factor * pos_freqs)
+    inv_freq_mask = 1 - ramp
+    inv_freq = freq_inter * (1 - inv_freq_mask) + freq_extra * inv_freq_mask
+    t = torch.arange(num_pos, dtype=torch.float32)
+    emb = torch.einsum("i,j -> ij", t, inv_freq).unsqueeze(-1)
+    _mscale = float(get_m(scaling_factor, mscale) / get_m(scaling_factor, mscale_all_dim))
+    concat = torch.cat((torch.cos(emb) * _mscale, torch.sin(emb) * _mscale), dim=-1)
+    return concat.reshape((1, -1)).to(torch.float32).numpy()
+
+
+def trtllm_attention_plugin_float2(num_pos, dim, theta):
+    """TensorRT-LLM RopeEmbeddingUtils.create_sinusoidal_positions_for_attention_plugin (scale_type none, numpy
+    float32): inv_freq = 1 / float32(theta ** (arange / dim)), einsum in float32, float2 (cos, sin) per pair."""
+    inv_freq = (1.0 / (theta ** (np.arange(0, dim, 2) / dim)).astype(np.float32)).astype(np.float32)
+    inp = np.expand_dims(np.einsum("i , j -> i j", np.arange(num_pos, dtype=np.float32), inv_freq,
+                                   dtype=np.float32), axis=-1)
+    concat = np.concatenate((cosf(inp), sinf(inp)), axis=-1)
+    return inv_freq, concat.reshape(1, -1).astype(np.float32)
+
+
+def megatron_rope_emb(dim, rotary_base, max_seq_len, offset=0, rope_scaling_factor=None):
+    """Megatron-LM core RotaryEmbedding: inv_freq float32, _apply_scaling (llama3: low 1, high 4, original 8192)
+    when rope_scaling, get_freqs_non_repeated (seq = arange(float32) + offset, outer), cat(freqs, freqs)."""
+    inv_freq = 1.0 / (rotary_base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    if rope_scaling_factor is not None:
+        factor, lff, hff, old = rope_scaling_factor, 1, 4, 8192
+        wavelen = 2 * math.pi / inv_freq
+        inv_llama = torch.where(wavelen > old / lff, inv_freq / factor, inv_freq)
+        smooth = (old / wavelen - lff) / (hff - lff)
+        smoothed = (1 - smooth) * inv_llama / factor + smooth * inv_llama
+        medium = ~(wavelen < old / hff) * ~(wavelen > old / lff)
+        inv_freq = torch.where(medium, smoothed, inv_llama)
+    seq = torch.arange(max_seq_len, dtype=inv_freq.dtype) + offset
+    freqs = torch.outer(seq, inv_freq)
+    return torch.cat((freqs, freqs), dim=-1)
+
+
+def megatron_cp_rank_rows(pos_emb, cp_size, cp_rank):
+    """Megatron-LM rope_utils.get_pos_emb_on_this_cp_rank on (s, d): 2 * cp_size chunks, keep cp_rank and
+    2 * cp_size - cp_rank - 1."""
+    cp_idx = torch.tensor([cp_rank, 2 * cp_size - cp_rank - 1])
+    v = pos_emb.view(2 * cp_size, -1, pos_emb.shape[-1]).index_select(0, cp_idx)
+    return v.reshape(-1, pos_emb.shape[-1])
+
+
+def flash_attn_xpos_cos_sin(dim, base, seqlen, scale_base):
+    """flash-attn layers/rotary.py RotaryEmbedding with scale_base set: scale = (arange(0, dim, 2) + 0.4 dim) /
+    (1.4 dim), power = (arange(seqlen) - seqlen // 2) / scale_base, cos_cached = cos(freqs) * scale ** power."""
+    inv_freq = 1.0 / (float(base) ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+    scale = (torch.arange(0, dim, 2, dtype=torch.float32) + 0.4 * dim) / (1.4 * dim)
+    t = torch.arange(seqlen, dtype=torch.float32)
+    freqs = torch.outer(t, inv_freq)
+    power = (torch.arange(seqlen, dtype=scale.dtype) - seqlen // 2) / scale_base
+    sc = scale ** power[:, None]
+    return torch.cos(freqs) * sc, torch.sin(freqs) * sc
+
+
+def yarn_inv_freq_and_pair_amplitude(base, dim, factor, orig, beta_fast=32, beta_slow=1):
+    """transformers _compute_yarn_parameters' inv_freq (truncate true), and the per-pair amplitude of the bug:
+    the attention factor blended with inv_freq_extrapolation_factor, A (1 - m_i) + m_i."""
+    inv, af = hf_yarn(base, dim, factor, orig, beta_fast, beta_slow)
+
+    def corr_dim(num_rot):
+        return (dim * math.log(orig / (num_rot * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(corr_dim(beta_fast)), 0)
+    high = min(math.ceil(corr_dim(beta_slow)), dim - 1)
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    m = 1 - ramp
+    return inv, af * (1 - m) + m
 
 
 if __name__ == "__main__":
