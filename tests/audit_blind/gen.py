@@ -2,7 +2,8 @@
 """Blind audit generator: RoPE cos/sin caches built the way the libraries build them
 (written from transformers' modeling_rope_utils.py, vLLM's rotary_embedding.py, llama.cpp
 ggml-cpu rope, and, in the sixth round, Meta llama-models, torchtune, openai/gpt-oss and
-DeepSeek-V3's inference code), plus the config.json each one should be checked against.
+DeepSeek-V3's inference code; in the ninth, Megatron-LM, NeMo, TensorRT-LLM, GPT-NeoX, ChatGLM,
+flash-attn and Transformer Engine), plus the config.json each one should be checked against.
 
 Each case goes to cases/<name>/{cos.npy,sin.npy,config.json,case.json}; case.json holds
 the expectation (pass, or fail + cause words written before pecheck ran) and the extra
@@ -1238,6 +1239,19 @@ def main(only=None):
         save("ok_llama31_megatron_65536_bf16", to_bf16_f32(torch.cos(emb)), to_bf16_f32(torch.sin(emb)), LLAMA31, "pass",
              args=["--pos-start", "65536", "--dtype", "bf16"],
              how="Megatron-LM RotaryEmbedding (llama3 _apply_scaling) forward(16384, offset 65536), cos(freqs).to(bf16) widened, (n,128)")
+    if want("ok_gptj6b_hf_embed_positions"):
+        # transformers 4.4x models/gptj/modeling_gptj.py create_sinusoidal_positions(n_positions, rotary_dim 64):
+        # cat(sin, cos) along dim 1; GPTJAttention splits embed_positions[position_ids] into sin, cos (n, 32) each
+        table = gptj_create_sinusoidal_positions(2048, 64)
+        save("ok_gptj6b_hf_embed_positions", table[:, 32:].contiguous(), table[:, :32].contiguous(), GPTJ6B, "pass",
+             how="GPT-J-6B create_sinusoidal_positions (rotary_dim 64): cat(sin, cos) split into sin, cos, 0..2047, (n,32)")
+    if want("ok_llama2_32k_nemo_linear"):
+        # NeMo 1.x nlp/modules/common/megatron/position_embedding/rotary_position_embedding.py RotaryEmbedding
+        # (seq_len_interpolation_factor 8, pretrained_max_position_embeddings 4096).forward(32768): 32768 is not above
+        # 4096 * 8, so the fixed linear branch seq *= 1/8; einsum, cat(freqs, freqs); cos/sin in apply_rotary_pos_emb
+        emb = nemo_rope_emb(128, 32768, 8.0, 4096)[16384:]
+        save("ok_llama2_32k_nemo_linear", torch.cos(emb), torch.sin(emb), LLAMA2_32K, "pass", args=["--pos-start", "16384"],
+             how="NeMo RotaryEmbedding (seq_len_interpolation_factor 8, positions x 1/8), rows 16384..32767, (n,128)")
 
     # --- bugs
     if want("bug_llama4_scout_nan_mask_blend"):
@@ -1892,6 +1906,33 @@ def yarn_inv_freq_and_pair_amplitude(base, dim, factor, orig, beta_fast=32, beta
     ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
     m = 1 - ramp
     return inv, af * (1 - m) + m
+
+
+# EleutherAI/gpt-j-6b (rotary_dim 64 of the 256-dim heads)
+GPTJ6B = {"architectures": ["GPTJForCausalLM"], "model_type": "gptj", "n_embd": 4096, "n_head": 16, "n_layer": 28,
+          "n_positions": 2048, "rotary_dim": 64, "rotary": True, "n_inner": None, "layer_norm_epsilon": 1e-05,
+          "activation_function": "gelu_new", "vocab_size": 50400, "tie_word_embeddings": False}
+
+
+def gptj_create_sinusoidal_positions(num_pos, dim):
+    """transformers modeling_gptj.py create_sinusoidal_positions: int64 arange / dim (float32), einsum over
+    float positions, cat((sin, cos), dim=1)."""
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.int64) / dim))
+    sinusoid_inp = torch.einsum("i , j -> i j", torch.arange(num_pos, dtype=torch.int64).float(), inv_freq).float()
+    return torch.cat((torch.sin(sinusoid_inp), torch.cos(sinusoid_inp)), dim=1)
+
+
+def nemo_rope_emb(dim, max_seq_len, seq_len_interpolation_factor, pretrained_max_position_embeddings, offset=0):
+    """NeMo 1.x RotaryEmbedding.forward: seq = (arange + offset).type_as(inv_freq); above pretrained * factor the
+    dynamic linear scaling seq *= 1 / (max_seq_len / pretrained), else seq *= 1 / factor; einsum, cat(freqs, freqs)."""
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+    seq = (torch.arange(max_seq_len) + offset).type_as(inv_freq)
+    if max_seq_len > pretrained_max_position_embeddings * seq_len_interpolation_factor:
+        seq *= 1 / (max_seq_len / pretrained_max_position_embeddings)
+    else:
+        seq *= 1 / seq_len_interpolation_factor
+    freqs = torch.einsum("i , j -> i j", seq, inv_freq)
+    return torch.cat((freqs, freqs), dim=-1)
 
 
 if __name__ == "__main__":
