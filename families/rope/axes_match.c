@@ -98,6 +98,38 @@ static int as_sections(const int *follow, int h, int A, char *buf, size_t len)
     return 1;
 }
 
+int pc_rope_axes_permuted(const int *follow, const int *want, int h, int A, int *perm)
+{
+    int seen[PC_ROPE_AXES_MAX] = { 0 }, moved = 0;
+    for (int a = 0; a < A; a++) perm[a] = -1;
+    for (int j = 0; j < h; j++) {
+        int a = want[j], c = follow[j];
+        if (c < 0 || a < 0 || a >= A || (perm[a] >= 0 && perm[a] != c)) return 0;
+        if (perm[a] < 0 && seen[c]++) return 0;  /* two of the split's axes on one column */
+        perm[a] = c;
+        moved |= c != a;
+    }
+    return moved;
+}
+
+int pc_rope_axes_runs_permuted(const int *follow, int h, int A, char *buf, size_t len, int *perm)
+{
+    int want[PC_D_MAX / 2], runs = 0;
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < h && j < PC_D_MAX / 2; j++) {
+        if (j > 0 && follow[j] != follow[j - 1]) runs++;
+        want[j] = runs;
+    }
+    if (h > PC_D_MAX / 2 || runs + 1 != A || !pc_rope_axes_permuted(follow, want, h, A, perm))
+        return 0;
+    for (int j = 0, k = 0; j < h && u < len; j = k) {
+        while (k < h && follow[k] == follow[j]) k++;
+        u += (size_t)snprintf(buf + u, len - u, "%s%d", j ? "," : "", k - j);
+    }
+    return 1;
+}
+
 /* FOLLOW as runs: "pairs 0..15 axis 0, 16..39 axis 1, ..." */
 static void as_runs(const int *follow, int h, char *buf, size_t len)
 {

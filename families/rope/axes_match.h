@@ -22,6 +22,16 @@ void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, si
  * 1 in turn (HF's order), 2 in the interleaved order, 0 neither (or a pair
  * that follows no axis). */
 int pc_rope_axes_sections_of(const int *follow, int h, int A, char *buf, size_t len);
+/* 1 when every pair of FOLLOW (H pairs, A axes) follows an axis, and
+ * the axes of WANT (a split's axis of each pair) map one to one onto
+ * those followed, not each onto itself: the pairs follow the split with
+ * the ids' columns in another order (ChatGLM-6B's ids saved as (block
+ * position, position)); PERM[a] is the column axis a follows. */
+int pc_rope_axes_permuted(const int *follow, const int *want, int h, int A, int *perm);
+/* 1 when FOLLOW is A runs of pairs, each on another axis, not in turn
+ * (M-RoPE's sections with the ids' columns in another order): the runs'
+ * lengths as --rope-sections' list into BUF, the axis of run a in PERM[a]. */
+int pc_rope_axes_runs_permuted(const int *follow, int h, int A, char *buf, size_t len, int *perm);
 /* The likely cause of IMPL's failed gate under CFG, whose schedule has
  * position axes: the pairs that follow another axis than the check's. */
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len);

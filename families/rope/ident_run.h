@@ -39,6 +39,15 @@ typedef struct ident_run {
                                * explains the rows, SPLIT is one for check, not found */
     int halves_found;         /* none given: each axis' dims a half layout of its own, found */
     int storage_found;        /* none given: 1 the frequencies float16 values, 2 the angles too */
+    /* no split explains every pair (UNKNOWN): SPLIT_OPT and SPLIT are the
+     * closest tried, CLOSEST_PAIRS of its pairs on their axes, TRIED what
+     * was tried; check takes them and fails with its own cause */
+    int closest, closest_pairs;
+    char tried[700];
+    /* every pair follows an axis of the split found, its axis a the ids'
+     * column PERM[a], not a: the columns in another order (UNKNOWN) */
+    int permuted;
+    int perm[PC_ROPE_AXES_MAX];
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
     char scale_text[40];      /* its text */
