@@ -216,13 +216,49 @@ static void origin_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_ro
     free(x); free(y); free(ang);
 }
 
+/* The pairs that follow another axis than the check's, every pair
+ * following one (FOLLOW, H pairs): the axes or sections exchanged, into
+ * BUF; 0 ("" in BUF) when some pair follows none or none is moved. */
+static int exchanged_cause(const pc_rope_axes *ax, const int *follow, int h, char *buf, size_t len)
+{
+    int wrong = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < h; i++) {
+        if (follow[i] < 0) return 0;
+        wrong += follow[i] != ax->axis[i];
+    }
+    if (!wrong) return 0;
+    char got[400];
+    pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
+    snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
+             "(%d pairs on another axis): %s", got, wrong, ax->axial
+             ? "the axes exchanged (the rows' positions for the columns', h and w "
+             "swapped or the grid transposed)?" : "sections swapped, or the other "
+             "order (--rope-sections, mrope_interleaved)?");
+    return 1;
+}
+
+/* Under --rope-angle-dtype f16: the axes exchanged when every pair follows
+ * one at the float16 angles (ChatGLM-6B's ids saved as (block position,
+ * position)), else the storage's cause (pc_rope_axes_half_cause). */
+static void half_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    const pc_rope_params *p = cfg->sched->params;
+    int h = cfg->d / 2, *follow = malloc((size_t)h * sizeof *follow);
+    int moved = follow && pc_rope_axes_follow(impl, p->axes, p->omega_s, 1, cfg->d, cfg->base,
+                                              cfg->layout, cfg->pos_lo, cfg->pos_hi, follow) == 0
+                && exchanged_cause(p->axes, follow, h, buf, len);
+    free(follow);
+    if (!moved) pc_rope_axes_half_cause(impl, cfg, buf, len);
+}
+
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
     const pc_rope_axes *ax = p ? p->axes : NULL;
     int h = cfg->d / 2;
     buf[0] = '\0';
-    if (ax && p->angle_dtype) { pc_rope_axes_half_cause(impl, cfg, buf, len); return; }
+    if (ax && p->angle_dtype) { half_axes_cause(impl, cfg, buf, len); return; }
     if (!ax || ax->n_axes < 2) return;
     pc_freqs *fr = pc_freqs_new(cfg->d, *cfg->sched);
     double *omega = malloc((size_t)h * sizeof *omega);
@@ -238,11 +274,7 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
         char got[400];
         pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
         if (wrong && !none)
-            snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
-                     "(%d pairs on another axis): %s", got, wrong, ax->axial
-                     ? "the axes exchanged (the rows' positions for the columns', h and w "
-                     "swapped or the grid transposed)?" : "sections swapped, or the other "
-                     "order (--rope-sections, mrope_interleaved)?");
+            (void)exchanged_cause(ax, follow, h, buf, len);
         else if (none && !pc_rope_axes_storage_cause(impl, cfg, omega, buf, len)
                  && !pc_rope_axes_grid_cause(impl, cfg, omega, buf, len))
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);

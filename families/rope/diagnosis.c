@@ -442,6 +442,9 @@ static void print_axes(FILE *f, const ident_run *r)
     fprintf(f, "  axes: %s%s\n", r->sections, none
             ? " (\"none\": no axis explains the pair with the given frequencies)" : "");
     if (r->split_opt) print_split(f, r);
+    if (r->split_given && !r->axes_found && !none && !r->permuted)
+        fprintf(f, "  split: the one given holds some pairs to other axes than those they follow "
+                "(above): check (below) takes it and fails naming them\n");
     if (r->permuted) print_permuted(f, r);
     if (r->halves_found && !r->closest)
         fprintf(f, "  columns: each axis' dims in a half layout of its own, [a a | b b] "
@@ -532,6 +535,7 @@ static void write_json_axes(pc_json *j, const ident_run *r)
         /* false: the rows cannot tell the split (every axis alike), SPLIT is one check takes */
         pc_json_bool(j, "split_determined", !r->split_any);
     }
+    if (r->split_given) pc_json_bool(j, "split_given_held", r->axes_found);
     if (r->closest) {
         pc_json_int(j, "closest_pairs", r->closest_pairs);
         pc_json_str(j, "not_explained", r->tried);

@@ -17,7 +17,8 @@
 /* Rows with position ids of several axes: which axis each pair follows,
  * with the frequencies of SPEC's schedule at R's width (its base, its
  * config, its split), found when every pair follows one (and, WANT not
- * NULL, the axis WANT gives it). */
+ * NULL, the axis WANT gives it; a split given, R->split_given, the axis
+ * the schedule gives it, as check holds it). */
 static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, pc_err *err)
 {
     pc_acc_cfg cfg;
@@ -42,6 +43,7 @@ static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, 
                                  r->layout, r->lo, r->hi, r->follow) != 0)
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
+        if (!want && r->split_given) want = ax->axis;
         r->axes_found = 1;
         for (int i = 0; i < r->d / 2; i++)
             r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
@@ -444,7 +446,7 @@ static void split_reset(ident_run *r)
     r->split_opt = NULL;
     r->split_any = r->split_parity = r->split_interleaved = 0;
     r->halves_found = r->storage_found = 0;
-    r->closest = r->closest_pairs = r->permuted = 0;
+    r->closest = r->closest_pairs = r->permuted = r->split_given = 0;
     r->tried[0] = '\0';
 }
 
@@ -491,6 +493,7 @@ static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spe
     pc_rope_spec t = *rs;
     pc_spec s2 = *spec;
     s2.own = &t;
+    r->split_given = 1;  /* FOUND only as check holds the pairs: on the given split's axes */
     return under_storages(r, &s2, &t, rs, NULL, err);
 }
 

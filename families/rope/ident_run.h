@@ -48,6 +48,7 @@ typedef struct ident_run {
      * column PERM[a], not a: the columns in another order (UNKNOWN) */
     int permuted;
     int perm[PC_ROPE_AXES_MAX];
+    int split_given;          /* a split given: each pair held to its axis (check's) */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
     char scale_text[40];      /* its text */
