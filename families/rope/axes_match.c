@@ -216,17 +216,37 @@ static void origin_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_ro
     free(x); free(y); free(ang);
 }
 
-/* The pairs that follow another axis than the check's, every pair
- * following one (FOLLOW, H pairs): the axes or sections exchanged, into
- * BUF; 0 ("" in BUF) when some pair follows none or none is moved. */
-static int exchanged_cause(const pc_rope_axes *ax, const int *follow, int h, char *buf, size_t len)
+int pc_rope_axes_moved(const pc_rope_axes *ax, int64_t lo, int64_t hi, const int *follow,
+                       const int *want, int h)
 {
-    int wrong = 0;
+    int A = ax->n_axes, same[PC_ROPE_AXES_MAX][PC_ROPE_AXES_MAX], wrong = 0;
+    for (int a = 0; a < A; a++)
+        for (int b = 0; b < A; b++) {
+            int64_t row = lo;
+            while (row <= hi && row < ax->n && pc_rope_axes_x(ax, row, a) == pc_rope_axes_x(ax, row, b))
+                row++;
+            same[a][b] = row > hi || row >= ax->n;
+        }
+    for (int i = 0; i < h; i++)
+        wrong += follow[i] >= 0 && want[i] >= 0 && want[i] < A && !same[follow[i]][want[i]];
+    return wrong;
+}
+
+static int moved_pairs(const pc_rope_axes *ax, const pc_acc_cfg *cfg, const int *follow)
+{
+    return pc_rope_axes_moved(ax, cfg->pos_lo, cfg->pos_hi, follow, ax->axis, cfg->d / 2);
+}
+
+/* The pairs that follow another axis than the check's (moved_pairs), every
+ * pair following one (FOLLOW): the axes or sections exchanged, into BUF;
+ * 0 ("" in BUF) when some pair follows none or none is moved. */
+static int exchanged_cause(const pc_rope_axes *ax, const pc_acc_cfg *cfg, const int *follow,
+                           char *buf, size_t len)
+{
+    int wrong = moved_pairs(ax, cfg, follow), h = cfg->d / 2;
     buf[0] = '\0';
-    for (int i = 0; i < h; i++) {
+    for (int i = 0; i < h; i++)
         if (follow[i] < 0) return 0;
-        wrong += follow[i] != ax->axis[i];
-    }
     if (!wrong) return 0;
     char got[400];
     pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
@@ -247,7 +267,7 @@ static void half_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *bu
     int h = cfg->d / 2, *follow = malloc((size_t)h * sizeof *follow);
     int moved = follow && pc_rope_axes_follow(impl, p->axes, p->omega_s, 1, cfg->d, cfg->base,
                                               cfg->layout, cfg->pos_lo, cfg->pos_hi, follow) == 0
-                && exchanged_cause(p->axes, follow, h, buf, len);
+                && exchanged_cause(p->axes, cfg, follow, buf, len);
     free(follow);
     if (!moved) pc_rope_axes_half_cause(impl, cfg, buf, len);
 }
@@ -267,14 +287,12 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
     if (fr && omega && follow
         && pc_rope_axes_follow(impl, ax, omega, 0, cfg->d, cfg->base, cfg->layout, cfg->pos_lo,
                                cfg->pos_hi, follow) == 0) {
-        for (int i = 0; i < h; i++) {
-            none += follow[i] < 0;
-            wrong += follow[i] >= 0 && follow[i] != ax->axis[i];
-        }
+        for (int i = 0; i < h; i++) none += follow[i] < 0;
+        wrong = moved_pairs(ax, cfg, follow);
         char got[400];
         pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
         if (wrong && !none)
-            (void)exchanged_cause(ax, follow, h, buf, len);
+            (void)exchanged_cause(ax, cfg, follow, buf, len);
         else if (none && !pc_rope_axes_storage_cause(impl, cfg, omega, buf, len)
                  && !pc_rope_axes_grid_cause(impl, cfg, omega, buf, len))
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);

@@ -44,11 +44,11 @@ static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, 
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
         if (!want && r->split_given) want = ax->axis;
-        r->axes_found = 1;
-        for (int i = 0; i < r->d / 2; i++)
-            r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
-        r->permuted = !r->axes_found && want
-                      && pc_rope_axes_permuted(r->follow, want, r->d / 2, ax->n_axes, r->perm);
+        int h = r->d / 2, moved = want ? pc_rope_axes_moved(ax, r->lo, r->hi, r->follow, want, h) : 0;
+        r->axes_found = !moved;
+        for (int i = 0; i < h; i++) r->axes_found &= r->follow[i] >= 0;
+        r->permuted = !r->axes_found && moved
+                      && pc_rope_axes_permuted(r->follow, want, h, ax->n_axes, r->perm);
         pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
                                      sizeof r->sections);
     }
