@@ -394,11 +394,11 @@ static void print_split(FILE *f, const ident_run *r)
 {
     char w[160];
     split_words(r, w, sizeof w);
-    if (r->split_any && r->closest)
+    if (r->split_any == 1 && r->closest)
         fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
                 "same position in every row; %s; %s is given for check, which fails with its own "
                 "cause\n", r->tried, w);
-    else if (r->split_any)
+    else if (r->split_any == 1)
         fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
                 "same position in every row, so every split of the pairs explains them (the "
                 "rows are those of one position a row); %s is given for check, not "
@@ -412,6 +412,10 @@ static void print_split(FILE *f, const ident_run *r)
                 "under the one schedule, then axial dims, then by parity, then each axis' dims "
                 "in a half layout of its own)\n", w, r->permuted ? " with the ids' columns in "
                 "another order (below)" : "");
+    if (r->split_any == 2)
+        fprintf(f, "  split between axes %d and %d: not determined by the data: they hold the "
+                "same position in every row, so any split of the pairs between them explains the "
+                "rows (the one above is one check takes)\n", r->alike[0], r->alike[1]);
 }
 
 /* Every pair follows an axis of the split found with the ids' columns in
@@ -534,6 +538,12 @@ static void write_json_axes(pc_json *j, const ident_run *r)
         pc_json_bool(j, "split_halves", r->halves_found);
         /* false: the rows cannot tell the split (every axis alike), SPLIT is one check takes */
         pc_json_bool(j, "split_determined", !r->split_any);
+        if (r->split_any == 2) {  /* the two axes alike, between which it is not */
+            pc_json_arr(j, "alike_axes");
+            pc_json_int(j, NULL, r->alike[0]);
+            pc_json_int(j, NULL, r->alike[1]);
+            pc_json_end(j);
+        }
     }
     if (r->split_given) pc_json_bool(j, "split_given_held", r->axes_found);
     if (r->closest) {

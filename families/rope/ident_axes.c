@@ -72,14 +72,15 @@ static int axis_pair_alike(const pc_rope_spec *rs, int a, int b)
 
 /* 2 when every axis of RS's ids holds the same position in every row (the
  * rows of text tokens under M-RoPE: any split explains them), 1 when two
- * of them do (no split of the pairs between those two can be told), 0
- * when none. */
-static int axes_alike(const pc_rope_spec *rs)
+ * of them do (no split of the pairs between those two can be told: the
+ * first such two into PAIR), 0 when none. */
+static int axes_alike(const pc_rope_spec *rs, int *pair)
 {
     int A = rs->n_id_axes, all = 1, some = 0;
     for (int a = 0; a < A; a++)
         for (int b = a + 1; b < A; b++) {
             int same = axis_pair_alike(rs, a, b);
+            if (same && !some) { pair[0] = a; pair[1] = b; }
             some |= same;
             all &= same;
         }
@@ -410,6 +411,11 @@ static pc_status sections_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t
     if (r->axes_found || r->permuted) {
         r->split_opt = "--rope-sections";
         dims_split(r, sec, A);
+        /* pairs on two axes alike follow the first as much as the split's: the split's said */
+        if (r->axes_found && r->split_any == 2) {
+            memcpy(r->follow, want, (size_t)h * sizeof *want);
+            pc_rope_axes_describe_follow(r->follow, h, A, r->sections, sizeof r->sections);
+        }
         return PC_OK;
     }
     closest_keep(cl, r, want, CL_SECTIONS, sec, A, 0);
@@ -461,21 +467,22 @@ static void split_reset(ident_run *r)
  * was tried).  Axes that hold one position in every row: axes_any. */
 static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
 {
-    int A = rs->n_id_axes, alike = axes_alike(rs);
-    if (alike == 1)
-        return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
-                         "position in every row: any split of the pairs between them explains the "
-                         "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
-                         "a config with mrope_section)", rs->given.ids_path, A);
+    int alike = axes_alike(rs, r->alike);
     pc_rope_spec t = *rs;
     pc_spec s2 = *spec;
     s2.own = &t;
     if (alike == 2) return axes_any(r, &s2, &t, rs, err);
-    char first[400], tried[200] = "";  /* what the pairs follow under the one schedule; the axial dims */
+    /* two axes alike (Qwen2-VL's ids of an image one patch tall, (t0, t0,
+     * t0 + w)): a pair follows either, so no split between them can be
+     * found; default_sections first, a split check takes whose pairs on
+     * either are held to it (pc_rope_axes_moved), and R->split_any says so */
+    r->split_any = alike == 1 ? 2 : 0;
+    char first[400] = "", tried[200] = "";  /* the pairs under the one schedule; the axial dims */
     closest cl = { -1.0, CL_SECTIONS, 0, { 0 } };
     int nc = 0;
-    pc_status st = one_schedule(r, &s2, &t, rs, first, sizeof first, err);
-    if (st == PC_OK && !r->split_opt) st = sections_try(r, &s2, &t, rs, &cl, err);
+    pc_status st = alike == 1 ? sections_try(r, &s2, &t, rs, &cl, err) : PC_OK;
+    if (st == PC_OK && !r->split_opt) st = one_schedule(r, &s2, &t, rs, first, sizeof first, err);
+    if (st == PC_OK && !r->split_opt && alike != 1) st = sections_try(r, &s2, &t, rs, &cl, err);
     if (st == PC_OK && !r->split_opt) st = axial_try(r, &s2, &t, rs, tried, sizeof tried, &nc, &cl, err);
     if (st != PC_OK || r->split_opt || halves_try(r, &s2, &t, rs, &cl, err)) return st;
     snprintf(r->tried, sizeof r->tried, "no split tried explains every pair: M-RoPE sections "

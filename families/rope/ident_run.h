@@ -35,8 +35,10 @@ typedef struct ident_run {
     char split[64];
     int split_interleaved;
     int split_parity;         /* the split found shares the frequencies by parity */
-    int split_any;            /* every axis holds the same position in every row: any split
-                               * explains the rows, SPLIT is one for check, not found */
+    int split_any;            /* 1: every axis holds the same position in every row: any split
+                               * explains the rows, SPLIT is one for check, not found; 2: two
+                               * axes do, ALIKE: the split between them is not found */
+    int alike[2];
     int halves_found;         /* none given: each axis' dims a half layout of its own, found */
     int storage_found;        /* none given: 1 the frequencies float16 values, 2 the angles too */
     /* no split explains every pair (UNKNOWN): SPLIT_OPT and SPLIT are the
