@@ -14,6 +14,9 @@
 #     names the float16 angles; config.json without --position-ids is exit 2;
 #     identify given the cache and its position ids alone finds the halves,
 #     the float16 frequencies and angles, and check passes with its check_args;
+#     given the ids with their columns exchanged ((block position, position)),
+#     identify says UNKNOWN naming the columns' order (text and JSON), and
+#     check, run with its check line, fails naming the axes exchanged;
 #   - SAM-2 (facebookresearch/sam2 position_encoding.py: init_t_xy,
 #     compute_axial_cis; RoPEAttention, head dim 256, rope_theta 10000) over
 #     its 64 x 64 grid and a 48 x 32 one: --rope-axes-dim 128,128 --layout
