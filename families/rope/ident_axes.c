@@ -492,9 +492,20 @@ static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spe
     return closest_apply(r, &s2, &t, rs, &cl, err);
 }
 
+/* R's table read as it was opened (R->d0, R->layout0), not in the blocks
+ * of a split tried before (closest_apply leaves the closest's). */
+static void reading_reset(ident_run *r)
+{
+    if (r->d == r->d0 && r->layout == r->layout0) return;
+    pc_table_read_blocked(r->impl, NULL, 0);
+    r->d = r->d0;
+    r->layout = r->layout0;
+}
+
 /* Under SPEC: the split given, else the split found (axes_guess). */
 static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
 {
+    reading_reset(r);
     split_reset(r);
     if (!rs->n_sections && !rs->n_axes_dim) return axes_guess(r, spec, rs, err);
     pc_rope_spec t = *rs;
@@ -663,6 +674,8 @@ pc_status pc_rope_identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
 {
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     r->given = &rs->given;
+    r->d0 = r->d;
+    r->layout0 = r->layout;
     r->spec_base = spec->base;
     r->spec_base_set = spec->base_set;
     pc_status st = axes_split(r, spec, rs, err);

@@ -51,6 +51,8 @@ typedef struct ident_run {
     int permuted;
     int perm[PC_ROPE_AXES_MAX];
     int split_given;          /* a split given: each pair held to its axis (check's) */
+    int d0, layout0;          /* the width and layout of the table's own reading, which each
+                               * search of a split starts from (the halves read it in blocks) */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
     char scale_text[40];      /* its text */
