@@ -480,27 +480,76 @@ static const char *layout_text(const ident_run *r)
                            : "interleaved (the implementation declines half)";
 }
 
+/* The split of R as check's options, "--rope-axes-dim 64,64 --rope-axes-halves". */
+static void split_words(const ident_run *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s%s%s%s", r->split_opt, r->split,
+             r->split_interleaved ? " --mrope-interleaved" : "",
+             r->split_parity ? " --rope-axes-parity" : "", r->halves_found ? " --rope-axes-halves" : "");
+}
+
+/* The split found, the closest, or the one given for check (R->split_opt set). */
+static void print_split(FILE *f, const ident_run *r)
+{
+    char w[160];
+    split_words(r, w, sizeof w);
+    if (r->split_any == 1 && r->closest)
+        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
+                "same position in every row; %s; %s is given for check, which fails with its own "
+                "cause\n", r->tried, w);
+    else if (r->split_any == 1)
+        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
+                "same position in every row, so every split of the pairs explains them (the "
+                "rows are those of one position a row); %s is given for check, not "
+                "determined by the data\n", w);
+    else if (r->closest)
+        fprintf(f, "  split: none given; %s; the closest, %s (%d of %d pairs on their axes), is "
+                "given for check, which fails with its own cause\n", r->tried, w,
+                r->closest_pairs, r->d / 2);
+    else
+        fprintf(f, "  split: none given; %s explains every pair%s (tried: M-RoPE sections "
+                "under the one schedule, then axial dims, then by parity, then each axis' dims "
+                "in a half layout of its own)\n", w, r->permuted ? " with the ids' columns in "
+                "another order (below)" : "");
+    if (r->split_any == 2)
+        fprintf(f, "  split between axes %d and %d: not determined by the data: they hold the "
+                "same position in every row, so any split of the pairs between them explains the "
+                "rows (the one above is one check takes)\n", r->alike[0], r->alike[1]);
+}
+
+/* Every pair follows an axis of the split found with the ids' columns in
+ * another order: which, and what it means. */
+static void print_permuted(FILE *f, const ident_run *r)
+{
+    char from[64] = "", to[64] = "";
+    for (int a = 0, u = 0, v = 0; a < r->n_axes && a < PC_ROPE_AXES_MAX; a++) {
+        u += snprintf(from + u, sizeof from - (size_t)u, "%s%d", a ? ", " : "", a);
+        v += snprintf(to + v, sizeof to - (size_t)v, "%s%d", a ? ", " : "", r->perm[a]);
+    }
+    fprintf(f, "  columns of the ids: in another order than the cache's: every pair follows an "
+            "axis, the split's axes %s those of the ids' columns %s, not %s: the ids saved in "
+            "another order (ChatGLM-6B's are (position, block position), SAM-2's (x, y), "
+            "Qwen2-VL's (t, h, w)), or the model gave parts of the head each other's ids; check "
+            "(below) takes the axes in the columns' order and names them; the ids ids[:, [%s]] "
+            "are this cache's\n", from, to, from, to);
+}
+
 static void print_axes(FILE *f, const ident_run *r)
 {
     fprintf(f, "%s  %s: rows %lld..%lld, d %d, positions of %d axes\n",
             r->axes_found ? "FOUND" : "UNKNOWN", r->impl->name, (long long)r->lo,
             (long long)r->hi, r->d, r->n_axes);
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
-    fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
-            : " (\"none\": no axis explains the pair with the given frequencies)");
-    if (r->split_any)
-        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
-                "same position in every row, so every split of the pairs explains them (the "
-                "rows are those of one position a row); %s %s is given for check, not "
-                "determined by the data\n", r->split_opt, r->split);
-    else if (r->split_opt)
-        fprintf(f, "  split: none given; %s %s%s%s%s explains every pair (tried: M-RoPE sections "
-                "under the one schedule, then axial dims, then by parity, then each axis' dims "
-                "in a half layout of its own)\n", r->split_opt, r->split,
-                r->split_interleaved ? " --mrope-interleaved" : "",
-                r->split_parity ? " --rope-axes-parity" : "",
-                r->halves_found ? " --rope-axes-halves" : "");
-    if (r->halves_found)
+    int none = 0;
+    for (int i = 0; i < r->d / 2; i++) none |= r->follow[i] < 0;
+    fprintf(f, "  axes: %s%s\n", r->sections, none
+            ? " (\"none\": no axis explains the pair with the given frequencies)" : "");
+    if (r->split_opt) print_split(f, r);
+    if (r->split_given && !r->axes_found && !none && !r->permuted)
+        fprintf(f, "  split: the one given holds some pairs to other axes than those they follow "
+                "(above): check (below) takes it and fails naming them\n");
+    if (r->permuted) print_permuted(f, r);
+    if (r->halves_found && !r->closest)
         fprintf(f, "  columns: each axis' dims in a half layout of its own, [a a | b b] "
                 "(ChatGLM-6B's position_encoding_2d, one rotate_half per axis): found, none "
                 "given\n");
@@ -582,13 +631,31 @@ static void write_json_axes(pc_json *j, const ident_run *r)
     if (r->base_searched) pc_json_bool(j, "base_scale_fitted", r->base_fitted_axes);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
-        pc_json_str(j, "split_found", r->split_opt);
+        /* split_closest: none explains every pair (or does with the ids'
+         * columns in another order, axes_columns); check takes it and fails */
+        pc_json_str(j, r->closest || r->permuted ? "split_closest" : "split_found", r->split_opt);
         pc_json_str(j, "split", r->split);
         pc_json_bool(j, "split_interleaved", r->split_interleaved);
         pc_json_bool(j, "split_parity", r->split_parity);
         pc_json_bool(j, "split_halves", r->halves_found);
         /* false: the rows cannot tell the split (every axis alike), SPLIT is one check takes */
         pc_json_bool(j, "split_determined", !r->split_any);
+        if (r->split_any == 2) {  /* the two axes alike, between which it is not */
+            pc_json_arr(j, "alike_axes");
+            pc_json_int(j, NULL, r->alike[0]);
+            pc_json_int(j, NULL, r->alike[1]);
+            pc_json_end(j);
+        }
+    }
+    if (r->split_given) pc_json_bool(j, "split_given_held", r->axes_found);
+    if (r->closest) {
+        pc_json_int(j, "closest_pairs", r->closest_pairs);
+        pc_json_str(j, "not_explained", r->tried);
+    }
+    if (r->permuted) {
+        pc_json_arr(j, "axes_columns");  /* the ids' column of each axis of the split */
+        for (int a = 0; a < r->n_axes && a < PC_ROPE_AXES_MAX; a++) pc_json_int(j, NULL, r->perm[a]);
+        pc_json_end(j);
     }
     if (r->storage_found)
         pc_json_str(j, "storage_found", r->storage_found == 1 ? "float16 frequencies"
