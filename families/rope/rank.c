@@ -341,7 +341,9 @@ static int part_in(const rk *k, int fmt, int sin_part)
  * proof (a float32 value is a bfloat16 one by chance once in 2^16). */
 static void h_storage_part(const rk *k, pc_rope_causes *out)
 {
-    if (!k->table) return;
+    /* a whole cache in a half type is h_storage's (a bfloat16 cos is a
+     * float16 one too where its sin's small values are not) */
+    if (!k->table || all_in(k, FMT_BF16) || all_in(k, FMT_F16)) return;
     for (int fmt = FMT_BF16; fmt <= FMT_F16; fmt++)
         for (int part = 0; part < 2; part++) {
             if (!part_in(k, fmt, part) || part_in(k, fmt, !part)) continue;
