@@ -150,6 +150,25 @@ bug("llama3_int_div_exponent", LLAMA3, c, s, ["the exponent 2i/d is 0"])
 c, s = hf_cache(LLAMA3, torch.arange(1024), inv_freq(LLAMA3) / 2)
 control("llama3_linear_2", LLAMA3, c, s, ["the exponent"])
 
+# dynamic NTK decoded step by step: row p rotated with the base of length p + 1 (HF's dynamic
+# rotary embedding recomputing inv_freq each step); an OpenLLaMA-like head (d 64, 2048 positions,
+# factor 4), rows 2048..5119; the control: one cache for length 5120 (--seq-len 5120) passes
+DYN = {"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32, "rope_theta": 10000.0,
+       "max_position_embeddings": 2048, "rope_scaling": {"rope_type": "dynamic", "factor": 4.0}}
+
+
+def dynamic_inv(seq_len):
+    t = 4.0 * max(seq_len, 2048) / 2048 - 3.0
+    return inv_freq(dict(DYN, rope_theta=10000.0 * t ** (64 / 62)))
+
+
+rows = [hf_cache(DYN, torch.tensor([p]), dynamic_inv(p + 1)) for p in range(2048, 5120)]
+c, s = torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+bug("dynamic_per_step", DYN, c, s, ["its own length", "p + 1"], ["--pos-start", "2048"])
+c, s = hf_cache(DYN, torch.arange(2048, 5120), dynamic_inv(5120))
+rc, out = check("dynamic_one_length", DYN, c, s, ["--pos-start", "2048", "--seq-len", "5120"])
+ok(rc == 0, "dynamic_one_length (control): one base for length 5120 passes", out[-1500:])
+
 # a transposed cache: exit 2 naming the transpose
 c, s = hf_cache(PHI3, torch.arange(9000))
 rc, out = check("phi3_transposed", PHI3, c.T.contiguous(), s.T.contiguous())

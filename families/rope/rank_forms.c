@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rank_internal.h"
+#include "scaling.h"
 #include "harness/base/dtype.h"
 
 /* The longest run a carried angle is replayed over: 2^21 positions of
@@ -249,8 +250,47 @@ static void h_truncated(const rk *k, pc_rope_causes *out)
     pc_rope_cause_add(out, rz, 1, t, e);
 }
 
+/* Dynamic NTK's frequency of pair I for a sequence of S tokens (HF
+ * _compute_dynamic_ntk_parameters, schedule_dynamic.c's formula). */
+static double dynamic_omega(const pc_rope_params *rp, double s, int i)
+{
+    double len = s > rp->max_pos ? s : rp->max_pos, dim = (double)rp->dim;
+    double t = rp->factor * len / rp->max_pos - (rp->factor - 1.0);
+    return pow(rp->base * pow(t, dim / (dim - 2)), -2.0 * i / dim);
+}
+
+/* Row p rotated by the frequencies of its own length p + 1 (ARG: the
+ * schedule's parameters). */
+static void p_dynamic_row(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    pc_rk_put_rot(k, (double)p * dynamic_omega(arg, (double)p + 1, i), zc, zs);
+}
+
+/* A dynamic NTK cache whose rows each carry the base of their own length:
+ * HF's dynamic rotary embedding recomputes inv_freq at every decode step
+ * past max_position_embeddings, and the keys cached at earlier steps keep
+ * the rotation of theirs, where the check holds every row to one length
+ * (--seq-len, the cache's). */
+static void h_dynamic_rows(const rk *k, pc_rope_causes *out)
+{
+    const pc_rope_params *rp = k->cfg->sched ? k->cfg->sched->params : NULL;
+    if (!rp || rp->type != PC_ROPE_DYNAMIC || rp->ntk_alpha > 0 || !(rp->factor > 1)
+        || rp->dim / 2 != k->h || !((double)k->pos[k->n - 1] + 1 > rp->max_pos))
+        return;
+    double sup = pc_rk_support(k, p_dynamic_row, rp);
+    char t[520], e[260];
+    pc_rk_evidence(e, sizeof e, k, sup, "each row with dynamic NTK's base for its own length p + 1");
+    snprintf(t, sizeof t, "each row carries dynamic NTK's base for its own length: row p was rotated "
+             "with the frequencies of a sequence of p + 1 tokens (the base recomputed at every "
+             "decode step past %g positions, the keys cached at earlier steps keeping theirs), "
+             "not one base for the whole cache; a cache for one length has one base (--seq-len)",
+             rp->max_pos);
+    pc_rope_cause_add(out, sup, 2, t, e);
+}
+
 void pc_rk_forms(const rk *k, pc_rope_causes *out)
 {
+    h_dynamic_rows(k, out);
     h_truncated(k, out);
     h_carried(k, out, 0);
     h_carried(k, out, 1);
