@@ -302,17 +302,24 @@ static double uniform_factor(const pc_rope_ident *id)
     return fabs(id->ext[0] - 1) <= 1e-3 ? 1.0 : id->ext[0];
 }
 
-/* The closest reading (LongRoPE's as linear or default: uniform_factor)
- * with the base read from the high-frequency pairs rounded to 3, 2 and 1
+/* GEOMETRIC: the default schedule (linear by the head's fitted scale, or
+ * by LongRoPE's one factor: uniform_factor); else the closest reading's
+ * own scaled schedule; with the base read from the high-frequency pairs
+ * rounded to 3, 2 and 1
  * significant digits (within 5% of it), at the offset found for each:
  * FOUND when the gate passes there.  64 rows at 2^20 read a base 10000 as
  * 10026.6 (binary32 holds their angles to 0.06 rad), past round_base's
  * 0.1%, and the readings anchored at the rows' own positions fail when
  * the rows are another position's. */
-static int gate_round_bases(ident_run *r)
+static int gate_round_bases(ident_run *r, int geometric)
 {
     double fit = r->id.base_fit, tried[3] = { 0 }, f = uniform_factor(&r->id);
     if (!(fit > 1) || !isfinite(fit)) return 0;
+    /* the closest reading's own schedule: a scaled one (YaRN, llama3,
+     * dynamic); LongRoPE's factors are fitted, not rounded */
+    if (!geometric && (r->id.type == PC_ROPE_DEFAULT || r->id.type == PC_ROPE_LINEAR
+                       || r->id.type == PC_ROPE_LONGROPE))
+        return 0;
     for (int k = 0; k < 3; k++) {
         double scale = pow(10.0, floor(log10(fit)) - (2 - k));
         double b = round(fit / scale) * scale;
@@ -323,13 +330,12 @@ static int gate_round_bases(ident_run *r)
         c.found = 0;
         c.note[0] = 0;
         c.base = b;
-        if (f > 0) {
-            c.type = f == 1 ? PC_ROPE_DEFAULT : PC_ROPE_LINEAR;
-            c.factor = f;
-        } else if (c.type == PC_ROPE_DEFAULT && c.factor > 1) {
-            /* the head's fitted scale e^-c (identify.c) said as a factor
-             * the default schedule has not: linear scaling by it */
-            c.type = PC_ROPE_LINEAR;
+        if (geometric) {
+            /* the head's fitted scale e^-c (identify.c), or LongRoPE's one
+             * factor, as linear scaling; else the default schedule */
+            double g = f > 0 ? f : c.type == PC_ROPE_DEFAULT || c.type == PC_ROPE_LINEAR ? c.factor : 1;
+            c.type = g > 1 ? PC_ROPE_LINEAR : PC_ROPE_DEFAULT;
+            c.factor = g > 1 ? g : 1;
         }
         double q = offset_of(r, &c), ratio = 0;
         if (!isfinite(q) || q != round(q) || (double)r->lo + q < 0) continue;
@@ -350,14 +356,18 @@ static int gate_round_bases(ident_run *r)
     return 0;
 }
 
-/* A reading that failed at the rows' own positions, gated elsewhere: at
- * the offset found for it, and with its base rounded; a LongRoPE reading
- * of one factor as that factor's schedule first. */
+/* A reading that failed at the rows' own positions, gated elsewhere, the
+ * simplest first: the geometric schedule (default, or linear by the
+ * head's scale) of the rounded base at its own offset; the reading itself
+ * at the offset found for it; its scaled schedule with the base rounded
+ * (a plain cache sliced far from 0 read as YaRN of factor 1.01 and an
+ * original length of 6e12, which computes the default schedule, was named
+ * so). */
 static int gate_moved(ident_run *r)
 {
     int moved = args_pos_start(r) != pc_table_info_of(r->impl)->pos_lo;
-    if (r->id.type == PC_ROPE_LONGROPE) return gate_round_bases(r) || (moved && gate_at_offset(r));
-    return (moved && gate_at_offset(r)) || gate_round_bases(r);
+    return gate_round_bases(r, 1) || (moved && r->id.type != PC_ROPE_LONGROPE && gate_at_offset(r))
+           || gate_round_bases(r, 0) || (moved && r->id.type == PC_ROPE_LONGROPE && gate_at_offset(r));
 }
 
 /* The accuracy gate that check_args asks for, on the table's rows: a

@@ -14,11 +14,13 @@
 #include "scaling.h"
 #include "harness/base/dtype.h"
 
-/* The longest run a carried angle is replayed over: 2^21 positions of
- * h <= 4096 pairs is at most 2^33 binary32 steps; past this the
- * hypothesis is not tried (the running error is then far past any bound
- * and the checked schedule's own causes speak). */
-#define FORMS_MAX_POS (INT64_C(1) << 21)
+/* The most binary32 steps a carried angle is replayed over, positions
+ * times pairs: 2^26 (about 0.1 s; 2^20 positions of 64 pairs, 2^16 of
+ * 1024).  A run from 0 to a slice at 2^21 of 512 pairs took 15 times the
+ * check's own time; past the budget the hypothesis is not tried (the
+ * carried error is then far past any bound at the slice, and the checked
+ * schedule's own causes speak). */
+#define FORMS_MAX_STEPS (INT64_C(1) << 26)
 
 /* The carried values at the held positions: POS[j] (sorted, no repeats)
  * and ZC/ZS (n x h, row j the values at POS[j]). */
@@ -42,7 +44,7 @@ static void carried_free(carried *cv)
 }
 
 /* The held positions sorted, without repeats; 0 when none is held, one is
- * negative or past FORMS_MAX_POS, or out of memory. */
+ * negative or past FORMS_MAX_STEPS / h, or out of memory. */
 static int carried_init(const rk *k, carried *cv)
 {
     memset(cv, 0, sizeof *cv);
@@ -58,7 +60,7 @@ static int carried_init(const rk *k, carried *cv)
         if (m == 0 || cv->pos[j] != cv->pos[m - 1]) cv->pos[m++] = cv->pos[j];
     cv->n = m;
     cv->h = k->h;
-    if (cv->pos[0] < 0 || cv->pos[m - 1] > FORMS_MAX_POS) { carried_free(cv); return 0; }
+    if (cv->pos[0] < 0 || cv->pos[m - 1] > FORMS_MAX_STEPS / k->h) { carried_free(cv); return 0; }
     return 1;
 }
 

@@ -155,6 +155,9 @@ void pc_rk_blocks(const rk *k, pc_rope_causes *out)
     a[1] = block_shift(p, e, cut, m, &ok2);
     if (!ok1 || !ok2 || a[0] == a[1]) return;
     a[2] = first_of_block(k, p[cut - 1] + 1, p[cut], a[1]);
+    /* out of order: the first block's positions all after the second's (a
+     * repeated or a skipped row shifts the rows after it, in order) */
+    if (!(k->cfg->pos_lo + a[0] > k->cfg->pos_hi + a[1])) return;
     double sup = pc_rk_support(k, p_two_blocks, a);
     if (!(sup > 0)) return;
     char t[520], e2[300];
