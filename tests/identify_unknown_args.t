@@ -121,5 +121,26 @@ for k, (name, (ids, inv, sections, opts)) in enumerate(axes_cases.items()):
     ok(rc == 1 and rc2 == 1, "%s: the text's check line runs (identify exit %d, check exit %d)"
        % (name, rc, rc2), out[-1500:] + err)
 
+# a bfloat16 M-RoPE cache (cos/sin cast with .to(torch.bfloat16), widened): FOUND, and its
+# check line carries --dtype bf16 (it had none for ids of several axes: check failed it)
+c, s = mrope_cache(grid, qwen_inv, [16, 24, 24])
+bf16 = [(x.view(np.uint32) + np.uint32(0x7FFF) + ((x.view(np.uint32) >> 16) & 1) & np.uint32(0xFFFF0000))
+        .view(np.float32) for x in (c, s)]  # round to nearest even, as torch's cast
+cp, sp, pp = ("%s/bf16-%s.npy" % (tmp, f) for f in ("cos", "sin", "pos"))
+np.save(cp, bf16[0])
+np.save(sp, bf16[1])
+np.save(pp, grid)
+rc, out, err, _ = run(["identify", "--table", cp, "--table-sin", sp, "--position-ids", pp,
+                       "--format", "json"])
+try:
+    res = json.loads(out)["results"][0]
+except Exception as e:  # noqa: BLE001 - shown on failure
+    res = {"error": "%s: %s%s" % (e, out[:800], err)}
+args = res.get("check_args") or []
+ok(rc == 0 and res.get("found") is True and "--dtype" in args,
+   "bfloat16 M-RoPE cache: FOUND, --dtype in check_args", json.dumps(res)[:1500])
+rc, out, err, _ = run(["check"] + args + ["--quiet", "--regressions", "off"])
+ok(rc == 0, "bfloat16 M-RoPE cache: its check_args pass check (exit %d)" % rc, (out + err)[-1500:])
+
 shutil.rmtree(tmp, ignore_errors=True)
 sys.exit(done())

@@ -763,6 +763,14 @@ static void axes_check_args(const ident_run *r, pc_args *out)
     if (r->storage_found == 2) pc_args_add(out, "f16");
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
+    /* the values' storage, as for one axis (check_args): a bfloat16 cache
+     * of Qwen2-VL's (n, 3) ids was FOUND with a check line check failed
+     * ("every value ... is a bfloat16 number ... rerun with --dtype bf16") */
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    if (r->dtype != PC_DT_F32 && !(t && t->dtype == r->dtype)) {
+        pc_args_add(out, "--dtype");
+        pc_args_add(out, "%s", pc_dtype_name(r->dtype));
+    }
 }
 
 static void check_args(const void *found, pc_args *out)
