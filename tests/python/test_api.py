@@ -424,10 +424,16 @@ def test_the_staging_folder_is_removed(tmp_path, monkeypatch):
 
 
 # faulthandler on SIGUSR1: a child that outlives its signal shows where it
-# is (the test sends SIGUSR1 before it kills it)
+# is (the test sends SIGUSR1 before it kills it).  The signals at their
+# default action, as in a terminal's process: a test run under nohup hands
+# its children an ignored SIGHUP, which pecheck's handler leaves ignored
+# (_cleanup.py), and the SIGHUP case then ran on until its 60 s timeout
+# (make check under `nohup`: python_venv.t 5 failed so)
 _LONG_CHECK = """
 import faulthandler, signal
 faulthandler.register(signal.SIGUSR1, all_threads=True)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 import sys, numpy as np
 import pecheck
 n, d = 4096, 128
