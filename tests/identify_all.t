@@ -343,14 +343,30 @@ try:
     ok(rc == 1 and "the angles are not float16 values" in out,
        "M-RoPE sections with --rope-angle-dtype f16 on a binary32 cache: exit 1 naming the "
        "angles (rc %d)" % rc, out[-1500:] + err)
-    # two axes alike, the third not (no split between those two can be told):
-    # still exit 2, naming them
+    # two axes alike, the third not (no split between those two can be told;
+    # before: exit 2): FOUND with Qwen2-VL's sections, which check takes, the
+    # text and the JSON saying the split between the two is not determined;
+    # the ids of Qwen2-VL's get_rope_index for a prompt with an image one
+    # patch tall (t0, t0, t0 + w) are such ids
     pids = np.array([(t, t, t + (t % 5)) for t in range(300)], dtype=np.int64)
-    pdata = axes_cache("mpart", 128, 1e6, pids, sections=(16, 24, 24)) \
-        + ["--position-ids", save("part_ids", pids)]
-    rc, out, err, _ = run(["identify"] + pdata)
-    ok(rc == 2 and "two of which hold the same position in every row" in err,
-       "M-RoPE with two axes alike and a third not: exit 2 naming them (rc %d)" % rc, out + err)
+    wids = np.array([(p, p, p) for p in range(10)] + [(10, 10, 10 + w) for w in range(32)]
+                    + [(42 + p,) * 3 for p in range(6)], dtype=np.int64)
+    for name, ids in (("two axes alike, a third not", pids), ("an image one patch tall", wids)):
+        key = "mpart%d" % len(ids)
+        pdata = axes_cache(key, 128, 1e6, ids, sections=(16, 24, 24)) \
+            + ["--position-ids", save(key + "_ids", ids)]
+        case("rope M-RoPE Qwen2-VL, %s" % name, pdata, ["--base", "1000000", "--rope-sections", "16,24,24"])
+        rc, out, err, _ = run(["identify"] + pdata)
+        ok(rc == 0 and "split between axes 0 and 1: not determined by the data" in out,
+           "M-RoPE, %s: the text says the split between axes 0 and 1 is not determined (rc %d)"
+           % (name, rc), out + err)
+        rc, out, err, _ = run(["identify"] + pdata + ["--format", "json"])
+        try:
+            res = json.loads(out)["results"][0]
+        except Exception as e:  # noqa: BLE001 - shown on failure
+            res, err = {}, "%s\n%s%s" % (e, out[:1500], err)
+        ok(res.get("split_determined") is False and res.get("alike_axes") == [0, 1],
+           "M-RoPE, %s: JSON split_determined false, alike_axes [0, 1]" % name, out[:1500] + err)
     fids = np.array([(0, 0, 0)] * 16 + [(0, y, x) for y in range(16) for x in range(16)],
                     dtype=np.int64)
     case("rope axial FLUX (16,56,56)",

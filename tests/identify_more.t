@@ -105,10 +105,21 @@ sys.exit(not (r["found"] and any(a[k:k + len(want)] == want for k in range(len(a
         "$tmp/$1.json" "$2" "$3" >"$tmp/$1.cmp" 2>&1
     ok $? "$4 rows without a split: FOUND, $2 $3 in check_args" "$tmp/$1.json"
 done
+# no split explains the pairs under the base given: UNKNOWN (exit 1, before:
+# exit 2), naming what was tried, its check line holding the closest split
+# tried, which check takes (exit 1: it fails with its own cause, not exit 2)
 "$PECHECK" identify --table "$tmp/mrope/cos.npy" --table-sin "$tmp/mrope/sin.npy" \
     --position-ids "$tmp/mrope/pos.npy" --base 10000 >"$tmp/o" 2>"$tmp/e"
-[ $? -eq 2 ] && grep -q "no split tried explains every pair" "$tmp/e" && grep -q -- "--rope-sections" "$tmp/e"
-ok $? "M-RoPE rows under another base, no split: exit 2 naming what was tried and --rope-sections" "$tmp/e"
+rc=$?
+line=$(sed -n 's/^  check: pecheck check //p' "$tmp/o")
+[ $rc -eq 1 ] && grep -q "^UNKNOWN" "$tmp/o" && grep -q "no split tried explains every pair" "$tmp/o" \
+    && printf '%s\n' "$line" | grep -q -- "--rope-\(sections\|axes-dim\) [0-9]"
+ok $? "M-RoPE rows under another base, no split: UNKNOWN naming what was tried, a split in its check line (exit $rc)" "$tmp/o"
+# shellcheck disable=SC2086
+"$PECHECK" check $line --regressions off >"$tmp/c" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "FAIL .* rope accuracy .*likely cause" "$tmp/c"
+ok $? "M-RoPE rows under another base: check takes the closest line and fails with a cause (exit $rc)" "$tmp/c"
 
 # YaRN with beta_fast = beta_slow = 1 (Kimi-K2: a ramp one pair wide)
 json kimi --table "$tmp/kimi/cos.npy" --table-sin "$tmp/kimi/sin.npy"

@@ -74,7 +74,9 @@ for p0 in (1000, 30000, 100000):
 SHORT = [("Llama-2 256 rows at 520192", 520192, 10000.0, 128, 256, 1.0),
          ("base 500000, 64 rows at 100000", 100000, 500000.0, 128, 64, 1.0),
          ("base 10000, 64 rows at 2^20 - 64", 2**20 - 64, 10000.0, 128, 64, 1.0),
-         ("linear x4, 256 rows at 520192", 520192, 10000.0, 128, 256, 4.0)]
+         ("linear x4, 256 rows at 520192", 520192, 10000.0, 128, 256, 4.0),
+         # was FOUND as YaRN of factor 1.01 and original length 6e12 (the default schedule)
+         ("base 1e6, 16 rows at 4596677", 4596677, 1e6, 128, 16, 1.0)]
 for name, p0, base, d, rows, factor in SHORT:
     cos, sin = cache(p0, base, d, rows, factor)
     cp, sp = "%s/cs%d_%g.npy" % (tmp, p0, factor), "%s/ss%d_%g.npy" % (tmp, p0, factor)

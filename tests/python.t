@@ -28,5 +28,7 @@ if [ $rc -eq 0 ]; then
     echo "ok 1 - python/pecheck under pytest: $(printf '%s\n' "$out" | tail -1)"
 else
     echo "not ok 1 - python/pecheck under pytest (exit $rc)"
-    printf '%s\n' "$out" | tail -40 | sed 's/^/# /'
+    # on standard error too: prove (make check, CI) shows a test's stderr
+    # but not its '#' lines, and a failure must say which test failed
+    printf '%s\n' "$out" | tail -40 | sed 's/^/# /' | tee /dev/stderr
 fi

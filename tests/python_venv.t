@@ -79,7 +79,9 @@ if [ $rc -eq 0 ]; then
     grep -A6 "slowest" "$tmp/pytest.log" | sed 's/^/# /'
 else
     nok "tests/python against the installed package (exit $rc)"
-    tail -40 "$tmp/pytest.log" | sed 's/^/# /'
+    # on standard error too: prove (make check, CI) shows a test's stderr
+    # but not its '#' lines, and a failure must say which test failed
+    tail -40 "$tmp/pytest.log" | sed 's/^/# /' | tee /dev/stderr
 fi
 
 # the bundled wheel (what `make wheel` runs, into a folder of this test)

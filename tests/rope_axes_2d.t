@@ -14,6 +14,9 @@
 #     names the float16 angles; config.json without --position-ids is exit 2;
 #     identify given the cache and its position ids alone finds the halves,
 #     the float16 frequencies and angles, and check passes with its check_args;
+#     given the ids with their columns exchanged ((block position, position)),
+#     identify says UNKNOWN naming the columns' order (text and JSON), and
+#     check, run with its check line, fails naming the axes exchanged;
 #   - SAM-2 (facebookresearch/sam2 position_encoding.py: init_t_xy,
 #     compute_axial_cis; RoPEAttention, head dim 256, rope_theta 10000) over
 #     its 64 x 64 grid and a 48 x 32 one: --rope-axes-dim 128,128 --layout
@@ -201,7 +204,20 @@ grep -q "each axis' dims in a half layout of its own.*found" "$d/id.txt" \
     && grep -q "the angles are float16 values" "$d/id.txt"
 ok $? "chatglm-half: identify's text names the halves and the float16 angles it found" "$d/id.txt"
 # a cache whose columns are no layout identify knows (the half cache's
-# columns reversed) is still exit 2, naming the halves among what was tried
+# columns reversed): UNKNOWN (before: exit 2), naming the halves among what
+# was tried, its check line the closest split tried, which check takes
+# (exit 1 with its own cause, never 2)
+closest_runs() { # closest_runs NAME TEXT: identify's check line in DIR/id.txt runs in check, exit 1
+    d=$tmp/$1
+    line=$(sed -n 's/^  check: pecheck check //p' "$d/id.txt")
+    # shellcheck disable=SC2086
+    "$PECHECK" check $line --regressions off >"$d/closest.out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && printf '%s\n' "$line" | grep -q -- "--rope-\(sections\|axes-dim\) [0-9]" \
+        && grep -q "FAIL .* rope accuracy .*likely cause" "$d/closest.out"
+    ok $? "$1: $2 (exit $rc)" "$d/closest.out"
+    grep -o "likely cause: [^;]*" "$d/closest.out" | head -n 1 | cut -c 1-200 | sed "s/^/# $1: /"
+}
 mkdir -p "$tmp/chatglm-rev"
 "$PY" - "$tmp/chatglm-ok" "$tmp/chatglm-rev" <<'END2'
 import sys, numpy as np
@@ -212,8 +228,58 @@ END2
 d=$tmp/chatglm-rev
 "$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" >"$d/id.txt" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "no split tried explains every pair.*--rope-axes-halves" "$d/id.txt"
-ok $? "chatglm, columns reversed: exit 2 naming the halves among what was tried (exit $rc)" "$d/id.txt"
+[ $rc -eq 1 ] && grep -q "^UNKNOWN" "$d/id.txt" \
+    && grep -q "no split tried explains every pair.*--rope-axes-halves" "$d/id.txt"
+ok $? "chatglm, columns reversed: UNKNOWN naming the halves among what was tried (exit $rc)" "$d/id.txt"
+closest_runs chatglm-rev "columns reversed: check takes identify's closest line and fails with a cause"
+
+# ChatGLM-6B's ids saved with their columns exchanged, (block position,
+# position) for get_position_ids' (position, block position) (before: exit
+# 2, no split tried explained the pairs): every pair follows an axis of the
+# halves with the columns in the other order, which is named (text; JSON
+# axes_columns [1, 0]): UNKNOWN, its check line the halves and float16
+# frequencies, with which check fails naming the axes exchanged; the same
+# cache with the ids' columns put back is FOUND
+for v in ok half; do
+    mkdir -p "$tmp/chatglm-idswap-$v"
+    "$PY" - "$tmp/chatglm-$v" "$tmp/chatglm-idswap-$v" <<'END2'
+import shutil, sys, numpy as np
+for f in ("cos", "sin"):
+    shutil.copy("%s/%s.npy" % (sys.argv[1], f), "%s/%s.npy" % (sys.argv[2], f))
+np.save(sys.argv[2] + "/pos.npy", np.ascontiguousarray(np.load(sys.argv[1] + "/pos.npy")[:, ::-1]))
+END2
+    d=$tmp/chatglm-idswap-$v
+    "$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" >"$d/id.txt" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "^UNKNOWN" "$d/id.txt" \
+        && grep -q "columns of the ids: in another order .*axes 0, 1 those of the ids' columns 1, 0" "$d/id.txt" \
+        && grep -q "^  check: .*--rope-axes-dim 64,64 .*--rope-axes-halves .*--rope-freq-dtype f16" "$d/id.txt"
+    ok $? "chatglm-idswap-$v: the ids' columns exchanged: UNKNOWN naming them, the halves in its check line (exit $rc)" "$d/id.txt"
+    closest_runs chatglm-idswap-$v "check takes identify's line and fails"
+    grep -q "likely cause: the pairs follow the position axes as pairs 0..31 axis 1, pairs 32..63 axis 0, not as the check's .*the axes exchanged" "$d/closest.out"
+    ok $? "chatglm-idswap-$v: check's cause is the axes exchanged" "$d/closest.out"
+    "$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+        --format json >"$d/id.json" 2>&1
+    rc=$?
+    "$PY" - "$d/id.json" >"$d/json.log" 2>&1 <<'END2'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(r.get("found"), r.get("axes_columns"), r.get("split_closest"), r.get("split"), r.get("check_args"))
+sys.exit(0 if r["found"] is False and r.get("axes_columns") == [1, 0]
+         and r.get("split_closest") == "--rope-axes-dim" and r.get("split") == "64,64" else 1)
+END2
+    prc=$?
+    [ $rc -eq 1 ] && [ $prc -eq 0 ]
+    ok $? "chatglm-idswap-$v: JSON parses: found false, axes_columns [1, 0], split_closest 64,64 (exit $rc)" "$d/json.log"
+done
+# the split given with the ids' columns exchanged: not FOUND (before: FOUND,
+# every pair on an axis but not the given one's, and its check line failed)
+d=$tmp/chatglm-idswap-ok
+"$PECHECK" identify --table "$d/cos.npy" --table-sin "$d/sin.npy" --position-ids "$d/pos.npy" \
+    --rope-axes-dim 64,64 --rope-axes-halves --rope-freq-dtype f16 >"$d/given.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^UNKNOWN" "$d/given.txt" && grep -q "columns of the ids: in another order" "$d/given.txt"
+ok $? "chatglm-idswap-ok: ChatGLM's split given, ids' columns exchanged: UNKNOWN naming them (exit $rc)" "$d/given.txt"
 
 # SAM-2
 passes sam2-ok-64x64 "its 64 x 64 grid (head dim 256) passes as --rope-axes-dim 128,128, interleaved"

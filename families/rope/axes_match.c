@@ -98,6 +98,38 @@ static int as_sections(const int *follow, int h, int A, char *buf, size_t len)
     return 1;
 }
 
+int pc_rope_axes_permuted(const int *follow, const int *want, int h, int A, int *perm)
+{
+    int seen[PC_ROPE_AXES_MAX] = { 0 }, moved = 0;
+    for (int a = 0; a < A; a++) perm[a] = -1;
+    for (int j = 0; j < h; j++) {
+        int a = want[j], c = follow[j];
+        if (c < 0 || a < 0 || a >= A || (perm[a] >= 0 && perm[a] != c)) return 0;
+        if (perm[a] < 0 && seen[c]++) return 0;  /* two of the split's axes on one column */
+        perm[a] = c;
+        moved |= c != a;
+    }
+    return moved;
+}
+
+int pc_rope_axes_runs_permuted(const int *follow, int h, int A, char *buf, size_t len, int *perm)
+{
+    int want[PC_D_MAX / 2], runs = 0;
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < h && j < PC_D_MAX / 2; j++) {
+        if (j > 0 && follow[j] != follow[j - 1]) runs++;
+        want[j] = runs;
+    }
+    if (h > PC_D_MAX / 2 || runs + 1 != A || !pc_rope_axes_permuted(follow, want, h, A, perm))
+        return 0;
+    for (int j = 0, k = 0; j < h && u < len; j = k) {
+        while (k < h && follow[k] == follow[j]) k++;
+        u += (size_t)snprintf(buf + u, len - u, "%s%d", j ? "," : "", k - j);
+    }
+    return 1;
+}
+
 /* FOLLOW as runs: "pairs 0..15 axis 0, 16..39 axis 1, ..." */
 static void as_runs(const int *follow, int h, char *buf, size_t len)
 {
@@ -184,13 +216,69 @@ static void origin_cause(const pc_impl *impl, const pc_acc_cfg *cfg, const pc_ro
     free(x); free(y); free(ang);
 }
 
+int pc_rope_axes_moved(const pc_rope_axes *ax, int64_t lo, int64_t hi, const int *follow,
+                       const int *want, int h)
+{
+    int A = ax->n_axes, same[PC_ROPE_AXES_MAX][PC_ROPE_AXES_MAX], wrong = 0;
+    for (int a = 0; a < A; a++)
+        for (int b = 0; b < A; b++) {
+            int64_t row = lo;
+            while (row <= hi && row < ax->n && pc_rope_axes_x(ax, row, a) == pc_rope_axes_x(ax, row, b))
+                row++;
+            same[a][b] = row > hi || row >= ax->n;
+        }
+    for (int i = 0; i < h; i++)
+        wrong += follow[i] >= 0 && want[i] >= 0 && want[i] < A && !same[follow[i]][want[i]];
+    return wrong;
+}
+
+static int moved_pairs(const pc_rope_axes *ax, const pc_acc_cfg *cfg, const int *follow)
+{
+    return pc_rope_axes_moved(ax, cfg->pos_lo, cfg->pos_hi, follow, ax->axis, cfg->d / 2);
+}
+
+/* The pairs that follow another axis than the check's (moved_pairs), every
+ * pair following one (FOLLOW): the axes or sections exchanged, into BUF;
+ * 0 ("" in BUF) when some pair follows none or none is moved. */
+static int exchanged_cause(const pc_rope_axes *ax, const pc_acc_cfg *cfg, const int *follow,
+                           char *buf, size_t len)
+{
+    int wrong = moved_pairs(ax, cfg, follow), h = cfg->d / 2;
+    buf[0] = '\0';
+    for (int i = 0; i < h; i++)
+        if (follow[i] < 0) return 0;
+    if (!wrong) return 0;
+    char got[400];
+    pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
+    snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
+             "(%d pairs on another axis): %s", got, wrong, ax->axial
+             ? "the axes exchanged (the rows' positions for the columns', h and w "
+             "swapped or the grid transposed)?" : "sections swapped, or the other "
+             "order (--rope-sections, mrope_interleaved)?");
+    return 1;
+}
+
+/* Under --rope-angle-dtype f16: the axes exchanged when every pair follows
+ * one at the float16 angles (ChatGLM-6B's ids saved as (block position,
+ * position)), else the storage's cause (pc_rope_axes_half_cause). */
+static void half_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
+{
+    const pc_rope_params *p = cfg->sched->params;
+    int h = cfg->d / 2, *follow = malloc((size_t)h * sizeof *follow);
+    int moved = follow && pc_rope_axes_follow(impl, p->axes, p->omega_s, 1, cfg->d, cfg->base,
+                                              cfg->layout, cfg->pos_lo, cfg->pos_hi, follow) == 0
+                && exchanged_cause(p->axes, cfg, follow, buf, len);
+    free(follow);
+    if (!moved) pc_rope_axes_half_cause(impl, cfg, buf, len);
+}
+
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len)
 {
     const pc_rope_params *p = cfg->sched ? cfg->sched->params : NULL;
     const pc_rope_axes *ax = p ? p->axes : NULL;
     int h = cfg->d / 2;
     buf[0] = '\0';
-    if (ax && p->angle_dtype) { pc_rope_axes_half_cause(impl, cfg, buf, len); return; }
+    if (ax && p->angle_dtype) { half_axes_cause(impl, cfg, buf, len); return; }
     if (!ax || ax->n_axes < 2) return;
     pc_freqs *fr = pc_freqs_new(cfg->d, *cfg->sched);
     double *omega = malloc((size_t)h * sizeof *omega);
@@ -199,18 +287,12 @@ void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, s
     if (fr && omega && follow
         && pc_rope_axes_follow(impl, ax, omega, 0, cfg->d, cfg->base, cfg->layout, cfg->pos_lo,
                                cfg->pos_hi, follow) == 0) {
-        for (int i = 0; i < h; i++) {
-            none += follow[i] < 0;
-            wrong += follow[i] >= 0 && follow[i] != ax->axis[i];
-        }
+        for (int i = 0; i < h; i++) none += follow[i] < 0;
+        wrong = moved_pairs(ax, cfg, follow);
         char got[400];
         pc_rope_axes_describe_follow(follow, h, ax->n_axes, got, sizeof got);
         if (wrong && !none)
-            snprintf(buf, len, "the pairs follow the position axes as %s, not as the check's "
-                     "(%d pairs on another axis): %s", got, wrong, ax->axial
-                     ? "the axes exchanged (the rows' positions for the columns', h and w "
-                     "swapped or the grid transposed)?" : "sections swapped, or the other "
-                     "order (--rope-sections, mrope_interleaved)?");
+            (void)exchanged_cause(ax, cfg, follow, buf, len);
         else if (none && !pc_rope_axes_storage_cause(impl, cfg, omega, buf, len)
                  && !pc_rope_axes_grid_cause(impl, cfg, omega, buf, len))
             pc_rope_axes_freqs_cause(impl, cfg, omega, buf, len);

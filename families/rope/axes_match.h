@@ -22,6 +22,22 @@ void pc_rope_axes_describe_follow(const int *follow, int h, int A, char *buf, si
  * 1 in turn (HF's order), 2 in the interleaved order, 0 neither (or a pair
  * that follows no axis). */
 int pc_rope_axes_sections_of(const int *follow, int h, int A, char *buf, size_t len);
+/* The pairs of FOLLOW (H of them) on another axis than WANT gives them,
+ * one that holds other positions than WANT's in some row LO..HI of AX (a
+ * pair follows axes of the same positions alike: text tokens under
+ * M-RoPE, (t, t, t), follow the first). */
+int pc_rope_axes_moved(const pc_rope_axes *ax, int64_t lo, int64_t hi, const int *follow,
+                       const int *want, int h);
+/* 1 when every pair of FOLLOW (H pairs, A axes) follows an axis, and
+ * the axes of WANT (a split's axis of each pair) map one to one onto
+ * those followed, not each onto itself: the pairs follow the split with
+ * the ids' columns in another order (ChatGLM-6B's ids saved as (block
+ * position, position)); PERM[a] is the column axis a follows. */
+int pc_rope_axes_permuted(const int *follow, const int *want, int h, int A, int *perm);
+/* 1 when FOLLOW is A runs of pairs, each on another axis, not in turn
+ * (M-RoPE's sections with the ids' columns in another order): the runs'
+ * lengths as --rope-sections' list into BUF, the axis of run a in PERM[a]. */
+int pc_rope_axes_runs_permuted(const int *follow, int h, int A, char *buf, size_t len, int *perm);
 /* The likely cause of IMPL's failed gate under CFG, whose schedule has
  * position axes: the pairs that follow another axis than the check's. */
 void pc_rope_axes_cause(const pc_impl *impl, const pc_acc_cfg *cfg, char *buf, size_t len);

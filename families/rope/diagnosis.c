@@ -302,17 +302,24 @@ static double uniform_factor(const pc_rope_ident *id)
     return fabs(id->ext[0] - 1) <= 1e-3 ? 1.0 : id->ext[0];
 }
 
-/* The closest reading (LongRoPE's as linear or default: uniform_factor)
- * with the base read from the high-frequency pairs rounded to 3, 2 and 1
+/* GEOMETRIC: the default schedule (linear by the head's fitted scale, or
+ * by LongRoPE's one factor: uniform_factor); else the closest reading's
+ * own scaled schedule; with the base read from the high-frequency pairs
+ * rounded to 3, 2 and 1
  * significant digits (within 5% of it), at the offset found for each:
  * FOUND when the gate passes there.  64 rows at 2^20 read a base 10000 as
  * 10026.6 (binary32 holds their angles to 0.06 rad), past round_base's
  * 0.1%, and the readings anchored at the rows' own positions fail when
  * the rows are another position's. */
-static int gate_round_bases(ident_run *r)
+static int gate_round_bases(ident_run *r, int geometric)
 {
     double fit = r->id.base_fit, tried[3] = { 0 }, f = uniform_factor(&r->id);
     if (!(fit > 1) || !isfinite(fit)) return 0;
+    /* the closest reading's own schedule: a scaled one (YaRN, llama3,
+     * dynamic); LongRoPE's factors are fitted, not rounded */
+    if (!geometric && (r->id.type == PC_ROPE_DEFAULT || r->id.type == PC_ROPE_LINEAR
+                       || r->id.type == PC_ROPE_LONGROPE))
+        return 0;
     for (int k = 0; k < 3; k++) {
         double scale = pow(10.0, floor(log10(fit)) - (2 - k));
         double b = round(fit / scale) * scale;
@@ -323,13 +330,12 @@ static int gate_round_bases(ident_run *r)
         c.found = 0;
         c.note[0] = 0;
         c.base = b;
-        if (f > 0) {
-            c.type = f == 1 ? PC_ROPE_DEFAULT : PC_ROPE_LINEAR;
-            c.factor = f;
-        } else if (c.type == PC_ROPE_DEFAULT && c.factor > 1) {
-            /* the head's fitted scale e^-c (identify.c) said as a factor
-             * the default schedule has not: linear scaling by it */
-            c.type = PC_ROPE_LINEAR;
+        if (geometric) {
+            /* the head's fitted scale e^-c (identify.c), or LongRoPE's one
+             * factor, as linear scaling; else the default schedule */
+            double g = f > 0 ? f : c.type == PC_ROPE_DEFAULT || c.type == PC_ROPE_LINEAR ? c.factor : 1;
+            c.type = g > 1 ? PC_ROPE_LINEAR : PC_ROPE_DEFAULT;
+            c.factor = g > 1 ? g : 1;
         }
         double q = offset_of(r, &c), ratio = 0;
         if (!isfinite(q) || q != round(q) || (double)r->lo + q < 0) continue;
@@ -350,14 +356,18 @@ static int gate_round_bases(ident_run *r)
     return 0;
 }
 
-/* A reading that failed at the rows' own positions, gated elsewhere: at
- * the offset found for it, and with its base rounded; a LongRoPE reading
- * of one factor as that factor's schedule first. */
+/* A reading that failed at the rows' own positions, gated elsewhere, the
+ * simplest first: the geometric schedule (default, or linear by the
+ * head's scale) of the rounded base at its own offset; the reading itself
+ * at the offset found for it; its scaled schedule with the base rounded
+ * (a plain cache sliced far from 0 read as YaRN of factor 1.01 and an
+ * original length of 6e12, which computes the default schedule, was named
+ * so). */
 static int gate_moved(ident_run *r)
 {
     int moved = args_pos_start(r) != pc_table_info_of(r->impl)->pos_lo;
-    if (r->id.type == PC_ROPE_LONGROPE) return gate_round_bases(r) || (moved && gate_at_offset(r));
-    return (moved && gate_at_offset(r)) || gate_round_bases(r);
+    return gate_round_bases(r, 1) || (moved && r->id.type != PC_ROPE_LONGROPE && gate_at_offset(r))
+           || gate_round_bases(r, 0) || (moved && r->id.type == PC_ROPE_LONGROPE && gate_at_offset(r));
 }
 
 /* The accuracy gate that check_args asks for, on the table's rows: a
@@ -480,27 +490,76 @@ static const char *layout_text(const ident_run *r)
                            : "interleaved (the implementation declines half)";
 }
 
+/* The split of R as check's options, "--rope-axes-dim 64,64 --rope-axes-halves". */
+static void split_words(const ident_run *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s%s%s%s", r->split_opt, r->split,
+             r->split_interleaved ? " --mrope-interleaved" : "",
+             r->split_parity ? " --rope-axes-parity" : "", r->halves_found ? " --rope-axes-halves" : "");
+}
+
+/* The split found, the closest, or the one given for check (R->split_opt set). */
+static void print_split(FILE *f, const ident_run *r)
+{
+    char w[160];
+    split_words(r, w, sizeof w);
+    if (r->split_any == 1 && r->closest)
+        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
+                "same position in every row; %s; %s is given for check, which fails with its own "
+                "cause\n", r->tried, w);
+    else if (r->split_any == 1)
+        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
+                "same position in every row, so every split of the pairs explains them (the "
+                "rows are those of one position a row); %s is given for check, not "
+                "determined by the data\n", w);
+    else if (r->closest)
+        fprintf(f, "  split: none given; %s; the closest, %s (%d of %d pairs on their axes), is "
+                "given for check, which fails with its own cause\n", r->tried, w,
+                r->closest_pairs, r->d / 2);
+    else
+        fprintf(f, "  split: none given; %s explains every pair%s (tried: M-RoPE sections "
+                "under the one schedule, then axial dims, then by parity, then each axis' dims "
+                "in a half layout of its own)\n", w, r->permuted ? " with the ids' columns in "
+                "another order (below)" : "");
+    if (r->split_any == 2)
+        fprintf(f, "  split between axes %d and %d: not determined by the data: they hold the "
+                "same position in every row, so any split of the pairs between them explains the "
+                "rows (the one above is one check takes)\n", r->alike[0], r->alike[1]);
+}
+
+/* Every pair follows an axis of the split found with the ids' columns in
+ * another order: which, and what it means. */
+static void print_permuted(FILE *f, const ident_run *r)
+{
+    char from[64] = "", to[64] = "";
+    for (int a = 0, u = 0, v = 0; a < r->n_axes && a < PC_ROPE_AXES_MAX; a++) {
+        u += snprintf(from + u, sizeof from - (size_t)u, "%s%d", a ? ", " : "", a);
+        v += snprintf(to + v, sizeof to - (size_t)v, "%s%d", a ? ", " : "", r->perm[a]);
+    }
+    fprintf(f, "  columns of the ids: in another order than the cache's: every pair follows an "
+            "axis, the split's axes %s those of the ids' columns %s, not %s: the ids saved in "
+            "another order (ChatGLM-6B's are (position, block position), SAM-2's (x, y), "
+            "Qwen2-VL's (t, h, w)), or the model gave parts of the head each other's ids; check "
+            "(below) takes the axes in the columns' order and names them; the ids ids[:, [%s]] "
+            "are this cache's\n", from, to, from, to);
+}
+
 static void print_axes(FILE *f, const ident_run *r)
 {
     fprintf(f, "%s  %s: rows %lld..%lld, d %d, positions of %d axes\n",
             r->axes_found ? "FOUND" : "UNKNOWN", r->impl->name, (long long)r->lo,
             (long long)r->hi, r->d, r->n_axes);
     fprintf(f, "  layout: %s\n  storage: %s\n", layout_text(r), r->storage_note);
-    fprintf(f, "  axes: %s%s\n", r->sections, r->axes_found ? ""
-            : " (\"none\": no axis explains the pair with the given frequencies)");
-    if (r->split_any)
-        fprintf(f, "  split: none given, and these rows cannot tell one: every axis holds the "
-                "same position in every row, so every split of the pairs explains them (the "
-                "rows are those of one position a row); %s %s is given for check, not "
-                "determined by the data\n", r->split_opt, r->split);
-    else if (r->split_opt)
-        fprintf(f, "  split: none given; %s %s%s%s%s explains every pair (tried: M-RoPE sections "
-                "under the one schedule, then axial dims, then by parity, then each axis' dims "
-                "in a half layout of its own)\n", r->split_opt, r->split,
-                r->split_interleaved ? " --mrope-interleaved" : "",
-                r->split_parity ? " --rope-axes-parity" : "",
-                r->halves_found ? " --rope-axes-halves" : "");
-    if (r->halves_found)
+    int none = 0;
+    for (int i = 0; i < r->d / 2; i++) none |= r->follow[i] < 0;
+    fprintf(f, "  axes: %s%s\n", r->sections, none
+            ? " (\"none\": no axis explains the pair with the given frequencies)" : "");
+    if (r->split_opt) print_split(f, r);
+    if (r->split_given && !r->axes_found && !none && !r->permuted)
+        fprintf(f, "  split: the one given holds some pairs to other axes than those they follow "
+                "(above): check (below) takes it and fails naming them\n");
+    if (r->permuted) print_permuted(f, r);
+    if (r->halves_found && !r->closest)
         fprintf(f, "  columns: each axis' dims in a half layout of its own, [a a | b b] "
                 "(ChatGLM-6B's position_encoding_2d, one rotate_half per axis): found, none "
                 "given\n");
@@ -582,13 +641,31 @@ static void write_json_axes(pc_json *j, const ident_run *r)
     if (r->base_searched) pc_json_bool(j, "base_scale_fitted", r->base_fitted_axes);
     pc_json_str(j, "sections", r->sections);
     if (r->split_opt) {
-        pc_json_str(j, "split_found", r->split_opt);
+        /* split_closest: none explains every pair (or does with the ids'
+         * columns in another order, axes_columns); check takes it and fails */
+        pc_json_str(j, r->closest || r->permuted ? "split_closest" : "split_found", r->split_opt);
         pc_json_str(j, "split", r->split);
         pc_json_bool(j, "split_interleaved", r->split_interleaved);
         pc_json_bool(j, "split_parity", r->split_parity);
         pc_json_bool(j, "split_halves", r->halves_found);
         /* false: the rows cannot tell the split (every axis alike), SPLIT is one check takes */
         pc_json_bool(j, "split_determined", !r->split_any);
+        if (r->split_any == 2) {  /* the two axes alike, between which it is not */
+            pc_json_arr(j, "alike_axes");
+            pc_json_int(j, NULL, r->alike[0]);
+            pc_json_int(j, NULL, r->alike[1]);
+            pc_json_end(j);
+        }
+    }
+    if (r->split_given) pc_json_bool(j, "split_given_held", r->axes_found);
+    if (r->closest) {
+        pc_json_int(j, "closest_pairs", r->closest_pairs);
+        pc_json_str(j, "not_explained", r->tried);
+    }
+    if (r->permuted) {
+        pc_json_arr(j, "axes_columns");  /* the ids' column of each axis of the split */
+        for (int a = 0; a < r->n_axes && a < PC_ROPE_AXES_MAX; a++) pc_json_int(j, NULL, r->perm[a]);
+        pc_json_end(j);
     }
     if (r->storage_found)
         pc_json_str(j, "storage_found", r->storage_found == 1 ? "float16 frequencies"
@@ -686,6 +763,14 @@ static void axes_check_args(const ident_run *r, pc_args *out)
     if (r->storage_found == 2) pc_args_add(out, "f16");
     pc_args_add(out, "--layout");
     pc_args_add(out, "%s", pc_layout_name(r->layout));
+    /* the values' storage, as for one axis (check_args): a bfloat16 cache
+     * of Qwen2-VL's (n, 3) ids was FOUND with a check line check failed
+     * ("every value ... is a bfloat16 number ... rerun with --dtype bf16") */
+    const pc_table_info *t = pc_table_info_of(r->impl);
+    if (r->dtype != PC_DT_F32 && !(t && t->dtype == r->dtype)) {
+        pc_args_add(out, "--dtype");
+        pc_args_add(out, "%s", pc_dtype_name(r->dtype));
+    }
 }
 
 static void check_args(const void *found, pc_args *out)

@@ -447,6 +447,35 @@ static double head_base(const pc_rope_fit *f, int d)
     return worst < 1e-3 ? exp(lnb) : (double)NAN;
 }
 
+void pc_rope_exponent_note(double base, double v, int linear, int d, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!(base > 1) || !(v > 0) || d < 4) return;
+    /* 10^-4: a fitted base or factor agrees with the identity to binary32
+     * frequency noise over the resolved pairs (ID_FORM_TOL 5e-5), while
+     * released schedules differ from it by percents */
+    if (linear) {
+        double k = d * log(v) / log(base);
+        if (fabs(k - round(k)) < 1e-4 * fabs(k) && fabs(round(k)) >= 1 && fabs(round(k)) <= 4)
+            snprintf(buf, len, " (%.9g^(%g/%d) = %.9g: the frequencies are %.9g^(-(2i %c %g)/%d), "
+                     "the exponent off by %g: an arange from %g, not 0, e.g. arange(%g, d, 2)/d)",
+                     base, round(k), d, pow(base, round(k) / d), base, k < 0 ? '-' : '+',
+                     fabs(round(k)), d, fabs(round(k)), round(k), round(k));
+        return;
+    }
+    if (fabs(v - 1.0) < 1e-4) {
+        snprintf(buf, len, " (every pair turns at frequency 1: the exponent 2i/d is 0 for every "
+                 "pair, computed in integers, e.g. arange(0, d, 2) // d or an integer division "
+                 "before the float cast)");
+        return;
+    }
+    double r = log(v) / log(base), dd = (double)d;
+    if (fabs(r - dd / (dd - 2)) < 1e-4)
+        snprintf(buf, len, " (%.9g^(%d/%d) = %.9g: the exponent runs over d - 2, base^(-2i/(d - 2)) "
+                 "for pairs i = 0..d/2-1, e.g. torch.linspace(0, 1, d // 2) as the exponent, or "
+                 "arange(0, d, 2)/(d - 2))", base, d, d - 2, pow(base, dd / (dd - 2)));
+}
+
 void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *omega, double att,
                        double u_s, int sched, char *buf, size_t len)
 {
@@ -483,10 +512,17 @@ void pc_rope_fit_cause(const pc_rope_fit *f, int d, double base, const double *o
             snprintf(buf + used, len - used, "%sthe frequencies are those of a %g times larger dim "
                      "(base %.6g = %.6g^(1/%g)): the schedule over the head dim, not the rotary dim "
                      "(partial rotary)?", sep, round(q), b, base, round(q));
-        else
-            snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not %.6g: a "
-                     "wrong base (rope_theta; for dynamic NTK also a wrong factor or sequence "
-                     "length, or alpha)", sep, b, base);
+        else {
+            char why[320];
+            pc_rope_exponent_note(base, b, 0, d, why, sizeof why);
+            if (why[0])
+                snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not "
+                         "%.6g%s", sep, b, base, why);
+            else
+                snprintf(buf + used, len - used, "%sthe frequencies are those of base %.6g, not "
+                         "%.6g: a wrong base (rope_theta; for dynamic NTK also a wrong factor or "
+                         "sequence length, or alpha)", sep, b, base);
+        }
         return;
     }
     double hb = head_base(f, d);

@@ -129,6 +129,12 @@ double pc_rope_fit_base_change(const pc_rope_fit *f, int d, const double *omega,
 double pc_rope_fit_explained(const pc_rope_fit *f, const double *omega);
 /* B rounded to 3 significant digits when within 0.1%, else NaN. */
 double pc_rope_round_base(double b);
+/* Frequencies read as base B' (or as linear scaling by FACTOR over BASE,
+ * LINEAR 1) that are BASE's own with the exponent 2i/d miscomputed: into
+ * BUF what the exponent is (2i/(d - 2): a linspace; 0: integer division;
+ * (2i + k)/d: an arange from k), "" when none is; exact identities, so
+ * the reading's own check is this claim's. */
+void pc_rope_exponent_note(double base, double v, int linear, int d, char *buf, size_t len);
 /* One line naming the likely cause of a mismatch with the schedule whose
  * frequencies are OMEGA (d/2) and attention factor ATT (SCHED: a scaled
  * schedule, not the geometric one); empty when the fit finds none. */

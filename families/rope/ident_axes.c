@@ -17,7 +17,8 @@
 /* Rows with position ids of several axes: which axis each pair follows,
  * with the frequencies of SPEC's schedule at R's width (its base, its
  * config, its split), found when every pair follows one (and, WANT not
- * NULL, the axis WANT gives it). */
+ * NULL, the axis WANT gives it; a split given, R->split_given, the axis
+ * the schedule gives it, as check holds it). */
 static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, pc_err *err)
 {
     pc_acc_cfg cfg;
@@ -42,9 +43,12 @@ static pc_status axes_under(ident_run *r, const pc_spec *spec, const int *want, 
                                  r->layout, r->lo, r->hi, r->follow) != 0)
         st = pc_seterr(err, PC_EINPUT, "%s: its rows cannot be read", r->impl->name);
     if (st == PC_OK) {
-        r->axes_found = 1;
-        for (int i = 0; i < r->d / 2; i++)
-            r->axes_found &= r->follow[i] >= 0 && (!want || r->follow[i] == want[i]);
+        if (!want && r->split_given) want = ax->axis;
+        int h = r->d / 2, moved = want ? pc_rope_axes_moved(ax, r->lo, r->hi, r->follow, want, h) : 0;
+        r->axes_found = !moved;
+        for (int i = 0; i < h; i++) r->axes_found &= r->follow[i] >= 0;
+        r->permuted = !r->axes_found && moved
+                      && pc_rope_axes_permuted(r->follow, want, h, ax->n_axes, r->perm);
         pc_rope_axes_describe_follow(r->follow, r->d / 2, ax->n_axes, r->sections,
                                      sizeof r->sections);
     }
@@ -68,14 +72,15 @@ static int axis_pair_alike(const pc_rope_spec *rs, int a, int b)
 
 /* 2 when every axis of RS's ids holds the same position in every row (the
  * rows of text tokens under M-RoPE: any split explains them), 1 when two
- * of them do (no split of the pairs between those two can be told), 0
- * when none. */
-static int axes_alike(const pc_rope_spec *rs)
+ * of them do (no split of the pairs between those two can be told: the
+ * first such two into PAIR), 0 when none. */
+static int axes_alike(const pc_rope_spec *rs, int *pair)
 {
     int A = rs->n_id_axes, all = 1, some = 0;
     for (int a = 0; a < A; a++)
         for (int b = a + 1; b < A; b++) {
             int same = axis_pair_alike(rs, a, b);
+            if (same && !some) { pair[0] = a; pair[1] = b; }
             some |= same;
             all &= same;
         }
@@ -124,7 +129,8 @@ static int storage_set(pc_rope_spec *t, const pc_rope_spec *rs, int s)
 }
 
 /* Under SPEC (whose rope spec is T, a copy of RS) and each storage in
- * turn: R->axes_found when one explains every pair (WANT: as WANT's axes),
+ * turn: R->axes_found when one explains every pair (WANT: as WANT's axes;
+ * R->permuted when it does with the axes in another order),
  * R->storage_found which.  A storage's schedule that cannot be prepared
  * is one that does not explain the rows; the first's error is returned. */
 static pc_status under_storages(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
@@ -139,12 +145,12 @@ static pc_status under_storages(ident_run *r, const pc_spec *spec, pc_rope_spec 
         r->axes_found = 0;
         pc_status st = axes_under(r, spec, want, s == ST_EXACT ? err : &e2);
         if (st != PC_OK && s == ST_EXACT) return st;
-        if (st == PC_OK && r->axes_found) {
+        if (st == PC_OK && (r->axes_found || r->permuted)) {
             r->storage_found = s;
             break;
         }
     }
-    if (r->axes_found || !more) return PC_OK;
+    if (r->axes_found || r->permuted || !more) return PC_OK;
     /* none does: R's pairs described as computed, not as the last storage tried */
     pc_err e3 = { "" };
     storage_set(t, rs, ST_EXACT);
@@ -166,35 +172,128 @@ static void dims_split(ident_run *r, const int *dims, int A)
         v += snprintf(r->split + v, sizeof r->split - (size_t)v, "%s%d", a ? "," : "", dims[a]);
 }
 
+/* The pairs of R's FOLLOW on WANT's axis. */
+static int on_axis(const ident_run *r, const int *want)
+{
+    int n = 0;
+    for (int i = 0; i < r->d / 2; i++) n += r->follow[i] >= 0 && r->follow[i] == want[i];
+    return n;
+}
+
+/* ---- the closest split, when none explains every pair -------------------- */
+
+/* The kinds of split axes_guess tries: M-RoPE sections (pairs an axis,
+ * one schedule), axial dims (each axis a schedule of its own), each
+ * axis' dims in a half layout of its own (--rope-axes-halves). */
+enum { CL_SECTIONS, CL_AXIAL, CL_HALVES };
+
+/* The split tried under which the largest share of the pairs follows its
+ * axis as computed (SHARE; -1: none yet): its kind, its values (sections
+ * or dims, one an axis), shared by parity. */
+typedef struct closest {
+    double share;
+    int kind, parity;
+    int v[PC_ROPE_AXES_MAX];
+} closest;
+
+/* WANT (H pairs) of a split of KIND with values V (A axes). */
+static void split_want(int kind, const int *v, int A, int h, int *want)
+{
+    int dims[PC_ROPE_AXES_MAX];
+    for (int a = 0; a < A; a++) dims[a] = kind == CL_SECTIONS ? 2 * v[a] : v[a];
+    dims_want(dims, A, h, want);
+}
+
+/* The split just tried (KIND, V of A axes, PARITY; WANT its pairs' axes)
+ * kept in CL when a larger share of R's pairs follows it than CL's (a
+ * share: the halves read the columns as fewer pairs than the (n, d/2)
+ * reading). */
+static void closest_keep(closest *cl, const ident_run *r, const int *want, int kind,
+                         const int *v, int A, int parity)
+{
+    double share = (double)on_axis(r, want) / (r->d / 2);
+    if (share <= cl->share) return;
+    cl->share = share;
+    cl->kind = kind;
+    cl->parity = parity;
+    memcpy(cl->v, v, (size_t)A * sizeof *v);
+}
+
+/* T's split: sections SEC (A axes) under the one schedule. */
+static void sections_set(pc_rope_spec *t, const int *sec, int A)
+{
+    memset(t->sections, 0, sizeof t->sections);
+    memcpy(t->sections, sec, (size_t)A * sizeof *sec);
+    t->n_sections = A;
+    t->sections_interleaved = 0;
+    t->n_axes_dim = 0;
+    t->axes_parity = 0;
+}
+
+/* T's split: axial DIMS (A axes), shared by PARITY or not. */
+static void axial_set(pc_rope_spec *t, const int *dims, int A, int parity)
+{
+    t->n_sections = 0;
+    t->n_axes_dim = A;
+    t->axes_parity = parity;
+    memcpy(t->axes_dim, dims, (size_t)A * sizeof *dims);
+}
+
+/* The sections given for check when the rows cannot tell one: Qwen2-VL's
+ * mrope_section 16,24,24 at 64 pairs and 3 axes, else the H pairs shared
+ * in turn as evenly as the width allows (the first axis the remainder). */
+static void default_sections(int A, int h, int *sec)
+{
+    for (int a = 0; a < A; a++) sec[a] = h / A + (a == 0 ? h % A : 0);
+    if (A == 3 && h == 64) { sec[0] = 16; sec[1] = 24; sec[2] = 24; }
+}
+
+/* The columns of R's table that hold the axes' dims (an (n, d) cache's
+ * width; a table read as (n, d/2), d/2), 0 when each axis' dims in a half
+ * layout of its own cannot be read from it. */
+static int halves_cols(const ident_run *r, const pc_rope_spec *rs)
+{
+    const pc_table_info *ti = pc_table_info_of(r->impl);
+    if (!ti || rs->n_id_axes > PC_SPEC_BLOCKS_MAX || (ti->full_width && ti->layout != 1)) return 0;
+    return ti->full_width ? ti->d : ti->d / 2;
+}
+
+/* R's table read again in the column blocks DIMS (A axes) of its COLS
+ * columns, each axis' dims in a half layout of its own (pc_table_read_blocked),
+ * T's split those dims; 0 when it cannot be read so. */
+static int halves_set(ident_run *r, pc_rope_spec *t, const int *dims, int A, int cols)
+{
+    if (!cols || pc_table_read_blocked(r->impl, dims, A) != 0) return 0;
+    r->d = cols;
+    r->layout = 1;  /* the blocks are read into the whole width's half layout */
+    axial_set(t, dims, A, 0);
+    t->axes_halves = 1;
+    return 1;
+}
+
 /* Each axis' dims in a half layout of its own (--rope-axes-halves:
  * ChatGLM-6B's position_encoding_2d, one rotate_half per half of the
  * head): the table read again in the blocks of each axial split of its
- * columns (pc_table_read_blocked), under each storage; 1 when one explains
- * every pair (R's width, layout and split then those), else the table's
- * reading and R's restored. */
+ * columns, under each storage; 1 when one explains every pair, or does
+ * with the ids' columns in another order (R's width, layout and split then
+ * those), else the table's reading and R's restored, CL the closest. */
 static int halves_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t, const pc_rope_spec *rs,
-                      pc_err *err)
+                      closest *cl, pc_err *err)
 {
-    const pc_table_info *ti = pc_table_info_of(r->impl);
-    int A = rs->n_id_axes, d0 = r->d, l0 = r->layout, want[PC_D_MAX / 2];
-    if (!ti || A > PC_SPEC_BLOCKS_MAX || (ti->full_width && ti->layout != 1)) return 0;
-    int cols = ti->full_width ? ti->d : ti->d / 2, dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
-    int nc = axial_candidates(A, cols, dims);
+    int A = rs->n_id_axes, d0 = r->d, l0 = r->layout, cols = halves_cols(r, rs);
+    int want[PC_D_MAX / 2], dims[2][PC_ROPE_AXES_MAX] = { { 0 } };
+    int nc = cols ? axial_candidates(A, cols, dims) : 0;
     for (int c = 0; c < nc; c++) {
-        if (pc_table_read_blocked(r->impl, dims[c], A) != 0) continue;
-        r->d = cols;
-        r->layout = 1;  /* the blocks are read into the whole width's half layout */
-        t->n_sections = 0;
-        t->n_axes_dim = A;
-        t->axes_parity = 0;
-        t->axes_halves = 1;
-        memcpy(t->axes_dim, dims[c], (size_t)A * sizeof *dims[c]);
+        if (!halves_set(r, t, dims[c], A, cols)) continue;
         dims_want(dims[c], A, cols / 2, want);
-        if (under_storages(r, spec, t, rs, want, err) == PC_OK && r->axes_found) {
-            r->halves_found = 1;
-            r->split_opt = "--rope-axes-dim";
-            dims_split(r, dims[c], A);
-            return 1;
+        if (under_storages(r, spec, t, rs, want, err) == PC_OK) {
+            if (r->axes_found || r->permuted) {
+                r->halves_found = 1;
+                r->split_opt = "--rope-axes-dim";
+                dims_split(r, dims[c], A);
+                return 1;
+            }
+            closest_keep(cl, r, want, CL_HALVES, dims[c], A, 0);
         }
         pc_table_read_blocked(r->impl, NULL, 0);
         r->d = d0;
@@ -207,11 +306,13 @@ static int halves_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t, const 
 /* Each axial split of axial_candidates at R's width, then its equal dims
  * with the frequencies shared by parity (--rope-axes-parity: Pixtral's
  * vision RoPE, freqs[::2] for the rows, freqs[1::2] for the columns; its
- * pairs follow the axes as the split's do), each under the storages:
- * R->axes_found and R's split when one explains every pair; TRIED (LEN)
- * lists them, *NC counts the candidates. */
+ * pairs follow the axes as the split's do), each under the storages: R's
+ * split when one explains every pair (or does with the ids' columns in
+ * another order), else CL the closest; TRIED (LEN) lists them, *NC counts
+ * the candidates. */
 static pc_status axial_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
-                           const pc_rope_spec *rs, char *tried, size_t len, int *nc, pc_err *err)
+                           const pc_rope_spec *rs, char *tried, size_t len, int *nc, closest *cl,
+                           pc_err *err)
 {
     int A = rs->n_id_axes, h = r->d / 2, dims[2][PC_ROPE_AXES_MAX] = { { 0 } }, want[PC_D_MAX / 2];
     *nc = axial_candidates(A, r->d, dims);
@@ -219,117 +320,198 @@ static pc_status axial_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
         int dc = c % *nc, parity = c >= *nc;
         if (parity && dims[dc][0] != r->d / A) continue;
         size_t u = strlen(tried);
-        t->n_sections = 0;
-        t->n_axes_dim = A;
-        t->axes_parity = parity;
-        for (int a = 0; a < A; a++) {
-            t->axes_dim[a] = dims[dc][a];
+        axial_set(t, dims[dc], A, parity);
+        for (int a = 0; a < A; a++)
             u += (size_t)snprintf(tried + u, len - u, "%s%d", a ? "," : c ? "; " : "", dims[dc][a]);
-        }
         dims_want(dims[dc], A, h, want);
         if (parity && u < len) snprintf(tried + u, len - u, " by parity");
         pc_status st = under_storages(r, spec, t, rs, want, err);
         if (st != PC_OK) return st;
-        if (r->axes_found) {
+        if (r->axes_found || r->permuted) {
             r->split_parity = parity;
             r->split_opt = "--rope-axes-dim";
             dims_split(r, dims[dc], A);
             return PC_OK;
         }
+        closest_keep(cl, r, want, CL_AXIAL, dims[dc], A, parity);
     }
     return PC_OK;
 }
 
 /* Every axis holds the same position in every row (text tokens under
  * M-RoPE): every split explains the rows, and none can be found from
- * them.  The pairs held to one split that check takes: Qwen2-VL's
- * mrope_section 16,24,24 at 64 pairs and 3 axes, else the pairs shared
- * in turn as evenly as the width allows (the first axis the remainder);
- * R->split_any says the split is given, not found. */
+ * them.  The pairs held to default_sections, a split that check takes;
+ * R->split_any says the split is given, not found.  When no storage
+ * explains the pairs either, the split is still given for check (it fails
+ * there with its own cause), R->closest says so. */
 static pc_status axes_any(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
                           const pc_rope_spec *rs, pc_err *err)
 {
     int A = rs->n_id_axes, h = r->d / 2, sec[PC_ROPE_AXES_MAX], want[PC_D_MAX / 2];
-    for (int a = 0; a < A; a++) sec[a] = h / A + (a == 0 ? h % A : 0);
-    if (A == 3 && h == 64) { sec[0] = 16; sec[1] = 24; sec[2] = 24; }
-    memset(t->sections, 0, sizeof t->sections);
-    memcpy(t->sections, sec, (size_t)A * sizeof *sec);
-    t->n_sections = A;
-    t->sections_interleaved = 0;
-    t->n_axes_dim = 0;
+    default_sections(A, h, sec);
+    sections_set(t, sec, A);
     pc_status st = under_storages(r, spec, t, rs, NULL, err);
-    if (st != PC_OK || !r->axes_found) return st;
-    /* the pairs follow every axis alike: each is given the split's */
-    for (int a = 0, j = 0; a < A; a++)
-        for (int l = 0; l < sec[a] && j < h; l++) want[j++] = a;
-    memcpy(r->follow, want, (size_t)h * sizeof *want);
+    if (st != PC_OK) return st;
     r->split_any = 1;
     r->split_opt = "--rope-sections";
     dims_split(r, sec, A);
+    if (!r->axes_found) {
+        r->closest = 1;
+        for (int i = 0; i < h; i++) r->closest_pairs += r->follow[i] >= 0;
+        snprintf(r->tried, sizeof r->tried, "no frequencies tried explain the pairs (the one "
+                 "schedule's, with the frequencies and the angles as computed, then float16 "
+                 "values)");
+        return PC_OK;
+    }
+    /* the pairs follow every axis alike: each is given the split's */
+    split_want(CL_SECTIONS, sec, A, h, want);
+    memcpy(r->follow, want, (size_t)h * sizeof *want);
     snprintf(r->sections, sizeof r->sections, "any split (every axis holds the same position in "
              "every row); sections %s given for check", r->split);
     return PC_OK;
 }
 
-/* No split given: the pairs' axes under the one schedule's frequencies,
- * read as M-RoPE sections (in turn or interleaved), else each axial split
- * of axial_candidates, then each with its axes' dims in half layouts of
- * their own (halves_try), each under the storages of under_storages; the
- * first that explains every pair is reported (its options in check_args),
- * else PC_EINPUT naming what was tried.  Axes that hold one position in
- * every row: axes_any. */
-static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+/* Every pair at the one schedule's frequency (M-RoPE): the pairs' axes
+ * read as sections in turn or interleaved, else in turn with the ids'
+ * columns in another order (R->permuted); R->split_opt set when one is;
+ * FIRST (LEN) what the pairs follow, for the closest's note. */
+static pc_status one_schedule(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                              const pc_rope_spec *rs, char *first, size_t len, pc_err *err)
 {
-    int A = rs->n_id_axes, h = r->d / 2, alike = axes_alike(rs);
+    int A = rs->n_id_axes, h = r->d / 2, sec[PC_ROPE_AXES_MAX] = { 0 };
+    sec[0] = h;                /* every pair at the one schedule's frequency */
+    sections_set(t, sec, A);
+    pc_status st = under_storages(r, spec, t, rs, NULL, err);
+    if (st != PC_OK) return st;
+    snprintf(first, len, "%s", r->sections);
+    int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
+    if (!kind && r->axes_found
+        && pc_rope_axes_runs_permuted(r->follow, h, A, r->split, sizeof r->split, r->perm)) {
+        r->permuted = 1;
+        r->axes_found = 0;
+        kind = 1;
+    }
+    if (!kind) return PC_OK;
+    r->split_opt = "--rope-sections";
+    r->split_interleaved = kind == 2;
+    return PC_OK;
+}
+
+/* default_sections as a split tried (Qwen2-VL's 16,24,24): R's split when
+ * it explains every pair, else CL the closest. */
+static pc_status sections_try(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                              const pc_rope_spec *rs, closest *cl, pc_err *err)
+{
+    int A = rs->n_id_axes, h = r->d / 2, sec[PC_ROPE_AXES_MAX], want[PC_D_MAX / 2];
+    default_sections(A, h, sec);
+    sections_set(t, sec, A);
+    split_want(CL_SECTIONS, sec, A, h, want);
+    pc_status st = under_storages(r, spec, t, rs, want, err);
+    if (st != PC_OK) return st;
+    if (r->axes_found || r->permuted) {
+        r->split_opt = "--rope-sections";
+        dims_split(r, sec, A);
+        /* pairs on two axes alike follow the first as much as the split's: the split's said */
+        if (r->axes_found && r->split_any == 2) {
+            memcpy(r->follow, want, (size_t)h * sizeof *want);
+            pc_rope_axes_describe_follow(r->follow, h, A, r->sections, sizeof r->sections);
+        }
+        return PC_OK;
+    }
+    closest_keep(cl, r, want, CL_SECTIONS, sec, A, 0);
+    return PC_OK;
+}
+
+/* No split explains every pair: R under the closest CL (A axes), its
+ * pairs' axes as computed, the split given for check (which fails there
+ * with its own cause), R->closest set. */
+static pc_status closest_apply(ident_run *r, const pc_spec *spec, pc_rope_spec *t,
+                               const pc_rope_spec *rs, const closest *cl, pc_err *err)
+{
+    int A = rs->n_id_axes, want[PC_D_MAX / 2];
+    if (cl->kind == CL_HALVES && !halves_set(r, t, cl->v, A, halves_cols(r, rs)))
+        return pc_seterr(err, PC_EINPUT, "%s: its columns cannot be read again in blocks",
+                         r->impl->name);
+    if (cl->kind == CL_SECTIONS) sections_set(t, cl->v, A);
+    if (cl->kind == CL_AXIAL) axial_set(t, cl->v, A, cl->parity);
+    split_want(cl->kind, cl->v, A, r->d / 2, want);
+    pc_status st = under_storages(r, spec, t, rs, want, err);
+    if (st != PC_OK) return st;
+    r->closest = 1;
+    r->closest_pairs = on_axis(r, want);
+    r->split_opt = cl->kind == CL_SECTIONS ? "--rope-sections" : "--rope-axes-dim";
+    r->split_parity = cl->parity;
+    r->halves_found = cl->kind == CL_HALVES;
+    dims_split(r, cl->v, A);
+    return PC_OK;
+}
+
+/* R's split and what was tried, cleared before a split is sought. */
+static void split_reset(ident_run *r)
+{
     r->split_opt = NULL;
     r->split_any = r->split_parity = r->split_interleaved = 0;
     r->halves_found = r->storage_found = 0;
-    if (alike == 1)
-        return pc_seterr(err, PC_EINPUT, "%s has %d position axes, two of which hold the same "
-                         "position in every row: any split of the pairs between them explains the "
-                         "rows; say how the pairs follow them (--rope-sections, --rope-axes-dim, or "
-                         "a config with mrope_section)", rs->given.ids_path, A);
+    r->closest = r->closest_pairs = r->permuted = r->split_given = 0;
+    r->tried[0] = '\0';
+}
+
+/* No split given: the pairs' axes under the one schedule's frequencies,
+ * read as M-RoPE sections (in turn or interleaved: one_schedule), else
+ * default_sections, each axial split of axial_candidates, then each with
+ * its axes' dims in half layouts of their own (halves_try), each under
+ * the storages of under_storages; the first that explains every pair is
+ * reported (its options in check_args), or the first that does with the
+ * ids' columns in another order (R->permuted), else the closest (the
+ * largest share of pairs on their axes; R->closest, R->tried naming what
+ * was tried).  Axes that hold one position in every row: axes_any. */
+static pc_status axes_guess(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
+{
+    int alike = axes_alike(rs, r->alike);
     pc_rope_spec t = *rs;
     pc_spec s2 = *spec;
     s2.own = &t;
     if (alike == 2) return axes_any(r, &s2, &t, rs, err);
-    memset(t.sections, 0, sizeof t.sections);
-    t.n_sections = A;
-    t.sections[0] = h;         /* every pair at the one schedule's frequency */
-    t.sections_interleaved = 0;
-    t.n_axes_dim = 0;
-    pc_status st = under_storages(r, &s2, &t, rs, NULL, err);
-    if (st != PC_OK) return st;
-    int kind = r->axes_found ? pc_rope_axes_sections_of(r->follow, h, A, r->split, sizeof r->split) : 0;
-    if (kind) {
-        r->split_opt = "--rope-sections";
-        r->split_interleaved = kind == 2;
-        return PC_OK;
-    }
-    char first[400];           /* what the pairs follow under the one schedule, for the message */
-    snprintf(first, sizeof first, "%s", r->sections);
-    char tried[200] = "";
+    /* two axes alike (Qwen2-VL's ids of an image one patch tall, (t0, t0,
+     * t0 + w)): a pair follows either, so no split between them can be
+     * found; default_sections first, a split check takes whose pairs on
+     * either are held to it (pc_rope_axes_moved), and R->split_any says so */
+    r->split_any = alike == 1 ? 2 : 0;
+    char first[400] = "", tried[200] = "";  /* the pairs under the one schedule; the axial dims */
+    closest cl = { -1.0, CL_SECTIONS, 0, { 0 } };
     int nc = 0;
-    if ((st = axial_try(r, &s2, &t, rs, tried, sizeof tried, &nc, err)) != PC_OK || r->axes_found)
-        return st;
-    if (halves_try(r, &s2, &t, rs, err)) return PC_OK;
-    return pc_seterr(err, PC_EINPUT, "%s has %d position axes and no split tried explains every "
-                     "pair: M-RoPE sections under the one schedule (the pairs follow: %.120s)%s%s, "
-                     "each axis' dims in a half layout of its own (--rope-axes-halves), each with "
-                     "the frequencies and the angles as computed, then float16 values; "
-                     "say how the pairs follow them (--rope-sections, --rope-axes-dim, or a config "
-                     "with mrope_section)", rs->given.ids_path, A, first,
-                     nc ? ", axial dims " : "", tried);
+    pc_status st = alike == 1 ? sections_try(r, &s2, &t, rs, &cl, err) : PC_OK;
+    if (st == PC_OK && !r->split_opt) st = one_schedule(r, &s2, &t, rs, first, sizeof first, err);
+    if (st == PC_OK && !r->split_opt && alike != 1) st = sections_try(r, &s2, &t, rs, &cl, err);
+    if (st == PC_OK && !r->split_opt) st = axial_try(r, &s2, &t, rs, tried, sizeof tried, &nc, &cl, err);
+    if (st != PC_OK || r->split_opt || halves_try(r, &s2, &t, rs, &cl, err)) return st;
+    snprintf(r->tried, sizeof r->tried, "no split tried explains every pair: M-RoPE sections "
+             "under the one schedule (the pairs follow: %.120s)%s%s, each axis' dims in a half "
+             "layout of its own (--rope-axes-halves), each with the frequencies and the angles as "
+             "computed, then float16 values", first, nc ? ", axial dims " : "", tried);
+    return closest_apply(r, &s2, &t, rs, &cl, err);
+}
+
+/* R's table read as it was opened (R->d0, R->layout0), not in the blocks
+ * of a split tried before (closest_apply leaves the closest's). */
+static void reading_reset(ident_run *r)
+{
+    if (r->d == r->d0 && r->layout == r->layout0) return;
+    pc_table_read_blocked(r->impl, NULL, 0);
+    r->d = r->d0;
+    r->layout = r->layout0;
 }
 
 /* Under SPEC: the split given, else the split found (axes_guess). */
 static pc_status axes_split(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, pc_err *err)
 {
+    reading_reset(r);
+    split_reset(r);
     if (!rs->n_sections && !rs->n_axes_dim) return axes_guess(r, spec, rs, err);
     pc_rope_spec t = *rs;
     pc_spec s2 = *spec;
     s2.own = &t;
-    r->storage_found = 0;
+    r->split_given = 1;  /* FOUND only as check holds the pairs: on the given split's axes */
     return under_storages(r, &s2, &t, rs, NULL, err);
 }
 
@@ -352,7 +534,8 @@ static const struct { double k; int pi; const char *text; } released_scales[] = 
 
 /* Under base B (0: the spec's own) and angle scale SC (an index of
  * released_scales; -1: the spec's own): 1 when a split explains every
- * pair (R's split and axes then those). */
+ * pair, or does with the ids' columns in another order (R's split and
+ * axes then those). */
 static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b,
                           double k, int pi, const char *text);
 static int axes_try(ident_run *r, const pc_spec *spec, const pc_rope_spec *rs, double b, int sc)
@@ -380,7 +563,7 @@ static int axes_try_scale(ident_run *r, const pc_spec *spec, const pc_rope_spec 
         tb.p.scale_pi = pi;
     }
     sb.own = &tb;
-    if (axes_split(r, &sb, &tb, &e2) != PC_OK || !r->axes_found) return 0;
+    if (axes_split(r, &sb, &tb, &e2) != PC_OK || !(r->axes_found || r->permuted)) return 0;
     if (b > 0) {
         r->spec_base = b;
         r->spec_base_set = 1;
@@ -491,6 +674,8 @@ pc_status pc_rope_identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
 {
     const pc_rope_spec *rs = pc_rope_spec_of(spec);
     r->given = &rs->given;
+    r->d0 = r->d;
+    r->layout0 = r->layout;
     r->spec_base = spec->base;
     r->spec_base_set = spec->base_set;
     pc_status st = axes_split(r, spec, rs, err);
@@ -503,7 +688,7 @@ pc_status pc_rope_identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
     const pc_rope_opts *g = &rs->given;
     int base_given = spec->base_set || g->config || g->inline_json || g->freqs_path;
     int scales = rs->coords && !g->angle_scale ? (int)N_SCALES : 1;
-    if ((st == PC_OK && r->axes_found) || (base_given && scales == 1)) return st;
+    if ((st == PC_OK && (r->axes_found || r->permuted)) || (base_given && scales == 1)) return st;
     for (int sc = 0; sc < scales; sc++) {
         if (sc > 0 && axes_try(r, spec, rs, 0.0, sc)) return PC_OK;
         for (size_t k = 0; !base_given && k < N_BASES; k++)
@@ -515,9 +700,9 @@ pc_status pc_rope_identify_axes(ident_run *r, const pc_spec *spec, pc_err *err)
      * from the pairs' angles (DINOv3's periods of another base) */
     if (rs->coords && !base_given && scales > 1 && axes_fit(r, spec, rs)) return PC_OK;
     st = axes_split(r, spec, rs, err);  /* the first answer, as it was */
-    size_t u = strlen(err->msg);
-    if (st != PC_OK && strstr(err->msg, "no split tried") && u + 1 < sizeof err->msg)
-        snprintf(err->msg + u, sizeof err->msg - u, " (also tried: %s%s)",
+    size_t u = strlen(r->tried);
+    if (st == PC_OK && r->closest && u + 1 < sizeof r->tried)
+        snprintf(r->tried + u, sizeof r->tried - u, " (also tried: %s%s)",
                  base_given ? "" : "the bases of released models 1e6, 5e6, 1e4, 5e5, 1e5, 5e4, "
                  "1e7, 100", scales > 1 ? (base_given ? "the angle scales 2pi, pi"
                                            : ", each under the angle scales 1, 2pi, pi, then a "

@@ -35,10 +35,24 @@ typedef struct ident_run {
     char split[64];
     int split_interleaved;
     int split_parity;         /* the split found shares the frequencies by parity */
-    int split_any;            /* every axis holds the same position in every row: any split
-                               * explains the rows, SPLIT is one for check, not found */
+    int split_any;            /* 1: every axis holds the same position in every row: any split
+                               * explains the rows, SPLIT is one for check, not found; 2: two
+                               * axes do, ALIKE: the split between them is not found */
+    int alike[2];
     int halves_found;         /* none given: each axis' dims a half layout of its own, found */
     int storage_found;        /* none given: 1 the frequencies float16 values, 2 the angles too */
+    /* no split explains every pair (UNKNOWN): SPLIT_OPT and SPLIT are the
+     * closest tried, CLOSEST_PAIRS of its pairs on their axes, TRIED what
+     * was tried; check takes them and fails with its own cause */
+    int closest, closest_pairs;
+    char tried[700];
+    /* every pair follows an axis of the split found, its axis a the ids'
+     * column PERM[a], not a: the columns in another order (UNKNOWN) */
+    int permuted;
+    int perm[PC_ROPE_AXES_MAX];
+    int split_given;          /* a split given: each pair held to its axis (check's) */
+    int d0, layout0;          /* the width and layout of the table's own reading, which each
+                               * search of a split starts from (the halves read it in blocks) */
     int base_searched;        /* SPEC_BASE is a released model's, found (no base given) */
     const char *scale_found;  /* the --rope-angle-scale found (none given), else NULL */
     char scale_text[40];      /* its text */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fit.h"
 #include "identify.h"
 
 pc_status pc_rope_ident_params(const pc_rope_ident *id, pc_rope_params *p, pc_err *err)
@@ -166,9 +167,12 @@ void pc_rope_ident_diff(const pc_rope_ident *id, const pc_rope_params *used, dou
     buf[0] = '\0';
     if (id->type != type) {
         pc_rope_ident_describe(id, x, sizeof x);
-        snprintf(buf, len, "this cache matches %s%s; the check used %s, base %.9g", x,
+        char why[320] = "";
+        if (id->type == PC_ROPE_LINEAR && type == PC_ROPE_DEFAULT && id->base == used_base)
+            pc_rope_exponent_note(id->base, id->factor, 1, id->d, why, sizeof why);
+        snprintf(buf, len, "this cache matches %s%s%s; the check used %s, base %.9g", x,
                  id->att_given && id->type != PC_ROPE_YARN && id->type != PC_ROPE_LONGROPE
-                 ? " with an attention factor" : "", pc_rope_type_name(type), used_base);
+                 ? " with an attention factor" : "", why, pc_rope_type_name(type), used_base);
         return;
     }
     diff_one(x, y, sizeof x, "base", id->base, used_base);

@@ -323,9 +323,47 @@ static int all_in(const rk *k, int fmt)
     return nontrivial >= nv;
 }
 
+/* Whether every value of one part (SIN_PART: the sin values, else cos) is
+ * a FMT number, half of them not trivially so. */
+static int part_in(const rk *k, int fmt, int sin_part)
+{
+    size_t nv = k->n * (size_t)k->h, nontrivial = 0;
+    const double *v = sin_part ? k->s : k->c;
+    for (size_t at = 0; at < nv; at++) {
+        if (rn(v[at], fmt) != v[at]) return 0;
+        nontrivial += v[at] != 0 && fabs(v[at]) != 1.0 && fabs(v[at]) != 0.5;
+    }
+    return 2 * nontrivial >= nv;
+}
+
+/* One of a table's cos and sin stored in a half type, the other not (a
+ * cast on one branch): every value of that part a FMT number is near
+ * proof (a float32 value is a bfloat16 one by chance once in 2^16). */
+static void h_storage_part(const rk *k, pc_rope_causes *out)
+{
+    /* a whole cache in a half type is h_storage's (a bfloat16 cos is a
+     * float16 one too where its sin's small values are not) */
+    if (!k->table || all_in(k, FMT_BF16) || all_in(k, FMT_F16)) return;
+    for (int fmt = FMT_BF16; fmt <= FMT_F16; fmt++)
+        for (int part = 0; part < 2; part++) {
+            if (!part_in(k, fmt, part) || part_in(k, fmt, !part)) continue;
+            char t[520], e[260];
+            const char *held = part ? "sin" : "cos", *other = part ? "cos" : "sin";
+            snprintf(t, sizeof t, "%s is held in %s and %s is not: every %s value of the cache is a "
+                     "%s number, the %s values are float32 ones (%s rounded on its own, a cast on "
+                     "one branch only); round both alike, or neither", held, fmt_name[fmt], other,
+                     held, fmt_name[fmt], other, held);
+            snprintf(e, sizeof e, "all %zu %s values of %zu rows are %s numbers; the %s values are "
+                     "not", k->n * (size_t)k->h, held, k->n, fmt_name[fmt], other);
+            add(out, 1.0, 1, t, e);
+            return;
+        }
+}
+
 static void h_storage(const rk *k, pc_rope_causes *out)
 {
     if (k->cfg->storage) return; /* already judged as stored in a half type */
+    h_storage_part(k, out);
     for (int fmt = FMT_BF16; fmt <= FMT_F16; fmt++) {
         if (!all_in(k, fmt)) continue;
         double sup = share(k, p_store, &fmt);
@@ -411,6 +449,10 @@ static void h_offset(const rk *k, pc_rope_causes *out)
     double eps = 4.0 * k->u + 0x1p-20;
     double q = pc_rope_fit_offset(k->c, k->s, k->w, k->h, (double)k->pos[0], eps);
     if (!isfinite(q) || q == 0 || q != round(q)) return;
+    /* read from the first row: said only when the rows across the range
+     * hold it (a ring buffer in slot order holds it in half of them) */
+    if (k->cfg->pos_hi - k->cfg->pos_lo + 1 >= 2 * 256 && pc_rk_offset_share(k, (int64_t)q) < 0.9)
+        return;
     double sup = pc_rk_support(k, p_offset, &q);
     char t[520], e[260], what[120];
     snprintf(what, sizeof what, "the rows of position p%+.0f", q);
@@ -608,9 +650,11 @@ void pc_rope_hypotheses(const pc_impl *impl, const pc_spec *spec, const pc_acc_c
     if (!(cfg->sched && (cfg->sched->kind->position || cfg->sched->kind->coord))) {
         pc_rk_longrope(&k, spec, out);
         pc_rk_period(&k, out);
+        pc_rk_blocks(&k, out);
         pc_rk_sin_rows(&k, out);
         pc_rk_amplitudes(&k, out);
         pc_rk_reciprocal(&k, out);
+        pc_rk_forms(&k, out);
     }
     pc_rk_evaluation(&k, out);
     pc_rk_layout(&k, out);

@@ -72,10 +72,20 @@ void pc_rk_p_freqs(const rk *k, const void *arg, int64_t p, int i, double *zc, d
  * adding its cause to OUT (SPEC: the spec, for LongRoPE's factor lists). */
 void pc_rk_longrope(const rk *k, const pc_spec *spec, pc_rope_causes *out);
 void pc_rk_period(const rk *k, pc_rope_causes *out);
+void pc_rk_blocks(const rk *k, pc_rope_causes *out);
+/* The share of rows sampled across the checked range that hold position
+ * p + Q (rank_rows.c): an offset read from one row is said only when the
+ * rows hold it. */
+double pc_rk_offset_share(const rk *k, int64_t q);
 void pc_rk_sin_rows(const rk *k, pc_rope_causes *out);
 void pc_rk_amplitudes(const rk *k, pc_rope_causes *out);
 void pc_rk_reciprocal(const rk *k, pc_rope_causes *out);
 void pc_rk_evaluation(const rk *k, pc_rope_causes *out);
 void pc_rk_layout(const rk *k, pc_rope_causes *out);
+
+/* rank_forms.c: the values computed another way from the right inputs:
+ * the angle or the rotation carried from row to row in binary32, sin from
+ * cos. */
+void pc_rk_forms(const rk *k, pc_rope_causes *out);
 
 #endif

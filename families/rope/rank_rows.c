@@ -25,24 +25,28 @@
  * rows between the held blocks too. */
 #define RK_SPREAD 256
 
-/* The position each row of the sample holds (pc_rope_fit_offset against
- * the checked frequencies; NAN when not a whole number): into E, the
- * sampled positions into P; the count read, 0 on failure. */
+/* The position row AT holds (pc_rope_fit_offset against the checked
+ * frequencies; NAN when not a whole number or not read). */
+static double row_holds(const rk *k, int64_t at)
+{
+    double *c = malloc((size_t)k->h * sizeof *c), *s = malloc((size_t)k->h * sizeof *s);
+    double q = (double)NAN;
+    if (c && s && pc_rope_unit_rows(k->impl, k->d, k->cfg->base, k->cfg->layout, at, 1, c, s) == 0)
+        q = pc_rope_fit_offset(c, s, k->w, k->h, (double)at, 4.0 * k->u + 0x1p-20);
+    free(c); free(s);
+    return isfinite(q) && q == round(q) ? (double)at + q : (double)NAN;
+}
+
+/* The position each row of the sample holds (row_holds): into E, the
+ * sampled positions into P; the count. */
 static size_t spread_rows(const rk *k, int64_t *p, double *e)
 {
     int64_t total = k->cfg->pos_hi - k->cfg->pos_lo + 1;
-    double *c = malloc((size_t)k->h * sizeof *c), *s = malloc((size_t)k->h * sizeof *s);
-    double eps = 4.0 * k->u + 0x1p-20;
-    size_t m = 0;
-    for (int j = 0; c && s && j < RK_SPREAD; j++) {
-        int64_t at = k->cfg->pos_lo + (int64_t)((double)total * j / RK_SPREAD);
-        if (pc_rope_unit_rows(k->impl, k->d, k->cfg->base, k->cfg->layout, at, 1, c, s)) break;
-        double q = pc_rope_fit_offset(c, s, k->w, k->h, (double)at, eps);
-        p[m] = at;
-        e[m++] = isfinite(q) && q == round(q) ? (double)at + q : (double)NAN;
+    for (int j = 0; j < RK_SPREAD; j++) {
+        p[j] = k->cfg->pos_lo + (int64_t)((double)total * j / RK_SPREAD);
+        e[j] = row_holds(k, p[j]);
     }
-    free(c); free(s);
-    return m;
+    return RK_SPREAD;
 }
 
 /* position p taken modulo ARG (an int64_t) */
@@ -83,6 +87,91 @@ void pc_rk_period(const rk *k, pc_rope_causes *out)
              "positions restart at 0 every %lld rows: chunked prefill with position_ids = "
              "arange(chunk) in every chunk, or a position wrapped modulo %lld); each row must hold "
              "its own position", (long long)P, (long long)P, (long long)P, (long long)P);
+    pc_rope_cause_add(out, sup, 2, t, e2);
+}
+
+double pc_rk_offset_share(const rk *k, int64_t q)
+{
+    int64_t p[RK_SPREAD];
+    double e[RK_SPREAD];
+    size_t m = spread_rows(k, p, e), agree = 0;
+    for (size_t j = 0; j < m; j++) agree += e[j] == (double)(p[j] + q);
+    return m ? (double)agree / (double)m : 0.0;
+}
+
+/* Rows FROM.. of the checked range hold position p + ARG[1], the rows
+ * before p + ARG[0] (ARG: int64_t[3], ARG[2] the first position of the
+ * second block) */
+static void p_two_blocks(const rk *k, const void *arg, int64_t p, int i, double *zc, double *zs)
+{
+    const int64_t *a = arg;
+    pc_rk_put_rot(k, (double)(p + (p < a[2] ? a[0] : a[1])) * k->w[i], zc, zs);
+}
+
+/* The first row of LO..HI (HI's shift is D) whose shift is D: rows read
+ * by bisection (the blocks are contiguous). */
+static int64_t first_of_block(const rk *k, int64_t lo, int64_t hi, int64_t d)
+{
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (row_holds(k, mid) == (double)(mid + d)) hi = mid;
+        else lo = mid + 1;
+    }
+    return hi;
+}
+
+/* The shift D of the sampled rows J0..J1-1 that 90% of them hold (their
+ * held position p + D); 0 with *OK 0 when none does. */
+static int64_t block_shift(const int64_t *p, const double *e, size_t j0, size_t j1, int *ok)
+{
+    *ok = 0;
+    if (j1 <= j0 || !isfinite(e[j0])) return 0;
+    int64_t d = (int64_t)e[j0] - p[j0];
+    size_t agree = 0;
+    for (size_t j = j0; j < j1; j++) agree += e[j] == (double)(p[j] + d);
+    *ok = (double)agree >= 0.9 * (double)(j1 - j0);
+    return d;
+}
+
+/* Rows in two blocks of other shifts: rows lo..c-1 hold p + D1, rows
+ * c..hi p + D2 (a ring buffer's slots read in slot order: slot s holds
+ * the position last written to it; two chunks concatenated in the wrong
+ * order).  Each block's rows are sampled across it (spread_rows) and 90%
+ * of each must hold its shift; then the two shifts reproduce the held
+ * rows' values (the support). */
+void pc_rk_blocks(const rk *k, pc_rope_causes *out)
+{
+    int64_t total = k->cfg->pos_hi - k->cfg->pos_lo + 1, p[RK_SPREAD];
+    double e[RK_SPREAD];
+    if (total < 2 * RK_SPREAD) return;
+    size_t m = spread_rows(k, p, e), cut = 0;
+    for (size_t j = 1; j < m && !cut; j++)
+        if (isfinite(e[j]) && isfinite(e[j - 1]) && e[j] - (double)p[j] != e[j - 1] - (double)p[j - 1])
+            cut = j;
+    if (!cut || cut < 8 || m - cut < 8) return; /* each block sampled 8 times at least */
+    int ok1, ok2;
+    int64_t a[3];
+    a[0] = block_shift(p, e, 0, cut, &ok1);
+    a[1] = block_shift(p, e, cut, m, &ok2);
+    if (!ok1 || !ok2 || a[0] == a[1]) return;
+    a[2] = first_of_block(k, p[cut - 1] + 1, p[cut], a[1]);
+    /* out of order: the first block's positions all after the second's (a
+     * repeated or a skipped row shifts the rows after it, in order) */
+    if (!(k->cfg->pos_lo + a[0] > k->cfg->pos_hi + a[1])) return;
+    double sup = pc_rk_support(k, p_two_blocks, a);
+    if (!(sup > 0)) return;
+    char t[520], e2[300];
+    snprintf(e2, sizeof e2, "rows before position %lld held as p%+lld and from it as p%+lld reproduce "
+             "%.1f%% of the source's values (the checked schedule: %.1f%%); of %zu rows sampled, "
+             "those before %lld hold p%+lld and the others p%+lld", (long long)a[2],
+             (long long)a[0], (long long)a[1], 100.0 * sup, 100.0 * k->share0, m, (long long)a[2],
+             (long long)a[0], (long long)a[1]);
+    snprintf(t, sizeof t, "the rows are in two blocks out of order: the rows of positions %lld..%lld "
+             "hold positions p%+lld, those from %lld hold p%+lld (a ring buffer's slots read in "
+             "slot order, each slot holding the position last written to it, or two chunks "
+             "concatenated in the wrong order); order the rows by position (roll the buffer by "
+             "its write index)", (long long)k->cfg->pos_lo, (long long)a[2] - 1, (long long)a[0],
+             (long long)a[2], (long long)a[1]);
     pc_rope_cause_add(out, sup, 2, t, e2);
 }
 

@@ -504,9 +504,18 @@ static pc_status setup_rope(table *t, const shape_opts *so, const pc_table_scan 
     int full = sh.full;
     in->full_width = full;
     in->d = full ? (int)c : (int)(2 * c);
+    /* more columns than a head has and fewer rows than columns, the rows a
+     * head's width: the (d, n) transpose of a cache (cos.T saved) */
+    char hint[200] = "";
+    if ((in->d > PC_D_MAX || in->d % 2) && t->rows < c && t->rows >= 2 && t->rows <= PC_D_MAX
+        && t->rows % 2 == 0)
+        snprintf(hint, sizeof hint, "; its %zu rows and %zu columns are the shape of an (n, d) "
+                 "cache transposed: save the cache, not its transpose (cos, not cos.T)",
+                 t->rows, c);
     if (in->d < 2 || in->d > PC_D_MAX || in->d % 2)
         return pc_seterr(err, PC_EINPUT, "%s: %zu columns give d = %d; RoPE needs an even d in "
-                         "[2, %d]", t->path, c, in->d, PC_D_MAX);
+                         "[2, %d] (a table's rows are positions, its columns dims)%s", t->path, c,
+                         in->d, PC_D_MAX, hint);
     if (!full) {
         in->layout = so->layout; /* -1: either layout */
         snprintf(in->layout_note, sizeof in->layout_note, "(n, d/2) cache: one column per pair, "

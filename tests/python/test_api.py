@@ -423,7 +423,17 @@ def test_the_staging_folder_is_removed(tmp_path, monkeypatch):
     assert os.listdir(str(tmp_path)) == []
 
 
+# faulthandler on SIGUSR1: a child that outlives its signal shows where it
+# is (the test sends SIGUSR1 before it kills it).  The signals at their
+# default action, as in a terminal's process: a test run under nohup hands
+# its children an ignored SIGHUP, which pecheck's handler leaves ignored
+# (_cleanup.py), and the SIGHUP case then ran on until its 60 s timeout
+# (make check under `nohup`: python_venv.t 5 failed so)
 _LONG_CHECK = """
+import faulthandler, signal
+faulthandler.register(signal.SIGUSR1, all_threads=True)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 import sys, numpy as np
 import pecheck
 n, d = 4096, 128
@@ -503,7 +513,14 @@ def test_sigterm_or_sighup_during_a_check_leaves_no_staging_folder(tmp_path, sig
             assert staging and proc.poll() is None, proc.communicate()
             folder = os.path.join(str(tmpdir), staging[0])
             proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # still running: where it is, then fail
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail("still running 60 s after %s (%s):\n%s" % (signame, moment, err.decode()))
         assert proc.returncode == -sig, err
         assert [p for p in os.listdir(str(tmpdir)) if p.startswith("pecheck-")] == []
         if moment == "in-popen":  # pecheck was started: it must be gone
