@@ -68,6 +68,14 @@ internlm--internlm2_5-7b-chat bfloat16
 internlm--internlm-7b float16
 openai--gpt-oss-20b bfloat16
 "
+# under the sanitizers (make check SANITIZE=1, BUILD=.../build-san) the
+# shipped dtype's copies are left out: their '<u2' and '<f2' readers and
+# half-storage bound are the float32 copies' C paths plus those of
+# tests/rope_schedules.t's bfloat16 and float16 caches, and this file took
+# 137 s CPU there (measured), the sanitizer pass's largest
+SHIPPED=1
+case "${BUILD:-}" in *build-san*) SHIPPED=0 ;; esac
+
 # CONFIG VARIANT CAUSE (float32, 8192 positions; EXTRA options after '|')
 WRONG="
 meta-llama--Llama-2-7b-hf base wrong base
@@ -129,7 +137,7 @@ openai--gpt-oss-20b factor a different attention factor.*2 times the schedule
     echo "$MODELS" | while read -r m dt; do
         [ -n "$m" ] || continue
         echo "$C/$m.json ok float32 4096 $tmp/$m-ok-float32"
-        [ "$dt" != - ] && echo "$C/$m.json ok $dt 4096 $tmp/$m-ok-$dt"
+        [ "$dt" != - ] && [ $SHIPPED = 1 ] && echo "$C/$m.json ok $dt 4096 $tmp/$m-ok-$dt"
     done
     echo "$WRONG" | while read -r m v cause; do
         [ -n "$m" ] && echo "$C/$m.json $v float32 8192 $tmp/$m-$v"
@@ -151,6 +159,7 @@ echo "$MODELS" | while read -r m dt; do
     [ -n "$m" ] || continue
     for t in float32 $dt; do
         [ "$t" = - ] && continue
+        [ "$t" != float32 ] && [ $SHIPPED = 0 ] && continue
         d=$tmp/$m-ok-$t
         gate "$d" "$C/$m.json" "$t"
         ok $? "$m $t: the correct cache passes from config.json alone" "$d/out"
