@@ -62,8 +62,10 @@ except ImportError as e:
 # committed in gen.py first, e59b3fe).  Then 84 of 94 (TUNED, README.md): the
 # formulation causes of rank_forms.c, the ring buffer's blocks, the one-part
 # storage and the exponent notes, written after the eighth round's misses, name 8
-# more of its bugs (18 of 23).
-RIGHT_FIRST_MEASURED = 84
+# more of its bugs (18 of 23).  Then 89 of 115 (8 partial): the ninth round
+# blind, 3 of its 21 bugs (pecheck at f5996c8, cause words committed in gen.py
+# first, 8ec1771; one accidental word match judged wrong), and 86 of the 94.
+RIGHT_FIRST_MEASURED = 89
 
 # Bugs pecheck passes today, with the audit's reading of why (summarize.py NOTES):
 # TODO lines, so they show in prove's output and say so once pecheck catches them.
@@ -71,6 +73,8 @@ KNOWN_PASS = {
     "bug_cohere2_half_layout": "the config's pair layout is not imposed on a cache (docs/schedules.md)",
     "bug_llama2_interleaved_layout": "the config's pair layout is not imposed on a cache (docs/schedules.md)",
     "bug_llama31_pi_approx_128k": "2*3.14159 moves the frequencies by 1.5e-6 relative, below HF's own float32 error",
+    "bug_mistral03_exp_log_div_term": "exp(-ln(base) 2i/d) in float32: inv_freq off by up to 5.5e-7 relative, inside "
+                                      "the default bound (err/bound 0.432; --strict fails it)",
 }
 
 PECHECK = os.environ.get("PECHECK", os.path.join(ROOT, "build", "pecheck"))

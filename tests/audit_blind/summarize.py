@@ -7,11 +7,14 @@ import json, os, re, sys
 CASES = os.environ.get("AUDIT_OUT", "/tmp/audit/cases")
 # judgement: a cause word matched only by accident ("frequenc" in "other frequencies ... band or ramp?");
 # each judgement holds for the output it was made on (the text it names), not for a later one
-JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?"}
+JUDGED_WRONG = {"bug_llama31_tf32_matmul": "band or ramp?",
+                # ninth round: "p-1" matched inside the hex float "(0x1.fe03cp-1)" of a FAIL line without a cause
+                "bug_qwen3_decode_seam_repeat": "p-1)"}
 # judgement: the words matched, but the lead is incomplete or its text is partly wrong
 PARTIAL = {"bug_llama2_fp16_cos", "bug_hunyuan_alpha_ignored", "bug_hunyuan_alpha_no_exponent",
            "bug_llama2_32k_ggml_freq_scale_inverted", "bug_llama2_dynamic_vllm_static",
-           "bug_llama2_dynamic_chunk_seq_len", "bug_internlm25_dynamic_no_clamp"}
+           "bug_llama2_dynamic_chunk_seq_len", "bug_internlm25_dynamic_no_clamp",
+           "bug_qwen25_flash_attn_xpos_scale_base"}
 NOTES = {
     "bug_llama31_tf32_matmul": "leads with 'band or ramp?' (wrong); 2nd candidate 'inv_freq held in float16' (36.2%) is half of it; "
                                "no hypothesis for positions AND frequencies at 11 bits (TF32)",
@@ -108,6 +111,39 @@ NOTES = {
     "bug_qwen25_invfreq_pow_f16_overflow": "exit 2: 'the rotary dim is 128 but ... d = 64': 63 of the 64 columns are cos 1 (inv_freq 0 "
                                            "after the float16 overflow), read as repeated columns; overflow not named",
     "bug_qwen25_cache_transposed": "exit 2: '8192 columns give d = 16384; RoPE needs an even d in [2, 8192]': transposition not named",
+    # ninth round (judged on the output of pecheck at f5996c8; verdicts are the word match, these are notes)
+    "bug_qwen3_decode_seam_repeat": "judged wrong: the word 'p-1' matched inside '(0x1.fe03cp-1)' of a FAIL line with no cause; the detail "
+                                    "says 'the angle is wrong (low-precision position or angle ...)'; rows 4096.. hold positions p-1 (not named)",
+    "bug_qwen25_flash_attn_xpos_scale_base": "'norm 1.66639 but the schedule's attention factor is 1': the amplitude is wrong, but it varies with "
+                                             "the position and the pair (xPos, scale ** ((t - 2048) / 512)); a constant factor is named",
+    "bug_glm4_identity_padded_passthrough": "'columns 32..63 are cos 1 and sin 0 at every row': right",
+    "bug_llama31_yarn_instead_of_llama3": "'this cache matches yarn, base 500000, factor 8, original 8192, attention factor 1.208; the check used llama3': right",
+    "bug_mistral03_exp_log_div_term": "false pass: max err/bound 0.432; pecheck notes that --strict (the hf class) fails these rows (3.01): "
+                                      "exp(-ln(base) 2i/d) in float32 moves inv_freq by up to 5.5e-7 relative (2e-3 rad at 32767)",
+    "bug_llama4_scout_nan_mask_blend": "exit 2: 'the rotary dim is 128 but the cache ... has d = 64': every value NaN; NaN not named",
+    "usage_glm4_half_as_bf16": "exit 2: '--dtype bf16: cos.npy holds <f4 values that are not bfloat16 numbers ... drop --dtype bf16': "
+                               "right to refuse; float16 (the values are) not named",
+    "bug_mistral_nemo_bf16_bits_viewed_f16": "exit 2: 'a <f2 table is float16, not --dtype bf16': the bf16 bits saved through .view(float16) not named",
+    "bug_gemma2_cos_copy_of_sin": "'cos and sin are evaluated inexactly: the error depends on the angle alone' (wrong: cos is a copy of sin)",
+    "bug_llama32_te_fused_cos_as_freqs": "'cos is evaluated inexactly: the error depends on the angle alone' (wrong: cos(cos theta), the cos "
+                                         "table used as the angle)",
+    "bug_olmo2_rope_applied_twice": "'cos and sin are evaluated inexactly' (wrong); fitted-model below: 'frequency ... relative +1' (twice the "
+                                    "frequency: the rotation applied twice), not on the first line",
+    "bug_qwen25_yarn_mscale_interp_pairs_only": "'cos and sin are evaluated inexactly' (wrong); fitted-model below: 'amplitude ... the norm "
+                                                "varies by pair' (right in substance), not on the first line",
+    "bug_internlm25_dynamic_stale_sin": "'norm 0.960692 ... a different attention factor' (wrong: sin has the old base, cos the new one)",
+    "bug_mistral7b_cos_offset_sin_not": "'norm 0.948063 ... a different attention factor' (wrong: sin rows are positions 0..4095, cos 8192..)",
+    "bug_yi6b_trtllm_float2_as_halves": "'norm 0.986244 ... a different attention factor' (wrong: (cos, sin) float2 pairs read as halves)",
+    "bug_llama31_prefill_f32_decode_bf16_rows": "'norm 1.00001 ... a different attention factor' (wrong: rows 4096.. are bfloat16)",
+    "bug_llama31_megatron_cp_zigzag": "'pairs 34..63 fit frequencies 3 times ... no single scaling factor explains the rows' (wrong: two "
+                                      "chunks, 4096..8191 and 24576..28671)",
+    "bug_llama31_input_ids_as_positions": "'frequencies 374.6 times ... no single scaling factor'; the unique FAIL below: bit-identical rows "
+                                          "(repeated token ids): the positions not named",
+    "usage_qwen25_eagle_tree_positions": "'frequencies 0.188 times ... no single scaling factor'; the unique FAIL below: 'bit-identical rows at "
+                                         "16385 and 16386' (tree nodes of one depth); --position-ids not suggested",
+    "bug_pythia69b_linspace_positions": "'pairs 0..15 fit frequencies 1 times ... reproduces 0.1%'; fitted-model below: 'frequency relative "
+                                        "+0.000489' (= 2048/2047 - 1, the stretch), not named",
+    "bug_qwen25_ggml_yarn_ext_factor_half": "generic: '40 of 64 resolved pairs (0..39) ... band or ramp?' (ext_factor not named)",
 }
 
 
