@@ -133,6 +133,11 @@ slots = np.arange(3072)
 c, s = hf_cache(LLAMA3, torch.from_numpy(np.where(slots < 5000 - 3072, slots + 3072, slots)))
 bug("llama3_ring_slot_order", LLAMA3, c, s, ["two blocks out of order", "ring buffer"],
     ["--pos-start", "1928"])
+# one row repeated (position 1999 twice, the rows after it one position behind): shifted, not
+# two blocks out of order
+held = torch.cat([torch.arange(2000), torch.arange(1999, 4095)])
+c, s = hf_cache(LLAMA3, held)
+control("llama3_one_row_repeated", LLAMA3, c, s, ["out of order"])
 # a plain slice: the offset, not blocks
 c, s = hf_cache(LLAMA3, torch.arange(7000, 9048))
 bug("llama3_slice_offset", LLAMA3, c, s, ["--pos-start 7000"])
